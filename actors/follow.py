@@ -1,0 +1,116 @@
+"""Following the recorder's journal stream by sequence number.
+
+A consumer asks for rows after its cursor (``follow``); the recorder answers at once when
+rows exist, or holds the request until rows are appended or ``wait_ms`` passes. Because the
+consumer pulls, a slow consumer never slows the pipeline and never silently misses a row: it
+can resume from any sequence, also after the recorder or the consumer restarted.
+"""
+from __future__ import annotations
+
+import time
+
+import zmq
+
+import protocol
+from protocol.from_recorder import RecorderError, Rows
+from protocol.to_recorder import Follow
+
+from .transport import Counters, decode_or_count
+
+
+class StreamGap(Exception):
+    def __init__(self, expected: int, got: int):
+        super().__init__(f"journal stream gap: expected sequence {expected}, got {got}")
+
+
+class Follower:
+    """Pull rows in order. Use ``next_rows`` (blocking), or ``socket``/``pump`` with a poller."""
+
+    def __init__(self, zctx: zmq.Context, endpoint: str, *, session: str, sender: str,
+                 counters: Counters, after: int = 0, with_states: bool = False,
+                 wait_ms: int = 500, max_rows: int = 256):
+        self.zctx, self.endpoint, self.session, self.sender = zctx, endpoint, session, sender
+        self.counters = counters
+        self.cursor = after
+        self.with_states = with_states
+        self.wait_ms, self.max_rows = wait_ms, max_rows
+        self.socket: zmq.Socket | None = None
+        self._pending: str | None = None
+        self._sent_at = 0.0
+        self._seen_reply = False
+        self.states: dict[str, dict] = {}
+        self.last_known = 0  # the recorder's last sequence at its latest reply
+
+    @property
+    def caught_up(self) -> bool:
+        return self._seen_reply and self.cursor >= self.last_known
+
+    def _ensure_socket(self) -> zmq.Socket:
+        if self.socket is None:
+            self.socket = self.zctx.socket(zmq.DEALER)
+            self.socket.setsockopt(zmq.LINGER, 0)
+            self.socket.connect(self.endpoint)
+        return self.socket
+
+    def ensure_request(self) -> zmq.Socket:
+        """Make sure a follow request is outstanding; re-send it if it went unanswered."""
+        sock = self._ensure_socket()
+        now = time.monotonic()
+        if self._pending is not None and now - self._sent_at > self.wait_ms / 1000 + 2.0:
+            self.close()  # the recorder restarted or is gone: drop the stale request
+            sock = self._ensure_socket()
+        if self._pending is None:
+            env = protocol.wrap(Follow(after=self.cursor, max_rows=self.max_rows,
+                                       wait_ms=self.wait_ms, with_states=self.with_states),
+                                session=self.session, sender=self.sender)
+            sock.send(protocol.encode(env))
+            self._pending, self._sent_at = env.id, now
+        return sock
+
+    def pump(self) -> list[dict]:
+        """Read whatever is waiting on the socket; return new rows in order."""
+        out: list[dict] = []
+        sock = self.socket
+        while sock is not None and sock.poll(0):
+            env = decode_or_count(sock.recv(), self.counters, self.endpoint)
+            if env is None or getattr(env.body, "reply_to", None) != self._pending:
+                continue
+            self._pending = None
+            if isinstance(env.body, RecorderError):
+                raise RuntimeError(f"follow refused: {env.body.code}: {env.body.message}")
+            if isinstance(env.body, Rows):
+                self._seen_reply = True
+                self.last_known = max(self.last_known, env.body.last_sequence)
+                if env.body.states:
+                    self.states.update(env.body.states)
+                for row in env.body.rows:
+                    seq = int(row["sequence"])
+                    if seq <= self.cursor:
+                        continue
+                    if seq != self.cursor + 1:
+                        raise StreamGap(self.cursor + 1, seq)
+                    self.cursor = seq
+                    out.append(row)
+        return out
+
+    def next_rows(self, timeout_s: float) -> list[dict]:
+        """Block up to ``timeout_s`` for new rows."""
+        end = time.monotonic() + timeout_s
+        while True:
+            sock = self.ensure_request()
+            left = end - time.monotonic()
+            if sock.poll(max(1, int(min(left, 0.25) * 1000))):
+                rows = self.pump()
+                if rows:
+                    return rows
+            if time.monotonic() >= end:
+                return []
+
+    def take_state(self, observation_id: str) -> dict | None:
+        return self.states.pop(observation_id, None)
+
+    def close(self) -> None:
+        if self.socket is not None:
+            self.socket.close(0)
+            self.socket = None
+        self._pending = None

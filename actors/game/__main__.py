@@ -1,0 +1,37 @@
+"""``python -m actors.game``: the built-in game.
+
+Started by the supervisor (``GAMERIG_CONTROL`` is set) it runs as the ``game`` actor: it
+serves on the port of ``game.base_url`` with ``game.seed`` and ``game.knobs``, and checks every
+action POST against the session's journal on disk (the intent check). Run by hand, it is the
+standalone server: ``python -m actors.game --port 15526 --seed 1 [knobs]`` (see docs/game.md).
+"""
+from __future__ import annotations
+
+import os
+import sys
+import urllib.parse
+
+
+def actor_main(ctx) -> int:
+    from .http import start_server
+    from .knobs import Knobs
+    url = urllib.parse.urlparse(ctx.setting("game.base_url"))
+    knobs = Knobs.from_mapping(dict(ctx.setting("game.knobs") or {}))
+    server = start_server(url.hostname or "127.0.0.1", url.port, int(ctx.setting("game.seed", 1)),
+                          knobs, journal_path=os.path.join(ctx.session_dir, "events.jsonl"))
+    try:
+        while not ctx.wait(0.5):
+            ctx.status["stats"] = {k: v for k, v in server.stats().items()
+                                   if isinstance(v, int)}
+    finally:
+        server.shutdown()
+    return 0
+
+
+if __name__ == "__main__":
+    if os.environ.get("GAMERIG_CONTROL"):
+        from actors.runtime import run_actor
+        run_actor("game", actor_main)
+    else:
+        from .cli import main
+        sys.exit(main())

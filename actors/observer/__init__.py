@@ -1,0 +1,7 @@
+"""The observer actor: reads game state and hands it to the recorder, one step at a time.
+
+It reads when the previous step is resolved (see ``actors.steps``), after
+``game.poll_interval_s`` when the policy chose to wait, and never beyond
+``session.max_steps``. A failed read is recorded as ``observation_error`` and retried with
+backoff; it never invents an observation.
+"""

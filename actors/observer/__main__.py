@@ -1,0 +1,94 @@
+"""``python -m actors.observer``."""
+from __future__ import annotations
+
+import logging
+import time
+import uuid
+
+from actors.follow import Follower
+from actors.runtime import ActorContext, run_actor
+from actors.steps import StepTracker
+from actors.transport import RequestFailed
+from protocol.to_recorder import ReportObservationError, StoreObservation
+
+from .source import make_source
+
+log = logging.getLogger("observer")
+
+
+def main(ctx: ActorContext) -> int:
+    source = make_source(ctx)
+    recorder = ctx.client("recorder")
+    follower = Follower(ctx.zctx, ctx.endpoints["recorder"], session=ctx.session_id,
+                        sender=ctx.name, counters=ctx.counters)
+    track = StepTracker()
+    max_steps = ctx.setting("session.max_steps")
+    poll = float(ctx.setting("game.poll_interval_s", 0.05))
+    next_read = 0.0
+    resolved_seen: str | None = None
+    try:
+        while not ctx.stopping.is_set():
+            waiting = not follower.caught_up or not track.latest_resolved()
+            for row in follower.next_rows(0.2 if waiting else 0.005):
+                track.feed(row)
+            if not follower.caught_up or track.stopping or not track.latest_resolved():
+                continue
+            if track.last_obs != resolved_seen:  # a step just got resolved: pace the next read
+                resolved_seen = track.last_obs
+                # after an action, read at once (the policy waits if the effect is not
+                # visible yet); after a wait or a preview, give the game time to move
+                acted = track.latest_resolution() in ("accepted", "rejected", "unknown")
+                next_read = time.monotonic() + (0.0 if acted else poll)
+            if max_steps and track.steps >= max_steps:
+                ctx.wait(0.2)
+                continue
+            delay = next_read - time.monotonic()
+            if delay > 0 and ctx.wait(delay):
+                break
+            if _read_once(ctx, source, recorder, track):
+                _wait_for_observation(ctx, follower, track)
+            else:
+                next_read = time.monotonic() + min(2.0, poll * 2 ** track.read_errors)
+    finally:
+        source.close()
+        recorder.close()
+        follower.close()
+    return 0
+
+
+def _read_once(ctx: ActorContext, source, recorder, track: StepTracker) -> bool:
+    """Read the state once and hand it to the recorder; True if an observation was stored."""
+    read_id = uuid.uuid4().hex
+    phase = "preflight" if track.last_obs is None else "run"
+    start = time.monotonic()
+    try:
+        state = source.read()
+    except source.ReadFailed as exc:
+        msg = ReportObservationError(read_id=read_id, error=str(exc), error_type=exc.kind)
+        track.read_errors += 1
+        try:
+            recorder.request(msg, deadline_s=30, should_stop=ctx.stopping.is_set)
+        except RequestFailed as rexc:
+            log.error("could not record a failed read: %s", rexc)
+        return False
+    msg = StoreObservation(read_id=read_id, state=state, phase=phase,
+                           read_ms=round((time.monotonic() - start) * 1000, 3))
+    try:
+        recorder.request(msg, deadline_s=60, should_stop=ctx.stopping.is_set)
+    except RequestFailed as exc:
+        log.error("observation not stored: %s", exc)
+        return False
+    return True
+
+
+def _wait_for_observation(ctx: ActorContext, follower: Follower, track: StepTracker) -> None:
+    """Follow the stream until the stored observation's row arrives (it is ours)."""
+    seen = track.steps
+    deadline = time.monotonic() + 30
+    while track.steps == seen and time.monotonic() < deadline and not ctx.stopping.is_set():
+        for row in follower.next_rows(0.2):
+            track.feed(row)
+
+
+if __name__ == "__main__":
+    run_actor("observer", main)

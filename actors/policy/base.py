@@ -1,0 +1,74 @@
+"""The policy interface: what a user's own policy implements.
+
+A policy is a class with this shape (see ``docs/policy.md`` for a whole example)::
+
+    class MyPolicy(Policy):
+        def decide(self, obs: Observation) -> Proposal: ...
+
+The policy actor calls, in journal order:
+
+* ``observe(obs)``     for every observation (reconcile memory with fresh evidence);
+* ``decide(obs)``      for the newest observation that has no proposal yet — return a
+                       ``Proposal``; it is only a proposal: the pipeline executes it unless
+                       the session is a dry run or the proposal is a wait/suppressed one;
+* ``record_result(proposal, result)`` with the recorded ``action_result`` row of an attempt
+  made for one of its proposals (``result["outcome"]`` is accepted, rejected or unknown).
+
+After a restart the actor replays the session's journal through ``observe`` and
+``record_result`` before deciding again, so a policy that keeps its memory only through these
+calls survives its own crash.
+"""
+from __future__ import annotations
+
+import dataclasses
+from typing import Any
+
+
+@dataclasses.dataclass(frozen=True)
+class Observation:
+    observation_id: str
+    step: int
+    phase: str
+    state: dict
+    row: dict  # the journal row (after_attempt_id, sha256, ...)
+
+    @property
+    def state_type(self) -> str | None:
+        return self.state.get("state_type")
+
+
+@dataclasses.dataclass
+class Proposal:
+    action: str | None
+    parameters: dict = dataclasses.field(default_factory=dict)
+    reason: str = ""
+    wish: str = "execute"  # execute | wait | suppressed | stop
+    source: str = "policy"
+    then_stop: str | None = None  # end the session with this reason after the result
+    extra: dict = dataclasses.field(default_factory=dict)  # more fields for the proposal row
+    model_evidence: list | None = None
+
+    @classmethod
+    def wait(cls, reason: str, **kw: Any) -> "Proposal":
+        return cls(None, {}, reason, wish="wait", **kw)
+
+    @classmethod
+    def stop(cls, reason: str, **kw: Any) -> "Proposal":
+        return cls(None, {}, reason, wish="stop", **kw)
+
+
+class Policy:
+    """Base class; override ``decide`` and, if the policy keeps memory, the other hooks."""
+
+    def __init__(self, settings: dict, session: dict):
+        self.settings = settings
+        self.session = session  # the profile's ``session`` section (dry_run, stop_on_run_end, ...)
+
+    def observe(self, obs: Observation) -> None:
+        pass
+
+    def decide(self, obs: Observation) -> Proposal:
+        raise NotImplementedError
+
+    def record_result(self, proposal: dict, result: dict) -> None:
+        pass

@@ -1,0 +1,115 @@
+"""The recorder's in-memory index of a session, rebuilt from journal rows.
+
+``SessionIndex.apply(row)`` is the only way the index changes, both while recording and
+when a restarted recorder replays its journal, so a resumed recorder answers exactly as the
+one that died would have.
+"""
+from __future__ import annotations
+
+import dataclasses
+from typing import Any
+
+OUTCOMES = ("accepted", "rejected", "unknown")
+
+
+@dataclasses.dataclass
+class SessionIndex:
+    observations: int = 0
+    last_observation_id: str | None = None
+    reads: dict[str, dict] = dataclasses.field(default_factory=dict)  # read_id -> obs row
+    observation_rows: dict[str, dict] = dataclasses.field(default_factory=dict)
+    proposals: dict[str, dict] = dataclasses.field(default_factory=dict)
+    dispositions: dict[str, str] = dataclasses.field(default_factory=dict)
+    attempts: dict[str, dict] = dataclasses.field(default_factory=dict)  # attempt_id -> row
+    attempt_by_proposal: dict[str, str] = dataclasses.field(default_factory=dict)
+    results: dict[str, dict] = dataclasses.field(default_factory=dict)  # attempt_id -> row
+    awaiting_after_attempt: str | None = None
+    awaiting_at_end: list[str] = dataclasses.field(default_factory=list)
+    event_keys: set[str] = dataclasses.field(default_factory=set)
+    counts: dict[str, int] = dataclasses.field(default_factory=dict)
+    outcomes: dict[str, int] = dataclasses.field(default_factory=lambda: {o: 0 for o in OUTCOMES})
+    statuses: dict[str, int] = dataclasses.field(default_factory=dict)
+    stopping: str | None = None
+    started: dict | None = None
+    ended: dict | None = None
+    restarts: dict[str, int] = dataclasses.field(default_factory=dict)
+    model_usage: dict[str, float] = dataclasses.field(default_factory=dict)
+
+    def apply(self, row: dict[str, Any]) -> None:
+        event = row.get("event")
+        self.counts[event] = self.counts.get(event, 0) + 1
+        key = row.get("event_key")
+        if key:
+            self.event_keys.add(key)
+        handler = _APPLY.get(event)
+        if handler:
+            handler(self, row)
+
+    # -- per event ----------------------------------------------------------------------
+    def _observation(self, row: dict) -> None:
+        self.observations += 1
+        oid = row["observation_id"]
+        self.last_observation_id = oid
+        self.observation_rows[oid] = row
+        if row.get("read_id"):
+            self.reads[row["read_id"]] = row
+        if row.get("after_attempt_id"):
+            self.awaiting_after_attempt = None
+
+    def _proposal(self, row: dict) -> None:
+        self.proposals[row["proposal_id"]] = row
+        usage = (row.get("model_usage") or {})
+        for k, v in usage.items():
+            if isinstance(v, (int, float)) and not isinstance(v, bool):
+                self.model_usage[k] = self.model_usage.get(k, 0) + v
+
+    def _status(self, row: dict) -> None:
+        self.dispositions[row["proposal_id"]] = row["status"]
+        self.statuses[row["status"]] = self.statuses.get(row["status"], 0) + 1
+
+    def _attempt(self, row: dict) -> None:
+        self.attempts[row["attempt_id"]] = row
+        self.attempt_by_proposal[row["proposal_id"]] = row["attempt_id"]
+        self.awaiting_after_attempt = row["attempt_id"]
+
+    def _result(self, row: dict) -> None:
+        self.results[row["attempt_id"]] = row
+        if row.get("outcome") in self.outcomes:
+            self.outcomes[row["outcome"]] += 1
+
+    def _stopping(self, row: dict) -> None:
+        self.stopping = row.get("reason") or "stopping"
+
+    def _start(self, row: dict) -> None:
+        self.started = row
+
+    def _end(self, row: dict) -> None:
+        self.ended = row
+
+    def _restart(self, row: dict) -> None:
+        actor = row.get("actor", "?")
+        self.restarts[actor] = self.restarts.get(actor, 0) + 1
+
+    def _model_error(self, row: dict) -> None:
+        self.model_usage["errors"] = self.model_usage.get("errors", 0) + 1
+
+    # -- queries ------------------------------------------------------------------------
+    def unresolved_attempts(self) -> list[str]:
+        return [a for a in self.attempts if a not in self.results]
+
+    def awaiting_observation(self) -> list[str]:
+        return [self.awaiting_after_attempt] if self.awaiting_after_attempt else []
+
+
+_APPLY = {
+    "observation": SessionIndex._observation,
+    "proposal": SessionIndex._proposal,
+    "proposal_status": SessionIndex._status,
+    "action_attempt": SessionIndex._attempt,
+    "action_result": SessionIndex._result,
+    "session_stopping": SessionIndex._stopping,
+    "session_start": SessionIndex._start,
+    "session_end": SessionIndex._end,
+    "actor_restart": SessionIndex._restart,
+    "model_error": SessionIndex._model_error,
+}

@@ -1,0 +1,110 @@
+"""The journal writer: appends canonical, hash-chained rows to ``events.jsonl``.
+
+A new session's journal is created exclusively. A resumed one (the recorder restarted) is
+scanned: sequences and the hash chain continue from the last intact row, and a torn last line
+is left exactly as it is — the writer only appends the newline that ends it, so the next row
+starts on a line of its own. ``append(..., durable=True)`` fsyncs before returning.
+"""
+from __future__ import annotations
+
+import datetime as dt
+import os
+from typing import Any
+
+from protocol.journal import (GENESIS, SCHEMA_VERSION, JournalScan, TornRow, encode_row,
+                              line_digest, scan_file)
+
+
+class JournalError(Exception):
+    """The journal could not be written; nothing after this point may be acknowledged."""
+
+
+class InjectedFailure(JournalError):
+    """A failure the profile asked for; nothing was written, so the journal stays usable."""
+
+
+def utc_now() -> str:
+    return dt.datetime.now(dt.timezone.utc).isoformat(timespec="microseconds").replace("+00:00", "Z")
+
+
+def local_ts() -> str:
+    return dt.datetime.now().astimezone().strftime("%Y-%m-%d %H:%M:%S")
+
+
+class FaultPlan:
+    """Fault injection for tests of the durability rules: the Nth append of one event kind
+    fails before anything is written (profile key ``recorder.inject_failure``:
+    ``{event: action_attempt, nth: 2}``). Off unless the profile asks."""
+
+    def __init__(self, spec: dict | None):
+        spec = spec or {}
+        self.event = spec.get("event")
+        self.nth = int(spec.get("nth", 1))
+        self.seen = 0
+
+    def check(self, event: str) -> None:
+        if self.event != event:
+            return
+        self.seen += 1
+        if self.seen == self.nth:
+            raise InjectedFailure(f"injected failure on {event} #{self.nth}")
+
+
+class JournalWriter:
+    def __init__(self, path: str, session_id: str, *, resume: bool, faults: FaultPlan | None = None):
+        self.path = path
+        self.session_id = session_id
+        self.faults = faults or FaultPlan(None)
+        self.scan: JournalScan | None = None
+        self.torn_at_resume: list[TornRow] = []
+        if resume and os.path.exists(path):
+            self.scan = scan_file(path)
+            self.sequence = self.scan.last_sequence
+            self.last_digest = self.scan.last_digest
+            self.offset = self.scan.size
+            self.torn_at_resume = list(self.scan.torn)
+            self.fd = os.open(path, os.O_WRONLY | os.O_APPEND)
+            if self.scan.ends_torn:
+                os.write(self.fd, b"\n")
+                os.fsync(self.fd)
+                self.offset += 1
+        else:
+            self.sequence = 0
+            self.last_digest = GENESIS
+            self.offset = 0
+            self.fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_EXCL, 0o644)
+        self.broken: str | None = None
+
+    def append(self, event: str, fields: dict[str, Any], *, durable: bool = False) -> tuple[dict, int]:
+        """Append one row; return it and its byte offset. Raises ``JournalError``."""
+        if self.broken:
+            raise JournalError(f"journal unusable after an earlier failure: {self.broken}")
+        self.faults.check(event)
+        row = dict(fields)
+        row.update(schema_version=SCHEMA_VERSION, session=self.session_id,
+                   sequence=self.sequence + 1, recorded_at=utc_now(), ts=local_ts(),
+                   event=event, prev_sha256=self.last_digest)
+        line = encode_row(row)
+        try:
+            written = os.write(self.fd, line + b"\n")
+            if written != len(line) + 1:
+                raise OSError(f"short write: {written} of {len(line) + 1} bytes")
+            if durable:
+                os.fsync(self.fd)
+        except OSError as exc:
+            self.broken = str(exc)
+            raise JournalError(f"appending {event} failed: {exc}") from exc
+        offset = self.offset
+        self.offset += len(line) + 1
+        self.sequence += 1
+        self.last_digest = line_digest(line)
+        return row, offset
+
+    def sync(self) -> None:
+        os.fsync(self.fd)
+
+    def close(self) -> None:
+        try:
+            os.fsync(self.fd)
+        finally:
+            os.close(self.fd)

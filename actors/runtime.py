@@ -1,0 +1,177 @@
+"""The small runtime every actor process uses.
+
+    run_actor(name, main)   handshake with the supervisor, start the heartbeat thread,
+                            call ``main(ctx)``, exit with its code.
+
+Lifecycle and failure behaviour:
+
+* **Handshake** — the actor sends ``hello`` (name, pid, protocol version) to the supervisor's
+  control endpoint and waits for ``welcome`` or ``refused``. A refusal, or no answer within
+  ``GAMERIG_HANDSHAKE_S`` seconds, exits with code 78 and the reason on stderr.
+* **Heartbeats** — a thread sends ``heartbeat`` every interval and listens for ``ping`` and
+  ``stop_actor``. Three intervals without hearing the supervisor mean it is gone: the stop
+  event is set and, if ``main`` has not returned two intervals later, the process exits
+  with code 70 (no orphans).
+* **Stop** — ``stop_actor`` or SIGTERM set ``ctx.stopping``; ``main`` should return soon.
+  SIGINT is ignored: the supervisor owns Ctrl-C and stops actors in order.
+* **main raises** — the traceback goes to stderr and the process exits with code 1; the
+  supervisor's restart policy decides what happens next.
+
+Environment (set by the supervisor): ``GAMERIG_CONTROL`` (endpoint), ``GAMERIG_SESSION``,
+``GAMERIG_START_COUNT`` (0 for the first start of this actor in the session).
+"""
+from __future__ import annotations
+
+import dataclasses
+import logging
+import os
+import queue
+import signal
+import sys
+import threading
+import time
+import traceback
+from typing import Callable
+
+import zmq
+
+import protocol
+from protocol.actor_to_supervisor import Heartbeat, Hello, RequestStop
+from protocol.supervisor_to_actor import Ping, Refused, StopActor, Welcome
+
+from .transport import Client, Counters, decode_or_count, send_envelope
+
+EXIT_REFUSED = 78
+EXIT_ORPHANED = 70
+
+
+@dataclasses.dataclass
+class ActorContext:
+    name: str
+    session_id: str
+    session_dir: str
+    capture_root: str
+    endpoints: dict[str, str]
+    profile: dict
+    heartbeat_s: float
+    start_count: int
+    zctx: zmq.Context
+    stopping: threading.Event
+    counters: Counters
+    status: dict = dataclasses.field(default_factory=dict)  # reported in heartbeats
+    outbox: queue.Queue = dataclasses.field(default_factory=queue.Queue)
+
+    def request_stop(self, reason: str, detail: str = "") -> None:
+        """Ask the supervisor to end the session (sent by the heartbeat thread)."""
+        self.outbox.put(RequestStop(actor=self.name, reason=reason, detail=detail))
+
+    def client(self, endpoint_name: str) -> Client:
+        return Client(self.zctx, self.endpoints[endpoint_name], session=self.session_id,
+                      sender=self.name, counters=self.counters)
+
+    def setting(self, dotted: str, default=None):
+        node = self.profile
+        for part in dotted.split("."):
+            if not isinstance(node, dict) or part not in node:
+                return default
+            node = node[part]
+        return node
+
+    def wait(self, seconds: float) -> bool:
+        """Sleep up to ``seconds`` unless stopping; True if asked to stop."""
+        return self.stopping.wait(seconds)
+
+
+def _handshake(zctx: zmq.Context, name: str, endpoint: str, session: str,
+               counters: Counters) -> tuple[zmq.Socket, Welcome]:
+    sock = zctx.socket(zmq.DEALER)
+    sock.setsockopt(zmq.LINGER, 0)
+    sock.setsockopt(zmq.ROUTING_ID, name.encode())
+    sock.connect(endpoint)
+    send_envelope(sock, Hello(actor=name, pid=os.getpid(),
+                              protocol_major=protocol.PROTOCOL_MAJOR,
+                              protocol_minor=protocol.PROTOCOL_MINOR),
+                  session=session, sender=name)
+    deadline = time.monotonic() + float(os.environ.get("GAMERIG_HANDSHAKE_S", "15"))
+    while time.monotonic() < deadline:
+        if not sock.poll(200):
+            continue
+        env = decode_or_count(sock.recv(), counters, "control")
+        if env is None:
+            continue
+        if isinstance(env.body, Refused):
+            sys.stderr.write(f"{name}: refused by the supervisor: {env.body.reason}\n")
+            sys.exit(EXIT_REFUSED)
+        if isinstance(env.body, Welcome):
+            return sock, env.body
+    sys.stderr.write(f"{name}: no welcome from the supervisor at {endpoint}\n")
+    sys.exit(EXIT_REFUSED)
+
+
+def _heartbeat_loop(ctx: ActorContext, sock: zmq.Socket, main_done: threading.Event) -> None:
+    interval = ctx.heartbeat_s
+    last_heard = time.monotonic()
+    next_beat = 0.0
+    while not main_done.is_set():
+        now = time.monotonic()
+        if now >= next_beat:
+            counters = dict(ctx.status)
+            if ctx.counters.bad_frames:
+                counters["bad_frames"] = dict(ctx.counters.bad_frames)
+            send_envelope(sock, Heartbeat(actor=ctx.name, counters=counters),
+                          session=ctx.session_id, sender=ctx.name)
+            next_beat = now + interval
+        while not ctx.outbox.empty():
+            send_envelope(sock, ctx.outbox.get_nowait(), session=ctx.session_id, sender=ctx.name)
+        if sock.poll(int(interval * 250) + 1):
+            env = decode_or_count(sock.recv(), ctx.counters, "control")
+            if env is not None:
+                last_heard = time.monotonic()
+                if isinstance(env.body, StopActor):
+                    logging.getLogger(ctx.name).info("stop requested: %s", env.body.reason)
+                    ctx.stopping.set()
+                elif not isinstance(env.body, Ping):
+                    logging.getLogger(ctx.name).debug("ignored %s", env.type)
+        if time.monotonic() - last_heard > 3 * interval:
+            sys.stderr.write(f"{ctx.name}: supervisor silent for {3 * interval:.1f}s; exiting\n")
+            ctx.stopping.set()
+            if not main_done.wait(2 * interval + 1.0):
+                os._exit(EXIT_ORPHANED)
+            return
+    sock.close(0)
+
+
+def run_actor(name: str, main: Callable[[ActorContext], int | None]) -> None:
+    logging.basicConfig(level=os.environ.get("GAMERIG_LOG", "INFO"),
+                        format=f"%(asctime)s {name} %(levelname)s %(message)s",
+                        stream=sys.stderr)
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    endpoint = os.environ["GAMERIG_CONTROL"]
+    session = os.environ.get("GAMERIG_SESSION", "")
+    zctx = zmq.Context()
+    counters = Counters()
+    sock, welcome = _handshake(zctx, name, endpoint, session, counters)
+    ctx = ActorContext(name=name, session_id=welcome.session_id,
+                       session_dir=welcome.session_dir, capture_root=welcome.capture_root,
+                       endpoints=dict(welcome.endpoints), profile=welcome.profile,
+                       heartbeat_s=welcome.heartbeat_s,
+                       start_count=int(os.environ.get("GAMERIG_START_COUNT", "0")),
+                       zctx=zctx, stopping=threading.Event(), counters=counters)
+    signal.signal(signal.SIGTERM, lambda *_: ctx.stopping.set())
+    main_done = threading.Event()
+    beat = threading.Thread(target=_heartbeat_loop, args=(ctx, sock, main_done),
+                            name="heartbeat", daemon=True)
+    beat.start()
+    code = 0
+    try:
+        code = main(ctx) or 0
+    except Exception:  # the restart policy decides; the traceback is the evidence
+        traceback.print_exc()
+        code = 1
+    finally:
+        while not ctx.outbox.empty() and beat.is_alive():
+            time.sleep(0.01)  # let the heartbeat thread deliver a final stop request
+        main_done.set()
+        beat.join(timeout=2 * ctx.heartbeat_s + 1)
+    sys.stderr.flush()
+    os._exit(code)

@@ -1,0 +1,135 @@
+"""ZeroMQ plumbing shared by actors and the supervisor: sockets, send/receive of envelopes.
+
+Everything that turns bytes into messages goes through ``protocol.decode``; a frame that does
+not decode is counted and logged by the caller, never allowed to crash it.
+"""
+from __future__ import annotations
+
+import logging
+import os
+import time
+from typing import Iterable
+
+import zmq
+
+import protocol
+from protocol import Envelope, ProtocolError
+from protocol.message import Message
+
+log = logging.getLogger("gamerig.transport")
+
+
+class RequestFailed(Exception):
+    """Root of request failures at the transport boundary.
+
+        RequestFailed
+        ├── PeerUnavailable   no reply before the deadline (the peer is down or restarting)
+        └── PeerRefused       the peer answered with an error reply (code and message kept)
+    """
+
+
+class PeerUnavailable(RequestFailed):
+    def __init__(self, endpoint: str, what: str, waited_s: float):
+        super().__init__(f"no reply from {endpoint} to {what} within {waited_s:.1f}s")
+        self.endpoint, self.what, self.waited_s = endpoint, what, waited_s
+
+
+class PeerRefused(RequestFailed):
+    def __init__(self, what: str, code: str, message: str):
+        super().__init__(f"{what} refused: {code}: {message}")
+        self.what, self.code, self.message = what, code, message
+
+
+def ipc_endpoint(directory: str, name: str) -> str:
+    path = os.path.join(directory, f"{name}.sock")
+    if len(path) > 100:
+        raise ValueError(f"ipc path too long for a unix socket ({len(path)} > 100): {path}")
+    return f"ipc://{path}"
+
+
+class Counters:
+    """Counts of frames refused by the decoder, by error code (reported in heartbeats)."""
+
+    def __init__(self) -> None:
+        self.bad_frames: dict[str, int] = {}
+
+    def bad(self, exc: ProtocolError, where: str) -> None:
+        self.bad_frames[exc.code] = self.bad_frames.get(exc.code, 0) + 1
+        log.warning("refused a frame on %s: %s", where, exc)
+
+
+def decode_or_count(data: bytes, counters: Counters, where: str) -> Envelope | None:
+    try:
+        return protocol.decode(data)
+    except ProtocolError as exc:
+        counters.bad(exc, where)
+        return None
+
+
+class Client:
+    """A request/reply client over DEALER with the Lazy Pirate pattern.
+
+    On a per-try timeout the socket is closed and reopened (dropping anything queued to a dead
+    peer) and the same request is sent again, until the overall deadline. Requests must
+    therefore be idempotent; every recorder request is (see ``protocol.to_recorder``).
+    """
+
+    def __init__(self, zctx: zmq.Context, endpoint: str, *, session: str, sender: str,
+                 counters: Counters, curve: dict | None = None):
+        self.zctx, self.endpoint, self.session, self.sender = zctx, endpoint, session, sender
+        self.counters = counters
+        self.curve = curve
+        self.sock: zmq.Socket | None = None
+
+    def _open(self) -> zmq.Socket:
+        if self.sock is None:
+            sock = self.zctx.socket(zmq.DEALER)
+            sock.setsockopt(zmq.LINGER, 0)
+            sock.connect(self.endpoint)
+            self.sock = sock
+        return self.sock
+
+    def reset(self) -> None:
+        if self.sock is not None:
+            self.sock.close(0)
+            self.sock = None
+
+    def close(self) -> None:
+        self.reset()
+
+    def request(self, body: Message, *, deadline_s: float = 10.0, try_s: float = 2.0,
+                should_stop=lambda: False) -> Message:
+        env = protocol.wrap(body, session=self.session, sender=self.sender)
+        data = protocol.encode(env)
+        start = time.monotonic()
+        while True:
+            sock = self._open()
+            sock.send(data)
+            reply = self._await_reply(sock, env.id, min(try_s, max(0.05, start + deadline_s - time.monotonic())))
+            if reply is not None:
+                from protocol.from_recorder import RecorderError
+                from protocol.supervisor_to_cli import ControlError
+                if isinstance(reply, (RecorderError, ControlError)):
+                    raise PeerRefused(body.TYPE, reply.code, reply.message)
+                return reply
+            self.reset()
+            if time.monotonic() - start >= deadline_s or should_stop():
+                raise PeerUnavailable(self.endpoint, body.TYPE, time.monotonic() - start)
+
+    def _await_reply(self, sock: zmq.Socket, msg_id: str, wait_s: float) -> Message | None:
+        end = time.monotonic() + wait_s
+        while True:
+            left = end - time.monotonic()
+            if left <= 0 or not sock.poll(int(left * 1000) + 1):
+                return None
+            env = decode_or_count(sock.recv(), self.counters, self.endpoint)
+            if env is not None and getattr(env.body, "reply_to", None) == msg_id:
+                return env.body
+            # a stale reply to an earlier try, or garbage: keep waiting
+
+
+def send_envelope(sock: zmq.Socket, body: Message, *, session: str, sender: str,
+                  routing: Iterable[bytes] = ()) -> str:
+    env = protocol.wrap(body, session=session, sender=sender)
+    sock.send_multipart([*routing, protocol.encode(env)])
+    return env.id

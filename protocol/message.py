@@ -1,0 +1,53 @@
+"""The message base class and the registry of message types.
+
+Every message is a small frozen dataclass with two class attributes: ``TYPE`` (its wire
+name) and ``VERSION`` (its type version, bumped when fields are appended). The ``message``
+decorator registers it; the registry is the one listing of the protocol (no if-chains).
+"""
+from __future__ import annotations
+
+import dataclasses
+from typing import Any, ClassVar, TypeVar
+
+from .errors import UnknownMessageType
+from .fields import body_to_fields
+
+_REGISTRY: dict[str, type["Message"]] = {}
+
+M = TypeVar("M", bound="Message")
+
+
+@dataclasses.dataclass(frozen=True)
+class Message:
+    TYPE: ClassVar[str] = ""
+    VERSION: ClassVar[int] = 1
+
+    def to_body(self) -> dict[str, Any]:
+        return {f.name: getattr(self, f.name) for f in dataclasses.fields(self)}
+
+    @classmethod
+    def from_body(cls: type[M], body: Any) -> M:
+        return cls(**body_to_fields(cls, body))
+
+
+def message(cls: type[M]) -> type[M]:
+    """Class decorator: make ``cls`` a frozen dataclass and register its ``TYPE``."""
+    cls = dataclasses.dataclass(frozen=True)(cls)
+    if not cls.TYPE:
+        raise TypeError(f"{cls.__name__} has no TYPE")
+    if cls.TYPE in _REGISTRY and _REGISTRY[cls.TYPE] is not cls:
+        raise TypeError(f"message type {cls.TYPE!r} registered twice")
+    _REGISTRY[cls.TYPE] = cls
+    return cls
+
+
+def lookup(type_name: Any) -> type[Message]:
+    try:
+        return _REGISTRY[type_name]
+    except (KeyError, TypeError):
+        raise UnknownMessageType(type_name) from None
+
+
+def registered() -> dict[str, type[Message]]:
+    """All registered message types by wire name (a copy)."""
+    return dict(_REGISTRY)

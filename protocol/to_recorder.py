@@ -1,0 +1,93 @@
+"""What actors may ask of the recorder (requests that get exactly one reply each).
+
+Every request is idempotent by a caller-chosen key, so a caller whose reply was lost (the
+recorder restarted) can send it again: ``read_id`` for observations, ``proposal_id`` for
+proposals and intents, ``attempt_id`` for results.
+"""
+from __future__ import annotations
+
+from typing import Any
+
+from .message import Message, message
+
+
+@message
+class StoreObservation(Message):
+    """A successful state read: the parsed state, stored as an observation file."""
+    TYPE = "store_observation"
+    read_id: str
+    state: dict
+    phase: str = "run"
+    read_ms: float | None = None
+
+
+@message
+class ReportObservationError(Message):
+    """A failed state read; it never invents an observation."""
+    TYPE = "report_observation_error"
+    read_id: str
+    error: str
+    error_type: str = ""
+
+
+@message
+class RecordProposal(Message):
+    """The policy's proposal for an observation and the disposition it wishes."""
+    TYPE = "record_proposal"
+    proposal_id: str
+    observation_id: str
+    action: str | None
+    parameters: dict
+    reason: str
+    source: str
+    wish: str  # execute | wait | suppressed | stop
+    model_evidence: list | None = None
+    extra: dict | None = None
+    decide_ms: float | None = None
+
+
+@message
+class RecordIntent(Message):
+    """The actuator's intent to send one request for an executed proposal."""
+    TYPE = "record_intent"
+    proposal_id: str
+    requester: str = ""  # the actuator instance; only it may have a lost ack repeated
+
+
+@message
+class RecordResult(Message):
+    """What became of an attempt: accepted, rejected or unknown."""
+    TYPE = "record_result"
+    attempt_id: str
+    outcome: str
+    http_status: int | None = None
+    response: Any = None
+    error: str | None = None
+    request_ms: float | None = None
+
+
+@message
+class RecordEvent(Message):
+    """A diagnostic or lifecycle event (actor_start, actor_exit, model_error, ...)."""
+    TYPE = "record_event"
+    event: str
+    fields: dict
+    key: str | None = None  # idempotency key; a repeated key is not appended twice
+
+
+@message
+class Follow(Message):
+    """Ask for journal rows after ``after``; held until rows exist or ``wait_ms`` passes."""
+    TYPE = "follow"
+    after: int
+    max_rows: int = 256
+    wait_ms: int = 1000
+    with_states: bool = False
+
+
+@message
+class Finalize(Message):
+    """The last request of a session: append session_end and write the summaries."""
+    TYPE = "finalize"
+    reason: str
+    exit_code: int

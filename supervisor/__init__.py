@@ -1,0 +1,13 @@
+"""The supervisor: command line, profiles, process supervision and control.
+
+    cli.py          the ``supervisor`` command, built from ``commands.REGISTRY``
+    commands/       one module per command (start, status, stop, validate, ...)
+    profile.py      YAML profiles: defaults, ``--set`` overrides, validation
+    session.py      one supervised session: start order, heartbeats, exits, stop order
+    restart.py      restart policy (permanent/transient/temporary, intensity, strategies)
+    children.py     child processes: start, signal, reap, psutil samples
+    outbox.py       lifecycle events owed to the recorder, never blocking the loop
+    watch.py        what the journal stream tells the supervisor (progress, end conditions)
+    progress.py     the live progress line
+    rundir.py       runtime records and the 0700 socket directory
+"""

@@ -1,0 +1,39 @@
+"""The ``supervisor`` command line: a parser built from the command registry."""
+from __future__ import annotations
+
+import argparse
+import logging
+import os
+import sys
+
+from .commands import REGISTRY
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="supervisor",
+        description="gamerig: run and inspect supervised, crash-isolated bot sessions.",
+        epilog="Run 'supervisor COMMAND --help' for a command's options and examples. "
+               "Documentation: docs/ in the repository (start with docs/quickstart.md).")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    sub.required = True
+    for cls in REGISTRY:
+        cmd = cls()
+        doc = (cls.__doc__ or cls.__module__ and sys.modules[cls.__module__].__doc__ or "").strip()
+        summary = doc.splitlines()[0] if doc else ""
+        p = sub.add_parser(cmd.name, help=summary, description=doc,
+                           formatter_class=argparse.RawDescriptionHelpFormatter)
+        cmd.add_arguments(p)
+        p.set_defaults(_cmd=cmd)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    logging.basicConfig(level=os.environ.get("GAMERIG_LOG", "WARNING"),
+                        format="%(asctime)s supervisor %(levelname)s %(message)s")
+    args = build_parser().parse_args(argv)
+    return args._cmd.run(args)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,59 @@
+"""Run a session in the foreground with a live progress line.
+
+Example:
+  supervisor start run/profiles/demo.yaml
+  supervisor start run/profiles/demo.yaml --max-steps 50 --dry-run
+  supervisor start run/profiles/demo.yaml --set game.builtin=false \\
+      --set game.base_url=http://127.0.0.1:15526 --set capture.root=/data/capture
+
+Exit codes: 0 the session ended normally (run ended, max steps, stop command), 1 it failed
+(startup failure, restart intensity exceeded, an actor gone, journal failure, stuck),
+2 bad profile or arguments, 130 SIGINT, 143 SIGTERM.
+"""
+from __future__ import annotations
+
+import sys
+
+from supervisor import profile as prof
+from supervisor.session import Supervisor
+
+from .base import Command
+
+
+class Start(Command):
+    name = "start"
+
+    def add_arguments(self, p) -> None:
+        p.add_argument("profile", help="a YAML profile, e.g. run/profiles/demo.yaml")
+        p.add_argument("--set", dest="overrides", action="append", default=[], metavar="KEY=VALUE",
+                       help="override any profile value by dotted key (repeatable); the value is YAML")
+        p.add_argument("--dry-run", action="store_true", help="record proposals without acting")
+        p.add_argument("--max-steps", type=int, metavar="N", help="stop after N observations")
+
+    def run(self, args) -> int:
+        extra = {}
+        if args.dry_run:
+            extra["session.dry_run"] = True
+        if args.max_steps is not None:
+            extra["session.max_steps"] = args.max_steps
+        try:
+            profile = prof.load(args.profile, args.overrides, extra)
+        except prof.ProfileError as exc:
+            sys.stderr.write(f"error: {exc}\n")
+            return 2
+        sup = Supervisor(profile)
+        sys.stderr.write(f"session {sup.session_id}\ncapture {sup.session_dir}\n")
+        code = sup.run()
+        s = sup.summary
+        if s:
+            r = s["action_results"]
+            sys.stderr.write(
+                f"session ended: {s['reason']} (exit {code}); {s['steps']} steps, "
+                f"{r['accepted']} accepted, {r['rejected']} rejected, {r['unknown']} unknown\n"
+                f"journal: {sup.session_dir}/events.jsonl\n")
+        else:
+            sys.stderr.write(f"session ended: {sup.stop_reason} (exit {code}); the session "
+                             "summary could not be written — the journal is incomplete evidence\n")
+        if sup.stop_detail:
+            sys.stderr.write(f"detail: {sup.stop_detail}\n")
+        return code

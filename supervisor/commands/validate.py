@@ -1,0 +1,33 @@
+"""Check a profile without running it; print the effective profile with --json.
+
+Example:
+  supervisor validate run/profiles/demo.yaml
+  supervisor validate run/profiles/demo.yaml --set session.max_steps=10 --json
+"""
+from __future__ import annotations
+
+import sys
+
+from supervisor import profile as prof
+
+from .base import Command, emit
+
+
+class Validate(Command):
+    name = "validate"
+
+    def add_arguments(self, p) -> None:
+        p.add_argument("profile")
+        p.add_argument("--set", dest="overrides", action="append", default=[], metavar="KEY=VALUE")
+        p.add_argument("--json", action="store_true", help="print the effective profile as JSON")
+
+    def run(self, args) -> int:
+        try:
+            profile = prof.load(args.profile, args.overrides)
+        except prof.ProfileError as exc:
+            if args.json:
+                emit(args, {"ok": False, "error": str(exc), "key": exc.key}, "")
+            sys.stderr.write(f"error: {exc}\n")
+            return 2
+        emit(args, {"ok": True, "profile": profile}, f"{args.profile}: ok")
+        return 0

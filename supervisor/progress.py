@@ -1,0 +1,44 @@
+"""The one-line live progress display of ``supervisor start``.
+
+On a terminal the line is redrawn in place; otherwise (piped, CI) a plain line is printed
+every few seconds. ``supervisor.progress: off`` silences it.
+"""
+from __future__ import annotations
+
+import sys
+import time
+
+
+class Progress:
+    def __init__(self, mode: str = "auto", stream=None):
+        self.stream = stream or sys.stderr
+        tty = hasattr(self.stream, "isatty") and self.stream.isatty()
+        self.mode = ("line" if tty else "plain") if mode == "auto" else mode
+        self.started = time.monotonic()
+        self._last = 0.0
+        self._width = 0
+
+    def update(self, watch, restarts: int, force: bool = False) -> None:
+        if self.mode == "off":
+            return
+        now = time.monotonic()
+        every = 0.2 if self.mode == "line" else 5.0
+        if not force and now - self._last < every:
+            return
+        self._last = now
+        o = watch.outcomes
+        text = (f"steps {watch.steps}  accepted {o['accepted']}  rejected {o['rejected']}  "
+                f"unknown {o['unknown']}  restarts {restarts}  "
+                f"screen {watch.last_state_type or '-'}  elapsed {now - self.started:6.1f}s")
+        if self.mode == "line":
+            pad = max(0, self._width - len(text))
+            self.stream.write("\r" + text + " " * pad)
+            self._width = len(text)
+        else:
+            self.stream.write(text + "\n")
+        self.stream.flush()
+
+    def finish(self) -> None:
+        if self.mode == "line" and self._width:
+            self.stream.write("\n")
+            self.stream.flush()

@@ -1,0 +1,377 @@
+"""One supervised session: start actors in profile order, watch them, restart them by
+policy, follow the journal, and stop everything in reverse order, draining.
+
+The loop never blocks on one actor: control messages, journal rows, lifecycle events,
+heartbeats, exits and restarts are all handled from one poller.
+"""
+from __future__ import annotations
+
+import datetime as dt
+import logging
+import os
+import signal
+import socket
+import time
+import urllib.parse
+import uuid
+
+import zmq
+
+import protocol
+from actors.follow import Follower
+from actors.transport import Client, Counters, RequestFailed, decode_or_count, send_envelope
+from protocol.actor_to_supervisor import Heartbeat, Hello, RequestStop
+from protocol.cli_to_supervisor import StatusRequest, StopRequest
+from protocol.supervisor_to_actor import Ping, Refused, StopActor, Welcome
+from protocol.supervisor_to_cli import ControlError, StatusReply, StopReply
+from protocol.to_recorder import Finalize
+
+from . import children as ch
+from .outbox import Outbox
+from .progress import Progress
+from .restart import RestartPolicy
+from .rundir import SessionRuntime
+from .watch import StreamWatch
+
+log = logging.getLogger("supervisor")
+
+MODULES = {"recorder": "actors.recorder", "game": "actors.game", "policy": "actors.policy",
+           "model_client": "actors.model_client", "actuator": "actors.actuator",
+           "observer": "actors.observer", "emulator": "actors.emulator"}
+REQUIRED = {"recorder", "game", "policy", "actuator", "observer", "emulator"}
+#: Exit codes of ``supervisor start`` by stop reason; anything else is a failure (1).
+EXIT_CODES = {"run_ended": 0, "run_changed": 0, "max_steps": 0, "stop_command": 0,
+              "sigint": 130, "sigterm": 143}
+
+
+def new_session_id() -> str:
+    stamp = dt.datetime.now(dt.timezone.utc).strftime("%Y%m%dT%H%M%SZ")
+    return f"{stamp}-{uuid.uuid4().hex}"
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+class Supervisor:
+    def __init__(self, profile: dict, *, progress_stream=None):
+        self.profile = profile
+        self.session_id = new_session_id()
+        self.capture_root = os.path.abspath(profile["capture"]["root"])
+        self.session_dir = os.path.join(self.capture_root, "sessions", self.session_id)
+        sup = profile["supervisor"]
+        self.hb = float(sup["heartbeat_s"])
+        self.rt = SessionRuntime(sup["runtime_dir"], self.session_id)
+        self.endpoints = {"control": self.rt.endpoint("control"),
+                          "recorder": self.rt.endpoint("recorder"),
+                          "model": self.rt.endpoint("model")}
+        self._prepare_game()
+        self.order = [n for n in profile["actors"] if self._wanted(n)]
+        self.children = {n: self._child(n) for n in self.order}
+        self.policy = RestartPolicy(self.order, {n: profile["actors"][n] for n in self.order},
+                                    sup["strategy"])
+        self.zctx = zmq.Context()
+        self.counters = Counters()
+        self.watch = StreamWatch(profile["session"]["max_steps"])
+        self.progress = Progress(sup["progress"], progress_stream)
+        self.stop_reason: str | None = None
+        self.stop_detail = ""
+        self.pending_starts: list[tuple[float, str]] = []
+        self.restarts = 0
+        self.summary: dict | None = None
+
+    # -- set-up ---------------------------------------------------------------------------
+    def _prepare_game(self) -> None:
+        game = self.profile["game"]
+        if game["backend"] == "http" and game["builtin"]:
+            url = game["base_url"]
+            port = urllib.parse.urlparse(url).port if url else None
+            if not port:
+                game["base_url"] = f"http://127.0.0.1:{free_port()}"
+
+    def _wanted(self, name: str) -> bool:
+        game = self.profile["game"]
+        if name == "game":
+            return game["backend"] == "http" and game["builtin"]
+        if name == "emulator":
+            return game["backend"] == "pyboy"
+        return True
+
+    def _child(self, name: str) -> ch.Child:
+        spec = self.profile["actors"][name]
+        env = {"GAMERIG_CONTROL": self.endpoints["control"], "GAMERIG_SESSION": self.session_id,
+               "GAMERIG_ACTOR": name}
+        return ch.Child(name=name, module=spec.get("module") or MODULES[name],
+                        args=[str(a) for a in spec.get("args") or []], env=env,
+                        log_path=os.path.join(self.rt.logs_dir, f"{name}.log"))
+
+    # -- the run --------------------------------------------------------------------------
+    def run(self) -> int:
+        old = {s: signal.signal(s, self._on_signal) for s in (signal.SIGINT, signal.SIGTERM)}
+        self.control = self.zctx.socket(zmq.ROUTER)
+        self.control.setsockopt(zmq.LINGER, 0)
+        self.control.setsockopt(zmq.ROUTER_HANDOVER, 1)
+        self.control.bind(self.endpoints["control"])
+        self.outbox = Outbox(self.zctx, self.endpoints["recorder"], self.session_id, self.counters)
+        self.follower = Follower(self.zctx, self.endpoints["recorder"], session=self.session_id,
+                                 sender="supervisor", counters=self.counters, wait_ms=500)
+        self.rt.publish({"control": self.endpoints["control"], "capture_root": self.capture_root,
+                         "session_dir": self.session_dir, "profile": self.profile.get("name"),
+                         "started_at": time.time(), "actors": self.order})
+        try:
+            if self._start_all():
+                self._loop()
+            return self._shutdown()
+        finally:
+            for s, h in old.items():
+                signal.signal(s, h)
+            self.outbox.close()
+            self.follower.close()
+            self.control.close(0)
+            self.rt.close()
+            self.zctx.term()
+
+    def _on_signal(self, signum, _frame) -> None:
+        self.request_stop("sigint" if signum == signal.SIGINT else "sigterm")
+
+    def request_stop(self, reason: str, detail: str = "") -> None:
+        if self.stop_reason is None:
+            self.stop_reason, self.stop_detail = reason, detail
+            log.info("stopping: %s %s", reason, detail)
+
+    def _start_all(self) -> bool:
+        timeout = float(self.profile["supervisor"]["startup_timeout_s"])
+        for name in self.order:
+            child = self.children[name]
+            self._start(child)
+            deadline = time.monotonic() + timeout
+            while not child.welcomed:
+                self._pump(0.05)
+                if self.stop_reason:
+                    return False
+                code = child.poll()
+                if code is not None or time.monotonic() > deadline:
+                    why = f"exited with {code}" if code is not None else f"no hello in {timeout:.0f}s"
+                    child.kill()
+                    child.wait(2)
+                    self._record_exit(child, code)
+                    self.request_stop("startup_failed", f"{name} {why}; see {child.log_path}")
+                    return False
+        return True
+
+    def _start(self, child: ch.Child) -> None:
+        child.start()
+        log.info("started %s (pid %s)", child.name, child.pid)
+        self.outbox.put("actor_start", {"actor": child.name, "pid": child.pid,
+                                        "start_count": child.start_count, "module": child.module})
+
+    def _loop(self) -> None:
+        next_ping = next_sample = 0.0
+        stuck = float(self.profile["session"]["stuck_seconds"])
+        while self.stop_reason is None:
+            self._pump(0.1)
+            now = time.monotonic()
+            if now >= next_ping:
+                self._ping_all(now)
+                next_ping = now + self.hb
+            if now >= next_sample:
+                for c in self.children.values():
+                    c.take_sample()
+                next_sample = now + 2.0
+            self._reap()
+            self._due_starts(now)
+            if self.watch.stop_reason:
+                self.request_stop(self.watch.stop_reason)
+            elif stuck and self.watch.idle_seconds() > stuck:
+                self.request_stop("stuck", f"no journal progress for {stuck:.0f}s")
+            self.progress.update(self.watch, self.restarts)
+
+    def _pump(self, timeout_s: float) -> None:
+        poller = zmq.Poller()
+        poller.register(self.control, zmq.POLLIN)
+        fsock = self.follower.ensure_request()
+        poller.register(fsock, zmq.POLLIN)
+        self.outbox.pump()
+        if self.outbox.socket is not None:
+            poller.register(self.outbox.socket, zmq.POLLIN)
+        events = dict(poller.poll(int(timeout_s * 1000)))
+        if self.control in events:
+            while self.control.poll(0):
+                self._on_control(self.control.recv_multipart())
+        if fsock in events:
+            for row in self.follower.pump():
+                self.watch.feed(row)
+        self.outbox.pump()
+
+    # -- control --------------------------------------------------------------------------
+    def _on_control(self, frames: list[bytes]) -> None:
+        routing, data = frames[:-1], frames[-1]
+        env = decode_or_count(data, self.counters, "control")
+        if env is None:
+            return
+        body = env.body
+        child = self.children.get(routing[0].decode(errors="replace")) if routing else None
+        if isinstance(body, Hello):
+            self._on_hello(routing, body)
+        elif isinstance(body, Heartbeat) and child is not None:
+            child.last_heard = time.monotonic()
+            child.status = body.counters or {}
+        elif isinstance(body, RequestStop):
+            self.outbox.put("stop_requested", {"actor": body.actor, "reason": body.reason,
+                                               "detail": body.detail})
+            self.request_stop(body.reason, f"asked by {body.actor}: {body.detail}")
+        elif isinstance(body, (StatusRequest, StopRequest)):
+            self._reply(routing, self._on_cli(env.id, body))
+
+    def _reply(self, routing, body) -> None:
+        send_envelope(self.control, body, session=self.session_id, sender="supervisor", routing=routing)
+
+    def _on_hello(self, routing: list[bytes], hello: Hello) -> None:
+        child = self.children.get(hello.actor)
+        if hello.protocol_major != protocol.PROTOCOL_MAJOR:
+            reason = (f"protocol version {hello.protocol_major}.{hello.protocol_minor} is not "
+                      f"accepted; this supervisor speaks {protocol.PROTOCOL_MAJOR}.x — "
+                      "run every actor from the same gamerig installation")
+            self._reply(routing, Refused(reason=reason))
+            self.outbox.put("actor_refused", {"actor": hello.actor, "reason": reason})
+            return
+        if child is None or child.pid != hello.pid:
+            self._reply(routing, Refused(reason=f"{hello.actor!r} (pid {hello.pid}) was not started by this supervisor"))
+            return
+        child.welcomed = True
+        child.last_heard = time.monotonic()
+        self._reply(routing, Welcome(actor=child.name, session_id=self.session_id,
+                                     session_dir=self.session_dir, capture_root=self.capture_root,
+                                     endpoints=self.endpoints, profile=self.profile,
+                                     heartbeat_s=self.hb))
+
+    def _on_cli(self, msg_id: str, body):
+        if body.token != self.rt.token:
+            self.outbox.put("control_refused", {"request": body.TYPE, "reason": "bad token"})
+            return ControlError(reply_to=msg_id, code="unauthorized", message="wrong session token")
+        if isinstance(body, StopRequest):
+            self.request_stop(body.reason or "stop_command")
+            return StopReply(reply_to=msg_id, accepted=True, detail=f"stopping session {self.session_id}")
+        return StatusReply(reply_to=msg_id, status=self.status())
+
+    def status(self) -> dict:
+        now = time.monotonic()
+        return {
+            "session_id": self.session_id, "session_dir": self.session_dir,
+            "profile": self.profile.get("name"), "steps": self.watch.steps,
+            "action_results": dict(self.watch.outcomes), "last_sequence": self.watch.last_sequence,
+            "elapsed_s": round(now - self.progress.started, 1), "stopping": self.stop_reason,
+            "actors": {n: {"pid": c.pid, "alive": c.alive(), "starts": c.start_count,
+                           "since_heard_s": round(now - c.last_heard, 2), **c.sample,
+                           "status": c.status} for n, c in self.children.items()},
+        }
+
+    # -- heartbeats, exits, restarts -----------------------------------------------------
+    def _ping_all(self, now: float) -> None:
+        for c in self.children.values():
+            if not c.alive() or c.stopping:
+                continue
+            if c.welcomed:
+                self._reply([c.name.encode()], Ping())
+            if now - c.last_heard > 3 * self.hb + (0 if c.welcomed else
+                                                   float(self.profile["supervisor"]["startup_timeout_s"])):
+                self.outbox.put("actor_unresponsive", {"actor": c.name, "pid": c.pid,
+                                                       "silent_s": round(now - c.last_heard, 2)})
+                c.kill()
+
+    def _reap(self) -> None:
+        for name in list(self.order):
+            c = self.children[name]
+            code = c.poll()
+            if code is None or c.stopping or c.proc is None:
+                continue
+            self._record_exit(c, code)
+            c.proc = None
+            self._on_exit(c, code)
+
+    def _record_exit(self, c: ch.Child, code: int | None, expected: bool = False) -> None:
+        self.outbox.put("actor_exit", {"actor": c.name, "pid": c.pid, **ch.describe_exit(code),
+                                       "expected": expected})
+
+    def _on_exit(self, c: ch.Child, code: int | None) -> None:
+        d = self.policy.on_exit(c.name, code, time.monotonic())
+        if d.action == "give_up":
+            self.outbox.put("actor_give_up", {"actor": c.name, "reason": d.reason})
+            self.request_stop("restart_intensity", d.reason)
+        elif d.action == "leave":
+            if c.name in REQUIRED:
+                self.request_stop("actor_exited", f"{c.name}: {d.reason}")
+        else:
+            for other in d.stop_first:
+                self._stop_child(self.children[other], "group restart")
+            when = time.monotonic() + d.delay_s
+            for name in d.restart:
+                self.pending_starts.append((when, name))
+                self.outbox.put("actor_restart", {"actor": name, "after_exit_of": c.name,
+                                                  "strategy": self.policy.strategy,
+                                                  "delay_s": round(d.delay_s, 3)})
+                self.restarts += 1
+
+    def _due_starts(self, now: float) -> None:
+        due = [n for t, n in self.pending_starts if t <= now]
+        self.pending_starts = [(t, n) for t, n in self.pending_starts if t > now]
+        for name in sorted(set(due), key=self.order.index):
+            self._start(self.children[name])
+
+    def _stop_child(self, c: ch.Child, reason: str) -> None:
+        if not c.alive():
+            return
+        c.stopping = True
+        self._reply([c.name.encode()], StopActor(reason=reason))
+        deadline = time.monotonic() + float(self.profile["supervisor"]["stop_timeout_s"])
+        while c.alive() and time.monotonic() < deadline:
+            self._pump(0.05)
+        if c.alive():
+            c.signal(signal.SIGTERM)
+            if c.wait(2.0) is None:
+                c.kill()
+        code = c.wait(5.0)
+        self._record_exit(c, code, expected=True)
+        c.proc = None
+
+    # -- stopping -------------------------------------------------------------------------
+    def _shutdown(self) -> int:
+        reason = self.stop_reason or "stopped"
+        code = EXIT_CODES.get(reason, 1)
+        self.outbox.put("session_stopping", {"reason": reason, "detail": self.stop_detail})
+        self.progress.update(self.watch, self.restarts, force=True)
+        self.progress.finish()
+        self.pending_starts.clear()
+        for name in reversed(self.order):
+            if name != "recorder":
+                self._stop_child(self.children[name], f"session stopping: {reason}")
+        self.summary = self._finalize(reason, code)
+        self._stop_child(self.children["recorder"], "session finalized")
+        return code
+
+    def _finalize(self, reason: str, code: int) -> dict | None:
+        rec = self.children["recorder"]
+        for attempt in range(2):
+            if not rec.alive():
+                rec.proc = None
+                self._start(rec)  # finalization needs the capture's only writer
+                deadline = time.monotonic() + 15
+                while not rec.welcomed and rec.alive() and time.monotonic() < deadline:
+                    self._pump(0.05)
+            deadline = time.monotonic() + 10
+            while not self.outbox.empty() and time.monotonic() < deadline and rec.alive():
+                self._pump(0.05)
+            client = Client(self.zctx, self.endpoints["recorder"], session=self.session_id,
+                            sender="supervisor", counters=self.counters)
+            try:
+                reply = client.request(Finalize(reason=reason, exit_code=code), deadline_s=10)
+                return reply.summary
+            except RequestFailed as exc:
+                log.error("finalization failed (try %d): %s", attempt + 1, exc)
+                rec.kill()
+                rec.wait(2)
+            finally:
+                client.close()
+        return None
