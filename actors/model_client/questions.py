@@ -1,0 +1,284 @@
+"""Typed questions a policy can ask, each with the JSON schema of its answer.
+
+    CardRewardQuestion   which offered card to take (or skip), given the cards and evidence
+    EventOptionQuestion  which event option to choose
+    MapNodeQuestion      which of the map's next nodes to travel to
+    ButtonsQuestion      which Game Boy buttons to press next, given a PNG screenshot
+
+Every question is a frozen dataclass with:
+
+* ``kind`` — the stable name recorded in evidence (``QUESTION_KINDS`` maps kind → class);
+* ``state()`` — the JSON-ready form recorded in evidence and hashed for replay (a screenshot
+  appears as its SHA-256 and size, never as bytes);
+* ``answer_schema()`` — the schema of one answer: the choice field plus ``confidence``
+  (0..1, the model's own statement) and ``reason``;
+* ``prompt()`` and ``images()`` — what the model is shown.
+
+``build_questions(kind, items, images)`` builds questions from plain mappings (as they
+arrive in a message). Constructors copy their inputs through JSON, so a question cannot change after it is asked
+and carries nothing a capture could not store. A question that cannot be answered (no
+options, a PNG that is not a PNG) raises ``QuestionError`` at construction.
+"""
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import json
+from typing import Any, ClassVar, Mapping, Sequence
+
+from .errors import QuestionError
+
+GAMEBOY_BUTTONS = ("a", "b", "start", "select", "up", "down", "left", "right")
+_PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
+
+#: kind → question class, filled by ``Question.__init_subclass__``.
+QUESTION_KINDS: dict[str, type["Question"]] = {}
+
+
+def _json_copy(value: Any, what: str) -> Any:
+    try:
+        return json.loads(json.dumps(value, allow_nan=False))
+    except (TypeError, ValueError) as exc:
+        raise QuestionError(f"{what} must be JSON-serializable: {exc}") from exc
+
+
+def _indexed(options: Sequence[Mapping], what: str) -> tuple[dict, ...]:
+    """Copy ``options``; each gets an integer ``index`` (its own, else its position)."""
+    if not options:
+        raise QuestionError(f"{what}: at least one option is needed")
+    copied = []
+    for position, option in enumerate(options):
+        if not isinstance(option, Mapping):
+            raise QuestionError(f"{what}[{position}] must be a mapping, got "
+                                f"{type(option).__name__}")
+        item = _json_copy(dict(option), f"{what}[{position}]")
+        item.setdefault("index", position)
+        if isinstance(item["index"], bool) or not isinstance(item["index"], int):
+            raise QuestionError(f"{what}[{position}].index must be an integer, got "
+                                f"{item['index']!r}")
+        copied.append(item)
+    indices = [item["index"] for item in copied]
+    if len(set(indices)) != len(indices):
+        raise QuestionError(f"{what}: duplicate indices {indices}")
+    return tuple(copied)
+
+
+def _common_answer(choice_name: str, choice_schema: dict) -> dict:
+    return {
+        "type": "object",
+        "properties": {
+            choice_name: choice_schema,
+            "confidence": {"type": "number", "minimum": 0, "maximum": 1,
+                           "description": "your confidence that this choice is best, 0..1"},
+            "reason": {"type": "string", "description": "one short sentence"},
+        },
+        "required": [choice_name, "confidence", "reason"],
+        "additionalProperties": False,
+    }
+
+
+def _render(value: Any) -> str:
+    return json.dumps(value, ensure_ascii=False, sort_keys=True)
+
+
+@dataclasses.dataclass(frozen=True)
+class Question:
+    """Base of all question kinds; see the module docstring for the contract."""
+
+    kind: ClassVar[str] = ""
+    choice_field: ClassVar[str] = ""
+
+    def __init_subclass__(cls, **kwargs):
+        super().__init_subclass__(**kwargs)
+        if cls.kind:
+            QUESTION_KINDS[cls.kind] = cls
+
+    def state(self) -> dict:
+        raise NotImplementedError
+
+    def answer_schema(self) -> dict:
+        raise NotImplementedError
+
+    def prompt(self) -> str:
+        raise NotImplementedError
+
+    def images(self) -> tuple[bytes, ...]:
+        return ()
+
+    @classmethod
+    def from_item(cls, item: Mapping, images: Sequence[bytes], position: int) -> "Question":
+        """Build from a plain mapping of constructor fields (e.g. off the wire)."""
+        if not isinstance(item, Mapping):
+            raise QuestionError(f"{cls.kind} question {position} must be a mapping, got "
+                                f"{type(item).__name__}")
+        names = {f.name for f in dataclasses.fields(cls)}
+        unknown = sorted(set(item) - names)
+        if unknown:
+            raise QuestionError(f"{cls.kind} question {position}: unknown fields {unknown} "
+                                f"(known: {sorted(names)})")
+        try:
+            return cls(**item)
+        except TypeError as exc:
+            raise QuestionError(f"{cls.kind} question {position}: {exc}") from exc
+
+
+def build_questions(kind: str, items: Sequence[Mapping],
+                    images: Sequence[bytes] = ()) -> list[Question]:
+    """Questions of ``kind`` from plain mappings; ``QuestionError`` names what is wrong.
+
+    A ``buttons`` item takes its screenshot from ``images[item["image"]]`` (default: the
+    image at the item's own position), so PNG bytes can travel beside JSON-like items.
+    """
+    cls = QUESTION_KINDS.get(kind)
+    if cls is None:
+        raise QuestionError(f"unknown question kind {kind!r} (known: {sorted(QUESTION_KINDS)})")
+    return [cls.from_item(item, images, i) for i, item in enumerate(items)]
+
+
+@dataclasses.dataclass(frozen=True)
+class CardRewardQuestion(Question):
+    """Which card reward to take. ``cards`` are the offered cards (STS2MCP card objects,
+    ``index`` included); ``evidence`` is whatever the policy knows (deck, relics, HP...)."""
+
+    kind: ClassVar[str] = "card_reward"
+    choice_field: ClassVar[str] = "card_index"
+    cards: tuple = ()
+    evidence: Any = None
+    can_skip: bool = True
+
+    def __post_init__(self):
+        object.__setattr__(self, "cards", _indexed(self.cards, "cards"))
+        object.__setattr__(self, "evidence", _json_copy(self.evidence, "evidence"))
+
+    def state(self) -> dict:
+        return {"cards": list(self.cards), "evidence": self.evidence, "can_skip": self.can_skip}
+
+    def answer_schema(self) -> dict:
+        allowed: list = [card["index"] for card in self.cards]
+        types = ["integer", "null"] if self.can_skip else "integer"
+        if self.can_skip:
+            allowed.append(None)
+        return _common_answer("card_index", {"type": types, "enum": allowed})
+
+    def prompt(self) -> str:
+        skip = " or null to skip the reward" if self.can_skip else ""
+        return (f"Card reward: choose the card to add to the deck.\nCards offered: "
+                f"{_render(list(self.cards))}\nEvidence: {_render(self.evidence)}\n"
+                f"Answer card_index with the index of the card{skip}.")
+
+
+@dataclasses.dataclass(frozen=True)
+class EventOptionQuestion(Question):
+    """Which event option to choose. Options marked ``is_locked``/``locked`` are shown but
+    cannot be chosen."""
+
+    kind: ClassVar[str] = "event_option"
+    choice_field: ClassVar[str] = "option_index"
+    options: tuple = ()
+    event: Any = None
+
+    def __post_init__(self):
+        object.__setattr__(self, "options", _indexed(self.options, "options"))
+        object.__setattr__(self, "event", _json_copy(self.event, "event"))
+        if not self.allowed():
+            raise QuestionError("options: every event option is locked")
+
+    def allowed(self) -> list[int]:
+        return [o["index"] for o in self.options if not (o.get("is_locked") or o.get("locked"))]
+
+    def state(self) -> dict:
+        return {"options": list(self.options), "event": self.event}
+
+    def answer_schema(self) -> dict:
+        return _common_answer("option_index", {"type": "integer", "enum": self.allowed()})
+
+    def prompt(self) -> str:
+        return (f"Event: choose an option.\nEvent: {_render(self.event)}\nOptions: "
+                f"{_render(list(self.options))}\nAnswer option_index with the index of an "
+                f"option that is not locked.")
+
+
+@dataclasses.dataclass(frozen=True)
+class MapNodeQuestion(Question):
+    """Which map node to travel to; ``next_options`` as in the STS2MCP ``map`` block."""
+
+    kind: ClassVar[str] = "map_node"
+    choice_field: ClassVar[str] = "node_index"
+    next_options: tuple = ()
+    context: Any = None
+
+    def __post_init__(self):
+        object.__setattr__(self, "next_options", _indexed(self.next_options, "next_options"))
+        object.__setattr__(self, "context", _json_copy(self.context, "context"))
+
+    def state(self) -> dict:
+        return {"next_options": list(self.next_options), "context": self.context}
+
+    def answer_schema(self) -> dict:
+        return _common_answer("node_index",
+                              {"type": "integer", "enum": [o["index"] for o in self.next_options]})
+
+    def prompt(self) -> str:
+        return (f"Map: choose the next node.\nNext options: {_render(list(self.next_options))}"
+                f"\nContext: {_render(self.context)}\nAnswer node_index with the index of one "
+                f"next option.")
+
+
+@dataclasses.dataclass(frozen=True)
+class ButtonsQuestion(Question):
+    """Which Game Boy buttons to press next (in order), given a PNG screenshot."""
+
+    kind: ClassVar[str] = "buttons"
+    choice_field: ClassVar[str] = "buttons"
+    screenshot_png: bytes = dataclasses.field(default=b"", repr=False)
+    goal: str = ""
+    buttons: tuple = GAMEBOY_BUTTONS
+    max_presses: int = 4
+    context: Any = None
+
+    def __post_init__(self):
+        if not isinstance(self.screenshot_png, bytes) or not self.screenshot_png.startswith(
+                _PNG_MAGIC):
+            raise QuestionError("screenshot_png must be the bytes of a PNG image")
+        unknown = [b for b in self.buttons if b not in GAMEBOY_BUTTONS]
+        if unknown or not self.buttons:
+            raise QuestionError(f"buttons must be a non-empty subset of {GAMEBOY_BUTTONS}, "
+                                f"got {list(self.buttons)}")
+        if isinstance(self.max_presses, bool) or not isinstance(self.max_presses, int) \
+                or self.max_presses < 1:
+            raise QuestionError(f"max_presses must be an integer >= 1, got {self.max_presses!r}")
+        object.__setattr__(self, "buttons", tuple(self.buttons))
+        object.__setattr__(self, "context", _json_copy(self.context, "context"))
+
+    def state(self) -> dict:
+        return {
+            "screenshot": {"sha256": hashlib.sha256(self.screenshot_png).hexdigest(),
+                           "bytes": len(self.screenshot_png), "media_type": "image/png"},
+            "goal": self.goal, "buttons": list(self.buttons), "max_presses": self.max_presses,
+            "context": self.context,
+        }
+
+    def answer_schema(self) -> dict:
+        return _common_answer("buttons", {
+            "type": "array", "items": {"type": "string", "enum": list(self.buttons)},
+            "minItems": 1, "maxItems": self.max_presses})
+
+    def prompt(self) -> str:
+        return (f"Game Boy: the attached image is the current screen.\nGoal: {self.goal}\n"
+                f"Context: {_render(self.context)}\nAnswer buttons with 1 to "
+                f"{self.max_presses} presses, in order, from {list(self.buttons)}.")
+
+    def images(self) -> tuple[bytes, ...]:
+        return (self.screenshot_png,)
+
+    @classmethod
+    def from_item(cls, item: Mapping, images: Sequence[bytes], position: int) -> "Question":
+        fields = dict(item) if isinstance(item, Mapping) else item
+        if isinstance(fields, dict) and "screenshot_png" not in fields:
+            index = fields.pop("image", position)
+            if isinstance(index, bool) or not isinstance(index, int) \
+                    or not 0 <= index < len(images):
+                raise QuestionError(f"buttons question {position}: no image {index!r} among "
+                                    f"{len(images)} images")
+            fields["screenshot_png"] = bytes(images[index])
+        return super().from_item(fields, images, position)

@@ -1,0 +1,1 @@
+"""Tests of ``actors.model_client``, one module per library module, over real loopback HTTP."""
