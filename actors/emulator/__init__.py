@@ -1,0 +1,45 @@
+"""The emulator core library: one headless PyBoy session with recordings and checkpoints.
+
+Process-free: the emulator actor wraps these calls. Modules:
+
+    session      EmulatorSession (observe / step / checkpoint / restore / status / export / stop / close),
+                 RecordingOptions, sample_points
+    resume       resume_from_latest_checkpoint: continue an interrupted recording in a new process
+    machine      Machine: the PyBoy instance (ROM as bytes, window "null", sound off, CGB resolved)
+    buttons      button names and the held-set diff
+    rom          RomIdentity: validation, SHA-256, title, CGB flag, battery
+    recording    Recording: the writer of one recording directory, budgets, admission, manifest
+    reader       RecordingReader: status / export / verification without PyBoy; paging arithmetic
+    journal      the hash-chained events.jsonl: record kinds, writer, verifying reader, prefix pins
+    frames       PNG encoding, RGBA hashing, the content-addressed frames/ store
+    checkpoints  the checkpoint container format and its identity checks
+    identity     PROTOCOL_VERSION, PyBoy version, implementation hash
+    limits       the seed's limits table, RecordingLimits, per-parent admission rules
+    results      StepResult, Observation, Sample, RecordingSpan, CheckpointInfo, BranchInfo
+    errors       EmulatorError and its tree (drawn in that module's docstring)
+    policy       demo_next_buttons (pure demo-cart policy), ExplorationInputs (seeded explorer)
+    cartridge/   the demo cartridge we own: assembler, game source, ROM builder
+
+Names are imported lazily so that ``reader``/``journal`` users never import PyBoy.
+"""
+
+from __future__ import annotations
+
+import importlib
+
+_EXPORTS = {
+    "EmulatorSession": "session", "RecordingOptions": "session", "sample_points": "session",
+    "resume_from_latest_checkpoint": "resume", "Machine": "machine", "RomIdentity": "rom",
+    "RecordingReader": "reader", "RecordingLimits": "limits", "BUTTONS": "buttons",
+    "PROTOCOL_VERSION": "identity", "implementation_hash": "identity",
+    "demo_next_buttons": "policy", "ExplorationInputs": "policy", "DEMO_REGIONS": "policy",
+    "DEMO_STEP_FRAMES": "policy", "is_demo_cartridge": "policy",
+    "EmulatorError": "errors",
+}
+__all__ = sorted(_EXPORTS)
+
+
+def __getattr__(name: str):
+    if name in _EXPORTS:
+        return getattr(importlib.import_module(f".{_EXPORTS[name]}", __name__), name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
