@@ -34,6 +34,8 @@ class StepTracker:
             self.obs_of_proposal[row["proposal_id"]] = row["observation_id"]
             self.proposal_of_obs[row["observation_id"]] = row["proposal_id"]
         elif ev == "proposal_status":
+            if row["status"] == "session_stopped":
+                self.stopping = row.get("stop_reason") or "session_stopped"
             if row["status"] != "execute":
                 oid = self.obs_of_proposal.get(row["proposal_id"])
                 if oid:
@@ -46,6 +48,9 @@ class StepTracker:
             att = self.attempts.get(row["attempt_id"])
             if att:
                 self.resolution[att["observation_id"]] = row.get("outcome", "unknown")
+                then_stop = self.proposals.get(att["proposal_id"], {}).get("then_stop")
+                if then_stop:  # the session ends after this action: no further reads
+                    self.stopping = then_stop
         elif ev == "session_stopping":
             self.stopping = row.get("reason") or "stopping"
 

@@ -118,7 +118,7 @@ def _unknown(where: str, key: str, known: list[str]) -> ProfileError:
 
 def _validate_section(where: str, prefix: str, schema: dict, data: Any) -> dict:
     if not isinstance(data, dict):
-        raise ProfileError(where, prefix or "<top>", f"expected a mapping, got {data!r}")
+        raise ProfileError(where, prefix.rstrip(".") or "<top>", f"expected a mapping, got {data!r}")
     out: dict[str, Any] = {}
     for key in data:
         if not isinstance(key, str) or key not in schema:

@@ -19,7 +19,8 @@ import zmq
 
 import protocol
 from actors.follow import Follower
-from actors.transport import Client, Counters, RequestFailed, decode_or_count, send_envelope
+from actors.transport import Client, Counters, RequestFailed, send_envelope
+from protocol.errors import ProtocolError, VersionMismatch
 from protocol.actor_to_supervisor import Heartbeat, Hello, RequestStop
 from protocol.cli_to_supervisor import StatusRequest, StopRequest
 from protocol.supervisor_to_actor import Ping, Refused, StopActor, Welcome
@@ -81,6 +82,7 @@ class Supervisor:
         self.pending_starts: list[tuple[float, str]] = []
         self.restarts = 0
         self.summary: dict | None = None
+        self._next_ping = self._next_sample = 0.0
 
     # -- set-up ---------------------------------------------------------------------------
     def _prepare_game(self) -> None:
@@ -168,18 +170,10 @@ class Supervisor:
                                         "start_count": child.start_count, "module": child.module})
 
     def _loop(self) -> None:
-        next_ping = next_sample = 0.0
         stuck = float(self.profile["session"]["stuck_seconds"])
         while self.stop_reason is None:
             self._pump(0.1)
             now = time.monotonic()
-            if now >= next_ping:
-                self._ping_all(now)
-                next_ping = now + self.hb
-            if now >= next_sample:
-                for c in self.children.values():
-                    c.take_sample()
-                next_sample = now + 2.0
             self._reap()
             self._due_starts(now)
             if self.watch.stop_reason:
@@ -204,12 +198,30 @@ class Supervisor:
             for row in self.follower.pump():
                 self.watch.feed(row)
         self.outbox.pump()
+        self._timers()
+
+    def _timers(self) -> None:
+        """Heartbeats and samples, due in every phase (start-up and stopping included)."""
+        now = time.monotonic()
+        if now >= self._next_ping:
+            self._ping_all(now)
+            self._next_ping = now + self.hb
+        if now >= self._next_sample:
+            for c in self.children.values():
+                c.take_sample()
+            self._next_sample = now + 2.0
 
     # -- control --------------------------------------------------------------------------
     def _on_control(self, frames: list[bytes]) -> None:
         routing, data = frames[:-1], frames[-1]
-        env = decode_or_count(data, self.counters, "control")
-        if env is None:
+        try:
+            env = protocol.decode(data)
+        except VersionMismatch as exc:  # refuse clearly instead of leaving the peer waiting
+            self.counters.bad(exc, "control")
+            self._reply(routing, Refused(reason=str(exc)))
+            return
+        except ProtocolError as exc:
+            self.counters.bad(exc, "control")
             return
         body = env.body
         child = self.children.get(routing[0].decode(errors="replace")) if routing else None

@@ -25,7 +25,27 @@ def actor_main(ctx) -> int:
                                    if isinstance(v, int)}
     finally:
         server.shutdown()
+        _report_stats(ctx, server.stats())
     return 0
+
+
+def _report_stats(ctx, stats: dict) -> None:
+    """Leave the intent check's verdict where tests and users can read it: one line in the
+    game's log, and a ``builtin_game_stats`` journal row when the recorder is reachable."""
+    import json
+    import logging
+
+    from actors.transport import RequestFailed
+    from protocol.to_recorder import RecordEvent
+    logging.getLogger("game").info("GAME_STATS %s", json.dumps(stats, sort_keys=True))
+    client = ctx.client("recorder")
+    try:
+        client.request(RecordEvent(event="builtin_game_stats", fields={"stats": stats},
+                                   key=f"game-stats-{ctx.start_count}-{os.getpid()}"), deadline_s=2)
+    except RequestFailed:
+        pass
+    finally:
+        client.close()
 
 
 if __name__ == "__main__":

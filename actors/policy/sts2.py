@@ -192,20 +192,38 @@ class Sts2Heuristic(Policy):
                             f"take {cards[0].get('name')}")
         return Proposal("skip_card_reward", {}, "no card to take")
 
-    def _on_rest_site(self, st: dict, rs: dict) -> Proposal:
+    def _on_rest_site(self, st: dict, rs: dict) -> list[Proposal]:
         opts = [o for o in rs.get("options") or [] if o.get("enabled", True)]
-        if opts and not rs.get("can_proceed"):
-            return Proposal("choose_rest_option", {"index": opts[0].get("index", 0)}, "rest")
-        return Proposal("proceed", {}, "leave the rest site")
+        hurt = (st.get("player") or {}).get("hp", 0) < (st.get("player") or {}).get("max_hp", 0)
+        out = [Proposal("choose_rest_option", {"index": o.get("index", 0)},
+                        f"rest: {o.get('name') or o.get('id')}") for o in opts[:1] if hurt]
+        return out + [Proposal("proceed", {}, "leave the rest site")]
 
-    def _on_treasure(self, st: dict, tr: dict) -> Proposal:
-        relics = tr.get("relics") or []
-        if relics:
-            return Proposal("claim_treasure_relic", {"index": relics[0].get("index", 0)}, "take the relic")
-        return Proposal("proceed", {}, "leave the treasure room")
+    def _on_treasure(self, st: dict, tr: dict) -> list[Proposal]:
+        out = [] if tr.get("claimed") else [
+            Proposal("claim_treasure_relic", {"index": r.get("index", 0)}, "take the relic")
+            for r in (tr.get("relics") or [])[:1]]
+        return out + [Proposal("proceed", {}, "leave the treasure room")]
 
     def _on_shop(self, st: dict, shop: dict) -> Proposal:
         return Proposal("proceed", {}, "leave the shop")
+
+    def _on_crystal_sphere(self, st: dict, cs: dict) -> list[Proposal]:
+        out = []
+        if cs.get("clicks_remaining", 0) > 0:
+            out = [Proposal("crystal_sphere_click_cell", {"x": c["x"], "y": c["y"]},
+                            f"divine cell {c['x']},{c['y']}")
+                   for c in cs.get("cells") or [] if not c.get("revealed")][:1]
+        return out + [Proposal("crystal_sphere_proceed", {}, "leave the crystal sphere")]
+
+    def _on_bundle_select(self, st: dict, bs: dict) -> list[Proposal]:
+        if bs.get("can_confirm"):
+            return [Proposal("confirm_bundle_selection", {}, "confirm the bundle")]
+        return [Proposal("select_bundle", {"index": b.get("index", 0)}, "select a bundle")
+                for b in (bs.get("bundles") or [])[:1]] + \
+            [Proposal("cancel_bundle_selection", {}, "no bundle to take")]
+
+    _on_fake_merchant = _on_event
 
     def _on_card_select(self, st: dict, cs: dict) -> Proposal:
         if cs.get("can_confirm"):
@@ -226,8 +244,9 @@ class Sts2Heuristic(Policy):
     def _on_overlay(self, st: dict, ov: dict) -> Proposal:
         return Proposal.wait(f"overlay {ov.get('screen_type')!r}: waiting for it to close")
 
-    def _on_unknown(self, st: dict, block: dict) -> Proposal:
-        return Proposal.wait("unknown screen: waiting")
+    def _on_unknown(self, st: dict, block: dict) -> list[Proposal]:
+        return [Proposal("proceed", {}, f"unknown room {st.get('room_type')!r}: try to proceed"),
+                Proposal.wait("unknown screen: waiting")]
 
 
 def _intent_damage(enemy: dict) -> int:

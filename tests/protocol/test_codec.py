@@ -1,0 +1,119 @@
+"""The wire format: golden byte vectors, round trips, and strict decoding."""
+from __future__ import annotations
+
+import json
+import os
+
+import msgpack
+import pytest
+from hypothesis import given, settings, strategies as st
+
+import protocol
+from protocol import errors
+from protocol.actor_to_supervisor import Heartbeat, Hello
+from protocol.to_recorder import RecordProposal, RecordResult
+from tests.protocol.samples import all_types, golden_frame, sample
+
+GOLDEN = json.load(open(os.path.join(os.path.dirname(__file__), "golden_vectors.json")))
+
+
+@pytest.mark.parametrize("name", sorted(all_types()))
+def test_golden_bytes_pin_the_wire_format(name):
+    """A failure here means a wire-format change: that is a protocol migration (bump the
+    version, keep old readers working), never a fixture update."""
+    assert name in GOLDEN, f"new message type {name!r}: add its golden vector deliberately"
+    assert golden_frame(all_types()[name]).hex() == GOLDEN[name]
+
+
+def test_every_golden_vector_still_has_its_type():
+    assert set(GOLDEN) == set(all_types())
+
+
+@pytest.mark.parametrize("name", sorted(all_types()))
+def test_round_trip(name):
+    cls = all_types()[name]
+    env = protocol.wrap(sample(cls), session="s", sender="t")
+    back = protocol.decode(protocol.encode(env))
+    assert back == env
+
+
+def _frame(**over):
+    parts = dict(magic="gamerig", major=1, minor=0, type="heartbeat", tv=1, id="i", session="s",
+                 sender="x", sent_at=1.0, body={"actor": "a"})
+    parts.update(over)
+    return msgpack.packb(list(parts.values()), use_bin_type=True)
+
+
+@pytest.mark.parametrize("data, error, words", [
+    (b"\xc1", errors.NotMsgpack, "not a single msgpack value"),
+    (b"", errors.NotMsgpack, "not a single msgpack value"),
+    (_frame() + b"\x00", errors.NotMsgpack, "trailing bytes"),
+    (msgpack.packb({"a": 1}), errors.BadEnvelope, "array of 10"),
+    (_frame(magic="other"), errors.BadEnvelope, "magic"),
+    (_frame(major=2), errors.VersionMismatch, "major version 2 is not supported"),
+    (_frame(type="launch_missiles"), errors.UnknownMessageType, "launch_missiles"),
+    (_frame(body={}), errors.BadBody, "field 'actor': missing"),
+    (_frame(body={"actor": 5}), errors.BadBody, "field 'actor': expected str, got int"),
+    (_frame(body=[1]), errors.BadBody, "expected a map"),
+    (_frame(id=5), errors.BadEnvelope, "id (position 5)"),
+    (_frame(sent_at="now"), errors.BadEnvelope, "sent_at"),
+])
+def test_decoding_refuses_bad_frames_with_a_clear_error(data, error, words):
+    with pytest.raises(error) as exc:
+        protocol.decode(data)
+    assert words in str(exc.value)
+    assert isinstance(exc.value, errors.ProtocolError)
+
+
+def test_oversized_frames_are_refused_both_ways():
+    big = RecordResult(attempt_id="a", outcome="unknown", response="x" * protocol.MAX_FRAME_BYTES)
+    with pytest.raises(errors.FrameTooLarge):
+        protocol.encode(protocol.wrap(big, session="s", sender="t"))
+    with pytest.raises(errors.FrameTooLarge):
+        protocol.decode(b"\x00" * (protocol.MAX_FRAME_BYTES + 1))
+
+
+def test_unknown_body_fields_are_ignored_so_senders_can_append_fields():
+    env = protocol.decode(_frame(body={"actor": "a", "added_later": [1, 2]}))
+    assert env.body == Heartbeat(actor="a")
+
+
+def test_nested_types_are_checked():
+    bad = _frame(type="record_proposal", body={
+        "proposal_id": "p", "observation_id": "o", "action": None, "parameters": [],
+        "reason": "r", "source": "s", "wish": "wait"})
+    with pytest.raises(errors.BadBody, match="'parameters': expected dict, got list"):
+        protocol.decode(bad)
+    ok = protocol.decode(_frame(
+        type="record_proposal", body={"proposal_id": "p", "observation_id": "o", "action": None,
+                                      "parameters": {}, "reason": "r", "source": "s", "wish": "wait"}))
+    assert isinstance(ok.body, RecordProposal) and ok.body.action is None
+
+
+def test_booleans_are_not_integers():
+    with pytest.raises(errors.BadBody, match="pid"):
+        protocol.decode(_frame(type="hello", body={"actor": "a", "pid": True, "protocol_major": 1,
+                                                   "protocol_minor": 0}))
+    assert protocol.decode(_frame(type="hello", body={"actor": "a", "pid": 3, "protocol_major": 1,
+                                                      "protocol_minor": 0})).body == Hello("a", 3, 1, 0)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.binary(max_size=512))
+def test_arbitrary_bytes_never_raise_anything_but_protocol_errors(data):
+    try:
+        protocol.decode(data)
+    except errors.ProtocolError:
+        pass
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.recursive(st.none() | st.booleans() | st.integers(-2**63, 2**64 - 1) | st.floats(allow_nan=False)
+                    | st.text(max_size=20) | st.binary(max_size=20),
+                    lambda c: st.lists(c, max_size=5) | st.dictionaries(st.text(max_size=8), c, max_size=5),
+                    max_leaves=20))
+def test_arbitrary_msgpack_values_never_raise_anything_but_protocol_errors(value):
+    try:
+        protocol.decode(msgpack.packb(value, use_bin_type=True))
+    except errors.ProtocolError:
+        pass

@@ -1,0 +1,64 @@
+"""Profiles: defaults, overrides and validation errors that name the key."""
+from __future__ import annotations
+
+import pytest
+
+from supervisor import profile as prof
+from tests.harness import DEMO
+
+
+def write(tmp_path, text):
+    p = tmp_path / "p.yaml"
+    p.write_text(text)
+    return str(p)
+
+
+def test_the_demo_profile_is_valid_and_complete():
+    p = prof.load(DEMO)
+    assert p["game"]["builtin"] is True and p["actors"] and next(iter(p["actors"])) == "recorder"
+    assert p["capture"]["root"] == "run/capture"
+
+
+def test_set_overrides_are_typed_by_yaml():
+    p = prof.load(DEMO, ["game.builtin=false", "game.base_url=http://127.0.0.1:9", "session.max_steps=5",
+                         "supervisor.heartbeat_s=0.25"])
+    assert p["game"]["builtin"] is False and p["session"]["max_steps"] == 5
+    assert p["supervisor"]["heartbeat_s"] == 0.25
+
+
+@pytest.mark.parametrize("text, words", [
+    ("game: [1, 2]", "game: expected a mapping"),
+    ("game:\n  backend: nes", "game.backend: 'nes' is not one of http, pyboy"),
+    ("sesion: {}", "sesion: unknown key (did you mean 'session'?)"),
+    ("session:\n  max_steps: -1", "session.max_steps: must not be negative"),
+    ("session:\n  max_steps: 0", "session.max_steps: must be at least 1"),
+    ("session:\n  dry_run: maybe", "session.dry_run: expected bool"),
+    ("game:\n  seed: 1.5", "game.seed: expected a whole number"),
+    ("actors:\n  policy: {}\n  recorder: {}", "the recorder must be the first actor"),
+    ("actors:\n  recorder: {}\n  painter: {}", "actors.painter: unknown actor"),
+    ("actors:\n  recorder: {max_restarts: many}", "actors.recorder.max_restarts: expected a whole number"),
+    ("game:\n  builtin: false", "game.base_url: required when game.builtin is false"),
+    ("game: {backend: http\n", "not valid YAML at line"),
+    ("- a\n- b", "must be a mapping at the top level"),
+])
+def test_bad_profiles_name_the_key_and_the_problem(tmp_path, text, words):
+    with pytest.raises(prof.ProfileError) as exc:
+        prof.load(write(tmp_path, text))
+    assert words in str(exc.value)
+    assert str(tmp_path) in str(exc.value)
+
+
+def test_a_missing_file_is_named(tmp_path):
+    with pytest.raises(prof.ProfileError, match="no such profile file"):
+        prof.load(str(tmp_path / "nope.yaml"))
+
+
+def test_bad_override_syntax():
+    with pytest.raises(prof.ProfileError, match="expected dotted.key=value"):
+        prof.load(DEMO, ["session.max_steps"])
+    with pytest.raises(prof.ProfileError, match="unknown key"):
+        prof.load(DEMO, ["session.max_stepz=3"])
+
+
+def test_yaml_off_means_the_string_off():
+    assert prof.load(DEMO, ["supervisor.progress=off"])["supervisor"]["progress"] == "off"

@@ -1,0 +1,175 @@
+"""Supervision in whole-process sessions: crashes, restarts, recorder loss, bad input."""
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+
+import httpx
+import pytest
+import zmq
+
+import protocol
+from protocol.actor_to_supervisor import Hello
+from protocol.cli_to_supervisor import StatusRequest
+from protocol.supervisor_to_actor import Refused
+from tests.harness import REPO, kill, wait_for
+
+pytestmark = pytest.mark.timeout(120)
+LONG = ("session.max_steps=100000", "session.stop_on_run_end=false")
+
+
+def test_killing_a_permanent_actor_restarts_it_and_records_it(session_factory):
+    s = session_factory(*LONG, args=("--max-steps", "150"))
+    wait_for(lambda: len(s.events("action_result")) >= 5, 60, "five results")
+    old = s.actor_pid("policy")
+    kill(old)
+    assert s.wait() == 0, s.stderr
+    exits = [r for r in s.events("actor_exit") if r["actor"] == "policy" and not r["expected"]]
+    assert exits and exits[0]["pid"] == old and exits[0]["signal"] == "SIGKILL"
+    assert [r["actor"] for r in s.events("actor_restart")] == ["policy"]
+    starts = [r for r in s.events("actor_start") if r["actor"] == "policy"]
+    assert [r["start_count"] for r in starts] == [1, 2] and starts[1]["pid"] != old
+    assert s.summary()["actor_restarts"] == {"policy": 1}
+    # the restarted policy caught up from the journal: one proposal per observation
+    props = [r["observation_id"] for r in s.events("proposal")]
+    assert len(props) == len(set(props)) == len(s.events("observation"))
+
+
+def test_killing_the_recorder_blocks_every_further_post(session_factory):
+    s = session_factory(*LONG, "actors.recorder.restart=temporary")
+    wait_for(lambda: len(s.events("action_result")) >= 5, 60, "five results")
+    base = s.base_url()
+    kill(s.actor_pid("recorder"))
+    kill_time_attempts = len(s.events("action_attempt"))
+    seen = []
+
+    def game_posts():  # poll the game until the session has stopped it
+        try:
+            seen.append(httpx.get(base + "/__gamerig/stats", timeout=1).json()["posts"])
+        except httpx.HTTPError:
+            return True
+        return False
+
+    wait_for(game_posts, 60, "the session to stop the game", every=0.05)
+    assert s.wait() == 1
+    stats = s.game_stats()
+    # an attempt whose ack left before the kill may still be sent; nothing after it
+    assert stats["posts"] <= kill_time_attempts
+    assert stats["intent_violations"] == [] and stats["posts_with_intent"] == stats["posts"]
+    summary = s.summary()  # the supervisor restarted the recorder once, only to finalize
+    assert summary["reason"] == "actor_exited"
+    assert s.rows()[-1]["event"] == "session_end"
+
+
+def test_a_bad_profile_is_refused_with_the_key_named(tmp_path):
+    bad = tmp_path / "bad.yaml"
+    bad.write_text("game:\n  backend: http\nactors:\n  recorder: {restart: sometimes}\n")
+    p = subprocess.run([sys.executable, "-m", "supervisor", "start", str(bad)], cwd=REPO,
+                       capture_output=True, text=True, timeout=60)
+    assert p.returncode == 2
+    assert "actors.recorder.restart" in p.stderr and "sometimes" in p.stderr
+    p = subprocess.run([sys.executable, "-m", "supervisor", "validate", str(bad)], cwd=REPO,
+                       capture_output=True, text=True, timeout=60)
+    assert p.returncode == 2 and "permanent, transient, temporary" in p.stderr
+
+
+def test_garbage_on_actor_sockets_is_counted_and_the_session_goes_on(session_factory):
+    s = session_factory(*LONG)
+    wait_for(lambda: len(s.events("action_result")) >= 3, 60, "three results")
+    ctx = zmq.Context.instance()
+    garbage = [b"", b"\xc1", b"not msgpack at all", b"\x93\x01\x02\x03",
+               protocol.encode(protocol.wrap(Hello(actor="x", pid=1, protocol_major=1,
+                                                   protocol_minor=0), session="s", sender="t"))[:-3],
+               b"\x9a" + b"\xa7gamerig\x01\x00\xa4nope\x01" + b"\xc0" * 5]
+    for name in ("recorder", "control", "model"):
+        sock = ctx.socket(zmq.DEALER)
+        sock.setsockopt(zmq.LINGER, 2000)  # deliver everything before closing
+        sock.connect(s.endpoint(name))
+        for frame in garbage:
+            sock.send(frame)
+        sock.close()
+    wait_for(lambda: _bad_frames(s).get("recorder", 0) >= len(garbage) - 1, 30,
+             "the recorder to count the bad frames")
+    steps = len(s.events("observation"))
+    wait_for(lambda: len(s.events("observation")) >= steps + 10, 60, "ten more steps")
+    s.signal(signal.SIGTERM)
+    assert s.wait() == 143, s.stderr
+    assert not [r for r in s.events("actor_exit") if not r["expected"]]
+
+
+def _bad_frames(s) -> dict:
+    p = subprocess.run([sys.executable, "-m", "supervisor", "status", "--json",
+                        "--runtime-dir", s.runtime], cwd=REPO, capture_output=True, text=True,
+                       timeout=30)
+    if p.returncode != 0 or not p.stdout.strip():
+        return {}
+    sessions = json.loads(p.stdout)["sessions"]
+    if not sessions or "actors" not in sessions[0]:
+        return {}
+    return {n: sum((a.get("status") or {}).get("bad_frames", {}).values())
+            for n, a in sessions[0]["actors"].items()}
+
+
+def test_a_foreign_protocol_version_is_refused_at_the_handshake(session_factory):
+    s = session_factory(*LONG, args=("--max-steps", "60"))
+    wait_for(s.has_session_dir, 60, "the session to start")
+    ctx = zmq.Context.instance()
+    sock = ctx.socket(zmq.DEALER)
+    sock.setsockopt(zmq.LINGER, 0)
+    sock.connect(s.record()["control"])
+    sock.send(protocol.encode(protocol.wrap(Hello(actor="observer", pid=os.getpid(),
+                                                  protocol_major=2, protocol_minor=0),
+                                            session="x", sender="observer")))
+    assert sock.poll(10000), "no answer to a hello"
+    reply = protocol.decode(sock.recv()).body
+    assert isinstance(reply, Refused) and "protocol version 2.0 is not accepted" in reply.reason
+    sock.close()
+    assert s.wait() == 0
+
+
+def test_status_and_stop_commands_drive_a_running_session(session_factory):
+    s = session_factory(*LONG)
+    wait_for(lambda: len(s.events("action_result")) >= 3, 60, "three results")
+    run = lambda *a: subprocess.run([sys.executable, "-m", "supervisor", *a, "--runtime-dir", s.runtime],
+                                    cwd=REPO, capture_output=True, text=True, timeout=30)
+    st = run("status", "--json")
+    assert st.returncode == 0, st.stderr
+    info = json.loads(st.stdout)["sessions"][0]
+    assert info["steps"] >= 3 and set(info["actors"]) >= {"recorder", "policy", "observer", "actuator"}
+    assert all(a["alive"] and a["rss_bytes"] > 0 for a in info["actors"].values())
+    human = run("status")
+    assert info["session_id"] in human.stdout and "recorder" in human.stdout
+    stop = run("stop")
+    assert stop.returncode == 0 and "stopping" in stop.stdout
+    assert s.wait() == 0
+    assert s.summary()["reason"] == "stop_command"
+
+
+def test_a_control_request_with_a_wrong_token_is_refused_and_recorded(session_factory):
+    s = session_factory(*LONG, args=("--max-steps", "60"))
+    wait_for(s.has_session_dir, 60, "the session to start")
+    from actors.transport import Client, Counters, PeerRefused
+    client = Client(zmq.Context.instance(), s.record()["control"], session="x", sender="t",
+                    counters=Counters())
+    with pytest.raises(PeerRefused) as err:
+        client.request(StatusRequest(token="wrong"), deadline_s=5)
+    assert err.value.code == "unauthorized"
+    client.close()
+    assert s.wait() == 0
+    assert s.events("control_refused")
+
+
+def test_help_explains_every_command():
+    p = subprocess.run([sys.executable, "-m", "supervisor", "--help"], cwd=REPO,
+                       capture_output=True, text=True, timeout=30)
+    assert p.returncode == 0
+    from supervisor.commands import REGISTRY
+    for cls in REGISTRY:
+        assert cls.name in p.stdout
+        sub = subprocess.run([sys.executable, "-m", "supervisor", cls.name, "--help"], cwd=REPO,
+                             capture_output=True, text=True, timeout=30)
+        assert sub.returncode == 0 and "Example" in sub.stdout, cls.name
