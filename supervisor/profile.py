@@ -53,12 +53,7 @@ SCHEMA: dict[str, Any] = {
         "module": (str, "sts2", None),
         "settings": (dict, {}, None),
     },
-    "model": {
-        "base_url": ((str, type(None)), None, None),
-        "model": ((str, type(None)), None, None),
-        "api_key_env": ((str, type(None)), None, None),
-        "settings": (dict, {}, None),
-    },
+    "model": "MODEL",  # validated by actors.model_client.config (see docs/models.md)
     "capture": {
         "root": (str, "run/capture", None),
         "outcome_dir": ((str, type(None)), None, None),
@@ -127,6 +122,8 @@ def _validate_section(where: str, prefix: str, schema: dict, data: Any) -> dict:
         full = f"{prefix}{key}"
         if spec == "ACTORS":
             out[key] = _validate_actors(where, data.get(key))
+        elif spec == "MODEL":
+            out[key] = _validate_model(where, data.get(key))
         elif isinstance(spec, dict):
             out[key] = _validate_section(where, full + ".", spec, data.get(key) or {})
         elif key in data:
@@ -150,6 +147,23 @@ def _validate_actors(where: str, data: Any) -> dict:
         out[name] = _validate_section(where, f"actors.{name}.", defaults.get(name, _actor()), settings or {})
     if next(iter(out)) != "recorder":
         raise ProfileError(where, "actors", "the recorder must be the first actor (it owns the capture)")
+    return out
+
+
+def _validate_model(where: str, data: Any) -> dict:
+    """The ``model`` section: checked by the model client's own config when a server is set."""
+    from actors.model_client.config import ModelConfig
+    from actors.model_client.errors import ConfigError
+    data = {} if data is None else data
+    if not isinstance(data, dict):
+        raise ProfileError(where, "model", f"expected a mapping, got {data!r}")
+    out = {"base_url": None, "model": None, "api_key_env": None, **data}
+    if out["base_url"] is None:
+        return out
+    try:
+        ModelConfig.from_profile(out)
+    except ConfigError as exc:
+        raise ProfileError(where, f"model.{exc.key}" if exc.key else "model", exc.problem) from None
     return out
 
 
@@ -212,8 +226,6 @@ def _cross_checks(where: str, p: dict) -> None:
         raise ProfileError(where, "session.max_steps", "must be at least 1")
     if p["supervisor"]["heartbeat_s"] < 0.05:
         raise ProfileError(where, "supervisor.heartbeat_s", "must be at least 0.05")
-    if p["model"]["base_url"] and not p["model"]["model"]:
-        raise ProfileError(where, "model.model", "required when model.base_url is set")
 
 
 def get(profile: dict, dotted: str, default: Any = None) -> Any:

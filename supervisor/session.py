@@ -67,7 +67,8 @@ class Supervisor:
         self.rt = SessionRuntime(sup["runtime_dir"], self.session_id)
         self.endpoints = {"control": self.rt.endpoint("control"),
                           "recorder": self.rt.endpoint("recorder"),
-                          "model": self.rt.endpoint("model")}
+                          "model": self.rt.endpoint("model"),
+                          "emulator": self.rt.endpoint("emulator")}
         self._prepare_game()
         self.order = [n for n in profile["actors"] if self._wanted(n)]
         self.children = {n: self._child(n) for n in self.order}

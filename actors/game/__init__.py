@@ -1,0 +1,25 @@
+"""The built-in game: a small, invented, seeded Slay-the-Spire-like game served over HTTP
+with the exact shape of the STS2MCP mod's API (see docs/game.md).
+
+Modules:
+    knobs         ``Knobs`` — the hostile knobs, all off by default.
+    errors        the exception tree (``GameError`` › ``ActionRefused`` / ``ParamTypeError``).
+    rng           named, seeded ``random.Random`` streams (no global random anywhere).
+    content       cards, relics, potions, characters (data only).
+    bestiary      monsters, their moves and the encounters of the act.
+    mapgen        the act map: nodes, children, node types.
+    model         run-time records: card instances, the run, rooms.
+    combat        combat rules: energy, block, statuses, intents, enemy turns.
+    views         JSON builders shared by screens (cards, player, relics, potions).
+    registry      the action registry: parameter parsing and ``@action`` handlers.
+    engine        ``Game``: screen detection, the queued-effect model, read timers.
+    runflow       entering rooms, rewards, run start and run end.
+    identity      compendium ``current_run`` (run identity from "save metadata").
+    markdown      the ``?format=markdown`` rendering of a state.
+    endpoints     the non-gameplay endpoints: ``/``, compendium, profile, wiki, profiles.
+    intent_check  journal-backed check that each POST was recorded before it arrived.
+    http          ``start_server`` and the ThreadingHTTPServer request handler.
+    cli           ``main(argv)``: the standalone command line.
+    __main__      ``python -m actors.game``: the supervised game actor, or ``cli.main``.
+    screens/      one module per screen: its state block and its actions.
+"""

@@ -1,0 +1,115 @@
+"""The non-gameplay endpoints: ``/``, compendium, profile, wiki and profiles.
+
+Each function takes the game (under its lock) and returns ``(http_status, json_body)``.
+"""
+
+from __future__ import annotations
+
+import traceback
+from typing import TYPE_CHECKING
+
+from .bestiary import MONSTERS
+from .content import CARDS, CHARACTERS, POTIONS, RELICS
+from .errors import ActionRefused
+
+if TYPE_CHECKING:
+    from .engine import Game
+
+VERSION = "0.4.0-gamerig"
+PROFILE_IDS = (1, 2, 3)
+ITEM_TYPES = ("card", "relic", "potion", "monster", "character")
+
+
+def root() -> tuple[int, dict]:
+    return 200, {"message": f"Hello from STS2 MCP v{VERSION}", "status": "ok"}
+
+
+def _entries() -> list[dict]:
+    out: list[dict] = []
+    for c in CARDS.values():
+        out.append({"item_type": "card", "id": c.id, "name": c.name, "type": c.type,
+                    "rarity": c.rarity, "cost": "X" if c.cost == "X" else
+                    str(c.cost if c.cost is not None else -1),
+                    "description": c.description(False)})
+    for r in RELICS.values():
+        out.append({"item_type": "relic", "id": r.id, "name": r.name,
+                    "description": r.description})
+    for p in POTIONS.values():
+        out.append({"item_type": "potion", "id": p.id, "name": p.name,
+                    "description": p.description})
+    for m in MONSTERS.values():
+        out.append({"item_type": "monster", "id": m.id, "name": m.name,
+                    "min_hp": m.hp[0], "max_hp": m.hp[1]})
+    for ch in CHARACTERS.values():
+        out.append({"item_type": "character", "id": ch.id, "name": ch.name,
+                    "description": f"{ch.hp} HP, {ch.gold} gold"})
+    return out
+
+
+def compendium(game: "Game") -> tuple[int, dict]:
+    """All content plus ``current_run`` (run identity from save metadata)."""
+    game.save.compendium_reads += 1
+    n = game.knobs.identity_outage_every
+    if n and game.save.compendium_reads % n == 0:
+        try:
+            raise IOError("save metadata unavailable (knob identity_outage_every)")
+        except IOError as exc:
+            return 500, {"error": str(exc), "exception_type": type(exc).__name__,
+                         "stack_trace": traceback.format_exc()}
+    entries = _entries()
+    body = {kind + "s": [e for e in entries if e["item_type"] == kind] for kind in ITEM_TYPES}
+    body["current_run"] = game.save.current_run()
+    return 200, body
+
+
+def profile(game: "Game") -> tuple[int, dict]:
+    p = game.profile
+    return 200, {"profile_id": p.profile_id, "name": f"Profile {p.profile_id}",
+                 "runs_started": game.runs_started, "victories": p.victories,
+                 "defeats": p.defeats,
+                 "unlocked_characters": [c.id for c in CHARACTERS.values() if not c.locked],
+                 "seen_tutorials": sorted(p.seen)}
+
+
+def wiki(game: "Game", query: dict[str, str]) -> tuple[int, dict]:
+    text = query.get("query", "").lower()
+    item_type = query.get("item_type", "")
+    limit_raw = query.get("limit", "20")
+    try:
+        limit = int(limit_raw)
+    except ValueError:
+        return 400, {"error": f"Invalid limit '{limit_raw}'"}
+    if item_type and item_type not in ITEM_TYPES:
+        return 400, {"error": f"Invalid item_type '{item_type}' (valid: {list(ITEM_TYPES)})"}
+    hits = [e for e in _entries()
+            if (not item_type or e["item_type"] == item_type)
+            and (text in e["name"].lower() or text in e["id"].lower()
+                 or text in e.get("description", "").lower())]
+    return 200, {"query": query.get("query", ""), "item_type": item_type or None,
+                 "count": min(len(hits), max(0, limit)), "total": len(hits),
+                 "results": hits[:max(0, limit)]}
+
+
+def profiles_get(game: "Game") -> tuple[int, dict]:
+    cur = game.profile.profile_id
+    return 200, {"current_profile_id": cur,
+                 "profiles": [{"id": i, "name": f"Profile {i}", "is_current": i == cur}
+                              for i in PROFILE_IDS]}
+
+
+def profiles_post(game: "Game", body: dict) -> tuple[int, dict]:
+    """``{"action": "switch", "profile_id": N}``; refused during a run."""
+    if body.get("action") != "switch":
+        return 200, {"status": "error", "error": f"Unknown action: {body.get('action')}"}
+    pid = body.get("profile_id")
+    if isinstance(pid, bool) or not isinstance(pid, int):
+        return 500, {"error": f"Action failed: profile_id must be an integer, got {pid!r}"}
+    try:
+        if game.run is not None:
+            raise ActionRefused("Cannot switch profiles during a run")
+        if pid not in PROFILE_IDS:
+            raise ActionRefused(f"Unknown profile {pid}")
+    except ActionRefused as exc:
+        return 200, {"status": "error", "error": str(exc)}
+    game.profile.profile_id = pid
+    return 200, {"status": "ok", "message": f"Switched to profile {pid}"}

@@ -1,0 +1,86 @@
+"""Hostile knobs of the built-in game.
+
+Every knob defaults to "off" (0 or False). They are profile keys under ``game.`` and
+command-line flags of ``python -m actors.game`` (``--effect-delay-reads 2`` etc.).
+
+    effect_delay_reads      an accepted action's effect shows only after N extra state
+                            reads (0: on the next read). While effects are pending, a POST
+                            is validated against the stale visible state.
+    slow_confirm_reads      confirmations (confirm_selection, confirm_bundle_selection,
+                            combat_confirm_selection, select_relic, select_card_reward)
+                            take N extra reads on top of effect_delay_reads.
+    reject_every_nth        every Nth otherwise valid POST is refused with
+                            ``status: error`` ("the game is busy") and has no effect.
+    identity_outage_every   every Nth compendium read fails with a 500.
+    identity_parse_error_every  every Nth compendium read during a run reports
+                            ``parse_error`` instead of ``run_id``.
+    identity_lag_reads      save metadata trails the live run by N compendium reads
+                            (a new run shows ``limitation`` or the previous run's id).
+    replace_run_after_actions  once, after N accepted actions in a run, the run is replaced
+                            by a new run with the same seed (a new ``start_time``).
+    overlay_linger_reads    a closed overlay keeps being shown for N reads.
+    waiting_reads           N transient ``unknown`` ("transition") reads between screens.
+    enemy_turn_reads        the enemy turn is visible (turn "enemy", not play phase) for
+                            N reads before the next player turn.
+    state_error_every       every Nth state read fails with a 500 state-building error.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass, field
+from typing import Any, Mapping
+
+
+@dataclass(frozen=True)
+class Knobs:
+    """The hostile knobs; the defaults make an honest, prompt game."""
+
+    effect_delay_reads: int = field(default=0, metadata={"help": "an accepted action's effect shows only after N extra reads"})
+    slow_confirm_reads: int = field(default=0, metadata={"help": 'confirmations take N extra reads'})
+    reject_every_nth: int = field(default=0, metadata={"help": "refuse every Nth otherwise valid action ('the game is busy')"})
+    identity_outage_every: int = field(default=0, metadata={"help": 'every Nth compendium read fails with a 500'})
+    identity_parse_error_every: int = field(default=0, metadata={"help": 'every Nth in-run compendium read reports parse_error'})
+    identity_lag_reads: int = field(default=0, metadata={"help": 'save metadata (run identity) trails the run by N compendium reads'})
+    replace_run_after_actions: int = field(default=0, metadata={"help": 'once, after N actions, replace the run by a new one with the same seed'})
+    overlay_linger_reads: int = field(default=0, metadata={"help": 'a closed overlay stays visible for N reads'})
+    waiting_reads: int = field(default=0, metadata={"help": "N transient 'unknown' reads between screens"})
+    enemy_turn_reads: int = field(default=0, metadata={"help": 'the enemy turn stays visible for N reads'})
+    state_error_every: int = field(default=0, metadata={"help": 'every Nth state read fails with a 500 state-building error'})
+
+    def __post_init__(self) -> None:
+        for f in dataclasses.fields(self):
+            value = getattr(self, f.name)
+            if isinstance(value, bool) or not isinstance(value, int):
+                raise ValueError(f"game knob {f.name!r} must be an integer, got {value!r}")
+            if value < 0:
+                raise ValueError(f"game knob {f.name!r} must be >= 0, got {value}")
+
+    @classmethod
+    def names(cls) -> list[str]:
+        """All knob names, in declaration order."""
+        return [f.name for f in dataclasses.fields(cls)]
+
+    @classmethod
+    def from_mapping(cls, mapping: Mapping[str, Any] | None) -> "Knobs":
+        """Build knobs from a mapping (e.g. a profile's ``game.knobs``).
+
+        Raises ValueError naming an unknown or ill-typed knob.
+        """
+        mapping = dict(mapping or {})
+        known = set(cls.names())
+        unknown = sorted(k for k in mapping if k not in known)
+        if unknown:
+            raise ValueError(
+                f"unknown game knob(s): {', '.join(map(repr, unknown))}; "
+                f"known knobs: {', '.join(cls.names())}"
+            )
+        return cls(**mapping)
+
+    @classmethod
+    def help(cls, name: str) -> str:
+        """One line describing knob ``name``."""
+        return next(f.metadata["help"] for f in dataclasses.fields(cls) if f.name == name)
+
+    def as_dict(self) -> dict[str, int]:
+        return dataclasses.asdict(self)

@@ -1,0 +1,26 @@
+"""One module per screen: its state block, its rules and its actions.
+
+    menu            main menu, singleplayer submenu, character select, popups
+    mapscreen       map block, choose_map_node
+    battle          monster/elite/boss, hand_select; play_card, end_turn, potions
+    rewards         rewards, card_reward
+    gameover        game_over (victory / defeat)
+    proceed         the shared ``proceed`` action
+    overlay         the catch-all ``overlay``
+    event           event / fake_merchant screens, dialogue, options
+    events_content  the invented events
+    rooms           which room a map node builds
+    cardselect      card_select (transform, upgrade, select, simple_select, choose)
+    selects         bundle_select, relic_select
+    crystal         crystal_sphere
+    shop            shop (with card removal)
+    rest            rest_site
+    treasure        treasure
+
+Importing this package registers every action in ``registry.ACTIONS``.
+"""
+
+from . import (  # noqa: F401
+    battle, cardselect, crystal, event, gameover, mapscreen, menu, overlay, proceed, rest,
+    rewards, rooms, selects, shop, treasure,
+)

@@ -1,0 +1,20 @@
+"""Capture tools: the logic behind ``supervisor capture SUBCOMMAND PATH``.
+
+One module per subcommand, each defining its ``Command`` class next to its entry function
+(``supervisor/commands/capture.py`` lists them); the rest are the verifier's parts.
+
+    verify.py     ``capture verify``: resolve PATH (session or capture root), run the checks,
+                  exit 0 / 3 incomplete / 4 damaged / 2 usage
+    session.py    one session directory: two streaming passes over events.jsonl
+    stream.py     line-by-line readers, the torn-row marks of recorder_resumed, file digests
+    chain.py      torn rows, common fields, sequences and the hash chain
+    links.py      join keys, observation files, after_attempt_id, attempts and results
+    summary.py    session.json against the journal (pinned last row, restated counts)
+    feeds.py      the root feeds decisions.jsonl and sessions.jsonl
+    findings.py   findings, severities, reports, verdicts and the exit codes
+    report.py     the short human summary
+    errors.py     CaptureError and its subclasses
+
+The journal format itself (rows, canonical encoding, GENESIS) lives in ``protocol/journal.py``;
+docs/journal.md documents schema v1 and the verifier.
+"""

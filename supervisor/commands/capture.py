@@ -1,0 +1,38 @@
+"""Capture tools: check (and later audit, export, ...) recorded sessions.
+
+Each subcommand is one module of ``supervisor/capture/`` with a ``Command`` class whose
+docstring is its help; ``SUBCOMMANDS`` below is the only listing of them.
+
+Example:
+  supervisor capture verify run/capture
+  supervisor capture verify run/capture/sessions/<session-id> --json
+"""
+from __future__ import annotations
+
+import argparse
+import inspect
+
+from supervisor.capture import verify
+
+from .base import Command
+
+SUBCOMMANDS = [verify.Verify]
+
+
+class Capture(Command):
+    name = "capture"
+
+    def add_arguments(self, p) -> None:
+        sub = p.add_subparsers(dest="capture_command", metavar="SUBCOMMAND")
+        sub.required = True
+        for cls in SUBCOMMANDS:
+            cmd = cls()
+            doc = inspect.cleandoc(cls.__doc__ or "")
+            sp = sub.add_parser(cmd.name, help=doc.splitlines()[0] if doc else "",
+                                description=doc,
+                                formatter_class=argparse.RawDescriptionHelpFormatter)
+            cmd.add_arguments(sp)
+            sp.set_defaults(_capture_cmd=cmd)
+
+    def run(self, args) -> int:
+        return args._capture_cmd.run(args)

@@ -1,0 +1,1 @@
+"""Tests of the built-in game (actors/game): contract, screens, knobs, runs."""
