@@ -67,3 +67,12 @@ class RecorderError(Message):
     reply_to: str
     code: str
     message: str
+
+
+@message
+class SnapshotReply(Message):
+    """Counters as of ``last_sequence``; follow from there for the live stream."""
+    TYPE = "snapshot_reply"
+    reply_to: str
+    last_sequence: int
+    summary: dict

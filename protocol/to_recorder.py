@@ -91,3 +91,9 @@ class Finalize(Message):
     TYPE = "finalize"
     reason: str
     exit_code: int
+
+
+@message
+class Snapshot(Message):
+    """A tap's first request: the session's counters so far and the sequence they cover."""
+    TYPE = "snapshot"

@@ -68,7 +68,8 @@ class Supervisor:
         self.endpoints = {"control": self.rt.endpoint("control"),
                           "recorder": self.rt.endpoint("recorder"),
                           "model": self.rt.endpoint("model"),
-                          "emulator": self.rt.endpoint("emulator")}
+                          "emulator": self.rt.endpoint("emulator"),
+                          "stream": self.rt.endpoint("stream")}
         self._prepare_game()
         self.order = [n for n in profile["actors"] if self._wanted(n)]
         self.children = {n: self._child(n) for n in self.order}

@@ -20,7 +20,7 @@ from actors.runtime import ActorContext
 from actors.transport import decode_or_count, send_envelope
 from protocol import to_recorder as req
 from protocol.from_recorder import (Finalized, IntentAck, ObservationStored, ProposalRecorded,
-                                    RecorderError, Recorded, Rows)
+                                    RecorderError, Recorded, Rows, SnapshotReply)
 
 from . import files
 from .index import OUTCOMES, SessionIndex
@@ -306,37 +306,68 @@ class Recorder:
                 req.RecordEvent: self.on_record_event,
                 req.Finalize: self.on_finalize}
 
+    def on_snapshot(self, m: req.Snapshot) -> SnapshotReply:
+        return SnapshotReply(reply_to="", last_sequence=self.writer.sequence, summary=self.snapshot())
+
+    def snapshot(self) -> dict:
+        idx = self.index
+        return {"session": self.sid, "steps": idx.observations, "events": dict(idx.counts),
+                "dispositions": dict(idx.statuses), "action_results": dict(idx.outcomes),
+                "attempts": len(idx.attempts), "unresolved_attempts": idx.unresolved_attempts(),
+                "actor_restarts": dict(idx.restarts), "model_usage": dict(idx.model_usage),
+                "stopping": idx.stopping, "finalized": self.finalized is not None}
+
     def serve(self) -> None:
-        sock = self.ctx.zctx.socket(zmq.ROUTER)
-        sock.setsockopt(zmq.LINGER, 0)
-        sock.bind(self.ctx.endpoints["recorder"])
-        handlers = self.handlers()
+        """Serve the writers' endpoint and the read-only stream endpoint taps attach to."""
+        sock = self._bind("recorder")
+        stream = self._bind("stream") if "stream" in self.ctx.endpoints else None
+        writers = self.handlers()
+        readers = {req.Snapshot: self.on_snapshot}
+        poller = zmq.Poller()
+        for s in (sock, stream):
+            if s is not None:
+                poller.register(s, zmq.POLLIN)
         self.ctx.status["sequence"] = self.writer.sequence
         while not self.ctx.stopping.is_set():
             timeout = 200
             if self.parked:
-                timeout = max(1, min(timeout, int((min(p[3] for p in self.parked) - time.monotonic()) * 1000)))
-            if sock.poll(timeout):
-                frames = sock.recv_multipart()
-                self._dispatch(sock, frames, handlers)
-            self._serve_parked(sock)
+                timeout = max(1, min(timeout, int((min(p[4] for p in self.parked) - time.monotonic()) * 1000)))
+            ready = dict(poller.poll(timeout))
+            if sock in ready:
+                self._dispatch(sock, sock.recv_multipart(), writers)
+            if stream is not None and stream in ready:
+                self._dispatch(stream, stream.recv_multipart(), readers, read_only=True)
+            self._serve_parked()
             self.ctx.status["sequence"] = self.writer.sequence
-        sock.close(0)
+        for s in (sock, stream):
+            if s is not None:
+                s.close(0)
         self.writer.close()
+
+    def _bind(self, name: str) -> zmq.Socket:
+        s = self.ctx.zctx.socket(zmq.ROUTER)
+        s.setsockopt(zmq.LINGER, 0)
+        s.bind(self.ctx.endpoints[name])
+        return s
 
     def _reply(self, sock: zmq.Socket, routing: list[bytes], body) -> None:
         send_envelope(sock, body, session=self.sid, sender="recorder", routing=routing)
 
-    def _dispatch(self, sock: zmq.Socket, frames: list[bytes], handlers: dict) -> None:
+    def _dispatch(self, sock: zmq.Socket, frames: list[bytes], handlers: dict,
+                  read_only: bool = False) -> None:
         routing, data = frames[:-1], frames[-1]
-        env = decode_or_count(data, self.ctx.counters, "recorder")
+        env = decode_or_count(data, self.ctx.counters, "stream" if read_only else "recorder")
         if env is None:
             return
         if isinstance(env.body, req.Follow):
-            self.parked.append((routing, env.id, env.body, time.monotonic() + env.body.wait_ms / 1000))
+            self.parked.append((sock, routing, env.id, env.body,
+                                time.monotonic() + env.body.wait_ms / 1000))
             return
         handler = handlers.get(type(env.body))
         try:
+            if handler is None and read_only:
+                self._refuse_write(env)
+                raise Refusal("read_only", f"the stream endpoint is read-only; {env.type!r} refused")
             if handler is None:
                 raise Refusal("unexpected_type", f"the recorder does not take {env.type!r}")
             reply = handler(env.body)
@@ -355,10 +386,18 @@ class Recorder:
             self.ctx.request_stop("storage_failed", str(exc))
         self._reply(sock, routing, reply)
 
-    def _serve_parked(self, sock: zmq.Socket) -> None:
+    def _refuse_write(self, env) -> None:
+        """Record a write attempted on the read-only endpoint (a tap overstepping)."""
+        if self.finalized is None:
+            try:
+                self.append("tap_write_refused", {"request": env.type, "sender": env.sender})
+            except JournalError as exc:
+                log.error("%s", exc)
+
+    def _serve_parked(self) -> None:
         now = time.monotonic()
         keep = []
-        for routing, msg_id, follow, deadline in self.parked:
+        for sock, routing, msg_id, follow, deadline in self.parked:
             rows = self.rows_after(follow.after, max(1, min(follow.max_rows, 1024)))
             if rows or now >= deadline:
                 states = None
@@ -368,7 +407,7 @@ class Recorder:
                 self._reply(sock, routing, Rows(reply_to=msg_id, rows=rows,
                                                 last_sequence=self.writer.sequence, states=states))
             else:
-                keep.append((routing, msg_id, follow, deadline))
+                keep.append((sock, routing, msg_id, follow, deadline))
         self.parked = keep
 
 

@@ -38,6 +38,7 @@ class Chain:
         self.expected = 1
         self.prev_digest = GENESIS
         self.prev_line: int | None = None
+        self.prev_event: str | None = None
         self.prev_order_bad = False
         self.last_sequence = 0
         self.sequence_before = 0  # the last sequence before the row being checked
@@ -135,6 +136,7 @@ class Chain:
         self.last_sequence = max(self.last_sequence, seq)
         self.prev_digest = self.last_digest = digest
         self.prev_line = n
+        self.prev_event = row.get("event") if isinstance(row.get("event"), str) else None
         self.prev_order_bad = order_bad
         self.rows += 1
 
@@ -146,4 +148,5 @@ class Chain:
         self.add(DAMAGED, "row_changed",
                  f"line {self.prev_line} (seq {seq - 1}) was changed after it was recorded: it "
                  f"hashes to {self.prev_digest[:16]}..., but line {n} (seq {seq}) pins "
-                 f"{str(prev)[:16]}...", line=self.prev_line, sequence=seq - 1)
+                 f"{str(prev)[:16]}...", line=self.prev_line, sequence=seq - 1,
+                 event=self.prev_event)
