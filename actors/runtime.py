@@ -18,7 +18,7 @@ Lifecycle and failure behaviour:
   supervisor's restart policy decides what happens next.
 
 Environment (set by the supervisor): ``GAMERIG_CONTROL`` (endpoint), ``GAMERIG_SESSION``,
-``GAMERIG_START_COUNT`` (0 for the first start of this actor in the session).
+``GAMERIG_START_COUNT`` (1 for the first start of this actor in the session).
 """
 from __future__ import annotations
 
@@ -155,7 +155,7 @@ def run_actor(name: str, main: Callable[[ActorContext], int | None]) -> None:
                        session_dir=welcome.session_dir, capture_root=welcome.capture_root,
                        endpoints=dict(welcome.endpoints), profile=welcome.profile,
                        heartbeat_s=welcome.heartbeat_s,
-                       start_count=int(os.environ.get("GAMERIG_START_COUNT", "0")),
+                       start_count=int(os.environ.get("GAMERIG_START_COUNT", "1")),
                        zctx=zctx, stopping=threading.Event(), counters=counters)
     signal.signal(signal.SIGTERM, lambda *_: ctx.stopping.set())
     main_done = threading.Event()

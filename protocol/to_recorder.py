@@ -13,12 +13,18 @@ from .message import Message, message
 
 @message
 class StoreObservation(Message):
-    """A successful state read: the parsed state, stored as an observation file."""
+    """A successful state read: the parsed state, stored as an observation file.
+
+    Version 2 appended ``identity``: the run identity read right after the state (a
+    separate, non-atomic read), or None when none was read (see ``actors.identity``).
+    """
     TYPE = "store_observation"
+    VERSION = 2
     read_id: str
     state: dict
     phase: str = "run"
     read_ms: float | None = None
+    identity: dict | None = None
 
 
 @message

@@ -52,6 +52,7 @@ class Child:
         return self.proc is not None and self.proc.poll() is None
 
     def start(self) -> None:
+        self.start_count += 1  # 1 for the first start, as in the actor_start row
         env = dict(os.environ)
         env.update(self.env)
         env["GAMERIG_START_COUNT"] = str(self.start_count)
@@ -66,7 +67,6 @@ class Child:
         self.started_at = self.last_heard = time.monotonic()
         self.welcomed = False
         self.stopping = False
-        self.start_count += 1
         try:
             self.ps = psutil.Process(self.proc.pid)
             self.ps.cpu_percent(None)

@@ -71,8 +71,10 @@ def _read_once(ctx: ActorContext, source, recorder, track: StepTracker) -> bool:
         except RequestFailed as rexc:
             log.error("could not record a failed read: %s", rexc)
         return False
-    msg = StoreObservation(read_id=read_id, state=state, phase=phase,
-                           read_ms=round((time.monotonic() - start) * 1000, 3))
+    read_ms = round((time.monotonic() - start) * 1000, 3)
+    ident = source.read_identity(state) if ctx.setting("game.identity", True) else None
+    msg = StoreObservation(read_id=read_id, state=state, phase=phase, read_ms=read_ms,
+                           identity=ident)
     try:
         recorder.request(msg, deadline_s=60, should_stop=ctx.stopping.is_set)
     except RequestFailed as exc:

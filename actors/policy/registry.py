@@ -10,7 +10,9 @@ import inspect
 
 from .base import Policy
 
-BUILTIN = {"sts2": "actors.policy.sts2:Sts2Heuristic"}
+BUILTIN = {"sts2": "actors.policy.sts2:Sts2Heuristic",
+           "pyboy_demo": "actors.policy.pyboy:PyboyDemo",
+           "pyboy_explore": "actors.policy.pyboy:PyboyExplore"}
 
 
 class PolicyNotFound(Exception):

@@ -41,6 +41,17 @@ def write_observation(capture_root: str, relpath: str, state: dict) -> str:
     return hashlib.sha256(data).hexdigest()
 
 
+def make_durable(capture_root: str, relpath: str) -> None:
+    """fsync an observation file and its directory (before an intent that cites it)."""
+    path = os.path.join(capture_root, relpath)
+    for target, flags in ((path, os.O_RDONLY), (os.path.dirname(path), os.O_RDONLY)):
+        fd = os.open(target, flags)
+        try:
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+
+
 def read_observation(capture_root: str, relpath: str) -> dict:
     with open(os.path.join(capture_root, relpath), "rb") as fh:
         return json.loads(fh.read())

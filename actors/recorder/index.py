@@ -15,6 +15,7 @@ OUTCOMES = ("accepted", "rejected", "unknown")
 @dataclasses.dataclass
 class SessionIndex:
     observations: int = 0
+    last_observation_number: int = 0  # file numbers can skip an orphan left by a crash
     last_observation_id: str | None = None
     reads: dict[str, dict] = dataclasses.field(default_factory=dict)  # read_id -> obs row
     observation_rows: dict[str, dict] = dataclasses.field(default_factory=dict)
@@ -34,6 +35,7 @@ class SessionIndex:
     ended: dict | None = None
     restarts: dict[str, int] = dataclasses.field(default_factory=dict)
     model_usage: dict[str, float] = dataclasses.field(default_factory=dict)
+    last_run_id: str | None = None  # the last usable reported run id (kept through outages)
 
     def apply(self, row: dict[str, Any]) -> None:
         event = row.get("event")
@@ -50,6 +52,7 @@ class SessionIndex:
         self.observations += 1
         oid = row["observation_id"]
         self.last_observation_id = oid
+        self.last_observation_number = max(self.last_observation_number, int(oid.rsplit("-", 1)[-1]))
         self.observation_rows[oid] = row
         if row.get("read_id"):
             self.reads[row["read_id"]] = row
@@ -90,6 +93,9 @@ class SessionIndex:
         actor = row.get("actor", "?")
         self.restarts[actor] = self.restarts.get(actor, 0) + 1
 
+    def _identity(self, row: dict) -> None:
+        self.last_run_id = row["run_id"]
+
     def _model_error(self, row: dict) -> None:
         self.model_usage["errors"] = self.model_usage.get("errors", 0) + 1
 
@@ -112,4 +118,5 @@ _APPLY = {
     "session_end": SessionIndex._end,
     "actor_restart": SessionIndex._restart,
     "model_error": SessionIndex._model_error,
+    "run_identity_changed": SessionIndex._identity,
 }

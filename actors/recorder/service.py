@@ -61,6 +61,7 @@ class Recorder:
         self.states: collections.OrderedDict[str, dict] = collections.OrderedDict()
         self.parked: list[tuple[list[bytes], str, req.Follow, float]] = []
         self.finalized: dict | None = None
+        self._orphans_after = 0
         if resume:
             self._replay()
         else:
@@ -85,13 +86,14 @@ class Recorder:
         assert scan is not None
         for row, offset in zip(scan.rows, scan.offsets):
             self._remember(row, offset)
+        if self.index.ended:  # finalized: serve reads, never append after session_end
+            self.finalized = self._read_summary() or {"session": self.sid}
+            return
         torn = [{"line": t.line_number, "offset": t.offset, "length": t.length,
                  "sha256": t.sha256, "terminated": t.terminated} for t in self.writer.torn_at_resume]
         self.append("recorder_resumed", {
             "start_count": self.ctx.start_count, "resumed_after_sequence": scan.last_sequence,
             "torn_rows": torn}, durable=True)
-        if self.index.ended:
-            self.finalized = self._read_summary()
 
     def _read_summary(self) -> dict | None:
         try:
@@ -165,21 +167,49 @@ class Recorder:
         done = self.index.reads.get(m.read_id)
         if done is None:
             self._check_open()
-            number = self.index.observations + 1
+            number, relpath = self._next_observation_file()
             oid = f"o-{number:06d}"
-            relpath = files.observation_relpath(self.sid, number)
             sha = files.write_observation(self.root, relpath, m.state)
+            step = self.index.observations + 1
             state_type = m.state.get("state_type")
-            fields = {"observation_id": oid, "path": relpath, "sha256": sha, "step": number,
+            fields = {"observation_id": oid, "path": relpath, "sha256": sha, "step": step,
                       "phase": m.phase, "state_type": state_type if isinstance(state_type, str) else None,
                       "read_id": m.read_id, "read_ms": m.read_ms}
             if self.index.awaiting_after_attempt:
                 fields["after_attempt_id"] = self.index.awaiting_after_attempt
+            if m.identity is not None:
+                fields["run_identity"] = m.identity
             done = self.append("observation", fields)
             self._cache_state(oid, m.state)
+            if m.identity is not None:
+                self._identity_rows(oid, m.identity)
         return ObservationStored(reply_to="", observation_id=done["observation_id"],
                                  sequence=done["sequence"], path=done["path"],
                                  sha256=done["sha256"], step=done["step"])
+
+    def _next_observation_file(self) -> tuple[int, str]:
+        """The next free observation number. A recorder that died between writing a file
+        and its row leaves an orphan file: it is never overwritten, its number is skipped."""
+        number = max(self.index.last_observation_number, self._orphans_after) + 1
+        relpath = files.observation_relpath(self.sid, number)
+        while os.path.exists(os.path.join(self.root, relpath)):
+            number += 1
+            relpath = files.observation_relpath(self.sid, number)
+        self._orphans_after = number
+        return number, relpath
+
+    def _identity_rows(self, oid: str, ident: dict) -> None:
+        """Identity changes and identity failures are rows of their own."""
+        if ident.get("status") == "ok":
+            if ident["run_id"] != self.index.last_run_id:
+                self.append("run_identity_changed", {
+                    "observation_id": oid, "previous_run_id": self.index.last_run_id,
+                    "run_id": ident["run_id"], "seed": ident.get("seed")})
+        else:
+            self.append("run_identity_unavailable", {
+                "observation_id": oid, "status": ident.get("status"),
+                "detail": ident.get("error") or ident.get("reason"),
+                "last_known_run_id": self.index.last_run_id})
 
     def on_report_observation_error(self, m: req.ReportObservationError) -> Recorded:
         self._check_open()
@@ -190,9 +220,12 @@ class Recorder:
 
     def on_record_proposal(self, m: req.RecordProposal) -> ProposalRecorded:
         if m.proposal_id in self.index.proposals:
-            return ProposalRecorded(reply_to="", proposal_id=m.proposal_id,
-                                    disposition=self.index.dispositions.get(m.proposal_id, ""),
-                                    sequence=self.index.proposals[m.proposal_id]["sequence"])
+            if m.proposal_id in self.index.dispositions:
+                return ProposalRecorded(reply_to="", proposal_id=m.proposal_id,
+                                        disposition=self.index.dispositions[m.proposal_id],
+                                        sequence=self.index.proposals[m.proposal_id]["sequence"])
+            self._check_open()  # the recorder died between the proposal and its status
+            return self._record_status(m, dict(self.index.proposals[m.proposal_id]))
         self._check_open()
         if m.observation_id not in self.index.observation_rows:
             raise Refusal("unknown_observation", f"no observation {m.observation_id!r} in this session")
@@ -207,6 +240,9 @@ class Recorder:
         if m.model_evidence is not None:
             fields["model_evidence"] = m.model_evidence
         self.append("proposal", fields)
+        return self._record_status(m, fields)
+
+    def _record_status(self, m: req.RecordProposal, fields: dict) -> ProposalRecorded:
         status = self._disposition(m.wish)
         status_fields = {"proposal_id": m.proposal_id, "status": status}
         if m.wish == "stop":
@@ -253,6 +289,7 @@ class Recorder:
                           f"{self.index.dispositions.get(m.proposal_id)!r}, not execute")
         if self.index.stopping:
             raise Refusal("session_stopping", f"the session is stopping ({self.index.stopping})")
+        files.make_durable(self.root, self.index.observation_rows[prop["observation_id"]]["path"])
         number = len(self.index.attempts) + 1
         att = self.append("action_attempt", {
             "attempt_id": f"a-{number:06d}", "proposal_id": m.proposal_id,

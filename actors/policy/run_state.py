@@ -1,0 +1,105 @@
+"""``RunContext``: run identity and card evidence for the session (seed: run identity and
+card-evidence provenance).
+
+Identity is the one the observer read from the compendium after a stable in-run observation
+(``row["run_identity"]``, see ``actors.identity``). It is *reported*, not atomic with the
+state, and never replaced by a seed, character or floor.
+
+* A usable identity that differs from the last known one is a new run: policy memory, guards,
+  rejection counts and card evidence are reset, and with ``session.stop_on_run_end`` the
+  session stops before acting in the replacement run (``run_changed``).
+* An outage (missing identity or a failed read) discards card evidence but keeps guards; the
+  last known id is kept privately (so a different id after the outage still resets), while
+  decision rows carry ``run_id: null`` during it.
+* Observed menu and game-over screens clear run evidence and active-run policy memory.
+
+Card evidence is a combat-pile snapshot, kept only with a reported run id, with provenance:
+``source: combat_piles``, ``run_id``, ``observed_step``, ``act``, ``floor``,
+``persistent_deck: false``, ``piles_present`` and freshness ``observed_combat_piles`` (read
+in this observation) or ``historical_combat_piles`` (carried into the reward screens of the
+same room). It is discarded on a room change, missing room coordinates, an identity failure,
+a new run id, a run exit, and any other accepted non-combat action than opening or skipping a
+card reward; a rejected request discards nothing. It is never the persistent deck.
+"""
+from __future__ import annotations
+
+from collections import Counter
+
+from .context import PolicyContext, room_of
+
+PILES = ("hand", "draw_pile", "discard_pile", "exhaust_pile")
+COMBAT = {"monster", "elite", "boss", "hand_select"}
+
+
+class RunContext:
+    def __init__(self, policy_context: PolicyContext, stop_on_run_end: bool):
+        self.policy = policy_context
+        self.stop_on_run_end = stop_on_run_end
+        self.last_known_run_id: str | None = None  # private, kept through outages
+        self.reported_run_id: str | None = None  # what decision rows carry (null in outages)
+        self.run_seed = None
+        self.evidence: dict | None = None
+        self.stop_reason: str | None = None
+        self.changes = 0
+
+    def observe(self, state: dict, row: dict) -> None:
+        kind = state.get("state_type")
+        if kind in ("menu", "game_over"):
+            self._run_exit()
+        ident = row.get("run_identity")
+        if ident is not None:
+            self._identity(ident)
+        self._evidence(state, row)
+
+    def _identity(self, ident: dict) -> None:
+        if ident.get("status") != "ok":
+            self.reported_run_id = None
+            self.evidence = None
+            return
+        rid = ident["run_id"]
+        if self.last_known_run_id is not None and rid != self.last_known_run_id:
+            self.policy.reset()
+            self.evidence = None
+            self.changes += 1
+            if self.stop_on_run_end:
+                self.stop_reason = "run_changed"
+        self.last_known_run_id = self.reported_run_id = rid
+        self.run_seed = ident.get("seed")
+
+    def _run_exit(self) -> None:
+        if self.reported_run_id is not None or self.evidence is not None:
+            self.policy.reset()
+        self.evidence = None
+        self.reported_run_id = None
+        # a new run after the menu is expected: its id is not a "replacement"
+        self.last_known_run_id = None
+
+    def _evidence(self, state: dict, row: dict) -> None:
+        kind = state.get("state_type")
+        room = room_of(state)
+        if self.evidence is not None and (room is None or room != (self.evidence["act"], self.evidence["floor"])):
+            self.evidence = None
+        if kind in COMBAT and self.reported_run_id and room is not None:
+            player = state.get("player") or {}
+            present = [p for p in PILES if isinstance(player.get(p), list)]
+            counts = Counter(c.get("name") for p in present for c in player.get(p) or [])
+            self.evidence = {"source": "combat_piles", "run_id": self.reported_run_id,
+                             "observed_step": row.get("step"), "act": room[0], "floor": room[1],
+                             "persistent_deck": False, "piles_present": present,
+                             "freshness": "observed_combat_piles", "card_counts": dict(sorted(counts.items()))}
+        elif self.evidence is not None:
+            self.evidence = {**self.evidence, "freshness": "historical_combat_piles"}
+
+    def record_result(self, proposal: dict, result: dict) -> None:
+        if result.get("outcome") == "rejected":
+            return
+        action = proposal.get("action")
+        opens_card_reward = action == "claim_reward" and proposal.get("reward_type") in ("card", "special_card")
+        if proposal.get("state_type") not in COMBAT and not opens_card_reward and action != "skip_card_reward":
+            self.evidence = None
+
+    def decision_fields(self) -> dict:
+        prov = None
+        if self.evidence is not None:
+            prov = {k: v for k, v in self.evidence.items() if k != "card_counts"}
+        return {"run_id": self.reported_run_id, "run_seed": self.run_seed, "deck_provenance": prov}
