@@ -117,8 +117,10 @@ class Chain:
         row, n = line.row, line.number
         seq, prev = row.get("sequence"), row.get("prev_sha256")
         if not _is_int(seq):
+            if "sequence" in row:  # (a missing one is reported with the common fields)
+                self.add(DAMAGED, "bad_value", f"line {n}: sequence {seq!r} is not a whole "
+                         "number", line=n)
             seq = self.expected
-            self.add(DAMAGED, "missing_field", f"line {n} has no whole-number sequence", line=n)
         order_bad = seq != self.expected
         if seq == self.expected and prev != self.prev_digest and not self.prev_order_bad:
             self._chain_break(n, seq, prev)

@@ -50,7 +50,10 @@ class Feed:
         path = os.path.join(root, self.name)
         self.report.exists = os.path.isfile(path)
         if self.report.exists:
-            self._read(path)
+            try:
+                self._read(path)
+            except OSError as exc:
+                self.add(DAMAGED, "unreadable_file", f"{self.name} cannot be read: {exc}")
 
     def add(self, severity: str, code: str, message: str, **kw) -> None:
         self.report.findings.append(Finding(severity, code, message, file=self.name, **kw))

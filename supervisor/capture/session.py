@@ -74,7 +74,7 @@ def _no_journal(session_dir: str, add) -> None:
     try:
         contents = [n for n in os.listdir(session_dir) if n != "observations"]
         observations = os.listdir(os.path.join(session_dir, "observations"))
-    except FileNotFoundError:
+    except OSError:
         contents, observations = [], []
     if contents or observations:
         add(DAMAGED, "journal_missing", f"no {JOURNAL}, but the directory holds "

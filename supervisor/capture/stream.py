@@ -32,16 +32,18 @@ def parse_row(data: bytes) -> dict[str, Any] | None:
     return row if isinstance(row, dict) else None
 
 
-def iter_lines(path: str) -> Iterator[Line]:
+def iter_lines(path: str, *, parse: bool = True) -> Iterator[Line]:
     """Yield every line of ``path`` in order. An unterminated last line is yielded with
-    ``terminated=False`` and ``row=None`` (it is torn, whatever it contains)."""
+    ``terminated=False`` and ``row=None`` (it is torn, whatever it contains). With
+    ``parse=False`` no line is parsed (``row`` is always ``None``)."""
     with open(path, "rb") as fh:
         number, offset = 0, 0
         for raw in fh:
             number += 1
             terminated = raw.endswith(b"\n")
             data = raw[:-1] if terminated else raw
-            yield Line(number, offset, data, terminated, parse_row(data) if terminated else None)
+            row = parse_row(data) if terminated and parse else None
+            yield Line(number, offset, data, terminated, row)
             offset += len(raw)
 
 
@@ -62,18 +64,19 @@ def resume_marks(path: str) -> dict[int, TornMark]:
     Only lines that mention ``recorder_resumed`` are parsed. A mark is kept only when the
     named line comes before the row that names it."""
     marks: dict[int, TornMark] = {}
-    for line in iter_lines(path):
-        if b'"recorder_resumed"' not in line.data or line.row is None:
+    for line in iter_lines(path, parse=False):
+        if not line.terminated or b'"recorder_resumed"' not in line.data:
             continue
-        if line.row.get("event") != "recorder_resumed":
+        row = parse_row(line.data)
+        if row is None or row.get("event") != "recorder_resumed":
             continue
-        for entry in line.row.get("torn_rows") or []:
+        for entry in row.get("torn_rows") or []:
             if not isinstance(entry, dict) or not isinstance(entry.get("line"), int):
                 continue
             if entry["line"] < line.number and entry["line"] not in marks:
                 marks[entry["line"]] = TornMark(entry["line"], entry.get("offset"),
                                                 entry.get("length"), entry.get("sha256"),
-                                                line.number, line.row.get("sequence"))
+                                                line.number, row.get("sequence"))
     return marks
 
 

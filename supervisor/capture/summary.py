@@ -48,9 +48,13 @@ class SummaryCheck:
             self.add(DAMAGED, "summary_unreadable", "session.json has no journal section",
                      file=FILE)
             return
+        seq, digest = data["journal"].get("last_sequence"), data["journal"].get("last_row_sha256")
+        if not isinstance(seq, int) or isinstance(seq, bool) or not isinstance(digest, str):
+            self.add(DAMAGED, "summary_unreadable", f"session.json pins no journal row "
+                     f"(last_sequence {seq!r}, last_row_sha256 {digest!r})", file=FILE)
+            return
         self.summary = data
-        self.pinned_sequence = data["journal"].get("last_sequence")
-        self.pinned_digest = data["journal"].get("last_row_sha256")
+        self.pinned_sequence, self.pinned_digest = seq, digest
 
     def observe(self, n: int, row: dict, digest: str) -> None:
         """Called for every intact row of the journal pass."""
