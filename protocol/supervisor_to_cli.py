@@ -26,3 +26,22 @@ class ControlError(Message):
     reply_to: str
     code: str
     message: str
+
+
+@message
+class AttachReply(Message):
+    """Welcome to a tap: its id, its read-only token, the recorder's stream endpoint, and how
+    often it must be heard (any request with its token) before it is declared lost."""
+    TYPE = "attach_reply"
+    reply_to: str
+    tap_id: str
+    tap_token: str
+    stream: str
+    keepalive_s: float
+
+
+@message
+class DetachReply(Message):
+    TYPE = "detach_reply"
+    reply_to: str
+    tap_id: str

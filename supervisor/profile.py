@@ -71,9 +71,32 @@ SCHEMA: dict[str, Any] = {
         "stop_timeout_s": (NUM, 5.0, None),
         "startup_timeout_s": (NUM, 20.0, None),
         "progress": (str, "auto", ("auto", "line", "plain", "off")),
+        "taps": {  # attached taps (docs/attach.md)
+            "keepalive_s": (NUM, 2.0, None),  # a tap silent for 4 of these is declared lost
+        },
+        "tcp": {  # tcp:// endpoints for taps on another host, always CURVE (docs/attach.md)
+            "enabled": (bool, False, None),
+            "host": (str, "127.0.0.1", None),
+            "control_port": (int, 0, None),  # 0: a free port, published in the runtime record
+            "stream_port": (int, 0, None),
+            "server_key_file": ((str, type(None)), None, None),  # ZeroMQ secret cert; None: per session
+            "clients_dir": ((str, type(None)), None, None),  # authorized client public certs
+        },
     },
     "recorder": {
         "inject_failure": ((dict, type(None)), None, None),
+    },
+    "emulator": {  # the pyboy backend (see docs/emulator.md); checked again by the actor
+        "record": (bool, True, None),
+        "sound": (bool, False, None),
+        "cgb": ((bool, type(None)), None, None),
+        "checkpoint_every_frames": ((int, type(None)), 600, None),
+        "frames_per_step": ((int, type(None)), None, None),
+        "samples_per_step": (int, 0, None),
+        "memory_regions": (dict, {}, None),
+        "recording_limits": (dict, {}, None),
+        "fsync_inputs": (bool, False, None),
+        "step_timeout_s": (NUM, 5.0, None),
     },
     "actors": "ACTORS",
 }

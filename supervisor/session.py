@@ -19,10 +19,12 @@ import zmq
 
 import protocol
 from actors.follow import Follower
+from actors.taps.registry import TapRegistry
+from actors.taps.tcp import record_fields, start_gateway, tap_streams
 from actors.transport import Client, Counters, RequestFailed, send_envelope
 from protocol.errors import ProtocolError, VersionMismatch
 from protocol.actor_to_supervisor import Heartbeat, Hello, RequestStop
-from protocol.cli_to_supervisor import StatusRequest, StopRequest
+from protocol.cli_to_supervisor import AttachRequest, DetachRequest, StatusRequest, StopRequest
 from protocol.supervisor_to_actor import Ping, Refused, StopActor, Welcome
 from protocol.supervisor_to_cli import ControlError, StatusReply, StopReply
 from protocol.to_recorder import Finalize
@@ -121,9 +123,13 @@ class Supervisor:
         self.outbox = Outbox(self.zctx, self.endpoints["recorder"], self.session_id, self.counters)
         self.follower = Follower(self.zctx, self.endpoints["recorder"], session=self.session_id,
                                  sender="supervisor", counters=self.counters, wait_ms=500)
+        self.tcp = start_gateway(self.profile["supervisor"]["tcp"], self.endpoints)
+        self.taps = TapRegistry(session_token=self.rt.token, record=self.outbox.put, status=self.status,
+                                streams=tap_streams(self.endpoints, self.tcp),
+                                keepalive_s=float(self.profile["supervisor"]["taps"]["keepalive_s"]))
         self.rt.publish({"control": self.endpoints["control"], "capture_root": self.capture_root,
                          "session_dir": self.session_dir, "profile": self.profile.get("name"),
-                         "started_at": time.time(), "actors": self.order})
+                         "started_at": time.time(), "actors": self.order, **record_fields(self.tcp)})
         try:
             if self._start_all():
                 self._loop()
@@ -131,6 +137,8 @@ class Supervisor:
         finally:
             for s, h in old.items():
                 signal.signal(s, h)
+            if self.tcp is not None:
+                self.tcp.close()
             self.outbox.close()
             self.follower.close()
             self.control.close(0)
@@ -212,6 +220,7 @@ class Supervisor:
             for c in self.children.values():
                 c.take_sample()
             self._next_sample = now + 2.0
+            self.taps.sweep(now)
 
     # -- control --------------------------------------------------------------------------
     def _on_control(self, frames: list[bytes]) -> None:
@@ -236,7 +245,7 @@ class Supervisor:
             self.outbox.put("stop_requested", {"actor": body.actor, "reason": body.reason,
                                                "detail": body.detail})
             self.request_stop(body.reason, f"asked by {body.actor}: {body.detail}")
-        elif isinstance(body, (StatusRequest, StopRequest)):
+        elif isinstance(body, (StatusRequest, StopRequest, AttachRequest, DetachRequest)):
             self._reply(routing, self._on_cli(env.id, body))
 
     def _reply(self, routing, body) -> None:
@@ -262,6 +271,8 @@ class Supervisor:
                                      heartbeat_s=self.hb))
 
     def _on_cli(self, msg_id: str, body):
+        if self.taps.wants(body):  # attach, detach, and anything sent with a tap token
+            return self.taps.handle(msg_id, body)
         if body.token != self.rt.token:
             self.outbox.put("control_refused", {"request": body.TYPE, "reason": "bad token"})
             return ControlError(reply_to=msg_id, code="unauthorized", message="wrong session token")

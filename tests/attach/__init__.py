@@ -1,0 +1,1 @@
+"""Tests of attached taps: attach/detach, snapshot+stream, drops, access control, metrics."""
