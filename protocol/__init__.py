@@ -14,12 +14,15 @@ Bytes in, typed messages out; no sockets here.
     from_recorder.py        the recorder's replies (intent_ack, rows, ...)
     policy_to_model.py      ask_model
     model_to_policy.py      model_answer, model_failure
+    to_emulator.py          emulator_observe, emulator_step, emulator_checkpoint
+    from_emulator.py        the emulator's replies (emulator_observed, emulator_stepped, ...)
 
 Importing the package registers every message type.
 """
 from . import (actor_to_supervisor, cli_to_supervisor, from_recorder,  # noqa: F401
                model_to_policy, policy_to_model, supervisor_to_actor, supervisor_to_cli,
                to_recorder)
+from . import from_emulator, to_emulator  # noqa: F401
 from .codec import (MAX_FRAME_BYTES, PROTOCOL_MAJOR, PROTOCOL_MINOR, Envelope, decode,
                     encode, new_id, wrap)
 from .errors import ProtocolError

@@ -1,12 +1,29 @@
-"""Where the actuator sends actions: the HTTP game (any STS2MCP-speaking server).
+"""Where the actuator sends actions: the HTTP game (any STS2MCP-speaking server), or the
+emulator actor (``game.backend: pyboy``).
 
 A sink has ``send(action, parameters, attempt_id) -> ActionOutcome`` (never raises, never
-retries) and ``close()``. The pyboy backend adds its own sink (a ``step`` to the emulator).
+retries) and ``close()``.
+
+The pyboy sink takes ``action: "step"`` with ``parameters: {"buttons": [...], "frames": N,
+"samples": K}`` and sends exactly one ``emulator_step``:
+
+* a ``emulator_stepped`` reply → ``accepted``; the response holds the frame, the button diff,
+  the requested samples and the exact ``recording_span``;
+* an ``emulator_error`` reply with ``effect: none`` (the step was refused before any frame
+  ran: bad button, limit reached, ...) → ``rejected``; with ``effect: unknown`` → ``unknown``;
+* no reply within the deadline (the emulator died or hangs) → ``unknown``; never resent.
 """
 from __future__ import annotations
 
+import time
+
 from actors.runtime import ActorContext
 from actors.sts2mcp import ActionOutcome, GameClient
+from actors.transport import RequestFailed
+from protocol.from_emulator import EmulatorError, Stepped
+from protocol.to_emulator import Step
+
+STEP_ACTION = "step"
 
 
 class HttpSink:
@@ -20,8 +37,60 @@ class HttpSink:
         self.client.close()
 
 
+class EmulatorSink:
+    def __init__(self, ctx: ActorContext, timeout_s: float):
+        self.client = ctx.client("emulator")
+        self.timeout_s = timeout_s
+
+    def send(self, action: str, parameters: dict, attempt_id: str) -> ActionOutcome:
+        start = time.monotonic()
+        try:
+            msg = _step_message(action, parameters, attempt_id)
+        except ValueError as exc:  # refused here: nothing was sent
+            return ActionOutcome("rejected", None, {"error_code": "bad-action"}, str(exc), 0.0)
+        deadline = self.timeout_s + msg.frames / 1000  # slow carts still finish long steps
+        try:  # one try only: try_s == deadline_s means the request is sent exactly once
+            reply = self.client.request(msg, deadline_s=deadline, try_s=deadline)
+        except RequestFailed as exc:
+            return ActionOutcome("unknown", None, None, f"no reply from the emulator: {exc}", _ms(start))
+        except Exception as exc:  # never raise: an unexpected failure leaves the outcome unknown
+            return ActionOutcome("unknown", None, None, f"{type(exc).__name__}: {exc}", _ms(start))
+        if isinstance(reply, EmulatorError):
+            outcome = "rejected" if reply.effect == "none" else "unknown"
+            return ActionOutcome(outcome, None, {"error_code": reply.code, "effect": reply.effect},
+                                 f"{reply.code}: {reply.message}", _ms(start))
+        if not isinstance(reply, Stepped):
+            return ActionOutcome("unknown", None, None, f"unexpected reply {reply.TYPE!r}", _ms(start))
+        return ActionOutcome("accepted", None, {
+            "frame": reply.frame, "held": reply.held, "pressed": reply.pressed, "released": reply.released,
+            "samples": reply.samples, "recording_span": reply.span, "checkpoint": reply.checkpoint},
+            None, _ms(start))
+
+    def close(self) -> None:
+        self.client.close()
+
+
+def _step_message(action: str, parameters: dict, attempt_id: str) -> Step:
+    if action != STEP_ACTION:
+        raise ValueError(f"the pyboy backend takes action {STEP_ACTION!r}, not {action!r}")
+    buttons = parameters.get("buttons", [])
+    frames, samples = parameters.get("frames"), parameters.get("samples", 0)
+    if not isinstance(buttons, list) or not all(isinstance(b, str) for b in buttons):
+        raise ValueError(f"parameters.buttons must be a list of button names, got {buttons!r}")
+    for name, value in (("frames", frames), ("samples", samples)):
+        if isinstance(value, bool) or not isinstance(value, int):
+            raise ValueError(f"parameters.{name} must be an integer, got {value!r}")
+    return Step(attempt_id=attempt_id, buttons=buttons, frames=frames, samples=samples)
+
+
+def _ms(start: float) -> float:
+    return round((time.monotonic() - start) * 1000, 3)
+
+
 def make_sink(ctx: ActorContext):
     backend = ctx.setting("game.backend")
     if backend == "http":
         return HttpSink(ctx.setting("game.base_url"), float(ctx.setting("game.timeout_s", 5)))
+    if backend == "pyboy":
+        return EmulatorSink(ctx, float(ctx.setting("emulator.step_timeout_s", 5)))
     raise ValueError(f"game.backend {backend!r} has no actuator sink yet")

@@ -2,6 +2,11 @@
 
 Process-free: the emulator actor wraps these calls. Modules:
 
+    __main__     ``python -m actors.emulator``: the supervised actor process
+    actor        EmulatorActor: one session served over a ROUTER (observe / step / checkpoint),
+                 resume after a crash, journal rows through the recorder
+    config       EmulatorConfig: the profile's ``game.rom`` and ``emulator.*`` keys, checked
+
     session      EmulatorSession (observe / step / checkpoint / restore / status / export / stop / close),
                  RecordingOptions, sample_points
     resume       resume_from_latest_checkpoint: continue an interrupted recording in a new process

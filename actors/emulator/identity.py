@@ -4,7 +4,8 @@
   semantics change.
 * :func:`pyboy_version` — ``importlib.metadata.version("pyboy")``.
 * :func:`implementation_hash` — SHA-256 over this package's core source files (every
-  top-level ``*.py`` except the policy helpers, which cannot affect emulation), so changing
+  top-level ``*.py`` except the policy helpers and the actor's wiring, which cannot affect
+  emulation), so changing
   the emulator code invalidates old checkpoints even when the ROM is unchanged.
 """
 
@@ -18,7 +19,7 @@ from pathlib import Path
 PROTOCOL_VERSION = 1
 SCHEMA_VERSION = 1
 WRITER = "gamerig.actors.emulator"
-_NOT_EMULATION = {"policy.py"}
+_NOT_EMULATION = {"policy.py", "actor.py", "config.py", "__main__.py"}
 
 
 @functools.cache

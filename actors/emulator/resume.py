@@ -10,6 +10,9 @@ its writer lock. A new process calls :func:`resume_from_latest_checkpoint`, whic
    on the branch that was current (or after that branch's start) are not restorable;
 4. restores the newest checkpoint into a fresh PyBoy on a new branch (reason ``resume``),
    or boots from frame 0 on a new branch when no checkpoint exists.
+
+The returned session's ``resume_info`` holds ``{"lostInterval": ..., "branch": ...}`` (the
+``lost-interval`` event's fields and the new branch) for callers that journal the resume.
 """
 
 from __future__ import annotations
@@ -41,7 +44,8 @@ def lost_interval(summary: Summary, latest: dict | None) -> dict:
 def resume_from_latest_checkpoint(recording_path: Path | str, rom: bytes, *, sound: bool = False,
                                   memory_regions: Mapping[str, tuple[int, int]] | None = None,
                                   battery_dir: Path | None = None,
-                                  checkpoint_every_frames: int | None = None) -> EmulatorSession:
+                                  checkpoint_every_frames: int | None = None,
+                                  fsync_inputs: bool = False) -> EmulatorSession:
     """Reopen an interrupted recording and continue it on a new branch (see module docstring)."""
     rec, scan, summary = Recording.reopen(Path(recording_path))
     session = None
@@ -51,15 +55,18 @@ def resume_from_latest_checkpoint(recording_path: Path | str, rom: bytes, *, sou
         if identity.sha256 != header["rom"]["sha256"]:
             raise CheckpointIncompatible(recording_path, "romSha256", header["rom"]["sha256"], identity.sha256)
         session = EmulatorSession.__new__(EmulatorSession)
-        session._setup(rom, header["cgb"], sound, memory_regions, rec, battery_dir, checkpoint_every_frames)
+        session._setup(rom, header["cgb"], sound, memory_regions, rec, battery_dir, checkpoint_every_frames,
+                       fsync_inputs=fsync_inputs)
         session.branch_id, session.action_index, session.frame = (summary.branch_id, summary.action_index,
                                                                   summary.frame)
         latest = list(summary.checkpoints.values())[-1] if summary.checkpoints else None
-        rec.append(j.LOST_INTERVAL, lost_interval(summary, latest))
+        lost = lost_interval(summary, latest)
+        rec.append(j.LOST_INTERVAL, lost)
         if latest is not None:
-            session.restore(latest["checkpointId"], reason="resume")
+            branch = session.restore(latest["checkpointId"], reason="resume")
         else:
-            _boot_branch(session, rec)
+            branch = _boot_branch(session, rec)
+        session.resume_info = {"lostInterval": lost, "branch": branch.to_json()}
     except BaseException:
         if session is not None and hasattr(session, "_machine"):
             session._machine.close()
@@ -68,7 +75,7 @@ def resume_from_latest_checkpoint(recording_path: Path | str, rom: bytes, *, sou
     return session
 
 
-def _boot_branch(session: EmulatorSession, rec: Recording) -> None:
+def _boot_branch(session: EmulatorSession, rec: Recording) -> BranchInfo:
     """No checkpoint to restore: the fresh machine starts from boot on a new branch."""
     rec.branch_count += 1
     branch = BranchInfo(f"branch-{rec.branch_count:04d}", session.branch_id, None, 0, 0, "resume")
@@ -76,3 +83,4 @@ def _boot_branch(session: EmulatorSession, rec: Recording) -> None:
     rec.sync()
     rec.write_manifest()
     session.branch_id, session.action_index, session.frame = branch.branch_id, 0, 0
+    return branch

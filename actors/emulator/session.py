@@ -119,6 +119,7 @@ class EmulatorSession:
         self._recent: deque = deque(maxlen=rec.limits.recent_frame_count if rec else 12)
         self._last_rgba, self._last_digest = b"", ""
         self._png = PngEncoder()
+        self.resume_info: dict | None = None   # set by resume_from_latest_checkpoint
         self.closed = False
 
     # ---- properties ----------------------------------------------------------------------
@@ -159,6 +160,11 @@ class EmulatorSession:
                                        "executionMs": self._account(started)})
         return Observation(self.frame, png, digest, memory, tuple(ordered(self.held)), self.rom,
                            self.cgb, png_path)
+
+    def flush_evidence(self) -> None:
+        """Wait until every frame queued for the recording is on disk (PNG writes are async)."""
+        if self._recording is not None:
+            self._recording.frames.flush()
 
     def _account(self, started: float) -> float:
         elapsed = round((time.perf_counter() - started) * 1000, 3)

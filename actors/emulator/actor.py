@@ -1,0 +1,255 @@
+"""The emulator actor: one :class:`EmulatorSession` served over a ROUTER socket.
+
+Lifecycle (``run`` calls them in order; ``python -m actors.emulator`` runs it):
+
+* ``on_start`` — tells the recorder that the emulator started (its reply also proves the
+  session directory exists), then opens the session: a fresh recording under
+  ``<session_dir>/recording/``, or, when that recording already exists (this is a restart
+  after a crash), ``resume_from_latest_checkpoint`` onto a new branch, and an
+  ``emulator_resumed`` journal row with the lost interval. Raises on a bad profile or ROM;
+  ``run`` turns that into a recorded session stop instead of a restart loop.
+* ``serve`` — answers ``emulator_observe``, ``emulator_step`` and ``emulator_checkpoint``
+  until the supervisor asks the actor to stop. Exceptions become ``emulator_error`` replies
+  in exactly one place (``_dispatch``); the actor itself never dies of a bad request.
+* ``on_stop`` — finalizes the recording (status ``stopped``, the session's stop reason) and
+  closes PyBoy, which writes battery RAM into the recording. If the process is killed
+  instead, the next start resumes.
+"""
+from __future__ import annotations
+
+import collections
+import dataclasses
+import json
+import logging
+import os
+import uuid
+from pathlib import Path
+
+import zmq
+
+from actors.runtime import ActorContext
+from actors.transport import RequestFailed, decode_or_count, send_envelope
+from protocol import from_emulator as rep
+from protocol import to_emulator as req
+from protocol.to_recorder import RecordEvent
+
+from .config import ConfigProblem, EmulatorConfig
+from .errors import (EmulatorError, InvalidButton, InvalidOption, LimitExceeded, RecordingStopped,
+                     SessionClosed)
+from .policy import DEMO_REGIONS, is_demo_cartridge
+from .resume import resume_from_latest_checkpoint
+from .rom import RomIdentity
+from .session import EmulatorSession, RecordingOptions
+
+log = logging.getLogger("emulator")
+
+RECORDING_DIR = "recording"
+REPLY_CACHE = 64
+#: errors a step raises before any frame runs: the emulator is unchanged
+REFUSED_BEFORE_RUNNING = (InvalidButton, InvalidOption, LimitExceeded, RecordingStopped, SessionClosed)
+
+
+class EmulatorActor:
+    def __init__(self, ctx: ActorContext, config: EmulatorConfig):
+        self.ctx, self.config = ctx, config
+        self.session: EmulatorSession | None = None
+        self.recording_dir = Path(ctx.session_dir) / RECORDING_DIR
+        self.recorder = ctx.client("recorder")
+        self.replies: collections.OrderedDict[tuple[str, str], object] = collections.OrderedDict()
+        self.handlers = {req.Observe: self.on_observe, req.Step: self.on_step,
+                         req.Checkpoint: self.on_checkpoint}
+
+    # -- lifecycle ------------------------------------------------------------------------
+    def on_start(self) -> None:
+        rom = RomIdentity.from_bytes(self.config.rom)
+        regions = dict(DEMO_REGIONS) if is_demo_cartridge(rom.title) else {}
+        regions.update(self.config.memory_regions)
+        self._journal("emulator_started", {
+            "start_count": self.ctx.start_count, "pid": os.getpid(), "rom": rom.to_json(),
+            "rom_source": self.config.rom_source, "record": self.config.record,
+            "recording": self._rel(self.recording_dir) if self.config.record else None,
+            "memory_regions": {k: list(v) for k, v in regions.items()},
+            "checkpoint_every_frames": self.config.checkpoint_every_frames}, key=uuid.uuid4().hex)
+        self.session = self._open(regions)
+        if self.session.resume_info is not None:
+            info = self.session.resume_info
+            self._journal("emulator_resumed", {
+                "start_count": self.ctx.start_count, "recording": self._rel(self.recording_dir),
+                "lost_interval": info["lostInterval"], "branch": info["branch"]},
+                key=f"emulator_resumed:{info['branch']['branchId']}")
+            log.info("resumed on %s after losing %s", info["branch"]["branchId"], info["lostInterval"])
+        elif self.ctx.start_count > 0:
+            self._journal("emulator_resumed", {
+                "start_count": self.ctx.start_count, "recording": None,
+                "lost_interval": {"fromFrame": 0, "toFrame": None, "reason": "recording off: restarted from boot"},
+                "branch": None}, key=f"emulator_restarted:{self.ctx.start_count}:{uuid.uuid4().hex}")
+        self._update_status()
+
+    def _open(self, regions: dict) -> EmulatorSession:
+        c = self.config
+        common = dict(sound=c.sound, memory_regions=regions, checkpoint_every_frames=c.checkpoint_every_frames)
+        if not c.record:
+            return EmulatorSession(c.rom, cgb=c.cgb, battery_dir=Path(self.ctx.session_dir) / "battery",
+                                   **common)
+        if (self.recording_dir / "events.jsonl").exists():
+            return resume_from_latest_checkpoint(self.recording_dir, c.rom, fsync_inputs=c.fsync_inputs, **common)
+        options = RecordingOptions(path=self.recording_dir, limits=c.limits, fsync_inputs=c.fsync_inputs)
+        return EmulatorSession(c.rom, cgb=c.cgb, recording=options, **common)
+
+    def serve(self) -> None:
+        sock = self.ctx.zctx.socket(zmq.ROUTER)
+        sock.setsockopt(zmq.LINGER, 0)
+        sock.bind(self.ctx.endpoints["emulator"])
+        try:
+            while not self.ctx.stopping.is_set():
+                if sock.poll(200):
+                    self._dispatch(sock, sock.recv_multipart())
+        finally:
+            sock.close(0)
+
+    def on_stop(self) -> None:
+        session, self.session = self.session, None
+        try:
+            if session is not None:
+                if session.recording_path is not None and not session.closed:
+                    try:
+                        session.stop(None, _stop_reason(self.ctx.session_dir))
+                    except RecordingStopped:
+                        pass
+                session.close()
+        finally:
+            self.recorder.close()
+
+    # -- requests -------------------------------------------------------------------------
+    def _dispatch(self, sock: zmq.Socket, frames: list[bytes]) -> None:
+        """Decode, run the handler, and reply exactly once; errors become ``emulator_error``."""
+        routing, data = frames[:-1], frames[-1]
+        env = decode_or_count(data, self.ctx.counters, "emulator")
+        if env is None:
+            return
+        key = _dedupe_key(env.body)
+        reply = self.replies.get(key) if key else None
+        if reply is None:
+            reply = self._answer(env.body)
+            if key and not isinstance(reply, rep.EmulatorError):
+                self.replies[key] = reply
+                while len(self.replies) > REPLY_CACHE:
+                    self.replies.popitem(last=False)
+        send_envelope(sock, dataclasses.replace(reply, reply_to=env.id), session=self.ctx.session_id,
+                      sender=self.ctx.name, routing=routing)
+        self._update_status()
+
+    def _answer(self, body) -> object:
+        handler = self.handlers.get(type(body))
+        if handler is None:
+            return rep.EmulatorError(reply_to="", code="unexpected-type",
+                                     message=f"the emulator does not take {body.TYPE!r}")
+        before = (self.session.branch_id, self.session.action_index)
+        try:
+            return handler(body)
+        except EmulatorError as exc:
+            unchanged = before == (self.session.branch_id, self.session.action_index)
+            effect = "none" if isinstance(exc, REFUSED_BEFORE_RUNNING) and unchanged else "unknown"
+            if not isinstance(body, req.Step):
+                effect = "none"
+            return rep.EmulatorError(reply_to="", code=exc.code, message=str(exc), effect=effect)
+        except Exception as exc:  # a bug or a PyBoy failure: answer, log, keep serving
+            log.exception("%s failed", body.TYPE)
+            return rep.EmulatorError(reply_to="", code="internal-error", message=f"{type(exc).__name__}: {exc}",
+                                     effect="unknown" if isinstance(body, req.Step) else "none")
+
+    def on_observe(self, m: req.Observe) -> rep.Observed:
+        s = self.session
+        obs = s.observe()
+        s.flush_evidence()
+        return rep.Observed(reply_to="", frame=obs.frame, frame_png=self._frame_rel(obs.png_path),
+                            frame_rgba_sha256=obs.rgba_sha256,
+                            memory={name: data.hex() for name, data in obs.memory.items()},
+                            held=list(obs.held), rom=obs.rom.to_json(), cgb=obs.cgb,
+                            branch_id=s.branch_id, action_index=s.action_index,
+                            recording=self._rel(self.recording_dir) if s.recording_path else None)
+
+    def on_step(self, m: req.Step) -> rep.Stepped:
+        result = self.session.step(m.buttons, m.frames, m.samples)
+        if result.samples:
+            self.session.flush_evidence()
+        samples = [{**sample.to_json(), "png": self._frame_rel(sample.png_path)} for sample in result.samples]
+        return rep.Stepped(reply_to="", attempt_id=m.attempt_id, frame=result.frame, held=list(result.held),
+                           pressed=list(result.pressed), released=list(result.released), samples=samples,
+                           span=result.span.to_json() if result.span else None,
+                           checkpoint=result.checkpoint.to_json() if result.checkpoint else None)
+
+    def on_checkpoint(self, m: req.Checkpoint) -> rep.CheckpointSaved:
+        info = self.session.checkpoint(m.label)
+        return rep.CheckpointSaved(reply_to="", checkpoint=info.to_json())
+
+    # -- helpers --------------------------------------------------------------------------
+    def _journal(self, event: str, fields: dict, key: str) -> None:
+        """Append a row to the session journal (waits for the recorder; raises if it never answers)."""
+        self.recorder.request(RecordEvent(event=event, fields=fields, key=key), deadline_s=60,
+                              should_stop=self.ctx.stopping.is_set)
+
+    def _rel(self, path: Path) -> str:
+        return os.path.relpath(path, self.ctx.capture_root)
+
+    def _frame_rel(self, png_path: str | None) -> str | None:
+        return self._rel(self.recording_dir / png_path) if png_path else None
+
+    def _update_status(self) -> None:
+        s = self.session
+        if s is not None:
+            self.ctx.status.update(frame=s.frame, branch=s.branch_id, actions=s.action_index)
+
+
+def _dedupe_key(body) -> tuple[str, str] | None:
+    if isinstance(body, req.Step) and body.attempt_id:
+        return ("step", body.attempt_id)
+    if isinstance(body, req.Observe) and body.read_id:
+        return ("observe", body.read_id)
+    return None
+
+
+def _stop_reason(session_dir: str) -> str:
+    """The session's stop reason from the tail of its journal (read-only), for the recording."""
+    reason = "the gamerig session stopped"
+    try:
+        with open(os.path.join(session_dir, "events.jsonl"), "rb") as fh:
+            fh.seek(max(0, os.fstat(fh.fileno()).st_size - 65536))
+            lines = fh.read().splitlines()
+    except OSError:
+        return reason
+    for line in reversed(lines):
+        if b'"session_stopping"' in line:
+            try:
+                row = json.loads(line)
+            except ValueError:
+                continue
+            detail = f": {row['detail']}" if row.get("detail") else ""
+            return f"{reason} ({row.get('reason')}{detail})"[:1000]
+    return reason
+
+
+def run(ctx: ActorContext) -> int:
+    """The actor's main: start, serve, stop. A bad profile or ROM stops the session, recorded."""
+    try:
+        config = EmulatorConfig.from_profile(ctx.setting)
+    except ConfigProblem as exc:
+        return _fatal(ctx, "emulator_config", str(exc))
+    actor = EmulatorActor(ctx, config)
+    try:
+        try:
+            actor.on_start()
+        except (EmulatorError, RequestFailed) as exc:
+            return _fatal(ctx, "emulator_start_failed", f"{type(exc).__name__}: {exc}")
+        actor.serve()
+    finally:
+        actor.on_stop()
+    return 0
+
+
+def _fatal(ctx: ActorContext, reason: str, detail: str) -> int:
+    """Ask the supervisor to end the session and wait for it (a restart would fail the same way)."""
+    log.error("%s: %s", reason, detail)
+    ctx.request_stop(reason, detail)
+    ctx.stopping.wait(30)
+    return 0

@@ -1,0 +1,60 @@
+"""The emulator actor's replies. Each carries ``reply_to``: the id of the request it answers.
+
+Paths (``frame_png``, sample ``png``) are relative to the capture root; the recording span
+keeps the core library's camelCase keys (``recordingPath``, ``branchId``,
+``fromActionIndex``, ``toActionIndex``, ``fromFrame``, ``toFrame``, ``prefixPin``, ...).
+"""
+from __future__ import annotations
+
+from .message import Message, message
+
+
+@message
+class Observed(Message):
+    """The state read by ``emulator_observe``; ``memory`` maps region names to hex strings."""
+    TYPE = "emulator_observed"
+    reply_to: str
+    frame: int
+    frame_png: str | None
+    frame_rgba_sha256: str
+    memory: dict[str, str]
+    held: list[str]
+    rom: dict
+    cgb: bool
+    branch_id: str
+    action_index: int
+    recording: str | None = None  # the recording directory, relative to the capture root
+
+
+@message
+class Stepped(Message):
+    """A step that ran: the button diff, requested samples, the exact recording span."""
+    TYPE = "emulator_stepped"
+    reply_to: str
+    attempt_id: str
+    frame: int
+    held: list[str]
+    pressed: list[str]
+    released: list[str]
+    samples: list[dict]
+    span: dict | None  # None when the profile turned recording off
+    checkpoint: dict | None = None  # an automatic checkpoint taken right after the step
+
+
+@message
+class CheckpointSaved(Message):
+    TYPE = "emulator_checkpoint_saved"
+    reply_to: str
+    checkpoint: dict
+
+
+@message
+class EmulatorError(Message):
+    """A refused or failed request. ``code`` is stable (the core library's error codes, plus
+    ``internal-error`` and ``unexpected-type``); ``effect`` is ``none`` when nothing ran and
+    ``unknown`` when the failure may have left the emulator changed."""
+    TYPE = "emulator_error"
+    reply_to: str
+    code: str
+    message: str
+    effect: str = "none"

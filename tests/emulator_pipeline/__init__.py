@@ -1,0 +1,1 @@
+"""Whole-process tests of the pyboy backend: real supervisor, real actors, real PyBoy."""

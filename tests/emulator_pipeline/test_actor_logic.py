@@ -1,0 +1,65 @@
+"""The emulator actor's request handling and the actuator sink's mapping, in one process
+(the whole-process behaviour is in test_pyboy_sessions.py and test_pyboy_failures.py)."""
+from __future__ import annotations
+
+import threading
+import types
+
+import pytest
+
+from actors.actuator.sink import _step_message
+from actors.emulator.actor import EmulatorActor, _stop_reason
+from actors.emulator.cartridge import build_rom
+from actors.emulator.config import EmulatorConfig
+from actors.emulator.policy import DEMO_REGIONS
+from actors.emulator.session import EmulatorSession, RecordingOptions
+from protocol import from_emulator as rep
+from protocol import to_emulator as req
+from protocol.to_recorder import Finalize
+
+
+@pytest.fixture
+def actor(tmp_path):
+    ctx = types.SimpleNamespace(session_dir=str(tmp_path / "s"), capture_root=str(tmp_path),
+                                client=lambda name: None, status={}, stopping=threading.Event())
+    config = EmulatorConfig.from_profile(lambda key, default=None: default)
+    a = EmulatorActor(ctx, config)
+    a.session = EmulatorSession(config.rom, memory_regions=DEMO_REGIONS,
+                                recording=RecordingOptions(path=a.recording_dir))
+    yield a
+    a.session.close()
+
+
+def test_observe_and_step_replies_carry_capture_relative_evidence(actor, tmp_path):
+    stepped = actor._answer(req.Step(attempt_id="a-1", buttons=["right"], frames=120, samples=1))
+    assert isinstance(stepped, rep.Stepped) and stepped.held == ["right"] and stepped.frame == 120
+    assert stepped.span["toActionIndex"] == 1 and stepped.samples[0]["png"].startswith("s/recording/frames/")
+    assert (tmp_path / stepped.samples[0]["png"]).is_file()
+    observed = actor._answer(req.Observe(read_id="r-1"))
+    assert isinstance(observed, rep.Observed) and observed.memory["magic"] == "5a"
+    assert (tmp_path / observed.frame_png).is_file() and observed.recording == "s/recording"
+
+
+def test_refusals_say_whether_anything_ran(actor):
+    bad = actor._answer(req.Step(attempt_id="a-1", buttons=["turbo"], frames=4))
+    assert isinstance(bad, rep.EmulatorError) and (bad.code, bad.effect) == ("invalid-button", "none")
+    neutral = actor._answer(req.Checkpoint(label="x"))
+    assert neutral.code == "checkpoint-not-neutral" and neutral.effect == "none"
+    other = actor._answer(Finalize(reason="r", exit_code=0))
+    assert other.code == "unexpected-type"
+    assert actor.session.action_index == 0
+
+
+def test_the_sink_refuses_malformed_actions_before_sending():
+    assert _step_message("step", {"buttons": ["a"], "frames": 4}, "a-1").samples == 0
+    for action, params in (("press", {"frames": 4}), ("step", {"buttons": "a", "frames": 4}),
+                           ("step", {"buttons": [], "frames": True}), ("step", {"buttons": []})):
+        with pytest.raises(ValueError):
+            _step_message(action, params, "a-1")
+
+
+def test_the_recording_stop_reason_comes_from_the_session_journal(tmp_path):
+    (tmp_path / "events.jsonl").write_text('{"event":"session_start"}\n'
+                                           '{"event":"session_stopping","reason":"max_steps","detail":""}\n')
+    assert _stop_reason(str(tmp_path)) == "the gamerig session stopped (max_steps)"
+    assert _stop_reason(str(tmp_path / "absent")) == "the gamerig session stopped"
