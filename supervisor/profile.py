@@ -174,19 +174,20 @@ def _validate_actors(where: str, data: Any) -> dict:
 
 
 def _validate_model(where: str, data: Any) -> dict:
-    """The ``model`` section: checked by the model client's own config when a server is set."""
-    from actors.model_client.config import ModelConfig
+    """The ``model`` section: checked by the model client's own settings when a server or a
+    replay capture is set (``model.replay`` is resolved to an absolute ``events.jsonl``)."""
     from actors.model_client.errors import ConfigError
+    from actors.model_client.settings import ModelSettings
     data = {} if data is None else data
     if not isinstance(data, dict):
         raise ProfileError(where, "model", f"expected a mapping, got {data!r}")
-    out = {"base_url": None, "model": None, "api_key_env": None, **data}
-    if out["base_url"] is None:
-        return out
+    out = {"base_url": None, "model": None, "api_key_env": None, "replay": None, **data}
     try:
-        ModelConfig.from_profile(out)
+        settings = ModelSettings.from_profile(out)
     except ConfigError as exc:
         raise ProfileError(where, f"model.{exc.key}" if exc.key else "model", exc.problem) from None
+    if settings.replay is not None:
+        out["replay"] = str(settings.replay)
     return out
 
 

@@ -159,7 +159,7 @@ class Supervisor:
             child = self.children[name]
             self._start(child)
             deadline = time.monotonic() + timeout
-            while not child.welcomed:
+            while not self._ready(child):
                 self._pump(0.05)
                 if self.stop_reason:
                     return False
@@ -172,6 +172,11 @@ class Supervisor:
                     self.request_stop("startup_failed", f"{name} {why}; see {child.log_path}")
                     return False
         return True
+
+    def _ready(self, child: ch.Child) -> bool:
+        """Welcomed; and for the recorder, its session_start is on disk (it created the
+        session directory), so no later actor can race it to that directory."""
+        return child.welcomed and (child.name != "recorder" or self.watch.last_sequence >= 1)
 
     def _start(self, child: ch.Child) -> None:
         child.start()

@@ -78,7 +78,7 @@ class EmulatorActor:
                 "lost_interval": info["lostInterval"], "branch": info["branch"]},
                 key=f"emulator_resumed:{info['branch']['branchId']}")
             log.info("resumed on %s after losing %s", info["branch"]["branchId"], info["lostInterval"])
-        elif self.ctx.start_count > 0:
+        elif not self.config.record and self.ctx.start_count > 1:  # 1 = the first start
             self._journal("emulator_resumed", {
                 "start_count": self.ctx.start_count, "recording": None,
                 "lost_interval": {"fromFrame": 0, "toFrame": None, "reason": "recording off: restarted from boot"},

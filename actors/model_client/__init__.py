@@ -1,7 +1,11 @@
 """The model-client library: typed questions to an OpenAI-compatible model, with evidence.
 
-Process-free: the ``model_client`` actor wraps it. Modules, from the outside in:
+Process-free: the ``model_client`` actor (``__main__.py``) wraps it. Modules, from the
+outside in:
 
+    __main__.py   the actor: the ``model`` endpoint's socket loop
+    service.py    ModelService — answers ``AskModel`` on a thread pool, errors as replies
+    settings.py   ModelSettings — the profile's ``model:`` with ``replay``; opens the backend
     client.py     ModelClient — one call: budget, concurrency slots, retries, fallback,
                   error binding and redaction (the only place errors leave a call)
     replay.py     ReplayBackend — the same interface, answering from a capture's evidence

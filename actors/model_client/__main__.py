@@ -1,37 +1,86 @@
 """``python -m actors.model_client``: the model-client actor.
 
-Until a model is configured (``model.base_url``), it answers every question with the error
-``no_model_configured``; policies then fall back to their heuristics.
+It binds the ``model`` endpoint (ROUTER) and answers each ``AskModel`` with the protocol's
+``ModelAnswer(answers, evidence)`` or ``ModelFailure(error=<model_error record>)``:
+
+* ``model.base_url`` set — one ``ModelClient`` for the session (its ``stop_event`` is the
+  actor's stop), up to ``model.max_concurrent`` asks answered at once on a thread pool;
+* ``model.replay`` set — a ``ReplayBackend`` over that capture instead (no calls at all);
+* neither — every ask is answered at once with ``no_model_configured``.
+
+The socket is only touched by this loop; pool threads hand their replies back through
+``ModelService.finished``. So a slow answer blocks neither other asks nor the stop: on stop
+the backend is closed (calls in flight end as ``cancelled``) and the loop returns without
+waiting for them. The heartbeat status carries the usage totals (``model_*`` counters).
 """
 from __future__ import annotations
+
+import dataclasses
+import logging
 
 import zmq
 
 from actors.runtime import ActorContext, run_actor
 from actors.transport import decode_or_count, send_envelope
 from protocol.policy_to_model import AskModel
-from protocol.model_to_policy import ModelFailure
+
+from .errors import ConfigError
+from .service import ModelService
+from .settings import ModelSettings
+
+log = logging.getLogger("model_client")
+_POLL_MS = 10
+
+
+def open_service(ctx: ActorContext) -> ModelService:
+    """The service for this session's ``model:`` section; a broken one answers ``config``."""
+    try:
+        settings = ModelSettings.from_profile(ctx.setting("model") or {})
+        if not settings.configured:
+            return ModelService(None)
+        backend = settings.open_backend(ctx.stopping)
+    except (ConfigError, OSError) as exc:
+        log.error("model backend unavailable: %s", exc)
+        return ModelService(None, failure={"kind": "config", "message": str(exc),
+                                           "request": None, "attempts": 0})
+    log.info("answering with the %s backend (%d at once)", settings.backend_name,
+             settings.max_concurrent)
+    return ModelService(backend, workers=settings.max_concurrent)
 
 
 def main(ctx: ActorContext) -> int:
+    service = open_service(ctx)
     sock = ctx.zctx.socket(zmq.ROUTER)
     sock.setsockopt(zmq.LINGER, 0)
     sock.bind(ctx.endpoints["model"])
+    routes: dict[str, list[bytes]] = {}
     try:
         while not ctx.stopping.is_set():
-            if not sock.poll(200):
+            for request_id, reply in service.finished():
+                routing = routes.pop(request_id, None)
+                if routing is not None:
+                    send_envelope(sock, dataclasses.replace(reply, reply_to=request_id),
+                                  session=ctx.session_id, sender=ctx.name, routing=routing)
+                _report(ctx, service)
+            if not sock.poll(_POLL_MS):
                 continue
             frames = sock.recv_multipart()
             env = decode_or_count(frames[-1], ctx.counters, "model")
             if env is None or not isinstance(env.body, AskModel):
                 continue
-            send_envelope(sock, ModelFailure(reply_to=env.id, error={
-                "kind": "no_model_configured",
-                "message": "no model is configured (set model.base_url and model.model)"}),
-                session=ctx.session_id, sender=ctx.name, routing=frames[:-1])
+            routes[env.id] = frames[:-1]
+            service.submit(env.id, env.body)
     finally:
+        service.close()
         sock.close(0)
     return 0
+
+
+def _report(ctx: ActorContext, service: ModelService) -> None:
+    usage = service.usage()
+    ctx.status.update(model_asked=service.asked, model_answered=usage.get("answered", 0),
+                      model_errors=sum((usage.get("errors") or {}).values()),
+                      model_total_tokens=usage.get("total_tokens", 0))
 
 
 if __name__ == "__main__":

@@ -16,6 +16,7 @@ from actors.runtime import ActorContext, run_actor
 from actors.transport import PeerRefused, RequestFailed
 from protocol.to_recorder import RecordProposal
 
+from .advice import Advisor
 from .base import Observation, Policy, Proposal
 from .registry import load_policy_class
 
@@ -88,6 +89,7 @@ class PolicyDriver:
 def main(ctx: ActorContext) -> int:
     cls = load_policy_class(ctx.setting("policy.module", "sts2"))
     policy = cls(dict(ctx.setting("policy.settings") or {}), dict(ctx.setting("session") or {}))
+    policy.advisor = Advisor.from_context(ctx, policy.settings)  # None without a model
     driver = PolicyDriver(ctx, policy)
     recorder = ctx.client("recorder")
     follower = Follower(ctx.zctx, ctx.endpoints["recorder"], session=ctx.session_id,
@@ -100,6 +102,8 @@ def main(ctx: ActorContext) -> int:
             if obs is not None:
                 driver.propose(obs, recorder)
     finally:
+        if policy.advisor is not None:
+            policy.advisor.close()
         recorder.close()
         follower.close()
     return 0

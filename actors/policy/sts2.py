@@ -17,6 +17,8 @@ from . import sts2_screens as screens
 
 
 class Sts2Heuristic(Policy):
+    advisor = None  # an ``advice.Advisor``, set by the policy actor when a model is configured
+
     def __init__(self, settings: dict, session: dict):
         super().__init__(settings, session)
         self.stuck = float(session.get("stuck_seconds") or 60)
@@ -37,6 +39,7 @@ class Sts2Heuristic(Policy):
     def decide(self, obs: Observation) -> Proposal:
         st = obs.state
         d = digest(st)
+        self.deciding = obs  # read by advice.consult (the model_error row's observation_id)
         p = self._decide(obs, d)
         p.extra.update(state_digest=d, state_type=st.get("state_type"), **self.run.decision_fields())
         if p.wish == "execute" and p.action:

@@ -1,11 +1,14 @@
 """Screen rules of the built-in STS2MCP policy: one function per ``state_type``, each
 returning candidate proposals in preference order (see ``sts2.py``). They read the policy's
 memory (``policy.ctx``) to skip accepted toggles and skipped rewards; they never change it.
+``card_reward``, ``event`` and ``map_`` may consult the model through ``advice.consult``
+(only when the policy has an advisor: a model is configured and ``consult_model`` is on).
 """
 from __future__ import annotations
 
 from typing import Callable
 
+from . import advice
 from .base import Proposal
 
 MENU_PATH = ("singleplayer", "standard")
@@ -63,14 +66,29 @@ def event(policy, st: dict, ev: dict) -> list[Proposal]:
     out = [Proposal("choose_event_option", {"index": o.get("index", 0)},
                     f"event option {o.get('title') or o.get('index')}")
            for o in ev.get("options") or [] if not o.get("is_locked")]
-    return out or [Proposal("advance_dialogue", {}, "no open option: advance")]
+    if len(out) < 2 or getattr(policy, "advisor", None) is None:
+        return out or [Proposal("advance_dialogue", {}, "no open option: advance")]
+    options = [o for o in ev["options"] if isinstance(o, dict)]
+    titles = {o.get("index", i): o.get("title") for i, o in enumerate(options)}
+    question = {"options": options, "event": {**{k: v for k, v in ev.items() if k != "options"},
+                                              "player": _player_summary(st)}}
+    return advice.consult(policy, "event_option", question, out, lambda i: Proposal(
+        "choose_event_option", {"index": i}, f"event option {titles[i] or i}: the model's choice")
+        if i in titles else None)
 
 
 def map_(policy, st: dict, m: dict) -> list[Proposal]:
     rank = {"RestSite": 0, "Monster": 1, "Treasure": 2, "Shop": 3, "Unknown": 4, "Event": 4, "Elite": 5}
     opts = sorted(m.get("next_options") or [], key=lambda o: (rank.get(o.get("type"), 4), o.get("index", 0)))
-    return [Proposal("choose_map_node", {"index": o.get("index", 0)}, f"map: {o.get('type')}") for o in opts] \
-        or [Proposal.wait("map without next options")]
+    out = [Proposal("choose_map_node", {"index": o.get("index", 0)}, f"map: {o.get('type')}") for o in opts]
+    if len(out) < 2 or getattr(policy, "advisor", None) is None:
+        return out or [Proposal.wait("map without next options")]
+    types = {o.get("index", 0): o.get("type") for o in opts}
+    question = {"next_options": m.get("next_options"),
+                "context": {"player": _player_summary(st), "run": st.get("run"),
+                            "current_position": m.get("current_position")}}
+    return advice.consult(policy, "map_node", question, out, lambda i: Proposal(
+        "choose_map_node", {"index": i}, f"map: {types[i]}: the model's choice") if i in types else None)
 
 
 def combat(policy, st: dict, battle: dict) -> list[Proposal]:
@@ -103,8 +121,9 @@ def hand_select(policy, st: dict, hs: dict) -> list[Proposal]:
 
 
 def rewards(policy, st: dict, rw: dict) -> list[Proposal]:
-    out = []
-    for item in rw.get("items") or []:
+    out = []  # card rewards first: claiming anything else ends the card evidence (seed rule)
+    items = sorted(rw.get("items") or [], key=lambda i: i.get("type") not in ("card", "special_card"))
+    for item in items:
         kind = item.get("type")
         if kind in ("card", "special_card") and policy.ctx.skipped_reward:
             continue
@@ -115,10 +134,23 @@ def rewards(policy, st: dict, rw: dict) -> list[Proposal]:
 
 
 def card_reward(policy, st: dict, cr: dict) -> list[Proposal]:
-    cards = cr.get("cards") or []
+    cards = [c for c in cr.get("cards") or [] if isinstance(c, dict)]
     take = [Proposal("select_card_reward", {"card_index": c.get("index", 0)}, f"take {c.get('name')}")
             for c in cards[:1] if policy.settings.get("take_card_rewards", True)]
-    return take + [Proposal("skip_card_reward", {}, "skip the card reward")]
+    out = take + [Proposal("skip_card_reward", {}, "skip the card reward")]
+    if not take or getattr(policy, "advisor", None) is None:
+        return out
+    names = {c.get("index", i): c.get("name") for i, c in enumerate(cards)}
+    question = {"cards": cards, "can_skip": bool(cr.get("can_skip", True)),
+                "evidence": {"card_evidence": policy.run.evidence, "player": _player_summary(st),
+                             "run": st.get("run")}}
+
+    def chosen(index) -> Proposal | None:
+        if index is None:
+            return Proposal("skip_card_reward", {}, "skip the card reward: the model's choice")
+        return Proposal("select_card_reward", {"card_index": index},
+                        f"take {names[index]}: the model's choice") if index in names else None
+    return advice.consult(policy, "card_reward", question, out, chosen)
 
 
 def rest_site(policy, st: dict, rs: dict) -> list[Proposal]:
@@ -185,6 +217,14 @@ def unknown(policy, st: dict, block: dict) -> list[Proposal]:
         return [Proposal.wait("transition: waiting")]
     return [Proposal("proceed", {}, f"unknown room {st.get('room_type')!r}: try to proceed"),
             Proposal.wait("unknown screen: waiting")]
+
+
+def _player_summary(st: dict) -> dict:
+    """What a model question shows of the player: HP, gold, relic and potion names."""
+    p = st.get("player") or {}
+    return {"character": p.get("character"), "hp": p.get("hp"), "max_hp": p.get("max_hp"),
+            "gold": p.get("gold"), "relics": [r.get("name") for r in p.get("relics") or [] if isinstance(r, dict)],
+            "potions": [x.get("name") for x in p.get("potions") or [] if isinstance(x, dict)]}
 
 
 def _intent_damage(enemy: dict) -> int:

@@ -61,10 +61,18 @@ class SessionIndex:
 
     def _proposal(self, row: dict) -> None:
         self.proposals[row["proposal_id"]] = row
-        usage = (row.get("model_usage") or {})
+        usage = row.get("model_usage")
+        if isinstance(usage, dict):
+            self._add_usage(usage)
+        else:  # no explicit model_usage: sum what the model evidence reports
+            for ev in row.get("model_evidence") or ():
+                if isinstance(ev, dict):
+                    self._add_usage({"answered": 1, **_call_usage(ev)})
+
+    def _add_usage(self, usage: dict) -> None:
         for k, v in usage.items():
             if isinstance(v, (int, float)) and not isinstance(v, bool):
-                self.model_usage[k] = self.model_usage.get(k, 0) + v
+                self.model_usage[k] = round(self.model_usage.get(k, 0) + v, 3)
 
     def _status(self, row: dict) -> None:
         self.dispositions[row["proposal_id"]] = row["status"]
@@ -98,6 +106,7 @@ class SessionIndex:
 
     def _model_error(self, row: dict) -> None:
         self.model_usage["errors"] = self.model_usage.get("errors", 0) + 1
+        self._add_usage(_call_usage(row))
 
     # -- queries ------------------------------------------------------------------------
     def unresolved_attempts(self) -> list[str]:
@@ -105,6 +114,15 @@ class SessionIndex:
 
     def awaiting_observation(self) -> list[str]:
         return [self.awaiting_after_attempt] if self.awaiting_after_attempt else []
+
+
+def _call_usage(record: dict) -> dict:
+    """Tokens (as reported), latency and HTTP requests of one model call's evidence or error."""
+    usage = record.get("usage") if isinstance(record.get("usage"), dict) else {}
+    out = {k: usage.get(k) for k in ("prompt_tokens", "completion_tokens", "total_tokens")}
+    out["latency_ms_total"] = usage.get("latency_ms")
+    out["http_requests"] = record.get("attempts")
+    return out
 
 
 _APPLY = {

@@ -1,4 +1,4 @@
-"""Capture tools: check (and later audit, export, ...) recorded sessions.
+"""Capture tools: verify and audit recorded sessions.
 
 Each subcommand is one module of ``supervisor/capture/`` with a ``Command`` class whose
 docstring is its help; ``SUBCOMMANDS`` below is the only listing of them.
@@ -6,17 +6,18 @@ docstring is its help; ``SUBCOMMANDS`` below is the only listing of them.
 Example:
   supervisor capture verify run/capture
   supervisor capture verify run/capture/sessions/<session-id> --json
+  supervisor capture audit run/capture
 """
 from __future__ import annotations
 
 import argparse
 import inspect
 
-from supervisor.capture import verify
+from supervisor.capture import audit, verify
 
 from .base import Command
 
-SUBCOMMANDS = [verify.Verify]
+SUBCOMMANDS = [verify.Verify, audit.Audit]
 
 
 class Capture(Command):

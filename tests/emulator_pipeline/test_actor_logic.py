@@ -9,7 +9,6 @@ import pytest
 
 from actors.actuator.sink import _step_message
 from actors.emulator.actor import EmulatorActor, _stop_reason
-from actors.emulator.cartridge import build_rom
 from actors.emulator.config import EmulatorConfig
 from actors.emulator.policy import DEMO_REGIONS
 from actors.emulator.session import EmulatorSession, RecordingOptions

@@ -1,0 +1,117 @@
+"""``ModelService``: how the model-client actor answers ``AskModel``, apart from its socket.
+
+    service = ModelService(backend, workers=settings.max_concurrent)
+    service.submit(request_id, ask)      # starts answering on the thread pool; never blocks
+    for request_id, reply in service.finished(): ...   # protocol ModelAnswer / ModelFailure
+    service.close()                      # cancels queued work; calls in flight end at once
+
+One ask is one ``backend.ask`` of the questions built from the message. Every outcome is a
+reply, never a crash: a ``ModelError`` becomes ``ModelFailure(error=err.to_record())`` (the
+library has already redacted the key and bound the request); a question that cannot be built
+is ``bad_question``; anything unexpected is ``internal`` (type name only, so no message
+can carry a secret into a capture). A repeated request id is answered once: while it is in
+flight the repeat is ignored, afterwards the kept reply is sent again.
+
+Without a backend (``backend=None``) every ask is answered at once with ``failure_kind``
+(``no_model_configured``, or ``config`` when the configured backend could not be opened).
+"""
+from __future__ import annotations
+
+import collections
+import logging
+import queue
+from concurrent.futures import ThreadPoolExecutor
+
+from protocol.message import Message
+from protocol.model_to_policy import ModelAnswer as AnswerMessage
+from protocol.model_to_policy import ModelFailure
+from protocol.policy_to_model import AskModel
+
+from .backend import ModelBackend
+from .errors import ModelError, QuestionError
+from .questions import build_questions
+
+log = logging.getLogger("model_client")
+
+NO_MODEL = {"kind": "no_model_configured",
+            "message": "no model is configured (set model.base_url and model.model, or "
+                       "model.replay)"}
+_KEEP_REPLIES = 64
+
+
+class ModelService:
+    """See the module docstring."""
+
+    def __init__(self, backend: ModelBackend | None, *, workers: int = 2,
+                 failure: dict | None = None):
+        self.backend = backend
+        self.failure = dict(failure or NO_MODEL)
+        self._pool = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="model-ask") \
+            if backend is not None else None
+        self._done: queue.Queue = queue.Queue()
+        self._inflight: set[str] = set()
+        self._replies: collections.OrderedDict[str, Message] = collections.OrderedDict()
+        self.asked = 0
+
+    def submit(self, request_id: str, ask: AskModel) -> None:
+        if request_id in self._inflight:
+            return
+        kept = self._replies.get(request_id)
+        if kept is not None:
+            self._done.put((request_id, kept))
+            return
+        self.asked += 1
+        if self._pool is None:
+            self._done.put((request_id, ModelFailure(reply_to="", error=dict(self.failure))))
+            return
+        self._inflight.add(request_id)
+        self._pool.submit(self._answer, request_id, ask)
+
+    def finished(self) -> list[tuple[str, Message]]:
+        """Replies ready to send (request id, message without ``reply_to``)."""
+        out = []
+        while True:
+            try:
+                request_id, reply = self._done.get_nowait()
+            except queue.Empty:
+                return out
+            self._inflight.discard(request_id)
+            self._replies[request_id] = reply
+            while len(self._replies) > _KEEP_REPLIES:
+                self._replies.popitem(last=False)
+            out.append((request_id, reply))
+
+    def usage(self) -> dict:
+        return self.backend.usage() if self.backend is not None else {}
+
+    def close(self) -> None:
+        if self.backend is not None:
+            self.backend.close()
+        if self._pool is not None:
+            self._pool.shutdown(wait=False, cancel_futures=True)
+
+    # -- on a pool thread ---------------------------------------------------------------------
+
+    def _answer(self, request_id: str, ask: AskModel) -> None:
+        self._done.put((request_id, answer_one(self.backend, ask)))
+
+
+def answer_one(backend: ModelBackend, ask: AskModel) -> Message:
+    """The reply to one ask (``reply_to`` left empty for the sender to fill)."""
+    try:
+        questions = build_questions(ask.kind, ask.questions, ask.images or ())
+        result = backend.ask(questions)
+    except ModelError as err:
+        record = err.to_record()
+        log.info("model_error %s on %s: %s", record.get("kind"), ask.kind, record.get("message"))
+        return ModelFailure(reply_to="", error=record)
+    except QuestionError as err:
+        return ModelFailure(reply_to="", error={"kind": "bad_question", "message": str(err),
+                                                "request": None, "attempts": 0})
+    except Exception as err:  # noqa: BLE001 - a reply, never a dead actor
+        log.error("internal error answering a %s question: %s", ask.kind, type(err).__name__)
+        return ModelFailure(reply_to="", error={
+            "kind": "internal", "message": f"model client failed: {type(err).__name__}",
+            "request": None, "attempts": 0})
+    return AnswerMessage(reply_to="", answers=[a.to_record() for a in result.answers],
+                         evidence=result.evidence)

@@ -1,0 +1,59 @@
+"""A user policy in under 60 lines (docs/policy.md, tests/policy): the first thing offered
+on every screen. Its memory (what was refused on this screen) lives in the hooks, so the
+journal rebuilds it after a crash. ``--set policy.module=actors.policy.example_first_choice``"""
+from actors.policy.base import Observation, Policy, Proposal
+
+FIRST = {"map": ("next_options", "choose_map_node", "index"), "rewards": ("items", "claim_reward", "index"),
+         "card_reward": ("cards", "select_card_reward", "card_index"),
+         "event": ("options", "choose_event_option", "index"), "card_select": ("cards", "select_card", "index"),
+         "fake_merchant": ("options", "choose_event_option", "index"),
+         "hand_select": ("cards", "combat_select_card", "card_index"),
+         "relic_select": ("relics", "select_relic", "index"), "bundle_select": ("bundles", "select_bundle", "index"),
+         "treasure": ("relics", "claim_treasure_relic", "index")}
+CONFIRM = {"card_select": "confirm_selection", "hand_select": "combat_confirm_selection",
+           "bundle_select": "confirm_bundle_selection"}
+LEAVE = {"crystal_sphere": "crystal_sphere_proceed", "relic_select": "skip_relic_selection"}
+
+
+class FirstChoice(Policy):
+    def __init__(self, settings: dict, session: dict):
+        super().__init__(settings, session)
+        self.refused, self.screen = set(), None
+
+    def observe(self, obs: Observation) -> None:
+        if obs.state_type != self.screen:  # a new screen: old refusals no longer apply
+            self.screen, self.refused = obs.state_type, set()
+
+    def record_result(self, proposal: dict, result: dict) -> None:
+        if result["outcome"] == "rejected":
+            self.refused.add(repr((proposal["action"], proposal["parameters"])))
+
+    def decide(self, obs: Observation) -> Proposal:
+        for p in self.candidates(obs.state_type, obs.state):
+            if repr((p.action, p.parameters)) not in self.refused:
+                return p
+        return Proposal.wait("everything here was refused; waiting for a change")
+
+    def candidates(self, kind: str, st: dict):
+        block = st.get(kind) or {}
+        if block.get("can_confirm") and kind in CONFIRM:
+            yield Proposal(CONFIRM[kind], {}, "confirm")
+        if kind in ("monster", "elite", "boss"):
+            enemy = st["battle"]["enemies"][0]["entity_id"]
+            for card in (c for c in st["player"]["hand"] if c.get("can_play")):
+                yield Proposal("play_card", {"card_index": card["index"], "target": enemy}, "play")
+            yield Proposal("end_turn", {}, "nothing to play")
+        names = [o if isinstance(o, str) else o["name"] for o in block.get("options", [])
+                 if kind in ("menu", "game_over") and (isinstance(o, str) or o.get("enabled"))]
+        if kind == "menu" and block.get("characters") and "embark" not in names:
+            yield Proposal("menu_select", {"option": block["characters"][0]["id"]}, "pick")
+        for name in (n for n in names if n not in ("back", "yes")):
+            yield Proposal("menu_select", {"option": name}, "first option",
+                           then_stop="run_ended" if kind == "game_over" else None)
+        if block.get("in_dialogue"):  # events open in dialogue
+            yield Proposal("advance_dialogue", {}, "read on")
+        if kind in FIRST:
+            key, action, param = FIRST[kind]
+            for item in block.get(key, [])[:1]:
+                yield Proposal(action, {param: item.get("index", 0)}, f"first of {key}")
+        yield Proposal(LEAVE.get(kind, "proceed"), {}, "move on")

@@ -1,0 +1,155 @@
+"""Audit a capture offline: ``supervisor capture audit PATH [--policy NAME] [--json]``.
+
+Replays every stored observation of each session, in journal order, through a fresh
+instance of the policy (the profile's ``policy.module`` recorded in ``session_start``, or
+``--policy``): ``observe`` for every observation, ``decide`` for each one, and the recorded
+``action_result`` rows through ``record_result`` (against the proposals that were recorded),
+so the policy's memory evolves as it did live. No game, no model, nothing is written.
+
+It reports exceptions (with the observation id and the traceback's last line) and the
+decisions per screen type (action counts, waits, stops). A decision that differs from the
+recorded one is counted as a divergence per screen — expected where time-based rules (the
+stuck limit) or a changed policy decide differently; it is information, not an error.
+
+Exit codes: 0 no exception, 1 at least one exception, 2 PATH is not a capture.
+
+Example:
+  supervisor capture audit run/capture
+  supervisor capture audit run/capture/sessions/<session-id> --policy mypkg.mypolicy --json
+"""
+from __future__ import annotations
+
+import collections
+import json
+import os
+import sys
+import traceback
+
+from actors.policy.base import Observation
+from actors.policy.registry import PolicyNotFound, load_policy_class
+from supervisor.commands.base import Command, emit
+
+from .errors import NotACapture
+from .verify import resolve
+
+SESSIONS = "sessions"
+
+
+def _rows(session_dir: str):
+    with open(os.path.join(session_dir, "events.jsonl"), "rb") as fh:
+        for line in fh:
+            try:
+                row = json.loads(line)
+            except ValueError:
+                continue  # a torn row: the verifier reports it
+            if isinstance(row, dict):
+                yield row
+
+
+def audit_session(session_dir: str, capture_root: str, policy_name: str | None) -> dict:
+    out = {"session": os.path.basename(session_dir), "observations": 0, "exceptions": [],
+           "by_screen": {}, "divergences": 0, "policy": None}
+    policy = None
+    proposals: dict[str, dict] = {}
+    attempts: dict[str, str] = {}
+    decided: dict[str, tuple | None] = {}  # observation_id -> the audit's (action, parameters)
+    by_screen: dict[str, collections.Counter] = collections.defaultdict(collections.Counter)
+    for row in _rows(session_dir):
+        ev = row.get("event")
+        if ev == "session_start":
+            profile = row.get("profile") or {}
+            name = policy_name or (profile.get("policy") or {}).get("module") or "sts2"
+            cls = load_policy_class(name)
+            policy = cls(dict((profile.get("policy") or {}).get("settings") or {}),
+                         dict(profile.get("session") or {}))
+            out["policy"] = name
+        elif ev == "observation" and policy is not None:
+            out["observations"] += 1
+            decided[row["observation_id"]] = _audit_one(policy, row, capture_root, by_screen, out)
+        elif ev == "proposal":
+            proposals[row["proposal_id"]] = row
+            mine = decided.pop(row["observation_id"], None)
+            if mine is not None and mine != (row.get("action"), row.get("parameters")):
+                out["divergences"] += 1
+        elif ev == "action_attempt":
+            attempts[row["attempt_id"]] = row["proposal_id"]
+        elif ev == "action_result" and policy is not None:
+            prop = proposals.get(attempts.get(row["attempt_id"], ""))
+            if prop is not None:
+                policy.record_result(prop, row)
+    out["by_screen"] = {k: dict(v) for k, v in sorted(by_screen.items())}
+    return out
+
+
+def _audit_one(policy, row: dict, root: str, by_screen, out: dict) -> tuple | None:
+    oid = row["observation_id"]
+    try:
+        with open(os.path.join(root, row["path"]), encoding="utf-8") as fh:
+            state = json.load(fh)
+        obs = Observation(oid, row.get("step", 0), row.get("phase", "run"), state, row)
+        policy.observe(obs)
+        p = policy.decide(obs)
+    except Exception as exc:  # the point of an audit: report, go on
+        last = traceback.format_exception_only(type(exc), exc)[-1].strip()
+        out["exceptions"].append({"observation_id": oid, "state_type": row.get("state_type"),
+                                  "error": last})
+        return None
+    label = p.action if p.wish == "execute" else p.wish
+    by_screen[row.get("state_type") or "?"][label or "?"] += 1
+    return (p.action, p.parameters)
+
+
+class Audit(Command):
+    """Replay a capture's observations through the policy: exceptions and decisions per screen."""
+    name = "audit"
+
+    def add_arguments(self, p) -> None:
+        p.add_argument("path", help="a session directory or a capture root")
+        p.add_argument("--policy", help="audit this policy instead of the recorded policy.module")
+        p.add_argument("--json", action="store_true", help="machine-readable report")
+
+    def run(self, args) -> int:
+        try:
+            kind, path = resolve(args.path)
+        except NotACapture as exc:
+            sys.stderr.write(f"error: {exc}\n")
+            return 2
+        if kind == "session":
+            sessions, root = [path], os.path.dirname(os.path.dirname(path))
+        else:
+            root = path
+            base = os.path.join(path, SESSIONS)
+            sessions = [os.path.join(base, d) for d in sorted(os.listdir(base))]
+        reports = []
+        tty = sys.stderr.isatty()
+        for i, sd in enumerate(sessions, 1):
+            if tty:
+                sys.stderr.write(f"\raudit {i}/{len(sessions)} {os.path.basename(sd)}")
+            try:
+                reports.append(audit_session(sd, root, args.policy))
+            except PolicyNotFound as exc:
+                sys.stderr.write(f"\nerror: {exc}\n")
+                return 2
+            except OSError as exc:
+                reports.append({"session": os.path.basename(sd), "error": str(exc), "exceptions": []})
+        if tty:
+            sys.stderr.write("\n")
+        failed = sum(len(r["exceptions"]) for r in reports)
+        emit(args, {"sessions": reports, "exceptions": failed}, _human(reports, failed))
+        return 1 if failed else 0
+
+
+def _human(reports: list[dict], failed: int) -> str:
+    lines = []
+    for r in reports:
+        if "error" in r:
+            lines.append(f"{r['session']}: unreadable: {r['error']}")
+            continue
+        lines.append(f"{r['session']}: {r['observations']} observations, policy {r['policy']}, "
+                     f"{len(r['exceptions'])} exceptions, {r['divergences']} divergent decisions")
+        for screen, counts in r["by_screen"].items():
+            lines.append(f"  {screen:<15} " + ", ".join(f"{k} {v}" for k, v in sorted(counts.items())))
+        for e in r["exceptions"][:20]:
+            lines.append(f"  EXCEPTION at {e['observation_id']} ({e['state_type']}): {e['error']}")
+    lines.append(f"{'no exceptions' if not failed else f'{failed} exceptions'} in {len(reports)} sessions")
+    return "\n".join(lines)

@@ -1,0 +1,113 @@
+"""Whole sessions whose model fails: every failure is a model_error row and a heuristic
+fallback, never a crash; a stop during a slow call finalizes the session promptly."""
+from __future__ import annotations
+
+import signal
+import socket
+import time
+
+import pytest
+
+from tests.fakes.openai_server import FakeOpenAIServer, Reply
+from tests.harness import wait_for
+
+from .conftest import SECRET, advising_reply, capture_files, off_schema_reply, proposals
+
+pytestmark = pytest.mark.timeout(120)
+
+
+def errors_by_kind(session) -> dict[str, list[dict]]:
+    out: dict[str, list[dict]] = {}
+    for row in session.events("model_error"):
+        out.setdefault(row["kind"], []).append(row)
+    return out
+
+
+def assert_fallbacks_match_errors(session) -> None:
+    fallbacks = [p for p in proposals(session) if p["source"] == "heuristic_fallback"]
+    errors = session.events("model_error")
+    assert [p["observation_id"] for p in fallbacks] == [e["observation_id"] for e in errors]
+    assert [p["model_advice"]["error_kind"] for p in fallbacks] == [e["kind"] for e in errors]
+    assert all(p.get("model_evidence") is None for p in fallbacks)
+    for e in errors:  # a failed call keeps its request
+        assert e["request"]["question_kind"] == e["question_kind"]
+
+
+def test_bad_answers_and_server_errors_fall_back_to_the_heuristic(model_session):
+    script = [Reply.answer({}).slow(4),                      # timeout (timeout_s 1)
+              Reply.status_code(500, "boom"), Reply.status_code(503, "still down"),
+              Reply.status_code(429, "slow down", retry_after="1"), advising_reply(),
+              Reply.text("I think the second one, probably."),  # malformed: no JSON
+              off_schema_reply(),                              # a choice never offered
+              advising_reply(confidence=0.2)]                  # gated by the policy
+    with FakeOpenAIServer(default=advising_reply()) as server:
+        server.script(*script)
+        s = model_session(server, timeout_s=1)
+        wait_for(lambda: len(proposals(s)) >= 6, 60, "six consulted decisions")
+        s.signal(signal.SIGTERM)
+        assert s.wait() == 143, s.stderr
+        requests = list(server.requests)
+    kinds = errors_by_kind(s)
+    assert set(kinds) == {"timeout", "http_status", "malformed", "off_schema"}
+    assert kinds["timeout"][0]["timeout_phase"] == "read"
+    assert kinds["http_status"][0]["http_status"] == 503
+    assert kinds["http_status"][0]["attempts"] == 2 and "still down" in kinds["http_status"][0]["message"]
+    assert kinds["off_schema"][0]["schema_problems"]
+    assert_fallbacks_match_errors(s)
+    consulted = proposals(s)
+    retried = consulted[2]  # 429, then an answer after the server's Retry-After
+    assert retried["source"] == "model" and retried["model_evidence"][0]["attempts"] == 2
+    assert requests[4].received_at - requests[3].received_at >= 0.95
+    gated = consulted[5]
+    assert gated["source"] == "heuristic" and gated["model_advice"]["outcome"] == "gated"
+    assert gated["model_evidence"][0]["answers"][0]["gated"] is True
+    usage = s.summary()["model_usage"]
+    assert usage["errors"] == 4 and usage["http_requests"] >= 8
+    for path in capture_files(s):
+        with open(path, "rb") as fh:
+            assert SECRET.encode() not in fh.read(), path
+
+
+def test_connection_refused_is_a_transport_error_and_play_goes_on(model_session):
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    s = model_session(f"http://127.0.0.1:{port}/v1", args=("--max-steps", "14"))
+    assert s.wait() == 0, s.stderr
+    kinds = errors_by_kind(s)
+    assert set(kinds) == {"transport"} and len(kinds["transport"]) >= 2
+    assert_fallbacks_match_errors(s)
+    assert len(s.events("observation")) == 14
+
+
+def test_budget_exhaustion_mid_session_falls_back_without_calls(fake_server, model_session):
+    s = model_session(fake_server, budget_calls=2)
+    wait_for(lambda: len(proposals(s)) >= 4, 60, "four consulted decisions")
+    s.signal(signal.SIGTERM)
+    assert s.wait() == 143, s.stderr
+    assert len(fake_server.requests) == 2
+    consulted = proposals(s)
+    assert [p["source"] for p in consulted[:2]] == ["model", "model"]
+    assert {p["source"] for p in consulted[2:]} == {"heuristic_fallback"}
+    kinds = errors_by_kind(s)
+    assert set(kinds) == {"budget_exhausted"}
+    assert kinds["budget_exhausted"][0]["attempts"] == 0
+    assert kinds["budget_exhausted"][0]["limit"] == 2
+    assert_fallbacks_match_errors(s)
+
+
+def test_sigterm_during_a_slow_answer_finalizes_promptly(model_session):
+    with FakeOpenAIServer(default=advising_reply().hold()) as server:
+        s = model_session(server, timeout_s=60, args=("--max-steps", "100"))
+        assert server.wait_for(lambda srv: srv.inflight >= 1, timeout=60)
+        stopped = time.monotonic()
+        s.signal(signal.SIGTERM)
+        assert s.wait(timeout=30) == 143, s.stderr
+        took = time.monotonic() - stopped
+        server.release()
+    assert took < 10, f"the session took {took:.1f}s to stop during a slow model call"
+    summary = s.summary()
+    assert summary["reason"] == "sigterm"
+    assert s.rows()[-1]["event"] == "session_end"
+    [error] = s.events("model_error")  # the policy gave up the ask when it was stopped
+    assert error["kind"] == "cancelled"
