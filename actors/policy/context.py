@@ -122,6 +122,8 @@ class PolicyContext:
             self._transition(new_flow)
         self.flow = new_flow
         if self.pending is not None and self._released(self.pending, state):
+            if self.pending.kind == "reward_skip":
+                self.skipped_reward = True  # the rewards list is back: now it is skipped
             self.pending = None
         if kind == "card_select":
             cards = (state.get("card_select") or {}).get("cards") or []
@@ -133,8 +135,6 @@ class PolicyContext:
         self.last_state = state
 
     def _transition(self, new_flow: str) -> None:
-        if self.pending is not None and self.pending.kind == "reward_skip" and new_flow == "rewards":
-            self.skipped_reward = True
         self.pending = None
         self.toggles.clear()
         self.grid = None
