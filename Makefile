@@ -18,7 +18,7 @@ demo: $(STAMP)
 	$(VENV)/bin/supervisor start run/profiles/demo.yaml
 
 test: $(STAMP)
-	$(PY) -m pytest
+	$(PY) -m pytest -n 2
 
 clean:
 	rm -rf $(VENV) run/capture run/runtime
