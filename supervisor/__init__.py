@@ -10,4 +10,7 @@
     watch.py        what the journal stream tells the supervisor (progress, end conditions)
     progress.py     the live progress line
     rundir.py       runtime records and the 0700 socket directory
+    taps.py         the book of attached taps: ids, tokens, keep-alive, refusals
+    tcp.py          optional tcp:// endpoints for remote taps, always ZeroMQ CURVE
+    capture/        capture tools: verify, audit
 """

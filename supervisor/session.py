@@ -19,8 +19,8 @@ import zmq
 
 import protocol
 from actors.follow import Follower
-from actors.taps.registry import TapRegistry
-from actors.taps.tcp import record_fields, start_gateway, tap_streams
+from .taps import TapRegistry
+from .tcp import record_fields, start_gateway, tap_streams
 from actors.transport import Client, Counters, RequestFailed, send_envelope
 from protocol.errors import ProtocolError, VersionMismatch
 from protocol.actor_to_supervisor import Heartbeat, Hello, RequestStop

@@ -6,8 +6,9 @@
     metrics.py          the metrics tap's aggregation (rates, outcomes, stage latencies, ...)
     metrics_view.py     the metrics tap's outputs: rich dashboard, plain lines, JSONL, Prometheus
     example_counter.py  the "write your own tap" example of docs/attach.md
-    registry.py         the supervisor's book of attached taps (tap ids, tokens, keep-alive)
-    tcp.py              the supervisor's optional tcp:// endpoints, secured with ZeroMQ CURVE
+
+The supervisor's side lives in ``supervisor/taps.py`` (tap ids, tokens, keep-alive) and
+``supervisor/tcp.py`` (the optional tcp:// endpoints, secured with ZeroMQ CURVE).
 
 A tap never writes to the capture: the recorder's stream endpoint only answers ``snapshot``
 and ``follow``, and a tap token only allows ``status_request`` and ``detach_request``.
