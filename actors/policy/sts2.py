@@ -2,7 +2,10 @@
 memory kept by ``PolicyContext`` (guards) and ``RunContext`` (run identity, card evidence).
 
 Each screen rule returns candidate proposals in preference order; the first one not
-rejected on this very state is proposed. Every proposal row carries ``state_digest``,
+rejected on this very state is proposed. While an accepted action awaits its evidence, a read
+identical to the one it acted on gets a ``suppressed`` duplicate of that action (execution-based
+duplicate suppression: dry-run previews execute nothing, so they never feed it); any other read
+gets a ``wait``. Every proposal row carries ``state_digest``,
 ``state_type``, ``run_id``, ``run_seed`` and ``deck_provenance``.
 """
 from __future__ import annotations
@@ -52,7 +55,13 @@ class Sts2Heuristic(Policy):
         block = self.ctx.blocking()
         if block is not None:
             wish, reason = block
-            return Proposal.stop(reason) if wish == "stop" else Proposal.wait(reason)
+            if wish == "stop":
+                return Proposal.stop(reason)
+            pending = self.ctx.pending
+            if pending.acted_digest == d:  # the very state it acted on: a duplicate, suppressed
+                return Proposal(pending.action, dict(pending.parameters), wish="suppressed",
+                                reason=f"duplicate of the accepted {pending.action} on an unchanged state")
+            return Proposal.wait(reason)
         if self.ctx.grid_is_stale():
             return Proposal.wait("the grid changed while accepted toggles are in use")
         st = obs.state
