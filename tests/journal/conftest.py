@@ -25,10 +25,11 @@ import shutil
 import signal
 import subprocess
 import sys
-import time
 from typing import Callable
 
 import pytest
+
+from tests import harness
 
 from protocol.journal import GENESIS, encode_row, line_digest
 from supervisor import cli
@@ -40,15 +41,8 @@ SESSION_DEADLINE_S = 60.0
 
 
 def wait_for(cond: Callable[[], object], what: str, deadline_s: float = 30.0, poll_s: float = 0.02):
-    """Return ``cond()``'s first truthy value; fail the test with ``what`` at the deadline."""
-    end = time.monotonic() + deadline_s
-    while True:
-        value = cond()
-        if value:
-            return value
-        if time.monotonic() > end:
-            pytest.fail(f"timed out after {deadline_s}s waiting for {what}")
-        time.sleep(poll_s)
+    """``tests.harness.wait_for`` with this package's argument order."""
+    return harness.wait_for(cond, deadline_s, what, poll_s)
 
 
 def start_args(root: str, runtime: str, max_steps: int, *extra: str) -> list[str]:

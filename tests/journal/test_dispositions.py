@@ -8,7 +8,6 @@ import os
 import pytest
 
 from actors.recorder import files
-from tests.harness import wait_for  # noqa: F401  (shared harness)
 
 pytestmark = pytest.mark.timeout(120)
 DELAYED = "game.knobs={effect_delay_reads: 2}"

@@ -6,7 +6,6 @@ network fault at the outer edge (it forwards a POST to the game, then drops the 
 from __future__ import annotations
 
 import http.server
-import json
 import socket
 import threading
 
@@ -15,7 +14,6 @@ import pytest
 
 from actors.game.http import start_server
 from actors.sts2mcp import GameClient
-from tests.harness import wait_for
 
 pytestmark = pytest.mark.timeout(120)
 
