@@ -134,6 +134,7 @@ def _heartbeat_loop(ctx: ActorContext, sock: zmq.Socket, main_done: threading.Ev
                     logging.getLogger(ctx.name).debug("ignored %s", env.type)
         if time.monotonic() - last_heard > 3 * interval:
             sys.stderr.write(f"{ctx.name}: supervisor silent for {3 * interval:.1f}s; exiting\n")
+            ctx.status["orphaned"] = True
             ctx.stopping.set()
             if not main_done.wait(2 * interval + 1.0):
                 os._exit(EXIT_ORPHANED)
@@ -173,5 +174,7 @@ def run_actor(name: str, main: Callable[[ActorContext], int | None]) -> None:
             time.sleep(0.01)  # let the heartbeat thread deliver a final stop request
         main_done.set()
         beat.join(timeout=2 * ctx.heartbeat_s + 1)
+    if ctx.status.get("orphaned") and code == 0:
+        code = EXIT_ORPHANED  # an abnormal exit: transient actors are restarted
     sys.stderr.flush()
     os._exit(code)

@@ -6,19 +6,22 @@ dry_run, session_stopped), or when the result of its attempt is recorded.
 """
 from __future__ import annotations
 
+from actors.bounded import BoundedDict
+
 
 class StepTracker:
     def __init__(self) -> None:
         self.last_obs: str | None = None
         self.last_obs_row: dict | None = None
         self.steps = 0
-        self.obs_of_proposal: dict[str, str] = {}
-        self.proposal_of_obs: dict[str, str] = {}
-        self.proposals: dict[str, dict] = {}
-        self.attempts: dict[str, dict] = {}  # attempt_id -> row
-        self.attempt_of_proposal: dict[str, str] = {}
-        self.results: dict[str, dict] = {}  # attempt_id -> row
-        self.resolution: dict[str, str] = {}  # observation_id -> status or outcome
+        self.obs_of_proposal: dict[str, str] = BoundedDict()
+        self.proposal_of_obs: dict[str, str] = BoundedDict()
+        self.proposals: dict[str, dict] = BoundedDict()
+        self.attempts: dict[str, dict] = BoundedDict()  # attempt_id -> row
+        self.attempt_of_proposal: dict[str, str] = BoundedDict()
+        self.results: dict[str, dict] = BoundedDict()  # attempt_id -> row
+        self.unresolved: dict[str, dict] = {}  # attempts without a result: never forgotten
+        self.resolution: dict[str, str] = BoundedDict()  # observation_id -> status or outcome
         self.stopping: str | None = None
         self.read_errors = 0  # consecutive failed reads (counted by the observer)
 
@@ -42,9 +45,11 @@ class StepTracker:
                     self.resolution[oid] = row["status"]
         elif ev == "action_attempt":
             self.attempts[row["attempt_id"]] = row
+            self.unresolved[row["attempt_id"]] = row
             self.attempt_of_proposal[row["proposal_id"]] = row["attempt_id"]
         elif ev == "action_result":
             self.results[row["attempt_id"]] = row
+            self.unresolved.pop(row["attempt_id"], None)
             att = self.attempts.get(row["attempt_id"])
             if att:
                 self.resolution[att["observation_id"]] = row.get("outcome", "unknown")

@@ -58,7 +58,7 @@ class GameClient:
         except httpx.HTTPError as exc:
             raise ReadFailed("transport", f"GET {self.base_url}{path}: {type(exc).__name__}: {exc}") from exc
         try:
-            body = resp.json()
+            body = _json(resp)
         except (ValueError, UnicodeDecodeError):
             raise ReadFailed("decode", f"GET {path}: HTTP {resp.status_code}, body is not JSON: "
                              f"{resp.text[:200]!r}") from None
@@ -91,7 +91,7 @@ class GameClient:
                                  _ms(start))
         ms = _ms(start)
         try:
-            payload = resp.json()
+            payload = _json(resp)
         except (ValueError, UnicodeDecodeError):
             return ActionOutcome("unknown", resp.status_code, resp.text[:2000],
                                  "the answer is not JSON", ms)
@@ -105,6 +105,15 @@ class GameClient:
             return ActionOutcome("rejected", resp.status_code, payload, _error_text(payload), ms)
         return ActionOutcome("unknown", resp.status_code, payload,
                              f"unexpected HTTP {resp.status_code} answer", ms)
+
+
+def _reject_constant(name: str):
+    raise ValueError(f"{name} is not valid JSON")
+
+
+def _json(resp: httpx.Response) -> Any:
+    """Strict JSON: NaN and Infinity (which Python's parser accepts) are refused."""
+    return json.loads(resp.content, parse_constant=_reject_constant)
 
 
 def _error_text(body: Any) -> str:

@@ -24,7 +24,8 @@ class RequestFailed(Exception):
 
         RequestFailed
         ├── PeerUnavailable   no reply before the deadline (the peer is down or restarting)
-        └── PeerRefused       the peer answered with an error reply (code and message kept)
+        ├── PeerRefused       the peer answered with an error reply (code and message kept)
+        └── NotEncodable      the request itself cannot be put on the wire (nothing was sent)
     """
 
 
@@ -32,6 +33,12 @@ class PeerUnavailable(RequestFailed):
     def __init__(self, endpoint: str, what: str, waited_s: float):
         super().__init__(f"no reply from {endpoint} to {what} within {waited_s:.1f}s")
         self.endpoint, self.what, self.waited_s = endpoint, what, waited_s
+
+
+class NotEncodable(RequestFailed):
+    def __init__(self, what: str, exc: Exception):
+        super().__init__(f"{what} cannot be encoded: {type(exc).__name__}: {exc}")
+        self.what = what
 
 
 class PeerRefused(RequestFailed):
@@ -98,11 +105,17 @@ class Client:
         self.reset()
 
     def request(self, body: Message, *, deadline_s: float = 10.0, try_s: float = 2.0,
-                should_stop=lambda: False) -> Message:
+                should_stop=lambda: False, max_tries: int | None = None) -> Message:
+        """Send ``body`` and return the reply; ``max_tries=1`` sends it exactly once."""
         env = protocol.wrap(body, session=self.session, sender=self.sender)
-        data = protocol.encode(env)
+        try:
+            data = protocol.encode(env)
+        except (ProtocolError, OverflowError, TypeError, ValueError) as exc:
+            raise NotEncodable(body.TYPE, exc) from exc
         start = time.monotonic()
+        tries = 0
         while True:
+            tries += 1
             sock = self._open()
             sock.send(data)
             reply = self._await_reply(sock, env.id, min(try_s, max(0.05, start + deadline_s - time.monotonic())))
@@ -113,7 +126,7 @@ class Client:
                     raise PeerRefused(body.TYPE, reply.code, reply.message)
                 return reply
             self.reset()
-            if time.monotonic() - start >= deadline_s or should_stop():
+            if time.monotonic() - start >= deadline_s or should_stop() or tries == max_tries:
                 raise PeerUnavailable(self.endpoint, body.TYPE, time.monotonic() - start)
 
     def _await_reply(self, sock: zmq.Socket, msg_id: str, wait_s: float) -> Message | None:

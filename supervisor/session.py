@@ -21,7 +21,7 @@ import protocol
 from actors.follow import Follower
 from .taps import TapRegistry
 from .tcp import record_fields, start_gateway, tap_streams
-from actors.transport import Client, Counters, RequestFailed, send_envelope
+from actors.transport import Counters, send_envelope
 from protocol.errors import ProtocolError, VersionMismatch
 from protocol.actor_to_supervisor import Heartbeat, Hello, RequestStop
 from protocol.cli_to_supervisor import AttachRequest, DetachRequest, StatusRequest, StopRequest
@@ -337,6 +337,8 @@ class Supervisor:
             for other in d.stop_first:
                 self._stop_child(self.children[other], "group restart")
             when = time.monotonic() + d.delay_s
+            group = set(d.restart)  # a newer decision replaces older pending starts
+            self.pending_starts = [(t, n) for t, n in self.pending_starts if n not in group]
             for name in d.restart:
                 self.pending_starts.append((when, name))
                 self.outbox.put("actor_restart", {"actor": name, "after_exit_of": c.name,
@@ -348,7 +350,8 @@ class Supervisor:
         due = [n for t, n in self.pending_starts if t <= now]
         self.pending_starts = [(t, n) for t, n in self.pending_starts if t > now]
         for name in sorted(set(due), key=self.order.index):
-            self._start(self.children[name])
+            if not self.children[name].alive():  # never a second copy of a running actor
+                self._start(self.children[name])
 
     def _stop_child(self, c: ch.Child, reason: str) -> None:
         if not c.alive():
@@ -360,11 +363,18 @@ class Supervisor:
             self._pump(0.05)
         if c.alive():
             c.signal(signal.SIGTERM)
-            if c.wait(2.0) is None:
+            self._pump_while(c.alive, 2.0)  # keep heartbeats going: others must not think us gone
+            if c.alive():
                 c.kill()
-        code = c.wait(5.0)
+        self._pump_while(c.alive, 5.0)
+        code = c.poll()
         self._record_exit(c, code, expected=True)
         c.proc = None
+
+    def _pump_while(self, condition, seconds: float) -> None:
+        end = time.monotonic() + seconds
+        while condition() and time.monotonic() < end:
+            self._pump(0.05)
 
     # -- stopping -------------------------------------------------------------------------
     def _shutdown(self) -> int:
@@ -393,15 +403,35 @@ class Supervisor:
             deadline = time.monotonic() + 10
             while not self.outbox.empty() and time.monotonic() < deadline and rec.alive():
                 self._pump(0.05)
-            client = Client(self.zctx, self.endpoints["recorder"], session=self.session_id,
-                            sender="supervisor", counters=self.counters)
+            summary = self._request_finalize(Finalize(reason=reason, exit_code=code), 15.0)
+            if summary is not None:
+                return summary
+            log.error("finalization failed (try %d)", attempt + 1)
+            rec.kill()
+            self._pump_while(rec.alive, 2.0)
+        return None
+
+    def _request_finalize(self, msg: Finalize, seconds: float) -> dict | None:
+        """Ask for finalization while the loop keeps pumping (heartbeats, rows, exits);
+        re-sent on a fresh socket every 3 s (finalization is idempotent)."""
+        end = time.monotonic() + seconds
+        while time.monotonic() < end and self.children["recorder"].alive():
+            sock = self.zctx.socket(zmq.DEALER)
+            sock.setsockopt(zmq.LINGER, 0)
+            sock.connect(self.endpoints["recorder"])
+            env = protocol.wrap(msg, session=self.session_id, sender="supervisor")
+            sock.send(protocol.encode(env))
+            resend = min(end, time.monotonic() + 3.0)
             try:
-                reply = client.request(Finalize(reason=reason, exit_code=code), deadline_s=10)
-                return reply.summary
-            except RequestFailed as exc:
-                log.error("finalization failed (try %d): %s", attempt + 1, exc)
-                rec.kill()
-                rec.wait(2)
+                while time.monotonic() < resend:
+                    self._pump(0.05)
+                    while sock.poll(0):
+                        try:
+                            reply = protocol.decode(sock.recv()).body
+                        except ProtocolError:
+                            continue
+                        if getattr(reply, "reply_to", None) == env.id:
+                            return getattr(reply, "summary", None)
             finally:
-                client.close()
+                sock.close(0)
         return None

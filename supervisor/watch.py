@@ -14,6 +14,8 @@ from __future__ import annotations
 
 import time
 
+from actors.bounded import BoundedDict
+
 
 class StreamWatch:
     def __init__(self, max_steps: int | None):
@@ -25,11 +27,10 @@ class StreamWatch:
         self.last_progress = time.monotonic()
         self.stop_reason: str | None = None
         self.last_state_type: str | None = None
-        self._then_stop: dict[str, str] = {}  # proposal_id -> reason
-        self._attempt_proposal: dict[str, str] = {}
-        self._obs_of_proposal: dict[str, str] = {}
+        self._then_stop: dict[str, str] = BoundedDict()  # proposal_id -> reason
+        self._attempt_proposal: dict[str, str] = BoundedDict()
+        self._obs_of_proposal: dict[str, str] = BoundedDict()
         self._last_obs: str | None = None
-        self._resolved: set[str] = set()
 
     def feed(self, row: dict) -> None:
         self.last_sequence = row["sequence"]
@@ -64,7 +65,6 @@ class StreamWatch:
     def _resolve(self, oid: str | None) -> None:
         if oid is None:
             return
-        self._resolved.add(oid)
         if self.max_steps and self.steps >= self.max_steps and oid == self._last_obs:
             self._stop("max_steps")
 

@@ -4,10 +4,11 @@ from __future__ import annotations
 import logging
 import uuid
 
+from actors.bounded import BoundedDict
 from actors.follow import Follower
 from actors.runtime import ActorContext, run_actor
 from actors.steps import StepTracker
-from actors.transport import PeerRefused, RequestFailed
+from actors.transport import NotEncodable, PeerRefused, RequestFailed
 from protocol.to_recorder import RecordEvent, RecordIntent, RecordResult
 
 from .sink import make_sink
@@ -26,7 +27,7 @@ class Actuator:
         self.recorder = ctx.client("recorder")
         self.track = StepTracker()
         self.queue: list[str] = []  # executed proposal ids not yet attempted by anyone
-        self.handled: set[str] = set()
+        self.handled: BoundedDict = BoundedDict()  # ids this instance acted on (recent)
 
     def feed(self, row: dict) -> None:
         self.track.feed(row)
@@ -39,12 +40,10 @@ class Actuator:
             self.queue.clear()  # a newer read supersedes any proposal not yet attempted
 
     def recover_orphans(self) -> None:
-        for att_id, att in self.track.attempts.items():
-            if att_id in self.track.results or att.get("requester") == self.requester:
+        for att_id, att in list(self.track.unresolved.items()):
+            if att.get("requester") == self.requester or att_id in self.handled:
                 continue
-            if att_id in self.handled:
-                continue
-            self.handled.add(att_id)
+            self.handled[att_id] = None
             self._record_result(RecordResult(attempt_id=att_id, outcome="unknown", error=ORPHAN_ERROR))
 
     def act_on_queue(self) -> None:
@@ -52,7 +51,7 @@ class Actuator:
             pid = self.queue.pop(0)
             if pid in self.handled:
                 continue
-            self.handled.add(pid)
+            self.handled[pid] = None
             self._act(pid)
 
     def _act(self, proposal_id: str) -> None:
@@ -76,7 +75,13 @@ class Actuator:
 
     def _record_result(self, msg: RecordResult) -> None:
         try:
-            self.recorder.request(msg, deadline_s=30, should_stop=self.ctx.stopping.is_set)
+            try:
+                self.recorder.request(msg, deadline_s=30, should_stop=self.ctx.stopping.is_set)
+            except NotEncodable as exc:  # keep the outcome; the game's answer cannot travel
+                self.recorder.request(RecordResult(
+                    attempt_id=msg.attempt_id, outcome=msg.outcome, http_status=msg.http_status,
+                    response=None, error=f"{msg.error or ''} response not recordable: {exc}".strip(),
+                    request_ms=msg.request_ms), deadline_s=30, should_stop=self.ctx.stopping.is_set)
         except RequestFailed as exc:
             log.error("result of %s not recorded: %s", msg.attempt_id, exc)
             try:

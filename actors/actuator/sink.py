@@ -49,8 +49,8 @@ class EmulatorSink:
         except ValueError as exc:  # refused here: nothing was sent
             return ActionOutcome("rejected", None, {"error_code": "bad-action"}, str(exc), 0.0)
         deadline = self.timeout_s + msg.frames / 1000  # slow carts still finish long steps
-        try:  # one try only: try_s == deadline_s means the request is sent exactly once
-            reply = self.client.request(msg, deadline_s=deadline, try_s=deadline)
+        try:  # exactly one try: a step is never sent twice
+            reply = self.client.request(msg, deadline_s=deadline, try_s=deadline, max_tries=1)
         except RequestFailed as exc:
             return ActionOutcome("unknown", None, None, f"no reply from the emulator: {exc}", _ms(start))
         except Exception as exc:  # never raise: an unexpected failure leaves the outcome unknown

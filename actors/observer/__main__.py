@@ -8,7 +8,7 @@ import uuid
 from actors.follow import Follower
 from actors.runtime import ActorContext, run_actor
 from actors.steps import StepTracker
-from actors.transport import RequestFailed
+from actors.transport import NotEncodable, RequestFailed
 from protocol.to_recorder import ReportObservationError, StoreObservation
 
 from .source import make_source
@@ -64,12 +64,9 @@ def _read_once(ctx: ActorContext, source, recorder, track: StepTracker) -> bool:
     try:
         state = source.read()
     except source.ReadFailed as exc:
-        msg = ReportObservationError(read_id=read_id, error=str(exc), error_type=exc.kind)
         track.read_errors += 1
-        try:
-            recorder.request(msg, deadline_s=30, should_stop=ctx.stopping.is_set)
-        except RequestFailed as rexc:
-            log.error("could not record a failed read: %s", rexc)
+        _report(ctx, recorder, ReportObservationError(read_id=read_id, error=str(exc),
+                                                      error_type=exc.kind))
         return False
     read_ms = round((time.monotonic() - start) * 1000, 3)
     ident = source.read_identity(state) if ctx.setting("game.identity", True) else None
@@ -77,10 +74,22 @@ def _read_once(ctx: ActorContext, source, recorder, track: StepTracker) -> bool:
                            identity=ident)
     try:
         recorder.request(msg, deadline_s=60, should_stop=ctx.stopping.is_set)
+    except NotEncodable as exc:  # a state that cannot travel is a failed read, not a crash
+        track.read_errors += 1
+        _report(ctx, recorder, ReportObservationError(read_id=read_id, error=str(exc),
+                                                      error_type="not_encodable"))
+        return False
     except RequestFailed as exc:
         log.error("observation not stored: %s", exc)
         return False
     return True
+
+
+def _report(ctx: ActorContext, recorder, msg: ReportObservationError) -> None:
+    try:
+        recorder.request(msg, deadline_s=30, should_stop=ctx.stopping.is_set)
+    except RequestFailed as exc:
+        log.error("could not record a failed read: %s", exc)
 
 
 def _wait_for_observation(ctx: ActorContext, follower: Follower, track: StepTracker) -> None:

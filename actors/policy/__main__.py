@@ -10,6 +10,7 @@ from __future__ import annotations
 import logging
 import time
 
+from actors.bounded import BoundedDict
 from actors.follow import Follower
 from actors.recorder.files import read_observation
 from actors.runtime import ActorContext, run_actor
@@ -26,8 +27,8 @@ log = logging.getLogger("policy")
 class PolicyDriver:
     def __init__(self, ctx: ActorContext, policy: Policy):
         self.ctx, self.policy = ctx, policy
-        self.proposals: dict[str, dict] = {}
-        self.proposed_for: set[str] = set()
+        self.proposals: dict[str, dict] = BoundedDict()  # by proposal id and by attempt id
+        self.proposed_for: BoundedDict = BoundedDict()  # observation ids with a proposal
         self.latest: Observation | None = None
         self.stopping = False
 
@@ -43,7 +44,7 @@ class PolicyDriver:
             self.latest = obs
         elif ev == "proposal":
             self.proposals[row["proposal_id"]] = row
-            self.proposed_for.add(row["observation_id"])
+            self.proposed_for[row["observation_id"]] = None
         elif ev == "action_attempt":
             prop = self.proposals.get(row["proposal_id"])
             if prop is not None:
@@ -83,7 +84,7 @@ class PolicyDriver:
         except RequestFailed as exc:
             log.error("proposal not recorded: %s", exc)
             return
-        self.proposed_for.add(obs.observation_id)
+        self.proposed_for[obs.observation_id] = None
 
 
 def main(ctx: ActorContext) -> int:

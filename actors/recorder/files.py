@@ -34,7 +34,7 @@ def observation_relpath(session_id: str, number: int) -> str:
 
 def write_observation(capture_root: str, relpath: str, state: dict) -> str:
     """Write the state exclusively, flush it, and return the SHA-256 of the stored bytes."""
-    data = json.dumps(state, ensure_ascii=False, indent=1, sort_keys=False).encode("utf-8")
+    data = json.dumps(state, ensure_ascii=False, indent=1, allow_nan=False).encode("utf-8")
     with open(os.path.join(capture_root, relpath), "xb") as fh:
         fh.write(data)
         fh.flush()

@@ -7,7 +7,12 @@ one that died would have.
 from __future__ import annotations
 
 import dataclasses
+import logging
 from typing import Any
+
+from actors.bounded import BoundedDict
+
+log = logging.getLogger("recorder")
 
 OUTCOMES = ("accepted", "rejected", "unknown")
 
@@ -17,16 +22,18 @@ class SessionIndex:
     observations: int = 0
     last_observation_number: int = 0  # file numbers can skip an orphan left by a crash
     last_observation_id: str | None = None
-    reads: dict[str, dict] = dataclasses.field(default_factory=dict)  # read_id -> obs row
-    observation_rows: dict[str, dict] = dataclasses.field(default_factory=dict)
-    proposals: dict[str, dict] = dataclasses.field(default_factory=dict)
-    dispositions: dict[str, str] = dataclasses.field(default_factory=dict)
-    attempts: dict[str, dict] = dataclasses.field(default_factory=dict)  # attempt_id -> row
-    attempt_by_proposal: dict[str, str] = dataclasses.field(default_factory=dict)
-    results: dict[str, dict] = dataclasses.field(default_factory=dict)  # attempt_id -> row
+    reads: dict[str, dict] = dataclasses.field(default_factory=BoundedDict)  # read_id -> obs row
+    observation_rows: dict[str, dict] = dataclasses.field(default_factory=BoundedDict)
+    proposals: dict[str, dict] = dataclasses.field(default_factory=BoundedDict)
+    dispositions: dict[str, str] = dataclasses.field(default_factory=BoundedDict)
+    attempts: dict[str, dict] = dataclasses.field(default_factory=BoundedDict)  # attempt_id -> row
+    attempt_by_proposal: dict[str, str] = dataclasses.field(default_factory=BoundedDict)
+    results: dict[str, dict] = dataclasses.field(default_factory=BoundedDict)  # attempt_id -> row
     awaiting_after_attempt: str | None = None
     awaiting_at_end: list[str] = dataclasses.field(default_factory=list)
-    event_keys: set[str] = dataclasses.field(default_factory=set)
+    event_keys: BoundedDict = dataclasses.field(default_factory=BoundedDict)
+    unresolved: dict[str, None] = dataclasses.field(default_factory=dict)  # never forgotten
+    attempt_count: int = 0
     counts: dict[str, int] = dataclasses.field(default_factory=dict)
     outcomes: dict[str, int] = dataclasses.field(default_factory=lambda: {o: 0 for o in OUTCOMES})
     statuses: dict[str, int] = dataclasses.field(default_factory=dict)
@@ -42,10 +49,13 @@ class SessionIndex:
         self.counts[event] = self.counts.get(event, 0) + 1
         key = row.get("event_key")
         if key:
-            self.event_keys.add(key)
+            self.event_keys[key] = None
         handler = _APPLY.get(event)
         if handler:
-            handler(self, row)
+            try:
+                handler(self, row)
+            except (KeyError, TypeError, ValueError, AttributeError) as exc:  # one odd row
+                log.error("row %s (%s) not indexed: %s", row.get("sequence"), event, exc)
 
     # -- per event ----------------------------------------------------------------------
     def _observation(self, row: dict) -> None:
@@ -80,11 +90,14 @@ class SessionIndex:
 
     def _attempt(self, row: dict) -> None:
         self.attempts[row["attempt_id"]] = row
+        self.unresolved[row["attempt_id"]] = None
+        self.attempt_count += 1
         self.attempt_by_proposal[row["proposal_id"]] = row["attempt_id"]
         self.awaiting_after_attempt = row["attempt_id"]
 
     def _result(self, row: dict) -> None:
         self.results[row["attempt_id"]] = row
+        self.unresolved.pop(row["attempt_id"], None)
         if row.get("outcome") in self.outcomes:
             self.outcomes[row["outcome"]] += 1
 
@@ -102,7 +115,7 @@ class SessionIndex:
         self.restarts[actor] = self.restarts.get(actor, 0) + 1
 
     def _identity(self, row: dict) -> None:
-        self.last_run_id = row["run_id"]
+        self.last_run_id = row.get("run_id")
 
     def _model_error(self, row: dict) -> None:
         self.model_usage["errors"] = self.model_usage.get("errors", 0) + 1
@@ -110,7 +123,7 @@ class SessionIndex:
 
     # -- queries ------------------------------------------------------------------------
     def unresolved_attempts(self) -> list[str]:
-        return [a for a in self.attempts if a not in self.results]
+        return list(self.unresolved)
 
     def awaiting_observation(self) -> list[str]:
         return [self.awaiting_after_attempt] if self.awaiting_after_attempt else []

@@ -16,6 +16,7 @@ from typing import Any, Callable
 import zmq
 
 import protocol
+from protocol.errors import ProtocolError
 from actors.runtime import ActorContext
 from actors.transport import decode_or_count, send_envelope
 from protocol import to_recorder as req
@@ -30,7 +31,8 @@ log = logging.getLogger("recorder")
 
 WISHES = ("execute", "wait", "suppressed", "stop")
 RESERVED = {"session_start", "observation", "observation_error", "proposal", "proposal_status",
-            "action_attempt", "action_result", "session_end"}
+            "action_attempt", "action_result", "session_end", "run_identity_changed",
+            "run_identity_unavailable", "recorder_resumed", "tap_write_refused"}
 CACHE_ROWS = 4096
 CACHE_STATES = 64
 
@@ -87,7 +89,7 @@ class Recorder:
         for row, offset in zip(scan.rows, scan.offsets):
             self._remember(row, offset)
         if self.index.ended:  # finalized: serve reads, never append after session_end
-            self.finalized = self._read_summary() or {"session": self.sid}
+            self.finalized = self._read_summary()  # None: the summary is still to be written
             return
         torn = [{"line": t.line_number, "offset": t.offset, "length": t.length,
                  "sha256": t.sha256, "terminated": t.terminated} for t in self.writer.torn_at_resume]
@@ -159,7 +161,7 @@ class Recorder:
             self.states.popitem(last=False)
 
     def _check_open(self) -> None:
-        if self.finalized is not None:
+        if self.finalized is not None or self.index.ended is not None:
             raise Refusal("session_finalized", "the session is finalized; nothing more is recorded")
 
     # -- handlers -----------------------------------------------------------------------
@@ -200,7 +202,7 @@ class Recorder:
 
     def _identity_rows(self, oid: str, ident: dict) -> None:
         """Identity changes and identity failures are rows of their own."""
-        if ident.get("status") == "ok":
+        if ident.get("status") == "ok" and isinstance(ident.get("run_id"), str):
             if ident["run_id"] != self.index.last_run_id:
                 self.append("run_identity_changed", {
                     "observation_id": oid, "previous_run_id": self.index.last_run_id,
@@ -275,22 +277,25 @@ class Recorder:
         prop = self.index.proposals.get(m.proposal_id)
         if prop is None:
             raise Refusal("unknown_proposal", f"no proposal {m.proposal_id!r} in this session")
+        self._check_open()  # never an acknowledgement after session_end, not even a repeat
         existing = self.index.attempt_by_proposal.get(m.proposal_id)
         if existing is not None:
-            att = self.index.attempts[existing]
-            if existing in self.index.results or att.get("requester") != m.requester:
+            att = self.index.attempts.get(existing)
+            if att is None or existing in self.index.results or att.get("requester") != m.requester:
                 raise Refusal("attempt_exists",
                               f"proposal {m.proposal_id!r} already has attempt {existing!r}; "
                               "it is never sent twice")
             return self._ack(att)
-        self._check_open()
         if self.index.dispositions.get(m.proposal_id) != "execute":
             raise Refusal("not_executable", f"proposal {m.proposal_id!r} has disposition "
                           f"{self.index.dispositions.get(m.proposal_id)!r}, not execute")
         if self.index.stopping:
             raise Refusal("session_stopping", f"the session is stopping ({self.index.stopping})")
-        files.make_durable(self.root, self.index.observation_rows[prop["observation_id"]]["path"])
-        number = len(self.index.attempts) + 1
+        obs = self.index.observation_rows.get(prop["observation_id"])
+        if obs is None:
+            raise Refusal("stale_proposal", f"proposal {m.proposal_id!r} is too old to act on")
+        files.make_durable(self.root, obs["path"])
+        number = self.index.attempt_count + 1
         att = self.append("action_attempt", {
             "attempt_id": f"a-{number:06d}", "proposal_id": m.proposal_id,
             "observation_id": prop["observation_id"], "action": prop["action"],
@@ -306,8 +311,9 @@ class Recorder:
         done = self.index.results.get(m.attempt_id)
         if done is not None:
             return Recorded(reply_to="", sequence=done["sequence"])
-        if m.attempt_id not in self.index.attempts:
-            raise Refusal("unknown_attempt", f"no attempt {m.attempt_id!r} in this session")
+        self._check_open()
+        if m.attempt_id not in self.index.unresolved:
+            raise Refusal("unknown_attempt", f"no attempt {m.attempt_id!r} awaits a result")
         if m.outcome not in OUTCOMES:
             raise Refusal("bad_outcome", f"outcome {m.outcome!r} is not one of {', '.join(OUTCOMES)}")
         row = self.append("action_result", {
@@ -350,7 +356,7 @@ class Recorder:
         idx = self.index
         return {"session": self.sid, "steps": idx.observations, "events": dict(idx.counts),
                 "dispositions": dict(idx.statuses), "action_results": dict(idx.outcomes),
-                "attempts": len(idx.attempts), "unresolved_attempts": idx.unresolved_attempts(),
+                "attempts": idx.attempt_count, "unresolved_attempts": idx.unresolved_attempts(),
                 "actor_restarts": dict(idx.restarts), "model_usage": dict(idx.model_usage),
                 "stopping": idx.stopping, "finalized": self.finalized is not None}
 
@@ -396,12 +402,14 @@ class Recorder:
         env = decode_or_count(data, self.ctx.counters, "stream" if read_only else "recorder")
         if env is None:
             return
-        if isinstance(env.body, req.Follow):
+        if isinstance(env.body, req.Follow) and env.body.after >= 0:
             self.parked.append((sock, routing, env.id, env.body,
-                                time.monotonic() + env.body.wait_ms / 1000))
+                                time.monotonic() + min(env.body.wait_ms, 60_000) / 1000))
             return
         handler = handlers.get(type(env.body))
         try:
+            if isinstance(env.body, req.Follow):
+                raise Refusal("bad_cursor", f"follow after {env.body.after}: must be >= 0")
             if handler is None and read_only:
                 self._refuse_write(env)
                 raise Refusal("read_only", f"the stream endpoint is read-only; {env.type!r} refused")
@@ -421,6 +429,8 @@ class Recorder:
         except OSError as exc:
             reply = RecorderError(reply_to=env.id, code="storage_failed", message=str(exc))
             self.ctx.request_stop("storage_failed", str(exc))
+        except (ValueError, TypeError, OverflowError) as exc:  # a value JSON cannot hold
+            reply = RecorderError(reply_to=env.id, code="bad_request", message=f"{env.type}: {exc}")
         self._reply(sock, routing, reply)
 
     def _refuse_write(self, env) -> None:
@@ -441,8 +451,12 @@ class Recorder:
                 if follow.with_states:
                     states = {r["observation_id"]: s for r in rows if r["event"] == "observation"
                               for s in [self.state_of(r["observation_id"])] if s is not None}
-                self._reply(sock, routing, Rows(reply_to=msg_id, rows=rows,
-                                                last_sequence=self.writer.sequence, states=states))
+                try:
+                    self._reply(sock, routing, Rows(reply_to=msg_id, rows=rows,
+                                                    last_sequence=self.writer.sequence, states=states))
+                except ProtocolError:  # too big for one frame: send the rows without states
+                    self._reply(sock, routing, Rows(reply_to=msg_id, rows=rows[:1],
+                                                    last_sequence=self.writer.sequence))
             else:
                 keep.append((sock, routing, msg_id, follow, deadline))
         self.parked = keep

@@ -34,17 +34,23 @@ def _outcome_candidates(rec: "Recorder") -> tuple[list[str] | None, str | None]:
 
 
 def finalize(rec: "Recorder", reason: str, exit_code: int) -> dict:
+    """Append ``session_end`` (unless it is there: a retry, or a resume after a failure
+    between the row and the summary), then write the summary and the feed row from it."""
     idx = rec.index
-    candidates, outcome_error = _outcome_candidates(rec)
-    if outcome_error:
-        rec.append("outcome_error", {"error": outcome_error,
-                                     "outcome_dir": rec.ctx.setting("capture.outcome_dir")})
-    end = rec.append("session_end", {
-        "exit_code": exit_code, "reason": reason,
-        "outcome_file_candidates": candidates,
-        "awaiting_observation_after_attempt": idx.awaiting_observation(),
-        "unresolved_attempts": idx.unresolved_attempts(),
-    }, durable=True)
+    if idx.ended is None:
+        candidates, outcome_error = _outcome_candidates(rec)
+        if outcome_error:
+            rec.append("outcome_error", {"error": outcome_error,
+                                         "outcome_dir": rec.ctx.setting("capture.outcome_dir")})
+        rec.append("session_end", {
+            "exit_code": exit_code, "reason": reason,
+            "outcome_file_candidates": candidates,
+            "awaiting_observation_after_attempt": idx.awaiting_observation(),
+            "unresolved_attempts": idx.unresolved_attempts(),
+        }, durable=True)
+    end = idx.ended
+    reason, exit_code, candidates = end["reason"], end["exit_code"], end.get("outcome_file_candidates")
+    outcome_error = next((r.get("error") for r in rec.cache if r.get("event") == "outcome_error"), None)
     journal_rel = os.path.relpath(rec.journal_path, rec.root)
     started = idx.started or {}
     summary = {
@@ -59,9 +65,9 @@ def finalize(rec: "Recorder", reason: str, exit_code: int) -> dict:
         "events": dict(sorted(idx.counts.items())),
         "dispositions": dict(sorted(idx.statuses.items())),
         "action_results": dict(idx.outcomes),
-        "attempts": len(idx.attempts),
-        "unresolved_attempts": idx.unresolved_attempts(),
-        "awaiting_observation_after_attempt": idx.awaiting_observation(),
+        "attempts": idx.attempt_count,
+        "unresolved_attempts": end.get("unresolved_attempts", []),
+        "awaiting_observation_after_attempt": end.get("awaiting_observation_after_attempt", []),
         "actor_restarts": dict(sorted(idx.restarts.items())),
         "model_usage": dict(sorted(idx.model_usage.items())),
         "outcome_file_candidates": candidates,

@@ -172,3 +172,31 @@ def test_help_explains_every_command():
         sub = subprocess.run([sys.executable, "-m", "supervisor", cls.name, "--help"], cwd=REPO,
                              capture_output=True, text=True, timeout=30)
         assert sub.returncode == 0 and "Example" in sub.stdout, cls.name
+
+
+def test_the_recorder_refuses_bad_requests_and_keeps_running(session_factory):
+    """Well-formed frames with values the journal cannot hold, reserved events, bad cursors."""
+    from actors.transport import Client, Counters, PeerRefused
+    from protocol.to_recorder import Follow, RecordEvent, RecordResult, StoreObservation
+    s = session_factory(*LONG)
+    wait_for(lambda: len(s.events("action_result")) >= 3, 60, "three results")
+    client = Client(zmq.Context.instance(), s.endpoint("recorder"), session="x", sender="t",
+                    counters=Counters())
+    bad = [(StoreObservation(read_id="r-nan", state={"state_type": "menu", "hp": float("nan")}), "bad_request"),
+           (RecordResult(attempt_id="a-000001", outcome="accepted", response={"x": float("inf")}), None),
+           (RecordEvent(event="run_identity_changed", fields={}), "reserved_event"),
+           (RecordEvent(event="note", fields={"x": float("nan")}), "bad_request"),
+           (Follow(after=-100), "bad_cursor")]
+    for msg, code in bad:
+        try:
+            client.request(msg, deadline_s=5)
+            assert code is None, f"{msg.TYPE} was accepted"
+        except PeerRefused as exc:
+            assert code is None or exc.code == code, (msg.TYPE, exc.code)
+    client.close()
+    steps = len(s.events("observation"))
+    wait_for(lambda: len(s.events("observation")) >= steps + 10, 60, "ten more steps")
+    s.signal(signal.SIGTERM)
+    assert s.wait() == 143
+    assert not [r for r in s.events("actor_exit") if r["actor"] == "recorder" and not r["expected"]]
+    assert s.summary()["reason"] == "sigterm"
