@@ -200,3 +200,28 @@ def test_the_recorder_refuses_bad_requests_and_keeps_running(session_factory):
     assert s.wait() == 143
     assert not [r for r in s.events("actor_exit") if r["actor"] == "recorder" and not r["expected"]]
     assert s.summary()["reason"] == "sigterm"
+
+
+def test_a_slow_stop_during_a_group_restart_keeps_everyone_else_alive(session_factory):
+    """rest_for_one: the actuator dies while the observer (after it) is frozen, so stopping the
+    observer takes SIGTERM, then SIGKILL. Meanwhile the supervisor keeps heartbeats going: no
+    other actor may decide it is gone, and no actor runs twice."""
+    s = session_factory(*LONG, "supervisor.strategy=rest_for_one")
+    wait_for(lambda: len(s.events("action_result")) >= 3, 60, "three results")
+    observer = s.actor_pid("observer")
+    os.kill(observer, signal.SIGSTOP)
+    kill(s.actor_pid("actuator"))
+    wait_for(lambda: len([r for r in s.events("actor_start") if r["actor"] == "observer"]) >= 2,
+             60, "the observer's restart")
+    steps = len(s.events("observation"))
+    wait_for(lambda: len(s.events("observation")) >= steps + 5, 60, "five more steps")
+    s.signal(signal.SIGTERM)
+    assert s.wait() == 143, s.stderr
+    exits = [r for r in s.events("actor_exit") if not r["expected"]]
+    assert [r["actor"] for r in exits] == ["actuator"], exits
+    starts = {}
+    for r in s.events("actor_start"):
+        starts[r["actor"]] = starts.get(r["actor"], 0) + 1
+    assert starts == {"recorder": 1, "game": 1, "model_client": 1, "policy": 1,
+                      "actuator": 2, "observer": 2}
+    assert "supervisor silent" not in s.log("recorder") + s.log("policy") + s.log("game")
