@@ -170,7 +170,8 @@ def run_actor(name: str, main: Callable[[ActorContext], int | None]) -> None:
         traceback.print_exc()
         code = 1
     finally:
-        while not ctx.outbox.empty() and beat.is_alive():
+        flush_until = time.monotonic() + 2 * ctx.heartbeat_s
+        while not ctx.outbox.empty() and beat.is_alive() and time.monotonic() < flush_until:
             time.sleep(0.01)  # let the heartbeat thread deliver a final stop request
         main_done.set()
         beat.join(timeout=2 * ctx.heartbeat_s + 1)
