@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from .content import CARDS, CHARACTERS, RELICS, CardDef
+from .errors import ActionRefused
 from .mapgen import ActMap
 
 if TYPE_CHECKING:
@@ -132,3 +133,14 @@ class Run:
     @property
     def top(self) -> Screen | None:
         return self.overlays[-1] if self.overlays else None
+
+
+def top_screen(game: Any, cls: type, refusal: str) -> Any:
+    """The run's open overlay when it is a ``cls`` and is what the state shows; otherwise
+    the action is refused with ``refusal`` (one lookup for every overlay screen's actions)."""
+    run = game.run
+    assert run is not None
+    top = run.top
+    if not isinstance(top, cls) or game.current_screen() != cls.state_type:
+        raise ActionRefused(refusal)
+    return top

@@ -13,7 +13,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Callable
 
 from ..errors import ActionRefused
-from ..model import Card, Screen
+from ..model import Card, Screen, top_screen
 from ..registry import action, index_in
 from ..views import card_view
 
@@ -75,12 +75,7 @@ class CardSelect(Screen):
 
 
 def _need(game: "Game") -> CardSelect:
-    run = game.run
-    assert run is not None
-    top = run.top
-    if not isinstance(top, CardSelect) or game.current_screen() != "card_select":
-        raise ActionRefused("No card selection in progress")
-    return top
+    return top_screen(game, CardSelect, "No card selection in progress")
 
 
 @action("select_card", ("index", int, True))

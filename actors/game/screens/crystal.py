@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 from .. import rng
 from ..content import POTION_POOL, RELIC_POOL
 from ..errors import ActionRefused
-from ..model import Screen
+from ..model import Screen, top_screen
 from ..registry import action
 from .rewards import Rewards
 
@@ -62,12 +62,7 @@ class CrystalSphere(Screen):
 
 
 def _need(game: "Game") -> CrystalSphere:
-    run = game.run
-    assert run is not None
-    top = run.top
-    if not isinstance(top, CrystalSphere) or game.current_screen() != "crystal_sphere":
-        raise ActionRefused("No crystal sphere is open")
-    return top
+    return top_screen(game, CrystalSphere, "No crystal sphere is open")
 
 
 @action("crystal_sphere_set_tool", ("tool", str, True))

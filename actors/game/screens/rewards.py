@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING
 
 from ..content import POTIONS, RELICS
 from ..errors import ActionRefused
-from ..model import Card, Screen
+from ..model import Card, Screen, top_screen
 from ..registry import action, index_in
 from ..views import card_view
 
@@ -75,12 +75,7 @@ class CardReward(Screen):
 
 
 def _top(game: "Game", cls: type, what: str):
-    run = game.run
-    assert run is not None
-    top = run.top
-    if not isinstance(top, cls) or game.current_screen() != cls.state_type:
-        raise ActionRefused(f"Not on the {what} screen")
-    return top
+    return top_screen(game, cls, f"Not on the {what} screen")
 
 
 @action("claim_reward", ("index", int, True))

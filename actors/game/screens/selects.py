@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from ..errors import ActionRefused
-from ..model import Card, Screen
+from ..model import Card, Screen, top_screen
 from ..registry import action, index_in
 from ..views import card_view, relic_choice_view
 
@@ -48,12 +48,7 @@ class RelicSelect(Screen):
 
 
 def _top(game: "Game", cls: type) -> Screen:
-    run = game.run
-    assert run is not None
-    top = run.top
-    if not isinstance(top, cls) or game.current_screen() != cls.state_type:
-        raise ActionRefused(f"No {cls.state_type} screen is open")
-    return top
+    return top_screen(game, cls, f"No {cls.state_type} screen is open")
 
 
 @action("select_bundle", ("index", int, True))
