@@ -106,7 +106,6 @@ class PolicyContext:
         self.character_picked = False
         self.rejections: dict[str, int] = {}
         self.rejected_here: dict[tuple[str, str], int] = {}  # (state digest, action key) -> n
-        self.last_state: dict | None = None
 
     # -- 1. reconcile ------------------------------------------------------------------
     def reconcile(self, state: dict) -> None:
@@ -116,7 +115,6 @@ class PolicyContext:
             if self.pending is not None and self.pending.kind == "effect" and \
                     digest(state) != self.pending.acted_digest:
                 self.pending = None  # ...but a changed read is the evidence an effect needs
-            self.last_state = state
             return
         if self.flow is not None and new_flow != self.flow:
             self._transition(new_flow)
@@ -132,7 +130,6 @@ class PolicyContext:
                 self.grid = grid
             elif grid != self.grid:
                 self.grid_changed = True
-        self.last_state = state
 
     def _transition(self, new_flow: str) -> None:
         self.pending = None

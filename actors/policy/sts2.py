@@ -10,7 +10,6 @@ gets a ``wait``. Every proposal row carries ``state_digest``,
 """
 from __future__ import annotations
 
-import json
 import time
 
 from .base import Observation, Policy, Proposal
@@ -85,7 +84,3 @@ class Sts2Heuristic(Policy):
         if now - self.idle_since > self.stuck:
             return Proposal.stop("stuck", extra={**p.extra, "last_wait": p.reason})
         return p
-
-
-def action_key(p: Proposal) -> str:
-    return json.dumps([p.action, p.parameters], sort_keys=True)
