@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import array
 import collections
+import json
 import logging
 import os
 import time
@@ -99,7 +100,6 @@ class Recorder:
 
     def _read_summary(self) -> dict | None:
         try:
-            import json
             with open(os.path.join(self.dir, "session.json"), encoding="utf-8") as fh:
                 return json.load(fh)
         except (OSError, ValueError):
@@ -128,7 +128,6 @@ class Recorder:
         return self._rows_from_disk(after + 1, upto)
 
     def _rows_from_disk(self, first: int, last: int) -> list[dict]:
-        import json
         out = []
         with open(self.journal_path, "rb") as fh:
             fh.seek(self.offsets[first - 1])
