@@ -142,6 +142,22 @@ def _heartbeat_loop(ctx: ActorContext, sock: zmq.Socket, main_done: threading.Ev
     sock.close(0)
 
 
+def _start_profiler():
+    """``GAMERIG_PROFILE_DIR=DIR``: profile ``main`` with cProfile (for bench/ work only)."""
+    if not os.environ.get("GAMERIG_PROFILE_DIR"):
+        return None
+    import cProfile
+    profiler = cProfile.Profile()
+    profiler.enable()
+    return profiler
+
+
+def _dump_profile(profiler, name: str) -> None:
+    if profiler is not None:
+        profiler.disable()
+        profiler.dump_stats(os.path.join(os.environ["GAMERIG_PROFILE_DIR"], f"{name}-{os.getpid()}.prof"))
+
+
 def run_actor(name: str, main: Callable[[ActorContext], int | None]) -> None:
     logging.basicConfig(level=os.environ.get("GAMERIG_LOG", "INFO"),
                         format=f"%(asctime)s {name} %(levelname)s %(message)s",
@@ -164,12 +180,14 @@ def run_actor(name: str, main: Callable[[ActorContext], int | None]) -> None:
                             name="heartbeat", daemon=True)
     beat.start()
     code = 0
+    profiler = _start_profiler()
     try:
         code = main(ctx) or 0
     except Exception:  # the restart policy decides; the traceback is the evidence
         traceback.print_exc()
         code = 1
     finally:
+        _dump_profile(profiler, name)
         flush_until = time.monotonic() + 2 * ctx.heartbeat_s
         while not ctx.outbox.empty() and beat.is_alive() and time.monotonic() < flush_until:
             time.sleep(0.01)  # let the heartbeat thread deliver a final stop request

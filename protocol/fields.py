@@ -67,16 +67,30 @@ def check_value(type_name: str, field: str, tp: Any, value: Any) -> Any:
     raise TypeError(f"unsupported annotation {tp!r} on {type_name}.{field}")
 
 
+_SCHEMAS: dict[type, tuple[tuple[str, Any, bool], ...]] = {}
+
+
+def schema(cls: type) -> tuple[tuple[str, Any, bool], ...]:
+    """``(field, annotation, required)`` for each field of ``cls``, resolved once per class
+    (``typing.get_type_hints`` compiles string annotations: far too slow for every frame)."""
+    found = _SCHEMAS.get(cls)
+    if found is None:
+        hints = typing.get_type_hints(cls)
+        found = tuple((f.name, hints[f.name], f.default is _MISSING and f.default_factory is _MISSING)
+                      for f in dataclasses.fields(cls))
+        _SCHEMAS[cls] = found
+    return found
+
+
 def body_to_fields(cls: type, body: Any) -> dict[str, Any]:
     """Validate a decoded body map against ``cls``'s dataclass fields."""
     name = cls.TYPE
     if not isinstance(body, dict):
         raise BadBody(name, "<body>", f"expected a map, got {type(body).__name__}")
-    hints = typing.get_type_hints(cls)
     out: dict[str, Any] = {}
-    for f in dataclasses.fields(cls):
-        if f.name in body:
-            out[f.name] = check_value(name, f.name, hints[f.name], body[f.name])
-        elif f.default is _MISSING and f.default_factory is _MISSING:
-            raise BadBody(name, f.name, "missing")
+    for field, hint, required in schema(cls):
+        if field in body:
+            out[field] = check_value(name, field, hint, body[field])
+        elif required:
+            raise BadBody(name, field, "missing")
     return out
