@@ -4,6 +4,11 @@ A consumer asks for rows after its cursor (``follow``); the recorder answers at 
 rows exist, or holds the request until rows are appended or ``wait_ms`` passes. Because the
 consumer pulls, a slow consumer never slows the pipeline and never silently misses a row: it
 can resume from any sequence, also after the recorder or the consumer restarted.
+
+``pace_s`` spaces a consumer's requests: after a reply the next request waits that long,
+so rows appended meanwhile come in one reply. Consumers that do not act on each row at once
+(the supervisor's progress and stop conditions, the observer while pipelined steps run)
+pace themselves and save the recorder and themselves many small round trips.
 """
 from __future__ import annotations
 
@@ -28,7 +33,7 @@ class Follower:
 
     def __init__(self, zctx: zmq.Context, endpoint: str, *, session: str, sender: str,
                  counters: Counters, after: int = 0, with_states: bool = False,
-                 wait_ms: int = 500, max_rows: int = 256):
+                 wait_ms: int = 500, max_rows: int = 256, pace_s: float = 0.0):
         self.zctx, self.endpoint, self.session, self.sender = zctx, endpoint, session, sender
         self.counters = counters
         self.cursor = after
@@ -40,6 +45,8 @@ class Follower:
         self._seen_reply = False
         self.states: dict[str, dict] = {}
         self.last_known = 0  # the recorder's last sequence at its latest reply
+        self.pace_s = pace_s
+        self._next_request_at = 0.0
 
     @property
     def caught_up(self) -> bool:
@@ -59,13 +66,19 @@ class Follower:
         if self._pending is not None and now - self._sent_at > self.wait_ms / 1000 + 2.0:
             self.close()  # the recorder restarted or is gone: drop the stale request
             sock = self._ensure_socket()
-        if self._pending is None:
+        if self._pending is None and now >= self._next_request_at:
             env = protocol.wrap(Follow(after=self.cursor, max_rows=self.max_rows,
                                        wait_ms=self.wait_ms, with_states=self.with_states),
                                 session=self.session, sender=self.sender)
             sock.send(protocol.encode(env))
             self._pending, self._sent_at = env.id, now
         return sock
+
+    def idle_s(self) -> float:
+        """How long a caller polling this socket may wait before calling ``ensure_request`` again."""
+        if self._pending is not None:
+            return 0.25
+        return max(0.0, self._next_request_at - time.monotonic())
 
     def pump(self) -> list[dict]:
         """Read whatever is waiting on the socket; return new rows in order."""
@@ -76,6 +89,7 @@ class Follower:
             if env is None or getattr(env.body, "reply_to", None) != self._pending:
                 continue
             self._pending = None
+            self._next_request_at = time.monotonic() + self.pace_s
             if isinstance(env.body, RecorderError):
                 raise RuntimeError(f"follow refused: {env.body.code}: {env.body.message}")
             if isinstance(env.body, Rows):
@@ -98,8 +112,11 @@ class Follower:
         end = time.monotonic() + timeout_s
         while True:
             sock = self.ensure_request()
-            left = end - time.monotonic()
-            if sock.poll(max(1, int(min(left, 0.25) * 1000))):
+            now = time.monotonic()
+            wait = min(end - now, 0.25)
+            if self._pending is None:  # paced: the next request goes out at _next_request_at
+                wait = min(wait, self._next_request_at - now)
+            if sock.poll(max(1, int(wait * 1000))):
                 rows = self.pump()
                 if rows:
                     return rows

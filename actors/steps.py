@@ -3,6 +3,12 @@ whether its step is resolved, and how.
 
 A step is *resolved* when its proposal's disposition is not ``execute`` (wait, suppressed,
 dry_run, session_stopped), or when the result of its attempt is recorded.
+
+Pipelined steps (see ``docs/performance.md``): a policy may decide up to ``pipeline_depth``
+steps ahead of their results, several on one observation. Such proposals carry
+``pipeline_depth`` (> 1); the tracker counts the ones executing without a result
+(``in_flight``) and the results recorded since the latest observation, which is what the
+observer paces its reads by.
 """
 from __future__ import annotations
 
@@ -24,6 +30,10 @@ class StepTracker:
         self.resolution: dict[str, str] = BoundedDict()  # observation_id -> status or outcome
         self.stopping: str | None = None
         self.read_errors = 0  # consecutive failed reads (counted by the observer)
+        self.decisions = 0  # proposals recorded (a step is a decision when steps are pipelined)
+        self.in_flight: dict[str, int] = {}  # pipelined proposal id -> its depth, until its result
+        self.pipeline_depth = 1  # of the newest pipelined proposal
+        self.results_since_obs = 0
 
     def feed(self, row: dict) -> None:
         ev = row.get("event")
@@ -32,7 +42,9 @@ class StepTracker:
             self.last_obs_row = row
             self.steps = row.get("step", self.steps + 1)
             self.read_errors = 0
+            self.results_since_obs = 0
         elif ev == "proposal":
+            self.decisions += 1
             self.proposals[row["proposal_id"]] = row
             self.obs_of_proposal[row["proposal_id"]] = row["observation_id"]
             self.proposal_of_obs[row["observation_id"]] = row["proposal_id"]
@@ -43,6 +55,11 @@ class StepTracker:
                 oid = self.obs_of_proposal.get(row["proposal_id"])
                 if oid:
                     self.resolution[oid] = row["status"]
+            else:
+                depth = pipelined(self.proposals.get(row["proposal_id"]))
+                if depth:
+                    self.in_flight[row["proposal_id"]] = depth
+                    self.pipeline_depth = depth
         elif ev == "action_attempt":
             self.attempts[row["attempt_id"]] = row
             self.unresolved[row["attempt_id"]] = row
@@ -50,8 +67,10 @@ class StepTracker:
         elif ev == "action_result":
             self.results[row["attempt_id"]] = row
             self.unresolved.pop(row["attempt_id"], None)
+            self.results_since_obs += 1
             att = self.attempts.get(row["attempt_id"])
             if att:
+                self.in_flight.pop(att["proposal_id"], None)
                 self.resolution[att["observation_id"]] = row.get("outcome", "unknown")
                 then_stop = self.proposals.get(att["proposal_id"], {}).get("then_stop")
                 if then_stop:  # the session ends after this action: no further reads
@@ -59,8 +78,21 @@ class StepTracker:
         elif ev == "session_stopping":
             self.stopping = row.get("reason") or "stopping"
 
+    def read_due(self) -> bool:
+        """Whether the observer should read now: the newest observation's step is resolved
+        and, while pipelined steps are in flight, a pipeline's worth of results came in."""
+        if not self.latest_resolved():
+            return False
+        return not self.in_flight or self.results_since_obs >= self.pipeline_depth
+
     def latest_resolved(self) -> bool:
         return self.last_obs is None or self.last_obs in self.resolution
 
     def latest_resolution(self) -> str | None:
         return self.resolution.get(self.last_obs) if self.last_obs else None
+
+
+def pipelined(proposal: dict | None) -> int:
+    """The pipeline depth a proposal row was decided with (0: an ordinary, one-at-a-time step)."""
+    depth = (proposal or {}).get("pipeline_depth")
+    return depth if isinstance(depth, int) and not isinstance(depth, bool) and depth > 1 else 0

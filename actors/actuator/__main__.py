@@ -2,19 +2,27 @@
 from __future__ import annotations
 
 import logging
+import time
 import uuid
+
+import zmq
 
 from actors.bounded import BoundedDict
 from actors.follow import Follower
 from actors.runtime import ActorContext, run_actor
-from actors.steps import StepTracker
+from actors.steps import StepTracker, pipelined
 from actors.transport import NotEncodable, PeerRefused, RequestFailed
+from protocol.from_recorder import Recorded, RecorderError
 from protocol.to_recorder import RecordEvent, RecordIntent, RecordResult
 
 from .sink import make_sink
 
 log = logging.getLogger("actuator")
 
+MAX_BATCH = 64
+RESULT_BATCH = 4       # pipelined results are recorded this many at a time ...
+RESULT_WAIT_S = 0.01   # ... or after this long, or when nothing else is in flight
+PIPELINED_PACE_S = 0.004  # pipelined steps queue ahead: rows can come in batches (actors.follow)
 ORPHAN_ERROR = ("the actuator holding this attempt exited before recording a result; "
                 "the request may or may not have been sent, and it is not sent again")
 
@@ -28,6 +36,8 @@ class Actuator:
         self.track = StepTracker()
         self.queue: list[str] = []  # executed proposal ids not yet attempted by anyone
         self.handled: BoundedDict = BoundedDict()  # ids this instance acted on (recent)
+        self.done: list = []  # (attempt id, outcome) of pipelined steps, results not yet recorded
+        self._done_since = 0.0
 
     def feed(self, row: dict) -> None:
         self.track.feed(row)
@@ -36,8 +46,9 @@ class Actuator:
             self.queue.append(row["proposal_id"])
         elif ev == "action_attempt" and row["proposal_id"] in self.queue:
             self.queue.remove(row["proposal_id"])
-        elif ev == "observation":
-            self.queue.clear()  # a newer read supersedes any proposal not yet attempted
+        elif ev == "observation":  # a newer read supersedes any proposal not yet attempted,
+            # except those its policy decided ahead of their results (pipelined)
+            self.queue = [pid for pid in self.queue if pipelined(self.track.proposals.get(pid))]
 
     def recover_orphans(self) -> None:
         for att_id, att in list(self.track.unresolved.items()):
@@ -47,31 +58,107 @@ class Actuator:
             self._record_result(RecordResult(attempt_id=att_id, outcome="unknown", error=ORPHAN_ERROR))
 
     def act_on_queue(self) -> None:
+        submit = getattr(self.sink, "submit", None)
         while self.queue and not self.ctx.stopping.is_set():
-            pid = self.queue.pop(0)
+            pid = self.queue[0]
             if pid in self.handled:
+                self.queue.pop(0)
                 continue
-            self.handled[pid] = None
-            self._act(pid)
+            if submit is None or not pipelined(self.track.proposals.get(pid)):
+                if self.in_flight():
+                    return  # an ordinary step waits until the pipelined ones before it are done
+                self.queue.pop(0)
+                self.handled[pid] = None
+                self._act(pid)
+                continue
+            run = []  # consecutive pipelined proposals: one batch of intents
+            while self.queue and len(run) < MAX_BATCH:
+                pid = self.queue[0]
+                if pid not in self.handled and not pipelined(self.track.proposals.get(pid)):
+                    break
+                self.queue.pop(0)
+                if pid not in self.handled:
+                    self.handled[pid] = None
+                    run.append(pid)
+            self._act_pipelined(run)
+            self.collect()
+
+    def in_flight(self) -> int:
+        return len(getattr(self.sink, "in_flight", ())) + len(self.done)
+
+    def collect(self) -> None:
+        """Record the results of pipelined steps whose replies came (or that timed out),
+        in one batch."""
+        if not self.done:
+            self._done_since = time.monotonic()
+        self.done.extend(self.sink.collect())
+        if not self.done or (len(self.done) < RESULT_BATCH and self.sink.in_flight
+                             and time.monotonic() - self._done_since < RESULT_WAIT_S):
+            return  # results go in batches: a few steps' worth, or when the pipeline is empty
+        done, self.done = self.done, []
+        if len(done) == 1:
+            self._record(*done[0])
+        elif done:
+            msgs = [_result_message(attempt_id, outcome) for attempt_id, outcome in done]
+            try:
+                replies = self.recorder.request_batch(msgs, deadline_s=30, should_stop=self.ctx.stopping.is_set)
+            except RequestFailed:  # (a response that cannot travel, ...): one by one, as ever
+                replies = [None] * len(msgs)
+            for msg, reply in zip(msgs, replies):
+                if not isinstance(reply, Recorded):
+                    self._record_result(msg)
+
+    def _act_pipelined(self, proposal_ids: list[str]) -> None:
+        """Intents for several pipelined proposals in one batch (one fsync); each step goes
+        out as soon as its own acknowledgement is in hand."""
+        if not proposal_ids:
+            return
+        intents = [RecordIntent(proposal_id=pid, requester=self.requester) for pid in proposal_ids]
+        try:
+            acks = self.recorder.request_batch(intents, deadline_s=3600, should_stop=self.ctx.stopping.is_set)
+        except PeerRefused as exc:
+            self._refused(exc.code, str(exc))
+            return
+        except RequestFailed as exc:
+            log.error("no acknowledgement, %d request(s) not sent: %s", len(intents), exc)
+            return
+        for ack in acks:
+            if isinstance(ack, RecorderError):
+                self._refused(ack.code, f"{ack.code}: {ack.message}")
+                continue
+            outcome = self.sink.submit(ack.action, ack.parameters, ack.attempt_id)
+            if outcome is not None:
+                self._record(ack.attempt_id, outcome)
+
+    def _refused(self, code: str, message: str) -> None:
+        if code in ("journal_failed", "storage_failed"):
+            log.error("intent not recorded, request not sent: %s", message)
+            self.ctx.request_stop("intent_not_recorded", message)
+        else:
+            log.warning("intent refused, request not sent: %s", message)
+
+    def drain(self, seconds: float) -> None:
+        """On stop: wait a while for the replies to pipelined steps already sent."""
+        end = time.monotonic() + seconds
+        while self.in_flight() and time.monotonic() < end:
+            if self.sink.socket is not None:
+                self.sink.socket.poll(50)
+            self.collect()
 
     def _act(self, proposal_id: str) -> None:
         try:
             ack = self.recorder.request(RecordIntent(proposal_id=proposal_id, requester=self.requester),
                                         deadline_s=3600, should_stop=self.ctx.stopping.is_set)
         except PeerRefused as exc:
-            if exc.code in ("journal_failed", "storage_failed"):
-                log.error("intent not recorded, request not sent: %s", exc)
-                self.ctx.request_stop("intent_not_recorded", str(exc))
-            else:
-                log.warning("intent refused, request not sent: %s", exc)
+            self._refused(exc.code, str(exc))
             return
         except RequestFailed as exc:
             log.error("no acknowledgement, request not sent: %s", exc)
             return
-        outcome = self.sink.send(ack.action, ack.parameters, ack.attempt_id)
-        self._record_result(RecordResult(attempt_id=ack.attempt_id, outcome=outcome.outcome,
-                                         http_status=outcome.http_status, response=outcome.response,
-                                         error=outcome.error, request_ms=outcome.request_ms))
+        self._record(ack.attempt_id, self.sink.send(ack.action, ack.parameters, ack.attempt_id))
+
+    def _record(self, attempt_id: str, outcome) -> None:
+        self._record_result(_result_message(attempt_id, outcome))
 
     def _record_result(self, msg: RecordResult) -> None:
         try:
@@ -102,15 +189,38 @@ def main(ctx: ActorContext) -> int:
                         sender=ctx.name, counters=ctx.counters)
     try:
         while not ctx.stopping.is_set():
-            for row in follower.next_rows(0.2):
-                act.feed(row)
+            follower.pace_s = PIPELINED_PACE_S if act.track.in_flight else 0.0
+            if act.in_flight():
+                _pump_both(act, follower)
+            else:
+                for row in follower.next_rows(0.2):
+                    act.feed(row)
             if follower.caught_up:
                 act.recover_orphans()
                 act.act_on_queue()
+        act.drain(float(ctx.setting("emulator.step_timeout_s", 5)))
     finally:
         act.close()
         follower.close()
     return 0
+
+
+def _result_message(attempt_id: str, outcome) -> RecordResult:
+    return RecordResult(attempt_id=attempt_id, outcome=outcome.outcome, http_status=outcome.http_status,
+                        response=outcome.response, error=outcome.error, request_ms=outcome.request_ms)
+
+
+def _pump_both(act: Actuator, follower: Follower) -> None:
+    """While pipelined steps are in flight: wait on the journal and the emulator at once."""
+    poller = zmq.Poller()
+    poller.register(follower.ensure_request(), zmq.POLLIN)
+    if act.sink.socket is not None:
+        poller.register(act.sink.socket, zmq.POLLIN)
+    wait = min(0.2, act.sink.next_deadline_s(), follower.idle_s(), RESULT_WAIT_S if act.done else 0.2)
+    poller.poll(max(1, int(wait * 1000)))
+    for row in follower.pump():
+        act.feed(row)
+    act.collect()
 
 
 if __name__ == "__main__":

@@ -12,14 +12,25 @@ The pyboy sink takes ``action: "step"`` with ``parameters: {"buttons": [...], "f
 * an ``emulator_error`` reply with ``effect: none`` (the step was refused before any frame
   ran: bad button, limit reached, ...) → ``rejected``; with ``effect: unknown`` → ``unknown``;
 * no reply within the deadline (the emulator died or hangs) → ``unknown``; never resent.
+
+Pipelined steps (proposals decided ahead, see ``actors.steps``) go out with ``submit``
+without waiting for the previous reply, so the emulator runs them back to back; ``collect``
+gathers the replies in order. Each step is still sent exactly once and only after its own
+fsynced intent. If the oldest step gets no reply in time, the socket is dropped (with
+anything still queued in it) and every step in flight is recorded ``unknown``.
 """
 from __future__ import annotations
 
+import collections
 import time
+
+import zmq
+
+import protocol
 
 from actors.runtime import ActorContext
 from actors.sts2mcp import ActionOutcome, GameClient
-from actors.transport import RequestFailed
+from actors.transport import RequestFailed, decode_or_count
 from protocol.from_emulator import EmulatorError, Stepped
 from protocol.to_emulator import Step
 
@@ -39,8 +50,12 @@ class HttpSink:
 
 class EmulatorSink:
     def __init__(self, ctx: ActorContext, timeout_s: float):
+        self.ctx = ctx
         self.client = ctx.client("emulator")
         self.timeout_s = timeout_s
+        self.socket: zmq.Socket | None = None  # for pipelined steps
+        self.in_flight: collections.OrderedDict[str, tuple[str, int, float]] = collections.OrderedDict()
+        self._progress = 0.0  # when the oldest step in flight started to be the oldest
 
     def send(self, action: str, parameters: dict, attempt_id: str) -> ActionOutcome:
         start = time.monotonic()
@@ -55,19 +70,76 @@ class EmulatorSink:
             return ActionOutcome("unknown", None, None, f"no reply from the emulator: {exc}", _ms(start))
         except Exception as exc:  # never raise: an unexpected failure leaves the outcome unknown
             return ActionOutcome("unknown", None, None, f"{type(exc).__name__}: {exc}", _ms(start))
-        if isinstance(reply, EmulatorError):
-            outcome = "rejected" if reply.effect == "none" else "unknown"
-            return ActionOutcome(outcome, None, {"error_code": reply.code, "effect": reply.effect},
-                                 f"{reply.code}: {reply.message}", _ms(start))
-        if not isinstance(reply, Stepped):
-            return ActionOutcome("unknown", None, None, f"unexpected reply {reply.TYPE!r}", _ms(start))
-        return ActionOutcome("accepted", None, {
-            "frame": reply.frame, "held": reply.held, "pressed": reply.pressed, "released": reply.released,
-            "samples": reply.samples, "recording_span": reply.span, "checkpoint": reply.checkpoint},
-            None, _ms(start))
+        return _outcome(reply, start)
+
+    # -- pipelined steps ------------------------------------------------------------------
+    def submit(self, action: str, parameters: dict, attempt_id: str) -> ActionOutcome | None:
+        """Send one step without waiting; an outcome only if it was refused here (not sent)."""
+        try:
+            msg = _step_message(action, parameters, attempt_id)
+        except ValueError as exc:
+            return ActionOutcome("rejected", None, {"error_code": "bad-action"}, str(exc), 0.0)
+        if self.socket is None:
+            self.socket = self.ctx.zctx.socket(zmq.DEALER)
+            self.socket.setsockopt(zmq.LINGER, 0)
+            self.socket.connect(self.ctx.endpoints["emulator"])
+        env = protocol.wrap(msg, session=self.ctx.session_id, sender=self.ctx.name)
+        now = time.monotonic()
+        if not self.in_flight:
+            self._progress = now
+        self.socket.send(protocol.encode(env))
+        self.in_flight[env.id] = (attempt_id, msg.frames, now)
+        return None
+
+    def collect(self) -> list[tuple[str, ActionOutcome]]:
+        """Replies that arrived (in order), or ``unknown`` for every step in flight once the
+        oldest one is overdue."""
+        out: list[tuple[str, ActionOutcome]] = []
+        while self.socket is not None and self.in_flight and self.socket.poll(0):
+            env = decode_or_count(self.socket.recv(), self.ctx.counters, "emulator")
+            entry = self.in_flight.pop(getattr(env.body, "reply_to", None), None) if env else None
+            if entry is not None:
+                self._progress = time.monotonic()
+                out.append((entry[0], _outcome(env.body, entry[2])))
+        if self.in_flight:
+            _, frames, _ = next(iter(self.in_flight.values()))
+            waited = time.monotonic() - self._progress
+            if waited > self.timeout_s + frames / 1000:
+                error = (f"no reply from the emulator within {waited:.1f}s; the {len(self.in_flight)} "
+                         "step(s) in flight are recorded unknown and never resent")
+                out.extend((att, ActionOutcome("unknown", None, None, error, _ms(sent)))
+                           for att, _, sent in self.in_flight.values())
+                self.in_flight.clear()
+                self.socket.close(0)  # drop anything still queued for a dead emulator
+                self.socket = None
+        return out
+
+    def next_deadline_s(self) -> float:
+        """Seconds until the oldest step in flight is overdue (for the caller's poll)."""
+        if not self.in_flight:
+            return 3600.0
+        _, frames, _ = next(iter(self.in_flight.values()))
+        return max(0.0, self._progress + self.timeout_s + frames / 1000 - time.monotonic())
 
     def close(self) -> None:
         self.client.close()
+        if self.socket is not None:
+            self.socket.close(0)
+            self.socket = None
+
+
+def _outcome(reply, start: float) -> ActionOutcome:
+    """The outcome of one step from the emulator's reply."""
+    if isinstance(reply, EmulatorError):
+        outcome = "rejected" if reply.effect == "none" else "unknown"
+        return ActionOutcome(outcome, None, {"error_code": reply.code, "effect": reply.effect},
+                             f"{reply.code}: {reply.message}", _ms(start))
+    if not isinstance(reply, Stepped):
+        return ActionOutcome("unknown", None, None, f"unexpected reply {reply.TYPE!r}", _ms(start))
+    return ActionOutcome("accepted", None, {
+        "frame": reply.frame, "held": reply.held, "pressed": reply.pressed, "released": reply.released,
+        "samples": reply.samples, "recording_span": reply.span, "checkpoint": reply.checkpoint},
+        None, _ms(start))
 
 
 def _step_message(action: str, parameters: dict, attempt_id: str) -> Step:

@@ -2,6 +2,7 @@
 
 It reads when the previous step is resolved (see ``actors.steps``), after
 ``game.poll_interval_s`` when the policy chose to wait, and never beyond
-``session.max_steps``. A failed read is recorded as ``observation_error`` and retried with
+``session.max_steps``. While pipelined steps are in flight it reads once per pipeline's worth
+of results (``actors.steps.StepTracker.read_due``). A failed read is recorded as ``observation_error`` and retried with
 backoff; it never invents an observation.
 """

@@ -15,6 +15,8 @@ from .source import make_source
 
 log = logging.getLogger("observer")
 
+PIPELINED_PACE_S = 0.01  # while pipelined steps run, no read is due per row (actors.follow)
+
 
 def main(ctx: ActorContext) -> int:
     source = make_source(ctx)
@@ -28,10 +30,11 @@ def main(ctx: ActorContext) -> int:
     resolved_seen: str | None = None
     try:
         while not ctx.stopping.is_set():
-            waiting = not follower.caught_up or not track.latest_resolved()
+            follower.pace_s = PIPELINED_PACE_S if track.in_flight else 0.0
+            waiting = not follower.caught_up or not track.read_due()
             for row in follower.next_rows(0.2 if waiting else 0.005):
                 track.feed(row)
-            if not follower.caught_up or track.stopping or not track.latest_resolved():
+            if not follower.caught_up or track.stopping or not track.read_due():
                 continue
             if track.last_obs != resolved_seen:  # a step just got resolved: pace the next read
                 resolved_seen = track.last_obs
@@ -39,7 +42,7 @@ def main(ctx: ActorContext) -> int:
                 # visible yet); after a wait or a preview, give the game time to move
                 acted = track.latest_resolution() in ("accepted", "rejected", "unknown")
                 next_read = time.monotonic() + (0.0 if acted else poll)
-            if max_steps and track.steps >= max_steps:
+            if max_steps and max(track.steps, track.decisions) >= max_steps:
                 ctx.wait(0.2)
                 continue
             delay = next_read - time.monotonic()

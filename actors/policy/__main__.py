@@ -4,6 +4,11 @@ It follows the journal with observation states attached, replays every row throu
 policy's hooks (so a restarted policy rebuilds its memory before deciding again), and
 proposes for the newest observation that has no proposal yet, once it has caught up.
 Proposal ids are derived from observation ids, so a proposal is recorded at most once.
+
+A policy whose ``pipeline_depth`` is above 1 is asked again on the same observation until
+that many of its executable proposals await a result (ids ``p-NNNNNN-K`` for the K-th
+proposal on observation ``o-NNNNNN``), up to ``session.max_steps`` decisions. It refills the
+pipeline once half of it has results, recording the new decisions in one ``record_batch``.
 """
 from __future__ import annotations
 
@@ -14,7 +19,9 @@ from actors.bounded import BoundedDict
 from actors.follow import Follower
 from actors.recorder.files import read_observation
 from actors.runtime import ActorContext, run_actor
+from actors.steps import pipelined
 from actors.transport import PeerRefused, RequestFailed
+from protocol.from_recorder import ProposalRecorded, RecorderError
 from protocol.to_recorder import RecordProposal
 
 from .advice import Advisor
@@ -23,14 +30,27 @@ from .registry import load_policy_class
 
 log = logging.getLogger("policy")
 
+PIPELINED_PACE_S = 0.004  # while decisions are ahead of their results, take rows in batches
+
 
 class PolicyDriver:
     def __init__(self, ctx: ActorContext, policy: Policy):
         self.ctx, self.policy = ctx, policy
         self.proposals: dict[str, dict] = BoundedDict()  # by proposal id and by attempt id
-        self.proposed_for: BoundedDict = BoundedDict()  # observation ids with a proposal
+        self.proposed_for: BoundedDict = BoundedDict()  # observation id -> proposals made on it
+        self.decided: BoundedDict = BoundedDict()  # proposal ids made (recorded or replied)
+        self.decisions = 0
+        self.in_flight: dict[str, None] = {}  # own pipelined proposals executing, no result yet
+        self.last_disposition: str | None = None
+        self.max_steps = ctx.setting("session.max_steps")
         self.latest: Observation | None = None
         self.stopping = False
+
+    def _decided(self, proposal_id: str, observation_id: str) -> None:
+        if proposal_id not in self.decided:
+            self.decided[proposal_id] = None
+            self.decisions += 1
+            self.proposed_for[observation_id] = self.proposed_for.get(observation_id, 0) + 1
 
     def feed(self, row: dict, follower: Follower) -> None:
         ev = row["event"]
@@ -44,7 +64,12 @@ class PolicyDriver:
             self.latest = obs
         elif ev == "proposal":
             self.proposals[row["proposal_id"]] = row
-            self.proposed_for[row["observation_id"]] = None
+            self._decided(row["proposal_id"], row["observation_id"])
+            self.policy.record_proposal(row)
+        elif ev == "proposal_status":
+            self.last_disposition = row["status"]
+            if row["status"] == "execute" and pipelined(self.proposals.get(row["proposal_id"])):
+                self.in_flight[row["proposal_id"]] = None
         elif ev == "action_attempt":
             prop = self.proposals.get(row["proposal_id"])
             if prop is not None:
@@ -53,16 +78,63 @@ class PolicyDriver:
         elif ev == "action_result":
             prop = self.proposals.get(row["attempt_id"])
             if prop is not None:
+                self.in_flight.pop(prop["proposal_id"], None)
                 self.policy.record_result(prop, row)
         elif ev == "session_stopping":
             self.stopping = True
 
     def pending(self) -> Observation | None:
-        if self.stopping or self.latest is None or self.latest.observation_id in self.proposed_for:
+        """The observation to decide on now, if any (see the module docstring)."""
+        obs = self.latest
+        if self.stopping or obs is None:
             return None
-        return self.latest
+        if self.max_steps and self.decisions >= self.max_steps:
+            return None
+        if self.in_flight and len(self.in_flight) > self.policy.pipeline_depth(obs) // 2:
+            return None  # refill a pipeline once half of it is done: decisions go in batches
+        if obs.observation_id not in self.proposed_for:
+            return obs
+        if self.last_disposition != "execute":
+            return None
+        return obs if self.policy.pipeline_depth(obs) > 1 else None
 
     def propose(self, obs: Observation, recorder) -> None:
+        """Decide on ``obs`` and record it; a pipelining policy fills its window at once
+        (several decisions, one ``record_batch``)."""
+        made = self.proposed_for.get(obs.observation_id, 0)
+        batch = [self._decide(obs, made)]
+        while batch[-1][1] > 1 and batch[-1][0].wish == "execute":
+            depth = batch[-1][1]
+            if len(self.in_flight) + len(batch) >= depth or (
+                    self.max_steps and self.decisions + len(batch) >= self.max_steps):
+                break
+            batch.append(self._decide(obs, made + len(batch)))
+        try:
+            if len(batch) == 1:
+                replies = [recorder.request(batch[0][0], deadline_s=60, should_stop=self.ctx.stopping.is_set)]
+            else:
+                replies = recorder.request_batch([msg for msg, _ in batch], deadline_s=60,
+                                                 should_stop=self.ctx.stopping.is_set)
+        except PeerRefused as exc:
+            log.error("proposal refused: %s", exc)
+            replies = [exc] * len(batch)
+        except RequestFailed as exc:
+            log.error("proposal not recorded: %s", exc)
+            return
+        for (msg, depth), reply in zip(batch, replies):
+            if isinstance(reply, ProposalRecorded):
+                # the rows follow on the stream; count the decision now so the window holds
+                self.last_disposition = reply.disposition
+                if reply.disposition == "execute" and depth > 1:
+                    self.in_flight[msg.proposal_id] = None
+            else:
+                if isinstance(reply, RecorderError):
+                    log.error("proposal refused: %s: %s", reply.code, reply.message)
+                self.last_disposition = "refused"  # no further decisions ahead on this observation
+            self._decided(msg.proposal_id, obs.observation_id)
+
+    def _decide(self, obs: Observation, made: int) -> tuple[RecordProposal, int]:
+        """One decision as a proposal request, and the pipeline depth it was made with."""
         start = time.monotonic()
         try:
             p = self.policy.decide(obs)
@@ -72,19 +144,15 @@ class PolicyDriver:
         extra = dict(p.extra)
         if p.then_stop:
             extra["then_stop"] = p.then_stop
-        msg = RecordProposal(proposal_id="p-" + obs.observation_id.split("-", 1)[-1],
-                             observation_id=obs.observation_id, action=p.action,
-                             parameters=dict(p.parameters), reason=p.reason, source=p.source,
-                             wish=p.wish, model_evidence=p.model_evidence, extra=extra,
-                             decide_ms=round((time.monotonic() - start) * 1000, 3))
-        try:
-            recorder.request(msg, deadline_s=60, should_stop=self.ctx.stopping.is_set)
-        except PeerRefused as exc:
-            log.error("proposal refused: %s", exc)
-        except RequestFailed as exc:
-            log.error("proposal not recorded: %s", exc)
-            return
-        self.proposed_for[obs.observation_id] = None
+        depth = self.policy.pipeline_depth(obs) if p.wish == "execute" else 1
+        if depth > 1:
+            extra.update(pipeline_depth=depth, decided_ahead=made)
+        proposal_id = "p-" + obs.observation_id.split("-", 1)[-1] + (f"-{made + 1}" if made else "")
+        return RecordProposal(proposal_id=proposal_id,
+                              observation_id=obs.observation_id, action=p.action,
+                              parameters=dict(p.parameters), reason=p.reason, source=p.source,
+                              wish=p.wish, model_evidence=p.model_evidence, extra=extra,
+                              decide_ms=round((time.monotonic() - start) * 1000, 3)), depth
 
 
 def main(ctx: ActorContext) -> int:
@@ -97,6 +165,7 @@ def main(ctx: ActorContext) -> int:
                         sender=ctx.name, counters=ctx.counters, with_states=True)
     try:
         while not ctx.stopping.is_set():
+            follower.pace_s = PIPELINED_PACE_S if driver.in_flight else 0.0
             for row in follower.next_rows(0.2):
                 driver.feed(row, follower)
             obs = driver.pending() if follower.caught_up else None

@@ -12,7 +12,17 @@ The policy actor calls, in journal order:
                        ``Proposal``; it is only a proposal: the pipeline executes it unless
                        the session is a dry run or the proposal is a wait/suppressed one;
 * ``record_result(proposal, result)`` with the recorded ``action_result`` row of an attempt
-  made for one of its proposals (``result["outcome"]`` is accepted, rejected or unknown).
+  made for one of its proposals (``result["outcome"]`` is accepted, rejected or unknown);
+* ``record_proposal(proposal)`` with each recorded ``proposal`` row of its own.
+
+**Pipelined steps.** ``pipeline_depth(obs)`` says how many executable proposals may be in
+flight (decided, not yet resulted) at once. The default, 1, is the one-step-at-a-time loop:
+every decision waits for a fresh observation taken after the previous result. A policy whose
+decisions do not depend on what it observes (seeded exploration, a script of inputs) may
+return more: the actor then calls ``decide`` again on the same newest observation while
+fewer than that many of its proposals await a result, and each such proposal row records
+``pipeline_depth`` and ``decided_ahead`` (how many proposals were already made on that
+observation) — the journal never pretends such a decision saw a fresher state.
 
 After a restart the actor replays the session's journal through ``observe`` and
 ``record_result`` before deciding again, so a policy that keeps its memory only through these
@@ -72,3 +82,9 @@ class Policy:
 
     def record_result(self, proposal: dict, result: dict) -> None:
         pass
+
+    def record_proposal(self, proposal: dict) -> None:
+        pass
+
+    def pipeline_depth(self, obs: Observation) -> int:
+        return 1

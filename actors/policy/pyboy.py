@@ -4,8 +4,10 @@
   (``actors.emulator.policy.ExplorationInputs``). The seed is ``policy.settings.seed``, else
   ``game.seed`` (passed on by the observer in ``policy_hints``). ``frames_per_step`` fixes
   the frames of every step (else the explorer picks 4..60); ``samples_per_step`` asks for
-  sampled frames. The n-th step is the n-th input of the seeded stream, also after a restart
-  of the policy (the count is rebuilt from the recorded results).
+  sampled frames. The n-th proposal is the n-th input of the seeded stream, also after a
+  restart of the policy (the count is rebuilt from the recorded proposals). Its inputs do
+  not depend on what it observes, so it pipelines: ``policy.settings.pipeline_depth``
+  (default 16, 1..64) steps may be in flight at once (see ``actors.policy.base``).
 * ``pyboy_demo`` (:class:`PyboyDemo`) — plays our demo cartridge to its win from WRAM reads
   (``demo_next_buttons``) and ends the session (``run_ended``, ``run_outcome: won``) once the
   win flag is set. Given any other cartridge it hands over to ``pyboy_explore`` by itself
@@ -22,6 +24,8 @@ from actors.emulator.policy import DEMO_STEP_FRAMES, ExplorationInputs, demo_nex
 from .base import Observation, Policy, Proposal
 
 BOOT_FRAMES = 30  # a neutral step while the demo cartridge initialises
+DEFAULT_PIPELINE_DEPTH = 16
+MAX_PIPELINE_DEPTH = 64
 
 
 def step(buttons, frames: int, samples: int, reason: str, **kw) -> Proposal:
@@ -35,8 +39,13 @@ class PyboyExplore(Policy):
     def __init__(self, settings: dict, session: dict):
         super().__init__(settings, session)
         self.explorer: ExplorationInputs | None = None
-        self.results_seen = 0  # executed steps whose result is recorded (replayed after a restart)
+        self.inputs_used = 0  # the highest input index of a recorded proposal (replayed after a restart)
         self.limit_reached: str | None = None
+        depth = settings.get("pipeline_depth", DEFAULT_PIPELINE_DEPTH)
+        if isinstance(depth, bool) or not isinstance(depth, int) or not 1 <= depth <= MAX_PIPELINE_DEPTH:
+            raise ValueError(f"policy.settings.pipeline_depth: expected an integer 1..{MAX_PIPELINE_DEPTH}, "
+                             f"got {depth!r}")
+        self.depth = depth
 
     def _hint(self, obs: Observation, name: str, default=None):
         if self.settings.get(name) is not None:
@@ -44,10 +53,17 @@ class PyboyExplore(Policy):
         value = (obs.state.get("policy_hints") or {}).get(name)
         return default if value is None else value
 
+    def pipeline_depth(self, obs: Observation) -> int:
+        return self.depth
+
+    def record_proposal(self, proposal: dict) -> None:
+        index = proposal.get("input_index")
+        if isinstance(index, int) and not isinstance(index, bool):
+            self.inputs_used = max(self.inputs_used, index)
+
     def record_result(self, proposal: dict, result: dict) -> None:
         if proposal.get("action") != "step":
             return
-        self.results_seen += 1
         code = (result.get("response") or {}).get("error_code") if isinstance(result.get("response"), dict) else None
         if result.get("outcome") == "rejected" and code == "limit-exceeded":
             self.limit_reached = result.get("error") or code
@@ -65,7 +81,7 @@ class PyboyExplore(Policy):
             fixed = self._hint(obs, "frames_per_step")
             choices = (int(fixed),) if fixed else ExplorationInputs(seed).frame_choices
             self.explorer = ExplorationInputs(seed, frame_choices=choices)
-        while self.explorer.count < self.results_seen:  # after a restart: skip what was sent
+        while self.explorer.count < self.inputs_used:  # after a restart: skip what was proposed
             next(self.explorer)
         buttons, frames = next(self.explorer)
         samples = min(int(self._hint(obs, "samples_per_step", 0)), frames)
@@ -85,6 +101,11 @@ class PyboyDemo(PyboyExplore):
         super().record_result(proposal, result)
         if proposal.get("handover"):
             self.handover_recorded = True
+
+    def pipeline_depth(self, obs: Observation) -> int:
+        """One step at a time while playing the demo cartridge from memory reads; the
+        explorer's depth once it has taken over another cartridge."""
+        return self.depth if self.handover_recorded else 1
 
     def decide(self, obs: Observation) -> Proposal:
         if obs.state_type != "pyboy":

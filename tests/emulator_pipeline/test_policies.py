@@ -60,9 +60,23 @@ def test_exploration_is_the_seeded_stream_and_survives_a_policy_restart():
         buttons, frames = next(expected)
         assert proposal.parameters == {"buttons": sorted(buttons), "frames": frames, "samples": 0}
     restarted = PyboyExplore({}, {})
-    for proposal in made[:4]:  # the journal replay: four steps had results recorded
+    for proposal in made[:4]:  # the journal replay: four proposals were recorded
+        restarted.record_proposal({"action": "step", **proposal.extra})
+    for proposal in made[:2]:  # (results, fewer: the rest were still in flight)
         restarted.record_result({"action": "step", **proposal.extra}, {"outcome": "accepted"})
     assert restarted.decide(obs(rom=OTHER_ROM, n=6)).parameters == made[4].parameters
+
+
+def test_pipeline_depth_is_the_explorers_and_only_after_a_handover():
+    assert PyboyExplore({}, {}).pipeline_depth(obs(rom=OTHER_ROM)) == 16
+    assert PyboyExplore({"pipeline_depth": 3}, {}).pipeline_depth(obs(rom=OTHER_ROM)) == 3
+    demo = PyboyDemo({"pipeline_depth": 5}, {})
+    assert demo.pipeline_depth(obs(demo_memory())) == 1  # decides from each fresh memory read
+    demo.decide(obs(rom=OTHER_ROM))
+    assert demo.pipeline_depth(obs(rom=OTHER_ROM, n=2)) == 5
+    for bad in (0, 65, "8", True, 2.5):
+        with pytest.raises(ValueError, match="policy.settings.pipeline_depth"):
+            PyboyExplore({"pipeline_depth": bad}, {})
 
 
 def test_settings_override_hints_and_fixed_frames_apply():
