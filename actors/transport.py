@@ -129,6 +129,20 @@ class Client:
             if time.monotonic() - start >= deadline_s or should_stop() or tries == max_tries:
                 raise PeerUnavailable(self.endpoint, body.TYPE, time.monotonic() - start)
 
+    def request_batch(self, bodies: list[Message], **kw) -> list[Message]:
+        """Send several recorder requests as one ``record_batch``; their replies in order
+        (a refused item comes back as its ``recorder_error``, not raised)."""
+        from protocol.from_recorder import BatchReplies
+        from protocol.message import lookup
+        from protocol.to_recorder import RecordBatch
+        reply = self.request(RecordBatch(items=[{"type": b.TYPE, "body": b.to_body()} for b in bodies]), **kw)
+        if not isinstance(reply, BatchReplies) or len(reply.items) != len(bodies):
+            raise PeerRefused("record_batch", "bad_reply", f"unexpected reply {reply.TYPE!r} to a batch")
+        try:
+            return [lookup(item["type"]).from_body(item["body"]) for item in reply.items]
+        except (ProtocolError, KeyError, TypeError) as exc:
+            raise PeerRefused("record_batch", "bad_reply", f"undecodable batch reply: {exc}") from exc
+
     def _await_reply(self, sock: zmq.Socket, msg_id: str, wait_s: float) -> Message | None:
         end = time.monotonic() + wait_s
         while True:

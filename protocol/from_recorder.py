@@ -61,6 +61,15 @@ class Finalized(Message):
 
 
 @message
+class BatchReplies(Message):
+    """The replies to a ``record_batch``, in its order: ``{"type", "body"}`` each (a refused
+    item is a ``recorder_error`` with an empty ``reply_to``; the others carry on)."""
+    TYPE = "batch_replies"
+    reply_to: str
+    items: list[dict]
+
+
+@message
 class RecorderError(Message):
     """A request the recorder refused or failed; ``code`` is stable."""
     TYPE = "recorder_error"

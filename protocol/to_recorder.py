@@ -82,6 +82,18 @@ class RecordEvent(Message):
 
 
 @message
+class RecordBatch(Message):
+    """Several writer requests in one frame (pipelined steps send proposals, intents and
+    results this way). ``items`` are ``{"type": <request type>, "body": {...}}`` of
+    ``store_observation``, ``report_observation_error``, ``record_proposal``,
+    ``record_intent``, ``record_result`` or ``record_event``; each is checked and answered
+    exactly as if sent alone, in order, and every reply waits for the batch's one fsync.
+    Idempotent because every item is."""
+    TYPE = "record_batch"
+    items: list[dict]
+
+
+@message
 class Follow(Message):
     """Ask for journal rows after ``after``; held until rows exist or ``wait_ms`` passes."""
     TYPE = "follow"

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import array
 import collections
+import dataclasses
 import json
 import logging
 import os
@@ -21,10 +22,12 @@ from protocol.errors import ProtocolError
 from actors.runtime import ActorContext
 from actors.transport import decode_or_count, send_envelope
 from protocol import to_recorder as req
-from protocol.from_recorder import (Finalized, IntentAck, ObservationStored, ProposalRecorded,
+from protocol.from_recorder import (BatchReplies, Finalized, IntentAck, ObservationStored, ProposalRecorded,
                                     RecorderError, Recorded, Rows, SnapshotReply)
 
 from . import files
+from actors.bounded import BoundedDict
+
 from .index import OUTCOMES, SessionIndex
 from .writer import FaultPlan, InjectedFailure, JournalError, JournalWriter
 
@@ -36,6 +39,10 @@ RESERVED = {"session_start", "observation", "observation_error", "proposal", "pr
             "run_identity_unavailable", "recorder_resumed", "tap_write_refused"}
 CACHE_ROWS = 4096
 CACHE_STATES = 64
+BATCH = 64  # requests taken off the socket before one group fsync and the replies
+GROUPED = (req.StoreObservation, req.ReportObservationError, req.RecordProposal, req.RecordIntent,
+           req.RecordResult, req.RecordEvent)  # and batches of them
+
 
 
 class Refusal(Exception):
@@ -65,6 +72,7 @@ class Recorder:
         self.parked: list[tuple[list[bytes], str, req.Follow, float]] = []
         self.finalized: dict | None = None
         self._orphans_after = 0
+        self._durable_files: BoundedDict = BoundedDict()  # observation files already fsynced
         if resume:
             self._replay()
         else:
@@ -293,7 +301,9 @@ class Recorder:
         obs = self.index.observation_rows.get(prop["observation_id"])
         if obs is None:
             raise Refusal("stale_proposal", f"proposal {m.proposal_id!r} is too old to act on")
-        files.make_durable(self.root, obs["path"])
+        if obs["path"] not in self._durable_files:
+            files.make_durable(self.root, obs["path"])
+            self._durable_files[obs["path"]] = None
         number = self.index.attempt_count + 1
         att = self.append("action_attempt", {
             "attempt_id": f"a-{number:06d}", "proposal_id": m.proposal_id,
@@ -346,6 +356,7 @@ class Recorder:
                 req.RecordIntent: self.on_record_intent,
                 req.RecordResult: self.on_record_result,
                 req.RecordEvent: self.on_record_event,
+                req.RecordBatch: self.on_batch,
                 req.Finalize: self.on_finalize}
 
     def on_snapshot(self, m: req.Snapshot) -> SnapshotReply:
@@ -376,9 +387,11 @@ class Recorder:
                 timeout = max(1, min(timeout, int((min(p[4] for p in self.parked) - time.monotonic()) * 1000)))
             ready = dict(poller.poll(timeout))
             if sock in ready:
-                self._dispatch(sock, sock.recv_multipart(), writers)
+                self._serve_batch(sock, writers)
             if stream is not None and stream in ready:
-                self._dispatch(stream, stream.recv_multipart(), readers, read_only=True)
+                answer = self._dispatch(stream, stream.recv_multipart(), readers, read_only=True)
+                if answer is not None:
+                    self._reply(stream, *answer)
             self._serve_parked()
             self.ctx.status["sequence"] = self.writer.sequence
         for s in (sock, stream):
@@ -395,42 +408,98 @@ class Recorder:
     def _reply(self, sock: zmq.Socket, routing: list[bytes], body) -> None:
         send_envelope(sock, body, session=self.sid, sender="recorder", routing=routing)
 
+    def _serve_batch(self, sock: zmq.Socket, writers: dict) -> None:
+        """Group commit: answer up to ``BATCH`` waiting requests with one fsync for all the
+        durable rows among them, and send no reply before that fsync (a failed fsync turns
+        every reply that waited for it into ``journal_failed``)."""
+        unsynced: list[tuple[list[bytes], object]] = []
+        synced: list[tuple[list[bytes], object]] = []
+        self.writer.begin_group()
+        try:
+            for _ in range(BATCH):
+                try:
+                    frames = sock.recv_multipart(zmq.NOBLOCK)
+                except zmq.Again:
+                    break
+                answer = self._dispatch(sock, frames, writers)
+                if answer is not None:
+                    unsynced.append(answer)
+            self.writer.end_group()
+            synced.extend(unsynced)
+        except JournalError as exc:  # the fsync failed: nothing that waited for it is acknowledged
+            log.error("%s", exc)
+            self.ctx.request_stop("journal_failed", str(exc))
+            synced.extend((routing, RecorderError(reply_to=reply.reply_to, code="journal_failed",
+                                                  message=str(exc)))
+                          for routing, reply in unsynced)
+        for routing, reply in synced:
+            self._reply(sock, routing, reply)
+
     def _dispatch(self, sock: zmq.Socket, frames: list[bytes], handlers: dict,
-                  read_only: bool = False) -> None:
+                  read_only: bool = False) -> tuple[list[bytes], object] | None:
+        """Decode and answer one request: ``(routing, reply)`` to send, or None when there
+        is nothing to send now (an undecodable frame, or a follow parked until rows come)."""
         routing, data = frames[:-1], frames[-1]
         env = decode_or_count(data, self.ctx.counters, "stream" if read_only else "recorder")
         if env is None:
-            return
+            return None
         if isinstance(env.body, req.Follow) and env.body.after >= 0:
             self.parked.append((sock, routing, env.id, env.body,
                                 time.monotonic() + min(env.body.wait_ms, 60_000) / 1000))
-            return
-        handler = handlers.get(type(env.body))
+            return None
+        if not isinstance(env.body, (*GROUPED, req.RecordBatch)):  # finalizing writes its files in order: no deferred fsync
+            self.writer.end_group()
+        if isinstance(env.body, req.Follow):
+            reply = RecorderError(reply_to=env.id, code="bad_cursor",
+                                  message=f"follow after {env.body.after}: must be >= 0")
+        elif type(env.body) not in handlers and read_only:
+            self._refuse_write(env)
+            reply = RecorderError(reply_to=env.id, code="read_only",
+                                  message=f"the stream endpoint is read-only; {env.type!r} refused")
+        else:
+            reply = self._answer(env.body, env.type, handlers)
+        return routing, dataclasses.replace(reply, reply_to=env.id)
+
+    def _answer(self, body, type_name: str, handlers: dict):
+        """One request's reply (``reply_to`` left for the caller); failures become
+        ``recorder_error`` replies here and nowhere else."""
+        handler = handlers.get(type(body))
         try:
-            if isinstance(env.body, req.Follow):
-                raise Refusal("bad_cursor", f"follow after {env.body.after}: must be >= 0")
-            if handler is None and read_only:
-                self._refuse_write(env)
-                raise Refusal("read_only", f"the stream endpoint is read-only; {env.type!r} refused")
             if handler is None:
-                raise Refusal("unexpected_type", f"the recorder does not take {env.type!r}")
-            reply = handler(env.body)
-            reply = type(reply)(**{**reply.to_body(), "reply_to": env.id})
+                raise Refusal("unexpected_type", f"the recorder does not take {type_name!r}")
+            return handler(body)
         except Refusal as exc:
-            reply = RecorderError(reply_to=env.id, code=exc.code, message=str(exc))
+            return RecorderError(reply_to="", code=exc.code, message=str(exc))
         except InjectedFailure as exc:
-            reply = RecorderError(reply_to=env.id, code="journal_failed", message=str(exc))
             self.ctx.request_stop("journal_failed", str(exc))
+            return RecorderError(reply_to="", code="journal_failed", message=str(exc))
         except JournalError as exc:
             log.error("%s", exc)
-            reply = RecorderError(reply_to=env.id, code="journal_failed", message=str(exc))
             self.ctx.request_stop("journal_failed", str(exc))
+            return RecorderError(reply_to="", code="journal_failed", message=str(exc))
         except OSError as exc:
-            reply = RecorderError(reply_to=env.id, code="storage_failed", message=str(exc))
             self.ctx.request_stop("storage_failed", str(exc))
+            return RecorderError(reply_to="", code="storage_failed", message=str(exc))
         except (ValueError, TypeError, OverflowError) as exc:  # a value JSON cannot hold
-            reply = RecorderError(reply_to=env.id, code="bad_request", message=f"{env.type}: {exc}")
-        self._reply(sock, routing, reply)
+            return RecorderError(reply_to="", code="bad_request", message=f"{type_name}: {exc}")
+
+    def on_batch(self, m: req.RecordBatch) -> BatchReplies:
+        """Each item answered as if sent alone, in order (see ``RecordBatch``)."""
+        writers = self.handlers()
+        out = []
+        for n, item in enumerate(m.items):
+            name = item.get("type")
+            try:
+                cls = protocol.message.lookup(name)
+                if cls not in GROUPED:
+                    raise Refusal("bad_batch_item", f"items[{n}]: {name!r} cannot be batched")
+                reply = self._answer(cls.from_body(item.get("body")), name, writers)
+            except ProtocolError as exc:
+                reply = RecorderError(reply_to="", code="bad_request", message=f"items[{n}]: {exc}")
+            except Refusal as exc:
+                reply = RecorderError(reply_to="", code=exc.code, message=str(exc))
+            out.append({"type": reply.TYPE, "body": reply.to_body()})
+        return BatchReplies(reply_to="", items=out)
 
     def _refuse_write(self, env) -> None:
         """Record a write attempted on the read-only endpoint (a tap overstepping)."""

@@ -3,7 +3,9 @@
 A new session's journal is created exclusively. A resumed one (the recorder restarted) is
 scanned: sequences and the hash chain continue from the last intact row, and a torn last line
 is left exactly as it is — the writer only appends the newline that ends it, so the next row
-starts on a line of its own. ``append(..., durable=True)`` fsyncs before returning.
+starts on a line of its own. ``append(..., durable=True)`` fsyncs before returning — except
+inside a group commit (``begin_group`` .. ``end_group``), where the one fsync happens at
+``end_group``, and the caller sends no acknowledgement before that.
 """
 from __future__ import annotations
 
@@ -74,6 +76,23 @@ class JournalWriter:
             self.offset = 0
             self.fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_EXCL, 0o644)
         self.broken: str | None = None
+        self._grouped = False
+        self._sync_due = False
+
+    def begin_group(self) -> None:
+        """Durable appends from here on share one fsync, done by ``end_group``."""
+        self._grouped = True
+
+    def end_group(self) -> None:
+        """fsync once if a durable append is pending. Raises ``JournalError``."""
+        self._grouped = False
+        if self._sync_due:
+            self._sync_due = False
+            try:
+                os.fsync(self.fd)
+            except OSError as exc:
+                self.broken = str(exc)
+                raise JournalError(f"fsync of the journal failed: {exc}") from exc
 
     def append(self, event: str, fields: dict[str, Any], *, durable: bool = False) -> tuple[dict, int]:
         """Append one row; return it and its byte offset. Raises ``JournalError``."""
@@ -89,7 +108,9 @@ class JournalWriter:
             written = os.write(self.fd, line + b"\n")
             if written != len(line) + 1:
                 raise OSError(f"short write: {written} of {len(line) + 1} bytes")
-            if durable:
+            if durable and self._grouped:
+                self._sync_due = True
+            elif durable:
                 os.fsync(self.fd)
         except OSError as exc:
             self.broken = str(exc)
