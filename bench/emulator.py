@@ -7,10 +7,12 @@ Prints native frames per second on the demo cartridge for
 3. the session core recording at the default sampling (every 4th frame retained),
 
 4. the same frames driven through the real supervised pipeline (``supervisor start
-   run/profiles/pyboy-demo.yaml`` with the ``pyboy_explore`` policy at 60 frames per step:
-   observer → recorder → policy → recorder → actuator (fsynced intent) → emulator → recorder),
-   with the emulator's recording off, and
+   run/profiles/pyboy-demo.yaml`` with the ``pyboy_explore`` policy at 60 frames per step,
+   pipelined as that policy is by default: every step still has its own proposal, its own
+   fsynced intent before it is sent, and its own result), with the emulator's recording off
+   and the emulator on a CPU of its own (``supervisor.dedicated_cpu: emulator``),
 5. the same with recording at the default sampling,
+6. row 4 without the dedicated CPU (all six processes float over the machine's CPUs),
 
 each as a ratio to raw measured in the same run (best of ``--repeats`` interleaved rounds,
 since these machines are noisy). Both wall-clock and process-CPU rates are shown: on a
@@ -88,14 +90,16 @@ def session(rom: bytes, plan: list[frozenset[str]], record: bool, tmp: Path) -> 
         return _rates(len(plan) * STEP, started, cpu)
 
 
-def pipeline(frames: int, record: bool, tmp: Path, step: int = STEP) -> tuple[float, float]:
+def pipeline(frames: int, record: bool, tmp: Path, step: int = STEP, dedicated: bool = True) -> tuple[float, float]:
     """(steady-state frames per wall second, whole-session wall seconds) through the pipeline."""
     base = Path(tempfile.mkdtemp(prefix="p-", dir=tmp))
     cmd = [sys.executable, "-m", "supervisor", "start", str(PROFILE), "--max-steps", str(max(1, frames // step)),
            *[a for kv in (f"capture.root={base / 'capture'}", f"supervisor.runtime_dir={base / 'rt'}",
                           "supervisor.progress=off", "policy.module=pyboy_explore", "game.seed=7",
                           f"emulator.frames_per_step={step}", f"emulator.record={str(record).lower()}",
-                          "emulator.checkpoint_every_frames=null") for a in ("--set", kv)]]
+                          "emulator.checkpoint_every_frames=null",
+                          f"supervisor.dedicated_cpu={'emulator' if dedicated else 'null'}")
+          for a in ("--set", kv)]]
     started = time.perf_counter()
     done = subprocess.run(cmd, cwd=REPO, capture_output=True, text=True, timeout=600)
     total = time.perf_counter() - started
@@ -117,7 +121,7 @@ def _stamp(text: str) -> float:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--frames", type=int, default=12_000, help="native frames per measurement")
+    parser.add_argument("--frames", type=int, default=30_000, help="native frames per measurement")
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--no-pipeline", action="store_true", help="skip the supervised-pipeline rows")
     parser.add_argument("--pipeline-step", type=int, default=STEP,
@@ -131,6 +135,7 @@ def main(argv: list[str] | None = None) -> int:
         frames, step = len(plan) * STEP, args.pipeline_step
         runs["pipe-off"] = lambda: pipeline(frames, False, tmp, step)
         runs["pipe-recording"] = lambda: pipeline(frames, True, tmp, step)
+        runs["pipe-shared"] = lambda: pipeline(frames, False, tmp, step, dedicated=False)
     best = {key: (0.0, 0.0) for key in runs}
     try:
         for _ in range(args.repeats):
@@ -150,7 +155,8 @@ def report(best: dict, frames: int, repeats: int, pipeline_step: int) -> None:
     labels = {"raw": "raw PyBoy, one process", "off": "session core, recording off",
               "recording": "session core, default sampling (every 4th frame)",
               "pipe-off": "supervised pipeline, recording off",
-              "pipe-recording": "supervised pipeline, default sampling (every 4th frame)"}
+              "pipe-recording": "supervised pipeline, default sampling (every 4th frame)",
+              "pipe-shared": "supervised pipeline, recording off, no dedicated CPU"}
     (raw_wall, raw_cpu) = best["raw"]
     for key, label in labels.items():
         if key not in best:

@@ -42,6 +42,7 @@ class Child:
     status: dict = dataclasses.field(default_factory=dict)
     stopping: bool = False
     ps: psutil.Process | None = None
+    cpus: list[int] | None = None  # CPU affinity set right after the start (None: inherited)
     sample: dict = dataclasses.field(default_factory=dict)
 
     @property
@@ -69,6 +70,8 @@ class Child:
         self.stopping = False
         try:
             self.ps = psutil.Process(self.proc.pid)
+            if self.cpus:
+                self.ps.cpu_affinity(self.cpus)
             self.ps.cpu_percent(None)
         except psutil.Error:
             self.ps = None

@@ -71,6 +71,7 @@ SCHEMA: dict[str, Any] = {
         "stop_timeout_s": (NUM, 5.0, None),
         "startup_timeout_s": (NUM, 20.0, None),
         "progress": (str, "auto", ("auto", "line", "plain", "off")),
+        "dedicated_cpu": ((str, type(None)), None, None),  # an actor that gets a CPU to itself
         "taps": {  # attached taps (docs/attach.md)
             "keepalive_s": (NUM, 2.0, None),  # a tap silent for 4 of these is declared lost
         },
@@ -250,6 +251,10 @@ def _cross_checks(where: str, p: dict) -> None:
         raise ProfileError(where, "session.max_steps", "must be at least 1")
     if p["supervisor"]["heartbeat_s"] < 0.05:
         raise ProfileError(where, "supervisor.heartbeat_s", "must be at least 0.05")
+    dedicated = p["supervisor"]["dedicated_cpu"]
+    if dedicated is not None and dedicated not in p["actors"]:
+        raise ProfileError(where, "supervisor.dedicated_cpu",
+                           f"{dedicated!r} is not an actor of this profile ({', '.join(p['actors'])})")
 
 
 def get(profile: dict, dotted: str, default: Any = None) -> Any:

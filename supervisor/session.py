@@ -43,6 +43,8 @@ MODULES = {"recorder": "actors.recorder", "game": "actors.game", "policy": "acto
            "observer": "actors.observer", "emulator": "actors.emulator"}
 REQUIRED = {"recorder", "game", "policy", "actuator", "observer", "emulator"}
 #: Exit codes of ``supervisor start`` by stop reason; anything else is a failure (1).
+FOLLOW_PACE_S = 0.05  # progress and stop conditions need no per-row wake-ups (actors.follow)
+
 EXIT_CODES = {"run_ended": 0, "run_changed": 0, "max_steps": 0, "stop_command": 0,
               "sigint": 130, "sigterm": 143}
 
@@ -122,7 +124,8 @@ class Supervisor:
         self.control.bind(self.endpoints["control"])
         self.outbox = Outbox(self.zctx, self.endpoints["recorder"], self.session_id, self.counters)
         self.follower = Follower(self.zctx, self.endpoints["recorder"], session=self.session_id,
-                                 sender="supervisor", counters=self.counters, wait_ms=500)
+                                 sender="supervisor", counters=self.counters, wait_ms=500,
+                                 pace_s=FOLLOW_PACE_S)
         self.tcp = start_gateway(self.profile["supervisor"]["tcp"], self.endpoints)
         self.taps = TapRegistry(session_token=self.rt.token, record=self.outbox.put, status=self.status,
                                 streams=tap_streams(self.endpoints, self.tcp),
@@ -130,11 +133,14 @@ class Supervisor:
         self.rt.publish({"control": self.endpoints["control"], "capture_root": self.capture_root,
                          "session_dir": self.session_dir, "profile": self.profile.get("name"),
                          "started_at": time.time(), "actors": self.order, **record_fields(self.tcp)})
+        affinity = self._dedicate_cpu()
         try:
             if self._start_all():
                 self._loop()
             return self._shutdown()
         finally:
+            if affinity is not None:
+                os.sched_setaffinity(0, affinity)
             for s, h in old.items():
                 signal.signal(s, h)
             if self.tcp is not None:
@@ -144,6 +150,23 @@ class Supervisor:
             self.control.close(0)
             self.rt.close()
             self.zctx.term()
+
+    def _dedicate_cpu(self) -> set[int] | None:
+        """``supervisor.dedicated_cpu``: that actor gets the last CPU this process may use to
+        itself; the supervisor and every other actor (which inherit its affinity) get the
+        rest. Returns the affinity to restore; None when there is nothing to do (fewer than
+        two CPUs: then it says so in the log and changes nothing)."""
+        name = self.profile["supervisor"]["dedicated_cpu"]
+        if name is None or name not in self.children:
+            return None
+        allowed = os.sched_getaffinity(0)
+        if len(allowed) < 2:
+            log.warning("supervisor.dedicated_cpu: only %d CPU available; %s shares it", len(allowed), name)
+            return None
+        cpus = sorted(allowed)
+        self.children[name].cpus = [cpus[-1]]
+        os.sched_setaffinity(0, cpus[:-1])
+        return allowed
 
     def _on_signal(self, signum, _frame) -> None:
         self.request_stop("sigint" if signum == signal.SIGINT else "sigterm")
@@ -181,8 +204,11 @@ class Supervisor:
     def _start(self, child: ch.Child) -> None:
         child.start()
         log.info("started %s (pid %s)", child.name, child.pid)
-        self.outbox.put("actor_start", {"actor": child.name, "pid": child.pid,
-                                        "start_count": child.start_count, "module": child.module})
+        fields = {"actor": child.name, "pid": child.pid, "start_count": child.start_count,
+                  "module": child.module}
+        if child.cpus:
+            fields["cpus"] = child.cpus
+        self.outbox.put("actor_start", fields)
 
     def _loop(self) -> None:
         stuck = float(self.profile["session"]["stuck_seconds"])
