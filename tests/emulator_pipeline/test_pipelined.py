@@ -1,0 +1,78 @@
+"""Pipelined steps end to end: the explorer decides ahead, yet every step keeps its own
+proposal, its own fsynced intent (before it is sent) and its own result; the session stops at
+exactly ``max_steps`` decisions; a SIGKILL of the emulator with steps in flight records them
+``unknown`` and sends none of them again."""
+from __future__ import annotations
+
+import collections
+import subprocess
+import sys
+
+import pytest
+
+from tests.harness import REPO, kill, wait_for
+
+from .conftest import recording_events
+
+pytestmark = pytest.mark.timeout(90)
+EXPLORE = ("policy.module=pyboy_explore", "emulator.checkpoint_every_frames=null")
+
+
+def _in_flight_peak(rows: list[dict]) -> int:
+    """The most attempts ever waiting for their result, checking that each result follows its attempt."""
+    waiting, peak = set(), 0
+    for row in rows:
+        if row["event"] == "action_attempt":
+            waiting.add(row["attempt_id"])
+            peak = max(peak, len(waiting))
+        elif row["event"] == "action_result":
+            assert row["attempt_id"] in waiting, f"result before its attempt: {row['attempt_id']}"
+            waiting.remove(row["attempt_id"])
+    assert not waiting, f"attempts without a result: {sorted(waiting)}"
+    return peak
+
+
+def test_pipelined_steps_each_keep_their_own_intent_and_result(pyboy_session):
+    s = pyboy_session(*EXPLORE, "policy.settings.pipeline_depth=6", "emulator.frames_per_step=20",
+                      "game.seed=4", args=("--max-steps", "60"))
+    assert s.wait(60) == 0, s.stderr[-3000:]
+    assert s.summary()["reason"] == "max_steps"
+    proposals, attempts, results = s.events("proposal"), s.events("action_attempt"), s.events("action_result")
+    assert len(proposals) == len(attempts) == len(results) == 60, "exactly max_steps decisions, each sent once"
+    assert {r["outcome"] for r in results} == {"accepted"}
+    assert [p["input_index"] for p in proposals] == list(range(1, 61)), "the seeded stream, in order"
+    assert all(p["pipeline_depth"] == 6 for p in proposals)
+    per_observation = collections.defaultdict(list)
+    for p in proposals:
+        per_observation[p["observation_id"]].append(p["decided_ahead"])
+    assert all(ahead == list(range(len(ahead))) for ahead in per_observation.values())
+    assert len(per_observation) < 60 and max(map(len, per_observation.values())) > 1, "decided ahead"
+    assert 1 < _in_flight_peak(s.rows()) <= 6, "pipelined, and never deeper than the policy's depth"
+    inputs = recording_events(s, "input")
+    assert [e["actionIndex"] for e in inputs] == list(range(1, 61)), "the emulator ran each step once"
+    assert [(sorted(e["buttons"]), e["frames"]) for e in inputs] == \
+        [(sorted(a["parameters"]["buttons"]), a["parameters"]["frames"]) for a in attempts], "in intent order"
+    verify = subprocess.run([sys.executable, "-m", "supervisor", "capture", "verify", s.session_dir],
+                            cwd=REPO, capture_output=True, text=True, timeout=60)
+    assert verify.returncode == 0, verify.stdout + verify.stderr
+
+
+def test_sigkill_of_the_emulator_with_steps_in_flight_never_resends_them(pyboy_session):
+    s = pyboy_session(*EXPLORE, "policy.settings.pipeline_depth=8", "emulator.frames_per_step=30",
+                      "emulator.checkpoint_every_frames=60", "emulator.step_timeout_s=2",
+                      args=("--max-steps", "120"))
+    wait_for(lambda: len(s.events("action_result")) >= 30 and len(recording_events(s, "checkpoint")) >= 2,
+             60, "30 results and two checkpoints")
+    kill(s.actor_pid("emulator"))
+    assert s.wait(80) == 0, s.stderr[-3000:]
+    assert s.summary()["reason"] == "max_steps"
+    attempts, results = s.events("action_attempt"), s.events("action_result")
+    assert len(attempts) == len(results) == 120
+    _in_flight_peak(s.rows())
+    unknown = [r for r in results if r["outcome"] == "unknown"]
+    assert all("never resent" in r["error"] or "no reply" in r["error"] for r in unknown)
+    accepted = sum(r["outcome"] == "accepted" for r in results)
+    inputs = recording_events(s, "input")
+    assert accepted <= len(inputs) <= accepted + len(unknown), \
+        "the emulator ran no step more often than the journal allows"
+    assert s.events("emulator_resumed"), "the emulator resumed from its newest checkpoint"
