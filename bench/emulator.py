@@ -112,6 +112,10 @@ def pipeline(frames: int, record: bool, tmp: Path, step: int = STEP, dedicated: 
     results = [r for r in rows if r["event"] == "action_result"]
     frames = sum(step for r in results if r["outcome"] == "accepted")
     seconds = _stamp(results[-1]["recorded_at"]) - _stamp(first["recorded_at"])
+    stats = [r for r in rows if r["event"] == "emulator_stats"]
+    if stats and os.environ.get("BENCH_VERBOSE"):
+        print(f"  (record={record} dedicated={dedicated}: {frames / seconds:,.0f} frames/s, "
+              f"emulator busy {stats[-1]['busy_percent']}%)", file=sys.stderr)
     return frames / seconds, total
 
 

@@ -11,7 +11,8 @@ Lifecycle (``run`` calls them in order; ``python -m actors.emulator`` runs it):
 * ``serve`` — answers ``emulator_observe``, ``emulator_step`` and ``emulator_checkpoint``
   until the supervisor asks the actor to stop. Exceptions become ``emulator_error`` replies
   in exactly one place (``_dispatch``); the actor itself never dies of a bad request.
-* ``on_stop`` — finalizes the recording (status ``stopped``, the session's stop reason) and
+* ``on_stop`` — records ``emulator_stats`` (requests served, frame reached, and the share of
+  the time from its first request to its last reply it spent working: ``busy_percent``), finalizes the recording (status ``stopped``, the session's stop reason) and
   closes PyBoy, which writes battery RAM into the recording. If the process is killed
   instead, the next start resumes.
 """
@@ -22,6 +23,7 @@ import dataclasses
 import json
 import logging
 import os
+import time
 import uuid
 from pathlib import Path
 
@@ -58,6 +60,10 @@ class EmulatorActor:
         self.replies: collections.OrderedDict[tuple[str, str], object] = collections.OrderedDict()
         self.handlers = {req.Observe: self.on_observe, req.Step: self.on_step,
                          req.Checkpoint: self.on_checkpoint}
+        self.first_request_at: float | None = None  # for emulator_stats: how busy it was kept
+        self.last_done_at = 0.0
+        self.busy_s = 0.0
+        self.requests = 0
 
     # -- lifecycle ------------------------------------------------------------------------
     def on_start(self) -> None:
@@ -103,13 +109,20 @@ class EmulatorActor:
         try:
             while not self.ctx.stopping.is_set():
                 if sock.poll(200):
+                    started = time.perf_counter()
+                    if self.first_request_at is None:
+                        self.first_request_at = started
                     self._dispatch(sock, sock.recv_multipart())
+                    self.last_done_at = time.perf_counter()
+                    self.busy_s += self.last_done_at - started
+                    self.requests += 1
         finally:
             sock.close(0)
 
     def on_stop(self) -> None:
         session, self.session = self.session, None
         try:
+            self._record_stats(session)
             if session is not None:
                 if session.recording_path is not None and not session.closed:
                     try:
@@ -182,6 +195,21 @@ class EmulatorActor:
     def on_checkpoint(self, m: req.Checkpoint) -> rep.CheckpointSaved:
         info = self.session.checkpoint(m.label)
         return rep.CheckpointSaved(reply_to="", checkpoint=info.to_json())
+
+    def _record_stats(self, session: EmulatorSession | None) -> None:
+        """An ``emulator_stats`` row: how busy the pipeline kept this emulator (never fatal)."""
+        if self.first_request_at is None or session is None:
+            return
+        wall = self.last_done_at - self.first_request_at  # first request to last reply
+        try:
+            self.recorder.request(RecordEvent(event="emulator_stats", fields={
+                "start_count": self.ctx.start_count, "requests": self.requests,
+                "frame": session.frame, "actions": session.action_index,
+                "busy_s": round(self.busy_s, 3), "wall_s": round(wall, 3),
+                "busy_percent": round(100 * self.busy_s / wall, 1) if wall > 0 else None},
+                key=f"emulator_stats:{self.ctx.start_count}:{os.getpid()}"), deadline_s=2)
+        except RequestFailed as exc:
+            log.warning("emulator_stats not recorded: %s", exc)
 
     # -- helpers --------------------------------------------------------------------------
     def _journal(self, event: str, fields: dict, key: str) -> None:
