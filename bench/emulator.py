@@ -14,12 +14,13 @@ Prints native frames per second on the demo cartridge for
 6. and 7. rows 4 and 5 with the emulator on a CPU of its own (``supervisor.dedicated_cpu:
    emulator``; the other five processes share the remaining CPUs),
 
-each as a ratio to raw measured in the same run (best of ``--repeats`` interleaved rounds,
-since these machines are noisy). Both wall-clock and process-CPU rates are shown: on a
-loaded machine the CPU column is the fairer comparison. The pipeline rows are wall-clock
-only (their work is spread over six processes) and measure the steady state: native frames
-of accepted steps divided by the time from the first observation to the last action result
-in the session journal (process start-up excluded; it is printed separately).
+each as a ratio to raw measured in the same run. Shared machines drift a lot (raw PyBoy alone
+has measured anywhere from 7,000 to 13,000 frames/s here within minutes), so every row is
+paired with a raw run made just before it, and the median of ``--repeats`` paired ratios is
+printed with their range. The core rows also show the ratio of process-CPU rates. The
+pipeline rows are wall-clock only (their work is spread over six processes) and measure the
+steady state: native frames of accepted steps divided by the time from the first
+observation to the last action result in the session journal (process start-up excluded).
 """
 
 from __future__ import annotations
@@ -31,6 +32,7 @@ import io
 import json
 import os
 import shutil
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -115,7 +117,8 @@ def pipeline(frames: int, record: bool, tmp: Path, step: int = STEP, dedicated: 
     stats = [r for r in rows if r["event"] == "emulator_stats"]
     if stats and os.environ.get("BENCH_VERBOSE"):
         print(f"  (record={record} dedicated={dedicated}: {frames / seconds:,.0f} frames/s, "
-              f"emulator busy {stats[-1]['busy_percent']}%)", file=sys.stderr)
+              f"emulator busy {stats[-1]['busy_percent']}%, CPU {stats[-1].get('cpu_s')} s of "
+              f"{stats[-1]['wall_s']} s)", file=sys.stderr)
     return frames / seconds, total
 
 
@@ -126,7 +129,7 @@ def _stamp(text: str) -> float:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--frames", type=int, default=30_000, help="native frames per measurement")
-    parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument("--repeats", type=int, default=5, help="rounds (each row paired with a raw run)")
     parser.add_argument("--no-pipeline", action="store_true", help="skip the supervised-pipeline rows")
     parser.add_argument("--pipeline-step", type=int, default=STEP,
                         help="frames per step for the pipeline rows only (to see the per-step overhead amortize)")
@@ -141,38 +144,45 @@ def main(argv: list[str] | None = None) -> int:
         runs["pipe-recording"] = lambda: pipeline(frames, True, tmp, step)
         runs["pipe-off-cpu"] = lambda: pipeline(frames, False, tmp, step, dedicated=True)
         runs["pipe-recording-cpu"] = lambda: pipeline(frames, True, tmp, step, dedicated=True)
-    best = {key: (0.0, 0.0) for key in runs}
+    base = runs.pop("raw")
+    pairs: dict[str, list[tuple[tuple[float, float], tuple[float, float]]]] = {key: [] for key in runs}
     try:
         for _ in range(args.repeats):
             for key, run in runs.items():
-                wall, other = run()
-                best[key] = (max(best[key][0], wall), other if key.startswith("pipe") else max(best[key][1], other))
+                pairs[key].append((base(), run()))  # raw measured right before each row
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
-    report(best, len(plan) * STEP, args.repeats, args.pipeline_step)
+    report(pairs, len(plan) * STEP, args.repeats, args.pipeline_step)
     return 0
 
 
-def report(best: dict, frames: int, repeats: int, pipeline_step: int) -> None:
+LABELS = {"off": "session core, recording off",
+          "recording": "session core, default sampling (every 4th frame)",
+          "pipe-off": "supervised pipeline, recording off",
+          "pipe-recording": "supervised pipeline, default sampling (every 4th frame)",
+          "pipe-off-cpu": "  the same, recording off, emulator on a CPU of its own",
+          "pipe-recording-cpu": "  the same, default sampling, emulator on a CPU of its own"}
+
+
+def report(pairs: dict, frames: int, repeats: int, pipeline_step: int) -> None:
+    """Each row against the raw figure measured just before it (host speed drifts a lot on
+    shared machines): the median of the paired ratios, and their range."""
     print(f"demo cartridge, {frames} frames per run, {STEP} frames per step "
-          f"({pipeline_step} in the pipeline rows), best of {repeats}")
-    print(f"{'':<58} {'wall frames/s':>14} {'ratio':>7} {'CPU frames/s':>13} {'ratio':>7}")
-    labels = {"raw": "raw PyBoy, one process", "off": "session core, recording off",
-              "recording": "session core, default sampling (every 4th frame)",
-              "pipe-off": "supervised pipeline, recording off",
-              "pipe-recording": "supervised pipeline, default sampling (every 4th frame)",
-              "pipe-off-cpu": "  the same, recording off, emulator on a CPU of its own",
-              "pipe-recording-cpu": "  the same, default sampling, emulator on a CPU of its own"}
-    (raw_wall, raw_cpu) = best["raw"]
-    for key, label in labels.items():
-        if key not in best:
+          f"({pipeline_step} in the pipeline rows), {repeats} rounds; every row is paired with a raw "
+          f"run just before it")
+    print(f"{'':<58} {'frames/s':>9} {'raw':>7} {'ratio':>7} {'(range)':>15} {'CPU ratio':>10}")
+    raws = [raw[0] for rows in pairs.values() for raw, _ in rows]
+    print(f"{'raw PyBoy, one process (all raw runs)':<58} {statistics.median(raws):>9,.0f} "
+          f"{'':>7} {'100.0%':>7} {f'{min(raws):,.0f}..{max(raws):,.0f}':>15}")
+    for key, label in LABELS.items():
+        if key not in pairs:
             continue
-        wall, cpu = best[key]
-        if key.startswith("pipe"):
-            print(f"{label:<58} {wall:>14,.0f} {wall / raw_wall:>7.1%} {'-':>13} {'-':>7}"
-                  f"   (session wall {cpu:.1f} s incl. start-up)")
-        else:
-            print(f"{label:<58} {wall:>14,.0f} {wall / raw_wall:>7.1%} {cpu:>13,.0f} {cpu / raw_cpu:>7.1%}")
+        ratios = [row[0] / raw[0] for raw, row in pairs[key]]
+        fps = statistics.median(row[0] for _, row in pairs[key])
+        raw_fps = statistics.median(raw[0] for raw, _ in pairs[key])
+        cpu = "-" if key.startswith("pipe") else f"{statistics.median(r[1] / b[1] for b, r in pairs[key]):.1%}"
+        print(f"{label:<58} {fps:>9,.0f} {raw_fps:>7,.0f} {statistics.median(ratios):>7.1%} "
+              f"{f'{min(ratios):.0%}..{max(ratios):.0%}':>15} {cpu:>10}")
 
 
 if __name__ == "__main__":

@@ -49,6 +49,15 @@ class CheckpointSaved(Message):
 
 
 @message
+class SteppedBatch(Message):
+    """The replies to an ``emulator_step_batch``, in its order: ``{"type", "body"}`` each, an
+    ``emulator_stepped`` or an ``emulator_error`` (with an empty ``reply_to``)."""
+    TYPE = "emulator_stepped_batch"
+    reply_to: str
+    replies: list[dict]
+
+
+@message
 class EmulatorError(Message):
     """A refused or failed request. ``code`` is stable (the core library's error codes, plus
     ``internal-error`` and ``unexpected-type``); ``effect`` is ``none`` when nothing ran and

@@ -5,6 +5,7 @@
     emulator_step        hold exactly ``buttons`` for ``frames`` native frames, with
                          ``samples`` evenly spaced sampled frames (the endpoint included)
     emulator_checkpoint  save a checkpoint now (needs one neutral frame first)
+    emulator_step_batch  several steps, run one after the other, answered together
 
 Idempotency: a repeated ``read_id`` or ``attempt_id`` gets the first reply again and is never
 executed twice by the same emulator process. The actuator sends a step exactly once anyway
@@ -30,6 +31,16 @@ class Step(Message):
     buttons: list[str]
     frames: int
     samples: int = 0
+
+
+@message
+class StepBatch(Message):
+    """Pipelined steps sent in one frame: ``steps`` are ``emulator_step`` bodies, run in
+    order, each exactly as if sent alone (a refused one does not stop the others); one
+    ``emulator_stepped_batch`` answers them all. Each step's own intent is durable before
+    the batch is sent."""
+    TYPE = "emulator_step_batch"
+    steps: list[dict]
 
 
 @message

@@ -20,6 +20,7 @@ from .sink import make_sink
 log = logging.getLogger("actuator")
 
 MAX_BATCH = 64
+STEP_BATCH = 4  # pipelined steps per emulator_step_batch
 RESULT_BATCH = 4       # pipelined results are recorded this many at a time ...
 RESULT_WAIT_S = 0.01   # ... or after this long, or when nothing else is in flight
 PIPELINED_PACE_S = 0.004  # pipelined steps queue ahead: rows can come in batches (actors.follow)
@@ -109,8 +110,8 @@ class Actuator:
                     self._record_result(msg)
 
     def _act_pipelined(self, proposal_ids: list[str]) -> None:
-        """Intents for several pipelined proposals in one batch (one fsync); each step goes
-        out as soon as its own acknowledgement is in hand."""
+        """Intents for several pipelined proposals in one batch (one fsync); the acknowledged
+        steps then go out together (each had its own acknowledgement first)."""
         if not proposal_ids:
             return
         intents = [RecordIntent(proposal_id=pid, requester=self.requester) for pid in proposal_ids]
@@ -122,13 +123,15 @@ class Actuator:
         except RequestFailed as exc:
             log.error("no acknowledgement, %d request(s) not sent: %s", len(intents), exc)
             return
+        steps = []
         for ack in acks:
             if isinstance(ack, RecorderError):
                 self._refused(ack.code, f"{ack.code}: {ack.message}")
                 continue
-            outcome = self.sink.submit(ack.action, ack.parameters, ack.attempt_id)
-            if outcome is not None:
-                self._record(ack.attempt_id, outcome)
+            steps.append((ack.action, ack.parameters, ack.attempt_id))
+        for first in range(0, len(steps), STEP_BATCH):  # replies come a few steps at a time
+            for attempt_id, outcome in self.sink.submit(steps[first:first + STEP_BATCH]):
+                self._record(attempt_id, outcome)  # refused before sending
 
     def _refused(self, code: str, message: str) -> None:
         if code in ("journal_failed", "storage_failed"):

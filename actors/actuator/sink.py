@@ -13,11 +13,13 @@ The pyboy sink takes ``action: "step"`` with ``parameters: {"buttons": [...], "f
   ran: bad button, limit reached, ...) → ``rejected``; with ``effect: unknown`` → ``unknown``;
 * no reply within the deadline (the emulator died or hangs) → ``unknown``; never resent.
 
-Pipelined steps (proposals decided ahead, see ``actors.steps``) go out with ``submit``
+Pipelined steps (proposals decided ahead, see ``actors.steps``) go out with ``submit``: the
+steps whose intents were acknowledged together travel in one ``emulator_step_batch``, sent
 without waiting for the previous reply, so the emulator runs them back to back; ``collect``
 gathers the replies in order. Each step is still sent exactly once and only after its own
-fsynced intent. If the oldest step gets no reply in time, the socket is dropped (with
-anything still queued in it) and every step in flight is recorded ``unknown``.
+fsynced intent, and gets its own outcome. If the oldest batch gets no reply in time, the
+socket is dropped (with anything still queued in it) and every step in flight is recorded
+``unknown``.
 """
 from __future__ import annotations
 
@@ -31,8 +33,10 @@ import protocol
 from actors.runtime import ActorContext
 from actors.sts2mcp import ActionOutcome, GameClient
 from actors.transport import RequestFailed, decode_or_count
-from protocol.from_emulator import EmulatorError, Stepped
-from protocol.to_emulator import Step
+from protocol.errors import ProtocolError
+from protocol.from_emulator import EmulatorError, Stepped, SteppedBatch
+from protocol.message import lookup
+from protocol.to_emulator import Step, StepBatch
 
 STEP_ACTION = "step"
 
@@ -73,49 +77,58 @@ class EmulatorSink:
         return _outcome(reply, start)
 
     # -- pipelined steps ------------------------------------------------------------------
-    def submit(self, action: str, parameters: dict, attempt_id: str) -> ActionOutcome | None:
-        """Send one step without waiting; an outcome only if it was refused here (not sent)."""
-        try:
-            msg = _step_message(action, parameters, attempt_id)
-        except ValueError as exc:
-            return ActionOutcome("rejected", None, {"error_code": "bad-action"}, str(exc), 0.0)
+    def submit(self, steps: list[tuple[str, dict, str]]) -> list[tuple[str, ActionOutcome]]:
+        """Send ``(action, parameters, attempt_id)`` steps in one ``emulator_step_batch``
+        without waiting for a reply; return the outcomes of those refused here (not sent)."""
+        refused, bodies, attempts, frames = [], [], [], 0
+        for action, parameters, attempt_id in steps:
+            try:
+                msg = _step_message(action, parameters, attempt_id)
+            except ValueError as exc:
+                refused.append((attempt_id, ActionOutcome("rejected", None, {"error_code": "bad-action"},
+                                                          str(exc), 0.0)))
+                continue
+            bodies.append(msg.to_body())
+            attempts.append(attempt_id)
+            frames += msg.frames
+        if not bodies:
+            return refused
         if self.socket is None:
             self.socket = self.ctx.zctx.socket(zmq.DEALER)
             self.socket.setsockopt(zmq.LINGER, 0)
             self.socket.connect(self.ctx.endpoints["emulator"])
-        env = protocol.wrap(msg, session=self.ctx.session_id, sender=self.ctx.name)
+        env = protocol.wrap(StepBatch(steps=bodies), session=self.ctx.session_id, sender=self.ctx.name)
         now = time.monotonic()
         if not self.in_flight:
             self._progress = now
         self.socket.send(protocol.encode(env))
-        self.in_flight[env.id] = (attempt_id, msg.frames, now)
-        return None
+        self.in_flight[env.id] = (attempts, frames, now)
+        return refused
 
     def collect(self) -> list[tuple[str, ActionOutcome]]:
-        """Replies that arrived (in order), or ``unknown`` for every step in flight once the
-        oldest one is overdue."""
+        """Outcomes of the batches whose replies arrived (in order), or ``unknown`` for every
+        step in flight once the oldest batch is overdue."""
         out: list[tuple[str, ActionOutcome]] = []
         while self.socket is not None and self.in_flight and self.socket.poll(0):
             env = decode_or_count(self.socket.recv(), self.ctx.counters, "emulator")
             entry = self.in_flight.pop(getattr(env.body, "reply_to", None), None) if env else None
             if entry is not None:
                 self._progress = time.monotonic()
-                out.append((entry[0], _outcome(env.body, entry[2])))
-        if self.in_flight:
-            _, frames, _ = next(iter(self.in_flight.values()))
+                out.extend(_batch_outcomes(env.body, *entry))
+        if self.in_flight and self.next_deadline_s() <= 0:
             waited = time.monotonic() - self._progress
-            if waited > self.timeout_s + frames / 1000:
-                error = (f"no reply from the emulator within {waited:.1f}s; the {len(self.in_flight)} "
-                         "step(s) in flight are recorded unknown and never resent")
-                out.extend((att, ActionOutcome("unknown", None, None, error, _ms(sent)))
-                           for att, _, sent in self.in_flight.values())
-                self.in_flight.clear()
-                self.socket.close(0)  # drop anything still queued for a dead emulator
-                self.socket = None
+            count = sum(len(attempts) for attempts, _, _ in self.in_flight.values())
+            error = (f"no reply from the emulator within {waited:.1f}s; the {count} step(s) in "
+                     "flight are recorded unknown and never resent")
+            out.extend((att, ActionOutcome("unknown", None, None, error, _ms(sent)))
+                       for attempts, _, sent in self.in_flight.values() for att in attempts)
+            self.in_flight.clear()
+            self.socket.close(0)  # drop anything still queued for a dead emulator
+            self.socket = None
         return out
 
     def next_deadline_s(self) -> float:
-        """Seconds until the oldest step in flight is overdue (for the caller's poll)."""
+        """Seconds until the oldest batch in flight is overdue (for the caller's poll)."""
         if not self.in_flight:
             return 3600.0
         _, frames, _ = next(iter(self.in_flight.values()))
@@ -126,6 +139,26 @@ class EmulatorSink:
         if self.socket is not None:
             self.socket.close(0)
             self.socket = None
+
+
+def _batch_outcomes(reply, attempts: list[str], frames: int, sent: float) -> list[tuple[str, ActionOutcome]]:
+    """One outcome per step of a batch, from the emulator's ``emulator_stepped_batch``."""
+    items = reply.replies if isinstance(reply, SteppedBatch) else None
+    if items is None or len(items) != len(attempts):
+        what = reply.TYPE if items is None else f"{len(items)} replies for {len(attempts)} steps"
+        if isinstance(reply, EmulatorError):  # the batch as a whole was refused
+            return [(att, _outcome(reply, sent)) for att in attempts]
+        return [(att, ActionOutcome("unknown", None, None, f"unexpected reply to a step batch: {what}",
+                                    _ms(sent))) for att in attempts]
+    out = []
+    for att, item in zip(attempts, items):
+        try:
+            message = lookup(item["type"]).from_body(item["body"])
+        except (ProtocolError, KeyError, TypeError) as exc:
+            out.append((att, ActionOutcome("unknown", None, None, f"undecodable step reply: {exc}", _ms(sent))))
+            continue
+        out.append((att, _outcome(message, sent)))
+    return out
 
 
 def _outcome(reply, start: float) -> ActionOutcome:

@@ -8,7 +8,8 @@ Lifecycle (``run`` calls them in order; ``python -m actors.emulator`` runs it):
   after a crash), ``resume_from_latest_checkpoint`` onto a new branch, and an
   ``emulator_resumed`` journal row with the lost interval. Raises on a bad profile or ROM;
   ``run`` turns that into a recorded session stop instead of a restart loop.
-* ``serve`` — answers ``emulator_observe``, ``emulator_step`` and ``emulator_checkpoint``
+* ``serve`` — answers ``emulator_observe``, ``emulator_step`` (alone or in an
+  ``emulator_step_batch``) and ``emulator_checkpoint``
   until the supervisor asks the actor to stop. Exceptions become ``emulator_error`` replies
   in exactly one place (``_dispatch``); the actor itself never dies of a bad request.
 * ``on_stop`` — records ``emulator_stats`` (requests served, frame reached, and the share of
@@ -33,6 +34,7 @@ from actors.runtime import ActorContext
 from actors.transport import RequestFailed, decode_or_count, send_envelope
 from protocol import from_emulator as rep
 from protocol import to_emulator as req
+from protocol.errors import ProtocolError
 from protocol.to_recorder import RecordEvent
 
 from .config import ConfigProblem, EmulatorConfig
@@ -59,9 +61,9 @@ class EmulatorActor:
         self.recorder = ctx.client("recorder")
         self.replies: collections.OrderedDict[tuple[str, str], object] = collections.OrderedDict()
         self.handlers = {req.Observe: self.on_observe, req.Step: self.on_step,
-                         req.Checkpoint: self.on_checkpoint}
+                         req.StepBatch: self.on_step_batch, req.Checkpoint: self.on_checkpoint}
         self.first_request_at: float | None = None  # for emulator_stats: how busy it was kept
-        self.last_done_at = 0.0
+        self.last_done_at = self.first_cpu = self.last_cpu = 0.0
         self.busy_s = 0.0
         self.requests = 0
 
@@ -111,9 +113,9 @@ class EmulatorActor:
                 if sock.poll(200):
                     started = time.perf_counter()
                     if self.first_request_at is None:
-                        self.first_request_at = started
+                        self.first_request_at, self.first_cpu = started, time.process_time()
                     self._dispatch(sock, sock.recv_multipart())
-                    self.last_done_at = time.perf_counter()
+                    self.last_done_at, self.last_cpu = time.perf_counter(), time.process_time()
                     self.busy_s += self.last_done_at - started
                     self.requests += 1
         finally:
@@ -140,17 +142,22 @@ class EmulatorActor:
         env = decode_or_count(data, self.ctx.counters, "emulator")
         if env is None:
             return
-        key = _dedupe_key(env.body)
+        reply = self._answer_once(env.body)
+        send_envelope(sock, dataclasses.replace(reply, reply_to=env.id), session=self.ctx.session_id,
+                      sender=self.ctx.name, routing=routing)
+        self._update_status()
+
+    def _answer_once(self, body) -> object:
+        """The reply to ``body``; a repeated read or step id gets its first reply again."""
+        key = _dedupe_key(body)
         reply = self.replies.get(key) if key else None
         if reply is None:
-            reply = self._answer(env.body)
+            reply = self._answer(body)
             if key and not isinstance(reply, rep.EmulatorError):
                 self.replies[key] = reply
                 while len(self.replies) > REPLY_CACHE:
                     self.replies.popitem(last=False)
-        send_envelope(sock, dataclasses.replace(reply, reply_to=env.id), session=self.ctx.session_id,
-                      sender=self.ctx.name, routing=routing)
-        self._update_status()
+        return reply
 
     def _answer(self, body) -> object:
         handler = self.handlers.get(type(body))
@@ -192,6 +199,17 @@ class EmulatorActor:
                            span=result.span.to_json() if result.span else None,
                            checkpoint=result.checkpoint.to_json() if result.checkpoint else None)
 
+    def on_step_batch(self, m: req.StepBatch) -> rep.SteppedBatch:
+        """Each step in order, answered exactly as if sent alone (see ``StepBatch``)."""
+        out = []
+        for n, item in enumerate(m.steps):
+            try:
+                reply = self._answer_once(req.Step.from_body(item))
+            except ProtocolError as exc:
+                reply = rep.EmulatorError(reply_to="", code="bad-request", message=f"steps[{n}]: {exc}")
+            out.append({"type": reply.TYPE, "body": reply.to_body()})
+        return rep.SteppedBatch(reply_to="", replies=out)
+
     def on_checkpoint(self, m: req.Checkpoint) -> rep.CheckpointSaved:
         info = self.session.checkpoint(m.label)
         return rep.CheckpointSaved(reply_to="", checkpoint=info.to_json())
@@ -206,6 +224,7 @@ class EmulatorActor:
                 "start_count": self.ctx.start_count, "requests": self.requests,
                 "frame": session.frame, "actions": session.action_index,
                 "busy_s": round(self.busy_s, 3), "wall_s": round(wall, 3),
+                "cpu_s": round(self.last_cpu - self.first_cpu, 3),
                 "busy_percent": round(100 * self.busy_s / wall, 1) if wall > 0 else None},
                 key=f"emulator_stats:{self.ctx.start_count}:{os.getpid()}"), deadline_s=2)
         except RequestFailed as exc:

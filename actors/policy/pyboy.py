@@ -7,7 +7,7 @@
   sampled frames. The n-th proposal is the n-th input of the seeded stream, also after a
   restart of the policy (the count is rebuilt from the recorded proposals). Its inputs do
   not depend on what it observes, so it pipelines: ``policy.settings.pipeline_depth``
-  (default 16, 1..64) steps may be in flight at once (see ``actors.policy.base``).
+  (default 32, 1..64) steps may be in flight at once (see ``actors.policy.base``).
 * ``pyboy_demo`` (:class:`PyboyDemo`) — plays our demo cartridge to its win from WRAM reads
   (``demo_next_buttons``) and ends the session (``run_ended``, ``run_outcome: won``) once the
   win flag is set. Given any other cartridge it hands over to ``pyboy_explore`` by itself
@@ -24,7 +24,7 @@ from actors.emulator.policy import DEMO_STEP_FRAMES, ExplorationInputs, demo_nex
 from .base import Observation, Policy, Proposal
 
 BOOT_FRAMES = 30  # a neutral step while the demo cartridge initialises
-DEFAULT_PIPELINE_DEPTH = 16
+DEFAULT_PIPELINE_DEPTH = 32
 MAX_PIPELINE_DEPTH = 64
 
 

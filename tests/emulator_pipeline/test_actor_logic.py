@@ -62,3 +62,20 @@ def test_the_recording_stop_reason_comes_from_the_session_journal(tmp_path):
                                            '{"event":"session_stopping","reason":"max_steps","detail":""}\n')
     assert _stop_reason(str(tmp_path)) == "the gamerig session stopped (max_steps)"
     assert _stop_reason(str(tmp_path / "absent")) == "the gamerig session stopped"
+
+
+def test_a_step_batch_runs_each_step_as_if_alone_and_never_twice(actor):
+    steps = [{"attempt_id": "a-1", "buttons": ["right"], "frames": 8},
+             {"attempt_id": "a-2", "buttons": ["turbo"], "frames": 4},
+             {"attempt_id": "a-3", "frames": 4},
+             {"attempt_id": "a-4", "buttons": [], "frames": 6}]
+    batch = actor._answer(req.StepBatch(steps=steps))
+    assert isinstance(batch, rep.SteppedBatch)
+    assert [r["type"] for r in batch.replies] == ["emulator_stepped", "emulator_error", "emulator_error",
+                                                  "emulator_stepped"]
+    assert batch.replies[1]["body"]["code"] == "invalid-button" and batch.replies[1]["body"]["effect"] == "none"
+    assert batch.replies[2]["body"]["code"] == "bad-request" and "steps[2]" in batch.replies[2]["body"]["message"]
+    assert [r["body"].get("frame") for r in batch.replies] == [8, None, None, 14]
+    again = actor._answer(req.StepBatch(steps=steps))  # a repeated step id gets its first reply
+    assert [r["body"].get("frame") for r in again.replies] == [8, None, None, 14]
+    assert actor.session.action_index == 2 and actor.session.frame == 14

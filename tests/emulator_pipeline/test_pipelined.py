@@ -76,3 +76,19 @@ def test_sigkill_of_the_emulator_with_steps_in_flight_never_resends_them(pyboy_s
     assert accepted <= len(inputs) <= accepted + len(unknown), \
         "the emulator ran no step more often than the journal allows"
     assert s.events("emulator_resumed"), "the emulator resumed from its newest checkpoint"
+
+
+def test_an_intent_that_failed_to_record_in_a_batch_is_never_sent(pyboy_session):
+    s = pyboy_session(*EXPLORE, "policy.settings.pipeline_depth=8", "emulator.frames_per_step=20",
+                      "recorder.inject_failure={event: action_attempt, nth: 3}", args=("--max-steps", "40"))
+    assert s.wait(60) == 1, s.stderr[-3000:]
+    assert s.summary()["reason"] in ("journal_failed", "intent_not_recorded")
+    attempts = s.events("action_attempt")
+    assert attempts and len(attempts) < 40
+    proposals = {p["proposal_id"]: p for p in s.events("proposal")}
+    attempted = {a["proposal_id"] for a in attempts}
+    assert len(proposals) > len(attempted), "a proposal's intent failed and it has no attempt"
+    inputs = recording_events(s, "input")
+    assert len(inputs) <= len(attempts), "no step ran without its recorded intent"
+    assert [(sorted(e["buttons"]), e["frames"]) for e in inputs] == \
+        [(sorted(a["parameters"]["buttons"]), a["parameters"]["frames"]) for a in attempts[:len(inputs)]]

@@ -68,7 +68,7 @@ def test_exploration_is_the_seeded_stream_and_survives_a_policy_restart():
 
 
 def test_pipeline_depth_is_the_explorers_and_only_after_a_handover():
-    assert PyboyExplore({}, {}).pipeline_depth(obs(rom=OTHER_ROM)) == 16
+    assert PyboyExplore({}, {}).pipeline_depth(obs(rom=OTHER_ROM)) == 32
     assert PyboyExplore({"pipeline_depth": 3}, {}).pipeline_depth(obs(rom=OTHER_ROM)) == 3
     demo = PyboyDemo({"pipeline_depth": 5}, {})
     assert demo.pipeline_depth(obs(demo_memory())) == 1  # decides from each fresh memory read
