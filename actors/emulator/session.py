@@ -24,6 +24,7 @@ import hashlib
 import secrets
 import time
 from collections import deque
+from concurrent.futures import ThreadPoolExecutor
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -118,6 +119,7 @@ class EmulatorSession:
         self._frames_since_checkpoint = 0
         self._recent: deque = deque(maxlen=rec.limits.recent_frame_count if rec else 12)
         self._last_rgba, self._last_digest = b"", ""
+        self._hasher: ThreadPoolExecutor | None = None
         self._png = PngEncoder()
         self.resume_info: dict | None = None   # set by resume_from_latest_checkpoint
         self.closed = False
@@ -213,24 +215,34 @@ class EmulatorSession:
 
     def _run_with_samples(self, start: int, frames: int, points: list[int], requested: set[int],
                           action: int) -> list[Sample]:
-        at, out = start, []
+        """Run the frames, grabbing the picture at each sample point. A new picture's SHA-256
+        is computed on a helper thread while the emulation goes on (hashlib releases the GIL),
+        and the samples are recorded, in frame order, once the frames have run."""
+        at, grabbed, previous = start, [], self._last_rgba
         for point in points:
             self._machine.run(point - at)
             at = point
-            sample = self._capture(point, action, point in requested)
-            if sample.requested:
-                out.append(sample)
+            rgba = self._machine.rgba()
+            # most samples repeat the previous picture: no hash (None: the previous digest)
+            grabbed.append((point, rgba, None if rgba == previous else self._hash_async(rgba)))
+            previous = rgba
         if at < start + frames:
             self._machine.run(start + frames - at)
+        out = []
+        for point, rgba, pending in grabbed:
+            digest = self._last_digest if pending is None else pending.result()
+            self._last_rgba, self._last_digest = rgba, digest  # always a matching pair
+            sample = self._capture(point, action, point in requested, rgba, digest)
+            if sample.requested:
+                out.append(sample)
         return out
 
-    def _capture(self, frame: int, action: int, requested: bool) -> Sample:
-        rgba = self._machine.rgba()
-        if rgba == self._last_rgba:    # most samples repeat the previous picture: skip the hash
-            digest = self._last_digest
-        else:
-            digest = rgba_sha256(rgba)
-            self._last_rgba, self._last_digest = rgba, digest
+    def _hash_async(self, rgba: bytes):
+        if self._hasher is None:
+            self._hasher = ThreadPoolExecutor(max_workers=1, thread_name_prefix="frame-hash")
+        return self._hasher.submit(rgba_sha256, rgba)
+
+    def _capture(self, frame: int, action: int, requested: bool, rgba: bytes, digest: str) -> Sample:
         rec = self._recording
         png = self._png.encode(rgba) if requested or (rec and not rec.frames.has(digest)) else None
         if rec is None:
@@ -384,6 +396,8 @@ class EmulatorSession:
         if self.closed:
             return
         self.closed = True
+        if self._hasher is not None:
+            self._hasher.shutdown(wait=True)
         battery = self.battery_dir / BATTERY_FILE if self.battery_dir else None
         written = self._machine.close(battery)
         rec = self._recording
