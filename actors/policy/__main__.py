@@ -39,6 +39,7 @@ class PolicyDriver:
         self.proposals: dict[str, dict] = BoundedDict()  # by proposal id and by attempt id
         self.proposed_for: BoundedDict = BoundedDict()  # observation id -> proposals made on it
         self.decided: BoundedDict = BoundedDict()  # proposal ids made (recorded or replied)
+        self.replied: BoundedDict = BoundedDict()  # proposal ids whose disposition came by reply
         self.decisions = 0
         self.in_flight: dict[str, None] = {}  # own pipelined proposals executing, no result yet
         self.last_disposition: str | None = None
@@ -67,7 +68,8 @@ class PolicyDriver:
             self._decided(row["proposal_id"], row["observation_id"])
             self.policy.record_proposal(row)
         elif ev == "proposal_status":
-            self.last_disposition = row["status"]
+            if row["proposal_id"] not in self.replied:  # (a reply told this instance already)
+                self.last_disposition = row["status"]
             if row["status"] == "execute" and pipelined(self.proposals.get(row["proposal_id"])):
                 self.in_flight[row["proposal_id"]] = None
         elif ev == "action_attempt":
@@ -125,6 +127,7 @@ class PolicyDriver:
             if isinstance(reply, ProposalRecorded):
                 # the rows follow on the stream; count the decision now so the window holds
                 self.last_disposition = reply.disposition
+                self.replied[msg.proposal_id] = None
                 if reply.disposition == "execute" and depth > 1:
                     self.in_flight[msg.proposal_id] = None
             else:
