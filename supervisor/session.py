@@ -320,7 +320,8 @@ class Supervisor:
             "action_results": dict(self.watch.outcomes), "last_sequence": self.watch.last_sequence,
             "elapsed_s": round(now - self.progress.started, 1), "stopping": self.stop_reason,
             "actors": {n: {"pid": c.pid, "alive": c.alive(), "starts": c.start_count,
-                           "since_heard_s": round(now - c.last_heard, 2), **c.sample,
+                           "since_heard_s": round(now - c.last_heard, 2),
+                           **(c.sample or c.take_sample()),  # an actor started since the last sampling
                            "status": c.status} for n, c in self.children.items()},
         }
 
