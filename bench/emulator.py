@@ -117,8 +117,8 @@ def pipeline(frames: int, record: bool, tmp: Path, step: int = STEP, dedicated: 
     stats = [r for r in rows if r["event"] == "emulator_stats"]
     if stats and os.environ.get("BENCH_VERBOSE"):
         print(f"  (record={record} dedicated={dedicated}: {frames / seconds:,.0f} frames/s, "
-              f"emulator busy {stats[-1]['busy_percent']}%, CPU {stats[-1].get('cpu_s')} s of "
-              f"{stats[-1]['wall_s']} s)", file=sys.stderr)
+              f"emulator busy {stats[-1]['busy_percent']}%, CPU {stats[-1].get('cpu_s')} s, "
+              f"in PyBoy {stats[-1].get('emulation_s')} s of {stats[-1]['wall_s']} s)", file=sys.stderr)
     return frames / seconds, total
 
 

@@ -225,6 +225,7 @@ class EmulatorActor:
                 "frame": session.frame, "actions": session.action_index,
                 "busy_s": round(self.busy_s, 3), "wall_s": round(wall, 3),
                 "cpu_s": round(self.last_cpu - self.first_cpu, 3),
+                "emulation_s": round(session.emulation_s, 3),
                 "busy_percent": round(100 * self.busy_s / wall, 1) if wall > 0 else None},
                 key=f"emulator_stats:{self.ctx.start_count}:{os.getpid()}"), deadline_s=2)
         except RequestFailed as exc:

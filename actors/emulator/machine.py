@@ -11,6 +11,7 @@ from __future__ import annotations
 import hashlib
 import io
 import os
+import time
 import warnings
 from pathlib import Path
 
@@ -40,6 +41,7 @@ class Machine:
                             cgb=self.cgb, ram_file=ram_file, rtc_file=rtc_file, log_level="ERROR")
         self.held: frozenset[str] = frozenset()
         self.closed = False
+        self.run_s = 0.0  # wall time inside PyBoy's tick (emulator_stats)
 
     # ---- input and time ------------------------------------------------------------------
     def hold(self, wanted: frozenset[str]) -> tuple[list[str], list[str]]:
@@ -54,7 +56,9 @@ class Machine:
 
     def run(self, frames: int) -> None:
         """Advance ``frames`` native frames; only the last one is rendered."""
+        started = time.perf_counter()
         self._pyboy.tick(frames, True, self.sound)
+        self.run_s += time.perf_counter() - started
 
     # ---- reads ---------------------------------------------------------------------------
     def rgba(self) -> bytes:

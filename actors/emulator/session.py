@@ -120,11 +120,17 @@ class EmulatorSession:
         self._recent: deque = deque(maxlen=rec.limits.recent_frame_count if rec else 12)
         self._last_rgba, self._last_digest = b"", ""
         self._hasher: ThreadPoolExecutor | None = None
+        self._emulation_before = 0.0  # tick time of machines replaced by restores
         self._png = PngEncoder()
         self.resume_info: dict | None = None   # set by resume_from_latest_checkpoint
         self.closed = False
 
     # ---- properties ----------------------------------------------------------------------
+    @property
+    def emulation_s(self) -> float:
+        """Wall time spent inside PyBoy's tick by this session (all machines since a restore)."""
+        return self._emulation_before + self._machine.run_s
+
     @property
     def held(self) -> frozenset[str]:
         return self._machine.held
@@ -317,6 +323,7 @@ class EmulatorSession:
             fresh.close()
             raise
         self._machine.close()
+        self._emulation_before += self._machine.run_s
         self._machine = fresh
         parent = self.branch_id
         self.action_index, self.frame = header["actionIndex"], header["frame"]
