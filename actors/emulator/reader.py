@@ -10,6 +10,7 @@ from __future__ import annotations
 import fcntl
 import json
 import os
+import stat
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -207,13 +208,18 @@ class RecordingReader:
 
 
 def directory_bytes(path: Path) -> int:
-    """Bytes of every regular file under ``path`` (symlinks are not followed)."""
+    """Bytes of every regular file under ``path`` (symlinks are not followed). A live
+    recording's frame writer renames temporary files into place while this walks: a file
+    that is gone by the time it is measured is skipped (its bytes are under its new name)."""
     total = 0
     for root, _dirs, files in os.walk(path):
         for name in files:
-            full = os.path.join(root, name)
-            if not os.path.islink(full):
-                total += os.path.getsize(full)
+            try:
+                info = os.lstat(os.path.join(root, name))
+            except FileNotFoundError:
+                continue
+            if stat.S_ISREG(info.st_mode):
+                total += info.st_size
     return total
 
 

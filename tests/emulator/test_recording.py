@@ -129,3 +129,23 @@ def test_derived_outputs_are_charged_in_the_ledger(recorded):
     rec.record_derived("clips/door.gif", 5000, outside=True)
     assert rec.bytes_used >= before + 5000
     assert RecordingReader(recorded.recording_path).status()["bytesUsed"] >= 5000
+
+
+def test_measuring_a_live_recording_skips_files_renamed_while_it_walks(tmp_path, monkeypatch):
+    """The frame writer renames frames/.<hash>.tmp into place while a reader walks the
+    directory; the walk must not fail on the file that vanished under it."""
+    import os as os_module
+
+    from actors.emulator import reader
+    (tmp_path / "frames").mkdir()
+    (tmp_path / "frames" / "kept.png").write_bytes(b"x" * 10)
+    (tmp_path / "frames" / ".gone.tmp").write_bytes(b"y" * 7)
+    real_walk = os_module.walk
+
+    def walk_then_rename(top):
+        for root, dirs, files in real_walk(top):
+            if (tmp_path / "frames" / ".gone.tmp").exists():
+                os_module.replace(tmp_path / "frames" / ".gone.tmp", tmp_path / "elsewhere.bin")
+            yield root, dirs, files
+    monkeypatch.setattr(reader.os, "walk", walk_then_rename)
+    assert reader.directory_bytes(tmp_path / "frames") == 10
