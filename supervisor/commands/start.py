@@ -28,7 +28,7 @@ class Start(Command):
         p.add_argument("--set", dest="overrides", action="append", default=[], metavar="KEY=VALUE",
                        help="override any profile value by dotted key (repeatable); the value is YAML")
         p.add_argument("--dry-run", action="store_true", help="record proposals without acting")
-        p.add_argument("--max-steps", type=int, metavar="N", help="stop after N observations")
+        p.add_argument("--max-steps", type=int, metavar="N", help="stop after N steps (observations; decisions when the policy pipelines its steps)")
 
     def run(self, args) -> int:
         extra = {}
@@ -47,8 +47,11 @@ class Start(Command):
         s = sup.summary
         if s:
             r = s["action_results"]
+            decisions = sum(s.get("dispositions", {}).values())
+            steps = (f"{decisions} steps ({s['steps']} observations: pipelined)" if decisions > s["steps"]
+                     else f"{s['steps']} steps")
             sys.stderr.write(
-                f"session ended: {s['reason']} (exit {code}); {s['steps']} steps, "
+                f"session ended: {s['reason']} (exit {code}); {steps}, "
                 f"{r['accepted']} accepted, {r['rejected']} rejected, {r['unknown']} unknown\n"
                 f"journal: {sup.session_dir}/events.jsonl\n")
         else:
