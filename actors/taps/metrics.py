@@ -3,7 +3,8 @@
 ``Metrics`` turns rows into numbers (thread-safe: the Prometheus server reads ``sample()``
 from its own thread):
 
-* steps (``observation`` rows) and steps per second over the last ``window_s`` seconds of
+* steps (``observation`` rows — or ``proposal`` rows when there are more of them, i.e. the
+  policy pipelines its steps) and steps per second over the last ``window_s`` seconds of
   journal time (``recorded_at``; a remote tap with a skewed clock sees a skewed rate);
 * action results (accepted / rejected / unknown), from the snapshot on;
 * latency percentiles (p50, p90, p99 over the last ``SAMPLES`` values) per stage, from rows
@@ -61,12 +62,14 @@ class Metrics:
         self.lock = threading.Lock()
         self.session_id = self.tap_id = ""
         self.sequence = self.steps = self.dropped = self.model_errors = 0
+        self.observations = self.decisions = 0
         self.outcomes = {"accepted": 0, "rejected": 0, "unknown": 0}
         self.tokens = {k: 0 for k in TOKEN_KEYS}
         self.restarts: dict[str, int] = {}
         self.actors: dict[str, dict] = {}
         self.latency = {s: collections.deque(maxlen=SAMPLES) for s in STAGES}
         self._obs = collections.deque()
+        self._decided = collections.deque()
         self._since = time.time()
         self._status_at: dict[str, float] = {}
         self._attempt_at: dict[str, float] = {}
@@ -75,7 +78,9 @@ class Metrics:
     def snapshot(self, last_sequence: int, summary: dict) -> None:
         with self.lock:
             self.session_id = summary.get("session") or self.session_id
-            self.sequence, self.steps = last_sequence, int(summary.get("steps") or 0)
+            self.sequence, self.observations = last_sequence, int(summary.get("steps") or 0)
+            self.decisions = sum(v for v in (summary.get("dispositions") or {}).values() if _num(v))
+            self.steps = max(self.observations, self.decisions)
             self.outcomes.update(summary.get("action_results") or {})
             usage = summary.get("model_usage") or {}
             self.tokens = {k: usage.get(k, 0) if _num(usage.get(k)) else 0 for k in TOKEN_KEYS}
@@ -106,12 +111,17 @@ class Metrics:
             self.latency[stage].append(float(value))
 
     def _on_observation(self, row: dict, t: float | None) -> None:
-        self.steps = row.get("step", self.steps + 1)
+        self.observations = row.get("step", self.observations + 1)
+        self.steps = max(self.observations, self.decisions)
         self._lat("read", row.get("read_ms"))
         if t is not None:
             self._obs.append(t)
 
     def _on_proposal(self, row: dict, t) -> None:
+        self.decisions += 1
+        self.steps = max(self.observations, self.decisions)
+        if t is not None:
+            self._decided.append(t)
         self._lat("decide", row.get("decide_ms"))
         evidence = [e for e in row.get("model_evidence") or [] if isinstance(e, dict)]
         for ev in evidence:
@@ -158,11 +168,14 @@ class Metrics:
 
     # -- output ---------------------------------------------------------------------------
     def _rate(self, now: float) -> float:
-        end = max(now, self._obs[-1]) if self._obs else now
-        while self._obs and self._obs[0] < end - self.window_s:
-            self._obs.popleft()
-        span = min(self.window_s, max(end - self._since, 1e-3))
-        return round(len(self._obs) / span, 2)
+        rates = []
+        for times in (self._obs, self._decided):
+            end = max(now, times[-1]) if times else now
+            while times and times[0] < end - self.window_s:
+                times.popleft()
+            rates.append(len(times) / min(self.window_s, max(end - self._since, 1e-3)))
+        # steps are observations, or decisions where a pipelining policy makes more of them
+        return round(rates[1] if self.decisions > self.observations else rates[0], 2)
 
     def sample(self) -> dict:
         """One JSON-ready sample of everything above."""

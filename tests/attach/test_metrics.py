@@ -67,3 +67,29 @@ def test_the_dashboard_draws_and_plain_lines_do_not_redraw():
     lines = plain.getvalue().splitlines()
     assert len(lines) == 2 and "\x1b" not in plain.getvalue()
     assert lines[-1].endswith("detached: detached")
+
+
+def _recent(ms: float) -> str:
+    import datetime as dt
+    import time
+    return dt.datetime.fromtimestamp(time.time() - 2 + ms / 1000, dt.timezone.utc).isoformat().replace("+00:00", "Z")
+
+
+def test_pipelined_steps_are_counted_as_decisions():
+    """A pipelining policy makes many decisions per observation: steps and steps/s follow them."""
+    m = Metrics(window_s=10)
+    m.snapshot(3, {"session": "s", "steps": 2, "dispositions": {"execute": 40}})
+    assert m.sample()["steps"] == 40
+    rows = [{"sequence": 4, "event": "observation", "step": 3, "recorded_at": _recent(0)}]
+    rows += [{"sequence": 5 + i, "event": "proposal", "proposal_id": f"p-3-{i}", "recorded_at": _recent(100 * i)}
+             for i in range(8)]
+    for row in rows:
+        m.row(row)
+    s = m.sample()
+    assert s["steps"] == 48
+    plain = Metrics(window_s=10)  # one decision per observation: observations count, as before
+    for i in range(4):
+        plain.row({"sequence": 2 * i + 1, "event": "observation", "step": i + 1, "recorded_at": _recent(100 * i)})
+        plain.row({"sequence": 2 * i + 2, "event": "proposal", "proposal_id": f"p{i}", "recorded_at": _recent(100 * i)})
+    assert plain.sample()["steps"] == 4
+    assert s["steps_per_s"] > plain.sample()["steps_per_s"], "the rate follows the decisions"
