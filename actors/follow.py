@@ -20,7 +20,7 @@ import protocol
 from protocol.from_recorder import RecorderError, Rows
 from protocol.to_recorder import Follow
 
-from .transport import Counters, decode_or_count
+from .transport import Counters, connect_dealer, decode_or_count
 
 
 class StreamGap(Exception):
@@ -54,9 +54,7 @@ class Follower:
 
     def _ensure_socket(self) -> zmq.Socket:
         if self.socket is None:
-            self.socket = self.zctx.socket(zmq.DEALER)
-            self.socket.setsockopt(zmq.LINGER, 0)
-            self.socket.connect(self.endpoint)
+            self.socket = connect_dealer(self.zctx, self.endpoint)
         return self.socket
 
     def ensure_request(self) -> zmq.Socket:

@@ -47,6 +47,14 @@ class PeerRefused(RequestFailed):
         self.what, self.code, self.message = what, code, message
 
 
+def connect_dealer(zctx: zmq.Context, endpoint: str) -> zmq.Socket:
+    """A DEALER connected to ``endpoint`` that drops unsent frames when closed (LINGER 0)."""
+    sock = zctx.socket(zmq.DEALER)
+    sock.setsockopt(zmq.LINGER, 0)
+    sock.connect(endpoint)
+    return sock
+
+
 def ipc_endpoint(directory: str, name: str) -> str:
     path = os.path.join(directory, f"{name}.sock")
     if len(path) > 100:
@@ -90,10 +98,7 @@ class Client:
 
     def _open(self) -> zmq.Socket:
         if self.sock is None:
-            sock = self.zctx.socket(zmq.DEALER)
-            sock.setsockopt(zmq.LINGER, 0)
-            sock.connect(self.endpoint)
-            self.sock = sock
+            self.sock = connect_dealer(self.zctx, self.endpoint)
         return self.sock
 
     def reset(self) -> None:

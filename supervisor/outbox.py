@@ -12,7 +12,7 @@ import time
 import zmq
 
 import protocol
-from actors.transport import Counters, decode_or_count
+from actors.transport import Counters, connect_dealer, decode_or_count
 from protocol.to_recorder import RecordEvent
 
 
@@ -33,9 +33,7 @@ class Outbox:
 
     def _open(self) -> zmq.Socket:
         if self.socket is None:
-            self.socket = self.zctx.socket(zmq.DEALER)
-            self.socket.setsockopt(zmq.LINGER, 0)
-            self.socket.connect(self.endpoint)
+            self.socket = connect_dealer(self.zctx, self.endpoint)
         return self.socket
 
     def pump(self) -> None:

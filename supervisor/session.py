@@ -21,7 +21,7 @@ import protocol
 from actors.follow import Follower
 from .taps import TapRegistry
 from .tcp import record_fields, start_gateway, tap_streams
-from actors.transport import Counters, send_envelope
+from actors.transport import Counters, connect_dealer, send_envelope
 from protocol.errors import ProtocolError, VersionMismatch
 from protocol.actor_to_supervisor import Heartbeat, Hello, RequestStop
 from protocol.cli_to_supervisor import AttachRequest, DetachRequest, StatusRequest, StopRequest
@@ -443,9 +443,7 @@ class Supervisor:
         re-sent on a fresh socket every 3 s (finalization is idempotent)."""
         end = time.monotonic() + seconds
         while time.monotonic() < end and self.children["recorder"].alive():
-            sock = self.zctx.socket(zmq.DEALER)
-            sock.setsockopt(zmq.LINGER, 0)
-            sock.connect(self.endpoints["recorder"])
+            sock = connect_dealer(self.zctx, self.endpoints["recorder"])
             env = protocol.wrap(msg, session=self.session_id, sender="supervisor")
             sock.send(protocol.encode(env))
             resend = min(end, time.monotonic() + 3.0)

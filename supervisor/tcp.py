@@ -29,6 +29,8 @@ import zmq
 import zmq.auth
 from zmq.auth.thread import ThreadAuthenticator
 
+from actors.transport import connect_dealer
+
 log = logging.getLogger("gamerig.tcp")
 BRIDGED = ("control", "stream")
 
@@ -87,9 +89,7 @@ class TcpGateway:
                 front.bind(f"tcp://{host}:{port}")
             else:
                 port = front.bind_to_random_port(f"tcp://{host}")
-            back = self.zctx.socket(zmq.DEALER)
-            back.setsockopt(zmq.LINGER, 0)
-            back.connect(self.ipc[name])
+            back = connect_dealer(self.zctx, self.ipc[name])
             self._pairs.append((front, back))
             self.endpoints[name] = f"tcp://{host}:{port}"
         self._thread = threading.Thread(target=self._run, name="tcp-gateway", daemon=True)

@@ -32,7 +32,7 @@ import protocol
 
 from actors.runtime import ActorContext
 from actors.sts2mcp import ActionOutcome, GameClient
-from actors.transport import RequestFailed, decode_or_count
+from actors.transport import RequestFailed, connect_dealer, decode_or_count
 from protocol.errors import ProtocolError
 from protocol.from_emulator import EmulatorError, Stepped, SteppedBatch
 from protocol.message import lookup
@@ -94,9 +94,7 @@ class EmulatorSink:
         if not bodies:
             return refused
         if self.socket is None:
-            self.socket = self.ctx.zctx.socket(zmq.DEALER)
-            self.socket.setsockopt(zmq.LINGER, 0)
-            self.socket.connect(self.ctx.endpoints["emulator"])
+            self.socket = connect_dealer(self.ctx.zctx, self.ctx.endpoints["emulator"])
         env = protocol.wrap(StepBatch(steps=bodies), session=self.ctx.session_id, sender=self.ctx.name)
         now = time.monotonic()
         if not self.in_flight:

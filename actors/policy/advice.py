@@ -44,7 +44,7 @@ from actors.model_client.errors import QuestionError
 from actors.model_client.evidence import request_hash
 from actors.model_client.questions import QUESTION_KINDS, build_questions
 from actors.model_client.settings import DEFAULT_GATE
-from actors.transport import RequestFailed, decode_or_count
+from actors.transport import RequestFailed, connect_dealer, decode_or_count
 from protocol.model_to_policy import ModelAnswer, ModelFailure
 from protocol.policy_to_model import AskModel
 from protocol.to_recorder import RecordEvent
@@ -137,9 +137,7 @@ class Advisor:
     def _request(self, ask: AskModel):
         """Send once; the reply to it, or None at the deadline or the stop."""
         if self._sock is None:
-            self._sock = self.ctx.zctx.socket(zmq.DEALER)
-            self._sock.setsockopt(zmq.LINGER, 0)
-            self._sock.connect(self.ctx.endpoints["model"])
+            self._sock = connect_dealer(self.ctx.zctx, self.ctx.endpoints["model"])
         env = protocol.wrap(ask, session=self.ctx.session_id, sender=self.ctx.name)
         self._sock.send(protocol.encode(env))
         end = time.monotonic() + self.deadline_s
