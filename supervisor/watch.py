@@ -16,74 +16,56 @@ from __future__ import annotations
 
 import time
 
-from actors.bounded import BoundedDict
-from actors.steps import pipelined
+from actors.steps import StepTracker
 
 
 class StreamWatch:
     def __init__(self, max_steps: int | None):
         self.max_steps = max_steps
-        self.steps = 0  # max(observations, decisions)
-        self.observations = 0
-        self.decisions = 0
-        self._in_flight: dict[str, None] = {}  # pipelined proposal ids executing, no result yet
-        self._pipelined = False
-        self._proposals: dict[str, dict] = BoundedDict()
+        self.track = StepTracker()  # the same step bookkeeping the observer and actuator keep
         self.outcomes = {"accepted": 0, "rejected": 0, "unknown": 0}
         self.dispositions: dict[str, int] = {}
         self.last_sequence = 0
         self.last_progress = time.monotonic()
         self.stop_reason: str | None = None
         self.last_state_type: str | None = None
-        self._then_stop: dict[str, str] = BoundedDict()  # proposal_id -> reason
-        self._attempt_proposal: dict[str, str] = BoundedDict()
-        self._obs_of_proposal: dict[str, str] = BoundedDict()
-        self._last_obs: str | None = None
+
+    @property
+    def steps(self) -> int:
+        """Observations, or decisions where a pipelining policy made more of them."""
+        return max(self.track.steps, self.track.decisions)
 
     def feed(self, row: dict) -> None:
         self.last_sequence = row["sequence"]
+        self.track.feed(row)
         ev = row.get("event")
         if ev in ("observation", "proposal_status", "action_result"):
             self.last_progress = time.monotonic()
         if ev == "observation":
-            self.observations = row.get("step", self.observations + 1)
-            self.steps = max(self.observations, self.decisions)
-            self._last_obs = row["observation_id"]
             self.last_state_type = row.get("state_type")
-        elif ev == "proposal":
-            self.decisions += 1
-            self.steps = max(self.observations, self.decisions)
-            self._proposals[row["proposal_id"]] = row
-            self._obs_of_proposal[row["proposal_id"]] = row["observation_id"]
-            if row.get("then_stop"):
-                self._then_stop[row["proposal_id"]] = row["then_stop"]
         elif ev == "proposal_status":
             st = row["status"]
             self.dispositions[st] = self.dispositions.get(st, 0) + 1
             if st == "session_stopped" and row.get("stop_reason"):
                 self._stop(row["stop_reason"])
             if st != "execute":
-                self._resolve(self._obs_of_proposal.get(row["proposal_id"]))
-            elif pipelined(self._proposals.get(row["proposal_id"])):
-                self._in_flight[row["proposal_id"]] = None
-                self._pipelined = True
-        elif ev == "action_attempt":
-            self._attempt_proposal[row["attempt_id"]] = row["proposal_id"]
+                self._resolve(self.track.obs_of_proposal.get(row["proposal_id"]))
         elif ev == "action_result":
             if row.get("outcome") in self.outcomes:
                 self.outcomes[row["outcome"]] += 1
-            pid = self._attempt_proposal.get(row["attempt_id"])
-            self._in_flight.pop(pid, None)
-            self._resolve(self._obs_of_proposal.get(pid))
-            if pid in self._then_stop:
-                self._stop(self._then_stop[pid])
+            pid = (self.track.attempts.get(row["attempt_id"]) or {}).get("proposal_id")
+            self._resolve(self.track.obs_of_proposal.get(pid))
+            then_stop = self.track.proposals.get(pid, {}).get("then_stop") if pid else None
+            if then_stop:
+                self._stop(then_stop)
 
     def _resolve(self, oid: str | None) -> None:
-        if oid is None or not self.max_steps or self._in_flight:
+        t = self.track
+        if oid is None or not self.max_steps or t.in_flight:
             return
-        if self.observations >= self.max_steps and oid == self._last_obs:
+        if t.steps >= self.max_steps and oid == t.last_obs:
             self._stop("max_steps")
-        elif self._pipelined and self.decisions >= self.max_steps:
+        elif t.pipeline_depth > 1 and t.decisions >= self.max_steps:
             self._stop("max_steps")
 
     def _stop(self, reason: str) -> None:

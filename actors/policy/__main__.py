@@ -19,7 +19,7 @@ from actors.bounded import BoundedDict
 from actors.follow import Follower
 from actors.recorder.files import read_observation
 from actors.runtime import ActorContext, run_actor
-from actors.steps import pipelined
+from actors.steps import StepTracker
 from actors.transport import PeerRefused, RequestFailed
 from protocol.from_recorder import ProposalRecorded, RecorderError
 from protocol.to_recorder import RecordProposal
@@ -41,7 +41,7 @@ class PolicyDriver:
         self.decided: BoundedDict = BoundedDict()  # proposal ids made (recorded or replied)
         self.replied: BoundedDict = BoundedDict()  # proposal ids whose disposition came by reply
         self.decisions = 0
-        self.in_flight: dict[str, None] = {}  # own pipelined proposals executing, no result yet
+        self.track = StepTracker()  # its in_flight: pipelined proposals executing, no result yet
         self.last_disposition: str | None = None
         self.max_steps = ctx.setting("session.max_steps")
         self.latest: Observation | None = None
@@ -54,6 +54,7 @@ class PolicyDriver:
             self.proposed_for[observation_id] = self.proposed_for.get(observation_id, 0) + 1
 
     def feed(self, row: dict, follower: Follower) -> None:
+        self.track.feed(row)
         ev = row["event"]
         if ev == "observation":
             state = follower.take_state(row["observation_id"])
@@ -70,8 +71,6 @@ class PolicyDriver:
         elif ev == "proposal_status":
             if row["proposal_id"] not in self.replied:  # (a reply told this instance already)
                 self.last_disposition = row["status"]
-            if row["status"] == "execute" and pipelined(self.proposals.get(row["proposal_id"])):
-                self.in_flight[row["proposal_id"]] = None
         elif ev == "action_attempt":
             prop = self.proposals.get(row["proposal_id"])
             if prop is not None:
@@ -80,7 +79,6 @@ class PolicyDriver:
         elif ev == "action_result":
             prop = self.proposals.get(row["attempt_id"])
             if prop is not None:
-                self.in_flight.pop(prop["proposal_id"], None)
                 self.policy.record_result(prop, row)
         elif ev == "session_stopping":
             self.stopping = True
@@ -92,7 +90,8 @@ class PolicyDriver:
             return None
         if self.max_steps and self.decisions >= self.max_steps:
             return None
-        if self.in_flight and len(self.in_flight) > self.policy.pipeline_depth(obs) // 2:
+        in_flight = self.track.in_flight
+        if in_flight and len(in_flight) > self.policy.pipeline_depth(obs) // 2:
             return None  # refill a pipeline once half of it is done: decisions go in batches
         if obs.observation_id not in self.proposed_for:
             return obs
@@ -107,7 +106,7 @@ class PolicyDriver:
         batch = [self._decide(obs, made)]
         while batch[-1][1] > 1 and batch[-1][0].wish == "execute":
             depth = batch[-1][1]
-            if len(self.in_flight) + len(batch) >= depth or (
+            if len(self.track.in_flight) + len(batch) >= depth or (
                     self.max_steps and self.decisions + len(batch) >= self.max_steps):
                 break
             batch.append(self._decide(obs, made + len(batch)))
@@ -129,7 +128,7 @@ class PolicyDriver:
                 self.last_disposition = reply.disposition
                 self.replied[msg.proposal_id] = None
                 if reply.disposition == "execute" and depth > 1:
-                    self.in_flight[msg.proposal_id] = None
+                    self.track.in_flight[msg.proposal_id] = depth
             else:
                 if isinstance(reply, RecorderError):
                     log.error("proposal refused: %s: %s", reply.code, reply.message)
@@ -168,7 +167,7 @@ def main(ctx: ActorContext) -> int:
                         sender=ctx.name, counters=ctx.counters, with_states=True)
     try:
         while not ctx.stopping.is_set():
-            follower.pace_s = PIPELINED_PACE_S if driver.in_flight else 0.0
+            follower.pace_s = PIPELINED_PACE_S if driver.track.in_flight else 0.0
             for row in follower.next_rows(0.2):
                 driver.feed(row, follower)
             obs = driver.pending() if follower.caught_up else None
