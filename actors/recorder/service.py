@@ -73,6 +73,7 @@ class Recorder:
         self.finalized: dict | None = None
         self._orphans_after = 0
         self._durable_files: BoundedDict = BoundedDict()  # observation files already fsynced
+        self.writers = self.handlers()  # the writer endpoint's table, for requests and batch items
         if resume:
             self._replay()
         else:
@@ -374,7 +375,7 @@ class Recorder:
         """Serve the writers' endpoint and the read-only stream endpoint taps attach to."""
         sock = self._bind("recorder")
         stream = self._bind("stream") if "stream" in self.ctx.endpoints else None
-        writers = self.handlers()
+        writers = self.writers
         readers = {req.Snapshot: self.on_snapshot}
         poller = zmq.Poller()
         for s in (sock, stream):
@@ -485,7 +486,6 @@ class Recorder:
 
     def on_batch(self, m: req.RecordBatch) -> BatchReplies:
         """Each item answered as if sent alone, in order (see ``RecordBatch``)."""
-        writers = self.handlers()
         out = []
         for n, item in enumerate(m.items):
             name = item.get("type")
@@ -493,7 +493,7 @@ class Recorder:
                 cls = protocol.message.lookup(name)
                 if cls not in GROUPED:
                     raise Refusal("bad_batch_item", f"items[{n}]: {name!r} cannot be batched")
-                reply = self._answer(cls.from_body(item.get("body")), name, writers)
+                reply = self._answer(cls.from_body(item.get("body")), name, self.writers)
             except ProtocolError as exc:
                 reply = RecorderError(reply_to="", code="bad_request", message=f"items[{n}]: {exc}")
             except Refusal as exc:
