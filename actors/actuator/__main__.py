@@ -96,18 +96,15 @@ class Actuator:
         if not self.done or (len(self.done) < RESULT_BATCH and self.sink.in_flight
                              and time.monotonic() - self._done_since < RESULT_WAIT_S):
             return  # results go in batches: a few steps' worth, or when the pipeline is empty
-        done, self.done = self.done, []
-        if len(done) == 1:
-            self._record(*done[0])
-        elif done:
-            msgs = [_result_message(attempt_id, outcome) for attempt_id, outcome in done]
-            try:
-                replies = self.recorder.request_batch(msgs, deadline_s=30, should_stop=self.ctx.stopping.is_set)
-            except RequestFailed:  # (a response that cannot travel, ...): one by one, as ever
-                replies = [None] * len(msgs)
-            for msg, reply in zip(msgs, replies):
-                if not isinstance(reply, Recorded):
-                    self._record_result(msg)
+        msgs = [_result_message(attempt_id, outcome) for attempt_id, outcome in self.done]
+        self.done = []
+        try:
+            replies = self.recorder.request_batch(msgs, deadline_s=30, should_stop=self.ctx.stopping.is_set)
+        except RequestFailed:  # (a response that cannot travel, ...): one by one, as ever
+            replies = [None] * len(msgs)
+        for msg, reply in zip(msgs, replies):
+            if not isinstance(reply, Recorded):
+                self._record_result(msg)
 
     def _act_pipelined(self, proposal_ids: list[str]) -> None:
         """Intents for several pipelined proposals in one batch (one fsync); the acknowledged
