@@ -138,14 +138,14 @@ class Client:
         """Send several recorder requests as one ``record_batch``; their replies in order
         (a refused item comes back as its ``recorder_error``, not raised)."""
         from protocol.from_recorder import BatchReplies
-        from protocol.message import lookup
+        from protocol.message import from_item
         from protocol.to_recorder import RecordBatch
-        reply = self.request(RecordBatch(items=[{"type": b.TYPE, "body": b.to_body()} for b in bodies]), **kw)
+        reply = self.request(RecordBatch(items=[b.to_item() for b in bodies]), **kw)
         if not isinstance(reply, BatchReplies) or len(reply.items) != len(bodies):
             raise PeerRefused("record_batch", "bad_reply", f"unexpected reply {reply.TYPE!r} to a batch")
         try:
-            return [lookup(item["type"]).from_body(item["body"]) for item in reply.items]
-        except (ProtocolError, KeyError, TypeError) as exc:
+            return [from_item(item) for item in reply.items]
+        except ProtocolError as exc:
             raise PeerRefused("record_batch", "bad_reply", f"undecodable batch reply: {exc}") from exc
 
     def _await_reply(self, sock: zmq.Socket, msg_id: str, wait_s: float) -> Message | None:

@@ -29,6 +29,10 @@ class Message:
     def from_body(cls: type[M], body: Any) -> M:
         return cls(**body_to_fields(cls, body))
 
+    def to_item(self) -> dict[str, Any]:
+        """This message as one item of a batch message: ``{"type": TYPE, "body": {...}}``."""
+        return {"type": self.TYPE, "body": self.to_body()}
+
 
 def message(cls: type[M]) -> type[M]:
     """Class decorator: make ``cls`` a frozen dataclass and register its ``TYPE``."""
@@ -46,6 +50,12 @@ def lookup(type_name: Any) -> type[Message]:
         return _REGISTRY[type_name]
     except (KeyError, TypeError):
         raise UnknownMessageType(type_name) from None
+
+
+def from_item(item: dict) -> Message:
+    """A batch item (see ``Message.to_item``) back to its message; ``ProtocolError`` if it
+    names no known type or its body does not fit."""
+    return lookup(item.get("type")).from_body(item.get("body"))
 
 
 def registered() -> dict[str, type[Message]]:

@@ -35,7 +35,7 @@ from actors.sts2mcp import ActionOutcome, GameClient
 from actors.transport import RequestFailed, connect_dealer, decode_or_count
 from protocol.errors import ProtocolError
 from protocol.from_emulator import EmulatorError, Stepped, SteppedBatch
-from protocol.message import lookup
+from protocol.message import from_item
 from protocol.to_emulator import Step, StepBatch
 
 STEP_ACTION = "step"
@@ -58,7 +58,8 @@ class EmulatorSink:
         self.client = ctx.client("emulator")
         self.timeout_s = timeout_s
         self.socket: zmq.Socket | None = None  # for pipelined steps
-        self.in_flight: collections.OrderedDict[str, tuple[str, int, float]] = collections.OrderedDict()
+        # message id -> (attempt ids, frames, sent at) of each step batch awaiting its reply
+        self.in_flight: collections.OrderedDict[str, tuple[list[str], int, float]] = collections.OrderedDict()
         self._progress = 0.0  # when the oldest step in flight started to be the oldest
 
     def send(self, action: str, parameters: dict, attempt_id: str) -> ActionOutcome:
@@ -151,8 +152,8 @@ def _batch_outcomes(reply, attempts: list[str], frames: int, sent: float) -> lis
     out = []
     for att, item in zip(attempts, items):
         try:
-            message = lookup(item["type"]).from_body(item["body"])
-        except (ProtocolError, KeyError, TypeError) as exc:
+            message = from_item(item)
+        except ProtocolError as exc:
             out.append((att, ActionOutcome("unknown", None, None, f"undecodable step reply: {exc}", _ms(sent))))
             continue
         out.append((att, _outcome(message, sent)))

@@ -13,8 +13,8 @@ Lifecycle (``run`` calls them in order; ``python -m actors.emulator`` runs it):
   until the supervisor asks the actor to stop. Exceptions become ``emulator_error`` replies
   in exactly one place (``_dispatch``); the actor itself never dies of a bad request.
 * ``on_stop`` — records ``emulator_stats`` (requests served, frame reached, and the share of
-  the time from its first request to its last reply it spent working: ``busy_percent``), finalizes the recording (status ``stopped``, the session's stop reason) and
-  closes PyBoy, which writes battery RAM into the recording. If the process is killed
+  the time from its first request to its last reply it spent working: ``busy_percent``),
+  finalizes the recording (status ``stopped``, the session's stop reason) and closes PyBoy, which writes battery RAM into the recording. If the process is killed
   instead, the next start resumes.
 """
 from __future__ import annotations
@@ -207,7 +207,7 @@ class EmulatorActor:
                 reply = self._answer_once(req.Step.from_body(item))
             except ProtocolError as exc:
                 reply = rep.EmulatorError(reply_to="", code="bad-request", message=f"steps[{n}]: {exc}")
-            out.append({"type": reply.TYPE, "body": reply.to_body()})
+            out.append(reply.to_item())
         return rep.SteppedBatch(reply_to="", replies=out)
 
     def on_checkpoint(self, m: req.Checkpoint) -> rep.CheckpointSaved:
@@ -220,21 +220,21 @@ class EmulatorActor:
             return
         wall = self.last_done_at - self.first_request_at  # first request to last reply
         try:
-            self.recorder.request(RecordEvent(event="emulator_stats", fields={
+            self._journal("emulator_stats", {
                 "start_count": self.ctx.start_count, "requests": self.requests,
                 "frame": session.frame, "actions": session.action_index,
                 "busy_s": round(self.busy_s, 3), "wall_s": round(wall, 3),
                 "cpu_s": round(self.last_cpu - self.first_cpu, 3),
                 "emulation_s": round(session.emulation_s, 3),
                 "busy_percent": round(100 * self.busy_s / wall, 1) if wall > 0 else None},
-                key=f"emulator_stats:{self.ctx.start_count}:{os.getpid()}"), deadline_s=2)
+                key=f"emulator_stats:{self.ctx.start_count}:{os.getpid()}", deadline_s=2)
         except RequestFailed as exc:
             log.warning("emulator_stats not recorded: %s", exc)
 
     # -- helpers --------------------------------------------------------------------------
-    def _journal(self, event: str, fields: dict, key: str) -> None:
+    def _journal(self, event: str, fields: dict, key: str, deadline_s: float = 60) -> None:
         """Append a row to the session journal (waits for the recorder; raises if it never answers)."""
-        self.recorder.request(RecordEvent(event=event, fields=fields, key=key), deadline_s=60,
+        self.recorder.request(RecordEvent(event=event, fields=fields, key=key), deadline_s=deadline_s,
                               should_stop=self.ctx.stopping.is_set)
 
     def _rel(self, path: Path) -> str:

@@ -498,7 +498,7 @@ class Recorder:
                 reply = RecorderError(reply_to="", code="bad_request", message=f"items[{n}]: {exc}")
             except Refusal as exc:
                 reply = RecorderError(reply_to="", code=exc.code, message=str(exc))
-            out.append({"type": reply.TYPE, "body": reply.to_body()})
+            out.append(reply.to_item())
         return BatchReplies(reply_to="", items=out)
 
     def _refuse_write(self, env) -> None:
