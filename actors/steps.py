@@ -78,6 +78,12 @@ class StepTracker:
         elif ev == "session_stopping":
             self.stopping = row.get("reason") or "stopping"
 
+    @property
+    def steps_taken(self) -> int:
+        """Observations, or decisions where a pipelining policy made more of them (the
+        ``session.max_steps`` count)."""
+        return max(self.steps, self.decisions)
+
     def read_due(self) -> bool:
         """Whether the observer should read now: the newest observation's step is resolved
         and, while pipelined steps are in flight, a pipeline's worth of results came in."""

@@ -32,8 +32,7 @@ class StreamWatch:
 
     @property
     def steps(self) -> int:
-        """Observations, or decisions where a pipelining policy made more of them."""
-        return max(self.track.steps, self.track.decisions)
+        return self.track.steps_taken
 
     def feed(self, row: dict) -> None:
         self.last_sequence = row["sequence"]

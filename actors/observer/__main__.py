@@ -42,7 +42,7 @@ def main(ctx: ActorContext) -> int:
                 # visible yet); after a wait or a preview, give the game time to move
                 acted = track.latest_resolution() in ("accepted", "rejected", "unknown")
                 next_read = time.monotonic() + (0.0 if acted else poll)
-            if max_steps and max(track.steps, track.decisions) >= max_steps:
+            if max_steps and track.steps_taken >= max_steps:
                 ctx.wait(0.2)
                 continue
             delay = next_read - time.monotonic()
