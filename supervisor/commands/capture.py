@@ -7,17 +7,18 @@ Example:
   supervisor capture verify run/capture
   supervisor capture verify run/capture/sessions/<session-id> --json
   supervisor capture audit run/capture
+  supervisor capture coverage run/capture
 """
 from __future__ import annotations
 
 import argparse
 import inspect
 
-from supervisor.capture import audit, verify
+from supervisor.capture import audit, coverage, verify
 
 from .base import Command
 
-SUBCOMMANDS = [verify.Verify, audit.Audit]
+SUBCOMMANDS = [verify.Verify, audit.Audit, coverage.Coverage]
 
 
 class Capture(Command):

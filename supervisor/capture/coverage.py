@@ -1,0 +1,250 @@
+"""Screen coverage of STS2MCP captures: ``supervisor capture coverage PATH [--json]``.
+
+Reads each session's journal and observation files (nothing is written) and reports:
+
+* every **screen variant** seen — the state's ``state_type`` refined the way the mod's
+  ``BuildGameState`` (McpMod.StateBuilder.cs) tells screens apart: the menu's ``menu_screen``
+  (and a main menu offering ``continue``), a combat room whose fight just ended (no
+  ``battle``, only ``message``), the treasure room's "Opening chest..." read, a shop or fake
+  merchant whose inventory is not ready (``error``), each ``card_select`` ``screen_type``,
+  an ancient's dialogue, a used rest site. Names follow ``vendor/sts2mcp/`` sample names
+  (``<state_type>[__<variant>]``), so a variant never seen points at its sample;
+* every **action kind** attempted, with its accepted / rejected / unknown results;
+* **runs**: game-over screens reached (victory or defeat *inferred* from the player's HP on
+  that screen — the mod's ``game_over`` block does not say), and runs entered;
+* each session's exit reason; a session that ended ``stuck`` counts as a stall.
+
+``--expect FILE`` (or ``expect=`` in code) names variants that must appear; the command then
+exits 1 naming those never reached. Exit 0 otherwise, 2 when PATH is not a capture.
+
+Example:
+  supervisor capture coverage run/capture
+  supervisor capture coverage run/capture --json --expect vendor/sts2mcp
+"""
+from __future__ import annotations
+
+import collections
+import dataclasses
+import json
+import os
+from typing import Any, Iterable
+
+from supervisor.commands.base import Command, emit
+
+from .errors import NotACapture
+from .stream import iter_lines
+from .verify import resolve
+
+COMBAT = ("monster", "elite", "boss")
+REPLY_PREFIX = "reply__"
+
+
+def classify(state: Any) -> str:
+    """The screen variant of one state (see the module docstring for the names)."""
+    if not isinstance(state, dict) or not isinstance(state.get("state_type"), str):
+        return "invalid"
+    kind = state["state_type"]
+    block = state.get(kind) if isinstance(state.get(kind), dict) else {}
+    if kind == "menu":
+        screen = state.get("menu_screen") or "unknown"
+        if screen == "main" and "continue" in (state.get("options") or []):
+            return "menu__main_saved_run"
+        return f"menu__{screen}"
+    if kind in COMBAT:
+        return kind if isinstance(state.get("battle"), dict) else f"{kind}__combat_ended"
+    refine = _REFINE.get(kind)
+    variant = refine(block) if refine else None
+    return f"{kind}__{variant}" if variant else kind
+
+
+def _treasure(block: dict) -> str | None:
+    if "relics" in block or "can_proceed" in block:
+        return None
+    return "opening" if "Opening" in str(block.get("message")) else "loading"
+
+
+def _fake_merchant(block: dict) -> str | None:
+    if block.get("started_fight"):
+        return "fight_started"
+    return "not_ready" if "error" in (block.get("shop") or {}) else None
+
+
+_REFINE = {
+    "card_select": lambda b: str(b.get("screen_type")),
+    "shop": lambda b: "not_ready" if "error" in b else None,
+    "fake_merchant": _fake_merchant,
+    "treasure": _treasure,
+    "event": lambda b: "ancient_dialogue" if b.get("in_dialogue") else None,
+    "rest_site": lambda b: "used" if b.get("can_proceed") else None,
+}
+
+
+@dataclasses.dataclass
+class SessionCoverage:
+    session: str
+    observations: int = 0
+    unreadable: int = 0
+    reason: str | None = None
+    exit_code: int | None = None
+    runs_entered: int = 0
+    victories: int = 0
+    defeats: int = 0
+
+    @property
+    def stalled(self) -> bool:
+        return self.reason == "stuck"
+
+
+@dataclasses.dataclass
+class CoverageReport:
+    variants: collections.Counter = dataclasses.field(default_factory=collections.Counter)
+    actions: dict[str, collections.Counter] = dataclasses.field(
+        default_factory=lambda: collections.defaultdict(collections.Counter))
+    sessions: list[SessionCoverage] = dataclasses.field(default_factory=list)
+
+    def missing(self, expected: Iterable[str]) -> list[str]:
+        return sorted(set(expected) - set(self.variants))
+
+    def as_dict(self) -> dict:
+        return {"variants": dict(sorted(self.variants.items())),
+                "actions": {k: dict(v) for k, v in sorted(self.actions.items())},
+                "sessions": [dict(dataclasses.asdict(s), stalled=s.stalled) for s in self.sessions],
+                "totals": self.totals()}
+
+    def totals(self) -> dict:
+        return {k: sum(getattr(s, k) for s in self.sessions)
+                for k in ("observations", "unreadable", "runs_entered", "victories", "defeats")} | {
+            "sessions": len(self.sessions), "stalls": sum(s.stalled for s in self.sessions)}
+
+
+def scan_session(session_dir: str, capture_root: str, cov: CoverageReport) -> SessionCoverage:
+    """Add one session directory's observations and attempts to ``cov``."""
+    sc = SessionCoverage(os.path.basename(session_dir))
+    attempts: dict[str, str] = {}
+    walk = _RunWalk(sc)
+    for line in iter_lines(os.path.join(session_dir, "events.jsonl")):
+        row = line.row or {}
+        event = row.get("event")
+        if event == "observation":
+            state = _load(capture_root, row.get("path"))
+            if state is None:
+                sc.unreadable += 1
+                continue
+            sc.observations += 1
+            variant = classify(state)
+            cov.variants[variant] += 1
+            walk.step(variant, state)
+        elif event == "action_attempt":
+            attempts[row.get("attempt_id")] = str(row.get("action"))
+            cov.actions[str(row.get("action"))]["attempted"] += 1
+        elif event == "action_result" and row.get("attempt_id") in attempts:
+            cov.actions[attempts[row["attempt_id"]]][str(row.get("outcome"))] += 1
+        elif event == "session_end":
+            sc.reason, sc.exit_code = row.get("reason"), row.get("exit_code")
+    cov.sessions.append(sc)
+    return sc
+
+
+class _RunWalk:
+    """Counts runs entered and game-over screens (one per stretch of game_over reads)."""
+
+    def __init__(self, sc: SessionCoverage) -> None:
+        self.sc = sc
+        self.last: str | None = None
+
+    def step(self, variant: str, state: dict) -> None:
+        in_run = isinstance(state.get("run"), dict) and variant != "game_over"
+        was_out = self.last is None or self.last.startswith("menu__") or self.last == "game_over"
+        if in_run and was_out and not variant.startswith("menu__"):
+            self.sc.runs_entered += 1
+        if variant == "game_over" and self.last != "game_over":
+            hp = (state.get("player") or {}).get("hp")
+            if isinstance(hp, (int, float)) and hp > 0:
+                self.sc.victories += 1
+            else:
+                self.sc.defeats += 1
+        if not variant.startswith("menu__tutorial") and variant != "menu__popup":
+            self.last = variant
+
+
+def _load(capture_root: str, rel: Any) -> dict | None:
+    if not isinstance(rel, str):
+        return None
+    try:
+        with open(os.path.join(capture_root, rel), "rb") as fh:
+            state = json.load(fh)
+    except (OSError, ValueError):
+        return None
+    return state if isinstance(state, dict) else None
+
+
+def scan(path: str) -> CoverageReport:
+    """Coverage of one session directory or of every session under a capture root."""
+    kind, target = resolve(path)
+    if kind == "session":
+        root, dirs = os.path.dirname(os.path.dirname(target)), [target]
+    else:
+        base = os.path.join(target, "sessions")
+        root, dirs = target, [os.path.join(base, d) for d in sorted(os.listdir(base))]
+    cov = CoverageReport()
+    for d in dirs:
+        if os.path.isfile(os.path.join(d, "events.jsonl")):
+            scan_session(d, root, cov)
+    return cov
+
+
+def expected_variants(source: str) -> list[str]:
+    """Variant names from a samples directory (``vendor/sts2mcp``: every ``*.json`` that is
+    a state, not a reply) or from a file with one name per line (``#`` comments)."""
+    if os.path.isdir(source):
+        names = []
+        for f in sorted(os.listdir(source)):
+            if f.endswith(".json") and not f.startswith(REPLY_PREFIX):
+                sample = _load(source, f)
+                if sample is not None and "state_type" in sample:
+                    names.append(f[:-5])
+        return names
+    with open(source, encoding="utf-8") as fh:
+        return sorted({ln.split("#", 1)[0].strip() for ln in fh} - {""})
+
+
+def render(cov: CoverageReport, missing: list[str]) -> str:
+    t = cov.totals()
+    lines = [f"{t['sessions']} session(s), {t['observations']} observations, "
+             f"{t['runs_entered']} runs entered, {t['victories']} victories and "
+             f"{t['defeats']} defeats (inferred from HP), {t['stalls']} stalls", "",
+             f"{'screen variant':<34}{'reads':>8}"]
+    lines += [f"{name:<34}{n:>8}" for name, n in sorted(cov.variants.items())]
+    lines += ["", f"{'action':<30}{'sent':>7}{'accepted':>10}{'rejected':>10}{'unknown':>9}"]
+    for name, c in sorted(cov.actions.items()):
+        lines.append(f"{name:<30}{c['attempted']:>7}{c['accepted']:>10}{c['rejected']:>10}"
+                     f"{c['unknown']:>9}")
+    if missing:
+        lines += ["", "never reached: " + ", ".join(missing)]
+    return "\n".join(lines)
+
+
+class Coverage(Command):
+    """Screen variants, action kinds and runs of STS2MCP captures (reads only).
+
+    Example:
+      supervisor capture coverage run/capture
+      supervisor capture coverage run/capture --expect vendor/sts2mcp --json
+    """
+    name = "coverage"
+
+    def add_arguments(self, p) -> None:
+        p.add_argument("path", help="a capture root or one session directory")
+        p.add_argument("--expect", help="variants that must appear: a samples directory "
+                       "(vendor/sts2mcp) or a file with one name per line; exit 1 if any is missing")
+        p.add_argument("--json", action="store_true", help="machine-readable output")
+
+    def run(self, args) -> int:
+        try:
+            cov = scan(args.path)
+        except NotACapture as exc:
+            print(f"capture coverage: {exc}")
+            return 2
+        missing = cov.missing(expected_variants(args.expect)) if args.expect else []
+        emit(args, dict(cov.as_dict(), missing=missing), render(cov, missing))
+        return 1 if missing else 0
