@@ -13,7 +13,10 @@
     │   ├── RecordingCorrupt       the journal's hash chain or a file does not verify
     │   ├── AdmissionRefused       the parent already holds 64 recordings or 1 GiB of reservations
     │   ├── PathRefused            output path is used, a symlink, or outside its parent
-    │   └── LimitExceeded          a recording limit would be exceeded (frames, bytes, wall time)
+    │   ├── LimitExceeded          a recording limit would be exceeded (frames, bytes, wall time)
+    │   ├── EvidenceLimitExceeded  a review or clip asks for more than its limit (actions, frames, images, ...)
+    │   ├── IntervalRefused        a review/clip request does not match the recording (session, branch, bounds, pin)
+    │   └── OutputRefused          a derived output (clip, contact sheet) path is outside its roots or exists
     └── CheckpointError
         ├── CheckpointNotNeutral   save requested before a neutral frame with no buttons held
         ├── CheckpointNotFound     no checkpoint with that id in this recording
@@ -120,6 +123,30 @@ class LimitExceeded(RecordingError):
         super().__init__(f"{limit} exceeded: {used} used + {requested} requested > {maximum}")
         self.limit, self.used, self.requested, self.maximum = limit, used, requested, maximum
 
+
+
+class EvidenceLimitExceeded(RecordingError):
+    code = "evidence-limit-exceeded"
+
+    def __init__(self, operation: str, limit: str, value: int, maximum: int):
+        super().__init__(f"{operation} refused: {value:,} {limit} exceed the limit of {maximum:,}")
+        self.operation, self.limit, self.value, self.maximum = operation, limit, value, maximum
+
+
+class IntervalRefused(RecordingError):
+    code = "interval-refused"
+
+    def __init__(self, field: str, value: object, problem: str):
+        super().__init__(f"{field}={value!r} refused: {problem}")
+        self.field, self.value, self.problem = field, value, problem
+
+
+class OutputRefused(RecordingError):
+    code = "output-refused"
+
+    def __init__(self, path: object, problem: str):
+        super().__init__(f"output path {path} refused: {problem}")
+        self.path, self.problem = path, problem
 
 class CheckpointError(EmulatorError):
     code = "checkpoint-error"
