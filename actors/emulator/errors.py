@@ -16,7 +16,11 @@
     │   ├── LimitExceeded          a recording limit would be exceeded (frames, bytes, wall time)
     │   ├── EvidenceLimitExceeded  a review or clip asks for more than its limit (actions, frames, images, ...)
     │   ├── IntervalRefused        a review/clip request does not match the recording (session, branch, bounds, pin)
-    │   └── OutputRefused          a derived output (clip, contact sheet) path is outside its roots or exists
+    │   ├── OutputRefused          a derived output (clip, contact sheet) path is outside its roots or exists
+    │   ├── AccessRefused          a recording root's access lease is held by another holder or cannot be created
+    │   ├── LeaseUnresolved        a holder's lease file no longer matches what it created; left in place
+    │   ├── MaintenanceRefused     archive / retrieve / restore refused before anything moved (reason, path)
+    │   └── MaintenanceInterrupted a move stopped part-way: every byte kept, the lease left unresolved
     └── CheckpointError
         ├── CheckpointNotNeutral   save requested before a neutral frame with no buttons held
         ├── CheckpointNotFound     no checkpoint with that id in this recording
@@ -147,6 +151,43 @@ class OutputRefused(RecordingError):
     def __init__(self, path: object, problem: str):
         super().__init__(f"output path {path} refused: {problem}")
         self.path, self.problem = path, problem
+
+
+class AccessRefused(RecordingError):
+    code = "access-refused"
+
+    def __init__(self, root: object, operation: str, category: str, detail: str, claim: dict | None = None,
+                 failure: dict | None = None):
+        super().__init__(f"access to recording root {root} refused for {operation}: {detail}")
+        self.root, self.operation, self.category, self.detail = root, operation, category, detail
+        self.claim, self.failure = claim, failure
+
+
+class LeaseUnresolved(RecordingError):
+    code = "lease-unresolved"
+
+    def __init__(self, lease_path: object, problem: str):
+        super().__init__(f"lease {lease_path} left unresolved: {problem}; it is never cleared automatically")
+        self.lease_path, self.problem = lease_path, problem
+
+
+class MaintenanceRefused(RecordingError):
+    code = "maintenance-refused"
+
+    def __init__(self, operation: str, path: object, reason: str):
+        super().__init__(f"{operation} of {path} refused: {reason}")
+        self.operation, self.path, self.reason = operation, path, reason
+
+
+class MaintenanceInterrupted(RecordingError):
+    code = "maintenance-interrupted"
+
+    def __init__(self, operation: str, step: str, cause: str, retained: dict):
+        where = "; ".join(f"{k}: {v}" for k, v in retained.items())
+        super().__init__(f"{operation} interrupted at step {step!r} ({cause}); every byte is retained ({where}) "
+                         "and the lease is left unresolved: stop for owner reconciliation, do not repeat the call")
+        self.operation, self.step, self.cause, self.retained = operation, step, cause, retained
+
 
 class CheckpointError(EmulatorError):
     code = "checkpoint-error"
