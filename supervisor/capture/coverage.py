@@ -44,22 +44,48 @@ def classify(state: Any) -> str:
     if not isinstance(state, dict) or not isinstance(state.get("state_type"), str):
         return "invalid"
     kind = state["state_type"]
-    block = state.get(kind) if isinstance(state.get(kind), dict) else {}
     if kind == "menu":
-        screen = state.get("menu_screen") or "unknown"
-        if screen == "main" and "continue" in (state.get("options") or []):
-            return "menu__main_saved_run"
-        return f"menu__{screen}"
+        return _menu(state)
     if kind in COMBAT:
-        return kind if isinstance(state.get("battle"), dict) else f"{kind}__combat_ended"
-    refine = _REFINE.get(kind)
-    variant = refine(block) if refine else None
+        variant = _combat(state)
+    elif kind == "unknown":
+        variant = _unknown(state)
+    else:
+        block = state.get(kind) if isinstance(state.get(kind), dict) else {}
+        refine = _REFINE.get(kind)
+        variant = refine(block) if refine else None
     return f"{kind}__{variant}" if variant else kind
 
 
+def _menu(state: dict) -> str:
+    screen = state.get("menu_screen") or "unknown"
+    if screen == "main" and "continue" in (state.get("options") or []):
+        return "menu__main_saved_run"
+    if screen == "popup" and state.get("body") is None:
+        return "menu__popup_no_body"
+    return f"menu__{screen}"
+
+
+def _combat(state: dict) -> str | None:
+    battle = state.get("battle")
+    if not isinstance(battle, dict):
+        return "combat_ended"
+    if "error" in battle:
+        return "no_combat_state"
+    return "enemy_turn" if battle.get("turn") == "enemy" else None
+
+
+def _unknown(state: dict) -> str | None:
+    if "run" not in state:
+        return "no_run_state"
+    return "room_type" if isinstance(state.get("room_type"), str) else None
+
+
 def _treasure(block: dict) -> str | None:
-    if "relics" in block or "can_proceed" in block:
+    if "relics" in block:
         return None
+    if "message" not in block:
+        return "claimed"
     return "opening" if "Opening" in str(block.get("message")) else "loading"
 
 
@@ -71,9 +97,12 @@ def _fake_merchant(block: dict) -> str | None:
 
 _REFINE = {
     "card_select": lambda b: str(b.get("screen_type")),
+    "hand_select": lambda b: "selected" if b.get("selected_cards") else None,
+    "map": lambda b: None if "current_position" in b else "start",
     "shop": lambda b: "not_ready" if "error" in b else None,
     "fake_merchant": _fake_merchant,
     "treasure": _treasure,
+    "crystal_sphere": lambda b: "done" if b.get("can_proceed") else None,
     "event": lambda b: "ancient_dialogue" if b.get("in_dialogue") else None,
     "rest_site": lambda b: "used" if b.get("can_proceed") else None,
 }

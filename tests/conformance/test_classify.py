@@ -1,0 +1,44 @@
+"""The coverage classifier names every vendor/sts2mcp state sample after itself, so a variant
+never reached by a campaign points at its sample (supervisor/capture/coverage.py)."""
+from __future__ import annotations
+
+import copy
+import json
+import os
+
+import pytest
+
+import supervisor.commands  # noqa: F401  (the capture tools are entered through the command registry)
+from supervisor.capture.coverage import classify, expected_variants
+
+SAMPLES = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))),
+                       "vendor", "sts2mcp")
+
+
+def load(name: str) -> dict:
+    with open(os.path.join(SAMPLES, name + ".json"), encoding="utf-8") as fh:
+        return json.load(fh)
+
+
+def test_state_samples_are_found_and_replies_left_out():
+    names = expected_variants(SAMPLES)
+    assert "menu__main" in names and "monster__combat_ended" in names
+    assert not [n for n in names if n.startswith("reply__") or n.startswith("compendium")]
+
+
+@pytest.mark.parametrize("name", expected_variants(SAMPLES))
+def test_every_state_sample_is_classified_as_its_own_name(name):
+    assert classify(load(name)) == name
+
+
+def test_variants_follow_the_fields_the_mod_sets():
+    main = load("menu__main_saved_run")
+    main["options"] = [o for o in main["options"] if o not in ("continue", "abandon_run")]
+    assert classify(main) == "menu__main"
+    fight = load("elite")
+    del fight["battle"]
+    assert classify(fight) == "elite__combat_ended"
+    shop = copy.deepcopy(load("shop"))
+    shop["shop"]["error"] = "Shop inventory is not ready yet"
+    assert classify(shop) == "shop__not_ready"
+    assert classify({"state_type": 3}) == "invalid" and classify([]) == "invalid"
