@@ -1,0 +1,109 @@
+"""The shape comparator (tests/game/shapes.py) and the sample classifier (variants.py)."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from .shapes import SAMPLES, Variance, compare, load_variance_file, skeleton, variance_for
+from .variants import classify, sample_names
+
+SAMPLE = {"state_type": "monster", "run": {"act": 1, "floor": 2},
+          "player": {"hp": 5, "counter": None,
+                     "potions": [{"id": "A", "slot": 0}],
+                     "items": [{"category": "card", "card_id": "X"},
+                               {"category": "card_removal"}]}}
+
+
+def doc(**changes):
+    """A deep copy of SAMPLE whose player block is updated with ``changes``."""
+    copy = json.loads(json.dumps(SAMPLE))
+    copy["player"].update(changes)
+    return copy
+
+
+def test_identical_shapes_have_no_mismatch_and_values_do_not_matter():
+    other = doc(hp=70, potions=[{"id": "B", "slot": 2}, {"id": "C", "slot": 1}])
+    assert compare(other, SAMPLE) == []
+
+
+def test_a_missing_key_is_named_by_its_path():
+    actual = doc()
+    del actual["run"]["floor"]
+    assert compare(actual, SAMPLE) == ["$.run.floor: missing key"]
+
+
+def test_an_extra_key_is_named_by_its_path():
+    actual = doc(energy=3)
+    assert compare(actual, SAMPLE) == [
+        "$.player.energy: extra key (the sample has no 'energy' here)"]
+
+
+def test_null_and_absent_are_different():
+    absent = doc()
+    del absent["player"]["counter"]
+    assert compare(absent, SAMPLE) == ["$.player.counter: missing key"]
+    assert compare(doc(hp=None), SAMPLE) == [
+        "$.player.hp: null, the sample has integer (not nullable here)"]
+    assert compare(doc(counter=3), SAMPLE) == ["$.player.counter: integer, the sample has null"]
+
+
+def test_a_wrong_type_is_reported_and_booleans_are_not_integers():
+    assert compare(doc(hp="5"), SAMPLE) == ["$.player.hp: string, the sample has integer"]
+    assert compare(doc(hp=True), SAMPLE) == ["$.player.hp: boolean, the sample has integer"]
+    assert compare(doc(hp=5.5), SAMPLE) == ["$.player.hp: number, the sample has integer"]
+    assert compare(doc(potions={}), SAMPLE) == ["$.player.potions: object, the sample has array"]
+
+
+def test_every_list_element_is_checked_and_named_by_its_index():
+    actual = doc(potions=[{"id": "A", "slot": 0}, {"id": "B", "slot": "1"},
+                          {"id": "C"}])
+    assert compare(actual, SAMPLE) == ["$.player.potions[1].slot: string, the sample has integer",
+                                       "$.player.potions[2].slot: missing key"]
+
+
+def test_list_elements_match_one_of_the_samples_kinds_else_the_closest_is_reported():
+    fine = doc(items=[{"category": "card_removal"}, {"category": "card", "card_id": "Y"}])
+    assert compare(fine, SAMPLE) == []
+    bad = doc(items=[{"category": "card", "card_id": 7}])
+    assert compare(bad, SAMPLE) == ["$.player.items[0].card_id: integer, the sample has string"]
+
+
+def test_an_empty_sample_list_only_matches_an_empty_list():
+    expected = {"items": []}
+    assert compare({"items": []}, expected) == []
+    assert compare({"items": [1]}, expected) == [
+        "$.items: 1 element(s), the sample's list is always empty"]
+
+
+def test_variance_allows_exactly_the_declared_absences_and_nulls():
+    variance = Variance(conditional=("$.player.potions[].slot",),
+                        nullable=(("$.player.counter", "integer"), ("*.id", "string")))
+    actual = doc(counter=4, potions=[{"id": None}])
+    assert compare(actual, SAMPLE, variance) == []
+    assert compare(doc(counter="4"), SAMPLE, variance) == [
+        "$.player.counter: string, the sample has null (nullable integer)"]
+    no_floor = doc()
+    del no_floor["run"]["floor"]
+    assert compare(no_floor, SAMPLE, variance) == ["$.run.floor: missing key"]
+
+
+def test_the_variance_file_is_well_formed_and_names_existing_paths():
+    document = load_variance_file()
+    assert document["mod_commit"] == "2fb53908301a108dac9bf665e88be7a5db12ee4c"
+    for name in document["not_required_of_builtin"]:
+        assert (SAMPLES / f"{name}.json").exists(), name
+    assert "$.player.stars" in variance_for("monster", document).conditional
+    assert "$.player.hand" not in variance_for("monster", document).conditional
+    assert "$.player.hand" in variance_for("card_select__choose", document).conditional
+
+
+@pytest.mark.parametrize("name", sample_names("state"))
+def test_each_state_sample_classifies_as_itself(name):
+    assert classify(json.loads((SAMPLES / f"{name}.json").read_text())) == name
+
+
+def test_skeleton_keeps_types_and_list_kinds():
+    assert skeleton({"a": [1, 2, "x"], "b": None}) == {
+        "a": ["array", ['"integer"', '"string"']], "b": "null"}

@@ -1,0 +1,111 @@
+"""Which ``vendor/sts2mcp`` sample a state answers to: ``classify(state) -> sample name``.
+
+Names are ``<state_type>[__<variant>]`` (vendor/sts2mcp/README.md), refined the way the mod's
+``BuildGameState`` (McpMod.StateBuilder.cs) and its builders tell screens apart:
+
+    menu                  menu__<menu_screen>; a main menu offering continue/abandon_run is
+                          menu__main_saved_run; a popup whose body is null menu__popup_no_body
+    monster|elite|boss    no battle: <kind>__combat_ended; battle {error}: monster__no_combat_state;
+                          a monster fight on the enemy's turn: monster__enemy_turn
+    hand_select           __selected once selected_cards is shown
+    rest_site             __used once can_proceed is true
+    shop, fake_merchant   __not_ready with an inventory error; fake_merchant __fight_started
+    treasure              __loading / __opening by message, plain with relics, __claimed without
+    crystal_sphere        __done once can_proceed is true
+    event                 __ancient_dialogue while in_dialogue
+    map                   __start without current_position
+    card_select           card_select__<screen_type>
+    unknown               __no_run_state without run; __room_type with a room_type string
+
+The pipeline's conformance campaign reuses ``classify`` and ``sample_names`` to print its
+coverage table.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Callable
+
+from .shapes import SAMPLES
+
+COMBAT = ("monster", "elite", "boss")
+
+
+def sample_names(kind: str = "state") -> list[str]:
+    """Sample names of one kind: ``state`` (screens), ``reply`` or ``compendium``."""
+    names = sorted(p.stem for p in SAMPLES.glob("*.json") if p.stem != "variance")
+    if kind == "reply":
+        return [n for n in names if n.startswith("reply__")]
+    if kind == "compendium":
+        return [n for n in names if n.startswith("compendium")]
+    return [n for n in names if not n.startswith(("reply__", "compendium"))]
+
+
+def classify(state: Any) -> str:
+    """The sample name for one ``GET /api/v1/singleplayer`` state."""
+    if not isinstance(state, dict) or not isinstance(state.get("state_type"), str):
+        return "invalid"
+    kind = state["state_type"]
+    if kind == "menu":
+        return _menu(state)
+    if kind in COMBAT:
+        return _combat(kind, state)
+    if kind == "unknown":
+        if "run" not in state:
+            return "unknown__no_run_state"
+        return "unknown__room_type" if state.get("room_type") is not None else "unknown"
+    block = state.get(kind)
+    block = block if isinstance(block, dict) else {}
+    refine = _REFINE.get(kind)
+    variant = refine(block) if refine else None
+    return f"{kind}__{variant}" if variant else kind
+
+
+def _menu(state: dict) -> str:
+    screen = state.get("menu_screen")
+    if screen == "main":
+        options = state.get("options") or []
+        saved = "continue" in options or "abandon_run" in options
+        return "menu__main_saved_run" if saved else "menu__main"
+    if screen == "popup" and state.get("body", "") is None:
+        return "menu__popup_no_body"
+    return f"menu__{screen}"
+
+
+def _combat(kind: str, state: dict) -> str:
+    battle = state.get("battle")
+    if not isinstance(battle, dict):
+        return f"{kind}__combat_ended"
+    if "error" in battle:
+        return "monster__no_combat_state"
+    if kind == "monster" and battle.get("is_play_phase") is False:
+        return "monster__enemy_turn"
+    return kind
+
+
+def _treasure(block: dict) -> str | None:
+    message = str(block.get("message", ""))
+    if "loading" in message.lower():
+        return "loading"
+    if "opening" in message.lower():
+        return "opening"
+    return None if "relics" in block else "claimed"
+
+
+def _fake_merchant(block: dict) -> str | None:
+    if block.get("started_fight"):
+        return "fight_started"
+    shop = block.get("shop")
+    return "not_ready" if isinstance(shop, dict) and "error" in shop else None
+
+
+_REFINE: dict[str, Callable[[dict], str | None]] = {
+    "hand_select": lambda b: "selected" if "selected_cards" in b else None,
+    "rest_site": lambda b: "used" if b.get("can_proceed") else None,
+    "shop": lambda b: "not_ready" if "error" in b else None,
+    "fake_merchant": _fake_merchant,
+    "treasure": _treasure,
+    "crystal_sphere": lambda b: "done" if b.get("can_proceed") else None,
+    "event": lambda b: "ancient_dialogue" if b.get("in_dialogue") else None,
+    "map": lambda b: None if "current_position" in b else "start",
+    "card_select": lambda b: str(b.get("screen_type")),
+}
