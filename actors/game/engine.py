@@ -4,38 +4,46 @@
 its effect is queued and applied at the start of a later state read (the next one by
 default, later with ``effect_delay_reads`` / ``slow_confirm_reads``). With no delay knob,
 a POST first applies every effect still queued, as the real game would have processed
-them between requests. When a queued effect comes due, its handler is run again; if the
+them between requests. When a queued effect comes due, it is validated again; if the
 state no longer allows it the effect is dropped (counted in ``dropped_effects``).
 
 Determinism: the same seed and the same sequence of requests (reads and posts) give the
 same states; nothing reads the wall clock or the global random state.
 
-Screen detection follows the real mod's order (popup, menu, overlays, map, combat,
-event, shop/rest/treasure, unknown); see ``_screen``.
+Screen detection follows McpMod.StateBuilder.cs ``BuildGameState``: a tutorial or popup
+replaces the whole state; no run → a menu; the run starting → ``{"state_type":
+"unknown"}``; then overlays, map, combat, rooms. The rendering rule is in ``render``.
+The order of an action POST's checks follows McpMod.Actions.cs ``ExecuteAction``.
 """
 
 from __future__ import annotations
 
 import copy
 import threading
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, Callable
 
-from . import screens  # noqa: F401  (registers every action)
+from . import screens
 from .errors import ActionRefused, StateBuildError
 from .identity import SaveMeta
 from .knobs import Knobs
 from .model import Run, Screen
 from .registry import ACTIONS
+from .render import TopLevel, compose, whole_state
+from .screens import menu, overlay, popups
 from .views import player_view, run_view
+
+Effect = Callable[[], None]
+BLOCKING = ("Blocking popup active. Use menu_select with one of the advertised popup "
+            "options before gameplay actions.")
 
 
 @dataclass
 class Pending:
-    name: str
-    params: dict
+    check: Callable[[], tuple[str, Effect]]  # re-validates; returns (message, effect)
     due: int  # applied at the start of read number ``due``
     flushable: bool  # may be applied early by the next POST
+    gameplay: bool  # counts as a run action (not menu_select)
 
 
 @dataclass
@@ -43,23 +51,6 @@ class Timer:
     remaining: int
     fire: Callable[[], None]
     run: Run | None
-
-
-@dataclass
-class Profile:
-    profile_id: int = 1
-    seen: set[str] = field(default_factory=set)
-    victories: int = 0
-    defeats: int = 0
-
-
-@dataclass
-class Popup:
-    menu_screen: str  # tutorial_prompt | tutorial | popup
-    title: str
-    message: str
-    options: list[str]
-    on_choose: Callable[[str], None]
 
 
 class Game:
@@ -71,23 +62,27 @@ class Game:
         self.lock = threading.RLock()
         self.menu_screen = "main"
         self.selected_character: str | None = None
-        self.popup: Popup | None = None
+        self.popup: popups.Popup | None = None
         self.run: Run | None = None
+        self.saved: Run | None = None  # a saved run the main menu can continue
         self.pending: list[Pending] = []
         self.timers: list[Timer] = []
         self.reads = 0
         self.valid_posts = 0
         self.runs_started = 0
-        self.profile = Profile()
+        self.profile = popups.Profile()
         self.linger: list[Any] | None = None  # [remaining, snapshot]
         self.waiting = 0
+        self.loading = False  # the transient reads show the run starting (no run state)
         self.last_render: dict | None = None
         self.validating = False
         self.duplicates = 0
         self.dropped_effects = 0
         self.replaced_once = False
+        self.quit_requested = False
         self.save = SaveMeta(self)
         self.screens_seen: set[str] = set()
+        menu.apply_start_knobs(self)
 
     # ----- reads -------------------------------------------------------------------
     def state(self) -> dict:
@@ -98,6 +93,7 @@ class Game:
         n = self.knobs.state_error_every
         if n and self.reads % n == 0:
             raise StateBuildError(f"state build failed on read {self.reads} (knob)")
+        popups.on_read(self)
         if self.linger and self.linger[0] > 0:
             self.linger[0] -= 1
             view = copy.deepcopy(self.linger[1])
@@ -109,53 +105,54 @@ class Game:
             self.waiting -= 1
         for t in self.timers:
             t.remaining -= 1
+        overlay.on_read(self)
         self._note_seen(view)
         return view
 
     def _render(self) -> dict:
-        state_type, block_name, block = self._screen()
-        view: dict[str, Any] = {"state_type": state_type}
-        if state_type == "menu":
-            view["menu_screen"] = block.get("menu_screen")
-        if self.run is not None and not (state_type == "menu"):
-            view["run"] = run_view(self.run)
-            view["player"] = player_view(self.run)
-        if state_type == "unknown":
-            view["room_type"] = block["room_type"]
-        if state_type == "hand_select":
-            view["battle"] = screens.battle.battle_block(self.run)
-        view[block_name] = block
-        return view
-
-    def _screen(self) -> tuple[str, str, dict]:
-        """(state_type, block name, block) following the real mod's detection order."""
+        if self.popup is None and self.run is not None and self.waiting == 0:
+            popups.maybe_ftue(self, self._screen()[0])
         if self.popup is not None:
-            p = self.popup
-            return "menu", "menu", {"menu_screen": p.menu_screen, "title": p.title,
-                                    "message": p.message, "options": list(p.options)}
+            return whole_state(self.popup.view())
+        state_type, block, extra = self._screen()
+        if state_type == "menu" or (self.run is None and state_type == "unknown"):
+            return whole_state(block)
+        run = self.run
+        assert run is not None
+        return compose(state_type, block, extra,
+                       {"run": run_view(run), "player": player_view(run)})
+
+    def _screen(self) -> tuple[str, dict, dict | None]:
+        """(state_type, the screen's fields, extra top-level entries), in the order of
+        ``BuildGameState`` (the popup is handled by ``_render``)."""
         run = self.run
         if run is None:
-            return "menu", "menu", screens.menu.menu_block(self)
-        if self.waiting > 0:
-            return "unknown", "unknown", {"room_type": "Transition",
-                                          "message": "Waiting for the next screen"}
+            if self.waiting > 0 and self.loading:  # RunManager in progress, no RunState
+                return "unknown", TopLevel(), None
+            return "menu", menu.menu_view(self), None
+        if self.waiting > 0:  # between rooms: CurrentRoom is null
+            return "unknown", TopLevel(room_type=None), None
         top = run.top
         if top is not None:
-            return top.state_type, top.state_type, top.block(self)
+            return top.state_type, top.block(self), None
         if run.map_open:
-            return "map", "map", screens.mapscreen.map_block(run)
+            return "map", screens.mapscreen.map_block(run), None
         if run.combat is not None:
+            battle = screens.battle.battle_block(run)
             if run.combat.hand_select is not None:
-                return "hand_select", "hand_select", screens.battle.hand_select_block(run)
-            kind = run.combat.kind
-            return kind, "battle", screens.battle.battle_block(run)
+                return ("hand_select", screens.battle.hand_select_block(run),
+                        {"battle": battle})
+            return run.combat.kind, battle, None
         room = run.room or Screen()
-        if room.state_type == "unknown":
-            return "unknown", "unknown", {"room_type": room.room_type, **room.block(self)}
-        return room.state_type, room.state_type, room.block(self)
+        block = room.block(self)
+        if room.state_type == "unknown" and not isinstance(block, TopLevel):
+            block = TopLevel(room_type=room.room_type)
+        return room.state_type, block, None
 
     def current_screen(self) -> str:
         """The state_type a read would show now (without side effects)."""
+        if self.popup is not None:
+            return "menu"
         return self._screen()[0]
 
     def _note_seen(self, view: dict) -> None:
@@ -168,47 +165,63 @@ class Game:
             self.screens_seen.add(f"card_select:{block.get('screen_type')}")
         elif st == "hand_select":
             self.screens_seen.add(f"hand_select:{block.get('mode')}")
-        elif st == "game_over":
-            self.screens_seen.add("game_over:victory" if block.get("victory")
-                                  else "game_over:defeat")
+        elif st == "game_over" and self.run is not None:
+            self.screens_seen.add(f"game_over:{self.run.outcome}")
         elif st == "event" and block.get("in_dialogue"):
             self.screens_seen.add("event:dialogue")
+        elif st in ("monster", "elite", "boss") and "battle" not in view:
+            self.screens_seen.add(f"{st}:combat_ended")
+        elif st == "unknown":
+            self.screens_seen.add("unknown:no_run_state" if "run" not in view
+                                  else f"unknown:{view.get('room_type')}")
 
     # ----- posts -------------------------------------------------------------------
     def act(self, body: dict) -> tuple[int, dict]:
-        """One action POST; returns (HTTP status, JSON body). ParamTypeError propagates."""
-        name = body["action"]
-        spec = ACTIONS.get(name)
-        if spec is None:
-            return 200, {"status": "error", "error": f"Unknown action: {name}"}
+        """One action POST; returns (HTTP status, JSON body). ParamTypeError propagates.
+
+        ``menu_select`` goes to the menus (McpMod.cs ``HandlePostAction``); every other
+        name follows ``ExecuteAction``: no run, then a blocking popup, then the name."""
+        name = body.get("action")
+        if not self.knobs.effect_delay_reads:
+            self._apply_due(None)
+        if name == "menu_select":
+            option, seed = menu.read_menu_params(body)
+            return self._accept(lambda: menu.menu_select(self, option, seed), False, False)
+        if self.run is None:
+            return 200, _error("No run in progress")
+        if self.popup is not None:
+            return 200, _error(BLOCKING)
+        spec = ACTIONS.get(name) if isinstance(name, str) else None
+        if spec is None or spec.menu:
+            return 200, _error(f"Unknown action: {name if name is not None else ''}")
+        body = dict(body)
+
+        def check() -> tuple[str, Effect]:
+            if self.run is None:
+                raise ActionRefused("No run in progress")
+            if self.popup is not None:
+                raise ActionRefused(BLOCKING)
+            return spec.handler(self, spec.parse(body))
+        return self._accept(check, True, spec.confirm)
+
+    def _accept(self, check: Callable[[], tuple], gameplay: bool,
+                confirm: bool) -> tuple[int, dict]:
+        self.validating = True
         try:
-            params = spec.parse(body)
-            if not self.knobs.effect_delay_reads:
-                self._apply_due(None)
-            self.validating = True
-            try:
-                self.guard(spec.menu)
-                message, _ = spec.handler(self, params)
-            finally:
-                self.validating = False
+            result = check()
         except ActionRefused as exc:
-            return 200, {"status": "error", "error": str(exc)}
+            return 200, {**_error(str(exc)), **exc.extra}
+        finally:
+            self.validating = False
+        message, extra = result[0], (result[2] if len(result) > 2 else {})
         self.valid_posts += 1
         n = self.knobs.reject_every_nth
         if n and self.valid_posts % n == 0:
-            return 200, {"status": "error", "error": "Action rejected: the game is busy"}
+            return 200, _error("Action rejected: the game is busy")
         delay = self.knobs.effect_delay_reads + (self.knobs.slow_confirm_reads
-                                                 if spec.confirm else 0)
-        self.pending.append(Pending(name, params, self.reads + 1 + delay, delay == 0))
-        return 200, {"status": "ok", "message": message}
-
-    def guard(self, menu_action: bool) -> None:
-        if self.popup is not None and not menu_action:
-            raise ActionRefused("A popup is open; dismiss it with menu_select first")
-        if self.run is None and not menu_action:
-            raise ActionRefused("No run in progress")
-        if self.popup is None and self.run is not None and self.waiting > 0:
-            raise ActionRefused("The game is between screens; try again shortly")
+                                                 if confirm else 0)
+        self.pending.append(Pending(check, self.reads + 1 + delay, delay == 0, gameplay))
+        return 200, {"status": "ok", "message": message, **extra}
 
     def note_duplicate(self) -> None:
         """Count a repeated toggle/purchase/click (only when answering the POST)."""
@@ -226,21 +239,19 @@ class Game:
             self._apply(p)
 
     def _apply(self, p: Pending) -> None:
-        spec = ACTIONS[p.name]
         try:
-            self.guard(spec.menu)
-            _, effect = spec.handler(self, p.params)
+            effect = p.check()[1]
         except ActionRefused:
             self.dropped_effects += 1
             return
         run = self.run
         effect()
-        if run is not None and self.run is run and not spec.menu:
+        if run is not None and self.run is run and p.gameplay:
             run.actions += 1
             n = self.knobs.replace_run_after_actions
             if n and not self.replaced_once and run.actions >= n and run.outcome is None:
                 self.replaced_once = True
-                screens.menu.replace_run(self, run)
+                menu.replace_run(self, run)
 
     def _fire_timers(self) -> None:
         due = [t for t in self.timers if t.remaining <= 0]
@@ -255,21 +266,22 @@ class Game:
         self.timers.append(Timer(n, fire, self.run))
 
     def maybe_popup(self, key: str) -> None:
-        """Show the one-time popup ``key`` unless this profile has seen it."""
-        screens.menu.maybe_popup(self, key)
+        """Kept for callers: first-time tutorials now show by themselves when a screen is
+        first seen (``popups.maybe_ftue``), so this does nothing."""
 
     def transition(self) -> None:
         """A screen change: shows ``waiting_reads`` transient ``unknown`` reads."""
         self.waiting = self.knobs.waiting_reads
+        self.loading = False
 
-    def push_overlay(self, overlay: Screen) -> None:
+    def push_overlay(self, screen: Screen) -> None:
         assert self.run is not None
-        self.run.overlays.append(overlay)
+        self.run.overlays.append(screen)
 
-    def pop_overlay(self, overlay: Screen) -> None:
+    def pop_overlay(self, screen: Screen) -> None:
         assert self.run is not None
-        if overlay in self.run.overlays:
-            self.run.overlays.remove(overlay)
+        if screen in self.run.overlays:
+            self.run.overlays.remove(screen)
         if self.knobs.overlay_linger_reads and self.last_render is not None:
             self.linger = [self.knobs.overlay_linger_reads, copy.deepcopy(self.last_render)]
 
@@ -277,3 +289,7 @@ class Game:
         return {"reads": self.reads, "duplicate_guarded_actions": self.duplicates,
                 "dropped_effects": self.dropped_effects, "runs_started": self.runs_started,
                 "screens_seen": sorted(self.screens_seen), "seed": self.seed}
+
+
+def _error(message: str) -> dict:
+    return {"status": "error", "error": message}

@@ -23,6 +23,20 @@ command-line flags of ``python -m actors.game`` (``--effect-delay-reads 2`` etc.
     enemy_turn_reads        the enemy turn is visible (turn "enemy", not play phase) for
                             N reads before the next player turn.
     state_error_every       every Nth state read fails with a 500 state-building error.
+    popup_every_reads       every Nth state read inside a run opens a popup (``menu_screen``
+                            ``popup``) that blocks every action until dismissed.
+    ftue_unready_reads      a first-time tutorial's advance/proceed buttons are disabled for
+                            its first N reads.
+    sticky_overlay_reads    an unhandled ``overlay`` stays N reads (default: clears after 2);
+                            ``POST /__gamerig/manual`` clears it at once.
+    pending_epochs          N timeline epochs are obtained but not revealed: the main menu
+                            lists ``timeline`` under ``blocked_options``.
+    start_in_run            (0/1) the server starts inside a run (joining a game in progress).
+    start_saved_run         (0/1) the server starts on the main menu with a saved run.
+    start_floor             with a start knob: the run has travelled to floor N (0: its
+                            opening event); character and path are drawn from the seed.
+    multiplayer_run         (0/1) every run is a multiplayer run: /api/v1/singleplayer
+                            answers 409 during it; /api/v1/multiplayer serves it.
 """
 
 from __future__ import annotations
@@ -47,6 +61,14 @@ class Knobs:
     waiting_reads: int = field(default=0, metadata={"help": "N transient 'unknown' reads between screens"})
     enemy_turn_reads: int = field(default=0, metadata={"help": 'the enemy turn stays visible for N reads'})
     state_error_every: int = field(default=0, metadata={"help": 'every Nth state read fails with a 500 state-building error'})
+    popup_every_reads: int = field(default=0, metadata={"help": 'every Nth in-run state read opens a blocking popup'})
+    ftue_unready_reads: int = field(default=0, metadata={"help": "a tutorial's advance/proceed stay disabled for N reads"})
+    sticky_overlay_reads: int = field(default=0, metadata={"help": 'an unhandled overlay stays N reads (default 2)'})
+    pending_epochs: int = field(default=0, metadata={"help": 'N epochs wait for a manual reveal (timeline blocked)'})
+    start_in_run: int = field(default=0, metadata={"help": '1: start inside a run', "flag": True})
+    start_saved_run: int = field(default=0, metadata={"help": '1: start on the main menu with a saved run', "flag": True})
+    start_floor: int = field(default=0, metadata={"help": 'with a start knob: the run starts on floor N'})
+    multiplayer_run: int = field(default=0, metadata={"help": '1: runs are multiplayer runs (singleplayer route 409)', "flag": True})
 
     def __post_init__(self) -> None:
         for f in dataclasses.fields(self):
@@ -55,6 +77,14 @@ class Knobs:
                 raise ValueError(f"game knob {f.name!r} must be an integer, got {value!r}")
             if value < 0:
                 raise ValueError(f"game knob {f.name!r} must be >= 0, got {value}")
+            if f.metadata.get("flag") and value not in (0, 1):
+                raise ValueError(f"game knob {f.name!r} must be 0 or 1, got {value}")
+        if self.start_in_run and self.start_saved_run:
+            raise ValueError("game knobs 'start_in_run' and 'start_saved_run' exclude each "
+                             "other: start inside a run, or on the main menu with it saved")
+        if self.start_floor and not (self.start_in_run or self.start_saved_run):
+            raise ValueError("game knob 'start_floor' needs 'start_in_run' or "
+                             "'start_saved_run'")
 
     @classmethod
     def names(cls) -> list[str]:

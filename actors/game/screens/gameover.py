@@ -1,11 +1,19 @@
-"""The ``game_over`` screen (victory or defeat); ``menu_select`` leaves it for the menu."""
+"""The ``game_over`` screen and ``finish_run``.
+
+The state is exactly McpMod.StateBuilder.cs ``BuildGameState``'s NGameOverScreen branch:
+``{"game_over": {"message": "Run ended.", "options": ["main_menu"]}}`` plus ``run`` and
+``player``; victory or defeat is not shown. ``menu_select`` answers as McpMod.Actions.cs
+``ExecuteMenuSelect`` does (checked before any popup): ``main_menu`` returns to the main
+menu (the run's save is gone), ``continue`` and anything else are refused.
+"""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Callable
 
 from ..errors import ActionRefused
 from ..model import Screen
+from . import saves
 
 if TYPE_CHECKING:
     from ..engine import Game
@@ -15,6 +23,7 @@ OPTIONS = ["main_menu"]
 
 class GameOver(Screen):
     state_type = "game_over"
+    room_type = "NGameOverScreen"
 
     def __init__(self, victory: bool, floor: int, score: int) -> None:
         self.victory = victory
@@ -22,18 +31,19 @@ class GameOver(Screen):
         self.score = score
 
     def block(self, game: "Game") -> dict:
-        return {"victory": self.victory, "outcome": "victory" if self.victory else "defeat",
-                "floor_reached": self.floor, "score": self.score, "options": list(OPTIONS)}
+        return {"message": "Run ended.", "options": list(OPTIONS)}
 
-    def menu_select(self, game: "Game", option: str):
-        from .menu import return_to_menu
-
-        if option not in OPTIONS:
-            raise ActionRefused(f"Invalid option '{option}' (available: {OPTIONS})")
-        return "Returning to the main menu", lambda: return_to_menu(game)
+    def menu_select(self, game: "Game", option: str) -> tuple[str, Callable[[], None]]:
+        low = option.lower()
+        if low == "continue":
+            raise ActionRefused("Game-over option 'continue' is not actionable. Use: main_menu")
+        if low != "main_menu":
+            raise ActionRefused(f"Unknown game over option: {option}. Use: main_menu")
+        return "Returning to main menu", lambda: saves.return_to_menu(game)
 
 
 def finish_run(game: "Game", victory: bool) -> None:
+    """End the run: the game over screen on top of everything (victory or defeat)."""
     run = game.run
     assert run is not None
     run.outcome = "victory" if victory else "defeat"

@@ -1,178 +1,233 @@
-"""Menus and popups: main menu, singleplayer submenu, character select, tutorial popups.
+"""Menus: main menu, singleplayer and multiplayer submenus, character select, timeline,
+compendium and settings; ``menu_select`` everywhere (popups delegate to ``popups``).
 
-Way into a run: main menu ``singleplayer`` → submenu ``standard`` → character select,
-pick a character (``menu_select {"option": "ironbound"}``), then ``embark`` (optional
-``seed``). The first embark of a profile shows a ``tutorial_prompt`` popup (``yes`` shows
-a ``tutorial`` page, ``no`` closes it); the first card reward shows a ``popup``.
-Popups are dismissed with ``menu_select`` naming one of their ``options``.
+States follow McpMod.StateBuilder.cs ``BuildGameState`` (menu branch) and
+``AddCharacterSelectMenuState``; answers follow McpMod.Actions.cs ``ExecuteMenuSelect``
+(its order: game over, tutorial prompt, tutorial, popup, timeline, character select,
+submenus, main menu buttons, "Not on a menu screen") and
+``ExecuteCharacterSelectMenuOption``. Options are matched case-insensitively.
+
+Way into a run: main menu ``singleplayer`` → ``standard`` → a character id →
+``embark`` (or ``confirm``). Screens the built-in game does not model (docs/game.md):
+``multiplayer`` shows host/join disabled; ``compendium`` and ``settings`` have no
+options (the mod offers none: only the /__gamerig/manual endpoint leaves them);
+``timeline`` has nothing to advance; ``quit`` closes the server.
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Callable
 
-from ..content import CARDS, CHARACTERS, RELICS
-from ..errors import ActionRefused
-from ..registry import action
+from ..content import CARDS, CHARACTERS, POTIONS, RELICS
+from ..errors import ActionRefused, ParamTypeError, read_error
+from ..render import TopLevel
+from . import saves
+from .gameover import GameOver
 
 if TYPE_CHECKING:
     from ..engine import Game
-    from ..model import Run
 
-MAIN_OPTIONS = ["singleplayer"]
-BLOCKED_OPTIONS = ["multiplayer"]
-SUBMENU = [("standard", True), ("daily", False), ("custom", False), ("back", True)]
+MAIN_BUTTONS = ("continue", "abandon_run", "singleplayer", "multiplayer", "compendium",
+                "timeline", "settings", "quit")
+SUBMENU = (("standard", True), ("daily", False), ("custom", False))
+MP_SUBMENU = (("host", False), ("join", False))  # no network play in the built-in game
+MESSAGES = {"main": "Main menu.", "singleplayer": "Select game mode.",
+            "multiplayer": "Multiplayer menu.", "compendium": "Compendium screen.",
+            "settings": "Settings screen.", "timeline": "Timeline screen.",
+            "character_select": "Select a character."}
+BLURBS = {"ironbound": "A warrior who mends between fights.",
+          "wanderer": "A traveller with a lucky streak."}
+SEEDED = ("Seeded embark is not supported for standard singleplayer from this API. "
+          "Seed was not applied and the run was not started.")
+Reply = tuple  # (message, effect) or (message, effect, extra reply fields)
 
-POPUPS = {
-    "card_reward": ("popup", "Card rewards",
-                    "Picking a card adds it to your deck for the rest of the run.", ["ok"]),
-}
+
+# ----- views -------------------------------------------------------------------------
+def menu_view(game: "Game") -> TopLevel:
+    """The menu state's fields (no run)."""
+    screen = game.menu_screen
+    view = TopLevel(menu_screen=screen, message=MESSAGES[screen])
+    if screen == "main":
+        options, blocked = main_options(game)
+        if options:
+            view["options"] = options
+        if blocked:
+            view["blocked_options"] = blocked
+    elif screen in ("singleplayer", "multiplayer"):
+        rows = SUBMENU if screen == "singleplayer" else MP_SUBMENU
+        view["options"] = [{"name": n, "enabled": e} for n, e in rows] + [
+            {"name": "back", "enabled": True}]
+    elif screen == "character_select":
+        view.update(character_select_view(game))
+    elif screen == "timeline":
+        view["options"] = [{"name": "advance", "enabled": True},
+                           {"name": "back", "enabled": True}]
+        view.update(saves.timeline_fields(game))
+    return view
 
 
-def menu_block(game: "Game") -> dict:
-    if game.menu_screen == "singleplayer":
-        return {"menu_screen": "singleplayer",
-                "options": [{"name": n, "enabled": e} for n, e in SUBMENU]}
-    if game.menu_screen == "character_select":
-        return {
-            "menu_screen": "character_select",
-            "characters": [character_view(c) for c in CHARACTERS],
-            "options": [{"name": "embark", "enabled": game.selected_character is not None},
-                        {"name": "back", "enabled": True}],
-        }
-    return {"menu_screen": "main", "options": list(MAIN_OPTIONS),
-            "blocked_options": list(BLOCKED_OPTIONS)}
+def main_options(game: "Game") -> tuple[list[str], list[dict]]:
+    """The visible main-menu buttons, and ``timeline`` blocked while epochs wait."""
+    options: list[str] = []
+    blocked: list[dict] = []
+    pending = saves.pending_epoch_ids(game)
+    for label in MAIN_BUTTONS:
+        if label in ("continue", "abandon_run") and game.saved is None:
+            continue
+        if label == "timeline" and pending:
+            blocked.append({"name": "timeline", "enabled": False,
+                            "reason": "manual_epoch_reveal_required",
+                            "pending_epoch_ids": pending})
+            continue
+        options.append(label)
+    return options, blocked
+
+
+def character_select_view(game: "Game") -> dict:
+    chosen = game.selected_character is not None
+    options = [{"name": c.id.upper(), "enabled": not c.locked} for c in CHARACTERS.values()]
+    options += [{"name": "confirm", "enabled": chosen}, {"name": "embark", "enabled": chosen},
+                {"name": "back", "enabled": True}]
+    return {"characters": [character_view(cid) for cid in CHARACTERS], "options": options}
 
 
 def character_view(cid: str) -> dict:
     c = CHARACTERS[cid]
-    return {"name": c.name, "id": c.id, "locked": c.locked, "hp": c.hp, "gold": c.gold,
-            "energy": c.energy, "starting_relics": [RELICS[r].name for r in c.starting_relics],
-            "starting_deck": [CARDS[x].name for x in c.starting_deck]}
+    view = {"name": c.name, "id": c.id.upper(), "locked": c.locked, "hp": c.hp,
+            "gold": c.gold, "energy": c.energy, "description": BLURBS.get(cid)}
+    if c.starting_relics:
+        view["starting_relics"] = [{"name": RELICS[r].name, "description": RELICS[r].description}
+                                   for r in c.starting_relics]
+    if c.starting_deck:
+        view["starting_deck"] = [CARDS[x].name for x in c.starting_deck]
+    view["total_cards"] = sum(1 for d in CARDS.values() if d.type not in ("Status", "Curse"))
+    view["total_relics"] = len(RELICS)
+    view["total_potions"] = len(POTIONS)
+    return view
 
 
-def find_character(option: str) -> str | None:
-    low = option.lower()
-    for c in CHARACTERS.values():
-        if low in (c.id, c.name.lower(), c.name.lower().removeprefix("the ")):
-            return c.id
-    return None
+# ----- menu_select -------------------------------------------------------------------
+def read_menu_params(body: dict) -> tuple[str, str | None]:
+    """``option`` and ``seed`` as McpMod.cs ``HandlePostAction`` reads them (``GetString``:
+    absent or null → "" / None; any other non-string → HTTP 500 "Menu action failed")."""
+    values = []
+    for name in ("option", "seed"):
+        value = body.get(name)
+        if read_error("String", value):
+            raise ParamTypeError(name, "String", value)
+        values.append(value)
+    return values[0] or "", values[1]
 
 
-@action("menu_select", ("option", str, True), ("seed", object, False), menu=True)
-def menu_select(game: "Game", p: dict):
-    option = p["option"]
-    seed = p.get("seed")
-    if seed is not None and (isinstance(seed, bool) or not isinstance(seed, (int, str))):
-        from ..errors import ParamTypeError
-        raise ParamTypeError("seed", "a string or an integer", seed)
+def menu_select(game: "Game", option: str, seed: str | None) -> Reply:
+    """Validate ``menu_select``; return (message, effect[, extra])."""
+    option = option.strip()
+    if not option:
+        raise ActionRefused("Missing menu option")
+    run = game.run
+    if run is not None and isinstance(run.top, GameOver):
+        return run.top.menu_select(game, option)
     if game.popup is not None:
-        return _popup_select(game, option)
-    if game.run is not None:
-        from .gameover import GameOver
-        top = game.run.top
-        if isinstance(top, GameOver):
-            return top.menu_select(game, option)
-        raise ActionRefused("menu_select is only available on menus and the game over "
-                            "screen")
-    return _menu_select(game, option, seed)
+        return game.popup.select(game, option)
+    if game.run is None and game.menu_screen == "timeline":
+        return _timeline(game, option)
+    if game.run is None and game.menu_screen == "character_select":
+        return _char_select(game, option, seed)
+    if game.run is None:
+        return _submenus(game, option)
+    raise ActionRefused("Not on a menu screen")
 
 
-def _popup_select(game: "Game", option: str):
-    popup = game.popup
-    assert popup is not None
-    if option not in popup.options:
-        raise ActionRefused(f"Invalid option '{option}' (available: {popup.options})")
-
+def _goto(game: "Game", screen: str) -> Callable[[], None]:
     def effect() -> None:
-        game.popup = None
-        popup.on_choose(option)
-    return f"Selected '{option}'", effect
+        game.menu_screen = screen
+        if screen == "character_select":
+            game.selected_character = None
+    return effect
 
 
-def _menu_select(game: "Game", option: str, seed):
+def _submenus(game: "Game", option: str) -> Reply:
+    low = option.lower()
     screen = game.menu_screen
-    if screen == "main":
-        if option in BLOCKED_OPTIONS:
-            raise ActionRefused(f"Option '{option}' is blocked")
-        if option != "singleplayer":
-            raise ActionRefused(f"Invalid option '{option}' (available: {MAIN_OPTIONS})")
-        return "Opening singleplayer", lambda: setattr(game, "menu_screen", "singleplayer")
-    if screen == "singleplayer":
-        enabled = {n for n, e in SUBMENU if e}
-        if option not in enabled:
-            raise ActionRefused(f"Option '{option}' is not available")
-        if option == "back":
-            return "Back", lambda: setattr(game, "menu_screen", "main")
-        return "Opening character select", lambda: _to_char_select(game)
-    return _char_select(game, option, seed)
+    if screen in ("singleplayer", "multiplayer"):
+        if low == "back":
+            return "Going back", _goto(game, "main")
+        rows = dict(SUBMENU if screen == "singleplayer" else MP_SUBMENU)
+        names = [n for n, _ in (SUBMENU if screen == "singleplayer" else MP_SUBMENU)]
+        if screen == "multiplayer":
+            names += ["load", "abandon"]
+        if low not in names:
+            use = ", ".join(names + ["back"])
+            raise ActionRefused(f"Unknown {screen} option: {option}. Use: {use}")
+        if not rows.get(low, False):
+            raise ActionRefused(f"Option '{option}' is not available"
+                                + (" (locked)" if screen == "singleplayer" else ""))
+        return f"Selected {option}", _goto(game, "character_select")
+    return _main_button(game, option)
 
 
-def _to_char_select(game: "Game") -> None:
-    game.menu_screen = "character_select"
-    game.selected_character = None
+def _main_button(game: "Game", option: str) -> Reply:
+    low = option.lower()
+    pending = saves.pending_epoch_ids(game)
+    if low == "timeline" and pending:
+        raise ActionRefused(saves.TIMELINE_BLOCKED, {"pending_epoch_ids": pending,
+                                                     "manual_action_required": True})
+    if low not in MAIN_BUTTONS:
+        raise ActionRefused(f"Unknown menu option: {option}")
+    if game.menu_screen != "main" or low not in main_options(game)[0]:
+        raise ActionRefused(f"Option '{option}' is not available")
+    if low == "continue":
+        return f"Selected {option}", lambda: saves.continue_run(game)
+    if low == "abandon_run":
+        return f"Selected {option}", lambda: saves.ask_abandon(game)
+    if low == "quit":
+        return f"Selected {option}", lambda: setattr(game, "quit_requested", True)
+    return f"Selected {option}", _goto(game, low)
 
 
-def _char_select(game: "Game", option: str, seed):
-    if option == "back":
-        return "Back", lambda: setattr(game, "menu_screen", "singleplayer")
-    if option == "embark":
+def _timeline(game: "Game", option: str) -> Reply:
+    low = option.lower()
+    if low in ("advance", "proceed"):
+        return "No more epochs to advance", lambda: None, {"done": True}
+    if low == "back":
+        return "Going back from timeline", _goto(game, "main")
+    raise ActionRefused(f"Unknown timeline option: {option}. Use: advance, back")
+
+
+def _char_select(game: "Game", option: str, seed: str | None) -> Reply:
+    low = option.lower()
+    if low == "back":
+        return "Going back", _goto(game, "singleplayer")
+    if low == "unready":
+        raise ActionRefused("Unready button not available — you have not confirmed yet")
+    if low in ("confirm", "embark"):
+        if seed is not None and seed.strip():
+            raise ActionRefused(SEEDED)
         character = game.selected_character
         if character is None:
-            raise ActionRefused("Embark is disabled: pick a character first")
-        run_seed = game.seed if seed is None else seed
-        return f"Embarking as {CHARACTERS[character].name}", lambda: embark(
-            game, character, run_seed)
-    cid = find_character(option)
-    if cid is None:
-        raise ActionRefused(f"Unknown character or option '{option}'")
-    if CHARACTERS[cid].locked:
-        raise ActionRefused(f"Character '{cid}' is locked")
-    return f"Selected {CHARACTERS[cid].name}", lambda: setattr(
-        game, "selected_character", cid)
+            raise ActionRefused("Embark button not available — select a character first")
+        return "Embarking on run", lambda: saves.embark(game, character)
+    for c in CHARACTERS.values():
+        if low in (c.id.lower(), c.name.lower()):
+            if c.locked:
+                raise ActionRefused(f"Character '{option}' is locked")
+            return (f"Selected {c.name}. Use 'confirm' to embark.",
+                    lambda: setattr(game, "selected_character", c.id))
+    available = ", ".join(c.id.upper() for c in CHARACTERS.values() if not c.locked)
+    raise ActionRefused(f"Character '{option}' not found. Available: {available}")
 
 
-def embark(game: "Game", character: str, seed) -> None:
-    from ..runflow import start_run
-
-    game.menu_screen = "main"
-    game.selected_character = None
-    start_run(game, character, seed)
-    if "tutorial_prompt" not in game.profile.seen:
-        game.profile.seen.add("tutorial_prompt")
-        _show(game, "tutorial_prompt", "Tutorial", "Would you like a short tutorial?",
-              ["yes", "no"], lambda opt: _tutorial(game) if opt == "yes" else None)
-
-
-def _tutorial(game: "Game") -> None:
-    _show(game, "tutorial", "How to play",
-          "Play cards with energy, block incoming attacks, and reach the boss.",
-          ["continue"], lambda opt: None)
-
-
-def _show(game: "Game", screen: str, title: str, message: str, options, on_choose) -> None:
-    from ..engine import Popup
-
-    game.popup = Popup(screen, title, message, list(options), on_choose)
-
-
-def maybe_popup(game: "Game", key: str) -> None:
-    if key in game.profile.seen or key not in POPUPS:
-        return
-    game.profile.seen.add(key)
-    screen, title, message, options = POPUPS[key]
-    _show(game, screen, title, message, options, lambda opt: None)
-
-
+# ----- kept for other modules ------------------------------------------------------------
 def return_to_menu(game: "Game") -> None:
-    game.run = None
-    game.menu_screen = "main"
-    game.pending.clear()
-    game.timers.clear()
+    saves.return_to_menu(game)
 
 
-def replace_run(game: "Game", run: "Run") -> None:
+def replace_run(game: "Game", run) -> None:
     """Knob ``replace_run_after_actions``: a new run with the same seed replaces ``run``."""
-    from ..runflow import start_run
+    saves.replace_run(game, run)
 
-    start_run(game, run.character, run.seed)
+
+def apply_start_knobs(game: "Game") -> None:
+    saves.apply_start_knobs(game)
+
+
