@@ -32,6 +32,7 @@ from . import journal as j
 from .errors import LimitExceeded, PathRefused, RecordingBusy, RecordingCorrupt, RecordingStopped
 from .frames import FrameStore
 from .identity import PROTOCOL_VERSION, SCHEMA_VERSION, WRITER, implementation_hash, pyboy_version
+from .lease import EMULATOR, Lease, acquire as acquire_lease
 from .limits import MANIFEST, RecordingLimits, check_admission
 from .reader import EVENTS, FINAL_STATUSES, LEDGER, LOCK, Summary, directory_bytes, summarize
 from .rom import RomIdentity
@@ -91,6 +92,7 @@ class Recording:
         self.limit_reached: str | None = None
         self.bytes_used = directory_bytes(path)
         self._lock_fd = lock_fd
+        self.lease: Lease | None = None   # the access lease (lease.py), released on close
 
     # ---- lifecycle -----------------------------------------------------------------------
     @classmethod
@@ -110,6 +112,7 @@ class Recording:
             (path / "checkpoints").mkdir()
             (path / LEDGER).write_text("", encoding="utf-8")
             lock_fd = _lock(path)
+            lease = acquire_lease(path, EMULATOR, "record")
             header = {"schema": SCHEMA_VERSION, "writer": WRITER, "protocolVersion": PROTOCOL_VERSION,
                       "pyboyVersion": pyboy_version(), "implementationHash": implementation_hash(),
                       "sessionId": uuid.uuid4().hex, "createdAt": now(), "rom": rom.to_json(),
@@ -118,6 +121,7 @@ class Recording:
             writer.append(j.HEADER, header)
             writer.sync()
             recording = cls(path, limits, header, writer, Summary(), lock_fd)
+            recording.lease = lease
             recording.write_manifest()
         finally:
             os.close(parent_fd)
@@ -136,9 +140,11 @@ class Recording:
             header = scan.events[0]
             if summary.stop is not None:
                 raise RecordingStopped("resume", summary.stop["status"])
+            lease = acquire_lease(path, EMULATOR, "resume", adopt_emulator=True)  # we hold the writer lock
             writer = j.JournalWriter(path / EVENTS, scan.head, scan.seq)
             recording = cls(path, RecordingLimits.from_options(header["limits"]), header, writer,
                             summary, lock_fd)
+            recording.lease = lease
         except BaseException:
             os.close(lock_fd)
             raise
@@ -161,6 +167,14 @@ class Recording:
     def close(self) -> None:
         self.frames.close()
         self.journal.close()
+        lease, self.lease = self.lease, None
+        try:
+            if lease is not None:
+                lease.release()  # before the writer lock, so no next writer meets our lease
+        finally:
+            self._close_lock()
+
+    def _close_lock(self) -> None:
         if self._lock_fd is not None:
             os.close(self._lock_fd)
             self._lock_fd = None
