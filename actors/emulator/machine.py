@@ -24,6 +24,8 @@ with warnings.catch_warnings():
     from pyboy import PyBoy
 
 WIDTH, HEIGHT = 160, 144
+LCDC, LCD_ON = 0xFF40, 0x80
+SETTLE_MAX_FRAMES = 240  # PyBoy's boot ROM turns the LCD on within a few frames
 
 
 class Machine:
@@ -41,6 +43,7 @@ class Machine:
                             cgb=self.cgb, ram_file=ram_file, rtc_file=rtc_file, log_level="ERROR")
         self.held: frozenset[str] = frozenset()
         self.closed = False
+        self.ticked = False  # whether any frame has run on this instance
         self.run_s = 0.0  # wall time inside PyBoy's tick (emulator_stats)
 
     # ---- input and time ------------------------------------------------------------------
@@ -59,6 +62,7 @@ class Machine:
         started = time.perf_counter()
         self._pyboy.tick(frames, True, self.sound)
         self.run_s += time.perf_counter() - started
+        self.ticked = True
 
     # ---- reads ---------------------------------------------------------------------------
     def rgba(self) -> bytes:
@@ -82,7 +86,12 @@ class Machine:
         return buf.getvalue()
 
     def load_state(self, state: bytes, source: object = "state") -> None:
-        """Load ``state`` and verify that saving it again gives the same bytes."""
+        """Load ``state`` and verify that saving it again gives the same bytes.
+
+        A fresh instance first settles its renderer (:meth:`settle_renderer`), so the
+        frames after the load are the frames the original route showed."""
+        if not self.ticked:
+            self.settle_renderer()
         try:
             self._pyboy.load_state(io.BytesIO(state))
         except Exception as exc:  # PyBoy raises assorted errors for truncated/foreign states
@@ -90,6 +99,28 @@ class Machine:
         if self.save_state() != state:
             raise CheckpointDamaged(source, "loaded state does not save back byte-identical")
         self.held = frozenset()
+
+    def settle_renderer(self) -> None:
+        """Bring the one piece of renderer state PyBoy keeps outside its save states to where
+        every running instance has it.
+
+        That piece is the window's internal line counter (``Renderer.ly_window`` in PyBoy
+        2.8's ``core/lcd.py``): a new instance starts it at 0, and every frame drawn to its
+        last line leaves it at -1. ``load_state`` does not touch it, so a state loaded into a
+        new instance drew the window one line off in the first frame after the load -- the
+        "glitched first render" after a restore or a crash resume, on any cartridge that
+        uses the window. The boot ROM is run here until one frame has been drawn whole with
+        the LCD on (on at the end of that frame and of the one before it); the state loaded
+        next replaces everything else the boot ROM changed.
+        """
+        lcd_was_on = False
+        for _ in range(SETTLE_MAX_FRAMES):
+            self._pyboy.tick(1, True, False)
+            lcd_on = bool(self._pyboy.memory[LCDC] & LCD_ON)
+            if lcd_on and lcd_was_on:
+                break
+            lcd_was_on = lcd_on
+        self.ticked = True
 
     def close(self, battery_path: Path | None = None) -> int:
         """Stop PyBoy; write battery RAM (and RTC) beside ``battery_path`` when the cart has it.

@@ -40,3 +40,16 @@ def rex_rom() -> bytes:
     if not REX_RUNNER.is_file():
         pytest.skip(f"third-party test ROM absent: {REX_RUNNER} (see ../shared/roms/README.md)")
     return REX_RUNNER.read_bytes()
+
+
+LCD_ON_BG = bytes([0x3E, 0x91, 0xE0, 0x40])      # ld a, $91; ldh [rLCDC], a  (game.asm, start)
+LCD_ON_BG_WINDOW = bytes([0x3E, 0xB1, 0xE0, 0x40])  # the same with the window on (LCDC bit 5)
+
+
+@pytest.fixture(scope="session")
+def window_rom(demo_rom) -> bytes:
+    """The demo cartridge with the window layer switched on over the whole screen (WX=0,
+    WY=0 after boot; the window shows the same room map). Only the LCDC value in game.asm's
+    start-up changes; the header checksum covers 0x134..0x14C only, so it stays valid."""
+    assert demo_rom.count(LCD_ON_BG) == 1, "game.asm's LCD start-up changed: update this fixture"
+    return demo_rom.replace(LCD_ON_BG, LCD_ON_BG_WINDOW)
