@@ -15,6 +15,13 @@ Process-free: the emulator actor wraps these calls. Modules:
     rom          RomIdentity: validation, SHA-256, title, CGB flag, battery
     recording    Recording: the writer of one recording directory, budgets, admission, manifest
     reader       RecordingReader: status / export / verification without PyBoy; paging arithmetic
+    review       review(): an interval (fromActionIndex, toActionIndex] of one session and branch,
+                 read-only: inputs, physical events, verified frames, coverage, prefix pins
+    contact_sheet  the same verified PNGs composed into one labelled sheet with its tile mapping
+    clips        clip(): a GIF from retained frames (one interval or ordered cuts), native timing
+    retained     the journal indexed by branch, re-verification of a retained PNG, native game time
+    derived      derived-output locations (no-clobber), quota-ledger charges
+    sources      locate the recording directory a review or clip request names
     journal      the hash-chained events.jsonl: record kinds, writer, verifying reader, prefix pins
     frames       PNG encoding, RGBA hashing, the content-addressed frames/ store
     checkpoints  the checkpoint container format and its identity checks
