@@ -17,6 +17,9 @@ Names are ``<state_type>[__<variant>]`` (vendor/sts2mcp/README.md), refined the 
     card_select           card_select__<screen_type>
     unknown               __no_run_state without run; __room_type with a room_type string
 
+``classify_compendium(body)`` names a ``GET /api/v1/compendium`` answer the same way
+(``compendium``, ``compendium__no_run``, ``__run_no_save``, ``__run_parse_error``).
+
 The pipeline's conformance campaign reuses ``classify`` and ``sample_names`` to print its
 coverage table.
 """
@@ -109,3 +112,17 @@ _REFINE: dict[str, Callable[[dict], str | None]] = {
     "map": lambda b: None if "current_position" in b else "start",
     "card_select": lambda b: str(b.get("screen_type")),
 }
+
+
+def classify_compendium(body: Any) -> str:
+    """The sample name for one ``GET /api/v1/compendium`` answer (HTTP 200)."""
+    if not isinstance(body, dict) or "current_run" not in body:
+        return "reply__compendium_no_profile"
+    current = body["current_run"]
+    if current is None:
+        return "compendium__no_run"
+    if isinstance(current, dict) and "limitation" in current:
+        return "compendium__run_no_save"
+    if isinstance(current, dict) and "parse_error" in current:
+        return "compendium__run_parse_error"
+    return "compendium"
