@@ -14,6 +14,9 @@ Process-free: the emulator actor wraps these calls. Modules:
     buttons      button names and the held-set diff
     rom          RomIdentity: validation, SHA-256, title, CGB flag, battery
     recording    Recording: the writer of one recording directory, budgets, admission, manifest
+    lease        the advisory access lease on a recording root; access_diagnostic (no side effects)
+    archive      archive / retrieve / restore of finalized recordings; resolve_recording, open_reader
+    maintenance  their shared checks: workspace paths, full inventory, finalized-recording integrity
     reader       RecordingReader: status / export / verification without PyBoy; paging arithmetic
     review       review(): an interval (fromActionIndex, toActionIndex] of one session and branch,
                  read-only: inputs, physical events, verified frames, coverage, prefix pins

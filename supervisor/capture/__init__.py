@@ -5,6 +5,8 @@ One module per subcommand, each defining its ``Command`` class next to its entry
 
     verify.py     ``capture verify``: resolve PATH (session or capture root), run the checks,
                   exit 0 / 3 incomplete / 4 damaged / 2 usage
+    recordings.py ``capture archive|retrieve|restore|diagnose``: emulator recording maintenance
+                  (actors/emulator/archive.py, lease.py); exit 0 / 1 refused / 3 interrupted
     session.py    one session directory: two streaming passes over events.jsonl
     stream.py     line-by-line readers, the torn-row marks of recorder_resumed, file digests
     chain.py      torn rows, common fields, sequences and the hash chain

@@ -8,17 +8,23 @@ Example:
   supervisor capture verify run/capture/sessions/<session-id> --json
   supervisor capture audit run/capture
   supervisor capture coverage run/capture
+  supervisor capture review RECORDING --session ID --branch B --from N --to M --contact-sheet
+  supervisor capture clip RECORDING --out artifacts/clips/x.gif --start-frame N --end-frame M
+  supervisor capture archive run/capture/playtests/<recording>   (also retrieve, restore, diagnose)
 """
 from __future__ import annotations
 
 import argparse
 import inspect
 
-from supervisor.capture import audit, coverage, verify
+from supervisor.capture import audit, coverage, recordings, verify
+from supervisor.capture import clip, review
 
 from .base import Command
 
 SUBCOMMANDS = [verify.Verify, audit.Audit, coverage.Coverage]
+SUBCOMMANDS += [review.Review, clip.Clip]
+SUBCOMMANDS += [recordings.Archive, recordings.Retrieve, recordings.Restore, recordings.Diagnose]
 
 
 class Capture(Command):
