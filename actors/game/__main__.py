@@ -20,7 +20,7 @@ def actor_main(ctx) -> int:
     server = start_server(url.hostname or "127.0.0.1", url.port, int(ctx.setting("game.seed", 1)),
                           knobs, journal_path=os.path.join(ctx.session_dir, "events.jsonl"))
     try:
-        while not ctx.wait(0.5):
+        while not ctx.wait(0.5) and not server.quit_event.is_set():  # quit: the game closed
             ctx.status["stats"] = {k: v for k, v in server.stats().items()
                                    if isinstance(v, int)}
     finally:

@@ -2,7 +2,7 @@
 
     python -m actors.game --port 15526 --seed 1 [--journal PATH] [--<knob> N ...]
 
-Serves until SIGINT or SIGTERM. Every knob of ``knobs.Knobs`` is a flag with dashes
+Serves until SIGINT or SIGTERM, or until the main menu's ``quit`` is selected. Every knob of ``knobs.Knobs`` is a flag with dashes
 (``--effect-delay-reads 2``); see docs/game.md.
 """
 
@@ -27,10 +27,12 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--seed", type=int, default=1, help="game seed (1)")
     parser.add_argument("--journal", default=None, metavar="PATH",
                         help="a session events.jsonl: check every POST's intent against it")
-    knobs = parser.add_argument_group("hostile knobs (all 0 = off)")
+    knobs = parser.add_argument_group("knobs (hostile ones 0 = off; see docs/game.md)")
+    defaults = Knobs().as_dict()
     for name in Knobs.names():
-        knobs.add_argument("--" + name.replace("_", "-"), type=int, default=0, metavar="N",
-                           dest=name, help=Knobs.help(name))
+        knobs.add_argument("--" + name.replace("_", "-"), type=int, default=defaults[name],
+                           metavar="N", dest=name,
+                           help=f"{Knobs.help(name)} (default {defaults[name]})")
     return parser
 
 
@@ -51,8 +53,10 @@ def main(argv: list[str] | None = None) -> int:
         signal.signal(sig, lambda *_: stop.set())
     print(f"gamerig built-in game on {server.url} (seed {args.seed})", flush=True)
     try:
-        while not stop.wait(0.5):
-            pass
+        while not stop.wait(0.2):
+            if server.quit_event.is_set():  # the main menu's quit button
+                print("the game quit (main menu 'quit')", flush=True)
+                break
     finally:
         server.shutdown()
     return 0

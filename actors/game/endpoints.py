@@ -1,4 +1,5 @@
-"""The non-gameplay endpoints: ``/``, compendium, profile, wiki and profiles.
+"""The non-gameplay endpoints: ``/``, compendium, profile, wiki and profiles, and the
+multiplayer route's view of a state.
 
 Each function takes the game (under its lock) and returns ``(http_status, json_body)``.
 """
@@ -10,7 +11,7 @@ from typing import TYPE_CHECKING
 
 from .bestiary import MONSTERS
 from .content import CARDS, CHARACTERS, POTIONS, RELICS
-from .errors import ActionRefused
+from .errors import json_kind, read_error
 
 if TYPE_CHECKING:
     from .engine import Game
@@ -18,6 +19,16 @@ if TYPE_CHECKING:
 VERSION = "0.4.0-gamerig"
 PROFILE_IDS = (1, 2, 3)
 ITEM_TYPES = ("card", "relic", "potion", "monster", "character")
+
+
+def multiplayer_view(state: dict) -> dict:
+    """A run's state on the multiplayer route (knob ``multiplayer_run``): the metadata
+    McpMod.MultiplayerState.cs ``BuildMultiplayerGameState`` puts first, then the
+    singleplayer state (a simplification: its battle block is the singleplayer one)."""
+    if state.get("state_type") == "menu" or "run" not in state:
+        return state
+    return {"game_mode": "multiplayer", "net_type": "Host", "player_count": 1,
+            "local_player_slot": 0, **state}
 
 
 def root() -> tuple[int, dict]:
@@ -97,19 +108,36 @@ def profiles_get(game: "Game") -> tuple[int, dict]:
                               for i in PROFILE_IDS]}
 
 
-def profiles_post(game: "Game", body: dict) -> tuple[int, dict]:
-    """``{"action": "switch", "profile_id": N}``; refused during a run."""
-    if body.get("action") != "switch":
-        return 200, {"status": "error", "error": f"Unknown action: {body.get('action')}"}
+def profiles_post(game: "Game", body: dict | None) -> tuple[int, dict]:
+    """McpMod.Profile.cs ``HandlePostProfiles`` / ``ExecuteProfileAction``: ``switch`` or
+    ``delete`` a profile (1-3). A switch takes effect at once here (the real game asks for
+    a restart or goes through its profile screen)."""
+    if body is None or "action" not in body:
+        return 400, {"error": "Missing 'action' field. Use: switch, delete"}
+    problem = read_error("String", body["action"])
+    if problem:
+        return 500, {"error": f"Internal error: {problem}"}
+    action = body["action"] or ""
     pid = body.get("profile_id")
-    if isinstance(pid, bool) or not isinstance(pid, int):
-        return 500, {"error": f"Action failed: profile_id must be an integer, got {pid!r}"}
-    try:
+    if json_kind(pid) != "Number":
+        pid = 0
+    elif read_error("Number", pid):
+        return 500, {"error": f"Profile action failed: {read_error('Number', pid)}"}
+    if pid not in PROFILE_IDS:
+        return 200, _error("profile_id must be 1-3")
+    verb = action.strip().lower()
+    if verb == "switch":
         if game.run is not None:
-            raise ActionRefused("Cannot switch profiles during a run")
-        if pid not in PROFILE_IDS:
-            raise ActionRefused(f"Unknown profile {pid}")
-    except ActionRefused as exc:
-        return 200, {"status": "error", "error": str(exc)}
-    game.profile.profile_id = pid
-    return 200, {"status": "ok", "message": f"Switched to profile {pid}"}
+            return 200, _error("Cannot switch profiles during a run")
+        game.profile.profile_id = pid
+        return 200, {"status": "ok", "message": f"Switched to profile {pid} (requires restart)",
+                     "current_profile_id": pid}
+    if verb == "delete":
+        if pid == game.profile.profile_id:
+            return 200, _error("Cannot delete the active profile")
+        return 200, {"status": "ok", "message": f"Deleted profile {pid}"}
+    return 200, _error(f"Unknown action: {action}. Use: switch, delete")
+
+
+def _error(message: str) -> dict:
+    return {"status": "error", "error": message}

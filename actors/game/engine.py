@@ -142,7 +142,7 @@ class Game:
             if run.combat.hand_select is not None:
                 return ("hand_select", screens.battle.hand_select_block(run),
                         {"battle": battle})
-            return run.combat.kind, battle, None
+            return run.combat.kind, TopLevel(battle=battle), None
         room = run.room or Screen()
         block = room.block(self)
         if room.state_type == "unknown" and not isinstance(block, TopLevel):

@@ -1,49 +1,63 @@
 """The HTTP server: ``start_server(...) -> GameServer`` and the request handler.
 
-Routes (the STS2MCP API, plus our ``/__gamerig/stats``):
+Routing, codes and texts follow McpMod.cs ``HandleRequest`` / ``HandleGetState`` /
+``HandlePostAction`` (and ``HandleGetMultiplayerState`` / ``HandlePostMultiplayerAction``):
 
-    GET  /                              hello
-    GET  /api/v1/singleplayer           state (``?format=markdown`` for text)
+    OPTIONS any path                    204 (every reply carries the three CORS headers)
+    any method /                        hello
+    GET  /api/v1/singleplayer           state (``?format=markdown`` for text); 500
+                                        ``{error, exception_type, stack_trace}`` if it fails
     POST /api/v1/singleplayer           action ("ok" means queued)
-    GET|POST /api/v1/multiplayer        409 while a singleplayer run is active
-    GET  /api/v1/profile, /api/v1/compendium, /api/v1/wiki
-    GET|POST /api/v1/profiles
-    GET  /__gamerig/stats               counters (see ``GameServer.stats``)
-    OPTIONS *                           204;  unknown path 404;  wrong method 405
+    GET|POST /api/v1/multiplayer        409 unless a multiplayer run is active (and the
+                                        singleplayer route 409 while one is: knob
+                                        ``multiplayer_run``)
+    GET  /api/v1/profile, /api/v1/compendium, /api/v1/wiki;  GET|POST /api/v1/profiles
+    other method on a known path        405 "Method not allowed";  unknown path 404 "Not found"
 
-Game exceptions become HTTP replies in one place, ``Handler._post_action``.
+Ours, not the mod's: ``GET /__gamerig/stats`` (counters, ``GameServer.stats``) and
+``POST /__gamerig/manual`` (a person at the keyboard closes what needs manual interaction:
+an unhandled overlay, the compendium or settings screen). JSON is written indented with
+non-ASCII characters as they are, as the mod's serializer options say.
 """
 
 from __future__ import annotations
 
 import json
 import socket
+import socketserver
 import threading
 import traceback
 from collections import Counter
-import socketserver
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
 from . import endpoints, markdown
 from .engine import Game
-from .errors import ParamTypeError
+from .errors import ParamTypeError, read_error
 from .intent_check import HEADER, IntentChecker
 from .knobs import Knobs
+from .screens import overlay
 
 SP = "/api/v1/singleplayer"
 MP = "/api/v1/multiplayer"
+STATS = "/__gamerig/stats"
+MANUAL = "/__gamerig/manual"
 ROUTES: dict[str, tuple[str, ...]] = {
-    "/": ("GET",),
     SP: ("GET", "POST"),
     MP: ("GET", "POST"),
+    "/api/v1/profiles": ("GET", "POST"),
     "/api/v1/profile": ("GET",),
     "/api/v1/compendium": ("GET",),
     "/api/v1/wiki": ("GET",),
-    "/api/v1/profiles": ("GET", "POST"),
-    "/__gamerig/stats": ("GET",),
+    STATS: ("GET",),
+    MANUAL: ("POST",),
 }
+CORS = (("Access-Control-Allow-Origin", "*"),
+        ("Access-Control-Allow-Methods", "GET, POST, OPTIONS"),
+        ("Access-Control-Allow-Headers", "Content-Type"))
+SP_IN_MP = "Multiplayer run is active. Use /api/v1/multiplayer instead."
+MP_IN_SP = "Not in a multiplayer run. Use /api/v1/singleplayer instead."
 
 
 class _Server(ThreadingHTTPServer):
@@ -57,7 +71,8 @@ class _Server(ThreadingHTTPServer):
 
 
 class GameServer:
-    """A running built-in game: ``.port``, ``.url``, ``.stats()``, ``.shutdown()``."""
+    """A running built-in game: ``.port``, ``.url``, ``.stats()``, ``.shutdown()``;
+    ``.quit_event`` is set once the game's ``quit`` button has closed it."""
 
     def __init__(self, host: str, port: int, seed: int, knobs: Knobs | None,
                  journal_path: str | None) -> None:
@@ -69,6 +84,9 @@ class GameServer:
         self.host = host
         self.port = self.httpd.server_address[1]
         self.url = f"http://{host}:{self.port}"
+        self.quit_event = threading.Event()
+        self.closed = False
+        self.close_lock = threading.Lock()
         self.thread = threading.Thread(target=self.httpd.serve_forever, args=(0.05,),
                                        name="gamerig-game-http", daemon=True)
 
@@ -96,10 +114,19 @@ class GameServer:
                     "dropped_effects": g["dropped_effects"]})
         return out
 
+    def quit(self) -> None:
+        """The game's ``quit`` button: stop serving (from any thread)."""
+        self.quit_event.set()
+        threading.Thread(target=self.shutdown, name="gamerig-game-quit", daemon=True).start()
+
     def shutdown(self) -> None:
+        with self.close_lock:
+            if self.closed:
+                return
+            self.closed = True
         self.httpd.shutdown()
         self.httpd.server_close()
-        if self.thread.is_alive():
+        if self.thread.is_alive() and threading.current_thread() is not self.thread:
             self.thread.join(timeout=5)
 
 
@@ -128,148 +155,178 @@ class Handler(BaseHTTPRequestHandler):
 
     # ----- plumbing ----------------------------------------------------------------
     def _send(self, status: int, body: Any, content_type: str = "application/json") -> None:
-        data = body.encode() if isinstance(body, str) else json.dumps(body).encode()
+        data = (body if isinstance(body, str)
+                else json.dumps(body, indent=2, ensure_ascii=False)).encode()
         self.send_response(status)
         self.send_header("Content-Type", content_type + "; charset=utf-8")
         self.send_header("Content-Length", str(len(data)))
-        self.send_header("Access-Control-Allow-Origin", "*")
+        for name, value in CORS:
+            self.send_header(name, value)
         self._headers_buffer.append(b"\r\n" + data)  # one write: headers and body
         self.flush_headers()
-
-    def _route(self, method: str) -> tuple[str, dict[str, str]] | None:
-        parts = urlsplit(self.path)
-        path = parts.path.rstrip("/") or "/"
-        query = {k: v[-1] for k, v in parse_qs(parts.query).items()}
-        if path not in ROUTES:
-            self._drain()
-            self._send(404, {"error": f"Not found: {path}"})
-            return None
-        if method not in ROUTES[path]:
-            self._drain()
-            self._send(405, {"error": f"Method {method} not allowed on {path}"})
-            return None
-        return path, query
 
     def _drain(self) -> bytes:
         length = int(self.headers.get("Content-Length") or 0)
         return self.rfile.read(length) if length > 0 else b""
 
+    def _mp_run(self) -> bool:
+        """McpMod.cs ``IsMultiplayerRun``: a run in progress that is a multiplayer run."""
+        game = self.gs.game
+        with game.lock:
+            return game.run is not None and bool(game.knobs.multiplayer_run)
+
+    def _handle(self, method: str) -> None:
+        """``HandleRequest``: route by exact path, then by method."""
+        parts = urlsplit(self.path)
+        path = parts.path
+        query = {k: v[-1] for k, v in parse_qs(parts.query).items()}
+        raw = self._drain()
+        if path == "/":
+            self._send(200, endpoints.root()[1])
+        elif path not in ROUTES:
+            self._send(404, {"error": "Not found"})
+        elif path == SP and self._mp_run():
+            self._send(409, {"error": SP_IN_MP})
+        elif path == MP and not self._mp_run():
+            self._send(409, {"error": MP_IN_SP})
+        elif method not in ROUTES[path]:
+            self._send(405, {"error": "Method not allowed"})
+        elif method == "GET":
+            self._get(path, query)
+        else:
+            self._post(path, raw)
+        if self.gs.game.quit_requested and not self.gs.quit_event.is_set():
+            self.gs.quit()
+
     # ----- verbs -------------------------------------------------------------------
     def do_OPTIONS(self) -> None:  # noqa: N802
         self._drain()
         self.send_response(204)
-        self.send_header("Access-Control-Allow-Origin", "*")
-        self.send_header("Access-Control-Allow-Methods", "GET, POST, OPTIONS")
-        self.send_header("Access-Control-Allow-Headers", "Content-Type")
+        for name, value in CORS:
+            self.send_header(name, value)
         self.send_header("Content-Length", "0")
         self.end_headers()
 
+    def do_GET(self) -> None:  # noqa: N802
+        self._handle("GET")
+
+    def do_POST(self) -> None:  # noqa: N802
+        self._handle("POST")
+
     def do_PUT(self) -> None:  # noqa: N802
-        self._route("PUT")
+        self._handle("PUT")
 
     def do_DELETE(self) -> None:  # noqa: N802
-        self._route("DELETE")
+        self._handle("DELETE")
 
     def do_PATCH(self) -> None:  # noqa: N802
-        self._route("PATCH")
+        self._handle("PATCH")
 
-    def do_GET(self) -> None:  # noqa: N802
-        routed = self._route("GET")
-        if routed is None:
-            return
-        path, query = routed
+    def do_HEAD(self) -> None:  # noqa: N802
+        self._handle("HEAD")
+
+    # ----- GET ---------------------------------------------------------------------
+    def _get(self, path: str, query: dict[str, str]) -> None:
         game = self.gs.game
+        if path in (SP, MP):
+            return self._get_state(query, multiplayer=path == MP)
+        if path == STATS:
+            return self._send(200, self.gs.stats())
         with game.lock:
-            if path == "/":
-                status, body = endpoints.root()
-            elif path == SP:
-                return self._get_state(query)
-            elif path == MP:
-                if game.run is None:
-                    return self._get_state(query)
-                status, body = 409, {"error": "A singleplayer run is in progress"}
-            elif path == "/api/v1/profile":
+            if path == "/api/v1/profile":
                 status, body = endpoints.profile(game)
             elif path == "/api/v1/compendium":
                 status, body = endpoints.compendium(game)
             elif path == "/api/v1/wiki":
                 status, body = endpoints.wiki(game, query)
-            elif path == "/api/v1/profiles":
-                status, body = endpoints.profiles_get(game)
             else:
-                status, body = 200, None
-        if path == "/__gamerig/stats":
-            body = self.gs.stats()
+                status, body = endpoints.profiles_get(game)
         self._send(status, body)
 
-    def _get_state(self, query: dict[str, str]) -> None:
+    def _get_state(self, query: dict[str, str], multiplayer: bool) -> None:
+        """``HandleGetState`` (``HandleGetMultiplayerState`` on the multiplayer route)."""
+        game = self.gs.game
         try:
-            state = self.gs.game.state()
+            with game.lock:
+                state = game.state()
         except Exception as exc:  # a state-building failure is a 500 with its trace
-            self._send(500, {"error": f"Failed to build state: {exc}",
-                             "exception_type": type(exc).__name__,
+            what = "multiplayer game state" if multiplayer else "game state"
+            self._send(500, {"error": f"Failed to read {what}: {exc}",
+                             "exception_type": f"{type(exc).__module__}.{type(exc).__name__}",
                              "stack_trace": traceback.format_exc()})
             return
+        if multiplayer:
+            state = endpoints.multiplayer_view(state)
         if query.get("format") == "markdown":
-            self._send(200, markdown.render(state), "text/markdown")
-        else:
-            self._send(200, state)
+            try:
+                return self._send(200, markdown.render(state), "text/markdown")
+            except Exception:  # the mod falls back to JSON when markdown fails
+                pass
+        self._send(200, state)
 
-    def do_POST(self) -> None:  # noqa: N802
-        routed = self._route("POST")
-        if routed is None:
-            return
-        path, _ = routed
-        raw = self._drain()
+    # ----- POST --------------------------------------------------------------------
+    def _post(self, path: str, raw: bytes) -> None:
         if path == SP:
-            self.gs.intent.check(self.headers.get(HEADER), _loads(raw))
-        try:
-            body = json.loads(raw)
-        except ValueError:
-            self._send(400, {"error": "Invalid JSON"})
-            return
-        if not isinstance(body, dict):
-            self._send(400, {"error": "Invalid JSON: expected an object"})
-            return
+            parsed = _loads(raw)
+            self.gs.intent.check(self.headers.get(HEADER),
+                                 None if parsed is _INVALID else parsed)
+        if path == MANUAL:
+            return self._manual()
+        body = _loads(raw)
+        if body is _INVALID or (body is not None and not isinstance(body, dict)):
+            return self._send(400, {"error": "Invalid JSON"})
         if path == "/api/v1/profiles":
             with self.gs.game.lock:
                 status, reply = endpoints.profiles_post(self.gs.game, body)
-            self._send(status, reply)
-            return
-        self._post_action(path, body)
+            return self._send(status, reply)
+        if body is None or "action" not in body:
+            return self._send(400, {"error": "Missing 'action' field"})
+        problem = read_error("String", body["action"])
+        if problem:  # GetString() throws; HandleRequest's catch-all answers
+            return self._send(500, {"error": f"Internal error: {problem}"})
+        body["action"] = body["action"] or ""
+        self._post_action(body, multiplayer=path == MP)
 
-    def _post_action(self, path: str, body: dict) -> None:
-        """The one place where game exceptions become HTTP replies."""
-        if "action" not in body:
-            self._send(400, {"error": "Missing 'action' field"})
-            return
+    def _post_action(self, body: dict, multiplayer: bool) -> None:
+        """``HandlePostAction``: the one place where game exceptions become replies."""
         name = body["action"]
-        if not isinstance(name, str):
-            self._send(500, {"error": f"Internal error: 'action' must be a string, "
-                                      f"got {type(name).__name__}"})
-            return
         game = self.gs.game
+        if name == "menu_select":
+            prefix = "Menu action failed"
+        else:
+            prefix = "Multiplayer action failed" if multiplayer else "Action failed"
         with game.lock:
-            if path == MP:
-                if game.run is not None:
-                    status, reply = 409, {"error": "A singleplayer run is in progress"}
-                else:
-                    status, reply = 200, {"status": "error",
-                                          "error": "No multiplayer run in progress"}
-                self._send(status, reply)
-                return
             self.gs.actions_by_name[name] += 1
             try:
                 status, reply = game.act(body)
-            except ParamTypeError as exc:
-                status, reply = 500, {"error": f"Action failed: {exc}"}
-            except Exception as exc:  # pragma: no cover - a bug; keep serving
-                status, reply = 500, {"error": f"Internal error: {exc}"}
+            except Exception as exc:  # noqa: BLE001 - the mod answers every exception so
+                status, reply = 500, {"error": f"{prefix}: {_message(exc)}"}
         self._send(status, reply)
+
+    def _manual(self) -> None:
+        with self.gs.game.lock:
+            closed = overlay.manual(self.gs.game)
+        if closed is None:
+            self._send(200, {"status": "error", "error": "Nothing needs manual interaction"})
+        else:
+            self._send(200, {"status": "ok", "message": f"Closed {closed}"})
+
+
+_INVALID = object()
 
 
 def _loads(raw: bytes) -> Any:
+    """The body as System.Text.Json would parse it, or ``_INVALID`` (NaN and Infinity are
+    not JSON there)."""
     try:
-        return json.loads(raw)
+        return json.loads(raw, parse_constant=_reject)
     except ValueError:
-        return None
+        return _INVALID
+
+
+def _reject(token: str) -> Any:
+    raise ValueError(f"invalid JSON token {token}")
+
+
+def _message(exc: Exception) -> str:
+    return str(exc) if isinstance(exc, ParamTypeError) or str(exc) else type(exc).__name__

@@ -40,17 +40,19 @@ def decide(state: dict, mem: Memory) -> dict | None:
 
 
 def _menu(state: dict, mem: Memory) -> dict | None:
-    menu = state["menu"]
-    screen = menu["menu_screen"]
+    # menus, tutorials and popups put their fields at the top level (no block)
+    screen = state["menu_screen"]
     if screen in ("tutorial_prompt", "tutorial", "popup"):
-        return {"action": "menu_select", "option": menu["options"][0]}
+        option = next(o["name"] for o in state["options"] if o["enabled"])
+        return {"action": "menu_select", "option": option}
     if screen == "main":
-        return {"action": "menu_select", "option": "singleplayer"}
+        return {"action": "menu_select",
+                "option": "continue" if "continue" in state["options"] else "singleplayer"}
     if screen == "singleplayer":
         return {"action": "menu_select", "option": "standard"}
-    embark = next((o for o in menu["options"] if o["name"] == "embark"), {})
+    embark = next((o for o in state["options"] if o["name"] == "embark"), {})
     if not embark.get("enabled"):  # the pick is not shown; only embark's state tells
-        ch = next(c for c in menu["characters"] if not c["locked"])
+        ch = next(c for c in state["characters"] if not c["locked"])
         return {"action": "menu_select", "option": ch["id"]}
     return {"action": "menu_select", "option": "embark"}
 

@@ -98,8 +98,13 @@ def new_run(client: httpx.Client, character: str = "ironbound") -> dict:
     ok(client, action="menu_select", option="standard")
     ok(client, action="menu_select", option=character)
     state = ok(client, action="menu_select", option="embark")
-    while state["state_type"] == "menu":
-        state = ok(client, action="menu_select", option=state["menu"]["options"][-1])
+    while state["state_type"] in ("menu", "unknown"):  # loading, then the tutorial prompt
+        if state["state_type"] == "menu":  # "no": no first-time tutorials in these tests
+            option = "no" if state["menu_screen"] == "tutorial_prompt" else next(
+                o["name"] for o in state["options"] if o["enabled"])
+            state = ok(client, action="menu_select", option=option)
+        else:
+            state = get(client)
     return state
 
 

@@ -28,11 +28,11 @@ def test_intent_check_counts_and_reasons(make_server, tmp_path):
     srv = make_server(1, journal_path=str(journal))
     with http_client(srv.url) as c:
         assert send(c, "a1", action="menu_select", option="singleplayer").json()["status"] == "ok"
-        assert get(c)["menu"]["menu_screen"] == "singleplayer"
+        assert get(c)["menu_screen"] == "singleplayer"
         assert srv.stats()["posts_with_intent"] == 1
         # no header: counted, reported, still applied
         send(c, None, action="menu_select", option="standard")
-        assert get(c)["menu"]["menu_screen"] == "character_select"
+        assert get(c)["menu_screen"] == "character_select"
         # an attempt that is not (yet) on disk, then a torn line that is ignored
         with journal.open("a") as f:
             f.write(attempt("a2", "menu_select", option="back")[:25])

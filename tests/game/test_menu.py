@@ -1,119 +1,215 @@
-"""Menus, character select, popups, the opening event and game over → main menu."""
+"""Menus, character select, timeline, unmodelled screens, game over → main menu.
+
+Each test names the mod function it checks (Gennadiyev/STS2MCP @ 2fb5390):
+SB = McpMod.StateBuilder.cs, A = McpMod.Actions.cs.
+"""
 
 from __future__ import annotations
 
 import pytest
 
-from .conftest import arrange, get, ok, refused
+from actors.game.knobs import Knobs
+from actors.game.screens.gameover import finish_run
+
+from .conftest import arrange, get, http_client, new_run, ok, post, refused
 
 pytestmark = pytest.mark.timeout(30)
 
+MAIN = ["singleplayer", "multiplayer", "compendium", "timeline", "settings", "quit"]
 
-def test_main_menu_has_string_options(client):
+
+def test_main_menu_at_top_level(client):
+    # SB BuildGameState, main-menu branch: fields at the top level, string options,
+    # no blocked_options while nothing is blocked, no run/player
     state = get(client)
-    assert state["state_type"] == "menu" and state["menu_screen"] == "main"
-    menu = state["menu"]
-    assert menu["options"] == ["singleplayer"]
-    assert all(isinstance(o, str) for o in menu["options"] + menu["blocked_options"])
-    assert "run" not in state and "player" not in state
-    assert refused(client, action="menu_select", option="multiplayer") == \
-        "Option 'multiplayer' is blocked"
-    assert "Invalid option" in refused(client, action="menu_select", option="quit")
+    assert state == {"state_type": "menu", "menu_screen": "main", "message": "Main menu.",
+                     "options": MAIN}
 
 
-def test_singleplayer_submenu_lists_name_enabled(client):
-    menu = ok(client, action="menu_select", option="singleplayer")["menu"]
-    assert menu["menu_screen"] == "singleplayer"
-    assert {"name": "standard", "enabled": True} in menu["options"]
-    assert "not available" in refused(client, action="menu_select", option="daily")
-    assert ok(client, action="menu_select", option="back")["menu"]["menu_screen"] == "main"
+def test_main_menu_errors(client):
+    # A ExecuteMenuSelect: empty option, unknown option, a button not shown
+    assert refused(client, action="menu_select", option="  ") == "Missing menu option"
+    assert refused(client, action="menu_select") == "Missing menu option"
+    assert refused(client, action="menu_select", option="dance") == \
+        "Unknown menu option: dance"
+    assert refused(client, action="menu_select", option="continue") == \
+        "Option 'continue' is not available"
+    reply = post(client, action="menu_select", option=" Singleplayer ")  # trimmed, any case
+    assert reply == {"status": "ok", "message": "Selected Singleplayer"}
 
 
-def test_character_select_embark_disabled_until_pick(client):
+def test_singleplayer_submenu(client):
+    # SB BuildGameState singleplayer branch; A ExecuteMenuSelect singleplayer submenu
+    state = ok(client, action="menu_select", option="singleplayer")
+    assert state == {"state_type": "menu", "menu_screen": "singleplayer",
+                     "message": "Select game mode.",
+                     "options": [{"name": "standard", "enabled": True},
+                                 {"name": "daily", "enabled": False},
+                                 {"name": "custom", "enabled": False},
+                                 {"name": "back", "enabled": True}]}
+    assert refused(client, action="menu_select", option="daily") == \
+        "Option 'daily' is not available (locked)"
+    assert refused(client, action="menu_select", option="ranked") == \
+        "Unknown singleplayer option: ranked. Use: standard, daily, custom, back"
+    assert post(client, action="menu_select", option="back")["message"] == "Going back"
+    assert get(client)["menu_screen"] == "main"
+
+
+def test_character_select_state(client):
+    # SB AddCharacterSelectMenuState
     ok(client, action="menu_select", option="singleplayer")
     state = ok(client, action="menu_select", option="standard")
-    assert state["menu_screen"] == "character_select"
-    menu = state["menu"]
-    chars = {c["id"]: c for c in menu["characters"]}
-    assert set(chars["ironbound"]) == {"name", "id", "locked", "hp", "gold", "energy",
-                                       "starting_relics", "starting_deck"}
-    assert chars["hollow"]["locked"] is True
-    assert {"name": "embark", "enabled": False} in menu["options"]
-    assert "pick a character" in refused(client, action="menu_select", option="embark")
-    assert "locked" in refused(client, action="menu_select", option="hollow")
-    menu = ok(client, action="menu_select", option="The Ironbound")["menu"]
-    assert "selected_character" not in menu  # the real mod does not expose the pick
-    assert {"name": "embark", "enabled": True} in menu["options"]
+    assert list(state) == ["state_type", "menu_screen", "message", "characters", "options"]
+    assert state["message"] == "Select a character."
+    chars = {c["id"]: c for c in state["characters"]}
+    assert list(chars["IRONBOUND"]) == ["name", "id", "locked", "hp", "gold", "energy",
+                                        "description", "starting_relics", "starting_deck",
+                                        "total_cards", "total_relics", "total_potions"]
+    assert chars["IRONBOUND"]["starting_relics"] == [
+        {"name": "Ember Heart", "description": "At the end of combat, heal 6 HP."}]
+    assert chars["HOLLOW"]["locked"] is True and chars["HOLLOW"]["description"] is None
+    assert state["options"] == [{"name": "IRONBOUND", "enabled": True},
+                                {"name": "WANDERER", "enabled": True},
+                                {"name": "HOLLOW", "enabled": False},
+                                {"name": "confirm", "enabled": False},
+                                {"name": "embark", "enabled": False},
+                                {"name": "back", "enabled": True}]
 
 
-def test_embark_shows_tutorial_prompt_then_opening_event(client):
-    for option in ("singleplayer", "standard", "wanderer"):
-        ok(client, action="menu_select", option=option)
-    state = ok(client, action="menu_select", option="embark", seed=7)
-    assert state["state_type"] == "menu" and state["menu_screen"] == "tutorial_prompt"
-    assert state["menu"]["options"] == ["yes", "no"]
-    assert "popup" in refused(client, action="end_turn")
-    state = ok(client, action="menu_select", option="yes")
-    assert state["menu_screen"] == "tutorial"
-    state = ok(client, action="menu_select", option="continue")
-    assert state["state_type"] == "event"
-    assert state["player"]["character"] == "The Wanderer"
-    assert state["run"] == {"act": 1, "floor": 0, "ascension": 0}
-    assert "energy" not in state["player"] and "hand" not in state["player"]
-    event = state["event"]
-    assert event["in_dialogue"] is True and event["options"] == []
-    assert "advance_dialogue" in refused(client, action="choose_event_option", index=0)
-    assert "Cannot proceed" in refused(client, action="proceed")
-    while state["event"]["in_dialogue"]:
-        state = ok(client, action="advance_dialogue")
-    assert "No dialogue" in refused(client, action="advance_dialogue")
-    options = state["event"]["options"]
-    assert len(options) == 3
-    assert set(options[0]) == {"index", "title", "description", "is_locked", "is_proceed"}
+def test_character_select_answers(client):
+    # A ExecuteCharacterSelectMenuOption: its order and texts
+    ok(client, action="menu_select", option="singleplayer")
+    ok(client, action="menu_select", option="standard")
+    assert refused(client, action="menu_select", option="embark") == \
+        "Embark button not available — select a character first"
+    assert refused(client, action="menu_select", option="hollow") == \
+        "Character 'hollow' is locked"
+    assert refused(client, action="menu_select", option="zed") == \
+        "Character 'zed' not found. Available: IRONBOUND, WANDERER"
+    assert refused(client, action="menu_select", option="unready") == \
+        "Unready button not available — you have not confirmed yet"
+    reply = post(client, action="menu_select", option="the ironbound")  # by title
+    assert reply["message"] == "Selected The Ironbound. Use 'confirm' to embark."
+    state = get(client)
+    assert {"name": "embark", "enabled": True} in state["options"]
+    assert "selected_character" not in state  # the mod does not expose the pick
+    # a seeded embark is refused before the embark button is looked at
+    seeded = post(client, action="menu_select", option="embark", seed="ABC")
+    assert seeded == {"status": "error", "error": (
+        "Seeded embark is not supported for standard singleplayer from this API. "
+        "Seed was not applied and the run was not started.")}
+    assert get(client)["menu_screen"] == "character_select"
+    assert post(client, action="menu_select", option="confirm", seed="  ") == \
+        {"status": "ok", "message": "Embarking on run"}  # a blank seed is no seed
+    assert get(client)["menu_screen"] == "tutorial_prompt"
 
 
-def test_opening_event_then_map(client):
-    from .conftest import new_run
-    state = new_run(client)
-    while state["event"]["in_dialogue"]:
-        state = ok(client, action="advance_dialogue")
-    simple = [o for o in state["event"]["options"]
-              if o["title"] in ("Gift of Coin", "Vigor", "Trinket")]
-    assert simple, state["event"]["options"]
-    state = ok(client, action="choose_event_option", index=simple[0]["index"])
-    assert state["event"]["options"][0]["is_proceed"] is True
-    state = ok(client, action="choose_event_option", index=0)
-    assert state["state_type"] == "map"
-    m = state["map"]
-    assert m["current_position"] is None and m["visited"] == []
-    assert [o["index"] for o in m["next_options"]] == list(range(len(m["next_options"])))
-    for opt in m["next_options"]:
-        assert opt["row"] == 0 and opt["leads_to"]
-        assert set(opt["leads_to"][0]) == {"col", "row", "type"}
-    assert m["boss"]["type"] == "Boss"
-    assert all(isinstance(ch, list) and len(ch) == 2 for n in m["nodes"] for ch in n["children"])
-    assert "Invalid map node index" in refused(client, action="choose_map_node", index=99)
+def test_back_from_character_select(client):
+    # A ExecuteCharacterSelectMenuOption "back" → the singleplayer submenu
+    ok(client, action="menu_select", option="singleplayer")
+    ok(client, action="menu_select", option="standard")
+    assert post(client, action="menu_select", option="back")["message"] == "Going back"
+    assert get(client)["menu_screen"] == "singleplayer"
 
 
-def test_game_over_defeat_back_to_main_menu(server, client):
-    from .conftest import new_run
+def test_multiplayer_submenu_not_modelled(client):
+    # SB BuildGameState multiplayer branch; A ExecuteMenuSelect multiplayer submenu
+    state = ok(client, action="menu_select", option="multiplayer")
+    assert state["message"] == "Multiplayer menu."
+    assert state["options"] == [{"name": "host", "enabled": False},
+                                {"name": "join", "enabled": False},
+                                {"name": "back", "enabled": True}]
+    assert refused(client, action="menu_select", option="host") == \
+        "Option 'host' is not available"
+    assert refused(client, action="menu_select", option="load") == \
+        "Option 'load' is not available"
+    assert refused(client, action="menu_select", option="x") == \
+        "Unknown multiplayer option: x. Use: host, join, load, abandon, back"
+    assert ok(client, action="menu_select", option="back")["menu_screen"] == "main"
+
+
+@pytest.mark.parametrize("button,message", [("compendium", "Compendium screen."),
+                                            ("settings", "Settings screen.")])
+def test_compendium_and_settings_are_dead_ends(client, button, message):
+    # SB BuildGameState: no options; A ExecuteMenuSelect falls through to the main-menu
+    # buttons, hidden behind the submenu; /__gamerig/manual is the person at the keyboard
+    state = ok(client, action="menu_select", option=button)
+    assert state == {"state_type": "menu", "menu_screen": button, "message": message}
+    assert refused(client, action="menu_select", option="back") == "Unknown menu option: back"
+    assert refused(client, action="menu_select", option="singleplayer") == \
+        "Option 'singleplayer' is not available"
+    reply = client.post("/__gamerig/manual")
+    assert reply.json() == {"status": "ok", "message": f"Closed {button}"}
+    assert get(client)["menu_screen"] == "main"
+    assert client.post("/__gamerig/manual").json()["status"] == "error"
+
+
+def test_timeline(client):
+    # SB BuildGameState timeline branch; A ExecuteMenuSelect timeline
+    state = ok(client, action="menu_select", option="timeline")
+    assert state["options"] == [{"name": "advance", "enabled": True},
+                                {"name": "back", "enabled": True}]
+    assert state["total_slots"] == len(state["epochs"]) == 5
+    assert state["revealed_count"] == state["completed_count"] == 2
+    assert state["locked_count"] == 3 and state["obtained_unrevealed_count"] == 0
+    assert state["epochs"][1] == {"id": "TheIronbound1", "name": "The Ironbound",
+                                  "state": "Revealed", "obtained": state["epochs"][1]["obtained"]}
+    assert post(client, action="menu_select", option="advance") == {
+        "status": "ok", "message": "No more epochs to advance", "done": True}
+    assert refused(client, action="menu_select", option="x") == \
+        "Unknown timeline option: x. Use: advance, back"
+    assert post(client, action="menu_select", option="back")["message"] == \
+        "Going back from timeline"
+    assert get(client)["menu_screen"] == "main"
+
+
+def test_pending_epochs_block_the_timeline(make_server):
+    # SB BuildGameState blocked_options; A ExecuteMenuSelect TimelineUnlocksNeedManualReveal
+    srv = make_server(1, Knobs(pending_epochs=1))
+    with http_client(srv.url) as c:
+        state = get(c)
+        assert "timeline" not in state["options"]
+        assert state["blocked_options"] == [{"name": "timeline", "enabled": False,
+                                             "reason": "manual_epoch_reveal_required",
+                                             "pending_epoch_ids": ["TheWanderer1"]}]
+        reply = post(c, action="menu_select", option="timeline")
+        assert reply["status"] == "error" and reply["manual_action_required"] is True
+        assert reply["pending_epoch_ids"] == ["TheWanderer1"]
+        assert reply["error"].startswith("Timeline has obtained epochs that still need")
+
+
+def test_quit_closes_the_game(make_server):
+    # A ExecuteMenuSelect "quit" clicks the quit button: the game (our server) goes away
+    srv = make_server(1)
+    with http_client(srv.url) as c:
+        assert post(c, action="menu_select", option="quit")["message"] == "Selected quit"
+        get(c)  # the effect applies at the next request; the server then stops
+    assert srv.quit_event.wait(5)
+    srv.thread.join(5)
+    assert not srv.thread.is_alive()
+
+
+def test_game_over_back_to_main_menu(server, client):
+    # SB BuildGameState NGameOverScreen branch; A ExecuteMenuSelect game-over handling
     new_run(client)
-
-    def lose(game):
-        from actors.game.screens.gameover import finish_run
-        finish_run(game, False)
-    arrange(server, lose)
+    arrange(server, lambda game: finish_run(game, False))
     state = get(client)
     assert state["state_type"] == "game_over"
-    assert state["game_over"]["victory"] is False and state["game_over"]["outcome"] == "defeat"
-    assert "Invalid option" in refused(client, action="menu_select", option="embark")
-    assert refused(client, action="proceed").startswith("Cannot proceed")
-    state = ok(client, action="menu_select", option="main_menu")
-    assert state["state_type"] == "menu" and state["menu_screen"] == "main"
+    assert state["game_over"] == {"message": "Run ended.", "options": ["main_menu"]}
+    assert list(state) == ["state_type", "game_over", "run", "player"]
+    assert refused(client, action="menu_select", option="continue") == \
+        "Game-over option 'continue' is not actionable. Use: main_menu"
+    assert refused(client, action="menu_select", option="embark") == \
+        "Unknown game over option: embark. Use: main_menu"
+    assert post(client, action="menu_select", option="MAIN_MENU")["message"] == \
+        "Returning to main menu"
+    assert get(client) == {"state_type": "menu", "menu_screen": "main",
+                           "message": "Main menu.", "options": MAIN}
     assert client.get("/api/v1/compendium").json()["current_run"] is None
 
 
 def test_menu_select_mid_run_is_refused(client):
-    from .conftest import new_run
+    # A ExecuteMenuSelect: in a run with nothing menu-like shown
     new_run(client)
-    assert "only available" in refused(client, action="menu_select", option="singleplayer")
+    assert refused(client, action="menu_select", option="singleplayer") == \
+        "Not on a menu screen"

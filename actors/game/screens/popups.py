@@ -37,8 +37,7 @@ NO_ADVANCE = ("Tutorial popup visible but no actionable advance/proceed control 
 NOTICES = (
     ("Cloud Sync", "Your progress could not be synced. It will be retried later.",
      (("ok", True),)),
-    ("Controller Disconnected", "Reconnect your controller to continue.",
-     (("continue", True),)),
+    ("Popup active.", None, (("ok", True),)),  # loose popup buttons, no NVerticalPopup
     ("Feedback", "Would you like to tell us about this run?", (("yes", True), ("no", True))),
     ("Early Access", "This content is still in development.",
      (("ignore", True), ("report", False))),

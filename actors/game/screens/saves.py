@@ -4,9 +4,9 @@ leaving a run, the timeline's epochs, and the start knobs.
 - A run is "saved" while the game stands on the main menu with it: the main menu then
   shows ``continue`` and ``abandon_run`` first (McpMod.StateBuilder.cs ``BuildGameState``
   lists ``_continueButton`` and ``_abandonRunButton`` first). ``continue`` resumes the run
-  exactly where it was saved. ``abandon_run`` opens a yes/no-style popup (``confirm`` /
-  ``cancel``; the source does not show this popup: our assumption, docs/game.md);
-  ``confirm`` deletes the save and counts a defeat. Embarking on a new run discards it.
+  exactly where it was saved. ``abandon_run`` opens a popup "Abandon Run?" with ``yes`` /
+  ``no`` (the source does not show this popup: our assumption, docs/game.md); ``yes``
+  deletes the save and counts a defeat. Embarking on a new run discards it.
 - Starting or continuing a run shows ``waiting_reads`` reads of ``{"state_type":
   "unknown"}`` (the run is in progress but has no RunState yet: ``BuildGameState``).
 - Knobs ``start_in_run`` / ``start_saved_run`` (+ ``start_floor``): the server starts
@@ -58,11 +58,11 @@ def continue_run(game: "Game") -> None:
 
 def ask_abandon(game: "Game") -> None:
     def answer(option: str) -> None:
-        if option == "confirm" and game.saved is not None:
+        if option == "yes" and game.saved is not None:
             game.saved = None
             game.profile.defeats += 1
-    popups.show_popup(game, "Abandon Run", "Abandon the current run? It will count as a "
-                      "loss.", (("confirm", True), ("cancel", True)), answer)
+    popups.show_popup(game, "Abandon Run?", "Are you sure you want to abandon this run?",
+                      (("yes", True), ("no", True)), answer)
 
 
 def _loading(game: "Game") -> None:
