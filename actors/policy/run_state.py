@@ -13,6 +13,15 @@ state, and never replaced by a seed, character or floor.
   decision rows carry ``run_id: null`` during it.
 * Observed menu and game-over screens clear run evidence and active-run policy memory.
 
+**Joining a game in progress.** A session whose first observation is inside a run (any state
+with ``run``, a mid-run tutorial or popup aside) joined it mid-run; one that finds the main
+menu offering ``continue`` joins the saved run through it. The first proposal in the run says
+so once (``session_join``: ``how`` ``in_run`` with the screen, act and floor, or
+``continue_saved_run``); the run's identity is then picked up from ``run_identity`` like any
+other.
+
+Tutorial and popup states (mid-run too) are neither a run exit nor evidence of anything.
+
 Card evidence is a combat-pile snapshot, kept only with a reported run id, with provenance:
 ``source: combat_piles``, ``run_id``, ``observed_step``, ``act``, ``floor``,
 ``persistent_deck: false``, ``piles_present`` and freshness ``observed_combat_piles`` (read
@@ -25,7 +34,7 @@ from __future__ import annotations
 
 from collections import Counter
 
-from .context import PolicyContext, room_of
+from .context import PolicyContext, is_blocking_popup, room_of
 
 PILES = ("hand", "draw_pile", "discard_pile", "exhaust_pile")
 COMBAT = {"monster", "elite", "boss", "hand_select"}
@@ -41,8 +50,14 @@ class RunContext:
         self.evidence: dict | None = None
         self.stop_reason: str | None = None
         self.changes = 0
+        self.first_state: dict | None = None  # the session's first observation (joining)
+        self.join_reported = False
 
     def observe(self, state: dict, row: dict) -> None:
+        if is_blocking_popup(state):
+            return
+        if self.first_state is None:
+            self.first_state = state
         kind = state.get("state_type")
         if kind in ("menu", "game_over"):
             self._run_exit()
@@ -97,6 +112,21 @@ class RunContext:
         opens_card_reward = action == "claim_reward" and proposal.get("reward_type") in ("card", "special_card")
         if proposal.get("state_type") not in COMBAT and not opens_card_reward and action != "skip_card_reward":
             self.evidence = None
+
+    def join_record(self, state: dict, proposal) -> dict | None:
+        """What the session's first proposal in a run says about joining it, once."""
+        if self.join_reported or proposal.wish not in ("execute", "wait"):
+            return None
+        record = proposal.extra.pop("session_join", None)
+        first = self.first_state or {}
+        if record is None and isinstance(first.get("run"), dict) and not is_blocking_popup(state):
+            run = first["run"]
+            record = {"how": "in_run", "screen": first.get("state_type"), "act": run.get("act"),
+                      "floor": run.get("floor")}
+        if record is not None:
+            self.join_reported = True
+            record["run_id"] = self.reported_run_id
+        return record
 
     def decision_fields(self) -> dict:
         prov = None

@@ -1,20 +1,25 @@
 """The built-in STS2MCP policy: a plain heuristic over every screen, with the session's
-memory kept by ``PolicyContext`` (guards) and ``RunContext`` (run identity, card evidence).
+memory kept by ``PolicyContext`` (guards, refusals, futile situations), ``RunContext`` (run
+identity, card evidence, joining a run in progress) and ``StallWatch`` (no silent stall).
 
-Each screen rule returns candidate proposals in preference order; the first one not
-rejected on this very state is proposed. While an accepted action awaits its evidence, a read
-identical to the one it acted on gets a ``suppressed`` duplicate of that action (execution-based
-duplicate suppression: dry-run previews execute nothing, so they never feed it); any other read
-gets a ``wait``. Every proposal row carries ``state_digest``,
-``state_type``, ``run_id``, ``run_seed`` and ``deck_provenance``.
+Each screen rule returns candidate proposals in preference order; the first one the memory
+does not refuse (rejected too often, or accepted before without effect) is proposed. While an
+accepted action awaits its evidence, a read identical to the one it acted on gets a
+``suppressed`` duplicate of that action (dry-run previews execute nothing, so they never feed
+it); any other read gets a ``wait`` — until the action is overdue, when it is released as
+``released_no_effect`` and not proposed again in that situation. A tutorial or popup is
+dismissed at once, whatever is pending: the run's pending action and guards wait for it.
+
+Every proposal row carries ``state_digest``, ``state_type``, ``run_id``, ``run_seed`` and
+``deck_provenance``; executable ones ``guard_snapshot`` and ``situation``; and, when they
+happen, ``released_no_effect``, ``stall``/``escape``, ``session_join``, ``run_outcome``.
 """
 from __future__ import annotations
 
-import time
-
 from .base import Observation, Policy, Proposal
-from .context import PolicyContext, digest, snapshot_for
+from .context import PolicyContext, digest, flow_of, is_blocking_popup, situation_of, snapshot_for
 from .run_state import RunContext
+from .stall import StallWatch
 from . import sts2_screens as screens
 
 
@@ -23,64 +28,102 @@ class Sts2Heuristic(Policy):
 
     def __init__(self, settings: dict, session: dict):
         super().__init__(settings, session)
-        self.stuck = float(session.get("stuck_seconds") or 60)
-        self.ctx = PolicyContext(self.stuck)
+        self.stuck = float(session.get("stuck_seconds") or 20)
+        self.ctx = PolicyContext(int(settings.get("no_effect_reads", 4)),
+                                 float(settings.get("no_effect_seconds", 2.0)))
         self.run = RunContext(self.ctx, bool(session.get("stop_on_run_end", True)))
-        self.idle_since: float | None = None
+        self.stall = StallWatch(self.stuck, int(settings.get("stall_reads", 10)),
+                                settings.get("stall_after_seconds"),
+                                enabled=not session.get("dry_run") and bool(session.get("stuck_seconds", 20)))
+        self.deciding: Observation | None = None
 
     # -- memory ---------------------------------------------------------------------
     def observe(self, obs: Observation) -> None:
         self.run.observe(obs.state, obs.row)
         self.ctx.reconcile(obs.state)
+        self.stall.observe(digest(obs.state))
 
     def record_result(self, proposal: dict, result: dict) -> None:
         self.ctx.record_result(proposal, result)
         self.run.record_result(proposal, result)
+        self.stall.record_result(proposal, result)
+
+    def record_proposal(self, proposal: dict) -> None:
+        """Replayed decisions that changed memory: a no-effect release, a reported join."""
+        if proposal.get("released_no_effect"):
+            self.ctx.apply_release(proposal["released_no_effect"])
+        if proposal.get("session_join"):
+            self.run.join_reported = True
 
     # -- deciding ---------------------------------------------------------------------
     def decide(self, obs: Observation) -> Proposal:
         st = obs.state
         d = digest(st)
         self.deciding = obs  # read by advice.consult (the model_error row's observation_id)
+        released = None
+        popup = is_blocking_popup(st)
+        if self.ctx.overdue(popup):
+            released = self.ctx.release_no_effect(popup)
         p = self._decide(obs, d)
         p.extra.update(state_digest=d, state_type=st.get("state_type"), **self.run.decision_fields())
+        if released is not None:
+            p.extra["released_no_effect"] = released
+        join = self.run.join_record(st, p)
+        if join is not None:
+            p.extra["session_join"] = join
         if p.wish == "execute" and p.action:
             p.extra.setdefault("guard_snapshot", snapshot_for(p.action, p.parameters, st))
-        return self._bounded_waiting(p)
+            p.extra.setdefault("situation", situation_of(p.action, p.parameters, st))
+        return p
 
     def _decide(self, obs: Observation, d: str) -> Proposal:
         if self.run.stop_reason:
             return Proposal.stop(self.run.stop_reason, source="stop_on_run_end")
-        block = self.ctx.blocking()
-        if block is not None:
-            wish, reason = block
-            if wish == "stop":
-                return Proposal.stop(reason)
-            pending = self.ctx.pending
-            if pending.acted_digest == d:  # the very state it acted on: a duplicate, suppressed
-                return Proposal(pending.action, dict(pending.parameters), wish="suppressed",
-                                reason=f"duplicate of the accepted {pending.action} on an unchanged state")
-            return Proposal.wait(reason)
-        if self.ctx.grid_is_stale():
-            return Proposal.wait("the grid changed while accepted toggles are in use")
         st = obs.state
         kind = st.get("state_type")
+        screen = screen_name(st)
+        escapes = self._escapes(st)
+        waiting = self._waiting(st, d)
+        if waiting is not None:  # no way out is tried while an accepted action awaits evidence
+            return self.stall.check(waiting, screen, [], self._allowed(st, d))
         rule = screens.RULES.get(kind)
+        if not is_blocking_popup(st) and self.ctx.grid_is_stale():
+            rule = lambda *_: [Proposal.wait("the grid changed while accepted toggles are in use")]
         if rule is None:
-            return Proposal.wait(f"no rule for screen {kind!r}")
+            return self.stall.check(Proposal.wait(f"no rule for screen {kind!r}: read again"), screen,
+                                    escapes, self._allowed(st, d))
         candidates = rule(self, st, screens.block_of(st))
+        allowed = self._allowed(st, d)
+        refused = []
         for p in candidates if isinstance(candidates, list) else [candidates]:
-            if p.wish != "execute" or not self.ctx.was_rejected_here(d, p.action, p.parameters):
-                return p
-        return Proposal.wait(f"every candidate on this {kind} screen was rejected; waiting for a change")
+            if p.wish != "execute" or allowed(p):
+                return self.stall.check(p, screen, escapes, allowed)
+            refused.append(p.action)
+        wait = Proposal.wait(f"every candidate on this {screen} screen is refused ({', '.join(refused)}); "
+                             "waiting for a change")
+        return self.stall.check(wait, screen, escapes, allowed)
 
-    def _bounded_waiting(self, p: Proposal) -> Proposal:
-        """Waiting is progress only for ``session.stuck_seconds``; then the policy stops."""
-        if p.wish != "wait":
-            self.idle_since = None
-            return p
-        now = time.monotonic()
-        self.idle_since = self.idle_since or now
-        if now - self.idle_since > self.stuck:
-            return Proposal.stop("stuck", extra={**p.extra, "last_wait": p.reason})
-        return p
+    def _waiting(self, st: dict, d: str) -> Proposal | None:
+        """A suppressed duplicate or a wait while a pending action blocks (never on a popup)."""
+        pending = self.ctx.popup_pending if is_blocking_popup(st) else self.ctx.pending
+        if pending is None:
+            return None
+        if pending.acted_digest == d:  # the very state it acted on: a duplicate, suppressed
+            return Proposal(pending.action, dict(pending.parameters), wish="suppressed",
+                            reason=f"duplicate of the accepted {pending.action} on an unchanged state")
+        return Proposal.wait(f"awaiting evidence for the accepted {pending.action} ({pending.kind})")
+
+    def _allowed(self, st: dict, d: str):
+        def allowed(p: Proposal) -> bool:
+            return self.ctx.refusal(d, p.action, p.parameters, situation_of(p.action, p.parameters, st)) is None
+        return allowed
+
+    def _escapes(self, st: dict) -> list[Proposal]:
+        fn = screens.ESCAPES.get(st.get("state_type"))
+        return fn(self, st, screens.block_of(st)) if fn else []
+
+
+def screen_name(st: dict) -> str:
+    """The screen with its variant, as people and the journal name it (``card_select:upgrade``)."""
+    flow = flow_of(st)
+    return st.get("state_type") or "?" if flow == "combat" or flow == "rewards" else flow

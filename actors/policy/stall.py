@@ -1,0 +1,108 @@
+"""``StallWatch``: no silent stall (docs/policy.md, "No silent stall").
+
+Progress is a read that differs from the one before it. A *stall* is ``stall_reads``
+observations in a row without progress and without an accepted action, lasting at least
+``stall_after_s``. Then, in this order:
+
+1. the proposal on that observation (a wait) carries ``stall`` — the screen, how long and how
+   many reads, the last attempts and the game's last refusals — so the journal says what the
+   policy was doing;
+2. each of the screen's documented ways out (``escapes`` from the screen rules, taken from the
+   mod's actions for that screen) is proposed once, marked ``escape: true``, skipping any the
+   policy memory refuses (rejected too often, or accepted without effect);
+3. once none is left and ``stuck_seconds`` passed since the last progress, the policy stops the
+   session with reason ``stuck`` and the same ``stall`` record.
+
+Dry runs execute nothing, so a static state is expected there: the watch is off.
+"""
+from __future__ import annotations
+
+import collections
+import time
+from typing import Callable
+
+from .base import Proposal
+from .context import action_key, refusal_text
+
+
+class StallWatch:
+    def __init__(self, stuck_s: float, stall_reads: int = 10, stall_after_s: float | None = None,
+                 enabled: bool = True):
+        self.stuck_s = stuck_s
+        self.stall_reads = stall_reads
+        self.stall_after_s = min(5.0, stuck_s / 4) if stall_after_s is None else stall_after_s
+        self.enabled = enabled
+        self.last_digest: str | None = None
+        self.since = time.monotonic()
+        self.reads = 0
+        self.reported = False
+        self.tried: set[str] = set()
+        self.history: collections.deque = collections.deque(maxlen=8)
+
+    def observe(self, state_digest: str) -> None:
+        if state_digest != self.last_digest:
+            self.last_digest = state_digest
+            self.since = time.monotonic()
+            self.reads = 0
+            self.reported = False
+            self.tried = set()
+        else:
+            self.reads += 1
+
+    def record_result(self, proposal: dict, result: dict) -> None:
+        entry = {"action": proposal.get("action"), "parameters": proposal.get("parameters") or {},
+                 "outcome": result.get("outcome")}
+        if result.get("outcome") == "rejected":
+            entry["error"] = refusal_text(result)[:200]
+        else:
+            self.reads = 0  # an accepted action is activity (its effect may still come)
+        self.history.append(entry)
+
+    def record(self, screen: str) -> dict:
+        """What the journal says about a stall on ``screen``."""
+        return {"screen": screen, "reads": self.reads,
+                "seconds": round(time.monotonic() - self.since, 3),
+                "tried": list(self.history)[-5:],
+                "refusals": [h for h in self.history if h["outcome"] == "rejected"][-3:],
+                "escapes_tried": sorted(self.tried)}
+
+    def check(self, p: Proposal, screen: str, escapes: list[Proposal],
+              allowed: Callable[[Proposal], bool]) -> Proposal:
+        """``p`` itself, or a way out, or the stop (see the module docstring)."""
+        if not self.enabled or p.wish not in ("wait", "suppressed"):
+            return p
+        idle = time.monotonic() - self.since
+        stalled = (self.reads >= self.stall_reads and idle >= self.stall_after_s) or idle >= self.stuck_s
+        if not stalled:
+            return p
+        if not self.reported:
+            self.reported = True
+            p.extra["stall"] = self.record(screen)
+            p.reason = f"stalled on {screen}: {p.reason}; trying the screen's ways out next"
+            return p
+        for e in escapes:
+            key = action_key(e.action, e.parameters)
+            if e.wish == "execute" and key not in self.tried and allowed(e):
+                self.tried.add(key)
+                e.extra.update(escape=True, stall=self.record(screen))
+                e.reason = f"stalled on {screen}: way out: {e.reason}"
+                return e
+        if idle < self.stuck_s:
+            return p
+        info = self.record(screen)
+        return Proposal.stop("stuck", extra={"stall": info},
+                             reason=f"stuck on {screen} for {info['seconds']:.0f}s: {describe(info)}")
+
+
+def describe(info: dict) -> str:
+    """One line for people: the screen's last refusals, or what was last tried."""
+    refusals = info.get("refusals") or []
+    if refusals:
+        return "last refusals: " + "; ".join(f"{r['action']} -> {r.get('error') or 'rejected'}" for r in refusals)
+    tried = info.get("tried") or []
+    if tried:
+        return "last tried: " + "; ".join(f"{t['action']} ({t['outcome']})" for t in tried[-3:])
+    return "nothing accepted, nothing refused"
+
+
+__all__ = ["StallWatch", "describe"]
