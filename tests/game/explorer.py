@@ -26,6 +26,13 @@ class Explorer:
         self.rng = random.Random(seed)
         self.last_key = ""
         self.repeats = 0
+        self.done: set[str] = set()  # one-time detours already taken (e.g. "abandon_run")
+
+    def once(self, what: str) -> bool:
+        """True the first time ``what`` is asked about."""
+        first = what not in self.done
+        self.done.add(what)
+        return first
 
     def choose(self, state: dict) -> Body | None:
         key = json.dumps(state, sort_keys=True)
@@ -51,9 +58,11 @@ def _menu(ex: Explorer, state: dict) -> Body | None:
     names = [o if isinstance(o, str) else o.get("name") for o in options
              if isinstance(o, str) or o.get("enabled")]
     if screen == "main":
-        if "continue" in names:
-            return _menu_option(ex.pick(["continue", "continue", "abandon_run"]))
+        if "continue" in names:  # first a look at the abandon popup (answered "no")
+            return _menu_option("abandon_run" if ex.once("abandon_run") else "continue")
         return _menu_option("singleplayer")
+    if screen == "popup" and "no" in names and ex.once("popup_no"):
+        return _menu_option("no")
     if screen == "singleplayer":
         return _menu_option("standard")
     if screen == "character_select":
