@@ -186,9 +186,19 @@ class Session:
             if step % 25 == 0 or name.startswith(("map", "menu__main")):
                 self._compendium(client)
             self._in_run_probes(client, state, name)
-            body = explorer.choose(state)
+            body = self._choose(explorer, state, name)
             if body is not None:
                 self._send(client, body)
+
+    def _choose(self, explorer: Explorer, state: dict, name: str) -> dict | None:
+        """The explorer's move; a state it cannot read is recorded (once) and waited out."""
+        try:
+            return explorer.choose(state)
+        except (KeyError, TypeError, IndexError, AttributeError, ValueError) as exc:
+            problem = f"the explorer could not read a {name} state: {exc!r}"
+            if problem not in self.rec.problems:
+                self.rec.problems.append(problem)
+            return {"action": "proceed"}
 
     def _send(self, client: httpx.Client, body: dict) -> None:
         reply = client.post(SP, json=body)

@@ -214,6 +214,7 @@ FALLBACKS: dict[str, list[str]] = {
     "card_reward": ["skip_card_reward"],
     "hand_select": ["combat_confirm_selection"],
     "crystal_sphere": ["crystal_sphere_proceed"],
-    "monster": ["end_turn"], "elite": ["end_turn"], "boss": ["end_turn"],
+    "monster": ["end_turn", "proceed"], "elite": ["end_turn", "proceed"],
+    "boss": ["end_turn", "proceed"],
     "unknown": [], "menu": [],
 }

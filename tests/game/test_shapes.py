@@ -107,3 +107,27 @@ def test_each_state_sample_classifies_as_itself(name):
 def test_skeleton_keeps_types_and_list_kinds():
     assert skeleton({"a": [1, 2, "x"], "b": None}) == {
         "a": ["array", ['"integer"', '"string"']], "b": "null"}
+
+
+# The only lists the source always builds empty (vendor/sts2mcp/README.md): any other empty
+# list in a sample would wrongly forbid elements (an empty sample list matches only []).
+ALWAYS_EMPTY = {("fake_merchant__fight_started", "$.fake_merchant.shop.items"),
+                ("fake_merchant__not_ready", "$.fake_merchant.shop.items"),
+                ("map__start", "$.map.visited"), ("shop__not_ready", "$.shop.items")}
+
+
+def empty_lists(value, path="$"):
+    if isinstance(value, dict):
+        for key, item in value.items():
+            yield from empty_lists(item, f"{path}.{key}")
+    elif isinstance(value, list):
+        if not value:
+            yield path
+        for item in value:
+            yield from empty_lists(item, path + "[]")
+
+
+def test_samples_hold_an_element_in_every_list_the_source_can_fill():
+    found = {(p.stem, path) for p in SAMPLES.glob("*.json") if p.stem != "variance"
+             for path in empty_lists(json.loads(p.read_text()))}
+    assert found == ALWAYS_EMPTY
