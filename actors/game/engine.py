@@ -103,6 +103,7 @@ class Game:
             self.last_render = copy.deepcopy(view)
         if self.waiting > 0 and view.get("state_type") == "unknown":
             self.waiting -= 1
+            self.loading = self.loading and self.waiting > 0
         for t in self.timers:
             t.remaining -= 1
         overlay.on_read(self)
@@ -115,8 +116,10 @@ class Game:
         if self.popup is not None:
             return whole_state(self.popup.view())
         state_type, block, extra = self._screen()
-        if state_type == "menu" or (self.run is None and state_type == "unknown"):
+        if state_type == "menu":
             return whole_state(block)
+        if self.run is None or self.loading:  # the run starting: no RunState yet
+            return {"state_type": state_type, **block}
         run = self.run
         assert run is not None
         return compose(state_type, block, extra,
@@ -126,9 +129,9 @@ class Game:
         """(state_type, the screen's fields, extra top-level entries), in the order of
         ``BuildGameState`` (the popup is handled by ``_render``)."""
         run = self.run
+        if self.waiting > 0 and self.loading:  # RunManager in progress, no RunState
+            return "unknown", TopLevel(), None
         if run is None:
-            if self.waiting > 0 and self.loading:  # RunManager in progress, no RunState
-                return "unknown", TopLevel(), None
             return "menu", menu.menu_view(self), None
         if self.waiting > 0:  # between rooms: CurrentRoom is null
             return "unknown", TopLevel(room_type=None), None

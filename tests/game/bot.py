@@ -260,13 +260,16 @@ def play(client: httpx.Client, style: str = "smart", max_actions: int = 400,
     errors: list[str] = []
     screens: set[str] = set()
     end = time.monotonic() + deadline_s
+    before = client.get("/api/v1/profile").json()  # game_over does not say who won
     while actions < max_actions and time.monotonic() < end:
         state = client.get(SP).json()
         reads += 1
         st = state["state_type"]
         screens.add(st)
         if st == "game_over":
-            return Result(state["game_over"]["outcome"], actions, reads, errors, screens)
+            after = client.get("/api/v1/profile").json()
+            won = after["victories"] > before["victories"]
+            return Result("victory" if won else "defeat", actions, reads, errors, screens)
         body = decide(state, mem)
         if body is None:
             continue

@@ -12,7 +12,8 @@ pytestmark = pytest.mark.timeout(30)
 
 
 def test_knobs_default_off_and_validation():
-    assert all(v == 0 for v in Knobs().as_dict().values())
+    defaults = Knobs().as_dict()
+    assert all(v == 0 for k, v in defaults.items() if k != "acts")  # acts: not hostile
     assert Knobs.from_mapping({"waiting_reads": 2}).waiting_reads == 2
     with pytest.raises(ValueError, match="unknown game knob.*'bogus'"):
         Knobs.from_mapping({"bogus": 1})
@@ -20,6 +21,12 @@ def test_knobs_default_off_and_validation():
         Knobs.from_mapping({"waiting_reads": "2"})
     with pytest.raises(ValueError, match="'enemy_turn_reads' must be >= 0"):
         Knobs.from_mapping({"enemy_turn_reads": -1})
+    with pytest.raises(ValueError, match="'start_in_run' must be 0 or 1"):
+        Knobs(start_in_run=2)
+    with pytest.raises(ValueError, match="exclude each other"):
+        Knobs(start_in_run=1, start_saved_run=1)
+    with pytest.raises(ValueError, match="'start_floor' needs"):
+        Knobs(start_floor=3)
 
 
 def test_reject_every_nth(make_server):
@@ -28,33 +35,42 @@ def test_reject_every_nth(make_server):
         assert post(c, action="menu_select", option="singleplayer")["status"] == "ok"
         reply = post(c, action="menu_select", option="standard")
         assert reply == {"status": "error", "error": "Action rejected: the game is busy"}
-        assert get(c)["menu"]["menu_screen"] == "singleplayer"
+        assert get(c)["menu_screen"] == "singleplayer"
 
 
 def test_slow_confirmation(make_server):
-    srv = make_server(1, Knobs(slow_confirm_reads=2))
+    srv = make_server(2, Knobs(slow_confirm_reads=2))
     with http_client(srv.url) as c:
-        new_run(c)
-        srv.game.run.room = None
-        from actors.game.screens.events_content import _relic_choice
-        with srv.game.lock:
-            _relic_choice(srv.game, None)
-        assert post(c, action="select_relic", index=0)["status"] == "ok"
-        assert get(c)["state_type"] == "relic_select"
-        assert get(c)["state_type"] == "relic_select"
-        assert get(c)["state_type"] != "relic_select"
+        state = drive(c, screen("card_reward"))
+        assert post(c, action="select_card_reward", card_index=0)["status"] == "ok"
+        assert get(c) == state and get(c) == state  # a confirmation: 2 more reads
+        assert get(c)["state_type"] != "card_reward"
 
 
 def test_waiting_reads_between_screens(make_server):
+    # SB BuildGameState: CurrentRoom null → unknown with room_type null (run, player);
+    # RunManager in progress without a RunState → {"state_type": "unknown"} alone
     srv = make_server(2, Knobs(waiting_reads=2))
     with http_client(srv.url) as c:
+        for option in ("singleplayer", "standard", "wanderer", "embark"):
+            post(c, action="menu_select", option=option)
+            if option != "embark":
+                get(c)
+        assert get(c) == {"state_type": "menu", "menu_screen": "tutorial_prompt",
+                          "message": "Enable Tutorials? Choose yes or no.",
+                          "options": [{"name": "no", "enabled": True},
+                                      {"name": "yes", "enabled": True}]}
+        post(c, action="menu_select", option="no")
+        assert get(c) == {"state_type": "unknown"}
+        assert refused(c, action="end_turn") == "Not in combat"
+        assert get(c) == {"state_type": "unknown"}
         drive(c, screen("map"))
         post(c, action="choose_map_node", index=0)
         first = get(c)
-        assert first["state_type"] == "unknown" and first["room_type"] == "Transition"
-        assert "between screens" in refused(c, action="end_turn")
+        assert first["state_type"] == "unknown" and first["room_type"] is None
+        assert list(first) == ["state_type", "room_type", "run", "player"]
         assert get(c)["state_type"] == "unknown"
-        assert get(c)["state_type"] == "monster"
+        assert get(c)["state_type"] != "unknown"
 
 
 def test_enemy_turn_takes_reads(make_server):
@@ -116,5 +132,5 @@ def test_effect_delay_validates_against_stale_state(make_server):
         assert post(c, action="menu_select", option="singleplayer")["status"] == "ok"
         get(c)
         get(c)
-        assert get(c)["menu"]["menu_screen"] == "singleplayer"
+        assert get(c)["menu_screen"] == "singleplayer"
         assert srv.stats()["dropped_effects"] == 1

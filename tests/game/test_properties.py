@@ -21,10 +21,10 @@ def candidates(state: dict) -> list[dict]:
     st_ = state["state_type"]
     out: list[dict] = [{"action": "proceed"}]
     block = state.get(st_) if isinstance(state.get(st_), dict) else {}
-    if st_ == "menu":
-        menu = state["menu"]
-        names = [o if isinstance(o, str) else o["name"] for o in menu.get("options", [])]
-        names += [c["id"] for c in menu.get("characters", [])]
+    if st_ == "menu":  # menu fields are at the top level; "quit" would close the server
+        names = [o if isinstance(o, str) else o["name"] for o in state.get("options", [])]
+        names = [n for n in names if n != "quit"]
+        names += [c["id"] for c in state.get("characters", [])]
         out += [{"action": "menu_select", "option": n} for n in names]
     elif st_ in ("monster", "elite", "boss"):
         p = state["player"]

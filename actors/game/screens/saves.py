@@ -67,7 +67,7 @@ def ask_abandon(game: "Game") -> None:
 
 def _loading(game: "Game") -> None:
     game.waiting = game.knobs.waiting_reads
-    game.loading = True
+    game.loading = game.waiting > 0
 
 
 def return_to_menu(game: "Game") -> None:

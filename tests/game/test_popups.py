@@ -1,0 +1,128 @@
+"""Tutorials and popups that replace the whole state mid-run, and block every action.
+
+Each test names the mod function it checks (Gennadiyev/STS2MCP @ 2fb5390):
+H = McpMod.Helpers.cs, A = McpMod.Actions.cs.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from actors.game.knobs import Knobs
+
+from .conftest import get, http_client, ok, post, refused
+
+pytestmark = pytest.mark.timeout(30)
+
+BLOCKING = ("Blocking popup active. Use menu_select with one of the advertised popup "
+            "options before gameplay actions.")
+TUTORIAL = {"state_type": "menu", "menu_screen": "tutorial",
+            "message": "Tutorial popup active. Use advance to dismiss.",
+            "options": [{"name": "advance", "enabled": True},
+                        {"name": "proceed", "enabled": True}]}
+
+
+def embark(c) -> dict:
+    for option in ("singleplayer", "standard", "ironbound"):
+        ok(c, action="menu_select", option=option)
+    return ok(c, action="menu_select", option="embark")
+
+
+def test_tutorial_prompt_blocks_then_yes_enables_tutorials(client):
+    # H BuildVisibleFtueState (tutorial_prompt); A ExecuteAction's popup check;
+    # A ExecuteMenuSelect's tutorial prompt answers
+    state = embark(client)
+    assert state == {"state_type": "menu", "menu_screen": "tutorial_prompt",
+                     "message": "Enable Tutorials? Choose yes or no.",
+                     "options": [{"name": "no", "enabled": True},
+                                 {"name": "yes", "enabled": True}]}
+    assert refused(client, action="advance_dialogue") == BLOCKING
+    assert refused(client, action="dance") == BLOCKING  # before the unknown-name check
+    assert refused(client, action="menu_select", option="maybe") == \
+        "Unknown tutorial prompt option: maybe. Use: yes, no"
+    assert post(client, action="menu_select", option="YES")["message"] == "Tutorials: enabled"
+    # the first screen of the run now shows its first-time tutorial instead
+    assert get(client) == TUTORIAL
+    assert refused(client, action="advance_dialogue") == BLOCKING
+    assert refused(client, action="menu_select", option="yes") == \
+        "Unknown tutorial option: yes. Use: advance, proceed"
+    assert post(client, action="menu_select", option="proceed")["message"] == \
+        "Dismissed tutorial popup"
+    state = get(client)
+    assert state["state_type"] == "event" and state["event"]["in_dialogue"] is True
+    assert client.get("/api/v1/profile").json()["seen_tutorials"] == ["event",
+                                                                     "tutorial_prompt"]
+
+
+def test_no_disables_tutorials(client):
+    # A ExecuteMenuSelect: "no" → "Tutorials: disabled"; no first-time tutorials follow
+    embark(client)
+    assert post(client, action="menu_select", option="no")["message"] == "Tutorials: disabled"
+    assert get(client)["state_type"] == "event"
+
+
+def test_run_underneath_is_untouched(client):
+    # H BuildVisibleFtueState replaces the whole state; the run resumes as it was
+    embark(client)
+    ok(client, action="menu_select", option="no")
+    before = get(client)
+    assert post(client, action="advance_dialogue")["status"] == "ok"
+    after = get(client)
+    assert after != before
+
+
+def test_ftue_buttons_disabled_on_first_read(make_server):
+    # knob ftue_unready_reads; A ExecuteMenuSelect: no actionable advance control
+    srv = make_server(1, Knobs(ftue_unready_reads=2))
+    with http_client(srv.url) as c:
+        embark(c)
+        post(c, action="menu_select", option="yes")
+        first = get(c)
+        assert first["menu_screen"] == "tutorial"
+        assert first["options"] == [{"name": "advance", "enabled": False},
+                                    {"name": "proceed", "enabled": False}]
+        assert refused(c, action="menu_select", option="advance") == (
+            "Tutorial popup visible but no actionable advance/proceed control is "
+            "available; retry after the next state poll")
+        assert get(c)["options"][0]["enabled"] is False
+        assert get(c) == TUTORIAL
+
+
+def test_random_popups_mid_run(make_server):
+    # H BuildVisiblePopupState; A ExecutePopupOption's texts
+    srv = make_server(1, Knobs(popup_every_reads=3))
+    with http_client(srv.url) as c:
+        embark(c)
+        ok(c, action="menu_select", option="no")
+        popups, reads = [], 0
+        while len(popups) < 4 and reads < 60:
+            state = get(c)
+            reads += 1
+            if state.get("menu_screen") != "popup":
+                continue
+            assert list(state) == ["state_type", "menu_screen", "message", "body", "options"]
+            popups.append(state)
+            assert refused(c, action="advance_dialogue") == BLOCKING
+            names = [o["name"] for o in state["options"]]
+            assert refused(c, action="menu_select", option="nope") == \
+                f"Popup option 'nope' is not actionable. Use: {', '.join(names)}"
+            disabled = [o["name"] for o in state["options"] if not o["enabled"]]
+            if disabled:
+                assert refused(c, action="menu_select", option=disabled[0]) == \
+                    f"Popup option '{disabled[0]}' is disabled"
+            enabled = next(o["name"] for o in state["options"] if o["enabled"])
+            assert post(c, action="menu_select", option=enabled.upper())["message"] == \
+                f"Selected popup option: {enabled}"
+            assert get(c).get("menu_screen") != "popup"
+        assert len(popups) == 4
+
+
+def test_popups_are_deterministic(make_server):
+    seen = []
+    for _ in range(2):
+        srv = make_server(5, Knobs(popup_every_reads=2))
+        with http_client(srv.url) as c:
+            embark(c)
+            ok(c, action="menu_select", option="no")
+            seen.append([get(c) for _ in range(6)])
+    assert seen[0] == seen[1]
