@@ -44,6 +44,9 @@ SCHEMA: dict[str, Any] = {
         "builtin": (bool, True, None),
         "seed": (int, 1, None),
         "rom": ((str, type(None)), None, None),
+        "start_checkpoint": ((str, type(None)), None, None),  # pyboy: a .ckpt file or a recording dir
+        "battery_save": ((str, type(None)), None, None),      # pyboy: battery RAM (.ram) to start from
+        "battery_mode": (str, "load", ("load", "load-and-keep")),
         "knobs": (dict, {}, None),
         "timeout_s": (NUM, 5.0, None),
         "poll_interval_s": (NUM, 0.05, None),
@@ -62,7 +65,7 @@ SCHEMA: dict[str, Any] = {
         "max_steps": ((int, type(None)), None, None),
         "dry_run": (bool, False, None),
         "stop_on_run_end": (bool, True, None),
-        "stuck_seconds": (NUM, 60.0, None),
+        "stuck_seconds": (NUM, 20.0, None),
     },
     "supervisor": {
         "heartbeat_s": (NUM, 0.5, None),

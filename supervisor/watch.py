@@ -11,9 +11,14 @@ A session ends (``StreamWatch.stop_reason``) when:
   ``max_steps``). A step is an observation with its decision; when a policy pipelines its
   steps (several decisions per observation, see ``actors.steps``) it is a decision, and the
   session ends once every pipelined decision in flight has its result.
+
+For a session that ends ``stuck``, ``stuck_line()`` says where: the screen (from the policy's
+``stall`` record when it stopped itself, else the last observation's state type) and the
+game's last refusals (action and the game's error text).
 """
 from __future__ import annotations
 
+import collections
 import time
 
 from actors.steps import StepTracker
@@ -29,6 +34,8 @@ class StreamWatch:
         self.last_progress = time.monotonic()
         self.stop_reason: str | None = None
         self.last_state_type: str | None = None
+        self.stall: dict | None = None  # the newest ``stall`` record a proposal carried
+        self.refusals: collections.deque = collections.deque(maxlen=3)  # (action, error text)
 
     @property
     def steps(self) -> int:
@@ -42,6 +49,8 @@ class StreamWatch:
             self.last_progress = time.monotonic()
         if ev == "observation":
             self.last_state_type = row.get("state_type")
+        elif ev == "proposal" and isinstance(row.get("stall"), dict):
+            self.stall = row["stall"]
         elif ev == "proposal_status":
             st = row["status"]
             self.dispositions[st] = self.dispositions.get(st, 0) + 1
@@ -52,7 +61,10 @@ class StreamWatch:
         elif ev == "action_result":
             if row.get("outcome") in self.outcomes:
                 self.outcomes[row["outcome"]] += 1
-            pid = (self.track.attempts.get(row["attempt_id"]) or {}).get("proposal_id")
+            attempt = self.track.attempts.get(row["attempt_id"]) or {}
+            if row.get("outcome") == "rejected":
+                self.refusals.append((attempt.get("action") or "?", refusal_text(row)))
+            pid = attempt.get("proposal_id")
             self._resolve(self.track.obs_of_proposal.get(pid))
             then_stop = self.track.proposals.get(pid, {}).get("then_stop") if pid else None
             if then_stop:
@@ -73,3 +85,15 @@ class StreamWatch:
 
     def idle_seconds(self) -> float:
         return time.monotonic() - self.last_progress
+
+    def stuck_line(self) -> str:
+        """Where a stuck session stood: its screen and the game's last refusals."""
+        screen = (self.stall or {}).get("screen") or self.last_state_type or "?"
+        refusals = "; ".join(f"{a} -> {e}" for a, e in self.refusals) or "none"
+        return f"stuck on screen {screen}; last refusals: {refusals}"
+
+
+def refusal_text(row: dict) -> str:
+    resp = row.get("response")
+    text = resp.get("error") if isinstance(resp, dict) else None
+    return str(text or row.get("error") or "rejected")[:160]

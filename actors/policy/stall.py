@@ -90,8 +90,8 @@ class StallWatch:
         if idle < self.stuck_s:
             return p
         info = self.record(screen)
-        return Proposal.stop("stuck", extra={"stall": info},
-                             reason=f"stuck on {screen} for {info['seconds']:.0f}s: {describe(info)}")
+        return Proposal.stop("stuck", extra={"stall": info,
+                                             "stuck_on": f"{screen} for {info['seconds']:.0f}s: {describe(info)}"})
 
 
 def describe(info: dict) -> str:

@@ -59,4 +59,6 @@ class Start(Command):
                              "summary could not be written — the journal is incomplete evidence\n")
         if sup.stop_detail:
             sys.stderr.write(f"detail: {sup.stop_detail}\n")
+        if (s or {}).get("reason", sup.stop_reason) == "stuck":  # the last line says where
+            sys.stderr.write(sup.watch.stuck_line() + "\n")
         return code

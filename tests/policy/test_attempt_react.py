@@ -1,0 +1,174 @@
+"""Attempt, then react; no silent stall; popups mid-run; joining a run in progress — the built-in
+policy fed the mod's shapes (vendor/sts2mcp samples, edited per case), with a stand-in clock.
+"""
+from __future__ import annotations
+
+from actors.policy.base import Observation
+from supervisor.watch import StreamWatch
+from tests.policy.driver import Clock, Driver, sample
+
+
+def full_belt_rewards():
+    rw = sample("rewards")
+    rw["rewards"]["items"] = [i for i in rw["rewards"]["items"] if i["type"] == "potion"]
+    rw["player"]["max_potion_slots"] = len(rw["player"]["potions"])
+    return rw
+
+
+def test_a_potion_claim_with_a_full_belt_is_released_recorded_and_not_sent_again(monkeypatch):
+    clock = Clock(monkeypatch)
+    d = Driver()
+    rw = full_belt_rewards()
+    assert d.play(rw).action == "claim_reward"  # the mod answers ok; nothing changes
+    for _ in range(4):
+        p = d.see(rw)
+        assert p.wish == "suppressed", "the very state it acted on: a duplicate, never sent"
+        clock.advance(0.6)
+    p = d.see(rw)
+    released = p.extra["released_no_effect"]
+    assert released["action"] == "claim_reward" and released["reads"] >= 4 and released["seconds"] >= 2
+    assert p.action == "proceed", "the futile claim is not proposed again"
+    assert d.rows[-1]["released_no_effect"] == released, "journalled on the proposal row"
+
+
+def test_a_release_survives_a_restart_through_the_replayed_proposal_rows(monkeypatch):
+    clock = Clock(monkeypatch)
+    d = Driver()
+    rw = full_belt_rewards()
+    d.play(rw)
+    for _ in range(5):
+        d.see(rw)
+        clock.advance(1)
+    fresh = Driver()  # a restarted policy replays the journal through the hooks
+    fresh.policy.observe(Observation("o-1", 1, "run", rw, {}))
+    first = dict(d.rows[0])
+    fresh.policy.record_proposal(first)
+    fresh.policy.record_result(first, {"outcome": "accepted", "response": {"status": "ok"}})
+    for row in d.rows[1:]:
+        fresh.policy.record_proposal(row)
+    assert fresh.see(rw).action == "proceed"
+
+
+def test_a_potion_duplicate_is_dropped_for_a_new_kind_when_the_belt_is_full():
+    rw = full_belt_rewards()
+    held = dict(rw["player"]["potions"][0], id="BLOCK_POTION", name="Block Potion")
+    rw["player"]["potions"] = [dict(held, slot=n) for n in range(3)]
+    rw["player"]["max_potion_slots"] = 3
+    p = Driver().see(rw)
+    assert (p.action, p.parameters) == ("discard_potion", {"slot": 2})
+
+
+def test_a_purchase_that_changed_nothing_is_released_and_the_shop_is_left(monkeypatch):
+    clock = Clock(monkeypatch)
+    d = Driver()
+    st = sample("shop")
+    st["shop"]["items"] = [st["shop"]["items"][1]]
+    st["shop"]["items"][0].update(index=0, can_afford=True)
+    assert d.play(st).action == "shop_purchase"
+    for n in range(10):  # unrelated fields move; the item does not
+        st["player"]["gold"] = 100 + n
+        p = d.see(st)
+        if "released_no_effect" in p.extra:
+            break
+        assert p.wish == "wait"
+        clock.advance(0.5)
+    assert n == 4, "released after 4 reads and 2 s, not before"
+    assert p.extra["released_no_effect"]["action"] == "shop_purchase" and p.action == "proceed"
+
+
+def test_an_identical_refused_action_is_not_sent_a_fourth_time_in_a_row():
+    d = Driver()
+    st = sample("shop")
+    for item in st["shop"]["items"]:
+        item["can_afford"] = False
+    st["shop"]["can_proceed"] = False
+    sent = []
+    for n in range(6):
+        st["player"]["gold"] = n  # every read differs
+        p = d.play(st, "rejected", "No proceed button available or enabled")
+        sent.append(p.action)
+    assert sent[:3] == ["proceed"] * 3 and "proceed" not in sent[3:]
+
+
+def test_a_stall_is_journalled_ways_out_tried_then_the_session_stops_stuck(monkeypatch):
+    clock = Clock(monkeypatch)
+    d = Driver(stuck_seconds=20)
+    st = sample("overlay")  # nothing the policy can do: it waits
+    rows = []
+    for _ in range(80):
+        p = d.see(st)
+        rows.append(d.rows[-1])
+        if p.wish == "execute":
+            d.answer("rejected", "No proceed button available or enabled")
+        if p.wish == "stop":
+            break
+        clock.advance(0.5)
+    stall_rows = [r for r in rows if "stall" in r]
+    assert stall_rows[0]["wish"] == "wait" and stall_rows[0]["stall"]["screen"] == "overlay"
+    escapes = [r for r in rows if r.get("escape")]
+    assert [r["action"] for r in escapes] == ["proceed"]
+    last = rows[-1]
+    assert last["wish"] == "stop" and last["action"] is None and p.reason == "stuck"
+    assert last["stuck_on"].startswith("overlay for ")
+    assert last["stall"]["refusals"][-1]["error"] == "No proceed button available or enabled"
+    assert rows.index(escapes[0]) > rows.index(stall_rows[0])
+    assert (len(rows) - 1) * 0.5 <= 20 + 0.5, "ends within stuck_seconds of the last change"
+
+
+def test_dry_runs_never_stall():
+    d = Driver(dry_run=True)
+    st = sample("overlay")
+    assert all(d.see(st).wish == "wait" for _ in range(40))
+
+
+def test_a_mid_run_popup_is_dismissed_and_the_pending_action_survives_it():
+    d = Driver()
+    st = sample("shop")
+    assert d.play(st).action == "shop_purchase"
+    popup = d.play(sample("menu__popup"))
+    assert popup.action == "menu_select" and popup.extra["popup_screen"] == "popup"
+    assert d.policy.ctx.pending.action == "shop_purchase", "the run's pending action is kept"
+    p = d.see(st)  # back in the shop, the purchase still shows nothing: no second purchase
+    assert p.wish == "suppressed" and p.action == "shop_purchase"
+
+
+def test_a_tutorial_mid_selection_keeps_the_toggles():
+    d = Driver()
+    up = sample("card_select__upgrade")
+    d.play(up)
+    d.play(sample("menu__tutorial"))
+    assert d.policy.ctx.toggles == {0} and d.policy.ctx.flow == "card_select:upgrade"
+    assert d.see(up).parameters == {"index": 1}, "the accepted toggle stays reserved"
+
+
+def test_joining_mid_run_is_said_once_with_the_run_identity():
+    d = Driver()
+    ident = {"status": "ok", "run_id": "r-7", "seed": "S"}
+    p = d.see(sample("map"), run_identity=ident)
+    assert p.extra["session_join"] == {"how": "in_run", "screen": "map", "act": 1, "floor": 3, "run_id": "r-7"}
+    assert p.extra["run_id"] == "r-7"
+    assert "session_join" not in d.see(sample("map")).extra
+
+
+def test_joining_through_continue_on_a_saved_run():
+    d = Driver()
+    p = d.see(sample("menu__main_saved_run"))
+    assert p.parameters == {"option": "continue"} and p.extra["session_join"]["how"] == "continue_saved_run"
+    assert "session_join" not in Driver().see(sample("menu__main")).extra
+
+
+def test_the_supervisor_names_the_screen_and_the_last_refusals_of_a_stuck_session():
+    w = StreamWatch(None)
+    seq = iter(range(1, 100))
+    feed = lambda **row: w.feed({"sequence": next(seq), **row})
+    feed(event="observation", observation_id="o-1", step=1, state_type="rest_site")
+    feed(event="proposal", proposal_id="p-1", observation_id="o-1", action="proceed", parameters={})
+    feed(event="action_attempt", attempt_id="a-1", proposal_id="p-1", observation_id="o-1",
+         action="proceed", parameters={})
+    feed(event="action_result", attempt_id="a-1", outcome="rejected", http_status=200,
+         response={"status": "error", "error": "No proceed button available or enabled"})
+    assert w.stuck_line() == ("stuck on screen rest_site; last refusals: "
+                              "proceed -> No proceed button available or enabled")
+    feed(event="proposal", proposal_id="p-2", observation_id="o-1", action=None, parameters={},
+         stall={"screen": "card_select:upgrade"})
+    assert w.stuck_line().startswith("stuck on screen card_select:upgrade;")
