@@ -6,7 +6,9 @@ Lifecycle (``run`` calls them in order; ``python -m actors.emulator`` runs it):
   session directory exists), then opens the session: a fresh recording under
   ``<session_dir>/recording/``, or, when that recording already exists (this is a restart
   after a crash), ``resume_from_latest_checkpoint`` onto a new branch, and an
-  ``emulator_resumed`` journal row with the lost interval. Raises on a bad profile or ROM;
+  ``emulator_resumed`` journal row with the lost interval. A fresh session starts from the
+  profile's battery save (``game.battery_save``) and start checkpoint
+  (``game.start_checkpoint``); ``emulator_started`` names both, with their SHA-256. Raises on a bad profile or ROM;
   ``run`` turns that into a recorded session stop instead of a restart loop.
 * ``serve`` — answers ``emulator_observe``, ``emulator_step`` (alone or in an
   ``emulator_step_batch``) and ``emulator_checkpoint``
@@ -14,7 +16,9 @@ Lifecycle (``run`` calls them in order; ``python -m actors.emulator`` runs it):
   in exactly one place (``_dispatch``); the actor itself never dies of a bad request.
 * ``on_stop`` — records ``emulator_stats`` (requests served, frame reached, and the share of
   the time from its first request to its last reply it spent working: ``busy_percent``),
-  finalizes the recording (status ``stopped``, the session's stop reason) and closes PyBoy, which writes battery RAM into the recording. If the process is killed
+  finalizes the recording (status ``stopped``, the session's stop reason) and closes PyBoy,
+  which writes battery RAM into the recording (and, with ``game.battery_mode:
+  load-and-keep``, back to ``game.battery_save``: ``emulator_battery_kept``). If the process is killed
   instead, the next start resumes.
 """
 from __future__ import annotations
@@ -37,6 +41,7 @@ from protocol import to_emulator as req
 from protocol.errors import ProtocolError
 from protocol.to_recorder import RecordEvent
 
+from .battery import BATTERY_FILE, describe, write_atomically
 from .config import ConfigProblem, EmulatorConfig
 from .errors import (EmulatorError, InvalidButton, InvalidOption, LimitExceeded, RecordingStopped,
                      SessionClosed)
@@ -77,7 +82,10 @@ class EmulatorActor:
             "rom_source": self.config.rom_source, "record": self.config.record,
             "recording": self._rel(self.recording_dir) if self.config.record else None,
             "memory_regions": {k: list(v) for k, v in regions.items()},
-            "checkpoint_every_frames": self.config.checkpoint_every_frames}, key=uuid.uuid4().hex)
+            "checkpoint_every_frames": self.config.checkpoint_every_frames,
+            "frame_budget": self.config.limits.max_frames if self.config.record else None,
+            "start_checkpoint": self.config.start_checkpoint,
+            "battery_save": self._battery_json()}, key=uuid.uuid4().hex)
         self.session = self._open(regions)
         if self.session.resume_info is not None:
             info = self.session.resume_info
@@ -94,15 +102,50 @@ class EmulatorActor:
         self._update_status()
 
     def _open(self, regions: dict) -> EmulatorSession:
+        """Resume the session's recording after a crash, or open a fresh session: from the
+        battery save and the start checkpoint of the profile, when it names them."""
         c = self.config
         common = dict(sound=c.sound, memory_regions=regions, checkpoint_every_frames=c.checkpoint_every_frames)
-        if not c.record:
-            return EmulatorSession(c.rom, cgb=c.cgb, battery_dir=Path(self.ctx.session_dir) / "battery",
-                                   **common)
-        if (self.recording_dir / "events.jsonl").exists():
+        if c.record and (self.recording_dir / "events.jsonl").exists():
             return resume_from_latest_checkpoint(self.recording_dir, c.rom, fsync_inputs=c.fsync_inputs, **common)
-        options = RecordingOptions(path=self.recording_dir, limits=c.limits, fsync_inputs=c.fsync_inputs)
-        return EmulatorSession(c.rom, cgb=c.cgb, recording=options, **common)
+        if c.record:
+            options = RecordingOptions(path=self.recording_dir, limits=c.limits, fsync_inputs=c.fsync_inputs)
+            session = EmulatorSession(c.rom, cgb=c.cgb, recording=options, battery=c.battery, **common)
+        else:
+            session = EmulatorSession(c.rom, cgb=c.cgb, battery_dir=Path(self.ctx.session_dir) / "battery",
+                                      battery=c.battery, **common)
+        if c.start_checkpoint is not None:
+            try:
+                session.start_from_checkpoint(Path(c.start_checkpoint["path"]))
+            except BaseException:
+                session.close()
+                raise
+        return session
+
+    def _battery_json(self) -> dict | None:
+        c = self.config
+        if c.battery_path is None:
+            return None
+        loaded = c.battery.to_json() if c.battery else {"source": str(c.battery_path.resolve()), "sha256": None,
+                                                         "bytes": 0, "absent": True}
+        return {**loaded, "mode": c.battery_mode}
+
+    def _keep_battery(self, session: EmulatorSession) -> None:
+        """``game.battery_mode: load-and-keep``: the session's final battery RAM replaces
+        ``game.battery_save`` (atomically), and a row says which bytes were written."""
+        c = self.config
+        if c.battery_mode != "load-and-keep" or c.battery_path is None or session.battery_dir is None:
+            return
+        source = session.battery_dir / BATTERY_FILE
+        if not source.is_file():
+            return
+        data = source.read_bytes()
+        write_atomically(c.battery_path, data)
+        try:
+            self._journal("emulator_battery_kept", {"path": str(c.battery_path.resolve()), **describe(data)},
+                          key=f"emulator_battery_kept:{self.ctx.start_count}:{os.getpid()}", deadline_s=2)
+        except RequestFailed as exc:
+            log.warning("emulator_battery_kept not recorded: %s", exc)
 
     def serve(self) -> None:
         sock = self.ctx.zctx.socket(zmq.ROUTER)
@@ -132,6 +175,7 @@ class EmulatorActor:
                     except RecordingStopped:
                         pass
                 session.close()
+                self._keep_battery(session)
         finally:
             self.recorder.close()
 

@@ -16,8 +16,8 @@ import warnings
 from pathlib import Path
 
 from .buttons import diff
-from .errors import CheckpointDamaged
-from .rom import RomIdentity
+from .errors import CheckpointDamaged, InvalidOption
+from .rom import RAM_BANK, RomIdentity, battery_ram_size
 
 with warnings.catch_warnings():
     warnings.simplefilter("ignore")  # PyBoy's SDL2 import warning: we never open a window
@@ -37,6 +37,10 @@ class Machine:
         self.identity = RomIdentity.from_bytes(self.rom)
         self.cgb = self.identity.prefers_cgb if cgb is None else bool(cgb)
         self.sound = sound
+        self.battery_size = battery_ram_size(self.rom)
+        if battery_ram is not None and self.identity.battery and len(battery_ram) != self.battery_size:
+            raise InvalidOption("battery RAM", f"<{len(battery_ram):,} bytes>",
+                                f"{self.battery_size:,} bytes, this cartridge's battery RAM size")
         ram_file = io.BytesIO(battery_ram) if battery_ram and self.identity.battery else None
         rtc_file = io.BytesIO(rtc) if rtc else None
         self._pyboy = PyBoy(io.BytesIO(self.rom), window="null", sound_emulated=sound,
@@ -74,6 +78,18 @@ class Machine:
 
     def read(self, address: int, length: int = 1) -> bytes:
         return bytes(self._pyboy.memory[address:address + length])
+
+    def battery_ram(self) -> bytes:
+        """The cartridge's battery RAM as PyBoy saves it (every RAM bank), without stopping;
+        empty for a cartridge without a battery."""
+        if not self.identity.battery:
+            return b""
+        memory, out = self._pyboy.memory, bytearray()
+        for bank in range(self.battery_size // RAM_BANK):
+            # PyBoy 2.8 refuses a slice reaching 0xC000 (its bound check is off by one)
+            out += bytes(memory[bank, 0xA000:0xBFFF])
+            out.append(memory[bank, 0xBFFF])
+        return bytes(out)
 
     @property
     def title(self) -> str:

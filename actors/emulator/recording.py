@@ -97,8 +97,9 @@ class Recording:
     # ---- lifecycle -----------------------------------------------------------------------
     @classmethod
     def create(cls, rom: RomIdentity, cgb: bool, limits: RecordingLimits | None = None, *,
-               path: Path | None = None, parent: Path | None = None) -> "Recording":
-        """Create a fresh recording (exclusive), applying the parent admission rules."""
+               path: Path | None = None, parent: Path | None = None, extra: dict | None = None) -> "Recording":
+        """Create a fresh recording (exclusive), applying the parent admission rules.
+        ``extra``: more header fields (the battery RAM loaded and started from)."""
         limits = limits or RecordingLimits()
         path = _prepare_directory(path, parent)
         parent_fd = os.open(path.parent, os.O_RDONLY)
@@ -116,7 +117,7 @@ class Recording:
             header = {"schema": SCHEMA_VERSION, "writer": WRITER, "protocolVersion": PROTOCOL_VERSION,
                       "pyboyVersion": pyboy_version(), "implementationHash": implementation_hash(),
                       "sessionId": uuid.uuid4().hex, "createdAt": now(), "rom": rom.to_json(),
-                      "cgb": cgb, "limits": limits.to_json(), "branchId": "branch-0001"}
+                      "cgb": cgb, "limits": limits.to_json(), "branchId": "branch-0001", **(extra or {})}
             writer = j.JournalWriter(path / EVENTS)
             writer.append(j.HEADER, header)
             writer.sync()
@@ -155,11 +156,14 @@ class Recording:
                                            "sha256": hashlib.sha256(torn).hexdigest()})
         return recording, scan, summary
 
-    def stop(self, outcome: str | None, reason: str | None, status: str) -> None:
+    def stop(self, outcome: str | None, reason: str | None, status: str, *, battery: dict | None = None) -> None:
+        """Finalize: the ``stop`` event (with the battery RAM left, if any), fsync, manifest."""
         self.frames.flush()
-        self.append(j.STOP, {"status": status, "outcome": outcome, "reason": reason, "at": now(),
-                             "executionWallTimeMs": round(self.execution_ms, 3),
-                             "framesExecuted": self.frames_executed})
+        fields = {"status": status, "outcome": outcome, "reason": reason, "at": now(),
+                  "executionWallTimeMs": round(self.execution_ms, 3), "framesExecuted": self.frames_executed}
+        if battery is not None:
+            fields["battery"] = battery
+        self.append(j.STOP, fields)
         self.journal.sync()
         self.status, self.outcome, self.reason = status, outcome, reason
         self.write_manifest()

@@ -9,7 +9,8 @@ its writer lock. A new process calls :func:`resume_from_latest_checkpoint`, whic
 3. appends a ``lost-interval`` event: the actions and frames after the newest checkpoint
    on the branch that was current (or after that branch's start) are not restorable;
 4. restores the newest checkpoint into a fresh PyBoy on a new branch (reason ``resume``),
-   or boots from frame 0 on a new branch when no checkpoint exists.
+   or boots from frame 0 on a new branch when no checkpoint exists -- with the battery RAM
+   the recording started with (``battery/start.ram``, checked against the header).
 
 The returned session's ``resume_info`` holds ``{"lostInterval": ..., "branch": ...}`` (the
 ``lost-interval`` event's fields and the new branch) for callers that journal the resume.
@@ -21,6 +22,7 @@ from collections.abc import Mapping
 from pathlib import Path
 
 from . import journal as j
+from .battery import read_start
 from .errors import CheckpointIncompatible
 from .reader import Summary
 from .recording import Recording
@@ -56,7 +58,7 @@ def resume_from_latest_checkpoint(recording_path: Path | str, rom: bytes, *, sou
             raise CheckpointIncompatible(recording_path, "romSha256", header["rom"]["sha256"], identity.sha256)
         session = EmulatorSession.__new__(EmulatorSession)
         session._setup(rom, header["cgb"], sound, memory_regions, rec, battery_dir, checkpoint_every_frames,
-                       fsync_inputs=fsync_inputs)
+                       fsync_inputs=fsync_inputs, start_ram=read_start(rec.path, header))
         session.branch_id, session.action_index, session.frame = (summary.branch_id, summary.action_index,
                                                                   summary.frame)
         latest = list(summary.checkpoints.values())[-1] if summary.checkpoints else None

@@ -31,6 +31,8 @@ from pathlib import Path
 
 from . import checkpoints as ck
 from . import journal as j
+from .battery import (BATTERY_DIR, BATTERY_FILE, START_FILE, BatterySave, describe,
+                      write_atomically)
 from .buttons import normalize, ordered
 from .errors import (CheckpointNotFound, CheckpointNotNeutral, CheckpointTampered, InvalidOption,
                      RecordingError, SessionClosed)
@@ -41,9 +43,8 @@ from .machine import Machine
 from .reader import EXPORT_DEFAULT_LIMIT, export_page, summarize
 from .recording import OUTCOMES, Recording, now
 from .results import BranchInfo, CheckpointInfo, Observation, RecordingSpan, Sample, StepResult
-from .rom import RomIdentity
+from .rom import RomIdentity, battery_ram_size
 
-BATTERY_FILE = "battery.ram"
 MAX_REASON = 1000
 MAX_STEP_FRAMES = 216_000
 
@@ -72,6 +73,19 @@ def sample_points(start: int, frames: int, samples: int, every: int | None) -> t
     return sorted(points), requested
 
 
+def _previous_battery(battery_dir: Path | None, size: int) -> bytes | None:
+    """``battery_dir/battery.ram`` when present (the library's reload from a session dir)."""
+    path = Path(battery_dir) / BATTERY_FILE if battery_dir and size else None
+    return BatterySave.read(path, size).data if path is not None and path.is_file() else None
+
+
+def _sizes(battery: Path | None) -> tuple[int, int]:
+    """Sizes of ``battery.ram`` and its ``.rtc`` beside it (0 when absent)."""
+    if battery is None:
+        return (0, 0)
+    return tuple(p.stat().st_size if p.is_file() else 0 for p in (battery, battery.with_suffix(".rtc")))
+
+
 def _check_int(name: str, value: object, low: int, high: int) -> int:
     if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
         raise InvalidOption(name, value, f"an integer {low}..{high}")
@@ -84,26 +98,41 @@ class EmulatorSession:
     def __init__(self, rom: bytes, *, cgb: bool | None = None, sound: bool = False,
                  memory_regions: Mapping[str, tuple[int, int]] | None = None,
                  recording: RecordingOptions | None = None, battery_dir: Path | None = None,
-                 checkpoint_every_frames: int | None = None):
+                 checkpoint_every_frames: int | None = None, battery: BatterySave | None = None):
+        """``battery``: battery RAM to start from (a cartridge with a battery only); without
+        it, ``battery_dir/battery.ram`` is loaded when present, else the RAM starts empty."""
         identity = RomIdentity.from_bytes(rom)
+        size = battery_ram_size(rom) if identity.battery else 0
+        if battery is not None and len(battery.data) != size:
+            raise InvalidOption("battery", f"{battery.source} ({len(battery.data):,} bytes)",
+                                f"{size:,} bytes, this cartridge's battery RAM size" if size
+                                else "nothing: this cartridge has no battery")
+        start = battery.data if battery else _previous_battery(battery_dir, size)
         rec = None
         if recording is not None:
             cgb_mode = identity.prefers_cgb if cgb is None else bool(cgb)
+            extra = {"batteryLoaded": battery.to_json() if battery else None,
+                     "batteryStart": describe(start or bytes(size)) if size else None}
             rec = Recording.create(identity, cgb_mode, recording.limits, path=recording.path,
-                                   parent=recording.parent)
+                                   parent=recording.parent, extra=extra)
         self._setup(rom, cgb, sound, memory_regions, rec, battery_dir, checkpoint_every_frames,
-                    fsync_inputs=bool(recording and recording.fsync_inputs))
+                    fsync_inputs=bool(recording and recording.fsync_inputs), start_ram=start)
+        if rec is not None and size:
+            ram = self._machine.battery_ram()   # what the cartridge starts with, counted from now
+            rec.charge(write_atomically(rec.path / BATTERY_DIR / START_FILE, ram))
+            self._save_battery()
+            rec.write_manifest()
 
-    def _setup(self, rom, cgb, sound, memory_regions, rec, battery_dir, every, fsync_inputs=False):
+    def _setup(self, rom, cgb, sound, memory_regions, rec, battery_dir, every, fsync_inputs=False,
+               start_ram: bytes | None = None):
         self._rom = bytes(rom)
         self._sound = sound
         self._recording: Recording | None = rec
         self._fsync_inputs = fsync_inputs
-        self.battery_dir = Path(battery_dir) if battery_dir else (rec.path / "battery" if rec else None)
+        self.battery_dir = Path(battery_dir) if battery_dir else (rec.path / BATTERY_DIR if rec else None)
         battery = self.battery_dir / BATTERY_FILE if self.battery_dir else None
         rtc = battery.with_suffix(".rtc") if battery else None
-        self._machine = Machine(self._rom, cgb=cgb, sound=sound,
-                                battery_ram=battery.read_bytes() if battery and battery.is_file() else None,
+        self._machine = Machine(self._rom, cgb=cgb, sound=sound, battery_ram=start_ram,
                                 rtc=rtc.read_bytes() if rtc and rtc.is_file() else None)
         self.rom: RomIdentity = self._machine.identity
         self.cgb: bool = self._machine.cgb
@@ -314,7 +343,7 @@ class EmulatorSession:
         """
         self._require_open("restore a checkpoint")
         rec = self._recording
-        header, state, event = self._load_checkpoint(checkpoint)
+        header, state, event, file_sha = self._load_checkpoint(checkpoint)
         started = time.perf_counter()
         fresh = Machine(self._rom, cgb=self.cgb, sound=self._sound)
         try:
@@ -333,13 +362,16 @@ class EmulatorSession:
             rec.branch_count += 1
             self.branch_id = f"branch-{rec.branch_count:04d}"
             info = BranchInfo(self.branch_id, parent, checkpoint_id, self.action_index, self.frame, reason)
-            rec.append(j.BRANCH, {**info.to_json(), "executionMs": self._account(started)})
+            source = {} if event else {"checkpointFile": str(Path(checkpoint).resolve()), "fileSha256": file_sha,
+                                       "sourceSessionId": header.get("sessionId"),
+                                       "sourceCheckpointId": header.get("checkpointId")}
+            rec.append(j.BRANCH, {**info.to_json(), **source, "executionMs": self._account(started)})
             rec.sync()
             rec.write_manifest()
             return info
         return BranchInfo(parent, parent, checkpoint_id, self.action_index, self.frame, reason)
 
-    def _load_checkpoint(self, checkpoint: str | Path) -> tuple[dict, bytes, dict | None]:
+    def _load_checkpoint(self, checkpoint: str | Path) -> tuple[dict, bytes, dict | None, str]:
         rec = self._recording
         event = None
         if isinstance(checkpoint, Path):
@@ -355,9 +387,20 @@ class EmulatorSession:
         data = ck.read(path)
         header, state = ck.decode(data, checkpoint)
         ck.check_identity(header, build_identity(self.rom.sha256, self.cgb), checkpoint)
-        if event is not None and hashlib.sha256(data).hexdigest() != event["fileSha256"]:
-            raise CheckpointTampered(checkpoint, event["fileSha256"], hashlib.sha256(data).hexdigest())
-        return header, state, event
+        file_sha = hashlib.sha256(data).hexdigest()
+        if event is not None and file_sha != event["fileSha256"]:
+            raise CheckpointTampered(checkpoint, event["fileSha256"], file_sha)
+        return header, state, event, file_sha
+
+    def start_from_checkpoint(self, path: Path) -> BranchInfo:
+        """Continue from a checkpoint file of an earlier session (``game.start_checkpoint``):
+        restore it (identity-checked, reason ``start-checkpoint``; the branch event names the
+        file, its SHA-256 and the session it came from) and, when recording, save it again as
+        this recording's first checkpoint, so a crash resume comes back to it."""
+        branch = self.restore(Path(path), reason="start-checkpoint")
+        if self._recording is not None:
+            self.checkpoint("start checkpoint")
+        return branch
 
     # ---- recording control ---------------------------------------------------------------
     def status(self) -> dict:
@@ -395,25 +438,53 @@ class EmulatorSession:
             raise InvalidOption("reason", reason if not isinstance(reason, str) else f"<{len(reason)} chars>",
                                 f"a string of at most {MAX_REASON} characters")
         status = outcome if outcome in ("failed", "cancelled") else "stopped"
-        rec.stop(outcome, reason, status)
+        rec.stop(outcome, reason, status, battery=self._save_battery())
         return self.status()
 
     def close(self) -> None:
         """Stop PyBoy (battery RAM saved into the session), cancel a live recording, release it."""
         if self.closed:
             return
+        rec = self._recording
+        if rec is not None and rec.status == "live":
+            rec.stop("cancelled", "closed before stop", "cancelled", battery=self._save_battery())
         self.closed = True
         if self._hasher is not None:
             self._hasher.shutdown(wait=True)
-        battery = self.battery_dir / BATTERY_FILE if self.battery_dir else None
-        written = self._machine.close(battery)
-        rec = self._recording
+        battery = self._battery_path()
+        before = _sizes(battery)
+        self._machine.close(battery)   # the same RAM again, and the RTC of a cart that has one
         if rec is not None:
-            if self.battery_dir is not None and self.battery_dir.resolve().is_relative_to(rec.path.resolve()):
-                rec.charge(written)
-            if rec.status == "live":
-                rec.stop("cancelled", "closed before stop", "cancelled")
+            grown = sum(_sizes(battery)) - sum(before)
+            if grown and self._battery_charged():
+                rec.charge(grown)
+                rec.write_manifest()
             rec.close()
+
+    # ---- battery -------------------------------------------------------------------------
+    def battery_ram(self) -> bytes:
+        """The cartridge's battery RAM now (empty for a cartridge without a battery)."""
+        self._require_open("read the battery RAM")
+        return self._machine.battery_ram()
+
+    def _battery_path(self) -> Path | None:
+        return self.battery_dir / BATTERY_FILE if self.battery_dir and self.rom.battery else None
+
+    def _battery_charged(self) -> bool:
+        rec = self._recording
+        return bool(rec and self.battery_dir and self.battery_dir.resolve().is_relative_to(rec.path.resolve()))
+
+    def _save_battery(self) -> dict | None:
+        """Write ``battery.ram`` from the cartridge's RAM now (charged when it is in the
+        recording); None for a cartridge without a battery."""
+        path = self._battery_path()
+        if path is None:
+            return None
+        ram = self._machine.battery_ram()
+        grown = write_atomically(path, ram)
+        if self._battery_charged():
+            self._recording.charge(grown)
+        return describe(ram)
 
     def __enter__(self) -> "EmulatorSession":
         return self

@@ -1,5 +1,10 @@
 """Check a profile without running it; print the effective profile with --json.
 
+For the pyboy backend it also reads what the emulator would load -- ``game.rom`` (missing,
+unreadable, too small, not a multiple of 16 KiB, bad header checksum, unknown cartridge
+type), ``game.start_checkpoint`` and ``game.battery_save`` -- and exits 2 naming the key,
+the path and what is wrong.
+
 Example:
   supervisor validate run/profiles/demo.yaml
   supervisor validate run/profiles/demo.yaml --set session.max_steps=10 --json
@@ -8,6 +13,7 @@ from __future__ import annotations
 
 import sys
 
+from actors.emulator.config import ConfigProblem, EmulatorConfig
 from supervisor import profile as prof
 
 from .base import Command, emit
@@ -29,5 +35,13 @@ class Validate(Command):
                 emit(args, {"ok": False, "error": str(exc), "key": exc.key}, "")
             sys.stderr.write(f"error: {exc}\n")
             return 2
+        if profile["game"]["backend"] == "pyboy":
+            try:  # the cartridge, start checkpoint and battery save the emulator would load
+                EmulatorConfig.from_profile(lambda key, default=None: prof.get(profile, key, default))
+            except ConfigProblem as exc:
+                if args.json:
+                    emit(args, {"ok": False, "error": f"{args.profile}: {exc}", "key": exc.key}, "")
+                sys.stderr.write(f"error: {args.profile}: {exc}\n")
+                return 2
         emit(args, {"ok": True, "profile": profile}, f"{args.profile}: ok")
         return 0

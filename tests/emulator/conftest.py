@@ -53,3 +53,23 @@ def window_rom(demo_rom) -> bytes:
     start-up changes; the header checksum covers 0x134..0x14C only, so it stays valid."""
     assert demo_rom.count(LCD_ON_BG) == 1, "game.asm's LCD start-up changed: update this fixture"
     return demo_rom.replace(LCD_ON_BG, LCD_ON_BG_WINDOW)
+
+
+@pytest.fixture(scope="session")
+def battery_rom(demo_rom) -> bytes:
+    """The demo cartridge declared as MBC1 + RAM + battery with 8 KiB of RAM (header bytes
+    0x147 and 0x149, header checksum fixed). The game never touches cartridge RAM, so
+    whatever battery RAM it starts with is exactly what it leaves."""
+    rom = bytearray(demo_rom)
+    rom[0x147], rom[0x149] = 0x03, 0x02
+    x = 0
+    for b in rom[0x134:0x14D]:
+        x = (x - b - 1) & 0xFF
+    rom[0x14D] = x
+    return bytes(rom)
+
+
+@pytest.fixture(scope="session")
+def battery_pattern() -> bytes:
+    """8 KiB no cartridge RAM starts with by itself."""
+    return bytes((i * 7 + 3) & 0xFF for i in range(8192))

@@ -29,10 +29,14 @@ def test_rex_runner_boots_and_keeps_battery_ram_in_the_session(rex_rom, tmp_path
 def test_rex_runner_in_dmg_mode_reloads_battery_from_the_session_dir(rex_rom, tmp_path):
     battery_dir = tmp_path / "session"
     with EmulatorSession(rex_rom, cgb=False, battery_dir=battery_dir) as session:
-        session.step([], 300)
+        assert session.battery_ram() == bytes(8192), "a new cartridge's RAM is empty"
+        session.step([], 700)          # the game writes its save (scoreboard) during start-up
     saved = (battery_dir / "battery.ram").read_bytes()
+    assert len(saved) == 8192 and any(saved), "rex-runner wrote a save"
     with EmulatorSession(rex_rom, cgb=False, battery_dir=battery_dir) as again:
         assert again.cgb is False
+        assert again.battery_ram() == saved, "the save was loaded into the cartridge RAM before the first frame"
         again.step([], 60)
-    assert len(saved) == 8192 and (battery_dir / "battery.ram").is_file()
-    assert not list(battery_dir.glob("*.tmp"))
+        assert again.battery_ram() == saved, "the game accepted its own save"
+    assert (battery_dir / "battery.ram").read_bytes() == saved
+    assert not list(battery_dir.glob("*.tmp")) and not list(battery_dir.glob(".*.tmp"))
