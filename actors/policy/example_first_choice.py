@@ -6,8 +6,8 @@ from actors.policy.base import Observation, Policy, Proposal
 FIRST = {"map": ("next_options", "choose_map_node", "index"), "rewards": ("items", "claim_reward", "index"),
          "card_reward": ("cards", "select_card_reward", "card_index"),
          "event": ("options", "choose_event_option", "index"), "card_select": ("cards", "select_card", "index"),
-         "fake_merchant": ("options", "choose_event_option", "index"),
          "hand_select": ("cards", "combat_select_card", "card_index"),
+         "rest_site": ("options", "choose_rest_option", "index"),
          "relic_select": ("relics", "select_relic", "index"), "bundle_select": ("bundles", "select_bundle", "index"),
          "treasure": ("relics", "claim_treasure_relic", "index")}
 CONFIRM = {"card_select": "confirm_selection", "hand_select": "combat_confirm_selection",
@@ -35,18 +35,18 @@ class FirstChoice(Policy):
         return Proposal.wait("everything here was refused; waiting for a change")
 
     def candidates(self, kind: str, st: dict):
-        block = st.get(kind) or {}
+        block = st if kind == "menu" else st.get(kind) or {}  # menus: fields at the top level
         if block.get("can_confirm") and kind in CONFIRM:
             yield Proposal(CONFIRM[kind], {}, "confirm")
         if kind in ("monster", "elite", "boss"):
-            enemy = st["battle"]["enemies"][0]["entity_id"]
-            for card in (c for c in st["player"]["hand"] if c.get("can_play")):
-                yield Proposal("play_card", {"card_index": card["index"], "target": enemy}, "play")
-            yield Proposal("end_turn", {}, "nothing to play")
+            for enemy in (st.get("battle") or {}).get("enemies", [])[:1]:
+                for card in (c for c in st["player"]["hand"] if c.get("can_play")):
+                    yield Proposal("play_card", {"card_index": card["index"], "target": enemy["entity_id"]}, "play")
+                yield Proposal("end_turn", {}, "nothing to play")
         names = [o if isinstance(o, str) else o["name"] for o in block.get("options", [])
                  if kind in ("menu", "game_over") and (isinstance(o, str) or o.get("enabled"))]
-        if kind == "menu" and block.get("characters") and "embark" not in names:
-            yield Proposal("menu_select", {"option": block["characters"][0]["id"]}, "pick")
+        if kind == "menu" and block.get("characters"):  # pick the first character, then embark
+            names = ["embark"] if "embark" in names else [block["characters"][0]["id"]]
         for name in (n for n in names if n not in ("back", "yes")):
             yield Proposal("menu_select", {"option": name}, "first option",
                            then_stop="run_ended" if kind == "game_over" else None)
