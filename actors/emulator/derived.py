@@ -70,8 +70,10 @@ def _check_dir(path: Path, output: str, create: bool) -> None:
         raise OutputRefused(output, f"{path} is not a directory")
 
 
-def authorize_output(output: str | Path, recording: Path, workspace: Path, suffix: str) -> OutputTarget:
-    """The checked target of ``output`` (see the module docstring); creates missing parents."""
+def authorize_output(output: str | Path, recording: Path, workspace: Path, suffix: str, *,
+                     allow_recording: bool = True) -> OutputTarget:
+    """The checked target of ``output`` (see the module docstring); creates missing parents.
+    ``allow_recording=False`` (a review's contact sheet) admits only ``<workspace>/artifacts/``."""
     text = str(output)
     if not text or "\x00" in text:
         raise OutputRefused(repr(text), "an output path must be a non-empty path")
@@ -81,12 +83,15 @@ def authorize_output(output: str | Path, recording: Path, workspace: Path, suffi
         raise OutputRefused(text, f"the output must end with {suffix}")
     target = Path(os.path.normpath(Path(workspace, text) if not os.path.isabs(text) else text))
     for kind, root, base in _roots(recording, workspace):
+        if kind == "recording" and target.is_relative_to(root) and not allow_recording:
+            raise OutputRefused(text, "a review writes nothing inside the recording; use artifacts/")
         if target.is_relative_to(root) and target != root:
             rel = target.relative_to(root)
             break
     else:
-        raise OutputRefused(text, f"only the recording directory {recording} or the workspace's top-level "
-                            f"{Path(workspace, ARTIFACTS)}/ may receive it")
+        allowed = f"the recording directory {recording} or " if allow_recording else ""
+        raise OutputRefused(text, f"only {allowed}the workspace's top-level {Path(workspace, ARTIFACTS)}/ "
+                            "may receive it")
     if kind == "recording" and (rel.parts[0] in WORKER_OWNED or rel.parts[0].startswith(".")):
         raise OutputRefused(text, f"{rel.parts[0]} is owned by the recording's writer; use e.g. clips/NAME{suffix}")
     _check_dir(root.parent, text, create=False)

@@ -227,7 +227,9 @@ def _deliver(req: ReviewRequest, checked: list[CheckedFrame], title: str, root: 
     if req.image_layout == "individual":
         return tuple((c.to_json(root), c.data) for c in verified), None, None
     if not verified:
-        return (), None, {"composed": False, "reason": "no verified retained frame in the interval"}
+        reason = ("empty interval: nothing to compose" if req.from_action_index == req.to_action_index
+                  else "no verified retained frame in the interval")
+        return (), None, {"composed": False, "reason": reason}
     sheet, meta = compose(verified, title)
     return (), sheet, meta
 

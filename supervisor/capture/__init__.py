@@ -7,6 +7,9 @@ One module per subcommand, each defining its ``Command`` class next to its entry
                   exit 0 / 3 incomplete / 4 damaged / 2 usage
     recordings.py ``capture archive|retrieve|restore|diagnose``: emulator recording maintenance
                   (actors/emulator/archive.py, lease.py); exit 0 / 1 refused / 3 interrupted
+    review.py     ``capture review``: an interval of an emulator recording (actors/emulator/review.py)
+    clip.py       ``capture clip``: a GIF from a recording's retained frames (actors/emulator/clips.py)
+    evidence.py   what review and clip share: PATH resolution, errors, exit 0 / 1 refused / 2 usage / 4 damaged
     session.py    one session directory: two streaming passes over events.jsonl
     stream.py     line-by-line readers, the torn-row marks of recorder_resumed, file digests
     chain.py      torn rows, common fields, sequences and the hash chain
