@@ -1,4 +1,6 @@
-"""``GET /api/v1/singleplayer?format=markdown``: a human-readable rendering of a state."""
+"""``GET /api/v1/singleplayer?format=markdown``: a human-readable rendering of a state
+(ours: the mod's ``FormatAsMarkdown`` text is not imitated; menus render their top-level
+fields, blocks their keys)."""
 
 from __future__ import annotations
 
@@ -31,6 +33,9 @@ def render(state: dict) -> str:
 
 
 def _block(value: Any) -> list[str]:
+    if isinstance(value, list):  # a top-level list (a menu's options)
+        return [f"- {x if isinstance(x, str) else json.dumps(x, sort_keys=True)}"
+                for x in value]
     if not isinstance(value, dict):
         return [str(value)]
     out = []
