@@ -162,6 +162,8 @@ class Handler(BaseHTTPRequestHandler):
         self.send_header("Content-Length", str(len(data)))
         for name, value in CORS:
             self.send_header(name, value)
+        if self.command == "HEAD":  # headers only
+            data = b""
         self._headers_buffer.append(b"\r\n" + data)  # one write: headers and body
         self.flush_headers()
 

@@ -61,14 +61,22 @@ def test_no_disables_tutorials(client):
     assert get(client)["state_type"] == "event"
 
 
-def test_run_underneath_is_untouched(client):
-    # H BuildVisibleFtueState replaces the whole state; the run resumes as it was
-    embark(client)
-    ok(client, action="menu_select", option="no")
-    before = get(client)
-    assert post(client, action="advance_dialogue")["status"] == "ok"
-    after = get(client)
-    assert after != before
+def test_run_underneath_is_untouched(make_server):
+    # H BuildVisiblePopupState replaces the whole state; the run resumes as it was
+    srv = make_server(1, Knobs(popup_every_reads=4))
+    with http_client(srv.url) as c:
+        embark(c)
+        post(c, action="menu_select", option="no")
+        before = get(c)
+        assert before["state_type"] == "event"
+        popup = get(c)
+        while popup["state_type"] != "menu":
+            before, popup = popup, get(c)
+        assert popup["menu_screen"] == "popup"
+        assert refused(c, action="advance_dialogue") == BLOCKING
+        enabled = next(o["name"] for o in popup["options"] if o["enabled"])
+        assert get(c) == popup  # it stays until dismissed
+        assert ok(c, action="menu_select", option=enabled) == before
 
 
 def test_ftue_buttons_disabled_on_first_read(make_server):
