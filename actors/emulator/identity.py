@@ -3,10 +3,12 @@
 * ``PROTOCOL_VERSION`` — the emulator worker protocol; bump when requests or checkpoint
   semantics change.
 * :func:`pyboy_version` — ``importlib.metadata.version("pyboy")``.
-* :func:`implementation_hash` — SHA-256 over this package's core source files (every
-  top-level ``*.py`` except the policy helpers and the actor's wiring, which cannot affect
-  emulation), so changing
-  the emulator code invalidates old checkpoints even when the ROM is unchanged.
+* :func:`implementation_hash` — SHA-256 over the source files that run the emulation and
+  write or read its states (``EMULATION_MODULES``), so changing the emulator code
+  invalidates old checkpoints even when the ROM is unchanged. Modules that only read or
+  maintain recordings (reader, review, clips, archives, ...), the actor's wiring and the
+  policies cannot change what a state means and are left out: editing them must not make
+  every saved checkpoint (``game.start_checkpoint``) stale.
 """
 
 from __future__ import annotations
@@ -19,7 +21,8 @@ from pathlib import Path
 PROTOCOL_VERSION = 1
 SCHEMA_VERSION = 1
 WRITER = "gamerig.actors.emulator"
-_NOT_EMULATION = {"policy.py", "actor.py", "config.py", "__main__.py"}
+EMULATION_MODULES = ("battery.py", "buttons.py", "checkpoints.py", "identity.py", "machine.py", "rom.py",
+                     "session.py")
 
 
 @functools.cache
@@ -31,10 +34,8 @@ def pyboy_version() -> str:
 def implementation_hash() -> str:
     digest = hashlib.sha256()
     package = Path(__file__).resolve().parent
-    for path in sorted(package.glob("*.py")):
-        if path.name in _NOT_EMULATION:
-            continue
-        digest.update(path.name.encode() + b"\0" + path.read_bytes() + b"\0")
+    for name in EMULATION_MODULES:
+        digest.update(name.encode() + b"\0" + (package / name).read_bytes() + b"\0")
     return digest.hexdigest()
 
 
