@@ -5,6 +5,7 @@ from __future__ import annotations
 import functools
 import hashlib
 import os
+import stat
 import subprocess
 import sys
 from pathlib import Path
@@ -15,6 +16,7 @@ from actors.emulator.session import EmulatorSession, RecordingOptions
 
 REPO = Path(__file__).resolve().parents[2]
 WORKER = Path(__file__).with_name("lease_worker.py")
+BIG = 64 * 1024 * 1024
 
 
 @functools.lru_cache(maxsize=1)
@@ -61,14 +63,19 @@ def snapshot(root: Path, *, times: bool = True) -> dict:
 
 
 def content(root: Path) -> dict:
-    """Relative path -> (mode, bytes) of every file and directory: what a move must preserve."""
+    """Relative path -> (mode, bytes, mtime) of every member (a symlink's target, never followed;
+    no bytes for directories and special files): what a move must preserve."""
     out = {}
     for base, dirs, files in os.walk(root):
         for name in dirs + files:
             path = Path(base) / name
             info = os.lstat(path)
-            out[str(path.relative_to(root))] = (info.st_mode, None if os.path.isdir(path) else path.read_bytes(),
-                                                None if os.path.isdir(path) else info.st_mtime_ns)
+            regular = stat.S_ISREG(info.st_mode)
+            if regular and info.st_size > BIG:
+                data = (info.st_size, info.st_blocks)     # a huge sparse file: its size and allocation
+            else:
+                data = path.read_bytes() if regular else os.readlink(path) if stat.S_ISLNK(info.st_mode) else None
+            out[str(path.relative_to(root))] = (info.st_mode, data, info.st_mtime_ns if regular else None)
     return out
 
 
