@@ -59,6 +59,15 @@ MONSTERS: dict[str, MonsterDef] = {m.id: m for m in [
         Move("TOUCH", "Attack", damage=4),
         Move("VEIL", "Defend", block=6),
     )),
+    MonsterDef("WARDEN", "The Warden", (80, 80), (
+        Move("LASH", "Attack", damage=6, hits=2),
+        Move("BRACE", "AttackDefend", damage=8, block=8),
+        Move("SHACKLE", "Debuff", weak=1, vulnerable=1),
+    ), opening="SHACKLE"),
+    MonsterDef("FAKE_MERCHANT", "Fake Merchant", (34, 34), (
+        Move("HAGGLE", "Attack", damage=7),
+        Move("PEDDLE", "Debuff", damage=3, weak=1),
+    )),
 ]}
 
 MONSTER_ENCOUNTERS: tuple[tuple[str, ...], ...] = (
@@ -71,3 +80,24 @@ MONSTER_ENCOUNTERS: tuple[tuple[str, ...], ...] = (
 ELITE_ENCOUNTERS: tuple[tuple[str, ...], ...] = (("SENTINEL",), ("SENTINEL", "GNAT"))
 BOSS_ENCOUNTER: tuple[str, ...] = ("HOLLOW_KING", "SHADE")
 BOSS_ID = "HOLLOW_KING"
+
+
+@dataclass(frozen=True)
+class Boss:
+    """An act's boss encounter: its id and title (the map's ``boss``) and its monsters."""
+
+    id: str
+    name: str
+    monsters: tuple[str, ...]
+
+
+BOSSES: tuple[Boss, ...] = (
+    Boss("HOLLOW_KING", "Hollow King", BOSS_ENCOUNTER),
+    Boss("WARDEN", "The Warden", ("WARDEN",)),
+)
+FAKE_MERCHANT_ENCOUNTER: tuple[str, ...] = ("FAKE_MERCHANT",)
+
+
+def boss_of(act: int) -> Boss:
+    """The boss of act ``act`` (acts past the list repeat it)."""
+    return BOSSES[(act - 1) % len(BOSSES)]

@@ -67,9 +67,10 @@ class Combat:
         self.kind = kind
         self.rng = r
         self.enemies: list[Enemy] = []
+        scale = 1 + (run.act - 1) / 4  # later acts: tougher monsters
         for i, mid in enumerate(monster_ids):
             m = MONSTERS[mid]
-            hp = r.randint(*m.hp)
+            hp = int(r.randint(*m.hp) * scale)
             self.enemies.append(Enemy(i + 1, mid, m.name, hp, hp))
         self.draw: list[Card] = [c.copy() for c in run.deck]
         r.shuffle(self.draw)
@@ -92,6 +93,8 @@ class Combat:
         self.start_player_turn()
         if run.has_relic("ANCHOR_STONE"):
             self.block += 10
+        if run.has_relic("TIN_ANCHOR"):
+            self.block += 4
 
     # ----- queries -------------------------------------------------------------------
     def living(self) -> list[Enemy]:
@@ -111,13 +114,12 @@ class Combat:
         return next((e for eid, e in self.entity_ids() if eid == entity_id), None)
 
     def unplayable_reason(self, card: Card) -> str | None:
+        """The game's ``UnplayableReason`` name, or None when the card can be played."""
         cost = card.d.cost_for(card.upgraded)
         if cost is None:
             return "Unplayable"
-        if self.phase != "player":
-            return "Not your turn"
         if cost != "X" and cost > self.energy:
-            return "Not enough energy"
+            return "EnergyCostTooHigh"
         return None
 
     # ----- turn structure -----------------------------------------------------------
@@ -192,6 +194,9 @@ class Combat:
         absorbed = min(self.block, amount)
         self.block -= absorbed
         self.run.hp = max(0, self.run.hp - (amount - absorbed))
+        if self.run.hp == 0 and "FAIRY_POTION" in self.run.potions:  # Automatic usage
+            self.run.potions[self.run.potions.index("FAIRY_POTION")] = None
+            self.run.hp = max(1, self.run.max_hp * 30 // 100)
 
     def hit_enemy(self, e: Enemy, base: int) -> None:
         amount = damage_value(base, self.status, e.status)

@@ -23,6 +23,9 @@ command-line flags of ``python -m actors.game`` (``--effect-delay-reads 2`` etc.
     enemy_turn_reads        the enemy turn is visible (turn "enemy", not play phase) for
                             N reads before the next player turn.
     state_error_every       every Nth state read fails with a 500 state-building error.
+    acts                    acts in a run (default 2, not a hostile knob): each act's boss
+                            leads to rewards and the next act; the last act's boss ends the
+                            run in victory.
     popup_every_reads       every Nth state read inside a run opens a popup (``menu_screen``
                             ``popup``) that blocks every action until dismissed.
     ftue_unready_reads      a first-time tutorial's advance/proceed buttons are disabled for
@@ -61,6 +64,7 @@ class Knobs:
     waiting_reads: int = field(default=0, metadata={"help": "N transient 'unknown' reads between screens"})
     enemy_turn_reads: int = field(default=0, metadata={"help": 'the enemy turn stays visible for N reads'})
     state_error_every: int = field(default=0, metadata={"help": 'every Nth state read fails with a 500 state-building error'})
+    acts: int = field(default=2, metadata={"help": "acts in a run (>= 1); the last act's boss ends the run"})
     popup_every_reads: int = field(default=0, metadata={"help": 'every Nth in-run state read opens a blocking popup'})
     ftue_unready_reads: int = field(default=0, metadata={"help": "a tutorial's advance/proceed stay disabled for N reads"})
     sticky_overlay_reads: int = field(default=0, metadata={"help": 'an unhandled overlay stays N reads (default 2)'})
@@ -79,6 +83,8 @@ class Knobs:
                 raise ValueError(f"game knob {f.name!r} must be >= 0, got {value}")
             if f.metadata.get("flag") and value not in (0, 1):
                 raise ValueError(f"game knob {f.name!r} must be 0 or 1, got {value}")
+        if self.acts < 1:
+            raise ValueError(f"game knob 'acts' must be >= 1, got {self.acts}")
         if self.start_in_run and self.start_saved_run:
             raise ValueError("game knobs 'start_in_run' and 'start_saved_run' exclude each "
                              "other: start inside a run, or on the main menu with it saved")

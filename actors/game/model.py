@@ -3,6 +3,7 @@
 The run owns the persistent deck (never shown in the state, as in the real mod), the map
 position, the current room and a stack of overlays (top = visible). Screens (rooms and
 overlays) are objects with ``state_type`` and ``block(game)``; see ``screens/``.
+``open_map`` is the one way every screen leaves for the map.
 """
 
 from __future__ import annotations
@@ -82,6 +83,7 @@ class Run:
     map_open: bool = False
     room: Screen | None = None
     overlays: list[Screen] = field(default_factory=list)
+    lingering: Screen | None = None  # an overlay left under the open map (crystal sphere)
     combat: "Combat | None" = None
     waiting: int = 0
     actions: int = 0
@@ -133,6 +135,14 @@ class Run:
     @property
     def top(self) -> Screen | None:
         return self.overlays[-1] if self.overlays else None
+
+
+def open_map(game: Any) -> None:
+    """Show the map (the screen a room's proceed button leads to)."""
+    run = game.run
+    assert run is not None
+    run.map_open = True
+    game.transition()
 
 
 def top_screen(game: Any, cls: type, refusal: str) -> Any:

@@ -1,8 +1,10 @@
 """A simple scripted bot for tests: ``decide(state, memory)`` and ``play(client)``.
 
-It knows only the documented API. ``style`` changes its taste: ``"smart"`` plays to win,
-``"passive"`` only ends turns (to reach a defeat), ``"explore"`` prefers map nodes and
-options it has not seen yet (for screen coverage).
+It knows only the documented API (the mod's shapes, docs/game.md). ``style`` changes its
+taste: ``"smart"`` plays to win, ``"passive"`` only ends turns (to reach a defeat),
+``"explore"`` prefers map nodes, options and potions it has not tried yet (for coverage).
+It never sends what the game would answer ``ok`` to without an effect it can wait for:
+no potion claim or purchase with a full belt, no click on a sphere without divinations.
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ from typing import Any
 import httpx
 
 SP = "/api/v1/singleplayer"
+COMBAT = ("monster", "elite", "boss")
 
 
 @dataclass
@@ -24,44 +27,61 @@ class Memory:
     chosen_titles: set[str] = field(default_factory=set)
     picked_cards: set[str] = field(default_factory=set)
     shop_bought: set[int] = field(default_factory=set)
-    shop_floor: int = -1
+    shop_floor: tuple[int, int] = (0, -1)
     clicked: set[tuple[int, int]] = field(default_factory=set)
 
 
 def decide(state: dict, mem: Memory) -> dict | None:
     """The next action body, or None to just read again."""
     st = state["state_type"]
-    handler = HANDLERS.get(st)
     if st != "card_select":
         mem.toggled.clear()
     if st != "crystal_sphere":
         mem.clicked.clear()
+    handler = HANDLERS.get(st)
     return handler(state, mem) if handler else None
 
 
+def _first_enabled(options: list) -> str | None:
+    for o in options:
+        if isinstance(o, str):
+            return o
+        if o.get("enabled"):
+            return o["name"]
+    return None
+
+
 def _menu(state: dict, mem: Memory) -> dict | None:
-    # menus, tutorials and popups put their fields at the top level (no block)
     screen = state["menu_screen"]
-    if screen in ("tutorial_prompt", "tutorial", "popup"):
-        option = next(o["name"] for o in state["options"] if o["enabled"])
-        return {"action": "menu_select", "option": option}
+    options = state.get("options", [])
+    names = [o if isinstance(o, str) else o["name"] for o in options]
     if screen == "main":
-        return {"action": "menu_select",
-                "option": "continue" if "continue" in state["options"] else "singleplayer"}
-    if screen == "singleplayer":
-        return {"action": "menu_select", "option": "standard"}
-    embark = next((o for o in state["options"] if o["name"] == "embark"), {})
-    if not embark.get("enabled"):  # the pick is not shown; only embark's state tells
-        ch = next(c for c in state["characters"] if not c["locked"])
-        return {"action": "menu_select", "option": ch["id"]}
-    return {"action": "menu_select", "option": "embark"}
+        pick = "continue" if "continue" in names else "singleplayer"
+    elif screen == "singleplayer":
+        pick = "standard"
+    elif screen == "character_select":
+        embark = next((o for o in options if o["name"] == "embark"), {})
+        if embark.get("enabled"):
+            pick = "embark"
+        else:
+            pick = next(c["id"] for c in state["characters"] if not c["locked"])
+    else:  # tutorial prompt, tutorial page, popup: the first enabled button
+        pick = _first_enabled(options)
+    return {"action": "menu_select", "option": pick} if pick else None
 
 
-def _event(state: dict, mem: Memory) -> dict:
-    block = state.get("event") or state.get("fake_merchant")
+def _belt_full(state: dict) -> bool:
+    p = state["player"]
+    return len(p["potions"]) >= p["max_potion_slots"]
+
+
+def _event(state: dict, mem: Memory) -> dict | None:
+    block = state["event"]
     if block["in_dialogue"]:
         return {"action": "advance_dialogue"}
     options = [o for o in block["options"] if not o["is_locked"]]
+    if not options:
+        return None
     pick = options[0]
     if mem.style == "explore":
         fresh = [o for o in options if o["title"] not in mem.chosen_titles]
@@ -70,7 +90,21 @@ def _event(state: dict, mem: Memory) -> dict:
     return {"action": "choose_event_option", "index": pick["index"]}
 
 
+def _fake_merchant(state: dict, mem: Memory) -> dict:
+    fm = state["fake_merchant"]
+    if fm["started_fight"]:
+        return {"action": "proceed"}
+    foul = next((p for p in state["player"]["potions"] if p["id"] == "FOUL_POTION"), None)
+    if foul is not None and mem.style == "explore":
+        return {"action": "use_potion", "slot": foul["slot"]}
+    return _buy(state, fm["shop"]["items"], mem) or {"action": "proceed"}
+
+
 def _map(state: dict, mem: Memory) -> dict:
+    p = state["player"]
+    salve = next((x for x in p["potions"] if x["id"] == "HEALING_SALVE"), None)
+    if salve is not None and p["hp"] < p["max_hp"] // 2:
+        return {"action": "use_potion", "slot": salve["slot"]}
     options = state["map"]["next_options"]
     if mem.style == "explore":
         fresh = [o for o in options if o["type"] not in mem.seen_types]
@@ -88,26 +122,25 @@ def _incoming(state: dict) -> int:
     for e in state["battle"]["enemies"]:
         for it in e["intents"]:
             if it["type"] == "Attack":
-                label = it["label"]
-                a, _, b = label.partition("x")
+                a, _, b = it["label"].partition("x")
                 total += int(a) * (int(b) if b else 1)
     return total
 
 
 def _combat(state: dict, mem: Memory) -> dict | None:
-    battle = state["battle"]
-    if not battle["is_play_phase"]:
+    battle = state.get("battle")
+    if battle is None or not battle["is_play_phase"]:  # combat ended / enemy turn
         return None
     if mem.style == "passive":
         return {"action": "end_turn"}
     player = state["player"]
-    enemies = battle["enemies"]
-    weakest = min(enemies, key=lambda e: e["hp"])["entity_id"]
+    weakest = min(battle["enemies"], key=lambda e: e["hp"])["entity_id"]
     for potion in player["potions"]:
-        body = {"action": "use_potion", "slot": potion["slot"]}
-        if potion["target_type"] == "AnyEnemy":
-            body["target"] = weakest
-        return body
+        if potion["can_use_in_combat"]:
+            body = {"action": "use_potion", "slot": potion["slot"]}
+            if potion["target_type"] == "AnyEnemy":
+                body["target"] = weakest
+            return body
     need_block = _incoming(state) - player["block"] > 6
     playable = [c for c in player["hand"] if c["can_play"]]
     playable = [c for c in playable if c["cost"] != "X" or player["energy"] >= 2]
@@ -116,8 +149,7 @@ def _combat(state: dict, mem: Memory) -> dict | None:
     blocks = [c for c in playable if c["type"] == "Skill"]
     attacks = [c for c in playable if c["type"] == "Attack"]
     others = [c for c in playable if c["type"] not in ("Skill", "Attack")]
-    order = (blocks + others + attacks) if need_block else (others + attacks + blocks)
-    card = order[0]
+    card = ((blocks + others + attacks) if need_block else (others + attacks + blocks))[0]
     body = {"action": "play_card", "card_index": card["index"]}
     if card["target_type"] == "AnyEnemy":
         body["target"] = weakest
@@ -125,16 +157,14 @@ def _combat(state: dict, mem: Memory) -> dict | None:
 
 
 def _hand_select(state: dict, mem: Memory) -> dict:
-    hs = state["hand_select"]
-    if hs["can_confirm"]:
+    if state["hand_select"]["can_confirm"]:
         return {"action": "combat_confirm_selection"}
     return {"action": "combat_select_card", "card_index": 0}
 
 
 def _rewards(state: dict, mem: Memory) -> dict:
-    full = len(state["player"]["potions"]) >= state["player"]["max_potion_slots"]
     for item in state["rewards"]["items"]:
-        if item["type"] == "potion" and full:
+        if item["type"] == "potion" and _belt_full(state):
             continue
         return {"action": "claim_reward", "index": item["index"]}
     return {"action": "proceed"}
@@ -157,15 +187,12 @@ def _card_select(state: dict, mem: Memory) -> dict:
         return {"action": "select_card", "index": 0}
     if cs["can_confirm"]:
         return {"action": "confirm_selection"}
-    key = cs["screen_type"] + cs["prompt"]
-    done = mem.toggled.setdefault(key, set())
+    done = mem.toggled.setdefault(cs["screen_type"] + (cs.get("prompt") or ""), set())
     for card in cs["cards"]:
         if card["index"] not in done:
             done.add(card["index"])
             return {"action": "select_card", "index": card["index"]}
-    if cs["can_cancel"]:
-        return {"action": "cancel_selection"}
-    return {"action": "confirm_selection"}
+    return {"action": "cancel_selection"}
 
 
 def _bundle(state: dict, mem: Memory) -> dict:
@@ -174,36 +201,42 @@ def _bundle(state: dict, mem: Memory) -> dict:
     return {"action": "select_bundle", "index": 0}
 
 
-def _relic_select(state: dict, mem: Memory) -> dict:
-    return {"action": "select_relic", "index": 0}
-
-
-def _crystal(state: dict, mem: Memory) -> dict:
+def _crystal(state: dict, mem: Memory) -> dict | None:
     cs = state["crystal_sphere"]
-    if cs["clicks_remaining"] <= 0:
+    if cs["can_proceed"]:
         return {"action": "crystal_sphere_proceed"}
-    if cs["tool"] != "small" and cs["clicks_remaining"] < 3:
+    if cs["tool"] == "none":
+        return None
+    if mem.style == "explore" and cs["can_use_small_tool"] and cs["tool"] != "small":
         return {"action": "crystal_sphere_set_tool", "tool": "small"}
-    for cell in cs["cells"]:
-        if not cell["revealed"] and (cell["x"], cell["y"]) not in mem.clicked:
+    for cell in cs["clickable_cells"]:
+        if (cell["x"], cell["y"]) not in mem.clicked:
             mem.clicked.add((cell["x"], cell["y"]))
             return {"action": "crystal_sphere_click_cell", "x": cell["x"], "y": cell["y"]}
-    return {"action": "crystal_sphere_proceed"}
+    return None
 
 
-def _shop(state: dict, mem: Memory) -> dict:
-    floor = state["run"]["floor"]
-    if mem.shop_floor != floor:
-        mem.shop_floor, mem.shop_bought = floor, set()
-    items = state["shop"]["items"]
+def _buy(state: dict, items: list[dict], mem: Memory) -> dict | None:
+    where = (state["run"]["act"], state["run"]["floor"])
+    if mem.shop_floor != where:
+        mem.shop_floor, mem.shop_bought = where, set()
     if mem.style == "explore":
         items = sorted(items, key=lambda i: i["category"] != "card_removal")
     for item in items:
+        if item["category"] == "potion" and _belt_full(state):
+            continue
         if (item["is_stocked"] and item["can_afford"] and item["index"] not in mem.shop_bought
                 and len(mem.shop_bought) < 2):
             mem.shop_bought.add(item["index"])
             return {"action": "shop_purchase", "index": item["index"]}
-    return {"action": "proceed"}
+    return None
+
+
+def _shop(state: dict, mem: Memory) -> dict | None:
+    shop = state["shop"]
+    if "error" in shop:  # the inventory is not ready yet
+        return None
+    return _buy(state, shop["items"], mem) or {"action": "proceed"}
 
 
 def _rest(state: dict, mem: Memory) -> dict:
@@ -212,32 +245,33 @@ def _rest(state: dict, mem: Memory) -> dict:
     if not enabled:
         return {"action": "proceed"}
     player = state["player"]
-    want = "rest" if player["hp"] < player["max_hp"] * 0.7 else "smith"
+    want = "HEAL" if player["hp"] < player["max_hp"] * 0.7 else "SMITH"
     pick = next((o for o in enabled if o["id"] == want), enabled[0])
     return {"action": "choose_rest_option", "index": pick["index"]}
 
 
-def _treasure(state: dict, mem: Memory) -> dict:
+def _treasure(state: dict, mem: Memory) -> dict | None:
     t = state["treasure"]
-    if t["relics"] and not t["claimed"]:
+    if t.get("relics"):
         return {"action": "claim_treasure_relic", "index": 0}
-    return {"action": "proceed"}
-
-
-def _unknown(state: dict, mem: Memory) -> dict | None:
-    if state.get("room_type") == "Transition":
-        return None
-    return {"action": "proceed"}
+    if t.get("can_proceed"):
+        return {"action": "proceed"}
+    return None  # the chest is opening
 
 
 HANDLERS: dict[str, Any] = {
-    "menu": _menu, "event": _event, "fake_merchant": _event, "map": _map,
+    "menu": _menu, "event": _event, "fake_merchant": _fake_merchant, "map": _map,
     "monster": _combat, "elite": _combat, "boss": _combat, "hand_select": _hand_select,
     "rewards": _rewards, "card_reward": _card_reward, "card_select": _card_select,
-    "bundle_select": _bundle, "relic_select": _relic_select, "crystal_sphere": _crystal,
-    "shop": _shop, "rest_site": _rest, "treasure": _treasure, "unknown": _unknown,
-    "overlay": lambda s, m: None, "game_over": lambda s, m: None,
+    "bundle_select": _bundle, "relic_select": lambda s, m: {"action": "select_relic",
+                                                            "index": 0},
+    "crystal_sphere": _crystal, "shop": _shop, "rest_site": _rest, "treasure": _treasure,
 }
+
+
+def outcome_of(state: dict) -> str:
+    """A game_over state's outcome: the mod does not say it; a dead player lost."""
+    return "defeat" if state["player"]["hp"] <= 0 else "victory"
 
 
 @dataclass
@@ -247,10 +281,11 @@ class Result:
     reads: int
     errors: list[str]
     screens: set[str]
+    acts: int = 1
 
 
-def play(client: httpx.Client, style: str = "smart", max_actions: int = 400,
-         deadline_s: float = 20.0, mem: Memory | None = None) -> Result:
+def play(client: httpx.Client, style: str = "smart", max_actions: int = 600,
+         deadline_s: float = 30.0, mem: Memory | None = None) -> Result:
     """Play from wherever the game is until game over (or the budget runs out).
 
     Pass one ``mem`` across runs to let the explore style prefer what it has not tried.
@@ -259,17 +294,16 @@ def play(client: httpx.Client, style: str = "smart", max_actions: int = 400,
     actions = reads = 0
     errors: list[str] = []
     screens: set[str] = set()
+    acts = 1
     end = time.monotonic() + deadline_s
-    before = client.get("/api/v1/profile").json()  # game_over does not say who won
     while actions < max_actions and time.monotonic() < end:
         state = client.get(SP).json()
         reads += 1
         st = state["state_type"]
         screens.add(st)
+        acts = max(acts, state.get("run", {}).get("act", 1))
         if st == "game_over":
-            after = client.get("/api/v1/profile").json()
-            won = after["victories"] > before["victories"]
-            return Result("victory" if won else "defeat", actions, reads, errors, screens)
+            return Result(outcome_of(state), actions, reads, errors, screens, acts)
         body = decide(state, mem)
         if body is None:
             continue
@@ -278,4 +312,4 @@ def play(client: httpx.Client, style: str = "smart", max_actions: int = 400,
         data = reply.json()
         if reply.status_code != 200 or data.get("status") != "ok":
             errors.append(f"{st}: {body} -> {reply.status_code} {data}")
-    return Result(None, actions, reads, errors, screens)
+    return Result(None, actions, reads, errors, screens, acts)

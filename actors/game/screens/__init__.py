@@ -2,12 +2,14 @@
 
     menu            main menu, singleplayer submenu, character select, popups
     mapscreen       map block, choose_map_node
-    battle          monster/elite/boss, hand_select; play_card, end_turn, potions
+    battle          monster/elite/boss, hand_select; play_card, end_turn; fights' ends
+    potions         use_potion, discard_potion (in and out of combat)
     rewards         rewards, card_reward
     gameover        game_over (victory / defeat)
     proceed         the shared ``proceed`` action
     overlay         the catch-all ``overlay``
-    event           event / fake_merchant screens, dialogue, options
+    event           event screen, dialogue, options
+    fakemerchant    fake_merchant (an event room shown as a relic shop)
     events_content  the invented events
     rooms           which room a map node builds
     cardselect      card_select (transform, upgrade, select, simple_select, choose)
@@ -21,6 +23,6 @@ Importing this package registers every action in ``registry.ACTIONS``.
 """
 
 from . import (  # noqa: F401
-    battle, cardselect, crystal, event, gameover, mapscreen, menu, overlay, proceed, rest,
-    rewards, rooms, selects, shop, treasure,
+    battle, cardselect, crystal, event, fakemerchant, gameover, mapscreen, menu, overlay,
+    potions, proceed, rest, rewards, rooms, selects, shop, treasure,
 )

@@ -1,22 +1,37 @@
 """Combat screens (``monster``/``elite``/``boss`` and ``hand_select``) and their actions:
-``play_card``, ``end_turn``, ``use_potion``, ``discard_potion``, ``combat_select_card``,
-``combat_confirm_selection``.
+``play_card``, ``end_turn``, ``combat_select_card``, ``combat_confirm_selection``
+(McpMod.Actions.cs ``ExecutePlayCard``, ``ExecuteEndTurn``, ``ExecuteCombatSelectCard``,
+``ExecuteCombatConfirmSelection``); starting and ending a fight.
 
 Hand indices shift left after each play; ``target`` is an ``entity_id`` over living
-enemies (``GNAT_1`` becomes ``GNAT_0`` once ``GNAT_0`` dies).
+enemies (``GNAT_1`` becomes ``GNAT_0`` once ``GNAT_0`` dies) or a ``combat_id`` as a
+string (``ResolveTarget``). When the last enemy dies the room shows the "combat ended"
+state (McpMod.StateBuilder.cs 500-514: no ``battle``, a top-level ``message``, the player
+without combat fields) for one read, then the rewards. An act's boss leads to rewards and
+the next act; the last act's boss ends the run in victory (after an unhandled overlay,
+the victory cut-scene).
+
+"Player actions are disabled" (the mod's ``PlayerActionsDisabled``) while a card's own
+selection is open: a ``hand_select`` or a potion's ``card_select`` on top of the fight.
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Callable
 
 from .. import rng
-from ..combat import Combat, intents
-from ..content import POTIONS
+from ..bestiary import ELITE_ENCOUNTERS, MONSTER_ENCOUNTERS, boss_of
+from ..combat import Combat, Enemy, intents
+from ..content import POTION_POOL, RELIC_POOL, REWARD_POOL
 from ..errors import ActionRefused
 from ..model import Screen
-from ..registry import action, index_in
+from ..registry import action, in_range
+from ..render import TopLevel
+from ..runflow import is_last_act, start_next_act
 from ..views import card_view, status_view
+from .gameover import finish_run
+from .overlay import show_overlay
+from .rewards import Rewards
 
 if TYPE_CHECKING:
     from ..engine import Game
@@ -24,15 +39,27 @@ if TYPE_CHECKING:
 
 COMBAT_SCREENS = ("monster", "elite", "boss")
 ROOM_TYPES = {"monster": "MonsterRoom", "elite": "EliteRoom", "boss": "BossRoom"}
+ENDED = "Combat ended. Waiting for rewards..."
+NOT_PLAY_PHASE = "Not in play phase - cannot act during enemy turn"
+DISABLED = "Player actions are currently disabled"
 
 
 class CombatRoom(Screen):
-    def __init__(self, kind: str) -> None:
+    """A fight's room. Once the fight is over (``run.combat`` is None) it shows the
+    "combat ended" state until the rewards open. ``resume`` is the room the run returns
+    to after the rewards (a fight started inside an event), else the map opens."""
+
+    def __init__(self, kind: str, resume: Screen | None = None) -> None:
         self.state_type = kind
         self.room_type = ROOM_TYPES[kind]
+        self.resume = resume
+
+    def block(self, game: "Game") -> dict:
+        return TopLevel(message=ENDED)
 
 
 def battle_block(run: "Run") -> dict:
+    """``BuildBattleState`` (enemies: ``BuildEnemyState``)."""
     combat = run.combat
     assert combat is not None
     enemies = []
@@ -41,37 +68,71 @@ def battle_block(run: "Run") -> dict:
                         "hp": e.hp, "max_hp": e.max_hp, "block": e.block,
                         "status": status_view(e.status), "intents": intents(combat, e)})
     return {"round": combat.round, "turn": combat.phase,
-            "is_play_phase": combat.phase == "player" and combat.hand_select is None,
-            "enemies": enemies}
+            "is_play_phase": combat.phase == "player", "enemies": enemies}
 
 
 def hand_select_block(run: "Run") -> dict:
+    """``BuildHandSelectState``: ``selected_cards`` only once a card is selected."""
     hs = run.combat.hand_select if run.combat else None
     assert hs is not None
-    return {"mode": hs.mode, "prompt": hs.prompt,
-            "cards": [card_view(c, i) for i, c in enumerate(hs.cards)],
-            "selected_cards": [card_view(c, i) for i, c in enumerate(hs.selected)],
-            "can_confirm": hs.can_confirm}
+    view: dict = {"mode": hs.mode, "prompt": hs.prompt,
+                  "cards": [card_view(c, i) for i, c in enumerate(hs.cards)]}
+    if hs.selected:
+        view["selected_cards"] = [{"index": i, "name": c.name}
+                                  for i, c in enumerate(hs.selected)]
+    view["can_confirm"] = hs.can_confirm
+    return view
 
 
-def need_combat(game: "Game", what: str) -> Combat:
+def actions_disabled(game: "Game") -> bool:
+    """``PlayerActionsDisabled``: a card's or potion's selection is still open."""
     run = game.run
     assert run is not None
-    screen = game.current_screen()
-    if screen == "hand_select":
-        raise ActionRefused(f"Cannot {what}: finish the hand selection first")
-    if screen not in COMBAT_SCREENS or run.combat is None:
-        raise ActionRefused(f"Cannot {what}: not in combat")
-    if run.combat.phase != "player":
-        raise ActionRefused(f"Cannot {what}: it is the enemy turn")
-    return run.combat
+    return bool(run.combat and (run.combat.hand_select is not None or run.overlays))
+
+
+def need_combat(game: "Game", disabled: str = DISABLED) -> Combat:
+    """The checks ``ExecutePlayCard`` / ``ExecuteEndTurn`` start with."""
+    run = game.run
+    assert run is not None
+    combat = run.combat
+    if combat is None:
+        raise ActionRefused("Not in combat")
+    if combat.phase != "player":
+        raise ActionRefused(NOT_PLAY_PHASE)
+    if actions_disabled(game):
+        raise ActionRefused(disabled)
+    return combat
+
+
+def resolve_target(combat: Combat, target: str) -> Enemy | None:
+    """``ResolveTarget``: a number is a ``combat_id``, else an ``entity_id``."""
+    if target.isdigit():
+        return next((e for e in combat.enemies if e.combat_id == int(target)), None)
+    return combat.enemy_by_entity(target)
+
+
+# ----- starting and ending a fight ----------------------------------------------------
+def start_combat(game: "Game", kind: str, monsters: tuple[str, ...] | None = None,
+                 resume: Screen | None = None) -> None:
+    run = game.run
+    assert run is not None
+    r = rng.stream(run.seed, "combat", run.floor)
+    if monsters is None:
+        if kind == "boss":
+            monsters = boss_of(run.act).monsters
+        else:
+            monsters = r.choice(ELITE_ENCOUNTERS if kind == "elite" else MONSTER_ENCOUNTERS)
+    run.room = CombatRoom(kind, resume)
+    combat = Combat(run, kind, monsters, r)
+    if game.waiting:  # the fight begins once the room has loaded
+        game.after_reads(game.waiting, lambda: setattr(run, "combat", combat))
+    else:
+        run.combat = combat
 
 
 def after_combat_change(game: "Game") -> None:
-    """Resolve a finished fight: victory leads to rewards, 0 HP to defeat."""
-    from ..runflow import combat_won
-    from .gameover import finish_run
-
+    """Resolve a finished fight: 0 HP is a defeat, no living enemy a win."""
     run = game.run
     if run is None or run.combat is None:
         return
@@ -81,21 +142,75 @@ def after_combat_change(game: "Game") -> None:
         combat_won(game)
 
 
-@action("play_card", ("card_index", int, True), ("target", str, False))
-def play_card(game: "Game", p: dict):
-    combat = need_combat(game, "play a card")
-    card = index_in(combat.hand, p["card_index"], "card")
+def combat_won(game: "Game") -> None:
+    """The fight is over: end-of-combat relics now, the rewards (or the victory) after
+    one "combat ended" read."""
+    run = game.run
+    assert run is not None and run.combat is not None
+    kind = run.combat.kind
+    run.combat = None
+    if run.has_relic("EMBER_HEART"):
+        run.heal(6)
+    if kind == "boss" and is_last_act(game):
+        game.after_reads(1, lambda: show_overlay(game, "NVictoryCutscene",
+                                                 lambda: finish_run(game, True)))
+        return
+    room = run.room
+    after = _after_rewards(game, kind, room)
+    items = combat_rewards(run, kind)
+    game.after_reads(1, lambda: game.push_overlay(Rewards(items, after)))
+
+
+def _after_rewards(game: "Game", kind: str,
+                   room: Screen | None) -> Callable[["Game"], None] | None:
+    if kind == "boss":
+        return start_next_act
+    resume = room.resume if isinstance(room, CombatRoom) else None
+    if resume is None:
+        return None
+
+    def back(game: "Game") -> None:
+        game.run.room = resume
+    return back
+
+
+def combat_rewards(run: "Run", kind: str) -> list[dict]:
+    r = rng.stream(run.seed, "rewards", run.floor)
+    gold = {"monster": r.randint(10, 20), "elite": r.randint(25, 35),
+            "boss": r.randint(50, 60)}[kind]
+    if run.has_relic("LUCKY_COIN"):
+        gold = gold * 5 // 4
+    items: list[dict] = [{"type": "gold", "gold": gold}]
+    if r.random() < (0.4 if kind == "monster" else 1.0):
+        items.append({"type": "potion", "potion": r.choice(POTION_POOL)})
+    if kind == "elite":
+        owned = {x.rid for x in run.relics}
+        pool = [x for x in RELIC_POOL if x not in owned] or list(RELIC_POOL)
+        items.append({"type": "relic", "relic": r.choice(pool)})
+    items.append({"type": "card", "cards": reward_cards(r, 3)})
+    return items
+
+
+def reward_cards(r, n: int) -> list[str]:
+    return r.sample(REWARD_POOL, n)
+
+
+# ----- actions ------------------------------------------------------------------------
+@action("play_card")
+def play_card(game: "Game", p):
+    combat = need_combat(game)
+    index = p.int("card_index", "Missing 'card_index'")
+    card = in_range(combat.hand, index, f"card_index {index} out of range "
+                                        f"(hand has {len(combat.hand)} cards)")
     reason = combat.unplayable_reason(card)
     if reason is not None:
         raise ActionRefused(f"Card '{card.name}' cannot be played: {reason}")
     target = None
     if card.d.target == "AnyEnemy":
-        if "target" not in p:
-            raise ActionRefused(f"Card '{card.name}' requires a target")
-        target = combat.enemy_by_entity(p["target"])
+        tid = p.str("target", "Card requires a target. Provide 'target' with an entity_id.")
+        target = resolve_target(combat, tid)
         if target is None:
-            ids = [eid for eid, _ in combat.entity_ids()]
-            raise ActionRefused(f"Invalid target '{p['target']}' (living: {ids})")
+            raise ActionRefused(f"Target '{tid}' not found among alive enemies")
     message = f"Playing '{card.name}'" + (f" targeting {target.name}" if target else "")
 
     def effect() -> None:
@@ -105,8 +220,8 @@ def play_card(game: "Game", p: dict):
 
 
 @action("end_turn")
-def end_turn(game: "Game", p: dict):
-    combat = need_combat(game, "end the turn")
+def end_turn(game: "Game", p):
+    combat = need_combat(game, DISABLED + " (turn may already be ending)")
 
     def enemy_turn() -> None:
         combat.run_enemy_turn()
@@ -122,79 +237,35 @@ def end_turn(game: "Game", p: dict):
     return "Ending turn", effect
 
 
-def _potion_slot(game: "Game", slot: int) -> str:
-    run = game.run
-    assert run is not None
-    if not 0 <= slot < len(run.potions) or run.potions[slot] is None:
-        raise ActionRefused(f"No potion in slot {slot}")
-    return run.potions[slot]
-
-
-@action("use_potion", ("slot", int, True), ("target", str, False))
-def use_potion(game: "Game", p: dict):
-    from .cardselect import CardSelect
-
-    run = game.run
-    assert run is not None
-    pid = _potion_slot(game, p["slot"])
-    combat = need_combat(game, "use a potion")
-    potion = POTIONS[pid]
-    target = None
-    if potion.target_type == "AnyEnemy":
-        target = combat.enemy_by_entity(p.get("target", ""))
-        if target is None:
-            raise ActionRefused(f"Potion '{potion.name}' requires a valid target")
-
-    def effect() -> None:
-        run.potions[p["slot"]] = None
-        if pid == "FIRE_POTION":
-            target.hp = max(0, target.hp - potion.amount)
-        elif pid == "IRON_POTION":
-            combat.block += potion.amount
-        elif pid == "SPARK_POTION":
-            combat.energy += potion.amount
-        elif pid == "INSIGHT_POTION":
-            r = rng.stream(run.seed, "insight", run.floor, combat.round)
-            from ..runflow import card_choices
-            game.push_overlay(CardSelect.choose_into_hand(card_choices(r, 3)))
-        after_combat_change(game)
-    return f"Using {potion.name}", effect
-
-
-@action("discard_potion", ("slot", int, True))
-def discard_potion(game: "Game", p: dict):
-    run = game.run
-    assert run is not None
-    pid = _potion_slot(game, p["slot"])
-    return f"Discarding {POTIONS[pid].name}", lambda: run.potions.__setitem__(p["slot"], None)
-
-
 def _need_hand_select(game: "Game"):
     run = game.run
     assert run is not None
-    if game.current_screen() != "hand_select" or run.combat is None:
-        raise ActionRefused("No hand selection in progress")
+    if run.combat is None or run.combat.hand_select is None:
+        raise ActionRefused("No in-combat card selection is active")
     return run.combat.hand_select
 
 
-@action("combat_select_card", ("card_index", int, True))
-def combat_select_card(game: "Game", p: dict):
+@action("combat_select_card")
+def combat_select_card(game: "Game", p):
     hs = _need_hand_select(game)
-    card = index_in(hs.cards, p["card_index"], "card")
-    if len(hs.selected) >= hs.count:
+    index = p.int("card_index", "Missing 'card_index' (index of the card in hand)")
+    card = in_range(hs.cards, index, f"Card index {index} out of range "
+                                     f"({len(hs.cards)} selectable cards)")
+    message = f"Selecting card from hand: {card.name}"
+    if len(hs.selected) >= hs.count:  # the game ignores a click beyond the count
         game.note_duplicate()
-        raise ActionRefused(f"Selection is full ({hs.count}); confirm it")
+        return message, lambda: None
 
     def effect() -> None:
         hs.cards.remove(card)
         hs.selected.append(card)
-    return f"Selected '{card.name}'", effect
+    return message, effect
 
 
 @action("combat_confirm_selection", confirm=True)
-def combat_confirm_selection(game: "Game", p: dict):
+def combat_confirm_selection(game: "Game", p):
     hs = _need_hand_select(game)
     if not hs.can_confirm:
-        raise ActionRefused(f"Select {hs.count - len(hs.selected)} more card(s) first")
+        raise ActionRefused("Confirm button is not enabled - select more cards first")
     combat = game.run.combat
-    return "Confirming selection", combat.confirm_hand_select
+    return "Confirming combat card selection", combat.confirm_hand_select

@@ -1,10 +1,15 @@
-"""The ``crystal_sphere`` overlay: a small divination minigame.
+"""The ``crystal_sphere`` overlay (McpMod.StateBuilder.cs ``BuildCrystalSphereState``;
+McpMod.Actions.cs ``ExecuteCrystalSphereSetTool``, ``...ClickCell``, ``...Proceed``).
 
-A 5x5 grid hides four prizes. ``crystal_sphere_set_tool`` picks ``small`` (reveals one
-cell, costs 1 divination) or ``big`` (reveals the 3x3 around the cell, costs 3).
-``crystal_sphere_click_cell`` with ``x``, ``y``; ``crystal_sphere_proceed`` ends the game
-and shows the prizes found as ``rewards``. Clicking an already revealed cell (or, with the
-big tool, an area with nothing left to reveal) is refused and counted as a duplicate.
+A 5x4 grid hides four items of several cells each (relic 2x2, gold 2x1, potion 1x1 and a
+bad one, a curse 1x2). Five divinations: the ``small`` tool reveals one cell for 1, the
+``big`` tool the 3x3 around a cell for 2 (its button hides below 2 divinations, and the
+tool falls back to ``small``). With no divination left both tools hide (``tool:
+"none"``) and the proceed button shows (``can_proceed``). Hidden cells stay clickable
+(``is_hidden`` and visible), so a click then is answered ``ok`` and reveals nothing.
+``crystal_sphere_proceed`` grants every item with a revealed cell and opens the map: the
+overlay lingers under the map (issue #73 in the source's comments), so the state is
+``map`` while the sphere's actions still find it and refuse as the source words it.
 """
 
 from __future__ import annotations
@@ -14,91 +19,171 @@ from typing import TYPE_CHECKING
 from .. import rng
 from ..content import POTION_POOL, RELIC_POOL
 from ..errors import ActionRefused
-from ..model import Screen, top_screen
+from ..model import Screen, open_map
 from ..registry import action
-from .rewards import Rewards
 
 if TYPE_CHECKING:
     from ..engine import Game
     from ..model import Run
 
-SIZE = 5
-DIVINATIONS = 6
-COST = {"small": 1, "big": 3}
+WIDTH, HEIGHT = 5, 4
+DIVINATIONS = 5
+COST = {"small": 1, "big": 2}
+ITEMS = (("CrystalSphereRelic", 2, 2, True), ("CrystalSphereGold", 2, 1, True),
+         ("CrystalSpherePotion", 1, 1, True), ("CrystalSphereCurse", 1, 2, False))
+NOT_OPEN = "Crystal Sphere screen is not open"
+
+
+class Item:
+    def __init__(self, kind: str, x: int, y: int, w: int, h: int, good: bool) -> None:
+        self.kind, self.x, self.y, self.w, self.h, self.good = kind, x, y, w, h, good
+
+    def cells(self) -> set[tuple[int, int]]:
+        return {(a, b) for a in range(self.x, self.x + self.w)
+                for b in range(self.y, self.y + self.h)}
+
+    def view(self) -> dict:
+        return {"item_type": self.kind, "x": self.x, "y": self.y, "width": self.w,
+                "height": self.h, "is_good": self.good}
+
+
+def place_items(run: "Run") -> list[Item]:
+    r = rng.stream(run.seed, "crystal", run.floor)
+    taken: set[tuple[int, int]] = set()
+    items: list[Item] = []
+    for kind, w, h, good in ITEMS:
+        spots = [(x, y) for x in range(WIDTH - w + 1) for y in range(HEIGHT - h + 1)]
+        r.shuffle(spots)
+        for x, y in spots:
+            item = Item(kind, x, y, w, h, good)
+            if not item.cells() & taken:
+                taken |= item.cells()
+                items.append(item)
+                break
+    return items
 
 
 class CrystalSphere(Screen):
     state_type = "crystal_sphere"
+    room_type = "NCrystalSphereScreen"
 
     def __init__(self, run: "Run") -> None:
-        r = rng.stream(run.seed, "crystal", run.floor)
-        cells = r.sample([(x, y) for x in range(SIZE) for y in range(SIZE)], 4)
-        kinds = [{"type": "gold", "gold": 30}, {"type": "gold", "gold": 20},
-                 {"type": "potion", "potion": r.choice(POTION_POOL)},
-                 {"type": "relic", "relic": r.choice(RELIC_POOL)}]
-        self.prizes = dict(zip(cells, kinds))
+        self.items = place_items(run)
         self.revealed: set[tuple[int, int]] = set()
-        self.tool = "small"
-        self.remaining = DIVINATIONS
+        self.tool = "big"
+        self.left = DIVINATIONS
+        self.proceeded = False
+
+    def tool_visible(self, tool: str) -> bool:
+        return not self.proceeded and self.left >= COST[tool]
+
+    def item_at(self, cell: tuple[int, int]) -> Item | None:
+        return next((i for i in self.items if cell in i.cells()), None)
 
     def block(self, game: "Game") -> dict:
-        cells = []
-        for y in range(SIZE):
-            for x in range(SIZE):
-                shown = (x, y) in self.revealed
-                prize = self.prizes.get((x, y))
-                cells.append({"x": x, "y": y, "revealed": shown,
-                              "content": (prize["type"] if prize else "empty") if shown
-                              else None})
-        return {"grid_width": SIZE, "grid_height": SIZE, "tool": self.tool,
-                "tool_costs": dict(COST), "clicks_remaining": self.remaining,
-                "cells": cells, "can_proceed": True}
+        cells, clickable = [], []
+        for y in range(HEIGHT):
+            for x in range(WIDTH):
+                hidden = (x, y) not in self.revealed
+                view = {"x": x, "y": y, "is_hidden": hidden, "is_clickable": hidden,
+                        "is_highlighted": False, "is_hovered": False}
+                item = self.item_at((x, y))
+                if not hidden and item is not None:
+                    view.update(item_type=item.kind, is_good=item.good)
+                cells.append(view)
+                if hidden:
+                    clickable.append({"x": x, "y": y})
+        found = [i.view() for i in self.items if i.cells() & self.revealed]
+        return {"instructions_title": "Crystal Sphere",
+                "instructions_description": "Use your divinations to reveal what the "
+                "sphere hides: the big tool shows a 3x3 area for 2, the small one a cell "
+                "for 1.",
+                "grid_width": WIDTH, "grid_height": HEIGHT, "cells": cells,
+                "clickable_cells": clickable, "revealed_items": found,
+                "tool": self.tool, "can_use_big_tool": self.tool_visible("big"),
+                "can_use_small_tool": self.tool_visible("small"),
+                "divinations_left_text": f"{self.left} divinations left",
+                "can_proceed": self.can_proceed}
 
-    def area(self, x: int, y: int) -> set[tuple[int, int]]:
+    @property
+    def can_proceed(self) -> bool:
+        return self.left == 0 and not self.proceeded
+
+    def divine(self, x: int, y: int) -> None:
+        if self.tool == "none" or self.left < COST[self.tool]:
+            return
         if self.tool == "small":
-            return {(x, y)}
-        return {(a, b) for a in range(x - 1, x + 2) for b in range(y - 1, y + 2)
-                if 0 <= a < SIZE and 0 <= b < SIZE}
+            area = {(x, y)}
+        else:
+            area = {(a, b) for a in range(x - 1, x + 2) for b in range(y - 1, y + 2)
+                    if 0 <= a < WIDTH and 0 <= b < HEIGHT}
+        self.revealed |= area
+        self.left -= COST[self.tool]
+        if not self.tool_visible(self.tool):
+            self.tool = "small" if self.tool_visible("small") else "none"
+
+    def grant(self, game: "Game") -> None:
+        run = game.run
+        r = rng.stream(run.seed, "crystal_prizes", run.floor)
+        for item in self.items:
+            if not item.cells() & self.revealed:
+                continue
+            if item.kind == "CrystalSphereGold":
+                run.gold += 30
+            elif item.kind == "CrystalSphereRelic":
+                run.add_relic(r.choice(RELIC_POOL))
+            elif item.kind == "CrystalSpherePotion":
+                run.add_potion(r.choice(POTION_POOL))
+            else:
+                run.add_card("DOUBT")
 
 
 def _need(game: "Game") -> CrystalSphere:
-    return top_screen(game, CrystalSphere, "No crystal sphere is open")
+    """The sphere on top of the overlay stack (or left under the open map)."""
+    run = game.run
+    top = run.top if run.top is not None else run.lingering
+    if not isinstance(top, CrystalSphere):
+        raise ActionRefused(NOT_OPEN)
+    return top
 
 
-@action("crystal_sphere_set_tool", ("tool", str, True))
-def set_tool(game: "Game", p: dict):
+@action("crystal_sphere_set_tool")
+def set_tool(game: "Game", p):
     cs = _need(game)
-    if p["tool"] not in COST:
-        raise ActionRefused(f"Unknown tool '{p['tool']}' (valid: big, small)")
-    return f"Using the {p['tool']} tool", lambda: setattr(cs, "tool", p["tool"])
+    tool = p.str("tool", "Missing 'tool' (expected 'big' or 'small')")
+    if tool not in COST:
+        raise ActionRefused(f"Unknown Crystal Sphere tool: {tool}")
+    if not cs.tool_visible(tool):
+        raise ActionRefused(f"Crystal Sphere tool '{tool}' is not available")
+    return f"Setting Crystal Sphere tool to {tool}", lambda: setattr(cs, "tool", tool)
 
 
-@action("crystal_sphere_click_cell", ("x", int, True), ("y", int, True))
-def click_cell(game: "Game", p: dict):
+@action("crystal_sphere_click_cell")
+def click_cell(game: "Game", p):
     cs = _need(game)
-    x, y = p["x"], p["y"]
-    if not (0 <= x < SIZE and 0 <= y < SIZE):
-        raise ActionRefused(f"Cell ({x}, {y}) is outside the {SIZE}x{SIZE} grid")
-    area = cs.area(x, y)
-    if area <= cs.revealed:
+    if not p.has("x"):
+        raise ActionRefused("Missing 'x' (cell x-coordinate)")
+    if not p.has("y"):
+        raise ActionRefused("Missing 'y' (cell y-coordinate)")
+    x, y = p.int("x", ""), p.int("y", "")
+    if not (0 <= x < WIDTH and 0 <= y < HEIGHT):
+        raise ActionRefused(f"Crystal Sphere cell ({x}, {y}) was not found")
+    if (x, y) in cs.revealed or cs.proceeded:
         game.note_duplicate()
-        raise ActionRefused(f"Cell ({x}, {y}) is already revealed")
-    if cs.remaining < COST[cs.tool]:
-        raise ActionRefused(f"Not enough divinations for the {cs.tool} tool "
-                            f"({cs.remaining} left)")
-
-    def effect() -> None:
-        cs.remaining -= COST[cs.tool]
-        cs.revealed |= area
-    return f"Divining ({x}, {y})", effect
+        raise ActionRefused(f"Crystal Sphere cell ({x}, {y}) is not clickable")
+    return f"Clicking Crystal Sphere cell ({x}, {y})", lambda: cs.divine(x, y)
 
 
 @action("crystal_sphere_proceed")
-def crystal_proceed(game: "Game", p: dict):
+def crystal_proceed(game: "Game", p):
     cs = _need(game)
+    if not cs.can_proceed:
+        raise ActionRefused("Crystal Sphere proceed button is not enabled")
 
     def effect() -> None:
-        found = [dict(v) for k, v in sorted(cs.prizes.items()) if k in cs.revealed]
+        cs.proceeded = True
+        cs.grant(game)
         game.pop_overlay(cs)
-        game.push_overlay(Rewards(found))
-    return "Leaving the crystal sphere", effect
+        game.run.lingering = cs
+        open_map(game)
+    return "Proceeding from Crystal Sphere", effect

@@ -1,10 +1,16 @@
-"""Events (``event`` and ``fake_merchant`` screens): dialogue, options, the opening event.
+"""The ``event`` screen (McpMod.StateBuilder.cs ``BuildEventState``) and its actions
+``choose_event_option`` / ``advance_dialogue`` (McpMod.Actions.cs
+``ExecuteChooseEventOption``, ``ExecuteAdvanceDialogue``).
 
-An event may open with dialogue lines (``in_dialogue: true``, no options) that
-``advance_dialogue`` steps through. Choosing an option applies it and leaves a single
-``Proceed`` option (``is_proceed: true``), which opens the map — events do not take the
-``proceed`` action. Options that open a selection screen (bundle, relic, card select,
-crystal sphere) push it on top; the event shows ``Proceed`` once it closes.
+State: ``{event_id, event_name, is_ancient, in_dialogue, body, options[{index, title,
+description, is_locked, is_proceed, was_chosen, [relic_name, relic_description],
+keywords}]}``. Only an ancient (an act's opening event) has dialogue; while it runs the
+option buttons are not shown (``options: []``). Choosing an option applies it and turns
+the page: ``body`` becomes the outcome and a single ``Proceed`` option
+(``is_proceed: true``) is left; a proceed option opens the map (events do not take the
+``proceed`` action: ``ExecuteProceed`` has no event branch). An option that opens a
+selection (bundle, relic, card select, crystal sphere) puts it on top; while it is open
+the event shows no option buttons.
 """
 
 from __future__ import annotations
@@ -12,20 +18,41 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Callable
 
+from ..content import RELICS
 from ..errors import ActionRefused
-from ..model import Screen
-from ..registry import action, index_in
+from ..model import Screen, open_map
+from ..registry import action, in_range
+from ..views import hover_tips
 
 if TYPE_CHECKING:
     from ..engine import Game
+
+PROCEED_TITLE = "Proceed"
 
 
 @dataclass
 class Option:
     title: str
     description: str
-    apply: Callable[["Game", "EventRoom"], None]
+    apply: Callable[["Game", "EventRoom"], None] | None  # None: a proceed option
     locked: bool = False
+    relic: str | None = None  # the relic the option gives (relic_name/_description)
+    keywords: tuple[str, ...] = ()
+    was_chosen: bool = False
+
+    def view(self, index: int) -> dict:
+        view = {"index": index, "title": self.title, "description": self.description,
+                "is_locked": self.locked, "is_proceed": self.apply is None,
+                "was_chosen": self.was_chosen}
+        if self.relic is not None:
+            view["relic_name"] = RELICS[self.relic].name
+            view["relic_description"] = RELICS[self.relic].description
+        view["keywords"] = hover_tips(self.keywords)
+        return view
+
+
+def proceed_option() -> Option:
+    return Option(PROCEED_TITLE, "Proceed.", None)
 
 
 @dataclass(eq=False)
@@ -36,83 +63,68 @@ class EventRoom(Screen):
     options: list[Option]
     dialogue: list[str] = field(default_factory=list)
     is_ancient: bool = False
-    kind: str = "event"  # event | fake_merchant
     dialogue_pos: int = 0
-    done: bool = False
-    result: str = ""
 
-    @property
-    def state_type(self) -> str:  # type: ignore[override]
-        return self.kind
-
-    @property
-    def room_type(self) -> str:  # type: ignore[override]
-        return "EventRoom"
+    state_type = "event"
+    room_type = "EventRoom"
 
     @property
     def in_dialogue(self) -> bool:
-        return self.dialogue_pos < len(self.dialogue)
+        return self.is_ancient and self.dialogue_pos < len(self.dialogue)
 
-    def visible_options(self) -> list[dict]:
-        if self.in_dialogue:
+    def buttons(self, game: "Game") -> list[Option]:
+        """The option buttons a player can click now (none during the dialogue, under an
+        open selection or once the map is open)."""
+        run = game.run
+        if self.in_dialogue or run.overlays or run.map_open:
             return []
-        if self.done:
-            return [{"index": 0, "title": "Proceed", "description": "Continue onward.",
-                     "is_locked": False, "is_proceed": True}]
-        return [{"index": i, "title": o.title, "description": o.description,
-                 "is_locked": o.locked, "is_proceed": False}
-                for i, o in enumerate(self.options)]
+        return self.options
 
     def block(self, game: "Game") -> dict:
-        view = {"event_id": self.event_id, "name": self.name,
-                "description": self.result or self.body, "is_ancient": self.is_ancient,
-                "in_dialogue": self.in_dialogue, "options": self.visible_options()}
-        if self.in_dialogue:
-            view["dialogue"] = {"line": self.dialogue_pos, "lines": len(self.dialogue),
-                                "text": self.dialogue[self.dialogue_pos]}
-        return view
+        return {"event_id": self.event_id, "event_name": self.name,
+                "is_ancient": self.is_ancient, "in_dialogue": self.in_dialogue,
+                "body": self.body,
+                "options": [o.view(i) for i, o in enumerate(self.buttons(game))]}
+
+    def turn_page(self, body: str) -> None:
+        self.body = body
+        self.options = [proceed_option()]
 
 
-def _need_event(game: "Game") -> EventRoom:
-    run = game.run
-    assert run is not None
-    room = run.room
-    if not isinstance(room, EventRoom) or game.current_screen() != room.kind:
-        raise ActionRefused("Not in an event")
+def _need_event(game: "Game") -> Screen:
+    room = game.run.room
+    if not (isinstance(room, EventRoom) or getattr(room, "room_type", "") == "EventRoom"):
+        raise ActionRefused("Event room is not open")
     return room
 
 
-@action("choose_event_option", ("index", int, True))
-def choose_event_option(game: "Game", p: dict):
-    from ..runflow import open_map
-
+@action("choose_event_option")
+def choose_event_option(game: "Game", p):
     room = _need_event(game)
-    if room.in_dialogue:
-        raise ActionRefused("Dialogue in progress; use advance_dialogue")
-    if room.done:
-        index_in([0], p["index"], "event option")
-        return "Proceeding", lambda: open_map(game)
-    opt = index_in(room.options, p["index"], "event option")
+    index = p.int("index", "Missing 'index' (event option index)")
+    buttons = room.buttons(game) if isinstance(room, EventRoom) else []
+    if not buttons:
+        raise ActionRefused("No event options available")
+    opt = in_range(buttons, index, f"Event option index {index} out of range "
+                                   f"({len(buttons)} options)")
     if opt.locked:
-        raise ActionRefused(f"Option '{opt.title}' is locked")
+        raise ActionRefused(f"Event option {index} is locked")
 
     def effect() -> None:
-        room.done = True
+        opt.was_chosen = True
+        if opt.apply is None:
+            open_map(game)
+            return
+        room.turn_page(room.body)
         opt.apply(game, room)
-    return f"Choosing '{opt.title}'", effect
+    return f"Choosing event option: {opt.title}", effect
 
 
 @action("advance_dialogue")
-def advance_dialogue(game: "Game", p: dict):
+def advance_dialogue(game: "Game", p):
     room = _need_event(game)
+    if not (isinstance(room, EventRoom) and room.is_ancient):
+        raise ActionRefused("No ancient dialogue active")
     if not room.in_dialogue:
-        raise ActionRefused("No dialogue to advance")
+        raise ActionRefused("Dialogue hitbox not available - dialogue may have ended")
     return "Advancing dialogue", lambda: setattr(room, "dialogue_pos", room.dialogue_pos + 1)
-
-
-def open_opening_event(game: "Game") -> None:
-    from .events_content import opening_event
-
-    run = game.run
-    assert run is not None
-    run.room = opening_event(game)

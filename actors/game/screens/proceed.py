@@ -1,8 +1,11 @@
-"""``proceed``: leaves rewards, rest sites, shops, treasure rooms and empty rooms.
+"""``proceed`` (McpMod.Actions.cs ``ExecuteProceed``): the rewards screen on top, else the
+current room's proceed button - rest site, shop, fake merchant, treasure - in that order.
 
-The screen object decides (its ``proceed(game)`` returns ``(message, effect)``). As in the
-real mod, ``proceed`` from a rest site or shop keeps answering ``ok`` while the map is
-open (a no-op), and it is refused on events (use the event's own proceed option).
+Each room says whether its button is enabled: a rest site once an option was used, a
+treasure room once its relic was taken, a shop and the fake merchant always (``proceed``
+closes their open inventory first). As in the game, the room's button stays enabled after
+it opened the map, so ``proceed`` on the map after those rooms answers ok and does
+nothing. Events, fights and every other screen: "No proceed button available or enabled".
 """
 
 from __future__ import annotations
@@ -10,25 +13,43 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from ..errors import ActionRefused
+from ..model import open_map
 from ..registry import action
+from .fakemerchant import FakeMerchantRoom
+from .rest import RestRoom
+from .rewards import Rewards
+from .shop import ShopRoom
+from .treasure import TreasureRoom
 
 if TYPE_CHECKING:
     from ..engine import Game
 
+NONE = "No proceed button available or enabled"
+
+
+def _room_branch(game: "Game") -> str | None:
+    """The message of the room whose proceed button is enabled, or None."""
+    room = game.run.room
+    if isinstance(room, RestRoom) and room.used:
+        return "Proceeding from rest site"
+    if isinstance(room, ShopRoom):
+        return "Proceeding from shop"
+    if isinstance(room, FakeMerchantRoom):
+        return "Proceeding from fake merchant"
+    if isinstance(room, TreasureRoom) and room.claimed:
+        return "Proceeding from treasure room"
+    return None
+
 
 @action("proceed")
-def proceed(game: "Game", p: dict):
+def proceed(game: "Game", p):
     run = game.run
-    assert run is not None
-    screen = game.current_screen()
     top = run.top
-    if top is not None and screen == top.state_type and hasattr(top, "proceed"):
-        return top.proceed(game)
-    room = run.room
-    if screen == "map" and room is not None and room.state_type in ("shop", "rest_site"):
-        return "Proceeding", lambda: None
-    if room is not None and screen == room.state_type and hasattr(room, "proceed"):
-        return room.proceed(game)
-    if screen == "event":
-        raise ActionRefused("Cannot proceed from an event; choose one of its options")
-    raise ActionRefused(f"Cannot proceed from the {screen} screen")
+    if isinstance(top, Rewards):
+        return "Proceeding from rewards", lambda: top.leave(game)
+    message = _room_branch(game)
+    if message is None:
+        raise ActionRefused(NONE)
+    if run.map_open:
+        return message, lambda: None
+    return message, lambda: open_map(game)

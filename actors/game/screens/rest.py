@@ -1,7 +1,12 @@
-"""The ``rest_site`` room: ``choose_rest_option`` (rest: heal 30%; smith: upgrade a card
-via ``card_select`` ``upgrade``) and ``proceed``. One choice per visit; a second choice
-is refused and counted as a duplicate. ``proceed`` keeps answering ok once the map is
-open (a quirk of the real mod).
+"""The ``rest_site`` room and ``choose_rest_option`` (McpMod.StateBuilder.cs
+``BuildRestSiteState``, McpMod.Actions.cs ``ExecuteChooseRestOption``).
+
+Options ``HEAL`` (heal 30% of max HP) and ``SMITH`` (upgrade a card: a ``card_select``
+``upgrade`` on top; cancelling it returns to the rest site with nothing used). One option
+per visit, as in the game: once one is used every option shows ``is_enabled: false`` and
+the proceed button enables (``can_proceed`` is false until then). ``SMITH`` is disabled
+when no card can be upgraded. ``proceed`` (``ExecuteProceed``'s rest-site branch) opens the
+map; the button stays enabled, so a later ``proceed`` still answers ok (a no-op).
 """
 
 from __future__ import annotations
@@ -10,7 +15,7 @@ from typing import TYPE_CHECKING
 
 from ..errors import ActionRefused
 from ..model import Card, Screen
-from ..registry import action, index_in
+from ..registry import action, in_range
 from .cardselect import CardSelect
 
 if TYPE_CHECKING:
@@ -25,46 +30,44 @@ class RestRoom(Screen):
         self.used = False
 
     def options(self, game: "Game") -> list[dict]:
-        run = game.run
-        can_smith = any(c.upgradable for c in run.deck)
+        can_smith = any(c.upgradable for c in game.run.deck)
         return [
-            {"index": 0, "id": "rest", "name": "Rest",
-             "description": f"Heal {run.max_hp * 3 // 10} HP.", "is_enabled": not self.used},
-            {"index": 1, "id": "smith", "name": "Smith", "description": "Upgrade a card.",
+            {"index": 0, "id": "HEAL", "name": "Rest",
+             "description": "Heal 30% of your max HP.", "is_enabled": not self.used},
+            {"index": 1, "id": "SMITH", "name": "Smith",
+             "description": "Upgrade a card in your deck.",
              "is_enabled": not self.used and can_smith},
         ]
 
     def block(self, game: "Game") -> dict:
-        return {"options": self.options(game), "can_proceed": True}
-
-    def proceed(self, game: "Game"):
-        from ..runflow import open_map
-        return "Leaving the rest site", lambda: open_map(game)
+        return {"options": self.options(game), "can_proceed": self.used}
 
 
-@action("choose_rest_option", ("index", int, True))
-def choose_rest_option(game: "Game", p: dict):
+@action("choose_rest_option")
+def choose_rest_option(game: "Game", p):
     run = game.run
-    assert run is not None
+    index = p.int("index", "Missing 'index' (rest site option index)")
     room = run.room
-    if not isinstance(room, RestRoom) or game.current_screen() != "rest_site":
-        raise ActionRefused("Not at a rest site")
-    opt = index_in(room.options(game), p["index"], "rest option")
-    if room.used:
-        game.note_duplicate()
-        raise ActionRefused("The rest site has already been used")
+    if not isinstance(room, RestRoom):
+        raise ActionRefused("Rest site room is not open")
+    options = room.options(game)
+    opt = in_range(options, index, f"Rest option index {index} out of range "
+                                   f"({len(options)} options)")
     if not opt["is_enabled"]:
-        raise ActionRefused(f"Option '{opt['name']}' is not available")
-    if opt["id"] == "rest":
+        if room.used:
+            game.note_duplicate()
+        raise ActionRefused(f"Rest option {index} ({opt['id']}) is disabled")
+    message = f"Selecting rest site option: {opt['name']}"
+    if opt["id"] == "HEAL":
         def rest() -> None:
             room.used = True
             run.heal(run.max_hp * 3 // 10)
-        return "Resting", rest
+        return message, rest
 
     def confirm(game: "Game", chosen: list[Card]) -> None:
         room.used = True
         for card in chosen:
             card.upgraded = True
     cards = [c for c in run.deck if c.upgradable]
-    return "Smithing", lambda: game.push_overlay(CardSelect(
+    return message, lambda: game.push_overlay(CardSelect(
         "upgrade", "Choose a card to upgrade.", cards, 1, confirm, can_cancel=True))

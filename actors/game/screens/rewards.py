@@ -1,18 +1,24 @@
 """Reward screens: ``rewards`` (claim_reward, proceed) and ``card_reward``
-(select_card_reward, skip_card_reward).
+(select_card_reward, skip_card_reward); McpMod.StateBuilder.cs ``BuildRewardsState``,
+``BuildCardRewardState``; McpMod.Actions.cs ``ExecuteClaimReward``,
+``ExecuteSelectCardReward``, ``ExecuteSkipCardReward``.
 
-Claiming removes the item, so the indices of later items shift down. Opening the card
-item shows ``card_reward`` on top; picking or skipping closes it and removes the item.
+Items: ``{index, type, description}`` plus ``gold_amount`` on gold and ``potion_id`` /
+``potion_name`` / ``potion_description`` on potions. Claiming removes the item, so later
+indices shift down; claiming a potion with a full belt is answered ``ok`` and nothing
+changes (the item stays). The card item opens ``card_reward`` on top; picking or
+skipping closes it and removes the item. ``proceed`` leaves: to the map, or to what the
+fight's room decides (``after``: the next act after a boss, the event a fight began in).
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Callable
 
 from ..content import POTIONS, RELICS
 from ..errors import ActionRefused
-from ..model import Card, Screen, top_screen
-from ..registry import action, index_in
+from ..model import Card, Screen, open_map
+from ..registry import action, in_range
 from ..views import card_view
 
 if TYPE_CHECKING:
@@ -29,31 +35,38 @@ def describe(item: dict) -> str:
         return RELICS[item["relic"]].name
     if kind == "card_removal":
         return "Remove a card from your deck"
-    return "Add a card to your deck"
+    return "Add a card to your deck."
+
+
+def item_view(item: dict, index: int) -> dict:
+    view = {"index": index, "type": item["type"], "description": describe(item)}
+    if item["type"] == "gold":
+        view["gold_amount"] = item["gold"]
+    elif item["type"] == "potion":
+        d = POTIONS[item["potion"]]
+        view.update({"potion_id": d.id, "potion_name": d.name,
+                     "potion_description": d.description})
+    return view
 
 
 class Rewards(Screen):
     state_type = "rewards"
 
-    def __init__(self, items: list[dict]) -> None:
+    def __init__(self, items: list[dict],
+                 after: Callable[["Game"], None] | None = None) -> None:
         self.items = items
+        self.after = after
 
     def block(self, game: "Game") -> dict:
-        out = []
-        for i, item in enumerate(self.items):
-            view = {"index": i, "type": item["type"], "description": describe(item)}
-            if item["type"] == "gold":
-                view["gold_amount"] = item["gold"]
-            out.append(view)
-        return {"items": out, "can_proceed": True}
+        return {"items": [item_view(x, i) for i, x in enumerate(self.items)],
+                "can_proceed": True}
 
-    def proceed(self, game: "Game"):
-        from ..runflow import open_map
-
-        def effect() -> None:
-            game.pop_overlay(self)
+    def leave(self, game: "Game") -> None:
+        game.pop_overlay(self)
+        if self.after is not None:
+            self.after(game)
+        else:
             open_map(game)
-        return "Proceeding to the map", effect
 
 
 class CardReward(Screen):
@@ -74,24 +87,40 @@ class CardReward(Screen):
             self.rewards.items.remove(self.item)
 
 
-def _top(game: "Game", cls: type, what: str):
-    return top_screen(game, cls, f"Not on the {what} screen")
+def _top(game: "Game", cls: type, refusal: str):
+    top = game.run.top
+    if not isinstance(top, cls):
+        raise ActionRefused(refusal)
+    return top
 
 
-@action("claim_reward", ("index", int, True))
-def claim_reward(game: "Game", p: dict):
-    rewards = _top(game, Rewards, "rewards")
-    run = game.run
-    item = index_in(rewards.items, p["index"], "reward")
+def _claim_text(item: dict) -> str:
     kind = item["type"]
-    if kind == "potion" and None not in run.potions:
-        raise ActionRefused("Potion slots are full; discard a potion first")
+    if kind == "gold":
+        return f"gold ({item['gold']})"
+    if kind == "potion":
+        return f"potion ({POTIONS[item['potion']].name})"
+    if kind == "card":
+        return "card (opens card selection)"
+    return kind
+
+
+@action("claim_reward")
+def claim_reward(game: "Game", p):
+    rewards = _top(game, Rewards, "Rewards screen is not open")
+    run = game.run
+    index = p.int("index", "Missing 'index' (reward index)")
+    item = in_range(rewards.items, index, f"Reward index {index} out of range (screen has "
+                                          f"{len(rewards.items)} claimable rewards)")
+    kind = item["type"]
 
     def effect() -> None:
         if kind == "card":
             game.push_overlay(CardReward(rewards, item))
             game.maybe_popup("card_reward")
             return
+        if kind == "potion" and None not in run.potions:
+            return  # a full belt: the claim does nothing
         rewards.items.remove(item)
         if kind == "gold":
             run.gold += item["gold"]
@@ -99,21 +128,23 @@ def claim_reward(game: "Game", p: dict):
             run.add_potion(item["potion"])
         elif kind == "relic":
             run.add_relic(item["relic"])
-    return f"Claiming {describe(item)}", effect
+    return f"Claiming reward: {_claim_text(item)}", effect
 
 
-@action("select_card_reward", ("card_index", int, True), confirm=True)
-def select_card_reward(game: "Game", p: dict):
-    screen = _top(game, CardReward, "card reward")
-    card = index_in(screen.cards, p["card_index"], "card")
+@action("select_card_reward", confirm=True)
+def select_card_reward(game: "Game", p):
+    screen = _top(game, CardReward, "Card reward selection screen is not open")
+    index = p.int("card_index", "Missing 'card_index'")
+    card = in_range(screen.cards, index, f"Card index {index} out of range "
+                                         f"(screen has {len(screen.cards)} cards)")
 
     def effect() -> None:
         game.run.add_card(card.cid, card.upgraded)
         screen.close(game)
-    return f"Adding '{card.name}' to the deck", effect
+    return f"Selecting card: {card.name}", effect
 
 
 @action("skip_card_reward")
-def skip_card_reward(game: "Game", p: dict):
-    screen = _top(game, CardReward, "card reward")
-    return "Skipping the card reward", lambda: screen.close(game)
+def skip_card_reward(game: "Game", p):
+    screen = _top(game, CardReward, "Card reward selection screen is not open")
+    return "Skipping card reward", lambda: screen.close(game)

@@ -1,7 +1,8 @@
-"""Building the room for a map node type, and resolving "?" (Unknown) nodes.
+"""Building the room for a map node type, and resolving "?" (Unknown) nodes; importing this
+module registers both in ``runflow.HOOKS``.
 
-A "?" node becomes (seeded by floor) an event from the pool, the fake merchant, a fight,
-a treasure room, or an empty room (the ``unknown`` screen; ``proceed`` leaves it).
+A "?" node becomes (seeded by floor) an event from the pool, the fake merchant, a fight
+or a treasure room, as "?" rooms do in the game (none is empty).
 """
 
 from __future__ import annotations
@@ -9,27 +10,20 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from .. import rng
-from ..model import Screen
+from ..runflow import HOOKS
+from .battle import start_combat
+from .events_content import POOL, pool_event
+from .fakemerchant import FakeMerchantRoom
+from .rest import RestRoom
+from .shop import ShopRoom
+from .treasure import TreasureRoom
 
 if TYPE_CHECKING:
     from ..engine import Game
     from ..model import Run
 
 COMBAT_KINDS = {"Monster": "monster", "Elite": "elite", "Boss": "boss"}
-UNKNOWN_OUTCOMES = ("Event", "Event", "Event", "FakeMerchant", "Monster", "Treasure",
-                    "Empty")
-
-
-class EmptyRoom(Screen):
-    state_type = "unknown"
-    room_type = "EmptyRoom"
-
-    def block(self, game: "Game") -> dict:
-        return {"message": "The room is empty."}
-
-    def proceed(self, game: "Game"):
-        from ..runflow import open_map
-        return "Leaving the empty room", lambda: open_map(game)
+UNKNOWN_OUTCOMES = ("Event", "Event", "Event", "FakeMerchant", "Monster", "Treasure")
 
 
 def roll_unknown(run: "Run") -> str:
@@ -38,26 +32,22 @@ def roll_unknown(run: "Run") -> str:
 
 
 def build_room(game: "Game", kind: str) -> None:
-    from ..runflow import start_combat
-    from .events_content import POOL, pool_event
-    from .rest import RestRoom
-    from .shop import ShopRoom
-    from .treasure import TreasureRoom
-
     run = game.run
     assert run is not None
     if kind in COMBAT_KINDS:
         start_combat(game, COMBAT_KINDS[kind])
     elif kind == "Shop":
-        run.room = ShopRoom(run)
+        run.room = ShopRoom(game)
     elif kind == "RestSite":
         run.room = RestRoom()
     elif kind == "Treasure":
-        run.room = TreasureRoom(run)
+        run.room = TreasureRoom(game)
     elif kind == "FakeMerchant":
-        run.room = pool_event(game, "FAKE_MERCHANT")
-    elif kind == "Event":
+        run.room = FakeMerchantRoom(game)
+    else:
         r = rng.stream(run.seed, "event", run.floor)
         run.room = pool_event(game, POOL[(r.randrange(len(POOL)) + run.floor) % len(POOL)])
-    else:
-        run.room = EmptyRoom()
+
+
+HOOKS.build_room = build_room
+HOOKS.roll_unknown = roll_unknown

@@ -1,9 +1,12 @@
-"""``bundle_select`` (select_bundle, confirm_bundle_selection, cancel_bundle_selection)
-and ``relic_select`` (select_relic, skip_relic_selection) overlays.
+"""``bundle_select`` (select_bundle, confirm_bundle_selection, cancel_bundle_selection) and
+``relic_select`` (select_relic, skip_relic_selection) overlays.
 
-A bundle is a pack of cards; selecting one marks it (re-selecting the same bundle is a
-counted duplicate), confirming adds its cards to the deck. Selecting a relic takes it at
-once.
+Bundles (McpMod.StateBuilder.cs ``BuildBundleSelectState``; McpMod.Actions.cs
+``ExecuteSelectBundle`` ...): selecting a bundle opens its preview (``preview_showing``,
+``preview_cards``), whose confirm adds the cards to the deck and whose cancel returns to
+the choice; a second ``select_bundle`` while the preview shows is refused (a counted
+duplicate). Relics (``BuildRelicSelectState``, ``ExecuteSelectRelic``): picking is
+immediate; skipping takes nothing.
 """
 
 from __future__ import annotations
@@ -11,8 +14,8 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from ..errors import ActionRefused
-from ..model import Card, Screen, top_screen
-from ..registry import action, index_in
+from ..model import Card, Screen
+from ..registry import action, in_range
 from ..views import card_view, relic_choice_view
 
 if TYPE_CHECKING:
@@ -27,71 +30,84 @@ class BundleSelect(Screen):
         self.selected: int | None = None
 
     def block(self, game: "Game") -> dict:
-        return {"prompt": "Choose a bundle of cards to add to your deck.",
-                "bundles": [{"index": i, "cards": [card_view(c, j) for j, c in enumerate(b)]}
+        preview = self.bundles[self.selected] if self.selected is not None else []
+        return {"screen_type": "bundle", "prompt": "Choose a bundle.",
+                "bundles": [{"index": i, "card_count": len(b),
+                             "cards": [card_view(c, j) for j, c in enumerate(b)]}
                             for i, b in enumerate(self.bundles)],
                 "preview_showing": self.selected is not None,
-                "can_confirm": self.selected is not None, "can_cancel": True}
+                "preview_cards": [card_view(c, j) for j, c in enumerate(preview)],
+                "can_cancel": self.selected is not None,
+                "can_confirm": self.selected is not None}
 
 
 class RelicSelect(Screen):
     state_type = "relic_select"
 
-    def __init__(self, relics: list[str], prompt: str = "Choose a relic.") -> None:
+    def __init__(self, relics: list[str]) -> None:
         self.relics = relics
-        self.prompt = prompt
 
     def block(self, game: "Game") -> dict:
-        return {"prompt": self.prompt,
+        return {"prompt": "Choose a relic.",
                 "relics": [relic_choice_view(r, i) for i, r in enumerate(self.relics)],
                 "can_skip": True}
 
 
-def _top(game: "Game", cls: type) -> Screen:
-    return top_screen(game, cls, f"No {cls.state_type} screen is open")
+def _top(game: "Game", cls: type, what: str):
+    top = game.run.top
+    if not isinstance(top, cls):
+        raise ActionRefused(f"No {what} selection screen is open")
+    return top
 
 
-@action("select_bundle", ("index", int, True))
-def select_bundle(game: "Game", p: dict):
-    bs = _top(game, BundleSelect)
-    index_in(bs.bundles, p["index"], "bundle")
-    if bs.selected == p["index"]:
+@action("select_bundle")
+def select_bundle(game: "Game", p):
+    bs = _top(game, BundleSelect, "bundle")
+    index = p.int("index", "Missing 'index' (bundle index)")
+    if bs.selected is not None:
         game.note_duplicate()
-    return f"Selecting bundle {p['index']}", lambda: setattr(bs, "selected", p["index"])
+        raise ActionRefused("A bundle preview is already open - confirm or cancel it first")
+    in_range(bs.bundles, index, f"Bundle index {index} out of range "
+                                f"({len(bs.bundles)} bundles available)")
+    return f"Selecting bundle {index}", lambda: setattr(bs, "selected", index)
 
 
 @action("confirm_bundle_selection", confirm=True)
-def confirm_bundle_selection(game: "Game", p: dict):
-    bs = _top(game, BundleSelect)
+def confirm_bundle_selection(game: "Game", p):
+    bs = _top(game, BundleSelect, "bundle")
     if bs.selected is None:
-        raise ActionRefused("Select a bundle first")
+        raise ActionRefused("Bundle confirm button is not enabled")
     cards = bs.bundles[bs.selected]
 
     def effect() -> None:
         game.pop_overlay(bs)
         for card in cards:
             game.run.add_card(card.cid)
-    return "Confirming bundle", effect
+    return "Confirming bundle selection", effect
 
 
 @action("cancel_bundle_selection")
-def cancel_bundle_selection(game: "Game", p: dict):
-    bs = _top(game, BundleSelect)
-    return "Cancelling bundle selection", lambda: game.pop_overlay(bs)
+def cancel_bundle_selection(game: "Game", p):
+    bs = _top(game, BundleSelect, "bundle")
+    if bs.selected is None:
+        raise ActionRefused("Bundle cancel button is not enabled")
+    return "Cancelling bundle selection", lambda: setattr(bs, "selected", None)
 
 
-@action("select_relic", ("index", int, True), confirm=True)
-def select_relic(game: "Game", p: dict):
-    rs = _top(game, RelicSelect)
-    rid = index_in(rs.relics, p["index"], "relic")
+@action("select_relic", confirm=True)
+def select_relic(game: "Game", p):
+    rs = _top(game, RelicSelect, "relic")
+    index = p.int("index", "Missing 'index' (relic index)")
+    rid = in_range(rs.relics, index, f"Relic index {index} out of range "
+                                     f"({len(rs.relics)} relics available)")
 
     def effect() -> None:
         game.pop_overlay(rs)
         game.run.add_relic(rid)
-    return f"Taking {rid}", effect
+    return f"Selecting relic: {relic_choice_view(rid, index)['name']}", effect
 
 
 @action("skip_relic_selection")
-def skip_relic_selection(game: "Game", p: dict):
-    rs = _top(game, RelicSelect)
+def skip_relic_selection(game: "Game", p):
+    rs = _top(game, RelicSelect, "relic")
     return "Skipping relic selection", lambda: game.pop_overlay(rs)
