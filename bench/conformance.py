@@ -47,7 +47,11 @@ SAMPLES = os.path.join(REPO, "vendor", "sts2mcp")
 # Screens the mod can show that the built-in game does not model (docs/game.md says why).
 NOT_MODELLED: set[str] = set()
 # How a session meets the game; each is a list of --set overrides (knobs from actors/game/knobs.py).
-START_MODES: dict[str, list[str]] = {"main_menu": []}
+START_MODES: dict[str, list[str]] = {
+    "main_menu": [],
+    "saved_run": ["game.knobs.start_saved_run=1", "game.knobs.start_floor=3"],
+    "in_run": ["game.knobs.start_in_run=1", "game.knobs.start_floor=6"],
+}
 
 
 @dataclasses.dataclass
