@@ -109,7 +109,7 @@ class Retrieve(_Maintenance):
 
     def human(self, r: dict) -> str:
         rec = r["recording"]
-        return (f"verified archived recording {r['sessionId']} ({r['status']}, outcome {r['outcome']})\n"
+        return (f"verified archived recording {r['sessionId']} ({r['status']}, outcome {r['outcome'] or 'none'})\n"
                 f"  original     {r['originalPath']}\n"
                 f"  archive      {r['archivePath']}\n"
                 f"  checked      {', '.join(r['verified'])}\n"
