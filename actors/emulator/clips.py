@@ -17,6 +17,7 @@ and identical consecutive images merge, so the encoded frame count and delays ca
 from the source count. The returned metadata maps every source frame to output time, lists
 the sampling gaps of each cut, and gives the ledger charge.
 
+An archived recording is refused (its bytes are immutable; restore it first).
 The output is written no-clobber inside the recording directory or the workspace's
 top-level ``artifacts/`` (:mod:`.derived`), while this process holds the recording's
 artifact-worker lease (:mod:`.lease`), and its bytes are charged to ``quota-ledger.jsonl``.
@@ -244,7 +245,12 @@ def clip(request: ClipRequest | dict, workspace: Path | str | None = None) -> di
     """Write the GIF and return its metadata (see the module docstring)."""
     req = request if isinstance(request, ClipRequest) else ClipRequest.from_json(request)
     workspace = Path(os.path.abspath(workspace or Path.cwd()))
-    root = locate_recording(req.recording_path)
+    resolved = locate_recording(req.recording_path)
+    if resolved.archived:
+        raise IntervalRefused("recordingPath", req.recording_path,
+                              f"archived as {resolved.archive_id}: archived bytes are immutable; restore it "
+                              "before creating new derived clips")
+    root = resolved.recording_path
     reader = RecordingReader(root)
     planned = plan(req, branch_routes(reader.scan.events))
     cuts, frames = timeline(planned)

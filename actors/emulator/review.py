@@ -17,7 +17,8 @@ image: the last). ``includeImages: false`` changes only delivery; ``imageLayout:
 
 The result separates ``inputs``, ``physicalEvents``, verified ``frames`` and ``coverage``
 (with its gaps), carries ``authentication`` (chain verified, prefix pins) and always says
-``semanticValidity: "not-adjudicated"``.
+``semanticValidity: "not-adjudicated"``. An archived recording is read where it is now, through
+its verified mapping (its original path or its archive path both work; :mod:`.sources`).
 """
 
 from __future__ import annotations
@@ -259,7 +260,8 @@ def _route_for(reader: RecordingReader, req: ReviewRequest) -> BranchRoute:
 def review(request: ReviewRequest | dict) -> ReviewResult:
     """Review ``(fromActionIndex, toActionIndex]`` (see the module docstring). Writes nothing."""
     req = request if isinstance(request, ReviewRequest) else ReviewRequest.from_json(request)
-    root = locate_recording(req.recording_path)
+    resolved = locate_recording(req.recording_path)
+    root = resolved.recording_path
     reader = RecordingReader(root)
     route = _route_for(reader, req)
     bounds = interval_bounds(route, req.from_action_index, req.to_action_index)
@@ -276,6 +278,9 @@ def review(request: ReviewRequest | dict) -> ReviewResult:
     status = reader.summary.stop["status"] if finalized else ("live" if writer_alive(root) else "interrupted")
     metadata = {
         "kind": "gamerig.emulator.review", "reviewVersion": 1, "recordingPath": str(root),
+        "archive": ({"archived": True, "originalPath": str(resolved.original_path), "archiveId": resolved.archive_id,
+                     "requestedPath": str(resolved.requested), "mappingVerified": True}
+                    if resolved.archived else {"archived": False}),
         "sessionId": req.session_id, "branchId": req.branch_id, "recordingStatus": status,
         "interval": {"fromActionIndex": req.from_action_index, "toActionIndex": req.to_action_index,
                      "fromFrame": bounds[0], "toFrame": bounds[1]},

@@ -1,8 +1,9 @@
-"""Find the recording directory a review or clip request names, without writing anything.
+"""Find the recording a review or clip request names, without writing anything.
 
 :func:`locate_recording` accepts a recording directory (not a symlink, holding
-``events.jsonl`` and ``recording.json``). The archive engineer's verified mapping (an archived
-recording's original path) is resolved here once :mod:`.archive` provides it.
+``events.jsonl`` and ``recording.json``), or an archived recording's original path or direct
+archive path, which :func:`.archive.resolve_recording` resolves through its verified mapping
+(``MaintenanceRefused`` when the mapping, inventory or journal does not verify).
 """
 
 from __future__ import annotations
@@ -11,23 +12,31 @@ import os
 import stat
 from pathlib import Path
 
+from .archive import ARCHIVED, CONTAINER_MAPPING, MAPPING_FILE, Resolved, resolve_recording
 from .errors import IntervalRefused
 from .limits import MANIFEST
 from .reader import EVENTS
 
 
-def locate_recording(path: str | Path) -> Path:
-    """The absolute recording directory for ``path`` or :class:`IntervalRefused` naming it."""
-    root = Path(os.path.abspath(path))
+def locate_recording(path: str | Path) -> Resolved:
+    """Where the recording ``path`` names is now, or :class:`IntervalRefused` naming ``path``."""
+    requested = Path(os.path.abspath(path))
     try:
-        info = os.lstat(root)
+        info = os.lstat(requested)
     except OSError as exc:
         raise IntervalRefused("recordingPath", str(path), f"cannot be examined ({exc.strerror})") from None
     if stat.S_ISLNK(info.st_mode):
         raise IntervalRefused("recordingPath", str(path), "is a symlink; recordings are never read through one")
     if not stat.S_ISDIR(info.st_mode):
         raise IntervalRefused("recordingPath", str(path), "is not a directory")
+    archived = (os.path.lexists(requested / MAPPING_FILE)
+                or (requested.name == ARCHIVED and os.path.lexists(requested.parent / CONTAINER_MAPPING)))
+    if not archived and not ((requested / EVENTS).is_file() and (requested / MANIFEST).is_file()):
+        raise IntervalRefused("recordingPath", str(path), f"is not a recording directory (no {EVENTS} "
+                              f"and {MANIFEST}) nor an archived recording's path")
+    resolved = resolve_recording(requested)
+    root = resolved.recording_path
     if not (root / EVENTS).is_file() or not (root / MANIFEST).is_file():
         raise IntervalRefused("recordingPath", str(path), f"is not a recording directory (no {EVENTS} "
                               f"and {MANIFEST})")
-    return root
+    return resolved
