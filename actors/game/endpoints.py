@@ -1,17 +1,18 @@
-"""The non-gameplay endpoints: ``/``, compendium, profile, wiki and profiles, and the
-multiplayer route's view of a state.
+"""The non-gameplay endpoints: ``/``, compendium and profile (bodies in ``progress``),
+wiki and profiles, and the multiplayer route's view of a state.
 
 Each function takes the game (under its lock) and returns ``(http_status, json_body)``.
 """
 
 from __future__ import annotations
 
-import traceback
 from typing import TYPE_CHECKING
 
+from . import progress
 from .bestiary import MONSTERS
 from .content import CARDS, CHARACTERS, POTIONS, RELICS
 from .errors import json_kind, read_error
+from .screens import saves
 
 if TYPE_CHECKING:
     from .engine import Game
@@ -58,28 +59,19 @@ def _entries() -> list[dict]:
 
 
 def compendium(game: "Game") -> tuple[int, dict]:
-    """All content plus ``current_run`` (run identity from save metadata)."""
+    """``HandleGetCompendium``: profile progress and ``current_run`` (run identity from the
+    save metadata); knob ``identity_outage_every``: a 500 "Failed to build compendium"."""
     game.save.compendium_reads += 1
     n = game.knobs.identity_outage_every
     if n and game.save.compendium_reads % n == 0:
-        try:
-            raise IOError("save metadata unavailable (knob identity_outage_every)")
-        except IOError as exc:
-            return 500, {"error": str(exc), "exception_type": type(exc).__name__,
-                         "stack_trace": traceback.format_exc()}
-    entries = _entries()
-    body = {kind + "s": [e for e in entries if e["item_type"] == kind] for kind in ITEM_TYPES}
-    body["current_run"] = game.save.current_run()
-    return 200, body
+        return 500, {"error": "Failed to build compendium: save metadata unavailable "
+                              "(knob identity_outage_every)"}
+    return 200, progress.compendium_body(game, game.save.current_run())
 
 
 def profile(game: "Game") -> tuple[int, dict]:
-    p = game.profile
-    return 200, {"profile_id": p.profile_id, "name": f"Profile {p.profile_id}",
-                 "runs_started": game.runs_started, "victories": p.victories,
-                 "defeats": p.defeats,
-                 "unlocked_characters": [c.id for c in CHARACTERS.values() if not c.locked],
-                 "seen_tutorials": sorted(p.seen)}
+    """``HandleGetProfile`` (``BuildProfile``)."""
+    return 200, progress.profile_body(game, saves.timeline_fields(game)["epochs"])
 
 
 def wiki(game: "Game", query: dict[str, str]) -> tuple[int, dict]:

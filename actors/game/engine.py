@@ -28,6 +28,7 @@ from .errors import ActionRefused, StateBuildError
 from .identity import SaveMeta
 from .knobs import Knobs
 from .model import Run, Screen
+from .progress import Profile
 from .registry import ACTIONS
 from .render import TopLevel, compose, whole_state
 from .screens import menu, overlay, popups
@@ -70,7 +71,7 @@ class Game:
         self.reads = 0
         self.valid_posts = 0
         self.runs_started = 0
-        self.profile = popups.Profile()
+        self.profile = Profile()
         self.linger: list[Any] | None = None  # [remaining, snapshot]
         self.waiting = 0
         self.loading = False  # the transient reads show the run starting (no run state)

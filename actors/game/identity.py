@@ -4,10 +4,11 @@ The game "writes its save" when a run starts and whenever a room is entered; the
 compendium reads that metadata, not the live state, so it can lag (knob
 ``identity_lag_reads``: a written save becomes visible only after N compendium reads).
 Before the first save of the current run is visible, ``current_run`` carries
-``limitation`` instead of ``run_id`` — unless an older save is still visible, in which
+``limitation`` ("Run is in progress, but current_run.save was not found yet.") instead of
+``run_id`` — unless an older save is still visible, in which
 case the stale identity of the previous run is reported (the hostile, realistic case).
 
-``run_id = "{save_scope}:profile{id}:{start_time}"``; ``start_time`` is derived from the
+``run_id = "{save_scope}:profile{profile_id}:{start_time}"``; ``start_time`` is derived from the
 seed and the number of runs started, never from the wall clock.
 """
 
@@ -19,7 +20,9 @@ if TYPE_CHECKING:
     from .engine import Game
 
 SAVE_SCOPE = "modded"
-ID_FORMAT = "{save_scope}:profile{id}:{start_time}"
+ID_FORMAT = "{save_scope}:profile{profile_id}:{start_time}"
+PARSE_ERROR = ("'0x00' is an invalid start of a value. LineNumber: 0 | "
+               "BytePositionInLine: 0.")
 EPOCH = 1_750_000_000
 
 
@@ -45,12 +48,7 @@ class SaveMeta:
         if run is None:
             return
         profile = self.game.profile.profile_id
-        snap = {
-            "is_in_progress": True,
-            "profile_id": profile,
-            "save_scope": SAVE_SCOPE,
-            "id_format": ID_FORMAT,
-            "save_path": f"{SAVE_SCOPE}/profile{profile}/saves/current_run.save",
+        snap = {  # the save's scalars, in BuildCurrentRunContext's order
             "start_time": run.start_time,
             "save_time": run.start_time + 30 + run.actions * 7,
             "run_time": 30 + run.actions * 7,
@@ -69,23 +67,29 @@ class SaveMeta:
             self.visible = snap
 
     def current_run(self) -> dict | None:
-        """``current_run`` for one compendium read (advances the lag)."""
+        """``current_run`` for one compendium read (advances the lag), shaped as
+        McpMod.Compendium.cs ``BuildCurrentRunContext`` shapes it."""
         self.reads += 1
         for item in self.queue:
             item[0] -= 1
         while self.queue and self.queue[0][0] <= 0:
             self.visible = self.queue.pop(0)[1]
-        run = self.game.run
-        if run is None:
+        if self.game.run is None:
             return None
-        n = self.game.knobs.identity_parse_error_every
-        base = {"is_in_progress": True, "profile_id": self.game.profile.profile_id,
-                "save_scope": SAVE_SCOPE, "id_format": ID_FORMAT,
-                "save_path": f"{SAVE_SCOPE}/profile{self.game.profile.profile_id}"
-                             "/saves/current_run.save"}
-        if n and self.reads % n == 0:
-            return {**base, "parse_error": "Unexpected end of JSON input at line 1"}
+        profile = self.game.profile.profile_id
+        out: dict[str, Any] = {"is_in_progress": True, "profile_id": profile,
+                               "save_scope": SAVE_SCOPE, "id_format": ID_FORMAT}
         if self.visible is None:
-            return {**base, "limitation": "Save file does not exist yet; run identity "
-                                          "is unavailable until the game saves"}
-        return dict(self.visible)
+            out["limitation"] = "Run is in progress, but current_run.save was not found yet."
+            return out
+        out["save_path"] = save_path(profile)
+        n = self.game.knobs.identity_parse_error_every
+        if n and self.reads % n == 0:
+            out["parse_error"] = PARSE_ERROR
+            return out
+        out.update({k: v for k, v in self.visible.items() if k not in out})
+        return out
+
+
+def save_path(profile: int) -> str:
+    return f"/saves/{SAVE_SCOPE}/profile{profile}/saves/current_run.save"

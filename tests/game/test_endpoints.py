@@ -1,7 +1,7 @@
 """The HTTP contract: routes, codes, texts, headers, ExecuteAction's order, the 500s.
 
 Each test names the mod function it checks (Gennadiyev/STS2MCP @ 2fb5390):
-M = McpMod.cs, A = McpMod.Actions.cs, P = McpMod.Profile.cs.
+M = McpMod.cs, A = McpMod.Actions.cs, P = McpMod.Profile.cs, C = McpMod.Compendium.cs.
 """
 
 from __future__ import annotations
@@ -11,8 +11,9 @@ import re
 import pytest
 
 from actors.game.knobs import Knobs
+from actors.game.screens.gameover import finish_run
 
-from .conftest import SP, get, http_client, new_run, ok, post, refused
+from .conftest import SP, arrange, get, http_client, new_run, ok, post, refused
 
 pytestmark = pytest.mark.timeout(30)
 
@@ -179,12 +180,46 @@ def test_state_build_error_is_500_with_trace(make_server):
 
 
 def test_compendium_current_run_null_in_menu_then_run_id(client):
+    # C BuildCompendiumResponse / BuildCurrentRunContext
     body = client.get("/api/v1/compendium").json()
+    assert list(body) == ["profile_id", "current_run", "source", "sections"]
     assert body["current_run"] is None
     new_run(client)
-    cur = client.get("/api/v1/compendium").json()["current_run"]
-    assert cur["is_in_progress"] is True
+    body = client.get("/api/v1/compendium").json()
+    cur = body["current_run"]
+    assert list(cur)[:5] == ["is_in_progress", "profile_id", "save_scope", "id_format",
+                             "save_path"]
+    assert cur["id_format"] == "{save_scope}:profile{profile_id}:{start_time}"
     assert re.fullmatch(r"modded:profile1:\d+", cur["run_id"])
+    assert body["sections"]["card_library"]["discovered_ids"][:2] == ["STRIKE", "DEFEND"]
+
+
+def test_compendium_limitation_parse_error_and_outage(make_server):
+    # C BuildCurrentRunContext's limitation and parse_error; HandleGetCompendium's 500
+    srv = make_server(1, Knobs(identity_lag_reads=2, identity_parse_error_every=4,
+                               identity_outage_every=5))
+    with http_client(srv.url) as c:
+        new_run(c)
+        replies = [c.get("/api/v1/compendium") for _ in range(5)]
+    runs = [r.json()["current_run"] for r in replies[:4]]
+    assert runs[0]["limitation"] == "Run is in progress, but current_run.save was not found yet."
+    assert "save_path" not in runs[0] and "run_id" in runs[2]
+    assert runs[3]["parse_error"].startswith("'0x00' is an invalid start of a value.")
+    assert "run_id" not in runs[3] and "save_path" in runs[3]
+    assert replies[4].status_code == 500
+    assert replies[4].json() == {"error": "Failed to build compendium: save metadata "
+                                          "unavailable (knob identity_outage_every)"}
+
+
+def test_profile_counts_runs(server, client):
+    # P BuildProfile: totals and per-character stats
+    new_run(client, "wanderer")
+    arrange(server, lambda game: finish_run(game, False))
+    body = client.get("/api/v1/profile").json()
+    assert body["total_losses"] == 1 and body["number_of_runs"] == 1
+    assert [(c["id"], c["total_losses"]) for c in body["characters"]] == [("WANDERER", 1)]
+    assert body["epochs"][0] == {"id": "Neow1", "state": "Revealed",
+                                 "obtained": body["epochs"][0]["obtained"]}
 
 
 def test_profiles(client):
@@ -194,7 +229,7 @@ def test_profiles(client):
     switch = client.post("/api/v1/profiles", json={"action": "switch", "profile_id": 2})
     assert switch.json() == {"status": "ok", "message": "Switched to profile 2 (requires "
                              "restart)", "current_profile_id": 2}
-    assert client.get("/api/v1/profile").json()["profile_id"] == 2
+    assert client.get("/api/v1/compendium").json()["profile_id"] == 2
     bad = client.post("/api/v1/profiles", json={"action": "switch", "profile_id": "1"})
     assert bad.json() == {"status": "error", "error": "profile_id must be 1-3"}
     other = client.post("/api/v1/profiles", json={"action": "rename", "profile_id": 1})

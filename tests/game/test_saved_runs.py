@@ -76,7 +76,7 @@ def test_abandon_run_asks_then_deletes_the_save(make_server):
         ok(c, action="menu_select", option="abandon_run")
         state = ok(c, action="menu_select", option="yes")
         assert state["options"][0] == "singleplayer"
-        assert c.get("/api/v1/profile").json()["defeats"] == 1
+        assert c.get("/api/v1/profile").json()["total_losses"] == 1
 
 
 def test_new_run_discards_the_saved_run(make_server):

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Callable
 
 from ..errors import ActionRefused
 from ..model import Screen
+from ..progress import record_end
 from . import saves
 
 if TYPE_CHECKING:
@@ -51,8 +52,5 @@ def finish_run(game: "Game", victory: bool) -> None:
     run.map_open = False
     score = run.floor * 10 + run.gold // 10 + (100 if victory else 0)
     run.overlays = [GameOver(victory, run.floor, score)]
-    if victory:
-        game.profile.victories += 1
-    else:
-        game.profile.defeats += 1
+    record_end(game, run, victory)
     game.save.write()

@@ -18,7 +18,7 @@ When they occur:
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Callable
 
 from .. import rng
@@ -42,15 +42,6 @@ NOTICES = (
     ("Early Access", "This content is still in development.",
      (("ignore", True), ("report", False))),
 )
-
-
-@dataclass
-class Profile:
-    profile_id: int = 1
-    seen: set[str] = field(default_factory=set)  # tutorial keys this profile has seen
-    tutorials: bool | None = None  # the answer to "Enable Tutorials?" (None: not asked)
-    victories: int = 0
-    defeats: int = 0
 
 
 @dataclass

@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING
 
 from .. import rng
 from ..content import CHARACTERS
+from ..progress import record_end, record_start
 from ..runflow import enter_node, start_run
 from . import popups
 
@@ -44,6 +45,7 @@ def embark(game: "Game", character: str) -> None:
     game.menu_screen = "main"
     game.selected_character = None
     start_run(game, character, game.seed)
+    _started(game)
     _loading(game)
     if "tutorial_prompt" not in game.profile.seen:
         popups.show_tutorial_prompt(game)
@@ -59,8 +61,8 @@ def continue_run(game: "Game") -> None:
 def ask_abandon(game: "Game") -> None:
     def answer(option: str) -> None:
         if option == "yes" and game.saved is not None:
+            record_end(game, game.saved, False)
             game.saved = None
-            game.profile.defeats += 1
     popups.show_popup(game, "Abandon Run?", "Are you sure you want to abandon this run?",
                       (("yes", True), ("no", True)), answer)
 
@@ -83,6 +85,12 @@ def return_to_menu(game: "Game") -> None:
 def replace_run(game: "Game", run: "Run") -> None:
     """Knob ``replace_run_after_actions``: a new run with the same seed replaces ``run``."""
     start_run(game, run.character, run.seed)
+    _started(game)
+
+
+def _started(game: "Game") -> None:
+    assert game.run is not None
+    record_start(game, game.run)
 
 
 # ----- timeline -------------------------------------------------------------------------
@@ -129,6 +137,7 @@ def apply_start_knobs(game: "Game") -> None:
     game.profile.seen.add("tutorial_prompt")
     game.profile.tutorials = True
     start_run(game, character, game.seed)
+    _started(game)
     run = game.run
     assert run is not None
     while run.floor < k.start_floor:
