@@ -28,6 +28,8 @@ character          any fresh read (the API does not show the pick)
 embark             a transition; a rejection instead allows picking again
 reward_skip        the rewards list reappearing (the reward is then marked skipped)
 effect             any read that differs from the one acted on ("ok means queued")
+(none)             ``advance_dialogue``: nothing is awaited (an ancient's dialogue lines are
+                   not in the state, so each read may advance it again)
 =================  ===========================================================================
 
 **Attempt, then react.** A pending action whose evidence never comes (the mod answers ``ok``
@@ -57,6 +59,7 @@ from typing import Any
 NEUTRAL = {"unknown", "overlay"}
 BLOCKING_MENUS = {"tutorial_prompt", "tutorial", "popup"}
 MAX_REJECTIONS = 3
+UNGUARDED = {"advance_dialogue"}  # no evidence to wait for: the dialogue's lines are not in the state
 GUARDED = {  # action -> pending kind (anything else: "effect")
     "select_card": "grid_toggle", "combat_select_card": "hand_select",
     "confirm_selection": "confirm", "cancel_selection": "confirm",
@@ -276,6 +279,8 @@ class PolicyContext:
             return
         # accepted, or unknown (it may have happened): never repeat on a guess
         self.streak.clear()
+        if action in UNGUARDED:
+            return
         pending = Pending("effect", action, dict(params), self.flow or "", proposal.get("state_digest"),
                           time.monotonic(), dict(proposal.get("guard_snapshot") or {}),
                           proposal.get("situation"))

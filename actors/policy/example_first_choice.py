@@ -18,11 +18,11 @@ LEAVE = {"crystal_sphere": "crystal_sphere_proceed", "relic_select": "skip_relic
 class FirstChoice(Policy):
     def __init__(self, settings: dict, session: dict):
         super().__init__(settings, session)
-        self.refused, self.screen = set(), None
+        self.refused, self.seen = set(), None
 
     def observe(self, obs: Observation) -> None:
-        if obs.state_type != self.screen:  # a new screen: old refusals no longer apply
-            self.screen, self.refused = obs.state_type, set()
+        if obs.state != self.seen:  # anything changed: old refusals no longer apply
+            self.seen, self.refused = obs.state, set()
 
     def record_result(self, proposal: dict, result: dict) -> None:
         if result["outcome"] == "rejected":
