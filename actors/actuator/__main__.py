@@ -39,6 +39,10 @@ class Actuator:
         self.handled: BoundedDict = BoundedDict()  # ids this instance acted on (recent)
         self.done: list = []  # (attempt id, outcome) of pipelined steps, results not yet recorded
         self._done_since = 0.0
+        self.follower: Follower | None = None
+        self.emulator_exits = 0  # actor_exit rows of the emulator seen so far
+        if hasattr(self.sink, "watch"):
+            self.sink.watch = self.watch_emulator
 
     def feed(self, row: dict) -> None:
         self.track.feed(row)
@@ -47,9 +51,22 @@ class Actuator:
             self.queue.append(row["proposal_id"])
         elif ev == "action_attempt" and row["proposal_id"] in self.queue:
             self.queue.remove(row["proposal_id"])
+        elif ev == "actor_exit" and row.get("actor") == "emulator":
+            self.emulator_exits += 1   # its steps in flight can get no reply: resolve them now
+            if hasattr(self.sink, "abandon"):
+                self.done.extend(self.sink.abandon())
         elif ev == "observation":  # a newer read supersedes any proposal not yet attempted,
             # except those its policy decided ahead of their results (pipelined)
             self.queue = [pid for pid in self.queue if pipelined(self.track.proposals.get(pid))]
+
+    def watch_emulator(self) -> int:
+        """For a step sent alone: read the journal rows waiting (without blocking) and
+        return how many times the emulator has exited so far."""
+        if self.follower is not None:
+            self.follower.ensure_request()
+            for row in self.follower.pump():
+                self.feed(row)
+        return self.emulator_exits
 
     def recover_orphans(self) -> None:
         for att_id, att in list(self.track.unresolved.items()):
@@ -187,6 +204,7 @@ def main(ctx: ActorContext) -> int:
     act = Actuator(ctx)
     follower = Follower(ctx.zctx, ctx.endpoints["recorder"], session=ctx.session_id,
                         sender=ctx.name, counters=ctx.counters)
+    act.follower = follower
     try:
         while not ctx.stopping.is_set():
             follower.pace_s = PIPELINED_PACE_S if act.track.in_flight else 0.0

@@ -11,7 +11,10 @@ The pyboy sink takes ``action: "step"`` with ``parameters: {"buttons": [...], "f
   the requested samples and the exact ``recording_span``;
 * an ``emulator_error`` reply with ``effect: none`` (the step was refused before any frame
   ran: bad button, limit reached, ...) → ``rejected``; with ``effect: unknown`` → ``unknown``;
-* no reply within the deadline (the emulator died or hangs) → ``unknown``; never resent.
+* no reply within the deadline (the emulator hangs) → ``unknown``; never resent;
+* the emulator process exited (the supervisor's ``actor_exit`` row, seen by the actuator
+  through ``watch``/``abandon``) → ``unknown`` at once, without waiting out the deadline:
+  its restart is known, so a reply from the process the step went to can never come.
 
 Pipelined steps (proposals decided ahead, see ``actors.steps``) go out with ``submit``: the
 steps whose intents were acknowledged together travel in one ``emulator_step_batch``, sent
@@ -25,6 +28,7 @@ from __future__ import annotations
 
 import collections
 import time
+from collections.abc import Callable
 
 import zmq
 
@@ -39,6 +43,8 @@ from protocol.message import from_item
 from protocol.to_emulator import Step, StepBatch
 
 STEP_ACTION = "step"
+WATCH_S = 0.05  # a step sent alone checks this often whether the emulator has exited
+EXITED = "the emulator process exited before replying (the supervisor restarts it)"
 
 
 class HttpSink:
@@ -57,6 +63,9 @@ class EmulatorSink:
         self.ctx = ctx
         self.client = ctx.client("emulator")
         self.timeout_s = timeout_s
+        #: set by the actuator: reads the journal rows waiting and returns how many times the
+        #: emulator process has exited so far (a step sent alone stops waiting when it grows)
+        self.watch: Callable[[], int] | None = None
         self.socket: zmq.Socket | None = None  # for pipelined steps
         # message id -> (attempt ids, frames, sent at) of each step batch awaiting its reply
         self.in_flight: collections.OrderedDict[str, tuple[list[str], int, float]] = collections.OrderedDict()
@@ -70,12 +79,35 @@ class EmulatorSink:
             return ActionOutcome("rejected", None, {"error_code": "bad-action"}, str(exc), 0.0)
         deadline = self.timeout_s + msg.frames / 1000  # slow carts still finish long steps
         try:  # exactly one try: a step is never sent twice
+            if self.watch is not None:
+                return self._send_watched(msg, start, deadline)
             reply = self.client.request(msg, deadline_s=deadline, try_s=deadline, max_tries=1)
         except RequestFailed as exc:
             return ActionOutcome("unknown", None, None, f"no reply from the emulator: {exc}", _ms(start))
         except Exception as exc:  # never raise: an unexpected failure leaves the outcome unknown
             return ActionOutcome("unknown", None, None, f"{type(exc).__name__}: {exc}", _ms(start))
         return _outcome(reply, start)
+
+    def _send_watched(self, msg: Step, start: float, deadline: float) -> ActionOutcome:
+        """Send one step and wait for its reply, until the deadline or until the emulator
+        process is known to have exited (``watch``), whichever comes first."""
+        exits = self.watch()
+        sock = connect_dealer(self.ctx.zctx, self.ctx.endpoints["emulator"])
+        try:
+            env = protocol.wrap(msg, session=self.ctx.session_id, sender=self.ctx.name)
+            sock.send(protocol.encode(env))
+            while (left := start + deadline - time.monotonic()) > 0:
+                if sock.poll(int(min(left, WATCH_S) * 1000) + 1):
+                    reply = decode_or_count(sock.recv(), self.ctx.counters, "emulator")
+                    if reply is not None and getattr(reply.body, "reply_to", None) == env.id:
+                        return _outcome(reply.body, start)
+                elif self.watch() != exits:
+                    return ActionOutcome("unknown", None, None, f"{EXITED}; the step in flight is recorded "
+                                         "unknown and never resent", _ms(start))
+            return ActionOutcome("unknown", None, None, f"no reply from the emulator within {deadline:.1f}s; "
+                                 "the step is recorded unknown and never resent", _ms(start))
+        finally:
+            sock.close(0)  # drop the step if it still waits for a (dead) emulator
 
     # -- pipelined steps ------------------------------------------------------------------
     def submit(self, steps: list[tuple[str, dict, str]]) -> list[tuple[str, ActionOutcome]]:
@@ -124,6 +156,22 @@ class EmulatorSink:
             self.in_flight.clear()
             self.socket.close(0)  # drop anything still queued for a dead emulator
             self.socket = None
+        return out
+
+    def abandon(self) -> list[tuple[str, ActionOutcome]]:
+        """The emulator process exited: the replies that came before it did, and ``unknown``
+        for every other step in flight, at once (never resent). The socket, with anything
+        still queued in it for the dead process, is dropped."""
+        out = self.collect()
+        if not self.in_flight:
+            return out
+        count = sum(len(attempts) for attempts, _, _ in self.in_flight.values())
+        error = f"{EXITED}; the {count} step(s) in flight are recorded unknown and never resent"
+        out.extend((att, ActionOutcome("unknown", None, None, error, _ms(sent)))
+                   for attempts, _, sent in self.in_flight.values() for att in attempts)
+        self.in_flight.clear()
+        self.socket.close(0)
+        self.socket = None
         return out
 
     def next_deadline_s(self) -> float:
