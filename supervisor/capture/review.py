@@ -72,12 +72,27 @@ def _gaps_line(coverage: dict) -> str:
     return f"{len(gaps)} unsampled gaps, {sum(g['frames'] for g in gaps)} frames ({shown})"
 
 
+def _input_lines(meta: dict, shown: int = 12) -> list[str]:
+    physical = {p["actionIndex"]: p for p in meta["physicalEvents"]}
+    lines = []
+    for item in meta["inputs"][:shown]:
+        done = physical.get(item["actionIndex"])
+        delivered = (f"pressed {done['pressed']} released {done['released']}" if done
+                     else "delivery not recorded")
+        lines.append(f"  action {item['actionIndex']}: hold {item['buttons']} for {item['frames']} frames "
+                     f"({item['fromFrame']}->{item['toFrame']}); {delivered}")
+    if len(meta["inputs"]) > shown:
+        lines.append(f"  ... {len(meta['inputs']) - shown} more (--json lists them all)")
+    return lines
+
+
 def render(meta: dict, sheet_path: str | None) -> str:
     iv, cov, auth = meta["interval"], meta["coverage"], meta["authentication"]
     lines = [f"review  session {meta['sessionId']}  {meta['branchId']}  actions ({iv['fromActionIndex']},"
              f"{iv['toActionIndex']}]  frames ({iv['fromFrame']},{iv['toFrame']}]  recording {meta['recordingStatus']}",
              f"inputs {len(meta['inputs'])}  physical events {len(meta['physicalEvents'])}  "
              f"missing physical events {len(cov['physicalEventsMissing'])}  lost intervals {len(cov['lostIntervals'])}",
+             *_input_lines(meta),
              f"retained frames {cov['retainedFrames']} (sampled every {cov['sampleEveryFrames']} frames), "
              f"selected {cov['selectedFrames']}, verified {cov['verifiedFrames']}",
              f"coverage: {_gaps_line(cov)}",
