@@ -57,8 +57,8 @@ def menu(policy, st: dict, _block: dict) -> list[Proposal]:
 
 def blocking_popup(policy, screen: str, names: list[str]) -> list[Proposal]:
     """Tutorials and popups: dismissed with an advertised option; the run's memory waits."""
-    if screen == "tutorial_prompt":
-        order = ("no", "yes")  # no tutorials for a bot
+    if screen == "tutorial_prompt":  # no tutorials for a bot, unless asked (settings.tutorials)
+        order = ("yes", "no") if policy.settings.get("tutorials") else ("no", "yes")
     elif screen == "tutorial":
         order = ("advance", "proceed")
     elif policy.ctx.abandon_requested:
