@@ -94,6 +94,8 @@ def _fake_merchant(state: dict, mem: Memory) -> dict:
     fm = state["fake_merchant"]
     if fm["started_fight"]:
         return {"action": "proceed"}
+    if "error" in fm["shop"]:  # the inventory is not ready yet
+        return None
     foul = next((p for p in state["player"]["potions"] if p["id"] == "FOUL_POTION"), None)
     if foul is not None and mem.style == "explore":
         return {"action": "use_potion", "slot": foul["slot"]}
@@ -136,6 +138,8 @@ def _combat(state: dict, mem: Memory) -> dict | None:
     player = state["player"]
     weakest = min(battle["enemies"], key=lambda e: e["hp"])["entity_id"]
     for potion in player["potions"]:
+        if potion["id"] == "FOUL_POTION" and mem.style == "explore":
+            continue  # kept for the fake merchant
         if potion["can_use_in_combat"]:
             body = {"action": "use_potion", "slot": potion["slot"]}
             if potion["target_type"] == "AnyEnemy":
@@ -269,6 +273,42 @@ HANDLERS: dict[str, Any] = {
 }
 
 
+def variant_of(state: dict) -> str:
+    """The screen and its variant as the vendor samples name them (``shop__not_ready``)."""
+    st = state["state_type"]
+    block = state.get(st) if isinstance(state.get(st), dict) else {}
+    variant = ""
+    if st in COMBAT:
+        variant = "combat_ended" if "battle" not in state else (
+            "" if state["battle"]["is_play_phase"] else "enemy_turn")
+    elif st == "menu":
+        variant = state.get("menu_screen", "")
+    elif st in ("shop", "fake_merchant"):
+        shop = block["shop"] if st == "fake_merchant" else block
+        variant = ("fight_started" if block.get("started_fight")
+                   else "not_ready" if "error" in shop else "")
+    elif st == "treasure":
+        variant = {"Opening chest...": "opening", "Treasure room loading...": "loading"}.get(
+            block.get("message", ""), "claimed" if "relics" not in block else "")
+    elif st in ("card_select", "hand_select"):
+        variant = block.get("screen_type", "") or ("selected" if "selected_cards" in block
+                                                   else "")
+    variant = variant or _more_variants(st, block)
+    return f"{st}__{variant}" if variant else st
+
+
+def _more_variants(st: str, block: dict) -> str:
+    if st == "rest_site" and block["can_proceed"]:
+        return "used"
+    if st == "crystal_sphere" and block["can_proceed"]:
+        return "done"
+    if st == "event" and block["in_dialogue"]:
+        return "ancient_dialogue"
+    if st == "map" and "current_position" not in block:
+        return "start"
+    return ""
+
+
 def outcome_of(state: dict) -> str:
     """A game_over state's outcome: the mod does not say it; a dead player lost."""
     return "defeat" if state["player"]["hp"] <= 0 else "victory"
@@ -282,6 +322,7 @@ class Result:
     errors: list[str]
     screens: set[str]
     acts: int = 1
+    variants: set[str] = field(default_factory=set)
 
 
 def play(client: httpx.Client, style: str = "smart", max_actions: int = 600,
@@ -294,6 +335,7 @@ def play(client: httpx.Client, style: str = "smart", max_actions: int = 600,
     actions = reads = 0
     errors: list[str] = []
     screens: set[str] = set()
+    variants: set[str] = set()
     acts = 1
     end = time.monotonic() + deadline_s
     while actions < max_actions and time.monotonic() < end:
@@ -301,9 +343,10 @@ def play(client: httpx.Client, style: str = "smart", max_actions: int = 600,
         reads += 1
         st = state["state_type"]
         screens.add(st)
+        variants.add(variant_of(state))
         acts = max(acts, state.get("run", {}).get("act", 1))
         if st == "game_over":
-            return Result(outcome_of(state), actions, reads, errors, screens, acts)
+            return Result(outcome_of(state), actions, reads, errors, screens, acts, variants)
         body = decide(state, mem)
         if body is None:
             continue
@@ -312,4 +355,4 @@ def play(client: httpx.Client, style: str = "smart", max_actions: int = 600,
         data = reply.json()
         if reply.status_code != 200 or data.get("status") != "ok":
             errors.append(f"{st}: {body} -> {reply.status_code} {data}")
-    return Result(None, actions, reads, errors, screens, acts)
+    return Result(None, actions, reads, errors, screens, acts, variants)

@@ -1,5 +1,10 @@
-"""Combat: fields, play_card, energy, block, targets, X-cost, ids, end_turn, potions,
-hand_select (upgrade and simple modes)."""
+"""Combat through HTTP, each rule beside the McpMod source function it follows:
+fields (StateBuilder ``BuildPlayerState``, ``BuildCardState``, ``BuildPileCardList``,
+``BuildEnemyState``, ``BuildPowersState``), ``play_card`` / ``end_turn`` (Actions
+``ExecutePlayCard``, ``ExecuteEndTurn``), ``hand_select`` (``BuildHandSelectState``,
+``ExecuteCombatSelectCard``, ``ExecuteCombatConfirmSelection``), the "combat ended" state
+(``BuildGameState`` 500-514), potions (``ExecuteUsePotion``, ``ExecuteDiscardPotion``) and
+parameter reads (``GetInt32`` / ``GetString`` -> HTTP 500 "Action failed: ...")."""
 
 from __future__ import annotations
 
@@ -8,19 +13,31 @@ import random
 import pytest
 
 from actors.game.combat import Combat
+from actors.game.knobs import Knobs
 from actors.game.model import Card
 from actors.game.screens.battle import CombatRoom
 
-from .conftest import arrange, get, new_run, ok, refused
+from .conftest import SP, arrange, get, http_client, new_run, ok, post, refused, wait_for
 
 pytestmark = pytest.mark.timeout(30)
+
+CARD_KEYS = ["id", "name", "type", "cost", "star_cost", "description", "rarity",
+             "is_upgraded", "keywords", "index"]
+COMBAT_KEYS = ["energy", "max_energy", "hand", "draw_pile_count", "discard_pile_count",
+               "exhaust_pile_count", "draw_pile", "discard_pile", "exhaust_pile"]
+PLAYER_KEYS = ["character", "hp", "max_hp", "block", "gold", "status", "relics", "potions",
+               "max_potion_slots"]
 
 
 def fight(server, client, monsters=("GNAT", "GNAT"), hand=None, kind="monster",
           potions=None) -> dict:
     """Start a run, then put the player in a fight with a chosen hand (white-box)."""
     new_run(client)
+    return enter_fight(server, client, monsters, hand, kind, potions)
 
+
+def enter_fight(server, client, monsters=("GNAT", "GNAT"), hand=None, kind="monster",
+                potions=None) -> dict:
     def setup(game):
         run = game.run
         run.room = CombatRoom(kind)
@@ -33,182 +50,207 @@ def fight(server, client, monsters=("GNAT", "GNAT"), hand=None, kind="monster",
     return get(client)
 
 
-def test_combat_fields(server, client):
-    state = fight(server, client)
-    assert state["state_type"] == "monster"
+def test_player_card_pile_enemy_fields(server, client):
+    """BuildPlayerState (key order, combat block), BuildCardState, BuildPileCardList,
+    BuildEnemyState, BuildPowersState."""
+    state = fight(server, client, hand=["STRIKE", "CRUSH", "DOUBT"])
+    assert state["state_type"] == "monster" and list(state)[-2:] == ["run", "player"]
     p = state["player"]
-    for key in ("energy", "max_energy", "hand", "draw_pile_count", "discard_pile_count",
-                "exhaust_pile_count", "draw_pile", "discard_pile", "exhaust_pile", "orbs",
-                "orb_slots", "orb_empty_slots", "pets", "relics", "potions",
-                "max_potion_slots", "status", "block", "gold"):
-        assert key in p, key
-    assert p["energy"] == 3 and len(p["hand"]) == 5 and p["draw_pile_count"] == 5
-    card = p["hand"][0]
-    assert set(card) == {"id", "name", "type", "cost", "star_cost", "description", "rarity",
-                         "is_upgraded", "keywords", "index", "target_type", "can_play",
-                         "unplayable_reason"}
-    assert isinstance(card["cost"], str) and card["star_cost"] is None
-    assert set(p["draw_pile"][0]) == {"name", "cost", "description"}
+    assert list(p) == PLAYER_KEYS[:4] + COMBAT_KEYS + PLAYER_KEYS[4:]
+    assert "orbs" not in p and "pets" not in p and "stars" not in p
+    card = p["hand"][1]
+    assert list(card) == CARD_KEYS + ["target_type", "can_play", "unplayable_reason"]
+    assert card["cost"] == "2" and card["star_cost"] is None
+    assert card["keywords"] == [{"name": "Vulnerable",
+                                 "description": "Takes 50% more damage from attacks."}]
+    assert card["can_play"] is True and card["unplayable_reason"] is None
+    assert p["hand"][2]["unplayable_reason"] == "Unplayable"
+    assert list(p["draw_pile"][0]) == ["name", "cost", "star_cost", "description"]
+    assert p["relics"][0] == {"id": "EMBER_HEART", "name": "Ember Heart",
+                              "description": "At the end of combat, heal 6 HP.",
+                              "counter": None, "keywords": [
+                                  {"name": "Heal", "description": "Restore HP."}]}
     battle = state["battle"]
-    assert battle["round"] == 1 and battle["turn"] == "player" and battle["is_play_phase"]
+    assert list(battle) == ["round", "turn", "is_play_phase", "enemies"]
     assert [e["entity_id"] for e in battle["enemies"]] == ["GNAT_0", "GNAT_1"]
-    enemy = battle["enemies"][0]
-    assert set(enemy) == {"entity_id", "combat_id", "name", "hp", "max_hp", "block",
-                          "status", "intents"}
-    assert set(enemy["intents"][0]) == {"type", "label", "title", "description"}
-
-
-def test_play_shifts_hand_and_spends_energy(server, client):
-    fight(server, client, hand=["STRIKE", "DEFEND", "STRIKE", "DEFEND", "JAB"])
-    reply = client.post("/api/v1/singleplayer", json={"action": "play_card", "card_index": 1})
-    assert reply.json() == {"status": "ok", "message": "Playing 'Defend'"}
-    state = get(client)
-    p = state["player"]
-    assert p["block"] == 5 and p["energy"] == 2
-    assert [c["name"] for c in p["hand"]] == ["Strike", "Strike", "Defend", "Quick Jab"]
-    assert [c["index"] for c in p["hand"]] == [0, 1, 2, 3]
-    assert p["discard_pile_count"] == 1
-
-
-def test_targeting_and_errors(server, client):
-    fight(server, client, hand=["STRIKE", "CLEAVE", "DOUBT", "CRUSH", "CRUSH"])
-    assert "requires a target" in refused(client, action="play_card", card_index=0)
-    assert "Invalid target 'GNAT_9'" in refused(client, action="play_card", card_index=0,
-                                                 target="GNAT_9")
-    assert "Unplayable" in refused(client, action="play_card", card_index=2)
-    assert "Invalid card index 7" in refused(client, action="play_card", card_index=7)
-    state = ok(client, action="play_card", card_index=1)  # Cleave: no target needed
-    hps = [e["hp"] for e in state["battle"]["enemies"]]
-    assert all(h < m for h, m in zip(hps, [e["max_hp"] for e in state["battle"]["enemies"]]))
-    state = ok(client, action="play_card", card_index=2, target="GNAT_0")  # Crush
-    hand = state["player"]["hand"]
-    assert [c["name"] for c in hand] == ["Strike", "Doubt", "Crush"]
-    assert hand[2]["can_play"] is False and hand[2]["unplayable_reason"] == "Not enough energy"
-    assert "Not enough energy" in refused(client, action="play_card", card_index=2,
-                                           target="GNAT_0")
-
-
-def test_enemy_ids_rederived_after_death(server, client):
-    fight(server, client, hand=["STRIKE"] * 5)
-    arrange(server, lambda g: setattr(g.run.combat.enemies[0], "hp", 3))
-    state = ok(client, action="play_card", card_index=0, target="GNAT_0")
-    enemies = state["battle"]["enemies"]
-    assert [e["entity_id"] for e in enemies] == ["GNAT_0"]
-    assert enemies[0]["combat_id"] == 2
-    assert "Invalid target 'GNAT_1'" in refused(client, action="play_card", card_index=0,
-                                                 target="GNAT_1")
-
-
-def test_x_cost_spends_all_energy(server, client):
-    state = fight(server, client, monsters=("SLIME",), hand=["CYCLONE", "STRIKE"])
-    assert state["player"]["hand"][0]["cost"] == "X"
-    hp = state["battle"]["enemies"][0]["hp"]
-    state = ok(client, action="play_card", card_index=0)
-    assert state["player"]["energy"] == 0
-    assert state["battle"]["enemies"][0]["hp"] == hp - 15
-
-
-def test_statuses_show_on_enemies_and_player(server, client):
-    fight(server, client, monsters=("SLIME",), hand=["CRUSH", "FLEX", "SAP"])
-    state = ok(client, action="play_card", card_index=1)
-    assert state["player"]["status"][0]["id"] == "STRENGTH"
-    state = ok(client, action="play_card", card_index=0, target="SLIME_0")
+    assert list(battle["enemies"][0]) == ["entity_id", "combat_id", "name", "hp", "max_hp",
+                                          "block", "status", "intents"]
+    state = ok(client, action="play_card", card_index=1, target="GNAT_0")
     status = state["battle"]["enemies"][0]["status"]
     assert status == [{"id": "VULNERABLE", "name": "Vulnerable", "amount": 2,
-                       "type": "Debuff", "description": status[0]["description"]}]
+                       "type": "Debuff", "description": status[0]["description"],
+                       "keywords": []}]
 
 
-def test_end_turn_enemy_acts_and_new_hand(server, client):
-    state = fight(server, client, monsters=("GNAT",))
-    hp = state["player"]["hp"]
-    state = ok(client, action="end_turn")
-    assert state["battle"]["round"] == 2 and state["player"]["energy"] == 3
-    assert len(state["player"]["hand"]) == 5
-    assert state["player"]["hp"] <= hp
+def test_play_card_texts_and_order(server, client):
+    """ExecutePlayCard: state checks, then 'card_index', range, CanPlay, target."""
+    fight(server, client, hand=["STRIKE", "CLEAVE", "DOUBT", "CRUSH", "CRUSH"])
+    assert refused(client, action="play_card") == "Missing 'card_index'"
+    assert refused(client, action="play_card", card_index=7) == \
+        "card_index 7 out of range (hand has 5 cards)"
+    assert refused(client, action="play_card", card_index=2) == \
+        "Card 'Doubt' cannot be played: Unplayable"
+    assert refused(client, action="play_card", card_index=0) == \
+        "Card requires a target. Provide 'target' with an entity_id."
+    assert refused(client, action="play_card", card_index=0, target="GNAT_9") == \
+        "Target 'GNAT_9' not found among alive enemies"
+    assert refused(client, action="play_card", card_index=0, target=None) == \
+        "Target '' not found among alive enemies"  # GetString() of null ?? ""
+    reply = post(client, action="play_card", card_index=0, target="2")  # a combat_id
+    assert reply == {"status": "ok", "message": "Playing 'Strike' targeting Gnat"}
+    state = get(client)
+    assert state["battle"]["enemies"][1]["hp"] < state["battle"]["enemies"][1]["max_hp"]
+    state = ok(client, action="play_card", card_index=2, target="GNAT_0")  # Crush: 2 energy
+    assert state["player"]["hand"][2]["unplayable_reason"] == "EnergyCostTooHigh"
+    assert refused(client, action="play_card", card_index=2, target="GNAT_0") == \
+        "Card 'Crush' cannot be played: EnergyCostTooHigh"
 
 
-def test_win_leads_to_rewards_then_card_reward(server, client):
-    fight(server, client, monsters=("GNAT",), hand=["STRIKE"] * 5)
+def test_wrong_json_types_are_http_500(server, client):
+    """HandlePostAction: GetInt32/GetString throw -> 500 'Action failed: <message>'; the
+    state check comes before the parameter read (ExecutePlayCard)."""
+    new_run(client)
+    reply = client.post(SP, json={"action": "play_card", "card_index": "0"})
+    assert reply.status_code == 200 and reply.json()["error"] == "Not in combat"
+    enter_fight(server, client, hand=["STRIKE"])
+    cases = [({"card_index": "0"}, "Number", "String"), ({"card_index": None}, "Number", "Null"),
+             ({"card_index": True}, "Number", "True"), ({"card_index": [1]}, "Number", "Array")]
+    for params, want, got in cases:
+        reply = client.post(SP, json={"action": "play_card", **params})
+        assert reply.status_code == 500, reply.text
+        assert reply.json() == {"error": f"Action failed: The requested operation requires an "
+                                         f"element of type '{want}', but the target element "
+                                         f"has type '{got}'."}
+    reply = client.post(SP, json={"action": "play_card", "card_index": 1.5})
+    assert reply.json() == {"error": "Action failed: One of the identified items was in an "
+                                     "invalid format."}
+    reply = client.post(SP, json={"action": "play_card", "card_index": 0, "target": 3})
+    assert "element of type 'String', but the target element has type 'Number'" in \
+        reply.json()["error"]
+
+
+def test_end_turn_and_enemy_phase(make_server):
+    """ExecuteEndTurn: 'Ending turn'; during the enemy turn 'Not in play phase ...'."""
+    srv = make_server(1, Knobs(enemy_turn_reads=2))
+    with http_client(srv.url) as client:
+        fight(srv, client, monsters=("GNAT",))
+        assert post(client, action="end_turn") == {"status": "ok", "message": "Ending turn"}
+        state = get(client)
+        assert state["battle"]["turn"] == "enemy" and state["battle"]["is_play_phase"] is False
+        assert refused(client, action="end_turn") == \
+            "Not in play phase - cannot act during enemy turn"
+        assert refused(client, action="play_card", card_index=0) == \
+            "Not in play phase - cannot act during enemy turn"
+        state = wait_for(client, lambda s: s["battle"]["is_play_phase"])
+        assert state["battle"]["round"] == 2 and len(state["player"]["hand"]) == 5
+
+
+def test_combat_ended_state_then_rewards(server, client):
+    """BuildGameState 500-514: monster|elite|boss, top-level message, no battle, player
+    without combat fields - at least one read before the rewards."""
+    fight(server, client, monsters=("GNAT",), hand=["STRIKE"] * 5, kind="elite")
     arrange(server, lambda g: setattr(g.run.combat.enemies[0], "hp", 1))
     state = ok(client, action="play_card", card_index=0, target="GNAT_0")
+    assert list(state) == ["state_type", "message", "run", "player"]
+    assert state["state_type"] == "elite"
+    assert state["message"] == "Combat ended. Waiting for rewards..."
+    assert list(state["player"]) == PLAYER_KEYS
+    assert refused(client, action="end_turn") == "Not in combat"
+    assert refused(client, action="proceed") == "No proceed button available or enabled"
+    state = get(client)
     assert state["state_type"] == "rewards"
-    assert "energy" not in state["player"]
-    items = state["rewards"]["items"]
-    assert items[0]["type"] == "gold" and "gold_amount" in items[0]
-    assert all("gold_amount" not in i for i in items[1:])
-    assert [i["index"] for i in items] == list(range(len(items)))
-    gold = state["player"]["gold"]
-    state = ok(client, action="claim_reward", index=0)
-    assert state["player"]["gold"] == gold + items[0]["gold_amount"]
-    card_item = next(i for i in state["rewards"]["items"] if i["type"] == "card")
-    state = ok(client, action="claim_reward", index=card_item["index"])
-    assert state["state_type"] == "menu" and state["menu_screen"] == "popup"
-    state = ok(client, action="menu_select", option="ok")
-    assert state["state_type"] == "card_reward"
-    assert len(state["card_reward"]["cards"]) == 3
-    assert "Invalid card index" in refused(client, action="select_card_reward", card_index=5)
-    state = ok(client, action="skip_card_reward")
-    assert state["state_type"] == "rewards"
-    assert all(i["type"] != "card" for i in state["rewards"]["items"])
-    assert "Not on the card reward" in refused(client, action="skip_card_reward")
-    state = ok(client, action="proceed")
-    assert state["state_type"] == "map"
 
 
-def test_potions(server, client):
-    state = fight(server, client, monsters=("GNAT",),
-                  potions=["FIRE_POTION", "IRON_POTION", "INSIGHT_POTION"])
-    pots = state["player"]["potions"]
-    assert [p["slot"] for p in pots] == [0, 1, 2]
-    assert set(pots[0]) == {"id", "name", "description", "slot", "can_use_in_combat",
-                            "target_type", "keywords"}
-    assert "requires a valid target" in refused(client, action="use_potion", slot=0)
-    state = ok(client, action="use_potion", slot=1)
-    assert state["player"]["block"] >= 12 and len(state["player"]["potions"]) == 2
-    assert "No potion in slot 1" in refused(client, action="use_potion", slot=1)
-    state = ok(client, action="use_potion", slot=2)
-    assert state["state_type"] == "card_select"
-    assert state["card_select"]["screen_type"] == "choose"
-    hand = len(get(client)["player"]["hand"])
-    state = ok(client, action="select_card", index=1)
-    assert state["state_type"] == "monster" and len(state["player"]["hand"]) == hand + 1
-    state = ok(client, action="discard_potion", slot=0)
-    assert state["player"]["potions"] == []
-
-
-def test_hand_select_upgrade_mode(server, client):
+def test_hand_select_fields_and_actions(server, client):
+    """BuildHandSelectState (selected_cards only once non-empty); ExecuteCombatSelectCard,
+    ExecuteCombatConfirmSelection; play is disabled meanwhile."""
     fight(server, client, hand=["HONE", "STRIKE", "DEFEND"])
     state = ok(client, action="play_card", card_index=0)
-    assert state["state_type"] == "hand_select"
+    assert state["state_type"] == "hand_select" and "battle" in state
     hs = state["hand_select"]
-    assert hs["mode"] == "upgrade_select" and hs["can_confirm"] is False
-    assert "finish the hand selection" in refused(client, action="end_turn")
-    assert "more card" in refused(client, action="combat_confirm_selection")
-    state = ok(client, action="combat_select_card", card_index=0)
-    assert [c["name"] for c in state["hand_select"]["selected_cards"]] == ["Strike"]
+    assert list(hs) == ["mode", "prompt", "cards", "can_confirm"]
+    assert hs["mode"] == "upgrade_select" and list(hs["cards"][0]) == CARD_KEYS
+    assert refused(client, action="end_turn") == \
+        "Player actions are currently disabled (turn may already be ending)"
+    assert refused(client, action="combat_confirm_selection") == \
+        "Confirm button is not enabled - select more cards first"
+    assert refused(client, action="combat_select_card") == \
+        "Missing 'card_index' (index of the card in hand)"
+    assert refused(client, action="combat_select_card", card_index=9) == \
+        "Card index 9 out of range (2 selectable cards)"
+    reply = post(client, action="combat_select_card", card_index=0)
+    assert reply["message"] == "Selecting card from hand: Strike"
+    state = get(client)
+    assert state["hand_select"]["selected_cards"] == [{"index": 0, "name": "Strike"}]
     assert state["hand_select"]["can_confirm"] is True
-    assert "Selection is full" in refused(client, action="combat_select_card", card_index=0)
     state = ok(client, action="combat_confirm_selection")
-    assert state["state_type"] == "monster"
-    assert state["player"]["hand"][0]["name"] == "Strike+"
-    assert state["player"]["hand"][0]["is_upgraded"] is True
+    assert state["state_type"] == "monster" and state["player"]["hand"][0]["name"] == "Strike+"
+    assert refused(client, action="combat_select_card", card_index=0) == \
+        "No in-combat card selection is active"
 
 
-def test_hand_select_simple_mode_discards(server, client):
-    fight(server, client, hand=["SIFT", "STRIKE", "DEFEND"])
-    state = ok(client, action="play_card", card_index=0)
-    assert state["hand_select"]["mode"] == "simple_select"
-    n = len(state["hand_select"]["cards"])
-    state = ok(client, action="combat_select_card", card_index=0)
-    state = ok(client, action="combat_confirm_selection")
-    assert len(state["player"]["hand"]) == n - 1
-    assert "No hand selection" in refused(client, action="combat_select_card", card_index=0)
+def test_potions_in_combat(server, client):
+    """ExecuteUsePotion: slot checks, target, messages; Insight opens choose."""
+    state = fight(server, client, monsters=("SENTINEL",),
+                  potions=["FIRE_POTION", "IRON_POTION", "INSIGHT_POTION"])
+    pots = state["player"]["potions"]
+    assert list(pots[0]) == ["id", "name", "description", "slot", "can_use_in_combat",
+                             "target_type", "keywords"]
+    assert refused(client, action="use_potion") == "Missing 'slot' (potion slot index)"
+    assert refused(client, action="use_potion", slot=5) == \
+        "Potion slot 5 out of range (player has 3 slots)"
+    assert refused(client, action="use_potion", slot=0) == \
+        "Potion requires a target enemy. Provide 'target' with an entity_id."
+    assert post(client, action="use_potion", slot=1)["message"] == \
+        "Using potion 'Iron Potion' from slot 1 on self"
+    state = get(client)
+    assert state["player"]["block"] >= 12 and len(state["player"]["potions"]) == 2
+    assert refused(client, action="use_potion", slot=1) == "No potion in slot 1"
+    assert post(client, action="use_potion", slot=0, target="SENTINEL_0")["message"] == \
+        "Using potion 'Fire Potion' from slot 0 targeting Sentinel Knight"
+    state = ok(client, action="use_potion", slot=2)
+    assert state["card_select"]["screen_type"] == "choose"
+    assert refused(client, action="play_card", card_index=0) == \
+        "Player actions are currently disabled"
+    hand = len(state["player"]["hand"])
+    state = ok(client, action="select_card", index=1)
+    assert state["state_type"] == "monster" and len(state["player"]["hand"]) == hand + 1
+    assert state["battle"]["enemies"][0]["hp"] == state["battle"]["enemies"][0]["max_hp"] - 20
+
+
+def test_potion_usage_out_of_combat(server, client):
+    """ExecuteUsePotion usage checks: CombatOnly refused out of combat, AnyTime usable,
+    Automatic never; ExecuteDiscardPotion anywhere."""
+    new_run(client)
+
+    def belt(game):
+        game.run.potions = ["FIRE_POTION", "HEALING_SALVE", "FAIRY_POTION"]
+        game.run.hp = 20
+    arrange(server, belt)
+    state = get(client)
+    assert [p["can_use_in_combat"] for p in state["player"]["potions"]] == [True, True, False]
+    assert refused(client, action="use_potion", slot=0) == \
+        "Potion 'Fire Potion' can only be used in combat"
+    assert refused(client, action="use_potion", slot=2) == \
+        "Potion 'Fairy in a Bottle' is automatic and cannot be manually used"
+    state = ok(client, action="use_potion", slot=1)
+    assert state["player"]["hp"] == 35 and len(state["player"]["potions"]) == 2
+    assert post(client, action="discard_potion", slot=0) == {
+        "status": "ok", "message": "Discarded potion 'Fire Potion' from slot 0"}
+    assert [p["id"] for p in get(client)["player"]["potions"]] == ["FAIRY_POTION"]
+
+
+def test_automatic_potion_saves_the_player(server, client):
+    """PotionUsage.Automatic: the Fairy triggers by itself when the player would die."""
+    fight(server, client, monsters=("SENTINEL",), kind="elite", potions=["FAIRY_POTION"])
+    arrange(server, lambda g: setattr(g.run, "hp", 1))
+    state = ok(client, action="end_turn")
+    assert state["state_type"] == "elite" and state["player"]["hp"] > 1
+    assert state["player"]["potions"] == []
 
 
 def test_defeat_shows_game_over(server, client):
     fight(server, client, monsters=("SENTINEL",), kind="elite")
     arrange(server, lambda g: setattr(g.run, "hp", 1))
     state = ok(client, action="end_turn")
-    assert state["state_type"] == "game_over"
-    assert state["game_over"]["outcome"] == "defeat"
-    assert state["player"]["hp"] == 0
+    assert state["state_type"] == "game_over" and state["player"]["hp"] == 0

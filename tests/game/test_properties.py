@@ -26,7 +26,10 @@ def candidates(state: dict) -> list[dict]:
         names = [n for n in names if n != "quit"]
         names += [c["id"] for c in state.get("characters", [])]
         out += [{"action": "menu_select", "option": n} for n in names]
-    elif st_ in ("monster", "elite", "boss"):
+    if "player" in state:  # potions work (or are refused) on every in-run screen
+        out += [{"action": a, "slot": pot["slot"]} for pot in state["player"]["potions"]
+                for a in ("use_potion", "discard_potion")]
+    if st_ in ("monster", "elite", "boss") and "battle" in state:
         p = state["player"]
         ids = [e["entity_id"] for e in state["battle"]["enemies"]]
         for c in p["hand"]:
@@ -39,7 +42,10 @@ def candidates(state: dict) -> list[dict]:
     elif st_ == "hand_select":
         out += [{"action": "combat_select_card", "card_index": c["index"]}
                 for c in block["cards"]] + [{"action": "combat_confirm_selection"}]
-    elif st_ in ("event", "fake_merchant"):
+    elif st_ == "fake_merchant":
+        out += [{"action": "shop_purchase", "index": i["index"]}
+                for i in block["shop"]["items"]]
+    elif st_ == "event":
         out += [{"action": "advance_dialogue"}]
         out += [{"action": "choose_event_option", "index": o["index"]} for o in block["options"]]
     elif st_ == "map":
@@ -61,7 +67,7 @@ def candidates(state: dict) -> list[dict]:
         out += [{"action": "skip_relic_selection"}]
     elif st_ == "crystal_sphere":
         out += [{"action": "crystal_sphere_click_cell", "x": c["x"], "y": c["y"]}
-                for c in block["cells"] if not c["revealed"]][:6]
+                for c in block["clickable_cells"]][:6]
         out += [{"action": "crystal_sphere_set_tool", "tool": t} for t in ("big", "small")]
         out += [{"action": "crystal_sphere_proceed"}]
     elif st_ == "shop":
@@ -86,7 +92,10 @@ def check_invariants(state: dict) -> None:
             assert [c["index"] for c in p["hand"]] == list(range(len(p["hand"])))
             assert p["draw_pile_count"] == len(p["draw_pile"])
     st_ = state["state_type"]
-    if st_ in ("monster", "elite", "boss"):
+    if st_ in ("monster", "elite", "boss") and "battle" not in state:  # combat ended
+        assert state["message"] == "Combat ended. Waiting for rewards..."
+        assert "energy" not in state["player"]
+    if st_ in ("monster", "elite", "boss") and "battle" in state:
         ids = [e["entity_id"] for e in state["battle"]["enemies"]]
         assert len(ids) == len(set(ids)) and ids
         assert all(0 < e["hp"] <= e["max_hp"] for e in state["battle"]["enemies"])
