@@ -24,20 +24,21 @@ its verified mapping (its original path or its archive path both work; :mod:`.so
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from . import journal as j
 from .contact_sheet import compose
 from .errors import EvidenceLimitExceeded, IntervalRefused, InvalidOption, RecordingCorrupt
 from .reader import RecordingReader, writer_alive
-from .retained import BranchRoute, CheckedFrame, branch_routes, gaps, native_ms, verify_sample
+from .retained import MISSING, BranchRoute, CheckedFrame, branch_routes, gaps, native_ms, verify_sample
 from .sources import locate_recording
 
 MAX_ACTIONS = 4096
 MAX_NATIVE_FRAMES = 3600
 MAX_METADATA_BYTES = 2 * 1024 * 1024
 MAX_IMAGES, DEFAULT_IMAGES = 8, 4
+PENDING = "pending"
 LAYOUTS = ("individual", "contact-sheet")
 NOT_ESTABLISHED = ("gameplay outcome", "unsampled frames", "audio")
 _FIELDS = {"recordingPath": "recording_path", "sessionId": "session_id", "branchId": "branch_id",
@@ -235,6 +236,14 @@ def _deliver(req: ReviewRequest, checked: list[CheckedFrame], title: str, root: 
     return (), sheet, meta
 
 
+def _pending_if_live(checked: CheckedFrame, status: str) -> CheckedFrame:
+    """A live writer stores PNGs on a helper thread: an absent file may still be on its way."""
+    if status == "live" and checked.status == MISSING:
+        return replace(checked, status=PENDING, problem="not on disk yet (live recording: frames are "
+                       "written asynchronously); review again after the next step")
+    return checked
+
+
 def metadata_size(metadata: dict) -> int:
     return len(json.dumps(metadata, separators=(",", ":"), sort_keys=True).encode("utf-8"))
 
@@ -270,12 +279,13 @@ def review(request: ReviewRequest | dict) -> ReviewResult:
     finalized = reader.summary.stop is not None
     auth = authenticate(reader.scan, _interval_seq(route, req, samples), req.prefix_pin, finalized)
     retained = [s for s in samples if s.get("png")]
-    checked = [verify_sample(root, retained[i]) for i in select_evenly(len(retained), req.max_images)]
+    status = reader.summary.stop["status"] if finalized else ("live" if writer_alive(root) else "interrupted")
+    checked = [_pending_if_live(verify_sample(root, retained[i]), status)
+               for i in select_evenly(len(retained), req.max_images)]
     inputs, physical, missing = _inputs_and_physical(route, req)
     title = (f"session {req.session_id[:8]} {req.branch_id} actions ({req.from_action_index},"
              f"{req.to_action_index}] frames ({bounds[0]},{bounds[1]}] not adjudicated")
     images, sheet, sheet_meta = _deliver(req, checked, title, root)
-    status = reader.summary.stop["status"] if finalized else ("live" if writer_alive(root) else "interrupted")
     metadata = {
         "kind": "gamerig.emulator.review", "reviewVersion": 1, "recordingPath": str(root),
         "archive": ({"archived": True, "originalPath": str(resolved.original_path), "archiveId": resolved.archive_id,

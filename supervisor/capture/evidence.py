@@ -1,10 +1,10 @@
 """What ``capture review`` and ``capture clip`` share: PATH resolution and error reporting.
 
 Exit codes of both commands (as ``capture verify`` and the maintenance commands use them):
-0 done (for review: every selected frame verified); 1 refused (bounds, limits,
+0 done (for review: no selected frame tampered or missing); 1 refused (bounds, limits,
 session/branch/pin mismatch, output path, a recording that is live or leased by another
-holder); 2 usage error (a bad option value, a PATH that is not a recording); 4 damaged evidence (the journal's chain, or a
-retained PNG that does not verify).
+holder); 2 usage error (a bad option value, a PATH that is not a recording); 4 damaged
+evidence (the journal's chain, or a retained PNG that does not verify).
 """
 from __future__ import annotations
 

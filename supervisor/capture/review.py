@@ -119,7 +119,7 @@ class Review(Command):
     Limits: 4,096 actions, 3,600 native frames, 2 MiB of metadata. Writes nothing into the
     recording; --contact-sheet saves the sheet under artifacts/review/ and prints its path.
 
-    Exit codes: 0 every selected frame verified; 1 refused (bounds, limits, session, branch
+    Exit codes: 0 no selected frame tampered or missing; 1 refused (bounds, limits, session, branch
     or pin mismatch, sheet path); 2 usage error; 4 damaged evidence (journal chain, tampered
     or missing PNG).
 
@@ -153,4 +153,5 @@ class Review(Command):
         except HANDLED as exc:
             return fail(args, exc)
         emit(args, {**result.metadata, "sheetPath": sheet_path}, render(result.metadata, sheet_path))
-        return EXIT_DAMAGED if result.metadata["coverage"]["unverifiedFrames"] else EXIT_OK
+        damaged = [f for f in result.metadata["coverage"]["unverifiedFrames"] if f["status"] in ("tampered", "missing")]
+        return EXIT_DAMAGED if damaged else EXIT_OK

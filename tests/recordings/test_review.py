@@ -296,6 +296,21 @@ def test_review_of_a_live_recording_writes_nothing(tmp_path):
         session.close()
 
 
+def test_a_live_frame_not_yet_on_disk_is_pending_not_damaged(tmp_path):
+    session = EmulatorSession(build_rom(), memory_regions=DEMO_REGIONS, recording=RecordingOptions(parent=tmp_path))
+    try:
+        span = session.step([], 120).span.to_json()
+        session.flush_evidence()
+        body = from_span(span, maxImages=1)
+        frame = review(body).metadata["frames"][0]
+        (session.recording_path / frame["png"]).unlink()        # as if the frame writer had not run yet
+        pending = review(body).metadata["frames"][0]
+        assert pending["status"] == "pending" and not pending["verified"]
+    finally:
+        session.close()
+    assert review(body).metadata["frames"][0]["status"] == "missing"   # finalized: absent means missing
+
+
 def test_lost_work_and_missing_physical_events_stay_unavailable(tmp_path):
     path = tmp_path / "crashed"
     worker = subprocess.run([sys.executable, "-m", "tests.recordings.crash_worker", str(path), "12", "3590"],
