@@ -360,3 +360,14 @@ def test_relic_select(server, client):
     arrange(server, lambda g: extra_boons()[1].apply(g, g.run.room))
     assert post(client, action="skip_relic_selection")["message"] == "Skipping relic selection"
     assert refused(client, action="skip_relic_selection") == "No relic selection screen is open"
+
+
+def test_empty_room_is_unknown_and_passes_by_itself(server, client):
+    """BuildGameState's last branch: a room class the mod does not know is ``unknown`` with
+    its class name; ExecuteProceed has no branch for it."""
+    state = room(server, client, "Empty")
+    assert list(state) == ["state_type", "room_type", "run", "player"]
+    assert state["state_type"] == "unknown" and state["room_type"] == "EmptyRoom"
+    assert refused(client, action="proceed") == "No proceed button available or enabled"
+    assert get(client)["state_type"] == "unknown"
+    assert get(client)["state_type"] == "map"
