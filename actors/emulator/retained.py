@@ -49,10 +49,16 @@ class BranchRoute:
     parent: str | None = None
     reason: str | None = None
     seq: int = 1                                      # the line that started the branch
+    imported: dict | None = None                      # a checkpoint file of another session (its prefix)
     inputs: dict[int, dict] = field(default_factory=dict)     # actionIndex -> input event
     stepped: dict[int, dict] = field(default_factory=dict)    # actionIndex -> stepped event
     samples: list[dict] = field(default_factory=list)         # sample events in journal order
     lost: list[dict] = field(default_factory=list)            # lost-interval events
+
+    def describe(self) -> dict:
+        """Where the branch starts and why (for review results)."""
+        return {"branchId": self.branch_id, "startActionIndex": self.start_action, "startFrame": self.start_frame,
+                "parentBranchId": self.parent, "reason": self.reason, "importedFrom": self.imported}
 
     @property
     def last_action(self) -> int:
@@ -75,8 +81,10 @@ def branch_routes(events: list[dict]) -> dict[str, BranchRoute]:
     for ev in events:
         kind = ev["kind"]
         if kind == j.BRANCH:
+            imported = ({k: ev.get(k) for k in ("checkpointFile", "fileSha256", "sourceSessionId",
+                                                "sourceCheckpointId")} if ev.get("checkpointFile") else None)
             routes[ev["branchId"]] = BranchRoute(ev["branchId"], ev["fromActionIndex"], ev["fromFrame"],
-                                                 ev.get("parentBranchId"), ev.get("reason"), ev["seq"])
+                                                 ev.get("parentBranchId"), ev.get("reason"), ev["seq"], imported)
             continue
         route = routes.get(ev.get("branchId", ""))
         if route is None:

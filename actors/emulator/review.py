@@ -126,9 +126,14 @@ def select_evenly(count: int, wanted: int) -> list[int]:
 def interval_bounds(route: BranchRoute, from_index: int, to_index: int) -> tuple[int, int]:
     """(fromFrame, toFrame) of ``(from_index, to_index]`` on ``route``, after the limits."""
     if from_index < route.start_action:
+        if route.imported:
+            earlier = (f" (the route before it was imported from a checkpoint of session "
+                       f"{route.imported.get('sourceSessionId')}: this recording holds no inputs or physical "
+                       "events for it)")
+        else:
+            earlier = f" (its earlier route is on {route.parent})" if route.parent else ""
         raise IntervalRefused("fromActionIndex", from_index,
-                              f"{route.branch_id} starts at action {route.start_action}"
-                              + (f" (its earlier route is on {route.parent})" if route.parent else ""))
+                              f"{route.branch_id} starts at action {route.start_action}{earlier}")
     if to_index > route.last_action:
         raise IntervalRefused("toActionIndex", to_index,
                               f"{route.branch_id}'s last committed action is {route.last_action}")
@@ -292,6 +297,7 @@ def review(request: ReviewRequest | dict) -> ReviewResult:
                      "requestedPath": str(resolved.requested), "mappingVerified": True}
                     if resolved.archived else {"archived": False}),
         "sessionId": req.session_id, "branchId": req.branch_id, "recordingStatus": status,
+        "branch": route.describe(),
         "interval": {"fromActionIndex": req.from_action_index, "toActionIndex": req.to_action_index,
                      "fromFrame": bounds[0], "toFrame": bounds[1]},
         "inputs": inputs, "physicalEvents": physical,

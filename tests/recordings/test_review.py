@@ -265,6 +265,27 @@ def test_branches_are_kept_apart(branched):
         review(request(played, checkpoint_action - 1, checkpoint_action + 1, branch="branch-0002"))
 
 
+def test_an_imported_checkpoint_prefix_has_no_inputs_here(tmp_path):
+    with EmulatorSession(build_rom(), recording=RecordingOptions(parent=tmp_path / "a")) as first:
+        first.step([], 120)
+        first.step([], 1)
+        info = first.checkpoint("for the next session")
+        first.stop("passed", "checkpoint source")
+    source, source_session, at = first.recording_path / info.path, first.session_id, info.action_index
+    with EmulatorSession(build_rom(), memory_regions=DEMO_REGIONS,
+                         recording=RecordingOptions(parent=tmp_path / "b")) as later:
+        later.start_from_checkpoint(source)
+        spans = [later.step(["right"], 4).span.to_json() for _ in range(3)]
+        later.stop("passed", "continued from a checkpoint")
+    meta = review(from_span(spans[0], toActionIndex=spans[-1]["toActionIndex"], toFrame=spans[-1]["toFrame"],
+                            prefixPin=spans[-1]["prefixPin"])).metadata
+    assert meta["branch"]["reason"] == "start-checkpoint" and meta["branch"]["startActionIndex"] == at
+    assert meta["branch"]["importedFrom"]["sourceSessionId"] == source_session
+    assert [i["actionIndex"] for i in meta["inputs"]] == [at + 1, at + 2, at + 3]
+    with pytest.raises(IntervalRefused, match="imported from a checkpoint of session " + source_session):
+        review(from_span(spans[0], fromActionIndex=0, fromFrame=None, prefixPin=None))
+
+
 def test_review_writes_nothing_and_needs_no_pyboy(played, tmp_path):
     before = tree(played.path)
     for layout in ("individual", "contact-sheet"):
