@@ -29,8 +29,10 @@
 Refusals before anything moves are :class:`MaintenanceRefused` (or ``AccessRefused`` for a held
 lease). Once a move has begun, any failure is :class:`MaintenanceInterrupted`: nothing is removed,
 the lease file is left where it is (unresolved) and the error names where every part is.
-``step_hook(name)`` is called after each step of a move; whatever it raises is handled exactly
-like a filesystem failure at that point (tests use it to interrupt a move).
+``step_hook(name)`` is called after each step of a move (``moved``, ``published``; ``parked``,
+``returned``) and, in archive, between the two passes of the inspection (``inspected``); whatever
+it raises is handled exactly like a filesystem failure at that point. Tests use it to interrupt a
+move, or to change a member while the inspection runs.
 """
 
 from __future__ import annotations
@@ -170,7 +172,7 @@ def archive(path: Path | str, workspace: Path | str = ".", *, step_hook: StepHoo
     container = None
     try:
         facts = verify_finalized(operation, original)
-        inventory = take_inventory(operation, original)
+        inventory = take_inventory(operation, original, step_hook and (lambda: step_hook("inspected")))
         container = _create_container(operation, ws, original)
         mapping = _mapping(ws, original, container, facts, inventory)
         data = _mapping_bytes(mapping)

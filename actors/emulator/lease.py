@@ -230,15 +230,16 @@ def acquire(root: Path | str, holder: str, operation: str, *, service: LeaseServ
     _check_root(root, operation, service)
     path = root / LEASE_FILE
     try:
-        data = _claim_bytes(holder, operation, None)
-        info = _write_exclusive(path, data)
-    except FileExistsError:
-        adopted = _held_elsewhere(path, root, holder, operation, service, adopt_emulator)
-        data = _claim_bytes(holder, operation, adopted)
-        tmp = root / f"{LEASE_FILE}.adopt-{os.getpid()}"
-        _write_exclusive(tmp, data)
-        os.replace(tmp, path)
-        info = os.lstat(path)
+        try:
+            data = _claim_bytes(holder, operation, None)
+            info = _write_exclusive(path, data)
+        except FileExistsError:
+            adopted = _held_elsewhere(path, root, holder, operation, service, adopt_emulator)
+            data = _claim_bytes(holder, operation, adopted)
+            tmp = root / f"{LEASE_FILE}.adopt-{os.getpid()}"
+            _write_exclusive(tmp, data)
+            os.replace(tmp, path)        # one atomic step: the old claim is named in the new one
+            info = os.lstat(path)
     except OSError as exc:
         raise _refuse(service, root, operation, CATEGORIES.get(exc.errno, "io-error"), exc.errno,
                       f"cannot create the lease file {path} ({exc.strerror})") from None

@@ -25,6 +25,7 @@ import json
 import os
 import stat
 from pathlib import Path
+from typing import Callable
 
 from . import journal as j
 from .errors import MaintenanceRefused, RecordingCorrupt
@@ -146,8 +147,9 @@ def _hash_file(operation: str, path: Path, rel: str, seen: os.stat_result) -> st
     return digest.hexdigest()
 
 
-def take_inventory(operation: str, root: Path) -> dict:
-    """The full inventory of ``root``: members with type, mode, size, mtime and SHA-256."""
+def take_inventory(operation: str, root: Path, between: Callable[[], None] | None = None) -> dict:
+    """The full inventory of ``root``: members with type, mode, size, mtime and SHA-256.
+    ``between`` runs after the first pass and the hashing, before the second walk."""
     try:
         first = _scan(operation, root)
         members = []
@@ -158,6 +160,8 @@ def take_inventory(operation: str, root: Path) -> dict:
                 entry.update(size=info.st_size, mtimeNs=info.st_mtime_ns,
                              sha256=_hash_file(operation, root / rel, rel, info))
             members.append(entry)
+        if between is not None:
+            between()
         second = _scan(operation, root)
     except FileNotFoundError as exc:
         raise MaintenanceRefused(operation, root, f"{exc.filename} vanished during inspection") from None

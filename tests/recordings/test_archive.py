@@ -10,7 +10,6 @@ import shutil
 import stat
 import subprocess
 import sys
-import threading
 from pathlib import Path
 
 import pytest
@@ -198,25 +197,25 @@ def test_paths_outside_symlinked_or_not_recordings_are_refused(recording, worksp
     _refused(recording, workspace, "symlink, not a directory", offending=workspace / "artifacts")
 
 
-def test_a_change_during_inspection_is_refused(recording, workspace):
-    stop = threading.Event()
-    notes = recording / "notes.txt"
+@pytest.mark.parametrize("change", ["append", "touch", "add", "remove"])
+def test_a_change_during_inspection_is_refused(recording, workspace, change):
+    """The change is made between the inspection's two passes (the hook's ``inspected`` point),
+    as a writer that ignores leases could at any moment."""
+    ledger = recording / "quota-ledger.jsonl"
+    edits = {"append": lambda: ledger.open("ab").write(b"{}\n"),
+             "touch": lambda: os.utime(ledger, ns=(1, 1)),
+             "add": lambda: (recording / "frames" / "late.png").write_bytes(b"late"),
+             "remove": lambda: (recording / ".npmignore").unlink()}
 
-    def keep_writing():
-        with open(notes, "ab", buffering=0) as fh:
-            while not stop.is_set():
-                fh.write(b"x")
+    def hook(step: str) -> None:
+        if step == "inspected":
+            edits[change]()
 
-    notes.touch()
-    writer = threading.Thread(target=keep_writing)
-    writer.start()
-    try:
-        with pytest.raises(MaintenanceRefused, match="changed during inspection|vanished"):
-            archive(recording, workspace)
-    finally:
-        stop.set()
-        writer.join()
+    with pytest.raises(MaintenanceRefused, match="changed during inspection") as refused:
+        archive(recording, workspace, step_hook=hook)
+    assert str(recording) in str(refused.value)
     assert (recording / "recording.json").is_file() and _containers(workspace) == []
+    assert not (recording / LEASE_FILE).exists()
 
 
 def test_retrieve_refuses_a_damaged_archive(recording, workspace):
