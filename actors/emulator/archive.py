@@ -167,6 +167,9 @@ def archive(path: Path | str, workspace: Path | str = ".", *, step_hook: StepHoo
     operation = "archive"
     ws = workspace_root(workspace)
     original = inside_workspace(operation, path, ws)
+    if original.is_relative_to(ws / ARCHIVES):
+        raise MaintenanceRefused(operation, original, f"it is inside {ws / ARCHIVES}: already archived "
+                                 "(use retrieve or restore)")
     _require_recording(operation, original)
     lease = acquire(original, MAINTENANCE, operation, service=service)
     container = None

@@ -68,6 +68,8 @@ def test_archive_retrieve_restore_round_trip_keeps_every_byte(recording, workspa
     reader, resolved = open_reader(recording)
     assert resolved.archived and resolved.original_path == recording and resolved.recording_path == archived
     assert reader.export(0, 4)["actionCount"] > 0 and reader.verify_frames() == []
+    with pytest.raises(MaintenanceRefused, match="already archived"):
+        archive(archived, workspace)                     # not an archive of an archive
     back = restore(recording, workspace)
     assert content(recording) == before, "restored byte-identical to the original"
     parked = Path(back["parkedMappingPath"])
