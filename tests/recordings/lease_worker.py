@@ -2,6 +2,9 @@
 
 Usage: python lease_worker.py record PATH   an emulator session recording the demo cart at PATH
        python lease_worker.py clip PATH     an artifact worker holding the lease on the recording PATH
+       python lease_worker.py archive PATH WORKSPACE
+                                            archives PATH and stops right after the rename (before the
+                                            mapping is published), printing READY, until SIGKILLed
 Prints ``READY`` once the lease is held, then blocks on stdin; when stdin closes it closes the
 session / releases the lease and exits 0. A SIGKILL leaves the lease file behind (stale).
 """
@@ -9,6 +12,7 @@ session / releases the lease and exits 0. A SIGKILL leaves the lease file behind
 import sys
 from pathlib import Path
 
+from actors.emulator.archive import archive
 from actors.emulator.cartridge import build_rom
 from actors.emulator.lease import ARTIFACT_WORKER, hold
 from actors.emulator.policy import DEMO_REGIONS
@@ -31,8 +35,17 @@ def main() -> None:
         with hold(path, ARTIFACT_WORKER, "clip"):
             print("READY", flush=True)
             sys.stdin.read()
+    elif mode == "archive":
+        archive(path, Path(sys.argv[3]), step_hook=_hang_after_move)
     else:
-        raise SystemExit(f"unknown mode {mode!r}; expected record or clip")
+        raise SystemExit(f"unknown mode {mode!r}; expected record, clip or archive")
+
+
+def _hang_after_move(step: str) -> None:
+    if step == "moved":
+        print("READY", flush=True)
+        sys.stdin.read()
+        raise SystemExit("stdin closed mid-move")
 
 
 if __name__ == "__main__":

@@ -80,11 +80,12 @@ def content(root: Path) -> dict:
 
 
 class Holder:
-    """A real process holding a lease: ``record PATH`` (an emulator recording the demo cart) or
-    ``clip PATH`` (an artifact worker). Released when its stdin closes; SIGKILL leaves it stale."""
+    """A real process holding a lease: ``record PATH`` (an emulator recording the demo cart),
+    ``clip PATH`` (an artifact worker) or ``archive PATH WORKSPACE`` (maintenance, stopped right
+    after its rename). Released when its stdin closes; SIGKILL leaves it stale."""
 
-    def __init__(self, mode: str, path: Path):
-        self.proc = subprocess.Popen([sys.executable, str(WORKER), mode, str(path)], cwd=REPO,
+    def __init__(self, mode: str, path: Path, *extra: str):
+        self.proc = subprocess.Popen([sys.executable, str(WORKER), mode, str(path), *extra], cwd=REPO,
                                      stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
         line = self.proc.stdout.readline()        # blocks until the lease is held
         assert line.startswith("READY"), f"lease worker failed: {line!r}"

@@ -21,7 +21,7 @@ from actors.emulator.limits import MIB, check_admission
 from actors.emulator.policy import DEMO_REGIONS
 from actors.emulator.reader import RecordingReader
 from actors.emulator.session import EmulatorSession, RecordingLimits, RecordingOptions
-from tests.recordings.maintenance_helpers import REPO, content, demo_rom, play_demo
+from tests.recordings.maintenance_helpers import REPO, Holder, content, demo_rom, play_demo
 
 PLAYTESTS = Path("run") / "capture" / "playtests"
 
@@ -308,3 +308,29 @@ def test_a_restore_interrupted_mid_move_keeps_every_byte_and_the_lease(recording
     assert moved == before
     with pytest.raises(MaintenanceRefused):
         retrieve(archived)                               # no mapping at the original path any more
+
+
+def test_an_archiver_killed_mid_move_keeps_every_byte_and_the_lease(recording, workspace):
+    before = content(recording)
+    archiver = Holder("archive", recording, str(workspace))   # a real process, SIGKILLed after the rename
+    archiver.kill()
+    [container] = _containers(workspace)
+    archived = container / "recording"
+    moved = content(archived)
+    claim = json.loads(moved.pop(LEASE_FILE)[1])
+    assert moved == before and not recording.exists()
+    assert claim["holder"] == "maintenance" and claim["pid"] == archiver.pid
+    with pytest.raises(AccessRefused, match=f"leased by maintenance .*pid {archiver.pid}"):
+        restore(archived)
+    with pytest.raises(MaintenanceRefused):
+        retrieve(archived)
+
+
+def test_failed_and_cancelled_recordings_are_archived_and_restored(workspace):
+    for outcome in ("failed", "cancelled"):
+        path = play_demo(workspace / PLAYTESTS, steps=4, outcome=outcome, reason=f"an attempt that {outcome}")
+        before = content(path)
+        assert archive(path, workspace)["status"] == outcome
+        assert retrieve(path)["status"] == outcome
+        restore(path)
+        assert content(path) == before
