@@ -10,7 +10,7 @@ import pytest
 
 from actors.game.knobs import Knobs
 
-from .conftest import get, http_client, ok, post, refused
+from .conftest import arrange, get, http_client, ok, post, refused
 
 pytestmark = pytest.mark.timeout(30)
 
@@ -132,3 +132,27 @@ def test_popups_are_deterministic(make_server):
             ok(c, action="menu_select", option="no")
             seen.append([get(c) for _ in range(6)])
     assert seen[0] == seen[1]
+
+
+def test_an_action_accepted_before_a_popup_still_happens(server, client):
+    # A ExecuteAction checks for a popup when the POST arrives; an accepted action is in the
+    # game's queue and runs even if a popup opens before its effect shows
+    embark(client)
+    before = ok(client, action="menu_select", option="no")
+    while before["event"]["in_dialogue"]:
+        before = ok(client, action="advance_dialogue")
+    arrange(server, lambda game: setattr(game, "knobs", Knobs(effect_delay_reads=1,
+                                                              popup_every_reads=5)))
+    while client.get("/__gamerig/stats").json()["reads"] % 5 != 4:
+        before = get(client)
+    assert before["state_type"] == "event" and before["event"]["options"]
+    assert post(client, action="choose_event_option", index=0)["status"] == "ok"
+    popup = get(client)  # read 5k: the popup opens; the effect is due at the next read
+    assert popup["menu_screen"] == "popup"
+    assert get(client) == popup
+    names = [o["name"] for o in popup["options"] if o["enabled"]]
+    assert post(client, action="menu_select", option=names[0])["status"] == "ok"
+    get(client)
+    after = get(client)
+    assert after != before
+    assert server.stats()["dropped_effects"] == 0
