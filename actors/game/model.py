@@ -145,6 +145,12 @@ def open_map(game: Any) -> None:
     game.transition()
 
 
+def room_of(game: Any) -> Screen | None:
+    """The run's current room as the mod's room nodes see it: none between rooms (the
+    ``waiting_reads`` transition, where ``CurrentRoom`` is null)."""
+    return None if game.waiting else game.run.room
+
+
 def top_screen(game: Any, cls: type, refusal: str) -> Any:
     """The run's open overlay when it is a ``cls`` and is what the state shows; otherwise
     the action is refused with ``refusal`` (one lookup for every overlay screen's actions)."""

@@ -6,11 +6,14 @@ from __future__ import annotations
 
 import pytest
 
+from actors.game.knobs import Knobs
+from actors.game.mapgen import MapNode
+from actors.game.runflow import enter_node
 from actors.game.screens.events_content import extra_boons, pool_event
 from actors.game.screens.rewards import Rewards
 from actors.game.screens.rooms import build_room
 
-from .conftest import arrange, get, new_run, ok, post, refused
+from .conftest import arrange, get, http_client, new_run, ok, post, refused
 
 pytestmark = pytest.mark.timeout(30)
 
@@ -371,3 +374,23 @@ def test_empty_room_is_unknown_and_passes_by_itself(server, client):
     assert refused(client, action="proceed") == "No proceed button available or enabled"
     assert get(client)["state_type"] == "unknown"
     assert get(client)["state_type"] == "map"
+
+
+@pytest.mark.parametrize("kind, then", [("RestSite", "rest_site"), ("Monster", "monster")])
+def test_between_rooms_no_room_answers(make_server, kind, then):
+    """BuildGameState with CurrentRoom null (knob waiting_reads): ``unknown``, the player
+    without combat fields, and the room's actions refused as with no room node."""
+    srv = make_server(1, Knobs(waiting_reads=2))
+    with http_client(srv.url) as client:
+        new_run(client)
+        node = arrange(srv, lambda g: next(n for n in g.run.act_map.nodes.values()
+                                           if n.row == 1))
+        node = MapNode(node.col, node.row, kind)
+        arrange(srv, lambda g: enter_node(g, node))
+        state = get(client)  # the first of two transient reads
+        assert state["state_type"] == "unknown" and "energy" not in state["player"]
+        assert refused(client, action="choose_rest_option", index=0) == \
+            "Rest site room is not open"
+        assert refused(client, action="end_turn") == "Not in combat"
+        assert get(client)["state_type"] == "unknown"
+        assert get(client)["state_type"] == then

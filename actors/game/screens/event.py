@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Callable
 
 from ..content import RELICS
 from ..errors import ActionRefused
-from ..model import Screen, open_map
+from ..model import Screen, open_map, room_of
 from ..registry import action, in_range
 from ..views import hover_tips
 
@@ -92,7 +92,7 @@ class EventRoom(Screen):
 
 
 def _need_event(game: "Game") -> Screen:
-    room = game.run.room
+    room = room_of(game)
     if not (isinstance(room, EventRoom) or getattr(room, "room_type", "") == "EventRoom"):
         raise ActionRefused("Event room is not open")
     return room

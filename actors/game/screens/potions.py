@@ -16,9 +16,10 @@ from .. import rng
 from ..bestiary import FAKE_MERCHANT_ENCOUNTER
 from ..content import POTIONS, PotionDef
 from ..errors import ActionRefused
+from ..model import room_of
 from ..registry import action
-from .battle import (NOT_PLAY_PHASE, actions_disabled, after_combat_change, resolve_target,
-                     reward_cards, start_combat)
+from .battle import (actions_disabled, after_combat_change, resolve_target, reward_cards,
+                     start_combat)
 from .cardselect import CardSelect
 from .fakemerchant import FakeMerchantRoom
 
@@ -60,7 +61,7 @@ def _usable(game: "Game", potion: PotionDef) -> None:
 
 def _merchant(game: "Game") -> FakeMerchantRoom | None:
     """The fake merchant a Foul Potion can be thrown at (before the fight)."""
-    room = game.run.room
+    room = room_of(game)
     if isinstance(room, FakeMerchantRoom) and not room.started_fight and not game.run.map_open:
         return room
     return None

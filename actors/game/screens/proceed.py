@@ -13,7 +13,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from ..errors import ActionRefused
-from ..model import open_map
+from ..model import open_map, room_of
 from ..registry import action
 from .fakemerchant import FakeMerchantRoom
 from .rest import RestRoom
@@ -29,7 +29,7 @@ NONE = "No proceed button available or enabled"
 
 def _room_branch(game: "Game") -> str | None:
     """The message of the room whose proceed button is enabled, or None."""
-    room = game.run.room
+    room = room_of(game)
     if isinstance(room, RestRoom) and room.used:
         return "Proceeding from rest site"
     if isinstance(room, ShopRoom):

@@ -14,7 +14,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from ..errors import ActionRefused
-from ..model import Card, Screen
+from ..model import Card, Screen, room_of
 from ..registry import action, in_range
 from .cardselect import CardSelect
 
@@ -47,7 +47,7 @@ class RestRoom(Screen):
 def choose_rest_option(game: "Game", p):
     run = game.run
     index = p.int("index", "Missing 'index' (rest site option index)")
-    room = run.room
+    room = room_of(game)
     if not isinstance(room, RestRoom):
         raise ActionRefused("Rest site room is not open")
     options = room.options(game)

@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING
 from .. import rng
 from ..content import CARDS, POTION_POOL, POTIONS, RELIC_POOL
 from ..errors import ActionRefused
-from ..model import Card, Screen
+from ..model import Card, Screen, room_of
 from ..registry import action, in_range
 from ..views import card_info, hover_tips
 from .cardselect import CardSelect
@@ -98,7 +98,7 @@ def shop_item(entry: dict, index: int, gold: int) -> dict:
 
 
 def _inventory(game: "Game") -> list[dict]:
-    room = game.run.room
+    room = room_of(game)
     if not isinstance(room, (ShopRoom, FakeMerchantRoom)):
         raise ActionRefused("Not in a shop")
     if room.inventory is None:

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING
 from .. import rng
 from ..content import RELIC_POOL, RELICS
 from ..errors import ActionRefused
-from ..model import Screen
+from ..model import Screen, room_of
 from ..registry import action, in_range
 from ..views import relic_choice_view
 
@@ -58,7 +58,7 @@ class TreasureRoom(Screen):
 @action("claim_treasure_relic")
 def claim_treasure_relic(game: "Game", p):
     run = game.run
-    room = run.room
+    room = room_of(game)
     if not isinstance(room, TreasureRoom) or not room.loaded:
         raise ActionRefused("Treasure room is not open")
     if not room.collection_visible:
