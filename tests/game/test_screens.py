@@ -9,7 +9,7 @@ import pytest
 from actors.game.knobs import Knobs
 from actors.game.mapgen import MapNode
 from actors.game.runflow import enter_node
-from actors.game.screens.events_content import extra_boons, pool_event
+from actors.game.screens.events_content import extra_boons, pool_event, tide_warden
 from actors.game.screens.rewards import Rewards
 from actors.game.screens.rooms import build_room
 
@@ -394,3 +394,24 @@ def test_between_rooms_no_room_answers(make_server, kind, then):
         assert refused(client, action="end_turn") == "Not in combat"
         assert get(client)["state_type"] == "unknown"
         assert get(client)["state_type"] == then
+
+
+def test_event_with_two_picks_marks_was_chosen(server, client):
+    """BuildEventState ``was_chosen``: the act-2 ancient grants two boons; the first pick
+    stays listed, chosen and locked, until the second turns the page."""
+    new_run(client)
+
+    def act_two(game):
+        game.run.act = 2
+        game.run.room = tide_warden(game)
+        game.run.room.dialogue_pos = 1
+    arrange(server, act_two)
+    ev = get(client)["event"]
+    assert ev["event_id"] == "TIDE_WARDEN" and ev["is_ancient"] and not ev["in_dialogue"]
+    ev = ok(client, action="choose_event_option", index=2)["event"]
+    assert [(o["was_chosen"], o["is_locked"]) for o in ev["options"]] == [
+        (False, False), (False, False), (True, True)]
+    assert ev["body"] == "You gain 50 gold."
+    assert refused(client, action="choose_event_option", index=2) == "Event option 2 is locked"
+    ev = ok(client, action="choose_event_option", index=0)["event"]
+    assert [o["title"] for o in ev["options"]] == ["Proceed"]

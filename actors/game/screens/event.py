@@ -7,7 +7,8 @@ description, is_locked, is_proceed, was_chosen, [relic_name, relic_description],
 keywords}]}``. Only an ancient (an act's opening event) has dialogue; while it runs the
 option buttons are not shown (``options: []``). Choosing an option applies it and turns
 the page: ``body`` becomes the outcome and a single ``Proceed`` option
-(``is_proceed: true``) is left; a proceed option opens the map (events do not take the
+(``is_proceed: true``) is left - unless the event grants more picks (``picks``, the act-2
+ancient: two), when the options stay, the chosen one ``was_chosen`` and locked; a proceed option opens the map (events do not take the
 ``proceed`` action: ``ExecuteProceed`` has no event branch). An option that opens a
 selection (bundle, relic, card select, crystal sphere) puts it on top; while it is open
 the event shows no option buttons.
@@ -63,6 +64,7 @@ class EventRoom(Screen):
     options: list[Option]
     dialogue: list[str] = field(default_factory=list)
     is_ancient: bool = False
+    picks: int = 1  # options to choose before the page turns to Proceed
     dialogue_pos: int = 0
 
     state_type = "event"
@@ -88,7 +90,8 @@ class EventRoom(Screen):
 
     def turn_page(self, body: str) -> None:
         self.body = body
-        self.options = [proceed_option()]
+        if self.picks <= 0:
+            self.options = [proceed_option()]
 
 
 def _need_event(game: "Game") -> Screen:
@@ -115,7 +118,8 @@ def choose_event_option(game: "Game", p):
         if opt.apply is None:
             open_map(game)
             return
-        room.turn_page(room.body)
+        room.picks -= 1
+        opt.locked = room.picks > 0
         opt.apply(game, room)
     return f"Choosing event option: {opt.title}", effect
 

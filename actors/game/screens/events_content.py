@@ -91,14 +91,14 @@ def lantern_keeper(game: "Game") -> EventRoom:
 
 
 def tide_warden(game: "Game") -> EventRoom:
-    """Act 2 onwards: one line of dialogue, then three boons."""
+    """Act 2 onwards: one line of dialogue, then two of three boons."""
     shell = _unowned_relic(game, "tide_shell")
     return EventRoom("TIDE_WARDEN", "The Tide Warden",
                      "The tide brings gifts to those who came this far.", [
                          Option("Still Waters", "Heal 25 HP.", _heal(25), keywords=("Heal",)),
                          Option("Sea Shell", "Obtain a relic.", _relic(shell), relic=shell),
                          Option("Sunken Coin", "Gain 50 gold.", _gold(50)),
-                     ], dialogue=["The water rises to meet you."], is_ancient=True)
+                     ], dialogue=["The water rises to meet you."], is_ancient=True, picks=2)
 
 
 def extra_boons() -> list[Option]:
