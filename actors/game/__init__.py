@@ -13,10 +13,13 @@ Modules:
     views         JSON builders shared by screens (cards, player, relics, potions).
     registry      the action registry: parameter parsing and ``@action`` handlers.
     engine        ``Game``: screen detection, the queued-effect model, read timers.
+    render        the rendering rule: a screen's block, or ``TopLevel`` fields.
+    progress      the profile's progress: ``/api/v1/profile`` and the compendium.
     runflow       entering rooms, rewards, run start and run end.
     identity      compendium ``current_run`` (run identity from "save metadata").
     markdown      the ``?format=markdown`` rendering of a state.
-    endpoints     the non-gameplay endpoints: ``/``, compendium, profile, wiki, profiles.
+    endpoints     the non-gameplay endpoints: ``/``, compendium, profile, wiki, profiles,
+                  the multiplayer route's view.
     intent_check  journal-backed check that each POST was recorded before it arrived.
     http          ``start_server`` and the ThreadingHTTPServer request handler.
     cli           ``main(argv)``: the standalone command line.

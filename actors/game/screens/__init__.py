@@ -1,11 +1,13 @@
 """One module per screen: its state block, its rules and its actions.
 
-    menu            main menu, singleplayer submenu, character select, popups
+    menu            main menu, submenus, character select, timeline; ``menu_select``
+    popups          tutorial prompt, first-time tutorials, popups (whole-state, blocking)
+    saves           embark, saved runs (continue / abandon_run), start knobs, epochs
     mapscreen       map block, choose_map_node
     battle          monster/elite/boss, hand_select; play_card, end_turn; fights' ends
     potions         use_potion, discard_potion (in and out of combat)
     rewards         rewards, card_reward
-    gameover        game_over (victory / defeat)
+    gameover        game_over ({message, options}), finish_run
     proceed         the shared ``proceed`` action
     overlay         the catch-all ``overlay``
     event           event screen, dialogue, options
