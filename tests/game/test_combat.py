@@ -141,6 +141,9 @@ def test_end_turn_and_enemy_phase(make_server):
             "Not in play phase - cannot act during enemy turn"
         assert refused(client, action="play_card", card_index=0) == \
             "Not in play phase - cannot act during enemy turn"
+        arrange(srv, lambda g: g.run.potions.__setitem__(0, "HEALING_SALVE"))
+        assert refused(client, action="use_potion", slot=0) == \
+            "Player actions are currently disabled"  # AnyTime: no play-phase check first
         state = wait_for(client, lambda s: s["battle"]["is_play_phase"])
         assert state["battle"]["round"] == 2 and len(state["player"]["hand"]) == 5
 

@@ -11,8 +11,9 @@ without combat fields) for one read, then the rewards. An act's boss leads to re
 the next act; the last act's boss ends the run in victory (after an unhandled overlay,
 the victory cut-scene).
 
-"Player actions are disabled" (the mod's ``PlayerActionsDisabled``) while a card's own
-selection is open: a ``hand_select`` or a potion's ``card_select`` on top of the fight.
+"Player actions are disabled" (the mod's ``PlayerActionsDisabled``) during the enemies'
+turn and while a card's own selection is open: a ``hand_select`` or a potion's
+``card_select`` on top of the fight.
 """
 
 from __future__ import annotations
@@ -85,10 +86,13 @@ def hand_select_block(run: "Run") -> dict:
 
 
 def actions_disabled(game: "Game") -> bool:
-    """``PlayerActionsDisabled``: a card's or potion's selection is still open."""
+    """``PlayerActionsDisabled``: the enemies act, or a card's or potion's selection is
+    still open."""
     run = game.run
     assert run is not None
-    return bool(run.combat and (run.combat.hand_select is not None or run.overlays))
+    combat = run.combat
+    return bool(combat and (combat.phase != "player" or combat.hand_select is not None
+                            or run.overlays))
 
 
 def need_combat(game: "Game", disabled: str = DISABLED) -> Combat:
