@@ -11,11 +11,12 @@ Modules:
     model         run-time records: card instances, the run, rooms.
     combat        combat rules: energy, block, statuses, intents, enemy turns.
     views         JSON builders shared by screens (cards, player, relics, potions).
-    registry      the action registry: parameter parsing and ``@action`` handlers.
+    registry      the action registry: lazy parameter reads and ``@action`` handlers.
     engine        ``Game``: screen detection, the queued-effect model, read timers.
     render        the rendering rule: a screen's block, or ``TopLevel`` fields.
     progress      the profile's progress: ``/api/v1/profile`` and the compendium.
-    runflow       entering rooms, rewards, run start and run end.
+    runflow       run start, entering map nodes, the next act (screens register the
+                  room builders in ``runflow.HOOKS``).
     identity      compendium ``current_run`` (run identity from "save metadata").
     markdown      the ``?format=markdown`` rendering of a state.
     endpoints     the non-gameplay endpoints: ``/``, compendium, profile, wiki, profiles,
