@@ -156,7 +156,7 @@ def combat_won(game: "Game") -> None:
     if run.has_relic("EMBER_HEART"):
         run.heal(6)
     if kind == "boss" and is_last_act(game):
-        game.after_reads(1, lambda: show_overlay(game, "NVictoryCutscene",
+        game.after_reads(1, lambda: show_overlay(game, "NBossVictoryCutscene",
                                                  lambda: finish_run(game, True)))
         return
     room = run.room
