@@ -257,3 +257,18 @@ def test_defeat_shows_game_over(server, client):
     arrange(server, lambda g: setattr(g.run, "hp", 1))
     state = ok(client, action="end_turn")
     assert state["state_type"] == "game_over" and state["player"]["hp"] == 0
+
+
+def test_a_queued_action_whose_late_parameter_read_fails_is_dropped(make_server):
+    """Parameters are read where the handler reads them (lazily): a queued play_card whose
+    card now needs the (ill-typed) target is dropped when it comes due, not a 500 read."""
+    srv = make_server(1)
+    with http_client(srv.url) as client:
+        fight(srv, client, monsters=("SENTINEL",), hand=["DEFEND", "STRIKE"])
+        arrange(srv, lambda g: setattr(g, "knobs", Knobs(effect_delay_reads=1)))
+        for _ in range(2):  # both validated against the same (stale) hand: a Defend first
+            assert post(client, action="play_card", card_index=0, target=5)["status"] == "ok"
+        get(client)
+        state = get(client)
+        assert [c["name"] for c in state["player"]["hand"]] == ["Strike"]
+        assert srv.stats()["dropped_effects"] == 1
