@@ -1,5 +1,5 @@
 """The non-gameplay endpoints: ``/``, compendium and profile (bodies in ``progress``),
-wiki and profiles, and the multiplayer route's view of a state.
+profiles, and the multiplayer route's view of a state (the wiki: ``wiki``).
 
 Each function takes the game (under its lock) and returns ``(http_status, json_body)``.
 """
@@ -9,8 +9,6 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from . import progress
-from .bestiary import MONSTERS
-from .content import CARDS, CHARACTERS, POTIONS, RELICS
 from .errors import json_kind, read_error
 from .screens import saves
 
@@ -19,7 +17,6 @@ if TYPE_CHECKING:
 
 VERSION = "0.4.0-gamerig"
 PROFILE_IDS = (1, 2, 3)
-ITEM_TYPES = ("card", "relic", "potion", "monster", "character")
 
 
 def multiplayer_view(state: dict) -> dict:
@@ -36,28 +33,6 @@ def root() -> tuple[int, dict]:
     return 200, {"message": f"Hello from STS2 MCP v{VERSION}", "status": "ok"}
 
 
-def _entries() -> list[dict]:
-    out: list[dict] = []
-    for c in CARDS.values():
-        out.append({"item_type": "card", "id": c.id, "name": c.name, "type": c.type,
-                    "rarity": c.rarity, "cost": "X" if c.cost == "X" else
-                    str(c.cost if c.cost is not None else -1),
-                    "description": c.description(False)})
-    for r in RELICS.values():
-        out.append({"item_type": "relic", "id": r.id, "name": r.name,
-                    "description": r.description})
-    for p in POTIONS.values():
-        out.append({"item_type": "potion", "id": p.id, "name": p.name,
-                    "description": p.description})
-    for m in MONSTERS.values():
-        out.append({"item_type": "monster", "id": m.id, "name": m.name,
-                    "min_hp": m.hp[0], "max_hp": m.hp[1]})
-    for ch in CHARACTERS.values():
-        out.append({"item_type": "character", "id": ch.id, "name": ch.name,
-                    "description": f"{ch.hp} HP, {ch.gold} gold"})
-    return out
-
-
 def compendium(game: "Game") -> tuple[int, dict]:
     """``HandleGetCompendium``: profile progress and ``current_run`` (run identity from the
     save metadata); knob ``identity_outage_every``: a 500 "Failed to build compendium"."""
@@ -72,25 +47,6 @@ def compendium(game: "Game") -> tuple[int, dict]:
 def profile(game: "Game") -> tuple[int, dict]:
     """``HandleGetProfile`` (``BuildProfile``)."""
     return 200, progress.profile_body(game, saves.timeline_fields(game)["epochs"])
-
-
-def wiki(game: "Game", query: dict[str, str]) -> tuple[int, dict]:
-    text = query.get("query", "").lower()
-    item_type = query.get("item_type", "")
-    limit_raw = query.get("limit", "20")
-    try:
-        limit = int(limit_raw)
-    except ValueError:
-        return 400, {"error": f"Invalid limit '{limit_raw}'"}
-    if item_type and item_type not in ITEM_TYPES:
-        return 400, {"error": f"Invalid item_type '{item_type}' (valid: {list(ITEM_TYPES)})"}
-    hits = [e for e in _entries()
-            if (not item_type or e["item_type"] == item_type)
-            and (text in e["name"].lower() or text in e["id"].lower()
-                 or text in e.get("description", "").lower())]
-    return 200, {"query": query.get("query", ""), "item_type": item_type or None,
-                 "count": min(len(hits), max(0, limit)), "total": len(hits),
-                 "results": hits[:max(0, limit)]}
 
 
 def profiles_get(game: "Game") -> tuple[int, dict]:

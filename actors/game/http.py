@@ -32,7 +32,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
-from . import endpoints, markdown
+from . import endpoints, markdown, wiki
 from .engine import Game
 from .errors import ParamTypeError, read_error
 from .intent_check import HEADER, IntentChecker
@@ -240,7 +240,7 @@ class Handler(BaseHTTPRequestHandler):
             elif path == "/api/v1/compendium":
                 status, body = endpoints.compendium(game)
             elif path == "/api/v1/wiki":
-                status, body = endpoints.wiki(game, query)
+                status, body = wiki.search(game, query)
             else:
                 status, body = endpoints.profiles_get(game)
         self._send(status, body)

@@ -265,3 +265,21 @@ def test_stats_endpoint(client, server):
     assert "menu:main" in stats["screens_seen"]
     assert stats == {**server.stats(), "reads": stats["reads"]}
 
+
+
+def test_wiki_searches_discovered_cards_and_relics(client):
+    # W HandleGetWiki / BuildWikiSearch / ScoreWikiCandidate (McpMod.Wiki.cs)
+    reply = client.get("/api/v1/wiki")
+    assert reply.status_code == 400 and reply.json() == {
+        "error": "query is required; wiki search does not return the full profile catalog."}
+    assert client.get("/api/v1/wiki", params={"query": "strike"}).json()["results"] == []
+    new_run(client)  # the run's starting cards and relic are discovered
+    body = client.get("/api/v1/wiki", params={"q": "strike", "limit": "x"}).json()
+    assert body["limit"] == 10 and body["item_type"] == "all"
+    top = body["results"][0]
+    assert (top["id"], top["score"], top["base"]["cost"]) == ("STRIKE", 1000.0, "1")
+    assert top["upgraded"]["is_upgraded"] is True
+    relic = client.get("/api/v1/wiki", params={"query": "ember hart", "type": "relics"}).json()
+    assert [(r["id"], r["item_type"]) for r in relic["results"]] == [("EMBER_HEART", "relic")]
+    bad = client.get("/api/v1/wiki", params={"query": "x", "item_type": "potion"})
+    assert bad.json() == {"status": "error", "error": "item_type must be one of: all, card, relic."}
