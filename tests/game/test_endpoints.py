@@ -1,7 +1,8 @@
 """The HTTP contract: routes, codes, texts, headers, ExecuteAction's order, the 500s.
 
 Each test names the mod function it checks (Gennadiyev/STS2MCP @ 2fb5390):
-M = McpMod.cs, A = McpMod.Actions.cs, P = McpMod.Profile.cs, C = McpMod.Compendium.cs.
+M = McpMod.cs, A = McpMod.Actions.cs, P = McpMod.Profile.cs, C = McpMod.Compendium.cs,
+W = McpMod.Wiki.cs.
 """
 
 from __future__ import annotations
