@@ -19,8 +19,9 @@ Modules:
                   room builders in ``runflow.HOOKS``).
     identity      compendium ``current_run`` (run identity from "save metadata").
     markdown      the ``?format=markdown`` rendering of a state.
-    endpoints     the non-gameplay endpoints: ``/``, compendium, profile, wiki, profiles,
+    endpoints     the non-gameplay endpoints: ``/``, compendium, profile, profiles,
                   the multiplayer route's view.
+    wiki          ``/api/v1/wiki``: fuzzy search over the profile's discovered cards/relics.
     intent_check  journal-backed check that each POST was recorded before it arrived.
     http          ``start_server`` and the ThreadingHTTPServer request handler.
     cli           ``main(argv)``: the standalone command line.
