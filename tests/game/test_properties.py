@@ -30,15 +30,7 @@ def candidates(state: dict) -> list[dict]:
         out += [{"action": a, "slot": pot["slot"]} for pot in state["player"]["potions"]
                 for a in ("use_potion", "discard_potion")]
     if st_ in ("monster", "elite", "boss") and "battle" in state:
-        p = state["player"]
-        ids = [e["entity_id"] for e in state["battle"]["enemies"]]
-        for c in p["hand"]:
-            out += [{"action": "play_card", "card_index": c["index"], "target": t}
-                    for t in ids[:2]] + [{"action": "play_card", "card_index": c["index"]}]
-        out += [{"action": "end_turn"}] * 2
-        for pot in p["potions"]:
-            out += [{"action": "use_potion", "slot": pot["slot"], "target": ids[0]},
-                    {"action": "discard_potion", "slot": pot["slot"]}]
+        out += combat_candidates(state)
     elif st_ == "hand_select":
         out += [{"action": "combat_select_card", "card_index": c["index"]}
                 for c in block["cards"]] + [{"action": "combat_confirm_selection"}]
@@ -78,6 +70,19 @@ def candidates(state: dict) -> list[dict]:
         out += [{"action": "claim_treasure_relic", "index": 0}]
     elif st_ == "game_over":
         out += [{"action": "menu_select", "option": "main_menu"}]
+    return out
+
+
+def combat_candidates(state: dict) -> list[dict]:
+    p = state["player"]
+    ids = [e["entity_id"] for e in state["battle"]["enemies"]]
+    out: list[dict] = [{"action": "end_turn"}] * 2
+    for c in p["hand"]:
+        out += [{"action": "play_card", "card_index": c["index"], "target": t}
+                for t in ids[:2]] + [{"action": "play_card", "card_index": c["index"]}]
+    for pot in p["potions"]:
+        out += [{"action": "use_potion", "slot": pot["slot"], "target": ids[0]},
+                {"action": "discard_potion", "slot": pot["slot"]}]
     return out
 
 
