@@ -7,7 +7,8 @@
                            transport probes (400/404/405/409/500) and compendium reads
     REPLY_STATUS           the HTTP status of each reply sample (McpMod.cs)
 
-Everything goes through HTTP; nothing here reaches into the game.
+Everything goes through HTTP except one documented white-box step
+(``Session._arrange_foul_potion``: a variant impractical to reach by play).
 """
 
 from __future__ import annotations
@@ -140,6 +141,9 @@ class Recorder:
             parts.append(f"{name} ({self.seen[name]} answers): " + "\n    ".join([""] + lines))
         if self.problems:
             parts.append("campaign problems:\n  " + "\n  ".join(self.problems))
+        if parts:
+            parts.append("answers seen: " + ", ".join(
+                f"{n} x{c}" for n, c in sorted(self.seen.items())))
         return "\n".join(parts)
 
 
@@ -152,10 +156,11 @@ class Session:
     steps: int
     rec: Recorder
     probed: set[str] = dataclasses.field(default_factory=set)
+    server: Any = None
 
     def play(self, deadline: float) -> None:
         knobs = self._knobs()
-        server = start_server("127.0.0.1", 0, self.seed, knobs, None)
+        server = self.server = start_server("127.0.0.1", 0, self.seed, knobs, None)
         try:
             with httpx.Client(base_url=server.url, timeout=5.0) as client:
                 self._transport_probes(client)
@@ -175,6 +180,8 @@ class Session:
     def _loop(self, client: httpx.Client, explorer: Explorer, deadline: float) -> None:
         for step in range(self.steps):
             if time.monotonic() > deadline:
+                self.rec.problems.append(f"seed {self.seed}: the time budget ended the session "
+                                         f"at step {step} of {self.steps}")
                 return
             reply = client.get(SP)
             if reply.status_code != 200:
@@ -186,9 +193,28 @@ class Session:
             if step % 25 == 0 or name.startswith(("map", "menu__main")):
                 self._compendium(client)
             self._in_run_probes(client, state, name)
+            if name == "fake_merchant":
+                self._arrange_foul_potion()
             body = self._choose(explorer, state, name)
             if body is not None:
                 self._send(client, body)
+
+    def _arrange_foul_potion(self) -> None:
+        """White-box, the campaign's only one: a Foul Potion in the belt at a fake merchant.
+
+        Why: his fight (``fake_merchant__fight_started``) starts only when a Foul Potion is
+        thrown at him, and play rarely brings that potion to that event (1 seed in 6 over
+        1000+ steps, and the path shifts whenever the game's content changes). The fight
+        itself is then reached over HTTP (the explorer throws the potion).
+        """
+        if "foul_potion" in self.probed:
+            return
+        self.probed.add("foul_potion")
+        try:
+            with self.server.game.lock:
+                self.server.game.run.potions[0] = "FOUL_POTION"
+        except (AttributeError, IndexError, TypeError) as exc:
+            self.rec.problems.append(f"seed {self.seed}: could not arrange a Foul Potion: {exc!r}")
 
     def _choose(self, explorer: Explorer, state: dict, name: str) -> dict | None:
         """The explorer's move; a state it cannot read is recorded (once) and waited out."""

@@ -175,6 +175,17 @@ def _shop(ex: Explorer, shop: dict) -> Body | None:
     return {"action": "proceed"} if shop.get("can_proceed") else None
 
 
+def _throw_potion(ex: Explorer, state: dict) -> Body | None:
+    """At a fake merchant, try each potion out of combat once (one may start his fight)."""
+    if state["fake_merchant"].get("started_fight"):
+        return None
+    floor = state.get("run", {}).get("floor")
+    for potion in state.get("player", {}).get("potions", []):
+        if ex.once(f"throw:{floor}:{potion['slot']}:{potion['id']}"):
+            return {"action": "use_potion", "slot": potion["slot"]}
+    return None
+
+
 def _treasure(ex: Explorer, state: dict) -> Body | None:
     block = state["treasure"]
     if block.get("relics"):
@@ -203,7 +214,7 @@ HANDLERS: dict[str, Callable[[Explorer, dict], Body | None]] = {
     "card_select": _card_select, "bundle_select": _bundle_select,
     "relic_select": _relic_select, "map": _map, "event": _event, "rest_site": _rest_site,
     "shop": lambda ex, s: _shop(ex, s["shop"]),
-    "fake_merchant": lambda ex, s: _shop(ex, s["fake_merchant"]["shop"]),
+    "fake_merchant": lambda ex, s: _throw_potion(ex, s) or _shop(ex, s["fake_merchant"]["shop"]),
     "treasure": _treasure, "crystal_sphere": _crystal_sphere, "game_over": _game_over,
 }
 

@@ -5,7 +5,8 @@ seeds and hostile knobs; every answer (state, action reply, transport error, com
 classified to its sample (tests/game/variants.py) and compared exactly (tests/game/shapes.py:
 keys at every level, JSON types, null vs absent, every list element), with the variance the
 source allows (vendor/sts2mcp/variance.json). The test fails naming every sample no answer
-matched and every mismatch path. Only HTTP is used: no white-box set-up.
+matched and every mismatch path. Only HTTP is used, but for one white-box step explained in
+tests/game/contract.py (a Foul Potion handed over at a fake merchant).
 """
 
 from __future__ import annotations
@@ -20,20 +21,25 @@ from .variants import sample_names
 
 pytestmark = pytest.mark.timeout(90)
 
-BUDGET_S = 32.0  # the whole campaign; each session gets an equal share of what is left
+BUDGET_S = 35.0  # a safety net only: the sessions below normally end by their step counts
 
-# (seed, knobs, max steps). Knob names: actors/game/knobs.py, docs/game.md.
+# (seed, knobs, steps): deterministic (seeded game, seeded explorer), chosen so that together
+# they reach every required sample (a sample's first answer comes at roughly: saved-run menu
+# and popup: seed 3 at once; enemy turn, unknown, state 500s, crystal sphere: seed 2 before
+# 100; compendium variants and its 500: seed 4 before 50; bundle, select, simple_select,
+# shop: seed 6 before 230; the fake merchant's fight: at the first fake merchant).
+# Knob names: actors/game/knobs.py, docs/game.md.
 SESSIONS = [
-    (1, {}, 1500),
+    (1, {}, 800),
     (2, {"effect_delay_reads": 1, "waiting_reads": 2, "enemy_turn_reads": 2,
-         "state_error_every": 13, "sticky_overlay_reads": 2}, 1200),
-    (3, {"start_saved_run": 1, "pending_epochs": 1}, 600),
+         "state_error_every": 13, "sticky_overlay_reads": 2}, 700),
+    (3, {"start_saved_run": 1, "pending_epochs": 1}, 300),
     (4, {"identity_lag_reads": 2, "identity_parse_error_every": 3,
-         "identity_outage_every": 5, "reject_every_nth": 9}, 800),
-    (5, {"start_in_run": 1, "start_floor": 10}, 1200),
-    (6, {}, 1500),
-    (7, {"slow_confirm_reads": 1, "overlay_linger_reads": 1}, 1500),
-    (8, {}, 1500),
+         "identity_outage_every": 5, "reject_every_nth": 9}, 300),
+    (5, {"start_in_run": 1, "start_floor": 10}, 300),
+    (6, {}, 600),
+    (7, {"slow_confirm_reads": 1, "overlay_linger_reads": 1}, 300),
+    (8, {}, 400),
 ]
 
 
@@ -46,10 +52,9 @@ def required_samples() -> list[str]:
 @pytest.fixture(scope="module")
 def campaign() -> Recorder:
     rec = Recorder()
-    end = time.monotonic() + BUDGET_S
-    for i, (seed, knobs, steps) in enumerate(SESSIONS):
-        share = (end - time.monotonic()) / (len(SESSIONS) - i)
-        Session(seed, knobs, steps, rec).play(time.monotonic() + max(share, 0.5))
+    deadline = time.monotonic() + BUDGET_S
+    for seed, knobs, steps in SESSIONS:
+        Session(seed, knobs, steps, rec).play(deadline)
     return rec
 
 
