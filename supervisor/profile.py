@@ -94,7 +94,7 @@ SCHEMA: dict[str, Any] = {
         "record": (bool, True, None),
         "sound": (bool, False, None),
         "cgb": ((bool, type(None)), None, None),
-        "checkpoint_every_frames": ((int, type(None)), 600, None),
+        "checkpoint_every_frames": ((int, type(None)), 3600, None),
         "frames_per_step": ((int, type(None)), None, None),
         "samples_per_step": (int, 0, None),
         "memory_regions": (dict, {}, None),

@@ -18,7 +18,9 @@ class Progress:
         self._last = 0.0
         self._width = 0
 
-    def update(self, watch, restarts: int, force: bool = False) -> None:
+    def update(self, watch, restarts: int, force: bool = False, emulator: dict | None = None) -> None:
+        """``emulator``: the emulator actor's status (``frames_run``, ``frame_budget``), shown
+        as ``frames N/BUDGET`` -- reaching the budget (``maxFrames``) ends the session."""
         if self.mode == "off":
             return
         now = time.monotonic()
@@ -29,7 +31,7 @@ class Progress:
         o = watch.outcomes
         text = (f"steps {watch.steps}  accepted {o['accepted']}  rejected {o['rejected']}  "
                 f"unknown {o['unknown']}  restarts {restarts}  "
-                f"screen {watch.last_state_type or '-'}  elapsed {now - self.started:6.1f}s")
+                f"screen {watch.last_state_type or '-'}{_frames(emulator)}  elapsed {now - self.started:6.1f}s")
         if self.mode == "line":
             pad = max(0, self._width - len(text))
             self.stream.write("\r" + text + " " * pad)
@@ -42,3 +44,13 @@ class Progress:
         if self.mode == "line" and self._width:
             self.stream.write("\n")
             self.stream.flush()
+
+
+def _frames(emulator: dict | None) -> str:
+    """``  frames 12,345/216,000 (6%)``: native frames the emulator ran against its budget."""
+    if not emulator or not isinstance(emulator.get("frames_run"), int):
+        return ""
+    run, budget = emulator["frames_run"], emulator.get("frame_budget")
+    if not isinstance(budget, int) or budget <= 0:
+        return f"  frames {run:,}"
+    return f"  frames {run:,}/{budget:,} ({100 * run // budget}%)"

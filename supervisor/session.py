@@ -196,6 +196,11 @@ class Supervisor:
                     return False
         return True
 
+    def _emulator_status(self) -> dict | None:
+        """The emulator actor's last heartbeat status (frames run, frame budget), if any."""
+        child = self.children.get("emulator")
+        return child.status if child is not None else None
+
     def _ready(self, child: ch.Child) -> bool:
         """Welcomed; and for the recorder, its session_start is on disk (it created the
         session directory), so no later actor can race it to that directory."""
@@ -221,7 +226,7 @@ class Supervisor:
                 self.request_stop(self.watch.stop_reason)
             elif stuck and self.watch.idle_seconds() > stuck:
                 self.request_stop("stuck", f"no journal progress for {stuck:.0f}s")
-            self.progress.update(self.watch, self.restarts)
+            self.progress.update(self.watch, self.restarts, emulator=self._emulator_status())
 
     def _pump(self, timeout_s: float) -> None:
         poller = zmq.Poller()
@@ -408,7 +413,7 @@ class Supervisor:
         reason = self.stop_reason or "stopped"
         code = EXIT_CODES.get(reason, 1)
         self.outbox.put("session_stopping", {"reason": reason, "detail": self.stop_detail})
-        self.progress.update(self.watch, self.restarts, force=True)
+        self.progress.update(self.watch, self.restarts, force=True, emulator=self._emulator_status())
         self.progress.finish()
         self.pending_starts.clear()
         for name in reversed(self.order):

@@ -290,7 +290,9 @@ class EmulatorActor:
     def _update_status(self) -> None:
         s = self.session
         if s is not None:
-            self.ctx.status.update(frame=s.frame, branch=s.branch_id, actions=s.action_index)
+            self.ctx.status.update(frame=s.frame, branch=s.branch_id, actions=s.action_index,
+                                   frames_run=s.frames_executed,
+                                   frame_budget=self.config.limits.max_frames if self.config.record else None)
 
 
 def _dedupe_key(body) -> tuple[str, str] | None:

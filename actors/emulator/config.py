@@ -9,7 +9,7 @@ Profile keys (see ``docs/emulator.md``)::
                                       ``load-and-keep`` (write the RAM back there at the end)
     emulator.record                   keep a recording under <session>/recording/ (default true)
     emulator.sound / emulator.cgb     sound emulation (off) / force CGB or DMG (null = header)
-    emulator.checkpoint_every_frames  automatic checkpoint interval (null = none; default 600)
+    emulator.checkpoint_every_frames  automatic checkpoint interval (null = none; default 3600)
     emulator.memory_regions           {name: [address, length]} read by every observe
     emulator.recording_limits         the seed's limits (maxBytes, maxFrames, ...)
     emulator.fsync_inputs             fsync each input line before its frames run
@@ -76,7 +76,7 @@ class EmulatorConfig:
             limits = RecordingLimits.from_options(dict(setting("emulator.recording_limits") or {}))
         except EmulatorError as exc:
             raise ConfigProblem("emulator.recording_limits", str(exc)) from None
-        every = setting("emulator.checkpoint_every_frames", 600)
+        every = setting("emulator.checkpoint_every_frames", 3600)
         if every is not None and (isinstance(every, bool) or not isinstance(every, int) or every < 1):
             raise ConfigProblem("emulator.checkpoint_every_frames", f"expected null or an integer >= 1, got {every!r}")
         return cls(rom=rom, rom_source=source, record=bool(setting("emulator.record", True)),

@@ -146,6 +146,7 @@ class EmulatorSession:
         self.branch_id, self.action_index, self.frame = "branch-0001", 0, 0
         self._neutral_frames = 0
         self._frames_since_checkpoint = 0
+        self._frames_run = 0
         self._recent: deque = deque(maxlen=rec.limits.recent_frame_count if rec else 12)
         self._last_rgba, self._last_digest = b"", ""
         self._hasher: ThreadPoolExecutor | None = None
@@ -159,6 +160,12 @@ class EmulatorSession:
     def emulation_s(self) -> float:
         """Wall time spent inside PyBoy's tick by this session (all machines since a restore)."""
         return self._emulation_before + self._machine.run_s
+
+    @property
+    def frames_executed(self) -> int:
+        """Native frames run on every branch (with a recording: since it was created, across
+        resumes) -- what ``maxFrames`` limits."""
+        return self._recording.frames_executed if self._recording is not None else self._frames_run
 
     @property
     def held(self) -> frozenset[str]:
@@ -296,6 +303,7 @@ class EmulatorSession:
 
     def _after_step(self, wanted: frozenset[str], frames: int, action: int, to_frame: int) -> None:
         self.action_index, self.frame = action, to_frame
+        self._frames_run += frames
         self._neutral_frames = self._neutral_frames + frames if not wanted else 0
         self._frames_since_checkpoint += frames
 

@@ -107,4 +107,4 @@ def test_profile_settings_are_checked_with_the_key_named(tmp_path):
     with pytest.raises(ConfigProblem, match="emulator.recording_limits"):
         EmulatorConfig.from_profile(_setting({"emulator.recording_limits": {"maxFrames": 0}}))
     config = EmulatorConfig.from_profile(_setting({"emulator.recording_limits": {"maxFrames": 6000}}))
-    assert config.limits.max_frames == 6000 and config.checkpoint_every_frames == 600
+    assert config.limits.max_frames == 6000 and config.checkpoint_every_frames == 3600

@@ -38,7 +38,7 @@ def _battery_rom() -> bytes:
 
 
 def test_a_session_starts_from_the_checkpoint_the_profile_names(pyboy_session):
-    first = pyboy_session(args=("--max-steps", "40"))
+    first = pyboy_session("emulator.checkpoint_every_frames=120", args=("--max-steps", "40"))
     assert first.wait(60) == 0, first.stderr[-3000:]
     checkpoints = recording_events(first, "checkpoint")
     assert checkpoints, "the first session saved checkpoints"

@@ -17,7 +17,7 @@ pytestmark = pytest.mark.timeout(60)
 
 
 def test_the_demo_cartridge_is_won_through_the_pipeline(pyboy_session):
-    s = pyboy_session()
+    s = pyboy_session("emulator.checkpoint_every_frames=120")  # the demo is won in ~1,000 frames
     assert s.wait(60) == 0, s.stderr[-3000:]
     assert s.summary()["reason"] == "run_ended"
     last = s.events("proposal")[-1]
