@@ -131,3 +131,34 @@ def test_samples_hold_an_element_in_every_list_the_source_can_fill():
     found = {(p.stem, path) for p in SAMPLES.glob("*.json") if p.stem != "variance"
              for path in empty_lists(json.loads(p.read_text()))}
     assert found == ALWAYS_EMPTY
+
+
+# Lists whose elements legitimately come in several shapes (an element of a real list must
+# match one of them); in every other list all sample elements share one shape, so a stray
+# key in one sample element cannot silently become an accepted alternative.
+KINDED_LISTS = {
+    "$.crystal_sphere.cells": "hidden cells have no item_type/is_good (SB 2187-2191)",
+    "$.event.options": "relic_name/relic_description only for an option with a relic (SB 1388)",
+    "$.map.nodes": "the boss node carries id/name (SB 1728-1730)",
+    "$.player.hand": "unplayable_reason is null for a playable card (SB 1266)",
+    "$.player.relics": "counter is null unless the relic shows one (SB 1195)",
+    "$.rewards.items": "gold and potion rewards add fields (SB 1809-1816)",
+    "$.shop.items": "each category has its own fields (SB 1548-1630)",
+}
+
+
+def kinded_lists(value, path="$"):
+    if isinstance(value, dict):
+        for key, item in value.items():
+            yield from kinded_lists(item, f"{path}.{key}")
+    elif isinstance(value, list):
+        if len({json.dumps(skeleton(v), sort_keys=True) for v in value}) > 1:
+            yield path
+        for item in value:
+            yield from kinded_lists(item, path + "[]")
+
+
+def test_only_the_declared_lists_hold_elements_of_several_shapes():
+    found = {path for p in SAMPLES.glob("*.json") if p.stem != "variance"
+             for path in kinded_lists(json.loads(p.read_text()))}
+    assert found == set(KINDED_LISTS)
