@@ -9,14 +9,13 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from . import progress
-from .errors import json_kind, read_error
+from .errors import ActionRefused, json_kind, read_error
 from .screens import saves
 
 if TYPE_CHECKING:
     from .engine import Game
 
 VERSION = "0.4.0-gamerig"
-PROFILE_IDS = (1, 2, 3)
 
 
 def multiplayer_view(state: dict) -> dict:
@@ -50,41 +49,29 @@ def profile(game: "Game") -> tuple[int, dict]:
 
 
 def profiles_get(game: "Game") -> tuple[int, dict]:
-    cur = game.profile.profile_id
-    return 200, {"current_profile_id": cur,
-                 "profiles": [{"id": i, "name": f"Profile {i}", "is_current": i == cur}
-                              for i in PROFILE_IDS]}
+    """``HandleGetProfiles``."""
+    return 200, progress.profiles_summary(game)
 
 
 def profiles_post(game: "Game", body: dict | None) -> tuple[int, dict]:
     """McpMod.Profile.cs ``HandlePostProfiles`` / ``ExecuteProfileAction``: ``switch`` or
-    ``delete`` a profile (1-3). A switch takes effect at once here (the real game asks for
-    a restart or goes through its profile screen)."""
+    ``delete`` a profile (1-3); applied at once (``progress.profile_action``)."""
     if body is None or "action" not in body:
         return 400, {"error": "Missing 'action' field. Use: switch, delete"}
     problem = read_error("String", body["action"])
     if problem:
         return 500, {"error": f"Internal error: {problem}"}
-    action = body["action"] or ""
     pid = body.get("profile_id")
     if json_kind(pid) != "Number":
         pid = 0
     elif read_error("Number", pid):
         return 500, {"error": f"Profile action failed: {read_error('Number', pid)}"}
-    if pid not in PROFILE_IDS:
-        return 200, _error("profile_id must be 1-3")
-    verb = action.strip().lower()
-    if verb == "switch":
-        if game.run is not None:
-            return 200, _error("Cannot switch profiles during a run")
-        game.profile.profile_id = pid
-        return 200, {"status": "ok", "message": f"Switched to profile {pid} (requires restart)",
-                     "current_profile_id": pid}
-    if verb == "delete":
-        if pid == game.profile.profile_id:
-            return 200, _error("Cannot delete the active profile")
-        return 200, {"status": "ok", "message": f"Deleted profile {pid}"}
-    return 200, _error(f"Unknown action: {action}. Use: switch, delete")
+    try:
+        message, effect, extra = progress.profile_action(game, body["action"] or "", pid)
+    except ActionRefused as exc:
+        return 200, _error(str(exc))
+    effect()
+    return 200, {"status": "ok", "message": message, **extra}
 
 
 def _error(message: str) -> dict:

@@ -28,7 +28,7 @@ from .errors import ActionRefused, StateBuildError
 from .identity import SaveMeta
 from .knobs import Knobs
 from .model import Run, Screen
-from .progress import Profile
+from .progress import PROFILE_IDS, Profile
 from .registry import ACTIONS
 from .render import TopLevel, compose, whole_state
 from .screens import menu, overlay, popups
@@ -71,7 +71,8 @@ class Game:
         self.reads = 0
         self.valid_posts = 0
         self.runs_started = 0
-        self.profile = Profile()
+        self.profiles = {i: Profile(i) for i in PROFILE_IDS}
+        self.profile = self.profiles[1]
         self.linger: list[Any] | None = None  # [remaining, snapshot]
         self.waiting = 0
         self.loading = False  # the transient reads show the run starting (no run state)

@@ -13,6 +13,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from .errors import ActionRefused
+
 if TYPE_CHECKING:
     from .engine import Game
     from .model import Run
@@ -140,3 +142,45 @@ def _sections(p: Profile) -> dict[str, Any]:
             "the active profile."},
     }
 
+
+
+# ----- profiles (McpMod.Profile.cs ExecuteProfileAction) ---------------------------------
+PROFILE_IDS = (1, 2, 3)
+
+
+def profile_action(game: "Game", action: str, pid: int) -> tuple[str, Any, dict]:
+    """Validate ``switch`` / ``delete`` of profile ``pid``: (message, effect, extra reply
+    fields); raises ActionRefused with the mod's texts. With no run, a switch first opens
+    the profile screen (the main menu is showing), and a second switch picks the profile
+    there; ``delete`` forgets a profile's progress."""
+    if pid not in PROFILE_IDS:
+        raise ActionRefused("profile_id must be 1-3")
+    verb = action.strip().lower()
+    if verb == "switch":
+        if game.run is not None:
+            raise ActionRefused("Cannot switch profiles during a run")
+        if game.menu_screen != "profile_select":
+            return ("Opened profile screen. Send switch again to select profile.",
+                    lambda: setattr(game, "menu_screen", "profile_select"), {})
+
+        def switch() -> None:
+            game.profile = game.profiles[pid]
+            game.menu_screen = "main"
+        return (f"Switch requested for profile {pid} (via UI)", switch,
+                {"target_profile_id": pid, "current_profile_id": game.profile.profile_id})
+    if verb == "delete":
+        if pid == game.profile.profile_id:
+            raise ActionRefused("Cannot delete the active profile")
+        return (f"Deleted profile {pid}",
+                lambda: game.profiles.__setitem__(pid, Profile(pid)), {})
+    raise ActionRefused(f"Unknown action: {action}. Use: switch, delete")
+
+
+def profiles_summary(game: "Game") -> dict:
+    """``BuildProfilesSummary``."""
+    cur = game.profile.profile_id
+    return {"current_profile_id": cur, "profiles": [
+        {"id": i, "is_current": i == cur, "has_data": game.profiles[i].runs > 0,
+         "path": f"user://profile{i}/saves/progress.save",
+         "resolved_path": f"/saves/modded/profile{i}/saves/progress.save"}
+        for i in PROFILE_IDS]}

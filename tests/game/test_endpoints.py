@@ -224,23 +224,25 @@ def test_profile_counts_runs(server, client):
 
 
 def test_profiles(client):
-    # P HandlePostProfiles / ExecuteProfileAction texts
+    # P HandleGetProfiles / HandlePostProfiles / ExecuteProfileAction texts
     profiles = client.get("/api/v1/profiles").json()
-    assert profiles["current_profile_id"] == 1 and len(profiles["profiles"]) == 3
-    switch = client.post("/api/v1/profiles", json={"action": "switch", "profile_id": 2})
-    assert switch.json() == {"status": "ok", "message": "Switched to profile 2 (requires "
-                             "restart)", "current_profile_id": 2}
-    assert client.get("/api/v1/compendium").json()["profile_id"] == 2
+    assert profiles["current_profile_id"] == 1
+    assert [p["id"] for p in profiles["profiles"]] == [1, 2, 3]
+    assert set(profiles["profiles"][0]) == {"id", "is_current", "has_data", "path",
+                                            "resolved_path"}
     bad = client.post("/api/v1/profiles", json={"action": "switch", "profile_id": "1"})
     assert bad.json() == {"status": "error", "error": "profile_id must be 1-3"}
     other = client.post("/api/v1/profiles", json={"action": "rename", "profile_id": 1})
     assert other.json()["error"] == "Unknown action: rename. Use: switch, delete"
     missing = client.post("/api/v1/profiles", json={"profile_id": 1})
     assert missing.status_code == 400
-    assert client.post("/api/v1/profiles", json={"action": "delete", "profile_id": 2}
+    assert missing.json() == {"error": "Missing 'action' field. Use: switch, delete"}
+    assert client.post("/api/v1/profiles", json={"action": "delete", "profile_id": 1}
                        ).json()["error"] == "Cannot delete the active profile"
+    assert client.post("/api/v1/profiles", json={"action": "delete", "profile_id": 2}
+                       ).json() == {"status": "ok", "message": "Deleted profile 2"}
     new_run(client)
-    during = client.post("/api/v1/profiles", json={"action": "switch", "profile_id": 1})
+    during = client.post("/api/v1/profiles", json={"action": "switch", "profile_id": 2})
     assert during.json()["error"] == "Cannot switch profiles during a run"
 
 

@@ -213,3 +213,35 @@ def test_menu_select_mid_run_is_refused(client):
     new_run(client)
     assert refused(client, action="menu_select", option="singleplayer") == \
         "Not on a menu screen"
+
+
+def test_profile_select(client):
+    # P ExecuteProfileAction (switch opens the profile screen first); SB BuildGameState
+    # profile_select branch; A ExecuteProfileSelectMenuOption
+    def switch(pid):
+        return client.post("/api/v1/profiles", json={"action": "switch", "profile_id": pid})
+    assert switch(2).json() == {"status": "ok", "message": "Opened profile screen. Send "
+                                "switch again to select profile."}
+    state = get(client)
+    assert state == {"state_type": "menu", "menu_screen": "profile_select",
+                     "message": "Profile select screen.", "current_profile_id": 1,
+                     "options": [{"name": "profile_1", "enabled": True},
+                                 {"name": "profile_2", "enabled": True},
+                                 {"name": "profile_3", "enabled": True},
+                                 {"name": "back", "enabled": True}]}
+    assert refused(client, action="menu_select", option="p2") == \
+        "Unknown profile select option: p2. Use: profile_1, profile_2, profile_3, back"
+    assert refused(client, action="menu_select", option="slot_9") == "profile_id must be 1-3"
+    assert post(client, action="menu_select", option="back")["message"] == \
+        "Going back from profile select"
+    assert get(client)["menu_screen"] == "main"
+    switch(3)
+    assert switch(3).json() == {"status": "ok", "message": "Switch requested for profile 3 "
+                                "(via UI)", "target_profile_id": 3, "current_profile_id": 1}
+    assert get(client)["menu_screen"] == "main"
+    assert client.get("/api/v1/profiles").json()["current_profile_id"] == 3
+    switch(1)
+    reply = post(client, action="menu_select", option="Profile_1")
+    assert reply["message"] == "Switch requested for profile 1 (via UI)"
+    assert get(client)["menu_screen"] == "main"
+    assert client.get("/api/v1/compendium").json()["profile_id"] == 1

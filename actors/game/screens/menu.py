@@ -5,7 +5,8 @@ States follow McpMod.StateBuilder.cs ``BuildGameState`` (menu branch) and
 ``AddCharacterSelectMenuState``; answers follow McpMod.Actions.cs ``ExecuteMenuSelect``
 (its order: game over, tutorial prompt, tutorial, popup, timeline, character select,
 submenus, main menu buttons, "Not on a menu screen") and
-``ExecuteCharacterSelectMenuOption``. Options are matched case-insensitively.
+``ExecuteCharacterSelectMenuOption`` / ``ExecuteProfileSelectMenuOption``. Options are
+matched case-insensitively. The profile screen opens from ``POST /api/v1/profiles``.
 
 Way into a run: main menu ``singleplayer`` → ``standard`` → a character id →
 ``embark`` (or ``confirm``). Screens the built-in game does not model (docs/game.md):
@@ -20,6 +21,7 @@ from typing import TYPE_CHECKING, Callable
 
 from ..content import CARDS, CHARACTERS, POTIONS, RELICS
 from ..errors import ActionRefused, ParamTypeError, read_error
+from ..progress import PROFILE_IDS, profile_action
 from ..render import TopLevel
 from . import saves
 from .gameover import GameOver
@@ -34,7 +36,8 @@ MP_SUBMENU = (("host", False), ("join", False))  # no network play in the built-
 MESSAGES = {"main": "Main menu.", "singleplayer": "Select game mode.",
             "multiplayer": "Multiplayer menu.", "compendium": "Compendium screen.",
             "settings": "Settings screen.", "timeline": "Timeline screen.",
-            "character_select": "Select a character."}
+            "character_select": "Select a character.",
+            "profile_select": "Profile select screen."}
 BLURBS = {"ironbound": "A warrior who mends between fights.",
           "wanderer": "A traveller with a lucky streak."}
 SEEDED = ("Seeded embark is not supported for standard singleplayer from this API. "
@@ -59,6 +62,10 @@ def menu_view(game: "Game") -> TopLevel:
             {"name": "back", "enabled": True}]
     elif screen == "character_select":
         view.update(character_select_view(game))
+    elif screen == "profile_select":
+        view["current_profile_id"] = game.profile.profile_id
+        view["options"] = [{"name": f"profile_{i}", "enabled": True} for i in PROFILE_IDS] + [
+            {"name": "back", "enabled": True}]
     elif screen == "timeline":
         view["options"] = [{"name": "advance", "enabled": True},
                            {"name": "back", "enabled": True}]
@@ -133,6 +140,8 @@ def menu_select(game: "Game", option: str, seed: str | None) -> Reply:
         return _timeline(game, option)
     if game.run is None and game.menu_screen == "character_select":
         return _char_select(game, option, seed)
+    if game.run is None and game.menu_screen == "profile_select":
+        return _profile_select(game, option)
     if game.run is None:
         return _submenus(game, option)
     raise ActionRefused("Not on a menu screen")
@@ -192,6 +201,19 @@ def _timeline(game: "Game", option: str) -> Reply:
     if low == "back":
         return "Going back from timeline", _goto(game, "main")
     raise ActionRefused(f"Unknown timeline option: {option}. Use: advance, back")
+
+
+def _profile_select(game: "Game", option: str) -> Reply:
+    """``ExecuteProfileSelectMenuOption``: back, or ``profile_N`` / ``slot_N`` / ``N``."""
+    low = option.lower()
+    if low == "back":
+        return "Going back from profile select", _goto(game, "main")
+    number = low.removeprefix("profile_") if low.startswith("profile_") else \
+        low.removeprefix("slot_")
+    if not number.strip().lstrip("+-").isdigit():
+        raise ActionRefused(f"Unknown profile select option: {option}. "
+                            "Use: profile_1, profile_2, profile_3, back")
+    return profile_action(game, "switch", int(number))
 
 
 def _char_select(game: "Game", option: str, seed: str | None) -> Reply:
