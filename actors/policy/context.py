@@ -37,6 +37,9 @@ to a potion reward with a full belt, and nothing changes) is *overdue* once it h
 ``no_effect_reads`` reads and ``no_effect_seconds``; ``release_no_effect`` then drops it and
 marks its *situation* (screen flow, action and the targeted thing, see ``situation_of``)
 futile: that action is not proposed again in that situation until the screen flow changes.
+An interruption in between (a popup, tutorial, overlay or transition read while it was
+pending, which may have swallowed it) makes it a different situation: the release then marks
+nothing futile (``futile: false``) and the action may be proposed again.
 
 **Refusals.** An identical action (action and parameters) is not proposed again once it was
 rejected ``MAX_REJECTIONS`` times in a row (an accepted action or a flow change ends the run of
@@ -119,6 +122,7 @@ class Pending:
     snapshot: dict
     situation: str | None = None
     reads: int = 0  # reads of a non-neutral screen since the result
+    interrupted: bool = False  # a popup, tutorial, overlay or transition showed meanwhile
 
 
 class PolicyContext:
@@ -139,6 +143,7 @@ class PolicyContext:
         self.character_picked = False
         self.rejections: dict[str, int] = {}
         self.rejected_here: dict[tuple[str, str], int] = {}  # (state digest, action key) -> n
+        self.here: str | None = None  # the digest of the state being read now
         self.streak: dict[str, int] = {}  # action key -> rejections in a row
         self.futile: set[str] = set()  # situations whose accepted action showed no effect
         self.combat_only_potions: set[str] = set()  # potion ids refused out of combat
@@ -146,8 +151,13 @@ class PolicyContext:
 
     # -- 1. reconcile ------------------------------------------------------------------
     def reconcile(self, state: dict) -> None:
+        d = digest(state)
+        if d != self.here:  # refusals "on this very state" count while it lasts, not when it recurs
+            self.here = d
+            self.rejected_here.clear()
         if is_neutral(state):  # neither a reset nor proof of completion...
-            d = digest(state)
+            if self.pending is not None:
+                self.pending.interrupted = True
             if self.popup_pending is not None:
                 if d != self.popup_pending.acted_digest:
                     self.popup_pending = None
@@ -236,7 +246,8 @@ class PolicyContext:
         p = self.popup_pending if popup else self.pending
         now = time.monotonic() if now is None else now
         info = {"action": p.action, "parameters": p.parameters, "kind": p.kind, "reads": p.reads,
-                "seconds": round(now - p.since, 3), "situation": p.situation, "flow": p.flow}
+                "seconds": round(now - p.since, 3), "situation": p.situation, "flow": p.flow,
+                "futile": not p.interrupted}
         if popup:
             info["popup"] = True
         self.apply_release(info)
@@ -247,7 +258,7 @@ class PolicyContext:
         p = getattr(self, slot)
         if p is not None and p.action == info.get("action") and p.parameters == info.get("parameters"):
             setattr(self, slot, None)
-        if info.get("situation"):
+        if info.get("situation") and info.get("futile", True):
             self.futile.add(info["situation"])
 
     def grid_is_stale(self) -> bool:
@@ -255,14 +266,16 @@ class PolicyContext:
         return bool(self.toggles) and self.grid_changed
 
     # -- 3. what may be proposed ----------------------------------------------------------
-    def refusal(self, state_digest: str, action: str | None, params: dict, situation: str | None) -> str | None:
-        """Why this action must not be proposed now, or None."""
+    def refusal(self, state_digest: str, action: str | None, params: dict, situation: str | None,
+                escape: bool = False) -> str | None:
+        """Why this action must not be proposed now, or None. A way out of a stall (``escape``)
+        may retry a futile action once; refusals still count."""
         key = action_key(action, params)
         if self.rejected_here.get((state_digest, key), 0) >= MAX_REJECTIONS:
             return f"rejected {MAX_REJECTIONS} times on this very state"
         if self.streak.get(key, 0) >= MAX_REJECTIONS:
             return f"rejected {self.streak[key]} times in a row"
-        if situation is not None and situation in self.futile:
+        if not escape and situation is not None and situation in self.futile:
             return "accepted here before without any effect"
         return None
 
@@ -309,8 +322,6 @@ class PolicyContext:
         self.streak[key] = self.streak.get(key, 0) + 1
         here = (proposal.get("state_digest"), key)
         self.rejected_here[here] = self.rejected_here.get(here, 0) + 1
-        if len(self.rejected_here) > 2000:
-            self.rejected_here.clear()
         if proposal.get("character_pick") or (action == "menu_select" and params.get("option") in ("embark", "confirm")):
             self.character_picked = False  # a rejected embark allows picking again
         if action == "use_potion" and proposal.get("potion_id") and \

@@ -83,25 +83,26 @@ class Sts2Heuristic(Policy):
         kind = st.get("state_type")
         screen = screen_name(st)
         escapes = self._escapes(st)
+        escape_ok = self._allowed(st, d, escape=True)
         waiting = self._waiting(st, d)
         if waiting is not None:  # no way out is tried while an accepted action awaits evidence
-            return self.stall.check(waiting, screen, [], self._allowed(st, d))
+            return self.stall.check(waiting, screen, [], escape_ok)
         rule = screens.RULES.get(kind)
         if not is_blocking_popup(st) and self.ctx.grid_is_stale():
             rule = lambda *_: [Proposal.wait("the grid changed while accepted toggles are in use")]
         if rule is None:
             return self.stall.check(Proposal.wait(f"no rule for screen {kind!r}: read again"), screen,
-                                    escapes, self._allowed(st, d))
+                                    escapes, escape_ok)
         candidates = rule(self, st, screens.block_of(st))
         allowed = self._allowed(st, d)
         refused = []
         for p in candidates if isinstance(candidates, list) else [candidates]:
             if p.wish != "execute" or allowed(p):
-                return self.stall.check(p, screen, escapes, allowed)
+                return self.stall.check(p, screen, escapes, escape_ok)
             refused.append(p.action)
         wait = Proposal.wait(f"every candidate on this {screen} screen is refused ({', '.join(refused)}); "
                              "waiting for a change")
-        return self.stall.check(wait, screen, escapes, allowed)
+        return self.stall.check(wait, screen, escapes, escape_ok)
 
     def _waiting(self, st: dict, d: str) -> Proposal | None:
         """A suppressed duplicate or a wait while a pending action blocks (never on a popup)."""
@@ -113,9 +114,10 @@ class Sts2Heuristic(Policy):
                             reason=f"duplicate of the accepted {pending.action} on an unchanged state")
         return Proposal.wait(f"awaiting evidence for the accepted {pending.action} ({pending.kind})")
 
-    def _allowed(self, st: dict, d: str):
+    def _allowed(self, st: dict, d: str, escape: bool = False):
         def allowed(p: Proposal) -> bool:
-            return self.ctx.refusal(d, p.action, p.parameters, situation_of(p.action, p.parameters, st)) is None
+            situation = situation_of(p.action, p.parameters, st)
+            return self.ctx.refusal(d, p.action, p.parameters, situation, escape) is None
         return allowed
 
     def _escapes(self, st: dict) -> list[Proposal]:

@@ -27,6 +27,7 @@ def test_a_potion_claim_with_a_full_belt_is_released_recorded_and_not_sent_again
     p = d.see(rw)
     released = p.extra["released_no_effect"]
     assert released["action"] == "claim_reward" and released["reads"] >= 4 and released["seconds"] >= 2
+    assert released["futile"] is True
     assert p.action == "proceed", "the futile claim is not proposed again"
     assert d.rows[-1]["released_no_effect"] == released, "journalled on the proposal row"
 
@@ -47,6 +48,21 @@ def test_a_release_survives_a_restart_through_the_replayed_proposal_rows(monkeyp
     for row in d.rows[1:]:
         fresh.policy.record_proposal(row)
     assert fresh.see(rw).action == "proceed"
+
+
+def test_an_action_swallowed_by_a_popup_is_released_but_not_futile(monkeypatch):
+    clock = Clock(monkeypatch)
+    d = Driver()
+    ev = sample("event")
+    first = d.play(ev)
+    d.play(sample("menu__popup_no_body"))  # a popup came while the choice was pending
+    for _ in range(10):
+        p = d.see(ev)
+        if "released_no_effect" in p.extra:
+            break
+        clock.advance(0.5)
+    assert p.extra["released_no_effect"]["futile"] is False
+    assert (p.action, p.parameters) == (first.action, first.parameters), "tried again"
 
 
 def test_a_potion_duplicate_is_dropped_for_a_new_kind_when_the_belt_is_full():

@@ -282,3 +282,14 @@ def test_a_potion_refused_out_of_combat_is_remembered_as_combat_only():
                              "response": {"status": "error",
                                           "error": "Potion 'Fire Potion' can only be used in combat"}})
     assert ctx.combat_only_potions == {"FIRE_POTION"}
+
+
+def test_refusals_on_a_state_count_while_it_lasts_not_when_it_recurs():
+    ctx = PolicyContext()
+    popup = sample("menu__popup_no_body")
+    for _ in range(3):  # the same popup shows again later: one refusal each time
+        ctx.reconcile(sample("map"))
+        ctx.reconcile(popup)
+        accept(ctx, popup, "menu_select", {"option": "ok"}, outcome="rejected")
+        accept(ctx, popup, "menu_select", {"option": "ok"}, popup_screen="popup")
+    assert not ctx.was_rejected_here(digest(popup), "menu_select", {"option": "ok"})
