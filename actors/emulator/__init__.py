@@ -12,7 +12,8 @@ Process-free: the emulator actor wraps these calls. Modules:
     resume       resume_from_latest_checkpoint: continue an interrupted recording in a new process
     machine      Machine: the PyBoy instance (ROM as bytes, window "null", sound off, CGB resolved)
     buttons      button names and the held-set diff
-    rom          RomIdentity: validation, SHA-256, title, CGB flag, battery
+    rom          RomIdentity: validation, SHA-256, title, CGB flag, battery; battery_ram_size
+    battery      BatterySave: battery RAM a session starts from; the battery/ files of a recording
     recording    Recording: the writer of one recording directory, budgets, admission, manifest
     lease        the advisory access lease on a recording root; access_diagnostic (no side effects)
     archive      archive / retrieve / restore of finalized recordings; resolve_recording, open_reader
