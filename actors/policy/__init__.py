@@ -1,7 +1,16 @@
 """The policy actor and the built-in policies.
 
-    base.py       the policy interface users implement (Observation, Proposal, Policy)
-    registry.py   finding the policy a profile names (``policy.module``)
-    sts2.py       the built-in STS2MCP heuristic policy
-    __main__.py   the actor: journal replay, decide, record proposals
+    base.py               the policy interface users implement (Observation, Proposal, Policy)
+    registry.py           finding the policy a profile names (``policy.module``)
+    __main__.py           the actor: journal replay, decide, record proposals
+    advice.py             asking the model-client actor, turning advice into candidates
+    sts2.py               the built-in STS2MCP heuristic policy (``sts2``)
+    sts2_menus.py         its rules for menus, tutorials, popups and game over
+    sts2_combat.py        its rules for combat, hand selection and potions
+    sts2_screens.py       its rules for every other screen, and each screen's ways out
+    context.py            its memory: guards, refusals, futile situations (PolicyContext)
+    run_state.py          run identity, card evidence, joining a run (RunContext)
+    stall.py              no silent stall: stall record, ways out, ``stuck`` (StallWatch)
+    example_first_choice.py  the documented user policy (docs/policy.md)
+    pyboy.py              the Game Boy demo and exploration policies
 """
