@@ -126,7 +126,7 @@ class Pending:
 
 
 class PolicyContext:
-    def __init__(self, no_effect_reads: int = 4, no_effect_seconds: float = 2.0):
+    def __init__(self, no_effect_reads: int = 4, no_effect_seconds: float = 5.0):
         self.no_effect_reads = no_effect_reads
         self.no_effect_seconds = no_effect_seconds
         self.reset()

@@ -30,7 +30,7 @@ class Sts2Heuristic(Policy):
         super().__init__(settings, session)
         self.stuck = float(session.get("stuck_seconds") or 20)
         self.ctx = PolicyContext(int(settings.get("no_effect_reads", 4)),
-                                 float(settings.get("no_effect_seconds", 2.0)))
+                                 float(settings.get("no_effect_seconds", 5.0)))
         self.run = RunContext(self.ctx, bool(session.get("stop_on_run_end", True)))
         self.stall = StallWatch(self.stuck, int(settings.get("stall_reads", 10)),
                                 settings.get("stall_after_seconds"),

@@ -15,18 +15,30 @@ def full_belt_rewards():
     return rw
 
 
+def read_until_released(d: Driver, clock: Clock, state: dict, step: float = 0.5, edit=None):
+    """Read ``state`` every ``step`` seconds until a proposal carries ``released_no_effect``;
+    every proposal before it must be a wait or a suppressed duplicate (never sent)."""
+    for n in range(200):
+        if edit is not None:
+            edit(state, n)
+        p = d.see(state)
+        if "released_no_effect" in p.extra:
+            return p, n
+        assert p.wish in ("wait", "suppressed"), p
+        clock.advance(step)
+    raise AssertionError("never released")
+
+
 def test_a_potion_claim_with_a_full_belt_is_released_recorded_and_not_sent_again(monkeypatch):
     clock = Clock(monkeypatch)
     d = Driver()
     rw = full_belt_rewards()
     assert d.play(rw).action == "claim_reward"  # the mod answers ok; nothing changes
-    for _ in range(4):
-        p = d.see(rw)
-        assert p.wish == "suppressed", "the very state it acted on: a duplicate, never sent"
-        clock.advance(0.6)
-    p = d.see(rw)
+    p, _ = read_until_released(d, clock, rw)
     released = p.extra["released_no_effect"]
-    assert released["action"] == "claim_reward" and released["reads"] >= 4 and released["seconds"] >= 2
+    ctx = d.policy.ctx
+    assert released["action"] == "claim_reward" and released["reads"] >= ctx.no_effect_reads
+    assert ctx.no_effect_seconds <= released["seconds"] < ctx.no_effect_seconds + 0.5
     assert released["futile"] is True
     assert p.action == "proceed", "the futile claim is not proposed again"
     assert d.rows[-1]["released_no_effect"] == released, "journalled on the proposal row"
@@ -37,9 +49,7 @@ def test_a_release_survives_a_restart_through_the_replayed_proposal_rows(monkeyp
     d = Driver()
     rw = full_belt_rewards()
     d.play(rw)
-    for _ in range(5):
-        d.see(rw)
-        clock.advance(1)
+    read_until_released(d, clock, rw)
     fresh = Driver()  # a restarted policy replays the journal through the hooks
     fresh.policy.observe(Observation("o-1", 1, "run", rw, {}))
     first = dict(d.rows[0])
@@ -56,11 +66,7 @@ def test_an_action_swallowed_by_a_popup_is_released_but_not_futile(monkeypatch):
     ev = sample("event")
     first = d.play(ev)
     d.play(sample("menu__popup_no_body"))  # a popup came while the choice was pending
-    for _ in range(10):
-        p = d.see(ev)
-        if "released_no_effect" in p.extra:
-            break
-        clock.advance(0.5)
+    p, _ = read_until_released(d, clock, ev)
     assert p.extra["released_no_effect"]["futile"] is False
     assert (p.action, p.parameters) == (first.action, first.parameters), "tried again"
 
@@ -81,14 +87,9 @@ def test_a_purchase_that_changed_nothing_is_released_and_the_shop_is_left(monkey
     st["shop"]["items"] = [st["shop"]["items"][1]]
     st["shop"]["items"][0].update(index=0, can_afford=True)
     assert d.play(st).action == "shop_purchase"
-    for n in range(10):  # unrelated fields move; the item does not
-        st["player"]["gold"] = 100 + n
-        p = d.see(st)
-        if "released_no_effect" in p.extra:
-            break
-        assert p.wish == "wait"
-        clock.advance(0.5)
-    assert n == 4, "released after 4 reads and 2 s, not before"
+    # unrelated fields move; the item does not
+    p, n = read_until_released(d, clock, st, edit=lambda s, n: s["player"].update(gold=100 + n))
+    assert n == 2 * d.policy.ctx.no_effect_seconds, "released once the time bound passed, not before"
     assert p.extra["released_no_effect"]["action"] == "shop_purchase" and p.action == "proceed"
 
 
