@@ -60,6 +60,12 @@ def test_one_act_run_ends_at_its_boss(make_server):
     assert "boss__combat_ended" in result.variants and "overlay" in result.variants
 
 
+def test_acts_knob_needs_one_act():
+    with pytest.raises(ValueError, match="'acts' must be >= 1, got 0"):
+        Knobs.from_mapping({"acts": 0})
+    assert Knobs().acts == 2
+
+
 @pytest.mark.timeout(60)
 def test_passive_bot_is_defeated(make_server):
     srv = make_server(3)
