@@ -13,9 +13,11 @@ from pathlib import Path
 import pytest
 
 from actors.game.knobs import Knobs
+from actors.game.model import Card
+from actors.game.screens.rooms import build_room
 
 from .bot import Memory, decide, play
-from .conftest import SP, http_client
+from .conftest import SP, arrange, get, http_client, new_run, ok
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -143,3 +145,29 @@ def test_command_line_rejects_bad_knob(capsys):
         main(["--waiting-reads", "x"])
     assert main(["--port", "0", "--enemy-turn-reads", "-1"]) == 2
     assert "must be >= 0" in capsys.readouterr().err
+
+
+@pytest.mark.timeout(30)
+def test_act_one_boss_leads_to_rewards_then_act_two(make_server):
+    """BuildGameState: the boss room ends (combat ended), its rewards, then act 2
+    (``run.act`` 2, a new map with its own boss, the act's ancient first)."""
+    srv = make_server(1)
+    with http_client(srv.url) as c:
+        new_run(c)
+
+        def boss(game):
+            build_room(game, "Boss")
+            for e in game.run.combat.enemies:
+                e.hp = 1
+            game.run.combat.hand = [Card(900, "CLEAVE")]
+        arrange(srv, boss)
+        assert get(c)["state_type"] == "boss"
+        state = ok(c, action="play_card", card_index=0)
+        assert state["state_type"] == "boss" and "battle" not in state
+        state = get(c)
+        assert state["state_type"] == "rewards"
+        state = ok(c, action="proceed")
+        assert state["run"]["act"] == 2 and state["event"]["event_id"] == "TIDE_WARDEN"
+        arrange(srv, lambda g: setattr(g.run, "map_open", True))
+        m = get(c)["map"]
+        assert m["boss"]["id"] == "WARDEN" and "current_position" not in m and m["visited"] == []
