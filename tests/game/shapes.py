@@ -10,6 +10,8 @@ Rules (see vendor/sts2mcp/README.md):
 * a list in a sample holds one element per kind (shop item categories, reward types...);
   each element of an actual list must match one of them exactly, and the mismatches of the
   closest one are reported when none does. An empty sample list only matches an empty list.
+* ``index_mismatches(doc)``: a list element's ``index`` must be its position (the source
+  numbers every list it builds from 0).
 * ``variance`` says where the source legitimately varies (vendor/sts2mcp/variance.json): a
   key matched by a ``conditional`` pattern may be absent; a value matched by a ``nullable``
   pattern may be null (or, where the sample holds null, a value of the declared type).
@@ -163,6 +165,25 @@ def _distinct(items: Iterable[Any]) -> list[Any]:
             seen.add(key)
             kinds.append(item)
     return kinds
+
+
+def index_mismatches(value: Any, path: str = "$") -> list[str]:
+    """Lists whose elements carry ``index`` must number them 0, 1, 2... in list order.
+
+    Every builder of McpMod.StateBuilder.cs sets ``index`` from a counter it increments per
+    element it adds (options, items, cards, relics, bundles, selected cards), and the actions
+    take that index back.
+    """
+    out: list[str] = []
+    if isinstance(value, dict):
+        for key, item in value.items():
+            out += index_mismatches(item, f"{path}.{key}")
+    elif isinstance(value, list):
+        for i, item in enumerate(value):
+            if isinstance(item, dict) and "index" in item and item["index"] != i:
+                out.append(f"{path}[{i}].index: {item['index']!r}, its position is {i}")
+            out += index_mismatches(item, f"{path}[{i}]")
+    return out
 
 
 def skeleton(value: Any) -> Any:

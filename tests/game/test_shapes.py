@@ -6,7 +6,8 @@ import json
 
 import pytest
 
-from .shapes import SAMPLES, Variance, compare, load_variance_file, skeleton, variance_for
+from .shapes import (SAMPLES, Variance, compare, index_mismatches, load_variance_file,
+                     skeleton, variance_for)
 from .variants import classify, sample_names
 
 SAMPLE = {"state_type": "monster", "run": {"act": 1, "floor": 2},
@@ -162,3 +163,15 @@ def test_only_the_declared_lists_hold_elements_of_several_shapes():
     found = {path for p in SAMPLES.glob("*.json") if p.stem != "variance"
              for path in kinded_lists(json.loads(p.read_text()))}
     assert found == set(KINDED_LISTS)
+
+
+def test_indexes_must_be_list_positions():
+    state = {"map": {"next_options": [{"index": 0, "leads_to": [{"col": 1}]}, {"index": 2}]},
+             "bundles": [{"index": 0, "cards": [{"index": 1}]}]}
+    assert index_mismatches(state) == ["$.map.next_options[1].index: 2, its position is 1",
+                                       "$.bundles[0].cards[0].index: 1, its position is 0"]
+
+
+@pytest.mark.parametrize("name", sample_names("state"))
+def test_samples_number_their_lists_from_zero(name):
+    assert index_mismatches(json.loads((SAMPLES / f"{name}.json").read_text())) == []
