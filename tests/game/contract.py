@@ -26,7 +26,8 @@ from actors.game.http import start_server
 from actors.game.knobs import Knobs
 
 from .explorer import Explorer
-from .shapes import SAMPLES, compare, index_mismatches, load_variance_file, variance_for
+from .shapes import (SAMPLES, compare, entity_id_mismatches, index_mismatches,
+                     load_variance_file, variance_for)
 from .variants import classify, classify_compendium
 
 SP = "/api/v1/singleplayer"
@@ -125,7 +126,7 @@ class Recorder:
         lines = [] if status == want else [f"$: HTTP {status}, the source answers {want}"]
         lines += compare(body, self.samples[name], variance_for(name, self.variance))
         lines += literal_mismatches(name, body)
-        lines += index_mismatches(body)
+        lines += index_mismatches(body) + entity_id_mismatches(body)
         for line in lines:
             self._add(name, re.sub(r"\[\d+\]", "[]", line.split(":")[0]), line)
 

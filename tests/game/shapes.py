@@ -12,6 +12,7 @@ Rules (see vendor/sts2mcp/README.md):
   closest one are reported when none does. An empty sample list only matches an empty list.
 * ``index_mismatches(doc)``: a list element's ``index`` must be its position (the source
   numbers every list it builds from 0).
+* ``entity_id_mismatches(state)``: enemies are numbered per monster id in list order.
 * ``variance`` says where the source legitimately varies (vendor/sts2mcp/variance.json): a
   key matched by a ``conditional`` pattern may be absent; a value matched by a ``nullable``
   pattern may be null (or, where the sample holds null, a value of the declared type).
@@ -183,6 +184,25 @@ def index_mismatches(value: Any, path: str = "$") -> list[str]:
             if isinstance(item, dict) and "index" in item and item["index"] != i:
                 out.append(f"{path}[{i}].index: {item['index']!r}, its position is {i}")
             out += index_mismatches(item, f"{path}[{i}]")
+    return out
+
+
+def entity_id_mismatches(state: Any) -> list[str]:
+    """``battle.enemies[].entity_id`` is ``<monster id>_<n>``, n counting the living enemies of
+    that id before it in the list (SB ``BuildBattleState`` 1079-1086, ``BuildEnemyState``
+    1290-1296): ids are renumbered when an enemy dies."""
+    battle = state.get("battle") if isinstance(state, dict) else None
+    enemies = battle.get("enemies") if isinstance(battle, dict) else None
+    if not isinstance(enemies, list):
+        return []
+    out, counts = [], {}
+    for i, enemy in enumerate(enemies):
+        eid = enemy.get("entity_id") if isinstance(enemy, dict) else None
+        base, _, number = str(eid).rpartition("_")
+        want = f"{base}_{counts.get(base, 0)}"
+        counts[base] = counts.get(base, 0) + 1
+        if eid != want:
+            out.append(f"$.battle.enemies[{i}].entity_id: {eid!r}, the source numbers it {want!r}")
     return out
 
 

@@ -6,8 +6,8 @@ import json
 
 import pytest
 
-from .shapes import (SAMPLES, Variance, compare, index_mismatches, load_variance_file,
-                     skeleton, variance_for)
+from .shapes import (SAMPLES, Variance, compare, entity_id_mismatches, index_mismatches,
+                     load_variance_file, skeleton, variance_for)
 from .variants import classify, sample_names
 
 SAMPLE = {"state_type": "monster", "run": {"act": 1, "floor": 2},
@@ -175,3 +175,12 @@ def test_indexes_must_be_list_positions():
 @pytest.mark.parametrize("name", sample_names("state"))
 def test_samples_number_their_lists_from_zero(name):
     assert index_mismatches(json.loads((SAMPLES / f"{name}.json").read_text())) == []
+
+
+def test_entity_ids_count_living_enemies_per_monster_id():
+    def battle(*ids):
+        return {"battle": {"enemies": [{"entity_id": i} for i in ids]}}
+    assert entity_id_mismatches(battle("GNAT_0", "SLIME_0", "GNAT_1")) == []
+    assert entity_id_mismatches(battle("GNAT_1")) == [
+        "$.battle.enemies[0].entity_id: 'GNAT_1', the source numbers it 'GNAT_0'"]
+    assert entity_id_mismatches({"state_type": "map"}) == []
