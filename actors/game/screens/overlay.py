@@ -26,8 +26,7 @@ DEFAULT_READS = 2
 class GenericOverlay(Screen):
     state_type = "overlay"
 
-    def __init__(self, screen_type: str, message: str | None = None,
-                 then: Callable[[], None] | None = None) -> None:
+    def __init__(self, screen_type: str, then: Callable[[], None] | None = None) -> None:
         self.screen_type = screen_type
         self.room_type = screen_type
         self.then = then
@@ -57,7 +56,7 @@ def on_read(game: "Game") -> None:
     """Per state read (after rendering): a shown overlay counts down and clears."""
     run = game.run
     top = run.top if run is not None else None
-    if isinstance(top, GenericOverlay) and top.then is not None and game.popup is None:
+    if isinstance(top, GenericOverlay) and game.popup is None:
         top.reads_left -= 1
         if top.reads_left <= 0:
             clear(game, top)
