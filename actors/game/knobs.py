@@ -38,6 +38,7 @@ command-line flags of ``python -m actors.game`` (``--effect-delay-reads 2`` etc.
     start_saved_run         (0/1) the server starts on the main menu with a saved run.
     start_floor             with a start knob: the run has travelled to floor N (0: its
                             opening event); character and path are drawn from the seed.
+    first_run_warning       (0/1) a fresh profile's first character select opens a popup.
     multiplayer_run         (0/1) every run is a multiplayer run: /api/v1/singleplayer
                             answers 409 during it; /api/v1/multiplayer serves it.
 """
@@ -72,6 +73,7 @@ class Knobs:
     start_in_run: int = field(default=0, metadata={"help": '1: start inside a run', "flag": True})
     start_saved_run: int = field(default=0, metadata={"help": '1: start on the main menu with a saved run', "flag": True})
     start_floor: int = field(default=0, metadata={"help": 'with a start knob: the run starts on floor N'})
+    first_run_warning: int = field(default=0, metadata={"help": "1: a popup over a fresh profile's first character select", "flag": True})
     multiplayer_run: int = field(default=0, metadata={"help": '1: runs are multiplayer runs (singleplayer route 409)', "flag": True})
 
     def __post_init__(self) -> None:

@@ -156,3 +156,22 @@ def test_an_action_accepted_before_a_popup_still_happens(server, client):
     after = get(client)
     assert after != before
     assert server.stats()["dropped_effects"] == 0
+
+
+def test_first_run_warning_over_character_select(make_server):
+    # A ExecuteMenuSelect: "generic blocking menu popups, such as the first-run warning that
+    # appears over character select on fresh profiles" (knob first_run_warning)
+    srv = make_server(1, Knobs(first_run_warning=1))
+    with http_client(srv.url) as c:
+        ok(c, action="menu_select", option="singleplayer")
+        state = ok(c, action="menu_select", option="standard")
+        assert state["menu_screen"] == "popup" and state["options"] == [
+            {"name": "continue", "enabled": True}]
+        assert refused(c, action="menu_select", option="ironbound") == \
+            "Popup option 'ironbound' is not actionable. Use: continue"
+        assert refused(c, action="end_turn") == "No run in progress"  # no run: first
+        assert ok(c, action="menu_select", option="continue")["menu_screen"] == \
+            "character_select"
+        ok(c, action="menu_select", option="back")
+        assert ok(c, action="menu_select", option="standard")["menu_screen"] == \
+            "character_select"  # once per profile

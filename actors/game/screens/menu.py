@@ -23,7 +23,7 @@ from ..content import CARDS, CHARACTERS, POTIONS, RELICS
 from ..errors import ActionRefused, ParamTypeError, read_error
 from ..progress import PROFILE_IDS, profile_action
 from ..render import TopLevel
-from . import saves
+from . import popups, saves
 from .gameover import GameOver
 
 if TYPE_CHECKING:
@@ -152,6 +152,7 @@ def _goto(game: "Game", screen: str) -> Callable[[], None]:
         game.menu_screen = screen
         if screen == "character_select":
             game.selected_character = None
+            popups.maybe_first_run_warning(game)
     return effect
 
 

@@ -13,7 +13,8 @@ When they occur:
   treasure). Knob ``ftue_unready_reads``: its advance/proceed buttons stay disabled for
   its first N reads.
 - ``popup`` (a vertical popup): knob ``popup_every_reads``: every Nth state read inside a
-  run opens one of a few invented notices; also the main menu's "abandon run?" question.
+  run opens one of a few invented notices; knob ``first_run_warning``: over a fresh
+  profile's first character select; also the main menu's "abandon run?" question.
 """
 
 from __future__ import annotations
@@ -42,6 +43,10 @@ NOTICES = (
     ("Early Access", "This content is still in development.",
      (("ignore", True), ("report", False))),
 )
+
+
+FIRST_RUN = ("Early Access", "Content, balance and save data may change between updates.",
+             (("continue", True),))
 
 
 @dataclass
@@ -120,6 +125,14 @@ def show_popup(game: "Game", title: str, body: str | None,
                options: tuple[tuple[str, bool], ...],
                on_choose: Callable[[str], None] = lambda option: None) -> None:
     game.popup = Popup("popup", title, body, options, on_choose)
+
+
+def maybe_first_run_warning(game: "Game") -> None:
+    """Knob ``first_run_warning``: a fresh profile's first character select opens a popup
+    (the "first-run warning" McpMod.Actions.cs ``ExecuteMenuSelect`` mentions; our text)."""
+    if game.knobs.first_run_warning and "first_run_warning" not in game.profile.seen:
+        game.profile.seen.add("first_run_warning")
+        show_popup(game, *FIRST_RUN)
 
 
 def on_read(game: "Game") -> None:
