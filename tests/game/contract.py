@@ -28,7 +28,7 @@ from actors.game.knobs import Knobs
 from .explorer import Explorer
 from .shapes import (SAMPLES, compare, entity_id_mismatches, index_mismatches,
                      load_variance_file, variance_for)
-from .variants import classify, classify_compendium
+from .variants import classify, classify_compendium, coverage_table
 
 SP = "/api/v1/singleplayer"
 
@@ -144,8 +144,7 @@ class Recorder:
         if self.problems:
             parts.append("campaign problems:\n  " + "\n  ".join(self.problems))
         if parts:
-            parts.append("answers seen: " + ", ".join(
-                f"{n} x{c}" for n, c in sorted(self.seen.items())))
+            parts.append("coverage (answers per sample):\n" + coverage_table(self.seen, required))
         return "\n".join(parts)
 
 

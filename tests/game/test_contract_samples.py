@@ -16,8 +16,7 @@ import time
 import pytest
 
 from .contract import Recorder, Session
-from .shapes import load_variance_file
-from .variants import sample_names
+from .variants import required_samples
 
 pytestmark = pytest.mark.timeout(90)
 
@@ -44,12 +43,6 @@ SESSIONS = [
     (8, {}, 400),
     (14, {}, 150),  # a second crystal sphere (near step 30)
 ]
-
-
-def required_samples() -> list[str]:
-    optional = set(load_variance_file()["not_required_of_builtin"])
-    names = sample_names("state") + sample_names("reply") + sample_names("compendium")
-    return [n for n in names if n not in optional]
 
 
 @pytest.fixture(scope="module")

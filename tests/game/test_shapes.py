@@ -8,7 +8,7 @@ import pytest
 
 from .shapes import (SAMPLES, Variance, compare, entity_id_mismatches, index_mismatches,
                      load_variance_file, skeleton, variance_for)
-from .variants import classify, sample_names
+from .variants import classify, coverage_table, required_samples, sample_names
 
 SAMPLE = {"state_type": "monster", "run": {"act": 1, "floor": 2},
           "player": {"hp": 5, "counter": None,
@@ -184,3 +184,13 @@ def test_entity_ids_count_living_enemies_per_monster_id():
     assert entity_id_mismatches(battle("GNAT_1")) == [
         "$.battle.enemies[0].entity_id: 'GNAT_1', the source numbers it 'GNAT_0'"]
     assert entity_id_mismatches({"state_type": "map"}) == []
+
+
+def test_the_coverage_table_marks_missing_samples_and_unknown_names():
+    table = coverage_table({"map": 3, "card_select__NDeckEnchantSelectScreen": 1},
+                           ["map", "rest_site"]).splitlines()
+    assert [line.split() for line in table] == [
+        ["map", "3"], ["rest_site", "never"],
+        ["card_select__NDeckEnchantSelectScreen", "1", "(no", "sample)"]]
+    assert "reply__http_409_singleplayer" not in required_samples()
+    assert "menu__main" in required_samples()

@@ -20,15 +20,15 @@ Names are ``<state_type>[__<variant>]`` (vendor/sts2mcp/README.md), refined the 
 ``classify_compendium(body)`` names a ``GET /api/v1/compendium`` answer the same way
 (``compendium``, ``compendium__no_run``, ``__run_no_save``, ``__run_parse_error``).
 
-The pipeline's conformance campaign reuses ``classify`` and ``sample_names`` to print its
-coverage table.
+The pipeline's conformance campaign reuses ``classify``, ``sample_names``,
+``required_samples`` and ``coverage_table(seen_counts)`` to print its coverage table.
 """
 
 from __future__ import annotations
 
-from typing import Any, Callable
+from typing import Any, Callable, Iterable, Mapping
 
-from .shapes import SAMPLES
+from .shapes import SAMPLES, load_variance_file
 
 COMBAT = ("monster", "elite", "boss")
 
@@ -41,6 +41,24 @@ def sample_names(kind: str = "state") -> list[str]:
     if kind == "compendium":
         return [n for n in names if n.startswith("compendium")]
     return [n for n in names if not n.startswith(("reply__", "compendium"))]
+
+
+def required_samples() -> list[str]:
+    """Every sample the built-in game must produce (variance.json lists the exceptions)."""
+    optional = set(load_variance_file()["not_required_of_builtin"])
+    names = sample_names("state") + sample_names("reply") + sample_names("compendium")
+    return [n for n in names if n not in optional]
+
+
+def coverage_table(seen: Mapping[str, int], names: Iterable[str] | None = None) -> str:
+    """One line per sample: how many answers matched it; ``never`` marks the missing ones.
+    Names seen that are no sample are listed last as ``(no sample)``."""
+    names = list(names if names is not None else required_samples())
+    width = max(map(len, [*names, *seen]), default=10)
+    lines = [f"{n:<{width}}  {seen[n] if seen.get(n) else 'never'}" for n in names]
+    lines += [f"{n:<{width}}  {c} (no sample)" for n, c in sorted(seen.items())
+              if n not in names and not (SAMPLES / f"{n}.json").exists()]
+    return "\n".join(lines)
 
 
 def classify(state: Any) -> str:
