@@ -47,11 +47,13 @@ REPO = Path(__file__).resolve().parent.parent
 PROFILE = REPO / "run" / "profiles" / "pyboy-demo.yaml"
 REX = REPO.parent / "shared" / "roms" / "rex-runner.gb"
 SEED = 7
-#: one knob at a time, each against the shipped profile (the old shipped values were
-#: checkpoint_every_frames 120, sampleEveryFrames 4, frames_per_step null)
-KNOBS = ["emulator.record=false", "emulator.checkpoint_every_frames=120",
-         "emulator.checkpoint_every_frames=null", "emulator.recording_limits.sampleEveryFrames=4",
-         "emulator.recording_limits.sampleEveryFrames=600", "emulator.frames_per_step=60",
+#: one knob at a time against the shipped profile, and the profile as it was shipped before
+#: (checkpoint every 120 frames, a retained frame every 4, the explorer's 4..60 frames a step)
+OLD_SHIPPED = ("emulator.checkpoint_every_frames=120;emulator.recording_limits.sampleEveryFrames=4;"
+               "emulator.frames_per_step=null")
+KNOBS = [OLD_SHIPPED, "emulator.record=false", "emulator.checkpoint_every_frames=null",
+         "emulator.checkpoint_every_frames=600", "emulator.checkpoint_every_frames=120",
+         "emulator.recording_limits.sampleEveryFrames=4", "emulator.recording_limits.sampleEveryFrames=600",
          "emulator.frames_per_step=null", "policy.settings.pipeline_depth=1"]
 
 

@@ -5,12 +5,18 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
+import signal
+import subprocess
+import sys
+from pathlib import Path
 
 import pytest
 
 from actors.emulator.battery import BatterySave
 from actors.emulator.errors import InvalidOption
 from actors.emulator.reader import RecordingReader, directory_bytes
+from actors.emulator.resume import resume_from_latest_checkpoint
 from actors.emulator.session import EmulatorSession, RecordingOptions
 
 
@@ -69,3 +75,27 @@ def test_a_battery_save_of_the_wrong_size_is_refused_before_anything_is_created(
     with pytest.raises(InvalidOption, match="no battery"):
         EmulatorSession(demo_rom, recording=RecordingOptions(parent=parent), battery=BatterySave(b"x" * 100, "s"))
     assert list(parent.iterdir()) == []
+
+
+def test_a_crash_resume_without_a_checkpoint_boots_with_the_battery_it_started_with(
+        battery_rom, battery_pattern, tmp_path):
+    rom_path, save, path = tmp_path / "battery.gb", tmp_path / "demo.ram", tmp_path / "attempt"
+    rom_path.write_bytes(battery_rom)
+    save.write_bytes(battery_pattern)
+    worker = subprocess.Popen([sys.executable, str(Path(__file__).with_name("restore_worker.py")), str(rom_path),
+                               str(path), json.dumps([[[], 30]]), str(save)], cwd=Path(__file__).resolve().parents[2],
+                              stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+    try:
+        assert worker.stdout.readline().startswith("READY "), "the worker recorded its steps"
+    finally:
+        os.kill(worker.pid, signal.SIGKILL)
+        worker.wait(timeout=30)
+        worker.stdin.close()
+        worker.stdout.close()
+    save.write_bytes(bytes(8192))          # the source file changing later must not matter
+    session = resume_from_latest_checkpoint(path, battery_rom)
+    try:
+        assert session.resume_info["branch"]["checkpointId"] is None and session.frame == 0, "booted again"
+        assert session.battery_ram() == battery_pattern, "with the battery RAM the recording started with"
+    finally:
+        session.close()
