@@ -130,6 +130,10 @@ class Recorder:
         for line in lines:
             self._add(name, re.sub(r"\[\d+\]", "[]", line.split(":")[0]), line)
 
+    def problem(self, line: str) -> None:
+        if line not in self.problems:
+            self.problems.append(line)
+
     def _add(self, name: str, key: str, line: str) -> None:
         self.mismatches[name].setdefault(key, line)  # one line per index-free path
 
@@ -163,25 +167,40 @@ class Session:
         knobs = self._knobs()
         server = self.server = start_server("127.0.0.1", 0, self.seed, knobs, None)
         try:
-            with httpx.Client(base_url=server.url, timeout=5.0) as client:
+            with httpx.Client(base_url=server.url, timeout=5.0,
+                              event_hooks={"response": [self._headers]}) as client:
                 self._transport_probes(client)
                 self._loop(client, Explorer(self.seed), deadline)
         except httpx.HTTPError as exc:
-            self.rec.problems.append(f"seed {self.seed} {self.knobs}: transport {exc!r}")
+            self.rec.problem(f"seed {self.seed} {self.knobs}: transport {exc!r}")
         finally:
             server.shutdown()
+
+    def _headers(self, response: httpx.Response) -> None:
+        """McpMod.cs HandleRequest/SendJson: CORS on every answer; JSON as UTF-8 JSON;
+        OPTIONS answers 204 with no body."""
+        request = response.request
+        where = f"{request.method} {request.url.path}"
+        if response.headers.get("access-control-allow-origin") != "*":
+            self.rec.problem(f"{where}: no 'Access-Control-Allow-Origin: *' header")
+        if request.method == "OPTIONS":
+            if response.status_code != 204:
+                self.rec.problem(f"{where}: HTTP {response.status_code}, the source answers 204")
+        elif response.headers.get("content-type") != "application/json; charset=utf-8":
+            self.rec.problem(f"{where}: Content-Type {response.headers.get('content-type')!r}, "
+                             "the source sends 'application/json; charset=utf-8'")
 
     def _knobs(self) -> Knobs:
         known = set(Knobs.names())
         unknown = sorted(set(self.knobs) - known)
         if unknown:
-            self.rec.problems.append(f"seed {self.seed}: knobs unknown to the game {unknown}")
+            self.rec.problem(f"seed {self.seed}: knobs unknown to the game {unknown}")
         return Knobs.from_mapping({k: v for k, v in self.knobs.items() if k in known})
 
     def _loop(self, client: httpx.Client, explorer: Explorer, deadline: float) -> None:
         for step in range(self.steps):
             if time.monotonic() > deadline:
-                self.rec.problems.append(f"seed {self.seed}: the time budget ended the session "
+                self.rec.problem(f"seed {self.seed}: the time budget ended the session "
                                          f"at step {step} of {self.steps}")
                 return
             reply = client.get(SP)
@@ -215,23 +234,21 @@ class Session:
             with self.server.game.lock:
                 self.server.game.run.potions[0] = "FOUL_POTION"
         except (AttributeError, IndexError, TypeError) as exc:
-            self.rec.problems.append(f"seed {self.seed}: could not arrange a Foul Potion: {exc!r}")
+            self.rec.problem(f"seed {self.seed}: could not arrange a Foul Potion: {exc!r}")
 
     def _choose(self, explorer: Explorer, state: dict, name: str) -> dict | None:
         """The explorer's move; a state it cannot read is recorded (once) and waited out."""
         try:
             return explorer.choose(state)
         except (KeyError, TypeError, IndexError, AttributeError, ValueError) as exc:
-            problem = f"the explorer could not read a {name} state: {exc!r}"
-            if problem not in self.rec.problems:
-                self.rec.problems.append(problem)
+            self.rec.problem(f"the explorer could not read a {name} state: {exc!r}")
             return {"action": "proceed"}
 
     def _send(self, client: httpx.Client, body: dict) -> None:
         reply = client.post(SP, json=body)
         answer = reply.json()
         if reply.status_code != 200:
-            self.rec.problems.append(f"seed {self.seed}: {body} answered HTTP "
+            self.rec.problem(f"seed {self.seed}: {body} answered HTTP "
                                      f"{reply.status_code} {answer}")
             return
         ok = isinstance(answer, dict) and answer.get("status") == "ok"
@@ -257,6 +274,7 @@ class Session:
             ("reply__http_500_menu_action_failed", "POST", SP,
              b'{"action": "menu_select", "option": 5}'),
         ]
+        client.options(SP)  # checked by _headers
         for name, method, path, content in probes:
             reply = client.request(method, path, content=content)
             self.rec.check(name, _json(reply), reply.status_code)
