@@ -37,6 +37,7 @@ import zmq
 from actors.runtime import ActorContext
 from actors.transport import RequestFailed, decode_or_count, send_envelope
 from protocol import from_emulator as rep
+from protocol.actor_to_supervisor import Heartbeat
 from protocol import to_emulator as req
 from protocol.errors import ProtocolError
 from protocol.to_recorder import RecordEvent
@@ -71,6 +72,7 @@ class EmulatorActor:
         self.last_done_at = self.first_cpu = self.last_cpu = 0.0
         self.busy_s = 0.0
         self.requests = 0
+        self.limit_refused = False  # a step refused by a recording budget since the last reply
 
     # -- lifecycle ------------------------------------------------------------------------
     def on_start(self) -> None:
@@ -190,6 +192,9 @@ class EmulatorActor:
         send_envelope(sock, dataclasses.replace(reply, reply_to=env.id), session=self.ctx.session_id,
                       sender=self.ctx.name, routing=routing)
         self._update_status()
+        if self.limit_refused:  # a budget ran out: the progress line shows it now, not a beat later
+            self.limit_refused = False
+            self.ctx.outbox.put(Heartbeat(actor=self.ctx.name, counters=dict(self.ctx.status)))
 
     def _answer_once(self, body) -> object:
         """The reply to ``body``; a repeated read or step id gets its first reply again."""
@@ -212,6 +217,7 @@ class EmulatorActor:
         try:
             return handler(body)
         except EmulatorError as exc:
+            self.limit_refused = self.limit_refused or isinstance(exc, LimitExceeded)
             unchanged = before == (self.session.branch_id, self.session.action_index)
             effect = "none" if isinstance(exc, REFUSED_BEFORE_RUNNING) and unchanged else "unknown"
             if not isinstance(body, req.Step):
