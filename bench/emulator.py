@@ -103,6 +103,7 @@ def pipeline(frames: int, record: bool, tmp: Path, step: int = STEP, dedicated: 
                           "supervisor.progress=off", "policy.module=pyboy_explore", "game.seed=7",
                           f"emulator.frames_per_step={step}", f"emulator.record={str(record).lower()}",
                           "emulator.checkpoint_every_frames=null",
+                          "emulator.recording_limits.sampleEveryFrames=4",  # the library default, as the core rows
                           f"supervisor.dedicated_cpu={'emulator' if dedicated else 'null'}")
           for a in ("--set", kv)]]
     done = subprocess.run(cmd, cwd=REPO, capture_output=True, text=True, timeout=600)
