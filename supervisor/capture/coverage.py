@@ -175,25 +175,29 @@ def scan_session(session_dir: str, capture_root: str, cov: CoverageReport) -> Se
 
 
 class _RunWalk:
-    """Counts runs entered and game-over screens (one per stretch of game_over reads)."""
+    """Counts runs entered and game-over screens (one per stretch of game_over reads).
+
+    A state is inside a run when it carries ``run`` and is not the game over; a popup or
+    tutorial over a run hides the run without leaving it, so it changes nothing here."""
 
     def __init__(self, sc: SessionCoverage) -> None:
         self.sc = sc
-        self.last: str | None = None
+        self.inside = False
+        self.over = False
 
     def step(self, variant: str, state: dict) -> None:
-        in_run = isinstance(state.get("run"), dict) and variant != "game_over"
-        was_out = self.last is None or self.last.startswith("menu__") or self.last == "game_over"
-        if in_run and was_out and not variant.startswith("menu__"):
+        if variant.startswith(("menu__tutorial", "menu__popup")):
+            return
+        inside = isinstance(state.get("run"), dict) and variant != "game_over"
+        if inside and not self.inside:
             self.sc.runs_entered += 1
-        if variant == "game_over" and self.last != "game_over":
+        if variant == "game_over" and not self.over:
             hp = (state.get("player") or {}).get("hp")
             if isinstance(hp, (int, float)) and hp > 0:
                 self.sc.victories += 1
             else:
                 self.sc.defeats += 1
-        if not variant.startswith("menu__tutorial") and variant != "menu__popup":
-            self.last = variant
+        self.inside, self.over = inside, variant == "game_over"
 
 
 def _load(capture_root: str, rel: Any) -> dict | None:
