@@ -1,10 +1,12 @@
 """The contract campaign: play the built-in game over HTTP and check every answer's shape.
 
     Recorder               every answer checked against its sample (shapes.compare with the
-                           sample's variance), the literal texts the source hard-codes, and
-                           the HTTP status; collects what was seen and every mismatch
+                           sample's variance; list indexes; entity ids), the literal texts
+                           the source hard-codes, and the HTTP status; collects what was
+                           seen, every mismatch and the campaign's problems
     Session                one game server (seed + knobs) played by the explorer, with the
-                           transport probes (400/404/405/409/500) and compendium reads
+                           transport probes (400/404/405/409/500, OPTIONS), compendium reads
+                           and the headers of every answer (CORS, JSON content type)
     REPLY_STATUS           the HTTP status of each reply sample (McpMod.cs)
 
 Everything goes through HTTP except one documented white-box step
