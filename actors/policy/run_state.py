@@ -115,9 +115,9 @@ class RunContext:
 
     def join_record(self, state: dict, proposal) -> dict | None:
         """What the session's first proposal in a run says about joining it, once."""
+        record = proposal.extra.pop("session_join", None)  # a rule's claim (continue)
         if self.join_reported or proposal.wish not in ("execute", "wait"):
             return None
-        record = proposal.extra.pop("session_join", None)
         first = self.first_state or {}
         if record is None and isinstance(first.get("run"), dict) and not is_blocking_popup(state):
             run = first["run"]

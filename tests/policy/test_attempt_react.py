@@ -165,6 +165,8 @@ def test_joining_mid_run_is_said_once_with_the_run_identity():
     assert p.extra["session_join"] == {"how": "in_run", "screen": "map", "act": 1, "floor": 3, "run_id": "r-7"}
     assert p.extra["run_id"] == "r-7"
     assert "session_join" not in d.see(sample("map")).extra
+    later = d.see(sample("menu__main_saved_run"))  # once per session, whatever the rules claim
+    assert later.parameters == {"option": "continue"} and "session_join" not in later.extra
 
 
 def test_joining_through_continue_on_a_saved_run():
