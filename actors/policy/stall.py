@@ -13,6 +13,10 @@ observations in a row without progress and without an accepted action, lasting a
 3. once none is left and ``stuck_seconds`` passed since the last progress, the policy stops the
    session with reason ``stuck`` and the same ``stall`` record.
 
+A state that keeps changing while nothing is accepted (a field that moves on every read, a
+screen that never settles) is no progress either: once ``2 × stuck_seconds`` passed since the
+last accepted action (ways out aside), the stall is counted from that action instead.
+
 Dry runs execute nothing, so a static state is expected there: the watch is off.
 """
 from __future__ import annotations
@@ -33,7 +37,8 @@ class StallWatch:
         self.stall_after_s = min(5.0, stuck_s / 4) if stall_after_s is None else stall_after_s
         self.enabled = enabled
         self.last_digest: str | None = None
-        self.since = time.monotonic()
+        self.last_change = self.last_accept = time.monotonic()
+        self.since = self.last_change  # when the current stall (if any) began
         self.reads = 0
         self.reported = False
         self.tried: set[str] = set()
@@ -42,10 +47,8 @@ class StallWatch:
     def observe(self, state_digest: str) -> None:
         if state_digest != self.last_digest:
             self.last_digest = state_digest
-            self.since = time.monotonic()
+            self.last_change = time.monotonic()
             self.reads = 0
-            self.reported = False
-            self.tried = set()
         else:
             self.reads += 1
 
@@ -54,9 +57,20 @@ class StallWatch:
                  "outcome": result.get("outcome")}
         if result.get("outcome") == "rejected":
             entry["error"] = refusal_text(result)[:200]
-        else:
+        elif not proposal.get("escape"):
             self.reads = 0  # an accepted action is activity (its effect may still come)
+            self.last_accept = time.monotonic()
         self.history.append(entry)
+
+    def _episode(self, now: float) -> None:
+        """Where the current stall starts: the last change, or for a state that keeps
+        changing with nothing accepted, the last accepted action. A new start is a new stall."""
+        churning = now - self.last_accept >= 2 * self.stuck_s and self.last_change > self.last_accept
+        start = self.last_accept if churning else self.last_change
+        if start != self.since:
+            self.since = start
+            self.reported = False
+            self.tried = set()
 
     def record(self, screen: str) -> dict:
         """What the journal says about a stall on ``screen``."""
@@ -71,7 +85,9 @@ class StallWatch:
         """``p`` itself, or a way out, or the stop (see the module docstring)."""
         if not self.enabled or p.wish not in ("wait", "suppressed"):
             return p
-        idle = time.monotonic() - self.since
+        now = time.monotonic()
+        self._episode(now)
+        idle = now - self.since
         stalled = (self.reads >= self.stall_reads and idle >= self.stall_after_s) or idle >= self.stuck_s
         if not stalled:
             return p

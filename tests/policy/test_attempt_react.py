@@ -132,6 +132,23 @@ def test_a_stall_is_journalled_ways_out_tried_then_the_session_stops_stuck(monke
     assert (len(rows) - 1) * 0.5 <= 20 + 0.5, "ends within stuck_seconds of the last change"
 
 
+def test_a_state_that_keeps_changing_with_nothing_accepted_still_ends_stuck(monkeypatch):
+    clock = Clock(monkeypatch)
+    d = Driver(stuck_seconds=20)
+    st = sample("overlay")
+    for n in range(200):  # a field moves on every read; the policy can only wait
+        st["overlay"]["message"] = f"An overlay is active ({n})."
+        p = d.see(st)
+        if p.wish == "execute":
+            d.answer("rejected", "No proceed button available or enabled")
+        if p.wish == "stop":
+            break
+        clock.advance(0.5)
+    assert p.wish == "stop" and p.reason == "stuck"
+    assert 40 <= n * 0.5 <= 41, "counted from the session's last accepted action: 2 x stuck_seconds"
+    assert [r["action"] for r in d.rows if r.get("escape")] == ["proceed"]
+
+
 def test_dry_runs_never_stall():
     d = Driver(dry_run=True)
     st = sample("overlay")
