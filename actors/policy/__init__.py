@@ -8,6 +8,7 @@
     sts2_menus.py         its rules for menus, tutorials, popups and game over
     sts2_combat.py        its rules for combat, hand selection and potions
     sts2_screens.py       its rules for every other screen, and each screen's ways out
+    sts2_settings.py      its ``policy.settings``, checked when it is built
     context.py            its memory: guards, refusals, futile situations (PolicyContext)
     run_state.py          run identity, card evidence, joining a run (RunContext)
     stall.py              no silent stall: stall record, ways out, ``stuck`` (StallWatch)

@@ -20,6 +20,7 @@ from .base import Observation, Policy, Proposal
 from .context import PolicyContext, digest, flow_of, is_blocking_popup, situation_of, snapshot_for
 from .run_state import RunContext
 from .stall import StallWatch
+from .sts2_settings import read_settings
 from . import sts2_screens as screens
 
 
@@ -27,13 +28,12 @@ class Sts2Heuristic(Policy):
     advisor = None  # an ``advice.Advisor``, set by the policy actor when a model is configured
 
     def __init__(self, settings: dict, session: dict):
+        settings = read_settings(settings)
         super().__init__(settings, session)
         self.stuck = float(session.get("stuck_seconds") or 20)
-        self.ctx = PolicyContext(int(settings.get("no_effect_reads", 4)),
-                                 float(settings.get("no_effect_seconds", 5.0)))
+        self.ctx = PolicyContext(settings["no_effect_reads"], float(settings["no_effect_seconds"]))
         self.run = RunContext(self.ctx, bool(session.get("stop_on_run_end", True)))
-        self.stall = StallWatch(self.stuck, int(settings.get("stall_reads", 10)),
-                                settings.get("stall_after_seconds"),
+        self.stall = StallWatch(self.stuck, settings["stall_reads"], settings["stall_after_seconds"],
                                 enabled=not session.get("dry_run") and bool(session.get("stuck_seconds", 20)))
         self.deciding: Observation | None = None
 

@@ -256,3 +256,16 @@ def test_card_reward_without_skip_takes_a_card_and_a_skipped_reward_is_not_reope
     d.play(sample("card_reward"))  # skipped
     p = d.see(sample("rewards"))
     assert p.action == "claim_reward" and p.extra["reward_type"] != "card"
+
+
+@pytest.mark.parametrize("settings, message", [
+    ({"saved_run": "keep"}, "policy.settings.saved_run: expected 'continue' or 'abandon', got 'keep'"),
+    ({"no_effect_reads": 0}, "policy.settings.no_effect_reads: expected a whole number of reads >= 1, got 0"),
+    ({"no_effect_seconds": "5"}, "policy.settings.no_effect_seconds: expected a number of seconds >= 0, got '5'"),
+    ({"tutorials": 1}, "policy.settings.tutorials: expected true or false, got 1"),
+    ({"charcter": "x"}, "policy.settings.charcter: unknown setting of the sts2 policy (known: "),
+])
+def test_bad_settings_are_refused_naming_the_key(settings, message):
+    with pytest.raises(ValueError) as err:
+        Driver(settings)
+    assert str(err.value).startswith(message)
