@@ -78,6 +78,7 @@ class Recording:
     def __init__(self, path: Path, limits: RecordingLimits, header: dict, journal: j.JournalWriter,
                  summary: Summary, lock_fd: int):
         self.path, self.limits, self.header, self.journal = path, limits, header, journal
+        self.resolved = str(path.resolve())  # for every step's span (a live recording does not move)
         self.session_id: str = header["sessionId"]
         self.frames = FrameStore(path / "frames")
         self.checkpoint_dir = path / "checkpoints"

@@ -249,7 +249,7 @@ class EmulatorSession:
         if rec is not None:
             rec.append(j.STEPPED, {"branchId": self.branch_id, "actionIndex": action,
                                    "toFrame": self.frame, "executionMs": self._account(started)})
-            span = RecordingSpan(str(rec.path.resolve()), self.session_id, self.branch_id, action - 1,
+            span = RecordingSpan(rec.resolved, self.session_id, self.branch_id, action - 1,
                                  action, from_frame, self.frame, rec.pin, from_pin)
         auto = self._maybe_auto_checkpoint()
         return StepResult(self.frame, tuple(ordered(wanted)), tuple(pressed), tuple(released),
