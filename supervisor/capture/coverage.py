@@ -27,7 +27,7 @@ import collections
 import dataclasses
 import json
 import os
-from typing import Any, Iterable
+from typing import Any, Callable, Iterable
 
 from supervisor.commands.base import Command, emit
 
@@ -40,71 +40,72 @@ REPLY_PREFIX = "reply__"
 
 
 def classify(state: Any) -> str:
-    """The screen variant of one state (see the module docstring for the names)."""
+    """The screen variant (the vendor/sts2mcp sample name) of one state."""
     if not isinstance(state, dict) or not isinstance(state.get("state_type"), str):
         return "invalid"
     kind = state["state_type"]
     if kind == "menu":
         return _menu(state)
     if kind in COMBAT:
-        variant = _combat(state)
-    elif kind == "unknown":
-        variant = _unknown(state)
-    else:
-        block = state.get(kind) if isinstance(state.get(kind), dict) else {}
-        refine = _REFINE.get(kind)
-        variant = refine(block) if refine else None
+        return _combat(kind, state)
+    if kind == "unknown":
+        if "run" not in state:
+            return "unknown__no_run_state"
+        return "unknown__room_type" if state.get("room_type") is not None else "unknown"
+    block = state.get(kind) if isinstance(state.get(kind), dict) else {}
+    refine = _REFINE.get(kind)
+    variant = refine(block) if refine else None
     return f"{kind}__{variant}" if variant else kind
 
 
 def _menu(state: dict) -> str:
-    screen = state.get("menu_screen") or "unknown"
-    if screen == "main" and "continue" in (state.get("options") or []):
-        return "menu__main_saved_run"
-    if screen == "popup" and state.get("body") is None:
+    screen = state.get("menu_screen")
+    if screen == "main":
+        options = state.get("options") or []
+        saved = "continue" in options or "abandon_run" in options
+        return "menu__main_saved_run" if saved else "menu__main"
+    if screen == "popup" and state.get("body", "") is None:
         return "menu__popup_no_body"
     return f"menu__{screen}"
 
 
-def _combat(state: dict) -> str | None:
+def _combat(kind: str, state: dict) -> str:
     battle = state.get("battle")
     if not isinstance(battle, dict):
-        return "combat_ended"
+        return f"{kind}__combat_ended"
     if "error" in battle:
-        return "no_combat_state"
-    return "enemy_turn" if battle.get("turn") == "enemy" else None
-
-
-def _unknown(state: dict) -> str | None:
-    if "run" not in state:
-        return "no_run_state"
-    return "room_type" if isinstance(state.get("room_type"), str) else None
+        return "monster__no_combat_state"
+    if kind == "monster" and battle.get("is_play_phase") is False:
+        return "monster__enemy_turn"
+    return kind
 
 
 def _treasure(block: dict) -> str | None:
-    if "relics" in block:
-        return None
-    if "message" not in block:
-        return "claimed"
-    return "opening" if "Opening" in str(block.get("message")) else "loading"
+    message = str(block.get("message", "")).lower()
+    if "loading" in message:
+        return "loading"
+    if "opening" in message:
+        return "opening"
+    return None if "relics" in block else "claimed"
 
 
 def _fake_merchant(block: dict) -> str | None:
     if block.get("started_fight"):
         return "fight_started"
-    return "not_ready" if "error" in (block.get("shop") or {}) else None
+    shop = block.get("shop")
+    return "not_ready" if isinstance(shop, dict) and "error" in shop else None
 
 
-_REFINE = {
-    "card_select": lambda b: str(b.get("screen_type")),
-    "hand_select": lambda b: "selected" if b.get("selected_cards") else None,
-    "map": lambda b: None if "current_position" in b else "start",
+_REFINE: dict[str, Callable[[dict], str | None]] = {
+    "hand_select": lambda b: "selected" if "selected_cards" in b else None,
+    "rest_site": lambda b: "used" if b.get("can_proceed") else None,
     "shop": lambda b: "not_ready" if "error" in b else None,
     "fake_merchant": _fake_merchant,
     "treasure": _treasure,
     "crystal_sphere": lambda b: "done" if b.get("can_proceed") else None,
     "event": lambda b: "ancient_dialogue" if b.get("in_dialogue") else None,
-    "rest_site": lambda b: "used" if b.get("can_proceed") else None,
+    "map": lambda b: None if "current_position" in b else "start",
+    "card_select": lambda b: str(b.get("screen_type")),
 }
 
 

@@ -1,4 +1,6 @@
-"""Which ``vendor/sts2mcp`` sample a state answers to: ``classify(state) -> sample name``.
+"""Which ``vendor/sts2mcp`` sample a state answers to: ``classify(state) -> sample name``
+(one classifier for the contract test, the campaign and ``supervisor capture coverage``: it
+lives in ``supervisor/capture/coverage.py`` and is re-exported here).
 
 Names are ``<state_type>[__<variant>]`` (vendor/sts2mcp/README.md), refined the way the mod's
 ``BuildGameState`` (McpMod.StateBuilder.cs) and its builders tell screens apart:
@@ -26,11 +28,14 @@ The pipeline's conformance campaign reuses ``classify``, ``sample_names``,
 
 from __future__ import annotations
 
-from typing import Any, Callable, Iterable, Mapping
+from typing import Any, Iterable, Mapping
+
+import supervisor.commands  # noqa: F401  (the capture tools are entered through the command registry)
+from supervisor.capture.coverage import classify
 
 from .shapes import SAMPLES, load_variance_file
 
-COMBAT = ("monster", "elite", "boss")
+__all__ = ["classify", "classify_compendium", "coverage_table", "required_samples", "sample_names"]
 
 
 def sample_names(kind: str = "state") -> list[str]:
@@ -59,77 +64,6 @@ def coverage_table(seen: Mapping[str, int], names: Iterable[str] | None = None) 
     lines += [f"{n:<{width}}  {c} (no sample)" for n, c in sorted(seen.items())
               if n not in names and not (SAMPLES / f"{n}.json").exists()]
     return "\n".join(lines)
-
-
-def classify(state: Any) -> str:
-    """The sample name for one ``GET /api/v1/singleplayer`` state."""
-    if not isinstance(state, dict) or not isinstance(state.get("state_type"), str):
-        return "invalid"
-    kind = state["state_type"]
-    if kind == "menu":
-        return _menu(state)
-    if kind in COMBAT:
-        return _combat(kind, state)
-    if kind == "unknown":
-        if "run" not in state:
-            return "unknown__no_run_state"
-        return "unknown__room_type" if state.get("room_type") is not None else "unknown"
-    block = state.get(kind)
-    block = block if isinstance(block, dict) else {}
-    refine = _REFINE.get(kind)
-    variant = refine(block) if refine else None
-    return f"{kind}__{variant}" if variant else kind
-
-
-def _menu(state: dict) -> str:
-    screen = state.get("menu_screen")
-    if screen == "main":
-        options = state.get("options") or []
-        saved = "continue" in options or "abandon_run" in options
-        return "menu__main_saved_run" if saved else "menu__main"
-    if screen == "popup" and state.get("body", "") is None:
-        return "menu__popup_no_body"
-    return f"menu__{screen}"
-
-
-def _combat(kind: str, state: dict) -> str:
-    battle = state.get("battle")
-    if not isinstance(battle, dict):
-        return f"{kind}__combat_ended"
-    if "error" in battle:
-        return "monster__no_combat_state"
-    if kind == "monster" and battle.get("is_play_phase") is False:
-        return "monster__enemy_turn"
-    return kind
-
-
-def _treasure(block: dict) -> str | None:
-    message = str(block.get("message", ""))
-    if "loading" in message.lower():
-        return "loading"
-    if "opening" in message.lower():
-        return "opening"
-    return None if "relics" in block else "claimed"
-
-
-def _fake_merchant(block: dict) -> str | None:
-    if block.get("started_fight"):
-        return "fight_started"
-    shop = block.get("shop")
-    return "not_ready" if isinstance(shop, dict) and "error" in shop else None
-
-
-_REFINE: dict[str, Callable[[dict], str | None]] = {
-    "hand_select": lambda b: "selected" if "selected_cards" in b else None,
-    "rest_site": lambda b: "used" if b.get("can_proceed") else None,
-    "shop": lambda b: "not_ready" if "error" in b else None,
-    "fake_merchant": _fake_merchant,
-    "treasure": _treasure,
-    "crystal_sphere": lambda b: "done" if b.get("can_proceed") else None,
-    "event": lambda b: "ancient_dialogue" if b.get("in_dialogue") else None,
-    "map": lambda b: None if "current_position" in b else "start",
-    "card_select": lambda b: str(b.get("screen_type")),
-}
 
 
 def classify_compendium(body: Any) -> str:
