@@ -8,7 +8,8 @@ Example:
 
 Exit codes: 0 the session ended normally (run ended, max steps, stop command), 1 it failed
 (startup failure, restart intensity exceeded, an actor gone, journal failure, stuck),
-2 bad profile or arguments, 130 SIGINT, 143 SIGTERM.
+2 bad profile or arguments (for pyboy also a missing or broken game.rom,
+game.start_checkpoint or game.battery_save, as ``supervisor validate`` reports it), 130 SIGINT, 143 SIGTERM.
 """
 from __future__ import annotations
 
@@ -18,6 +19,7 @@ from supervisor import profile as prof
 from supervisor.session import Supervisor
 
 from .base import Command
+from .validate import check_emulator_inputs
 
 
 class Start(Command):
@@ -38,6 +40,7 @@ class Start(Command):
             extra["session.max_steps"] = args.max_steps
         try:
             profile = prof.load(args.profile, args.overrides, extra)
+            check_emulator_inputs(profile, args.profile)   # a missing/broken ROM: refused before any process
         except prof.ProfileError as exc:
             sys.stderr.write(f"error: {exc}\n")
             return 2

@@ -19,6 +19,18 @@ from supervisor import profile as prof
 from .base import Command, emit
 
 
+def check_emulator_inputs(profile: dict, where: str) -> None:
+    """Read what the pyboy backend would load (``game.rom``, ``game.start_checkpoint``,
+    ``game.battery_save``); a problem is a :class:`ProfileError` naming ``where``, the key,
+    the path and what is wrong. ``validate`` and ``start`` both call this before anything runs."""
+    if profile["game"]["backend"] != "pyboy":
+        return
+    try:
+        EmulatorConfig.from_profile(lambda key, default=None: prof.get(profile, key, default))
+    except ConfigProblem as exc:
+        raise prof.ProfileError(where, exc.key, exc.problem) from None
+
+
 class Validate(Command):
     name = "validate"
 
@@ -30,18 +42,11 @@ class Validate(Command):
     def run(self, args) -> int:
         try:
             profile = prof.load(args.profile, args.overrides)
+            check_emulator_inputs(profile, args.profile)
         except prof.ProfileError as exc:
             if args.json:
                 emit(args, {"ok": False, "error": str(exc), "key": exc.key}, "")
             sys.stderr.write(f"error: {exc}\n")
             return 2
-        if profile["game"]["backend"] == "pyboy":
-            try:  # the cartridge, start checkpoint and battery save the emulator would load
-                EmulatorConfig.from_profile(lambda key, default=None: prof.get(profile, key, default))
-            except ConfigProblem as exc:
-                if args.json:
-                    emit(args, {"ok": False, "error": f"{args.profile}: {exc}", "key": exc.key}, "")
-                sys.stderr.write(f"error: {args.profile}: {exc}\n")
-                return 2
         emit(args, {"ok": True, "profile": profile}, f"{args.profile}: ok")
         return 0

@@ -125,6 +125,18 @@ def test_validate_refuses_a_missing_or_broken_rom(tmp_path):
     assert ok.returncode == 0 and ok.stdout.strip().endswith(": ok"), ok.stderr
 
 
+def test_start_refuses_a_missing_rom_before_any_process_with_validates_message(tmp_path):
+    capture = tmp_path / "capture"
+    missing = str(tmp_path / "absent.gb")
+    start = subprocess.run([sys.executable, "-m", "supervisor", "start", PYBOY_DEMO, "--set", f"game.rom={missing}",
+                            "--set", f"capture.root={capture}", "--max-steps", "3"],
+                           cwd=REPO, capture_output=True, text=True, timeout=60)
+    validate = _validate(f"game.rom={missing}")
+    assert start.returncode == 2 == validate.returncode, start.stderr
+    assert start.stderr == validate.stderr and "game.rom" in start.stderr and missing in start.stderr
+    assert "session " not in start.stderr and not capture.exists(), "refused before a session or process began"
+
+
 @pytest.mark.skipif(os.geteuid() == 0, reason="root reads files whatever their mode: no unreadable ROM to test")
 def test_validate_refuses_an_unreadable_rom(tmp_path):
     path = _broken(tmp_path, "locked.gb", build_rom())
