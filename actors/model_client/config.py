@@ -173,6 +173,18 @@ def _one_of(choices: tuple[str, ...]):
     return check
 
 
+def _structured(key: str, value: Any) -> str:
+    """``auto``, ``json_schema`` or ``off``; YAML 1.1 reads a bare ``off`` (or ``no``,
+    ``false``) as false, which can only mean off. A bare ``on``/``yes``/``true`` names no
+    mode and is refused with the spelling to use."""
+    if value is False:
+        return "off"
+    if value is True:
+        raise ConfigError(key, "got true (YAML reads a bare on, yes or true as true), which "
+                          "names no mode; write auto, json_schema or off")
+    return _one_of(STRUCTURED_MODES)(key, value)
+
+
 def _boolean(key: str, value: Any) -> bool:
     if not isinstance(value, bool):
         raise ConfigError(key, f"must be true or false, got {value!r}")
@@ -191,7 +203,7 @@ _CHECKS: dict[str, Callable[[str, Any], Any]] = {
     "backoff_s": _number(0, 600),
     "backoff_max_s": _number(0, 3600),
     "retry_after_max_s": _number(0, 3600),
-    "structured": _one_of(STRUCTURED_MODES),
+    "structured": _structured,
     "confidence_gate": _number(0, 1),
     "vision": _boolean,
     "temperature": _number(0, 2, nullable=True),

@@ -4,6 +4,8 @@ from __future__ import annotations
 import pytest
 
 from actors.model_client import ConfigError, ModelConfig, ModelConfigError
+from actors.model_client.settings import ModelSettings
+from supervisor.profile import ProfileError, load
 
 BASE = {"base_url": "http://localhost:11434/v1/", "model": "qwen2.5:7b"}
 
@@ -104,3 +106,18 @@ def test_from_profile_flattens_settings():
         ModelConfig.from_profile({**BASE, "settings": {"model": "x"}})
     with pytest.raises(ConfigError, match="model.settings.timeout_s: must be > 0"):
         ModelConfig.from_profile({**BASE, "settings": {"timeout_s": -1}})
+
+
+def test_structured_off_written_unquoted_in_yaml_means_off(tmp_path):
+    """YAML 1.1 reads a bare ``off`` as false (found against a LiteLLM proxy): it means off,
+    in a profile file and in ``--set``; a bare ``on`` names no mode and says how to write it."""
+    path = tmp_path / "p.yaml"
+    path.write_text("model:\n  base_url: http://127.0.0.1:9/v1\n  model: m\n  structured: off\n")
+    profile = load(str(path))
+    assert ModelSettings.from_profile(profile["model"]).config.structured == "off"
+    overridden = load(str(path), ["model.structured=no"])
+    assert ModelSettings.from_profile(overridden["model"]).config.structured == "off"
+    assert ModelConfig.from_mapping({**BASE, "structured": False}).structured == "off"
+    with pytest.raises(ProfileError, match="model.structured: got true .*write auto, "
+                                           "json_schema or off"):
+        load(str(path), ["model.structured=on"])
