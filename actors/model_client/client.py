@@ -12,9 +12,13 @@
 One call, in order: check the batch (``QuestionError`` for a caller's mistake), check vision,
 read the key from the environment, reserve the budget (``BudgetExhausted``: nothing sent),
 then send — holding one of ``max_concurrent`` slots per request — retrying 429/5xx per
-``RetryPolicy``. In ``structured: auto`` a 400/422 that mentions ``response_format`` switches
-this client to text parsing for the rest of the session and the call is re-sent at once
-(not counted as a retry). The answer is then interpreted (``wire.interpret``).
+``RetryPolicy``. In ``structured: auto`` an error answer (any 4xx or 5xx: a LiteLLM proxy
+answers 500) whose text mentions ``response_format`` or ``json_schema`` switches this client
+to text parsing for the rest of the session and the call is re-sent at once (not counted as
+a retry; the rejection is recorded in the request parameters as
+``response_format_rejected``). In ``structured: json_schema`` the same answer ends the call
+at once: re-sending a request the server refuses by its shape cannot succeed. The answer is
+then interpreted (``wire.interpret``).
 
 ``ask`` is thread-safe and the one place where errors leave a call: every ``ModelError`` is
 bound to its request state and attempt count, redacted of the key, and counted in the usage
@@ -60,6 +64,7 @@ class _Call:
     attempts: int = 0
     failures: int = 0
     usage: dict | None = None
+    rejected: dict | None = None  # the server's refusal of response_format, when it fell back
 
 
 class ModelClient:
@@ -147,10 +152,15 @@ class ModelClient:
                 if reply.json is None:
                     raise MalformedAnswer("the reply body is not JSON", reply.text[:80])
                 return parse_completion(reply.json), latency_ms
-            if call.structured and self.config.structured == "auto" \
-                    and _rejects_response_format(reply):
+            if call.structured and _rejects_response_format(reply):
+                if self.config.structured != "auto":
+                    raise ModelHTTPStatus(reply.status, _error_detail(reply),
+                                          "the server refuses response_format; "
+                                          "model.structured json_schema never falls back")
                 self._structured_supported = False
                 call.structured = False
+                call.rejected = {"http_status": reply.status,
+                                 "message": _error_detail(reply)[:200]}
                 continue
             call.failures += 1
             decision = self._retry.decide(reply.status, call.failures, reply.retry_after)
@@ -201,8 +211,11 @@ class ModelClient:
         return self.config.structured == "json_schema" or self._structured_supported
 
     def _request(self, call: _Call) -> dict:
+        parameters = request_parameters(self.config, call.structured)
+        if call.rejected is not None:
+            parameters["response_format_rejected"] = call.rejected
         return request_state(self.config, call.kind, [q.state() for q in call.questions],
-                             request_parameters(self.config, call.structured))
+                             parameters)
 
     def _check_vision(self, call: _Call) -> None:
         if not self.config.vision and any(q.images() for q in call.questions):
@@ -228,8 +241,11 @@ class ModelClient:
 
 
 def _rejects_response_format(reply: HttpReply) -> bool:
+    """An error answer that names the structured-output parameter: whatever its status
+    (OpenAI-style servers send 400 or 422; a LiteLLM proxy relays its backend's refusal as
+    a 500), retrying the same body cannot succeed."""
     text = reply.text.lower()
-    return reply.status in (400, 422) and ("response_format" in text or "json_schema" in text)
+    return reply.status >= 400 and ("response_format" in text or "json_schema" in text)
 
 
 def _error_detail(reply: HttpReply) -> str:

@@ -11,7 +11,8 @@ A real ``ThreadingHTTPServer`` on an ephemeral port speaking the real wire forma
 ``Reply`` (or ``default``; with neither, a 500 saying the script ran out). Replies can be
 slow (``delay_s``) or ``held`` until ``release()``; both end at once when the server stops,
 closing the connection without an answer. With ``reject_response_format=True`` any request
-carrying ``response_format`` gets the 400 real servers send, without consuming the script.
+carrying ``response_format`` gets the 400 real servers send, without consuming the script
+(or pass the ``Reply`` to send instead, e.g. ``LITELLM_REJECT_RESPONSE_FORMAT``).
 
 Every request is recorded (headers — including ``Authorization`` — body, arrival time on
 ``time.monotonic()``), and the number of requests in flight is tracked (``max_inflight``).
@@ -102,11 +103,21 @@ class Reply:
 REJECT_RESPONSE_FORMAT = Reply.status_code(
     400, "Unrecognized request argument supplied: response_format")
 
+#: How a LiteLLM proxy relays a backend's refusal of ``response_format``: an HTTP 500 in the
+#: OpenAI error envelope with ``code`` as a string (BerriAI/litellm PR #1449 "Litellm Proxy
+#: improve exception mapping" for the envelope, PR #4973 for ``code`` as ``str``, issue
+#: #8698 for a 500 whose message is the relayed exception text).
+LITELLM_REJECT_RESPONSE_FORMAT = Reply(status=500, body={"error": {
+    "message": "litellm.InternalServerError: OpenAIException - Error code: 500 - "
+               "{'error': 'response_format json_schema is not supported by this backend'}",
+    "type": None, "param": None, "code": "500"}})
+
 
 class FakeOpenAIServer:
     """See the module docstring."""
 
-    def __init__(self, *, reject_response_format: bool = False, default: Reply | None = None):
+    def __init__(self, *, reject_response_format: bool | Reply = False,
+                 default: Reply | None = None):
         self.reject_response_format = reject_response_format
         self.default = default
         self.requests: list[RecordedRequest] = []
@@ -168,7 +179,8 @@ class FakeOpenAIServer:
             self._cond.notify_all()
             if self.reject_response_format and isinstance(request.body, dict) \
                     and "response_format" in request.body:
-                return REJECT_RESPONSE_FORMAT
+                rejection = self.reject_response_format
+                return rejection if isinstance(rejection, Reply) else REJECT_RESPONSE_FORMAT
             if self._script:
                 return self._script.popleft()
         return self.default or Reply.status_code(500, "fake server: the script ran out")

@@ -2,13 +2,14 @@
 from __future__ import annotations
 
 import json
+import time
 
 import pytest
 
 from actors.model_client import (ANSWER_GATE_SCOPE, MalformedAnswer, MapNodeQuestion,
                                  ModelHTTPStatus, OffSchemaAnswer, QuestionError, RefusedAnswer,
                                  TruncatedAnswer)
-from tests.fakes.openai_server import Reply
+from tests.fakes.openai_server import LITELLM_REJECT_RESPONSE_FORMAT, FakeOpenAIServer, Reply
 
 from .conftest import SECRET, card_answer, card_question
 
@@ -86,7 +87,6 @@ def test_structured_off_sends_no_response_format(server, make_client):
 
 
 def test_rejected_response_format_falls_back_and_is_remembered(make_client):
-    from tests.fakes.openai_server import FakeOpenAIServer
     with FakeOpenAIServer(reject_response_format=True) as server:
         server.script(
             Reply.text("Sure! Here you go:\n```json\n" + json.dumps(card_answer(2)) + "\n```"),
@@ -103,7 +103,6 @@ def test_rejected_response_format_falls_back_and_is_remembered(make_client):
 
 
 def test_forced_json_schema_does_not_fall_back(make_client):
-    from tests.fakes.openai_server import FakeOpenAIServer
     with FakeOpenAIServer(reject_response_format=True) as server:
         with pytest.raises(ModelHTTPStatus) as info:
             make_client(server, structured="json_schema").ask(card_question())
@@ -167,3 +166,31 @@ def test_mixed_or_empty_batches_are_caller_errors(server, make_client):
     with pytest.raises(QuestionError):
         client.ask([card_question(), MapNodeQuestion(next_options=[{"index": 0}])])
     assert server.requests == []
+
+
+def test_a_500_refusing_response_format_falls_back_at_once_and_is_recorded(make_client):
+    """Found against a LiteLLM proxy: its refusal of ``response_format`` is a 500, which was
+    retried with backoff (~25 s a call) instead of falling back to text."""
+    with FakeOpenAIServer(reject_response_format=LITELLM_REJECT_RESPONSE_FORMAT) as server:
+        server.script(Reply.answer(card_answer(2)), Reply.answer(card_answer(0)))
+        client = make_client(server, max_retries=3, backoff_s=2, backoff_max_s=8)
+        started = time.monotonic()
+        first = client.ask(card_question())
+        took = time.monotonic() - started
+        second = client.ask(card_question())
+    assert took < 1.5, f"the fallback took {took:.1f}s"
+    assert (first.answer.choice, second.answer.choice) == (2, 0)
+    assert [("response_format" in r.body) for r in server.requests] == [True, False, False]
+    params = first.evidence["request"]["parameters"]
+    assert params["response_format"] == "none (text parsed)"
+    assert params["response_format_rejected"]["http_status"] == 500
+    assert "response_format" in params["response_format_rejected"]["message"]
+    assert "response_format_rejected" not in second.evidence["request"]["parameters"]
+
+
+def test_forced_json_schema_refused_with_a_500_is_not_retried(make_client):
+    with FakeOpenAIServer(reject_response_format=LITELLM_REJECT_RESPONSE_FORMAT) as server:
+        with pytest.raises(ModelHTTPStatus, match="never falls back") as info:
+            make_client(server, structured="json_schema", backoff_s=2).ask(card_question())
+    assert info.value.to_record()["http_status"] == 500
+    assert len(server.requests) == 1
