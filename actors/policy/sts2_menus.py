@@ -121,9 +121,31 @@ def infer_outcome(st: dict) -> dict:
 
 
 def menu_escapes(policy, st: dict, _block: dict) -> list[Proposal]:
+    """The advertised options, then the options the game's own refusals name.
+
+    ``ExecuteMenuSelect`` routes by what is on screen, in its own order: a game-over screen
+    first, then tutorials and popups (McpMod.Actions.cs). So a popup shown over the game over
+    advertises ``yes``/``no`` while every ``menu_select`` is answered "Unknown game over option:
+    yes. Use: main_menu" — the only way out is the option the refusal names."""
     names = enabled_names(st.get("options"))
     extra = {"popup_screen": st.get("menu_screen")} if st.get("menu_screen") in ("tutorial_prompt", "tutorial", "popup") else {}
-    return [pick(n, f"option {n!r}", **extra) for n in names]
+    suggested = [n for n in suggested_options(policy.stall.history) if n not in names]
+    return [pick(n, f"option {n!r}", **extra) for n in names] + \
+        [pick(n, f"option {n!r}, named by the game's refusal", **extra) for n in suggested]
+
+
+def suggested_options(history) -> list[str]:
+    """Options named by ``Use: a, b`` in the game's recent refusal texts, newest first."""
+    out: list[str] = []
+    for entry in reversed(list(history)):
+        text = str(entry.get("error") or "")
+        if "Use: " not in text:
+            continue
+        for name in text.rsplit("Use: ", 1)[1].split(","):
+            name = name.strip().rstrip(".")
+            if name and " " not in name and name not in out:
+                out.append(name)
+    return out
 
 
 def game_over_escapes(policy, st: dict, block: dict) -> list[Proposal]:
@@ -131,4 +153,4 @@ def game_over_escapes(policy, st: dict, block: dict) -> list[Proposal]:
 
 
 __all__ = ["menu", "game_over", "menu_escapes", "game_over_escapes", "enabled_names", "option_name",
-           "infer_outcome"]
+           "infer_outcome", "suggested_options"]

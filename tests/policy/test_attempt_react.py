@@ -208,3 +208,27 @@ def test_the_supervisor_names_the_screen_and_the_last_refusals_of_a_stuck_sessio
     feed(event="proposal", proposal_id="p-2", observation_id="o-1", action=None, parameters={},
          stall={"screen": "card_select:upgrade"})
     assert w.stuck_line().startswith("stuck on screen card_select:upgrade;")
+
+
+def test_a_popup_over_the_game_over_is_left_by_the_option_the_refusal_names(monkeypatch):
+    # McpMod.Actions.cs ExecuteMenuSelect routes a visible game-over screen before any popup,
+    # while BuildGameState shows the popup (Helpers.cs BuildVisiblePopupState): the popup's
+    # own options are refused "Unknown game over option: X. Use: main_menu".
+    clock = Clock(monkeypatch)
+    d = Driver(stuck_seconds=20)
+    st = sample("menu__popup")
+    sent = []
+    for _ in range(80):
+        p = d.see(st)
+        if p.wish == "stop":
+            break
+        if p.wish == "execute":
+            sent.append(p.parameters.get("option"))
+            if p.parameters.get("option") == "main_menu":
+                d.answer("accepted")
+                break
+            d.answer("rejected", f"Unknown game over option: {p.parameters.get('option')}. Use: main_menu")
+        clock.advance(0.5)
+    assert sent[-1] == "main_menu", sent
+    assert d.rows[-1].get("escape") and "named by the game's refusal" in d.rows[-1]["reason"]
+    assert set(sent[:-1]) <= {o["name"] for o in st["options"]}, "the advertised options first"
