@@ -12,6 +12,10 @@ The socket is only touched by this loop; pool threads hand their replies back th
 ``ModelService.finished``. So a slow answer blocks neither other asks nor the stop: on stop
 the backend is closed (calls in flight end as ``cancelled``) and the loop returns without
 waiting for them. The heartbeat status carries the usage totals (``model_*`` counters).
+
+A reply finished after the asker's deadline (``AskModel.deadline_ms`` from its ``sent_at``)
+is sent all the same, and recorded by this actor as a ``model_late_answer`` row (keyed by
+the ask's id), so the tokens it spent are in the journal although no proposal uses it.
 """
 from __future__ import annotations
 
@@ -21,8 +25,9 @@ import logging
 import zmq
 
 from actors.runtime import ActorContext, run_actor
-from actors.transport import decode_or_count, send_envelope
+from actors.transport import RequestFailed, decode_or_count, send_envelope
 from protocol.policy_to_model import AskModel
+from protocol.to_recorder import RecordEvent
 
 from .errors import ConfigError
 from .service import ModelService
@@ -54,6 +59,7 @@ def main(ctx: ActorContext) -> int:
     sock.setsockopt(zmq.LINGER, 0)
     sock.bind(ctx.endpoints["model"])
     routes: dict[str, list[bytes]] = {}
+    recorder = ctx.client("recorder")
     try:
         while not ctx.stopping.is_set():
             for request_id, reply in service.finished():
@@ -62,6 +68,8 @@ def main(ctx: ActorContext) -> int:
                     send_envelope(sock, dataclasses.replace(reply, reply_to=request_id),
                                   session=ctx.session_id, sender=ctx.name, routing=routing)
                 _report(ctx, service)
+            for fields in service.late_outcomes():
+                _record_late(ctx, recorder, fields)
             if not sock.poll(_POLL_MS):
                 continue
             frames = sock.recv_multipart()
@@ -69,16 +77,30 @@ def main(ctx: ActorContext) -> int:
             if env is None or not isinstance(env.body, AskModel):
                 continue
             routes[env.id] = frames[:-1]
-            service.submit(env.id, env.body)
+            service.submit(env.id, env.body, sent_at=env.sent_at)
     finally:
         service.close()
         sock.close(0)
+        recorder.close()
     return 0
+
+
+def _record_late(ctx: ActorContext, recorder, fields: dict) -> None:
+    """Journal a reply the policy no longer waited for (its tokens were spent all the same)."""
+    log.info("late model %s for ask %s (%.0f ms past the deadline)", fields["outcome"],
+             fields["ask_id"], fields["late_by_ms"])
+    try:
+        recorder.request(RecordEvent(event="model_late_answer", fields=fields,
+                                     key=f"model_late_answer-{fields['ask_id']}"),
+                         deadline_s=10, should_stop=ctx.stopping.is_set)
+    except RequestFailed as exc:
+        log.error("model_late_answer not recorded: %s", exc)
 
 
 def _report(ctx: ActorContext, service: ModelService) -> None:
     usage = service.usage()
-    ctx.status.update(model_asked=service.asked, model_answered=usage.get("answered", 0),
+    ctx.status.update(model_asked=service.asked, model_late=service.late,
+                      model_answered=usage.get("answered", 0),
                       model_errors=sum((usage.get("errors") or {}).values()),
                       model_total_tokens=usage.get("total_tokens", 0))
 

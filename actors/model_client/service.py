@@ -14,12 +14,20 @@ flight the repeat is ignored, afterwards the kept reply is sent again.
 
 Without a backend (``backend=None``) every ask is answered at once with ``failure_kind``
 (``no_model_configured``, or ``config`` when the configured backend could not be opened).
+
+Late answers. An ask submitted with the policy's ``sent_at`` has a deadline: ``sent_at`` +
+``deadline_ms`` (the policy stops waiting then, records a ``policy_deadline`` timeout and
+discards whatever comes later). A reply finished after it is still sent, and
+``late_outcomes()`` also hands over the fields of a ``model_late_answer`` journal row —
+the call's id, usage, attempts and its evidence (or error) — so tokens spent after the
+deadline are recorded even though no proposal uses them.
 """
 from __future__ import annotations
 
 import collections
 import logging
 import queue
+import time
 from concurrent.futures import ThreadPoolExecutor
 
 from protocol.message import Message
@@ -51,9 +59,13 @@ class ModelService:
         self._done: queue.Queue = queue.Queue()
         self._inflight: set[str] = set()
         self._replies: collections.OrderedDict[str, Message] = collections.OrderedDict()
+        self._deadlines: dict[str, tuple[float, AskModel]] = {}
+        self._late: list[dict] = []
         self.asked = 0
+        self.late = 0
 
-    def submit(self, request_id: str, ask: AskModel) -> None:
+    def submit(self, request_id: str, ask: AskModel, sent_at: float | None = None) -> None:
+        """Start answering ``ask``; ``sent_at`` (the asker's wall clock) starts its deadline."""
         if request_id in self._inflight:
             return
         kept = self._replies.get(request_id)
@@ -61,6 +73,8 @@ class ModelService:
             self._done.put((request_id, kept))
             return
         self.asked += 1
+        if sent_at is not None:
+            self._deadlines[request_id] = (sent_at + ask.deadline_ms / 1000, ask)
         if self._pool is None:
             self._done.put((request_id, ModelFailure(reply_to="", error=dict(self.failure))))
             return
@@ -76,10 +90,23 @@ class ModelService:
             except queue.Empty:
                 return out
             self._inflight.discard(request_id)
+            self._check_deadline(request_id, reply)
             self._replies[request_id] = reply
             while len(self._replies) > _KEEP_REPLIES:
                 self._replies.popitem(last=False)
             out.append((request_id, reply))
+
+    def late_outcomes(self) -> list[dict]:
+        """``model_late_answer`` row fields for replies finished past their deadline (once)."""
+        out, self._late = self._late, []
+        return out
+
+    def _check_deadline(self, request_id: str, reply: Message) -> None:
+        deadline, ask = self._deadlines.pop(request_id, (None, None))
+        now = time.time()
+        if deadline is not None and now > deadline:
+            self.late += 1
+            self._late.append(late_fields(request_id, ask, reply, now - deadline))
 
     def usage(self) -> dict:
         return self.backend.usage() if self.backend is not None else {}
@@ -115,3 +142,25 @@ def answer_one(backend: ModelBackend, ask: AskModel) -> Message:
             "request": None, "attempts": 0})
     return AnswerMessage(reply_to="", answers=[a.to_record() for a in result.answers],
                          evidence=result.evidence)
+
+
+def late_fields(request_id: str, ask: AskModel, reply: Message, late_by_s: float) -> dict:
+    """The ``model_late_answer`` row for a reply the asker had stopped waiting for.
+
+    Its evidence (or error) is kept under ``evidence`` (``error``), never ``model_evidence``
+    (``model_error``): replay must not offer an answer the session never used.
+    """
+    fields = {"ask_id": request_id, "question_kind": ask.kind, "deadline_ms": ask.deadline_ms,
+              "late_by_ms": round(late_by_s * 1000, 3)}
+    if isinstance(reply, AnswerMessage):
+        record, outcome = dict(reply.evidence), "answered"
+        fields["evidence"] = record
+    else:
+        record = dict(getattr(reply, "error", {}) or {})
+        outcome = str(record.get("kind", "model_error"))
+        fields["error"] = record
+    request = record.get("request") if isinstance(record.get("request"), dict) else {}
+    fields.update(outcome=outcome, call_id=record.get("call_id"),
+                  request_hash=request.get("request_hash"), usage=record.get("usage"),
+                  attempts=record.get("attempts", 0))
+    return fields

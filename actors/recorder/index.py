@@ -121,6 +121,10 @@ class SessionIndex:
         self.model_usage["errors"] = self.model_usage.get("errors", 0) + 1
         self._add_usage(_call_usage(row))
 
+    def _model_late(self, row: dict) -> None:  # answered after the policy stopped waiting
+        self.model_usage["late_answers"] = self.model_usage.get("late_answers", 0) + 1
+        self._add_usage(_call_usage(row))
+
     # -- queries ------------------------------------------------------------------------
     def unresolved_attempts(self) -> list[str]:
         return list(self.unresolved)
@@ -149,5 +153,6 @@ _APPLY = {
     "session_end": SessionIndex._end,
     "actor_restart": SessionIndex._restart,
     "model_error": SessionIndex._model_error,
+    "model_late_answer": SessionIndex._model_late,
     "run_identity_changed": SessionIndex._identity,
 }

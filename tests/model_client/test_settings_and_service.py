@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import threading
+import time
 
 import pytest
 
@@ -120,3 +121,31 @@ def test_service_turns_errors_into_failures(server, make_client):
         assert got["wrong"].error["kind"] == "bad_question"
     finally:
         service.close()
+
+
+def test_a_reply_finished_past_the_askers_deadline_is_handed_over_for_the_journal(
+        server, make_client):
+    """Found against a LiteLLM proxy: an answer the policy no longer waited for spent tokens
+    that no capture recorded. The service still sends it, and hands over its late row."""
+    server.script(Reply.answer(card_answer(1)).slow(0.6), Reply.answer(card_answer(2)))
+    service = ModelService(make_client(server, max_concurrent=1), workers=1)
+    try:
+        sent = time.time()
+        service.submit("late", ask(deadline_ms=200), sent_at=sent)
+        got = drain(service, 1)
+        service.submit("in-time", ask(deadline_ms=5000), sent_at=time.time())
+        got.update(drain(service, 1))
+        [late] = service.late_outcomes()
+        assert service.late_outcomes() == [], "each late reply is handed over once"
+    finally:
+        service.close()
+    assert isinstance(got["late"], ModelAnswer) and isinstance(got["in-time"], ModelAnswer)
+    evidence = got["late"].evidence
+    assert (late["ask_id"], late["outcome"], late["question_kind"]) == \
+        ("late", "answered", "card_reward")
+    assert late["call_id"] == evidence["call_id"] and late["evidence"] == evidence
+    assert late["usage"]["total_tokens"] == 120 and late["attempts"] == 1
+    assert late["request_hash"] == evidence["request"]["request_hash"]
+    assert late["deadline_ms"] == 200 and late["late_by_ms"] >= 300
+    assert "model_evidence" not in late, "a late answer must never be replayed as used"
+    assert service.late == 1

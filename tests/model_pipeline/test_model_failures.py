@@ -111,3 +111,28 @@ def test_sigterm_during_a_slow_answer_finalizes_promptly(model_session):
     assert s.rows()[-1]["event"] == "session_end"
     [error] = s.events("model_error")  # the policy gave up the ask when it was stopped
     assert error["kind"] == "cancelled"
+
+
+def test_an_answer_after_the_policy_deadline_is_journalled_with_its_usage(model_session):
+    """Found against a LiteLLM proxy: calls answered after the policy's deadline spent tokens
+    that no capture recorded. The policy falls back at its deadline; the model-client records
+    the late answer (usage, call id, evidence) and session.json counts it."""
+    late_usage = {"prompt_tokens": 700, "completion_tokens": 77, "total_tokens": 777}
+    with FakeOpenAIServer(default=advising_reply()) as server:
+        server.script(Reply(body=lambda r: advising_reply().body(r) | {"usage": late_usage})
+                      .slow(2.5))
+        s = model_session(server, "policy.settings.model_deadline_s=1", timeout_s=10)
+        wait_for(lambda: s.events("model_late_answer"), 60, "the late answer's row")
+        s.signal(signal.SIGTERM)
+        assert s.wait() == 143, s.stderr
+    [timeout] = errors_by_kind(s)["timeout"]
+    assert timeout["timeout_phase"] == "policy_deadline"
+    [late] = s.events("model_late_answer")
+    assert late["outcome"] == "answered" and late["usage"]["total_tokens"] == 777
+    assert late["request_hash"] == timeout["request"]["request_hash"]
+    assert late["late_by_ms"] > 0 and late["evidence"]["call_id"] == late["call_id"]
+    used = [p for p in proposals(s) if p.get("model_evidence")]
+    assert late["call_id"] not in {p["model_evidence"][0]["call_id"] for p in used}
+    usage = s.summary()["model_usage"]
+    assert usage["late_answers"] == 1
+    assert usage["total_tokens"] == 777 + 120 * len(used)
