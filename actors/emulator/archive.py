@@ -48,6 +48,7 @@ from pathlib import Path
 from typing import Callable
 
 from .errors import AdmissionRefused, MaintenanceInterrupted, MaintenanceRefused
+from .journal import now
 from .lease import MAINTENANCE, SERVICE, Lease, LeaseService, acquire, observe
 from .limits import MANIFEST, check_admission
 from .maintenance import (canonical, compare_inventory, inside_workspace, inventory_digest, read_small,
@@ -60,10 +61,6 @@ CONTAINER_MAPPING, INVENTORY, ARCHIVED, PARKED = "mapping.json", "inventory.json
 MAPPING_FILE = "archive-mapping.json"
 MARKERS = {".gitignore": b"*\n", ".npmignore": b"*\n"}
 StepHook = Callable[[str], None]
-
-
-def now() -> str:
-    return dt.datetime.now(dt.timezone.utc).isoformat(timespec="milliseconds").replace("+00:00", "Z")
 
 
 @dataclass(frozen=True)

@@ -17,7 +17,6 @@ recording is not finalized.
 
 from __future__ import annotations
 
-import datetime as dt
 import hashlib
 import json
 import os
@@ -27,6 +26,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from .errors import LimitExceeded, OutputRefused
+from .journal import now
 from .reader import LEDGER, directory_bytes, ledger_outside_bytes
 
 WORKER_OWNED = ("frames", "checkpoints", "battery")
@@ -122,14 +122,10 @@ def write_no_clobber(path: Path, data: bytes) -> None:
         os.unlink(tmp)
 
 
-def _now() -> str:
-    return dt.datetime.now(dt.timezone.utc).isoformat(timespec="milliseconds").replace("+00:00", "Z")
-
-
 def ledger_entry(target: OutputTarget, data: bytes, tool: str) -> dict:
     return {"kind": "derived", "tool": tool, "name": target.name, "path": str(target.path),
             "bytes": len(data), "sha256": hashlib.sha256(data).hexdigest(), "outside": target.outside,
-            "at": _now()}
+            "at": now()}
 
 
 def check_budget(recording: Path, max_bytes: int, finalized: bool, nbytes: int) -> int:

@@ -18,6 +18,7 @@ Readers skip fields they do not know; kinds are only ever appended.
 
 from __future__ import annotations
 
+import datetime as dt
 import hashlib
 import json
 import os
@@ -25,6 +26,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from .errors import RecordingCorrupt
+
+
+def now() -> str:
+    """UTC now, ISO 8601 with milliseconds and a ``Z``: every timestamp a recording, its
+    ledger, lease or archive mapping writes."""
+    return dt.datetime.now(dt.timezone.utc).isoformat(timespec="milliseconds").replace("+00:00", "Z")
 
 GENESIS = "0" * 64
 

@@ -25,7 +25,6 @@ earlier one's failures). ``recoveryAuthorized`` is always false.
 
 from __future__ import annotations
 
-import datetime as dt
 import errno
 import json
 import os
@@ -38,6 +37,7 @@ from pathlib import Path
 from typing import Iterator
 
 from .errors import AccessRefused, LeaseUnresolved
+from .journal import now
 
 LEASE_FILE = ".access-lease"
 LEASE_MAX_BYTES = 4096
@@ -48,10 +48,6 @@ CLAIM_KEYS = ("holder", "operation", "pid", "host", "acquiredAt", "adoptedFrom")
 CATEGORIES = {errno.EEXIST: "already-exists", errno.EACCES: "permission-denied", errno.EPERM: "permission-denied",
               errno.ENOSPC: "storage-full", errno.EDQUOT: "storage-full", errno.ENOENT: "not-found",
               errno.ENOTDIR: "not-found", errno.ELOOP: "redirected", errno.EROFS: "read-only-filesystem"}
-
-
-def now() -> str:
-    return dt.datetime.now(dt.timezone.utc).isoformat(timespec="milliseconds").replace("+00:00", "Z")
 
 
 def failure_record(operation: str, root: Path, category: str, err: int | None) -> dict:

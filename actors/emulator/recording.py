@@ -29,6 +29,7 @@ import uuid
 from pathlib import Path
 
 from . import journal as j
+from .journal import now
 from .errors import LimitExceeded, PathRefused, RecordingBusy, RecordingCorrupt, RecordingStopped
 from .frames import FrameStore
 from .identity import PROTOCOL_VERSION, SCHEMA_VERSION, WRITER, implementation_hash, pyboy_version
@@ -41,10 +42,6 @@ MARKERS = {".gitignore": "*\n", ".npmignore": "*\n"}
 FINAL_RESERVE = 4 * 1024        # kept free for the stop event and the final manifest
 EVENT_ESTIMATE = 640            # bytes budgeted per journal event before a step runs
 OUTCOMES = ("passed", "failed", "needs-review", "cancelled")
-
-
-def now() -> str:
-    return dt.datetime.now(dt.timezone.utc).isoformat(timespec="milliseconds").replace("+00:00", "Z")
 
 
 def _lock(path: Path) -> int:

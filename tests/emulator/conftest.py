@@ -10,6 +10,8 @@ from actors.emulator.cartridge import build_rom
 from actors.emulator.policy import DEMO_REGIONS
 from actors.emulator.session import EmulatorSession, RecordingOptions
 
+from . import cartridges
+
 REPO = Path(__file__).resolve().parents[2]
 REX_RUNNER = REPO.parent / "shared" / "roms" / "rex-runner.gb"
 
@@ -57,19 +59,11 @@ def window_rom(demo_rom) -> bytes:
 
 @pytest.fixture(scope="session")
 def battery_rom(demo_rom) -> bytes:
-    """The demo cartridge declared as MBC1 + RAM + battery with 8 KiB of RAM (header bytes
-    0x147 and 0x149, header checksum fixed). The game never touches cartridge RAM, so
-    whatever battery RAM it starts with is exactly what it leaves."""
-    rom = bytearray(demo_rom)
-    rom[0x147], rom[0x149] = 0x03, 0x02
-    x = 0
-    for b in rom[0x134:0x14D]:
-        x = (x - b - 1) & 0xFF
-    rom[0x14D] = x
-    return bytes(rom)
+    """The demo cartridge declared as MBC1 + RAM + battery with 8 KiB of RAM."""
+    return cartridges.battery_rom(demo_rom)
 
 
 @pytest.fixture(scope="session")
 def battery_pattern() -> bytes:
     """8 KiB no cartridge RAM starts with by itself."""
-    return bytes((i * 7 + 3) & 0xFF for i in range(8192))
+    return cartridges.BATTERY_PATTERN

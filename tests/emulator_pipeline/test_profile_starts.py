@@ -14,12 +14,13 @@ import pytest
 
 from actors.emulator.cartridge import build_rom
 from actors.emulator.reader import RecordingReader
+from tests.emulator.cartridges import BATTERY_PATTERN as PATTERN
+from tests.emulator.cartridges import battery_rom, with_header
 from tests.harness import REPO
 
 from .conftest import PYBOY_DEMO, recording_dir, recording_events
 
 pytestmark = pytest.mark.timeout(120)
-PATTERN = bytes((i * 7 + 3) & 0xFF for i in range(8192))
 
 
 def _sha(data: bytes) -> str:
@@ -27,14 +28,7 @@ def _sha(data: bytes) -> str:
 
 
 def _battery_rom() -> bytes:
-    """The demo cartridge declared MBC1 + RAM + battery, 8 KiB (its code never touches the RAM)."""
-    rom = bytearray(build_rom())
-    rom[0x147], rom[0x149] = 0x03, 0x02
-    x = 0
-    for b in rom[0x134:0x14D]:
-        x = (x - b - 1) & 0xFF
-    rom[0x14D] = x
-    return bytes(rom)
+    return battery_rom(build_rom())
 
 
 def test_a_session_starts_from_the_checkpoint_the_profile_names(pyboy_session):
@@ -102,12 +96,7 @@ def _broken(tmp_path, name: str, data: bytes) -> str:
 def test_validate_refuses_a_missing_or_broken_rom(tmp_path):
     good = bytearray(build_rom())
     bad_checksum = bytes(good[:0x14D]) + bytes([good[0x14D] ^ 0xFF]) + bytes(good[0x14E:])
-    unknown_type = bytearray(good)
-    unknown_type[0x147] = 0x20
-    x = 0
-    for b in unknown_type[0x134:0x14D]:
-        x = (x - b - 1) & 0xFF
-    unknown_type[0x14D] = x
+    unknown_type = with_header(bytes(good), h147=0x20)
     cases = {
         str(tmp_path / "absent.gb"): "missing",
         str(tmp_path): "is a directory",

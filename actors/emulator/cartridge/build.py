@@ -15,20 +15,13 @@ import sys
 from importlib import resources
 from pathlib import Path
 
+from ..rom import header_checksum
 from . import layout
 from .asm import assemble
 
 ROM_SIZE = 0x8000
 TILES_AT = 0x1000
 ROOM_AT = 0x1200
-
-
-def header_checksum(rom: bytes | bytearray) -> int:
-    """The header checksum over 0x134..0x14C that the boot ROM (and PyBoy) verify."""
-    x = 0
-    for b in rom[0x134:0x14D]:
-        x = (x - b - 1) & 0xFF
-    return x
 
 
 def global_checksum(rom: bytes | bytearray) -> int:
