@@ -292,6 +292,11 @@ class PolicyContext:
             return
         # accepted, or unknown (it may have happened): never repeat on a guess
         self.streak.clear()
+        if proposal.get("escape"):
+            # a way out of a stall that was accepted may have changed the game underneath a read
+            # that looks the same (main_menu leaves the game over under an unchanged popup):
+            # what was refused "on this very state" may be answered now
+            self.rejected_here.clear()
         if action in UNGUARDED:
             return
         pending = Pending("effect", action, dict(params), self.flow or "", proposal.get("state_digest"),

@@ -232,3 +232,27 @@ def test_a_popup_over_the_game_over_is_left_by_the_option_the_refusal_names(monk
     assert sent[-1] == "main_menu", sent
     assert d.rows[-1].get("escape") and "named by the game's refusal" in d.rows[-1]["reason"]
     assert set(sent[:-1]) <= {o["name"] for o in st["options"]}, "the advertised options first"
+
+
+def test_an_accepted_way_out_ends_the_refusals_so_the_same_looking_popup_is_answered_again(monkeypatch):
+    # After main_menu leaves the game over under the popup, the popup reads the same but its
+    # options now reach ExecutePopupOption: they must be tried again, not remembered as refused.
+    clock = Clock(monkeypatch)
+    d = Driver(stuck_seconds=20)
+    st = sample("menu__popup")
+    left_game_over = False
+    for _ in range(120):
+        p = d.see(st)
+        assert p.wish != "stop", d.rows[-1].get("stuck_on")
+        if p.wish == "execute":
+            option = p.parameters.get("option")
+            if option == "main_menu":
+                left_game_over = True
+                d.answer("accepted")
+            elif left_game_over:
+                d.answer("accepted")
+                break
+            else:
+                d.answer("rejected", f"Unknown game over option: {option}. Use: main_menu")
+        clock.advance(0.5)
+    assert left_game_over and d.rows[-1]["parameters"]["option"] in {o["name"] for o in st["options"]}
