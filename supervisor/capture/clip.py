@@ -79,10 +79,10 @@ class Clip(Command):
     recording); 2 usage error; 4 damaged evidence (journal chain, a source PNG that does not
     verify).
 
-    Example:
+    Example (the shipped pyboy profile retains every 60th frame: 240, 300, ...):
       supervisor capture clip run/capture/sessions/<id>/recording --out artifacts/clips/door.gif \\
-          --start-frame 360 --end-frame 400
-      supervisor capture clip PATH --out artifacts/clips/montage.gif --cut 360:400 --cut 360:372
+          --start-frame 240 --end-frame 480
+      supervisor capture clip PATH --out artifacts/clips/montage.gif --cut 240:480 --cut 240:300
     """
     name = "clip"
 

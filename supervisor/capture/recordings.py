@@ -73,7 +73,6 @@ class Archive(_Maintenance):
     refused). A protected mapping directory is left at PATH. bytesReclaimed is 0.
 
     Example:
-      supervisor capture archive run/capture/playtests/20261201T094609Z-f06380ef
       supervisor capture archive run/capture/sessions/<id>/recording --workspace . --json
     """
     name = "archive"
@@ -100,7 +99,7 @@ class Retrieve(_Maintenance):
     mapping directory stands) or the archive path.
 
     Example:
-      supervisor capture retrieve run/capture/playtests/20261201T094609Z-f06380ef
+      supervisor capture retrieve run/capture/sessions/<id>/recording
     """
     name = "retrieve"
 
@@ -125,7 +124,7 @@ class Restore(_Maintenance):
     directory in the archive container (kept for audit) and moves the recording back.
 
     Example:
-      supervisor capture restore run/capture/playtests/20261201T094609Z-f06380ef
+      supervisor capture restore run/capture/sessions/<id>/recording
     """
     name = "restore"
 

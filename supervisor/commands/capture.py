@@ -10,7 +10,7 @@ Example:
   supervisor capture coverage run/capture
   supervisor capture review RECORDING --session ID --branch B --from N --to M --contact-sheet
   supervisor capture clip RECORDING --out artifacts/clips/x.gif --start-frame N --end-frame M
-  supervisor capture archive run/capture/playtests/<recording>   (also retrieve, restore, diagnose)
+  supervisor capture archive run/capture/sessions/<id>/recording   (also retrieve, restore, diagnose)
 """
 from __future__ import annotations
 
