@@ -49,6 +49,23 @@ class CheckpointSaved(Message):
 
 
 @message
+class Restored(Message):
+    """``emulator_restore`` done: the new branch (``branchId``, ``parentBranchId``,
+    ``checkpointId``, ``fromActionIndex``, ``fromFrame``, ``reason``)."""
+    TYPE = "emulator_restored"
+    reply_to: str
+    branch: dict
+
+
+@message
+class RecordingFinalized(Message):
+    """``emulator_stop_recording`` done: the recording's status after its ``stop`` line."""
+    TYPE = "emulator_recording_finalized"
+    reply_to: str
+    status: dict
+
+
+@message
 class SteppedBatch(Message):
     """The replies to an ``emulator_step_batch``, in its order: ``{"type", "body"}`` each, an
     ``emulator_stepped`` or an ``emulator_error`` (with an empty ``reply_to``)."""

@@ -6,6 +6,8 @@
                          ``samples`` evenly spaced sampled frames (the endpoint included)
     emulator_checkpoint  save a checkpoint now (needs one neutral frame first)
     emulator_step_batch  several steps, run one after the other, answered together
+    emulator_restore     restore a checkpoint of this recording into a fresh PyBoy (a new branch)
+    emulator_stop_recording  finalize the recording with an outcome and a reason
 
 Idempotency: a repeated ``read_id`` or ``attempt_id`` gets the first reply again and is never
 executed twice by the same emulator process. The actuator sends a step exactly once anyway
@@ -48,3 +50,20 @@ class Checkpoint(Message):
     """Save a checkpoint with an optional label (at most 1,000 characters)."""
     TYPE = "emulator_checkpoint"
     label: str | None = None
+
+
+@message
+class Restore(Message):
+    """Restore checkpoint ``checkpoint_id`` of this recording (a new branch); sent by the
+    actuator for an agent's ``restore`` action (supervisor/mcp, docs/mcp.md)."""
+    TYPE = "emulator_restore"
+    checkpoint_id: str
+
+
+@message
+class StopRecording(Message):
+    """Finalize the recording now: ``outcome`` passed | failed | needs-review | cancelled (or
+    None) and a ``reason`` of at most 1,000 characters; later steps are refused."""
+    TYPE = "emulator_stop_recording"
+    outcome: str | None = None
+    reason: str | None = None

@@ -16,6 +16,11 @@ The pyboy sink takes ``action: "step"`` with ``parameters: {"buttons": [...], "f
   through ``watch``/``abandon``) → ``unknown`` at once, without waiting out the deadline:
   its restart is known, so a reply from the process the step went to can never come.
 
+An agent driving the session through the MCP server (supervisor/mcp, docs/mcp.md) also
+proposes ``checkpoint {label}``, ``restore {checkpoint_id}`` and ``stop_recording {outcome,
+reason}``: each is sent exactly once as ``emulator_checkpoint`` / ``emulator_restore`` /
+``emulator_stop_recording`` after its own fsynced intent, with the outcomes above.
+
 Pipelined steps (proposals decided ahead, see ``actors.steps``) go out with ``submit``: the
 steps whose intents were acknowledged together travel in one ``emulator_step_batch``, sent
 without waiting for the previous reply, so the emulator runs them back to back; ``collect``
@@ -38,11 +43,13 @@ from actors.runtime import ActorContext
 from actors.sts2mcp import ActionOutcome, GameClient
 from actors.transport import RequestFailed, connect_dealer, decode_or_count
 from protocol.errors import ProtocolError
-from protocol.from_emulator import EmulatorError, Stepped, SteppedBatch
+from protocol.from_emulator import (CheckpointSaved, EmulatorError, RecordingFinalized, Restored, Stepped,
+                                    SteppedBatch)
 from protocol.message import from_item
-from protocol.to_emulator import Step, StepBatch
+from protocol.to_emulator import Checkpoint, Restore, Step, StepBatch, StopRecording
 
 STEP_ACTION = "step"
+AGENT_ACTIONS = ("checkpoint", "restore", "stop_recording")  # sent alone, never pipelined
 WATCH_S = 0.05  # a step sent alone checks this often whether the emulator has exited
 EXITED = "the emulator process exited before replying (the supervisor restarts it)"
 
@@ -77,7 +84,7 @@ class EmulatorSink:
             msg = _step_message(action, parameters, attempt_id)
         except ValueError as exc:  # refused here: nothing was sent
             return ActionOutcome("rejected", None, {"error_code": "bad-action"}, str(exc), 0.0)
-        deadline = self.timeout_s + msg.frames / 1000  # slow carts still finish long steps
+        deadline = self.timeout_s + getattr(msg, "frames", 0) / 1000  # slow carts still finish long steps
         try:  # exactly one try: a step is never sent twice
             if self.watch is not None:
                 return self._send_watched(msg, start, deadline)
@@ -214,6 +221,9 @@ def _outcome(reply, start: float) -> ActionOutcome:
         outcome = "rejected" if reply.effect == "none" else "unknown"
         return ActionOutcome(outcome, None, {"error_code": reply.code, "effect": reply.effect},
                              f"{reply.code}: {reply.message}", _ms(start))
+    agent = {CheckpointSaved: "checkpoint", Restored: "branch", RecordingFinalized: "status"}.get(type(reply))
+    if agent is not None:  # an agent's checkpoint, restore or stop (supervisor/mcp)
+        return ActionOutcome("accepted", None, {agent: getattr(reply, agent)}, None, _ms(start))
     if not isinstance(reply, Stepped):
         return ActionOutcome("unknown", None, None, f"unexpected reply {reply.TYPE!r}", _ms(start))
     return ActionOutcome("accepted", None, {
@@ -222,7 +232,25 @@ def _outcome(reply, start: float) -> ActionOutcome:
         None, _ms(start))
 
 
+def _agent_message(action: str, parameters: dict):
+    """An agent's ``checkpoint``, ``restore`` or ``stop_recording`` (supervisor/mcp)."""
+    text = {"label": parameters.get("label"), "checkpoint_id": parameters.get("checkpoint_id"),
+            "outcome": parameters.get("outcome"), "reason": parameters.get("reason")}
+    for name, value in text.items():
+        if value is not None and not isinstance(value, str):
+            raise ValueError(f"parameters.{name} must be a string, got {value!r}")
+    if action == "checkpoint":
+        return Checkpoint(label=text["label"])
+    if action == "restore":
+        if not text["checkpoint_id"]:
+            raise ValueError("parameters.checkpoint_id must name a checkpoint of this recording")
+        return Restore(checkpoint_id=text["checkpoint_id"])
+    return StopRecording(outcome=text["outcome"], reason=text["reason"])
+
+
 def _step_message(action: str, parameters: dict, attempt_id: str) -> Step:
+    if action in AGENT_ACTIONS:
+        return _agent_message(action, parameters)
     if action != STEP_ACTION:
         raise ValueError(f"the pyboy backend takes action {STEP_ACTION!r}, not {action!r}")
     buttons = parameters.get("buttons", [])

@@ -5,6 +5,6 @@ the summary), ``add_arguments(parser)`` and ``run(args) -> int``.
 """
 from __future__ import annotations
 
-from . import attach, capture, start, status, stop, validate
+from . import attach, capture, mcp, start, status, stop, validate
 
-REGISTRY = [start.Start, status.Status, stop.Stop, attach.Attach, validate.Validate, capture.Capture]
+REGISTRY = [start.Start, status.Status, stop.Stop, attach.Attach, validate.Validate, capture.Capture, mcp.Mcp]

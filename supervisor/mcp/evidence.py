@@ -1,0 +1,99 @@
+"""The evidence tools: ``emulator_recording``, ``emulator_review`` and ``emulator_clip``.
+
+They read recordings from disk with the emulator library's readers (no ROM is loaded, no
+emulator started; they work after ``emulator_close`` and on archived recordings), except
+``emulator_recording {"action": "stop"}``, which finalizes the live recording through the
+pipeline (an intent, then ``emulator_stop_recording``) and then ends the session, so the
+emulator closes and releases the recording for clips and maintenance.
+
+Every path is checked against the authorized workspace first (:mod:`.workspace`).
+"""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from actors.emulator import archive as maintenance
+from actors.emulator import clips, lease
+from actors.emulator.errors import AccessRefused
+from actors.emulator.reader import writer_alive
+from actors.emulator.review import review as review_interval
+
+from .args import Answer, Args
+from .errors import ToolRefused
+from .schemas import OUTCOMES
+
+EXPORT_LIMIT = 64
+
+
+def _current(tools, a: Args) -> Path:
+    """``recordingPath`` if given (checked), else this server's current or last recording."""
+    if a.has("recordingPath"):
+        return tools.ws.recording(a.get("recordingPath"))
+    if tools.last_recording is None:
+        raise ToolRefused("no-recording", "no recording yet in this server: pass recordingPath, or start one "
+                          "with emulator_run {\"recording\": {}}")
+    return tools.last_recording
+
+
+def recording(tools, a: Args) -> Answer:
+    action = a.text("action", choices=("status", "export", "stop", "access_diagnostic", "archive", "retrieve",
+                                       "restore"))
+    if action == "status":
+        a.only("action", "recordingPath")
+        reader, resolved = maintenance.open_reader(_current(tools, a))
+        return Answer({**reader.status(), "archived": resolved.archived,
+                       "archivePath": str(resolved.recording_path) if resolved.archived else None})
+    if action == "export":
+        a.only("action", "recordingPath", "actionOffset", "limit")
+        reader, _ = maintenance.open_reader(_current(tools, a))
+        return Answer(reader.export(a.integer("actionOffset", 0), a.integer("limit", EXPORT_LIMIT, 1, 4096)))
+    if action == "stop":
+        return _stop(tools, a)
+    if action == "access_diagnostic":
+        a.only("action")
+        return Answer(lease.access_diagnostic(_current(tools, a)))
+    a.only("action", "recordingPath")
+    path = tools.ws.recording(a.get("recordingPath"))
+    operation = {"archive": maintenance.archive, "retrieve": maintenance.retrieve, "restore": maintenance.restore}
+    try:
+        return Answer(operation[action](path, tools.ws.root))
+    except AccessRefused as exc:
+        raise ToolRefused(exc.code, f"{exc}; recordingAccessFailure: "
+                          f"{json.dumps(lease.SERVICE.last_failure, sort_keys=True)}") from exc
+
+
+def _stop(tools, a: Args) -> Answer:
+    a.only("action", "outcome", "reason")
+    outcome = a.text("outcome", None, tuple(OUTCOMES))
+    reason = a.text("reason", None)
+    if reason is not None and len(reason) > 1000:
+        raise ToolRefused("invalid-argument", f"emulator_recording: reason has {len(reason)} characters; "
+                          "at most 1,000")
+    if tools.playtest is None or tools.playtest.recording_path is None:
+        raise ToolRefused("no-recording", "no recorded playtest is running (emulator_run with recording: {})")
+    rows = tools.act("stop_recording", {"outcome": outcome, "reason": reason}, "emulator_recording")
+    journal = tools.journal_of(rows)
+    ended = tools.end_session(f"recording stopped ({outcome or 'no outcome'})")
+    return Answer({"stopped": rows["result"]["response"]["status"], "journal": journal, **ended})
+
+
+def review(ws, a: Args) -> Answer:
+    body = dict(a.values)
+    body["recordingPath"] = str(ws.recording(a.get("recordingPath")))
+    result = review_interval(body)
+    images = [data for _meta, data in result.images]
+    if result.sheet is not None:
+        images.append(result.sheet)
+    return Answer(result.metadata, images)
+
+
+def clip(ws, a: Args) -> Answer:
+    path = ws.recording(a.get("recordingPath"))
+    body = dict(a.values)
+    body["recordingPath"] = str(path)
+    body["outputPath"] = str(ws.clip_output(a.get("outputPath"), path))
+    if writer_alive(path):
+        raise ToolRefused("recording-busy", f"{path} is live: its emulator writes the recording and its byte "
+                          "ledger; stop it first (emulator_recording {\"action\": \"stop\"}) or close it")
+    return Answer(clips.clip(body, ws.root))

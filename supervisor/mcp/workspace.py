@@ -1,0 +1,128 @@
+"""The authorized workspace: the one directory tree the MCP server reads ROMs from and writes
+artifacts into.
+
+Every path an agent passes is resolved against the workspace root the server was started
+with (``supervisor mcp --workspace DIR``; relative paths are taken from it) and refused with
+:class:`.errors.PathRefused`, naming the argument and the reason, when
+
+* it is empty, holds a NUL byte or has a ``..`` component;
+* it is not inside the root (absolute paths elsewhere, ``~``, another mount ...);
+* any existing component from the root down is a symlink (so nothing is reached or written
+  through a link out of the tree, and nothing inside is renamed through one);
+* it is not where that kind of file may be: artifacts go only to ``artifacts/playtests/``
+  (attempts: captures and recordings), ``artifacts/clips/`` (GIFs; a clip may also go inside
+  its own recording) and ``artifacts/recording-archives/`` (written by the archive itself).
+
+The checks are lexical plus ``lstat`` on each existing component; the root itself is taken
+through ``realpath`` once, at start.
+"""
+from __future__ import annotations
+
+import datetime as dt
+import os
+import secrets
+import stat
+from pathlib import Path
+
+from .errors import PathRefused
+
+PLAYTESTS = Path("artifacts/playtests")
+CLIPS = Path("artifacts/clips")
+ARCHIVES = Path("artifacts/recording-archives")
+MAX_ROM_BYTES = 8 * 1024 * 1024  # the largest Game Boy cartridges are 8 MiB
+
+
+class Workspace:
+    def __init__(self, root: str | Path):
+        real = Path(os.path.realpath(root))
+        if not real.is_dir():
+            raise PathRefused("--workspace", str(root), "is not a directory")
+        self.root = real
+
+    # -- resolving ------------------------------------------------------------------------
+    def resolve(self, argument: str, value: object) -> Path:
+        """The absolute path of ``value`` inside the root, with no symlink on the way."""
+        if not isinstance(value, str) or not value or "\x00" in value:
+            raise PathRefused(argument, value, "a path must be a non-empty string")
+        if ".." in Path(value).parts:
+            raise PathRefused(argument, value, "'..' components are not allowed")
+        path = Path(value) if os.path.isabs(value) else self.root / value
+        path = Path(os.path.normpath(path))
+        if path == self.root or not path.is_relative_to(self.root):
+            raise PathRefused(argument, value, f"it is not inside the workspace {self.root}")
+        current = self.root
+        for part in path.relative_to(self.root).parts:
+            current = current / part
+            try:
+                info = os.lstat(current)
+            except FileNotFoundError:
+                break
+            if stat.S_ISLNK(info.st_mode):
+                raise PathRefused(argument, value, f"{current} is a symlink; the workspace is never left "
+                                  "or entered through one")
+        return path
+
+    def under(self, argument: str, value: object, *areas: Path) -> Path:
+        """``resolve``, and the path must lie below one of ``areas`` (relative to the root)."""
+        path = self.resolve(argument, value)
+        if not any(path.is_relative_to(self.root / area) and path != self.root / area for area in areas):
+            where = " or ".join(f"{self.root / area}/" for area in areas)
+            raise PathRefused(argument, value, f"only {where} may receive it")
+        return path
+
+    # -- what the tools need --------------------------------------------------------------
+    def rom(self, value: object) -> Path:
+        """A ROM to read: an existing regular file inside the root, at most 8 MiB."""
+        path = self.resolve("romPath", value)
+        try:
+            info = os.lstat(path)
+        except FileNotFoundError:
+            raise PathRefused("romPath", value, f"{path} does not exist") from None
+        if not stat.S_ISREG(info.st_mode):
+            raise PathRefused("romPath", value, f"{path} is not a regular file")
+        if info.st_size > MAX_ROM_BYTES:
+            raise PathRefused("romPath", value, f"{info.st_size:,} bytes is larger than any Game Boy ROM "
+                              f"({MAX_ROM_BYTES:,})")
+        return path
+
+    def attempt_dir(self, value: object | None) -> Path:
+        """Where a new attempt (its capture and recording) goes: ``value`` (an unused or empty
+        directory below ``artifacts/playtests/``), or a new unique one there."""
+        if value is None:
+            stamp = dt.datetime.now(dt.timezone.utc).strftime("%Y%m%dT%H%M%SZ")
+            path = self.root / PLAYTESTS / f"{stamp}-{secrets.token_hex(4)}"
+        else:
+            path = self.under("recording.outputPath", value, PLAYTESTS)
+        self.make_dirs(path.parent)
+        try:
+            os.mkdir(path, 0o755)
+        except FileExistsError:
+            info = os.lstat(path)
+            if not stat.S_ISDIR(info.st_mode) or any(os.scandir(path)):
+                raise PathRefused("recording.outputPath", value, f"{path} exists and is not an empty directory "
+                                  "(attempts are never written over)") from None
+        return path
+
+    def make_dirs(self, path: Path) -> None:
+        """Create ``path`` and its missing parents below the root, refusing symlinks."""
+        current = self.root
+        for part in path.relative_to(self.root).parts:
+            current = current / part
+            try:
+                os.mkdir(current, 0o755)
+            except FileExistsError:
+                if not stat.S_ISDIR(os.lstat(current).st_mode):
+                    raise PathRefused("path", str(path), f"{current} is not a directory") from None
+
+    def recording(self, value: object, argument: str = "recordingPath") -> Path:
+        """A recording to read or maintain: inside the root, reached through no symlink."""
+        return self.resolve(argument, value)
+
+    def clip_output(self, value: object, recording: Path) -> Path:
+        """A clip's output: below ``artifacts/clips/`` or inside its own recording."""
+        path = self.resolve("outputPath", value)
+        if path.is_relative_to(recording) and path != recording:
+            return path
+        path = self.under("outputPath", value, CLIPS)
+        self.make_dirs(self.root / CLIPS)
+        return path
