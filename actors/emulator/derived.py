@@ -4,7 +4,10 @@
 its worker-owned ``frames/``, ``checkpoints/`` or ``battery/`` nor a dot-name at its top) or
 inside the workspace's top-level ``artifacts/``. A relative path is taken from the workspace.
 Refused: any ``..`` component, any other location, a symlink anywhere from the root down
-(the root included), a path that already exists (no-clobber), and a wrong suffix.
+(the root included), a path that already exists (no-clobber), a wrong suffix, and under
+``artifacts/`` anything in ``recording-archives/`` (archived bytes are immutable) or in another
+recording's directory (or an archived one's mapping directory): one recording's output never
+changes another recording.
 Missing directories below the root are created one by one and re-checked.
 
 :func:`write_no_clobber` writes a temporary file beside the target and hard-links it into
@@ -25,8 +28,10 @@ import stat
 from dataclasses import dataclass
 from pathlib import Path
 
+from .archive import ARCHIVES, MAPPING_FILE
 from .errors import LimitExceeded, OutputRefused
 from .journal import now
+from .limits import MANIFEST
 from .reader import LEDGER, directory_bytes, ledger_outside_bytes
 
 WORKER_OWNED = ("frames", "checkpoints", "battery")
@@ -70,6 +75,19 @@ def _check_dir(path: Path, output: str, create: bool) -> None:
         raise OutputRefused(output, f"{path} is not a directory")
 
 
+def _refuse_other_recordings(output: str, root: Path, rel: Path) -> None:
+    """Under ``artifacts/``: never into archived recordings nor another recording's directory."""
+    if rel.parts[0] == ARCHIVES.name:
+        raise OutputRefused(output, f"{root / ARCHIVES.name} holds archived recordings, whose bytes are "
+                            "immutable")
+    current = root
+    for part in rel.parts[:-1]:
+        current = current / part
+        if os.path.lexists(current / MANIFEST) or os.path.lexists(current / MAPPING_FILE):
+            raise OutputRefused(output, f"{current} is another recording's directory (or an archived one's "
+                                "mapping); an output never changes another recording")
+
+
 def authorize_output(output: str | Path, recording: Path, workspace: Path, suffix: str, *,
                      allow_recording: bool = True) -> OutputTarget:
     """The checked target of ``output`` (see the module docstring); creates missing parents.
@@ -94,6 +112,8 @@ def authorize_output(output: str | Path, recording: Path, workspace: Path, suffi
                             "may receive it")
     if kind == "recording" and (rel.parts[0] in WORKER_OWNED or rel.parts[0].startswith(".")):
         raise OutputRefused(text, f"{rel.parts[0]} is owned by the recording's writer; use e.g. clips/NAME{suffix}")
+    if kind == "artifacts":
+        _refuse_other_recordings(text, root, rel)
     _check_dir(root.parent, text, create=False)
     current = root
     _check_dir(current, text, create=kind == "artifacts")

@@ -156,6 +156,8 @@ def test_outputs_outside_the_allowed_places_are_refused(played, tmp_path):
     (tmp_path / "elsewhere").mkdir()
     (ws / "artifacts" / "out").symlink_to(tmp_path / "elsewhere")
     (ws / "other").mkdir()
+    other_rec = copy_recording(rec, ws / "artifacts" / "playtests" / "other")    # another recording
+    (ws / "artifacts" / "recording-archives" / "some-id").mkdir(parents=True)
     refused = [
         (str(tmp_path / "elsewhere" / "x.gif"), "only the recording directory"),
         ("artifacts/../other/x.gif", "'..'"),
@@ -167,12 +169,16 @@ def test_outputs_outside_the_allowed_places_are_refused(played, tmp_path):
         (str(rec / "checkpoints" / "x.gif"), "owned by the recording's writer"),
         (str(rec / ".x.gif"), "owned by the recording's writer"),
         (str(rec / "events.jsonl.gif" / ".." / "x.gif"), "'..'"),
+        ("artifacts/playtests/other/clips/x.gif", "another recording's directory"),
+        ("artifacts/playtests/other/x.gif", "another recording's directory"),
+        ("artifacts/recording-archives/some-id/recording/clips/x.gif", "archived recordings"),
     ]
-    before_rec, before_elsewhere = tree(rec), tree(tmp_path / "elsewhere")
+    before_rec, before_elsewhere, before_other = tree(rec), tree(tmp_path / "elsewhere"), tree(other_rec)
     for out, reason in refused:
         with pytest.raises(OutputRefused, match=reason):
             make(rec, ws, out, startFrame=360, endFrame=400)
     assert tree(rec) == before_rec and tree(tmp_path / "elsewhere") == before_elsewhere
+    assert tree(other_rec) == before_other and not (ws / "artifacts" / "recording-archives" / "some-id" / "recording").exists()
     linked_ws = tmp_path / "ws2"
     linked_ws.mkdir()
     (linked_ws / "artifacts").symlink_to(tmp_path / "elsewhere")       # artifacts/ itself redirected
