@@ -81,7 +81,7 @@ def scan_bytes(data: bytes) -> JournalScan:
         if terminated:
             try:
                 row = json.loads(line.decode("utf-8"))
-            except (UnicodeDecodeError, ValueError):
+            except (UnicodeDecodeError, ValueError, RecursionError):  # nesting too deep
                 row = None
         if isinstance(row, dict):
             scan.rows.append(row)

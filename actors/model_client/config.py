@@ -12,6 +12,7 @@ without being echoed.
 from __future__ import annotations
 
 import dataclasses
+import math
 import os
 import re
 from typing import Any, Callable, Mapping
@@ -116,7 +117,12 @@ def _number(low: float | None, high: float | None, *, strict_low: bool = False,
             return None
         if isinstance(value, bool) or not isinstance(value, (int, float)):
             raise ConfigError(key, f"must be a number, got {type(value).__name__}")
-        value = float(value)
+        try:
+            value = float(value)
+        except OverflowError:
+            raise ConfigError(key, f"must be a finite number, got {value}") from None
+        if not math.isfinite(value):
+            raise ConfigError(key, f"must be a finite number, got {value}")
         if low is not None and (value <= low if strict_low else value < low):
             bound = f"> {low:g}" if strict_low else f">= {low:g}"
             raise ConfigError(key, f"must be {bound}, got {value:g}")

@@ -212,7 +212,8 @@ class ReplayedError(ModelError):
     def __init__(self, record: dict):
         super().__init__(f"replayed model_error: {record.get('message', '')}",
                          replay_of=record.get("call_id"))
-        self.kind = str(record.get("kind", "model_error"))
+        kind = record.get("kind")
+        self.kind = kind if isinstance(kind, str) and kind else "model_error"
 
 
 class AnswerError(ModelError):

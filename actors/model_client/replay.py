@@ -52,11 +52,11 @@ class ReplayBackend:
     def from_events(cls, path: str | Path, *, gate: float | None = None) -> "ReplayBackend":
         """Load a session's ``events.jsonl`` (a missing file is an ``OSError``)."""
         rows, skipped = [], 0
-        with open(path, encoding="utf-8") as handle:
+        with open(path, "rb") as handle:
             for line in handle:
                 try:
-                    row = json.loads(line)
-                except ValueError:
+                    row = json.loads(line.decode("utf-8"))
+                except (ValueError, RecursionError):  # not UTF-8, not JSON, nested too deep
                     skipped += 1
                     continue
                 if isinstance(row, dict):
@@ -85,6 +85,12 @@ class ReplayBackend:
                 raise ReplayedError(record).bind(request=record["request"], attempts=0,
                                                  backend="replay", call_id=new_call_id())
             return self._replay_answer(batch, key, record, started)
+        except (TypeError, ValueError, AttributeError, KeyError) as exc:  # a damaged record
+            err = ReplayDivergence(kind, key, f"the recorded evidence cannot be read "
+                                              f"({type(exc).__name__}: {exc})")
+            err.bind(request=request, attempts=0, backend="replay", call_id=new_call_id())
+            self._totals.add_error(err.to_record())
+            raise err from None
         except ModelError as err:
             if err.call_id is None:
                 err.bind(request=request, attempts=0, backend="replay", call_id=new_call_id())
@@ -100,8 +106,9 @@ class ReplayBackend:
     # -- loading ------------------------------------------------------------------------------
 
     def _load_row(self, row: dict) -> None:
-        for evidence in row.get("model_evidence") or ():
-            if isinstance(evidence, dict):
+        evidences = row.get("model_evidence")
+        for evidence in evidences if isinstance(evidences, list) else ():
+            if isinstance(evidence, dict) and _answers_are_records(evidence):
                 self._add("evidence", evidence)
         error = row.get("model_error")
         if isinstance(error, dict):
@@ -111,8 +118,9 @@ class ReplayBackend:
 
     def _add(self, tag: str, record: dict) -> None:
         request = record.get("request")
-        if not isinstance(request, dict) or "question_kind" not in request:
-            return
+        if not isinstance(request, dict) or not isinstance(request.get("question_kind"), str) \
+                or not isinstance(request.get("questions") or [], list):
+            return  # not a record this library wrote: skipped, never guessed at
         call_id = record.get("call_id")
         if call_id is not None:
             if call_id in self._seen_ids:
@@ -152,3 +160,10 @@ class ReplayBackend:
         if recorded == 0:
             return "the capture never asked this question"
         return f"asked {self._asked[key]} times, the capture recorded it {recorded} times"
+
+
+def _answers_are_records(evidence: dict) -> bool:
+    """Evidence whose ``answers`` is a list of answer records (dicts), as the client wrote."""
+    answers = evidence.get("answers")
+    return isinstance(answers, list) and all(
+        isinstance(a, dict) and isinstance(a.get("answer") or {}, dict) for a in answers)

@@ -40,7 +40,7 @@ def _rows(session_dir: str):
         for line in fh:
             try:
                 row = json.loads(line)
-            except ValueError:
+            except (ValueError, RecursionError):
                 continue  # a torn row: the verifier reports it
             if isinstance(row, dict):
                 yield row

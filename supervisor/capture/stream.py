@@ -27,7 +27,7 @@ class Line:
 def parse_row(data: bytes) -> dict[str, Any] | None:
     try:
         row = json.loads(data.decode("utf-8"))
-    except (UnicodeDecodeError, ValueError):
+    except (UnicodeDecodeError, ValueError, RecursionError):  # RecursionError: nested too deep
         return None
     return row if isinstance(row, dict) else None
 

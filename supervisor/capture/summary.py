@@ -40,7 +40,7 @@ class SummaryCheck:
             self.add(INCOMPLETE, "summary_missing", "no session.json: the session was not "
                      "finalized", file=FILE)
             return
-        except (OSError, UnicodeDecodeError, ValueError) as exc:
+        except (OSError, UnicodeDecodeError, ValueError, RecursionError) as exc:
             self.add(DAMAGED, "summary_unreadable", f"session.json cannot be read: {exc}",
                      file=FILE)
             return
