@@ -12,7 +12,7 @@ After each session it checks, from the session's own evidence:
 * the game's own counters (its ``GAME_STATS`` log line): no duplicated guarded action, no POST
   without a durable intent recorded before it, one POST per ``action_attempt``;
 * the session did not stall (reason ``stuck``) and ended as asked (``max_steps``);
-* at least one run reached its game over.
+* at least one run ended (its game over, or left from a game over hidden under a popup).
 
 and prints a table per session, the totals, and the coverage table of
 ``supervisor capture coverage``: every screen variant reached and every action kind sent.
@@ -63,6 +63,7 @@ class Outcome:
     reason: str | None = None
     steps: int = 0
     runs_entered: int = 0
+    runs_ended: int = 0
     victories: int = 0
     defeats: int = 0
     verify: str = "?"
@@ -74,13 +75,15 @@ class Outcome:
     violations: list[str] = dataclasses.field(default_factory=list)
 
 
-def run_session(seed: int, mode: str, base: str, max_steps: int, timeout: float) -> tuple[Outcome, str]:
+def run_session(seed: int, mode: str, base: str, max_steps: int, timeout: float,
+                extra: list[str]) -> tuple[Outcome, str]:
     """One ``supervisor start`` of the hostile profile; returns its outcome and session dir."""
     out = Outcome(seed, mode)
     capture, runtime = os.path.join(base, "capture"), os.path.join(base, "runtime")
     cmd = [sys.executable, "-m", "supervisor", "start", HOSTILE, "--max-steps", str(max_steps),
            *_sets(f"game.seed={seed}", f"capture.root={capture}", f"supervisor.runtime_dir={runtime}",
-                  "supervisor.progress=plain", "session.stop_on_run_end=false", *START_MODES[mode])]
+                  "supervisor.progress=plain", "session.stop_on_run_end=false", *START_MODES[mode],
+                  *extra)]
     began = time.monotonic()
     try:
         proc = subprocess.run(cmd, cwd=REPO, capture_output=True, text=True, timeout=timeout)
@@ -118,7 +121,8 @@ def judge(out: Outcome, session_dir: str, cov: CoverageReport) -> None:
         return
     sc = scan_session(session_dir, os.path.dirname(os.path.dirname(session_dir)), cov)
     out.reason, out.steps = sc.reason, sc.observations
-    out.runs_entered, out.victories, out.defeats = sc.runs_entered, sc.victories, sc.defeats
+    out.runs_entered, out.runs_ended = sc.runs_entered, sc.runs_ended
+    out.victories, out.defeats = sc.victories, sc.defeats
     out.attempts = sum(1 for ln in open(os.path.join(session_dir, "events.jsonl"), "rb")
                        if b'"event":"action_attempt"' in ln)
     report = verify_path(session_dir)
@@ -131,35 +135,35 @@ def judge(out: Outcome, session_dir: str, cov: CoverageReport) -> None:
         (out.duplicates == 0, f"{out.duplicates} duplicated guarded action(s)"),
         (out.intent_violations == 0, f"{out.intent_violations} POST(s) without a durable intent"),
         (out.posts == out.attempts, f"{out.posts} POSTs for {out.attempts} attempts"),
-        (sc.victories + sc.defeats >= 1, "no run reached its game over"),
+        (sc.runs_ended >= 1, "no run ended"),
     ]
     out.violations += [msg for ok, msg in checks if not ok]
 
 
 def campaign(seeds: list[int], max_steps: int, jobs: int, timeout: float, keep: str | None,
-             progress=print) -> tuple[list[Outcome], CoverageReport]:
+             extra: list[str], progress=print) -> tuple[list[Outcome], CoverageReport]:
     modes = list(START_MODES)
     base = keep or tempfile.mkdtemp(prefix="gamerig-conformance-")
     cov = CoverageReport()
     outcomes: list[Outcome] = []
     with concurrent.futures.ThreadPoolExecutor(max_workers=jobs) as pool:
-        futures = {pool.submit(run_session, s, modes[i % len(modes)], os.path.join(base, f"seed-{s}"),
-                               max_steps, timeout): s for i, s in enumerate(seeds)}
+        futures = {pool.submit(run_session, s, modes[(s - 1) % len(modes)], os.path.join(base, f"seed-{s}"),
+                               max_steps, timeout, extra): s for s in seeds}
         for n, fut in enumerate(concurrent.futures.as_completed(futures), 1):
             out, session_dir = fut.result()
             judge(out, session_dir, cov)
             outcomes.append(out)
             progress(f"[{n}/{len(seeds)}] seed {out.seed} ({out.mode}): {out.steps} steps, "
-                     f"{out.victories + out.defeats} runs ended, {out.seconds:.0f}s"
+                     f"{out.runs_ended} runs ended, {out.seconds:.0f}s"
                      + (f"  VIOLATIONS: {'; '.join(out.violations)}" if out.violations else "  ok"))
     outcomes.sort(key=lambda o: o.seed)
     return outcomes, cov
 
 
 def table(outcomes: list[Outcome]) -> str:
-    head = (f"{'seed':>5} {'start':<16}{'steps':>6}{'runs':>5}{'won':>4}{'lost':>5}{'dup':>4}"
+    head = (f"{'seed':>5} {'start':<16}{'steps':>6}{'runs':>5}{'ended':>6}{'won':>4}{'lost':>5}{'dup':>4}"
             f"{'no-intent':>10}{'posts':>6}  {'reason':<10} verdict")
-    rows = [f"{o.seed:>5} {o.mode:<16}{o.steps:>6}{o.runs_entered:>5}{o.victories:>4}{o.defeats:>5}"
+    rows = [f"{o.seed:>5} {o.mode:<16}{o.steps:>6}{o.runs_entered:>5}{o.runs_ended:>6}{o.victories:>4}{o.defeats:>5}"
             f"{_n(o.duplicates):>4}{_n(o.intent_violations):>10}{_n(o.posts):>6}  {str(o.reason):<10} "
             + ("ok" if not o.violations else "; ".join(o.violations)) for o in outcomes]
     return "\n".join([head, *rows])
@@ -178,12 +182,14 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--jobs", type=int, default=2, help="sessions at once")
     ap.add_argument("--timeout", type=float, default=600, help="seconds per session")
     ap.add_argument("--keep", help="keep the captures under this directory")
+    ap.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
+                    help="a profile override for every session (e.g. game.knobs.acts=1)")
     ap.add_argument("--no-expect", action="store_true", help="do not require every screen variant")
     ap.add_argument("--json", action="store_true", help="print one JSON report instead of tables")
     args = ap.parse_args(argv)
     seeds = list(range(args.first_seed, args.first_seed + args.seeds))
     say = (lambda _m: None) if args.json else (lambda m: print(m, flush=True))
-    outcomes, cov = campaign(seeds, args.max_steps, args.jobs, args.timeout, args.keep, say)
+    outcomes, cov = campaign(seeds, args.max_steps, args.jobs, args.timeout, args.keep, args.set, say)
     expected = [] if args.no_expect else [v for v in expected_variants(SAMPLES) if v not in NOT_MODELLED]
     missing = cov.missing(expected)
     bad = [o for o in outcomes if o.violations]

@@ -117,8 +117,10 @@ class SessionCoverage:
     reason: str | None = None
     exit_code: int | None = None
     runs_entered: int = 0
+    runs_ended: int = 0
     victories: int = 0
     defeats: int = 0
+    outcome_unknown: int = 0
 
     @property
     def stalled(self) -> bool:
@@ -143,7 +145,8 @@ class CoverageReport:
 
     def totals(self) -> dict:
         return {k: sum(getattr(s, k) for s in self.sessions)
-                for k in ("observations", "unreadable", "runs_entered", "victories", "defeats")} | {
+                for k in ("observations", "unreadable", "runs_entered", "runs_ended", "victories",
+                          "defeats", "outcome_unknown")} | {
             "sessions": len(self.sessions), "stalls": sum(s.stalled for s in self.sessions)}
 
 
@@ -176,15 +179,17 @@ def scan_session(session_dir: str, capture_root: str, cov: CoverageReport) -> Se
 
 
 class _RunWalk:
-    """Counts runs entered and game-over screens (one per stretch of game_over reads).
+    """Counts runs entered and runs ended, with their outcome where the game over was seen.
 
     A state is inside a run when it carries ``run`` and is not the game over; a popup or
-    tutorial over a run hides the run without leaving it, so it changes nothing here."""
+    tutorial over a run hides the run without leaving it, so it changes nothing here. A run
+    ends on its game over (victory or defeat inferred from the player's HP there) or when the
+    next state outside a run is a menu — a game over hidden under a popup and left from there —
+    and then its outcome is unknown."""
 
     def __init__(self, sc: SessionCoverage) -> None:
         self.sc = sc
         self.inside = False
-        self.over = False
 
     def step(self, variant: str, state: dict) -> None:
         if variant.startswith(("menu__tutorial", "menu__popup")):
@@ -192,13 +197,17 @@ class _RunWalk:
         inside = isinstance(state.get("run"), dict) and variant != "game_over"
         if inside and not self.inside:
             self.sc.runs_entered += 1
-        if variant == "game_over" and not self.over:
-            hp = (state.get("player") or {}).get("hp")
-            if isinstance(hp, (int, float)) and hp > 0:
+        if self.inside and not inside and variant != "unknown__no_run_state":
+            self.sc.runs_ended += 1
+            hp = (state.get("player") or {}).get("hp") if variant == "game_over" else None
+            if not isinstance(hp, (int, float)):
+                self.sc.outcome_unknown += 1
+            elif hp > 0:
                 self.sc.victories += 1
             else:
                 self.sc.defeats += 1
-        self.inside, self.over = inside, variant == "game_over"
+        if variant != "unknown__no_run_state":
+            self.inside = inside
 
 
 def _load(capture_root: str, rel: Any) -> dict | None:
@@ -245,8 +254,9 @@ def expected_variants(source: str) -> list[str]:
 def render(cov: CoverageReport, missing: list[str]) -> str:
     t = cov.totals()
     lines = [f"{t['sessions']} session(s), {t['observations']} observations, "
-             f"{t['runs_entered']} runs entered, {t['victories']} victories and "
-             f"{t['defeats']} defeats (inferred from HP), {t['stalls']} stalls", "",
+             f"{t['runs_entered']} runs entered, {t['runs_ended']} ended: {t['victories']} victories "
+             f"and {t['defeats']} defeats (inferred from HP on the game over), "
+             f"{t['outcome_unknown']} left without a visible game over; {t['stalls']} stalls", "",
              f"{'screen variant':<34}{'reads':>8}"]
     lines += [f"{name:<34}{n:>8}" for name, n in sorted(cov.variants.items())]
     lines += ["", f"{'action':<30}{'sent':>7}{'accepted':>10}{'rejected':>10}{'unknown':>9}"]
