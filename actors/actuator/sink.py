@@ -81,7 +81,7 @@ class EmulatorSink:
     def send(self, action: str, parameters: dict, attempt_id: str) -> ActionOutcome:
         start = time.monotonic()
         try:
-            msg = _step_message(action, parameters, attempt_id)
+            msg = step_message(action, parameters, attempt_id)
         except ValueError as exc:  # refused here: nothing was sent
             return ActionOutcome("rejected", None, {"error_code": "bad-action"}, str(exc), 0.0)
         deadline = self.timeout_s + getattr(msg, "frames", 0) / 1000  # slow carts still finish long steps
@@ -123,7 +123,7 @@ class EmulatorSink:
         refused, bodies, attempts, frames = [], [], [], 0
         for action, parameters, attempt_id in steps:
             try:
-                msg = _step_message(action, parameters, attempt_id)
+                msg = step_message(action, parameters, attempt_id)
             except ValueError as exc:
                 refused.append((attempt_id, ActionOutcome("rejected", None, {"error_code": "bad-action"},
                                                           str(exc), 0.0)))
@@ -248,7 +248,7 @@ def _agent_message(action: str, parameters: dict):
     return StopRecording(outcome=text["outcome"], reason=text["reason"])
 
 
-def _step_message(action: str, parameters: dict, attempt_id: str) -> Step:
+def step_message(action: str, parameters: dict, attempt_id: str) -> Step:
     if action in AGENT_ACTIONS:
         return _agent_message(action, parameters)
     if action != STEP_ACTION:

@@ -175,7 +175,7 @@ class EmulatorActor:
             if session is not None:
                 if session.recording_path is not None and not session.closed:
                     try:
-                        session.stop(None, _stop_reason(self.ctx.session_dir))
+                        session.stop(None, stop_reason(self.ctx.session_dir))
                     except RecordingStopped:
                         pass
                 session.close()
@@ -319,7 +319,7 @@ def _dedupe_key(body) -> tuple[str, str] | None:
     return None
 
 
-def _stop_reason(session_dir: str) -> str:
+def stop_reason(session_dir: str) -> str:
     """The session's stop reason from the tail of its journal (read-only), for the recording."""
     reason = "the gamerig session stopped"
     try:

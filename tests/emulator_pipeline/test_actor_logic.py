@@ -7,8 +7,8 @@ import types
 
 import pytest
 
-from actors.actuator.sink import _step_message
-from actors.emulator.actor import EmulatorActor, _stop_reason
+from actors.actuator.sink import step_message
+from actors.emulator.actor import EmulatorActor, stop_reason
 from actors.emulator.config import EmulatorConfig
 from actors.emulator.policy import DEMO_REGIONS
 from actors.emulator.session import EmulatorSession, RecordingOptions
@@ -50,18 +50,18 @@ def test_refusals_say_whether_anything_ran(actor):
 
 
 def test_the_sink_refuses_malformed_actions_before_sending():
-    assert _step_message("step", {"buttons": ["a"], "frames": 4}, "a-1").samples == 0
+    assert step_message("step", {"buttons": ["a"], "frames": 4}, "a-1").samples == 0
     for action, params in (("press", {"frames": 4}), ("step", {"buttons": "a", "frames": 4}),
                            ("step", {"buttons": [], "frames": True}), ("step", {"buttons": []})):
         with pytest.raises(ValueError):
-            _step_message(action, params, "a-1")
+            step_message(action, params, "a-1")
 
 
 def test_the_recording_stop_reason_comes_from_the_session_journal(tmp_path):
     (tmp_path / "events.jsonl").write_text('{"event":"session_start"}\n'
                                            '{"event":"session_stopping","reason":"max_steps","detail":""}\n')
-    assert _stop_reason(str(tmp_path)) == "the gamerig session stopped (max_steps)"
-    assert _stop_reason(str(tmp_path / "absent")) == "the gamerig session stopped"
+    assert stop_reason(str(tmp_path)) == "the gamerig session stopped (max_steps)"
+    assert stop_reason(str(tmp_path / "absent")) == "the gamerig session stopped"
 
 
 def test_a_step_batch_runs_each_step_as_if_alone_and_never_twice(actor):
