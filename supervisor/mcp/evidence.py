@@ -74,7 +74,7 @@ def _stop(tools, a: Args) -> Answer:
         raise ToolRefused("no-recording", "no recorded playtest is running (emulator_run with recording: {})")
     rows = tools.act("stop_recording", {"outcome": outcome, "reason": reason}, "emulator_recording")
     journal = tools.journal_of(rows)
-    ended = tools.end_session(f"recording stopped ({outcome or 'no outcome'})")
+    ended = tools.end_session("the recording was stopped", "emulator_recording", cancel=False)
     return Answer({"stopped": rows["result"]["response"]["status"], "journal": journal, **ended})
 
 

@@ -237,12 +237,12 @@ class Playtest:
         return "; ".join(describe_notice(n) for n in notices)
 
     # -- end ------------------------------------------------------------------------------
-    def end(self) -> None:
+    def end(self, tool: str = "emulator_close") -> None:
         """End the session: the policy proposes ``stop`` (reason ``stop_command``); if it
         cannot, the supervisor's control socket, then SIGTERM, then SIGKILL."""
         if self.alive() and self.stopping is None:
             try:
-                self.request("end", {}, "emulator_close", timeout_s=5.0)
+                self.request("end", {}, tool, timeout_s=5.0)
             except ToolRefused:
                 self.control_stop()
         deadline = time.monotonic() + END_TIMEOUT_S

@@ -117,15 +117,16 @@ class Tools:
                        intentSequence=rows["attempt"]["sequence"], resultSequence=rows["result"]["sequence"])
         return out
 
-    def end_session(self, reason: str) -> dict:
-        """Cancel a live recording (kept), end the session, return the recording's status."""
+    def end_session(self, reason: str, tool: str = "emulator_close", cancel: bool = True) -> dict:
+        """Cancel a live recording (kept; unless ``cancel`` is false: it was stopped), end the
+        session, return the recording's status."""
         p, self.playtest = self.playtest, None
-        if p.alive() and p.stopping is None and p.recording_path is not None:
+        if cancel and p.alive() and p.stopping is None and p.recording_path is not None:
             try:
-                p.request("stop_recording", {"outcome": "cancelled", "reason": reason[:1000]}, "emulator_close")
+                p.request("stop_recording", {"outcome": "cancelled", "reason": reason[:1000]}, tool)
             except ToolRefused:
-                pass  # already stopped, or the emulator is gone: the actor finalizes what it can
-        p.end()
+                pass  # the emulator is gone: the restarted actor or the session's end finalizes it
+        p.end(tool)
         status = None
         if p.recording_path is not None and p.recording_path.is_dir():
             status = RecordingReader(p.recording_path).status()
@@ -149,7 +150,7 @@ class Tools:
         if self.playtest is not None and self.playtest.alive() and self.playtest.stopping is None and not restart:
             raise ToolRefused("session-running", "a playtest is already running; pass restart: true to replace "
                               "it (its recording is cancelled, never deleted) or call emulator_close first")
-        replaced = self.end_session("replaced by emulator_run restart") if self.playtest is not None else None
+        replaced = self.end_session("replaced by emulator_run restart", "emulator_run") if self.playtest is not None else None
         attempt = self.ws.attempt_dir((recording or {}).get("outputPath"))
         runtime = self.private / f"runtime-{attempt.name}"
         profile = profile_for(rom, attempt, runtime, self.bridge.endpoint, recording is not None, limits)

@@ -1,0 +1,103 @@
+"""A real MCP client (the SDK's stdio client) playtests our demo cartridge through
+``supervisor mcp``: run → step → observe → checkpoint save/restore → review (contact sheet) →
+clip → stop → clip → close; then the session journal and the emulator recording are checked."""
+from __future__ import annotations
+
+import base64
+import subprocess
+import sys
+
+import anyio
+import pytest
+
+from actors.emulator.reader import RecordingReader
+from tests.harness import REPO
+from tests.mcp.agent import Agent, connect, journal, workspace_with_demo
+
+pytestmark = pytest.mark.timeout(60)
+PNG = b"\x89PNG\r\n\x1a\n"
+
+
+async def play(agent: Agent, ws) -> dict:
+    run = (await agent.ok("emulator_run", {"romPath": "roms/demo.gb", "initialFrames": 120, "recording": {}})).data
+    assert run["frame"] == 120 and run["recording"]["status"] == "live"
+    assert run["recordingPath"].startswith(str(ws / "artifacts" / "playtests")), run["recordingPath"]
+    step = await agent.ok("emulator_step", {"buttons": ["right"], "frames": 8, "sampleCount": 2})
+    span = step.data["recordingSpan"]
+    assert step.data["pressed"] == ["right"] and step.data["frame"] == 128
+    assert (span["fromFrame"], span["toFrame"], span["fromActionIndex"], span["toActionIndex"]) == (120, 128, 1, 2)
+    assert set(span) == {"recordingPath", "sessionId", "branchId", "fromActionIndex", "toActionIndex",
+                         "fromFrame", "toFrame", "prefixPin"}
+    assert step.images and base64.b64decode(step.images[0].data).startswith(PNG)
+    seen = await agent.ok("emulator_observe")
+    assert seen.data["frame"] == 128 and seen.data["memory"]["player_x"] == "05" and seen.images
+    await agent.refused("emulator_checkpoint", {"action": "save"}, "checkpoint-not-neutral")
+    await agent.ok("emulator_step", {"buttons": [], "frames": 1})
+    saved = (await agent.ok("emulator_checkpoint", {"action": "save", "label": "before the second move"})).data
+    moved = await agent.ok("emulator_step", {"buttons": ["right"], "frames": 12})
+    assert moved.data["observation"]["memory"]["player_x"] != "05"
+    back = await agent.ok("emulator_checkpoint", {"action": "restore",
+                                                  "checkpointId": saved["checkpoint"]["checkpointId"]})
+    assert back.data["branch"]["branchId"] == "branch-0002"
+    assert back.data["observation"]["frame"] == 129 and back.data["observation"]["memory"]["player_x"] == "05"
+    await agent.refused("emulator_checkpoint", {"action": "restore", "checkpointId": "cp-9999-nope"},
+                        "checkpoint-not-found")
+    return {"run": run, "span": span, "saved": saved}
+
+
+async def review_clip_stop(agent: Agent, ws, span: dict) -> dict:
+    review = await agent.ok("emulator_review", {**span, "maxImages": 8, "imageLayout": "contact-sheet"})
+    assert review.data["contactSheet"]["tiles"] and len(review.images) == 1
+    assert review.data["semanticValidity"] == "not-adjudicated"
+    assert [i["actionIndex"] for i in review.data["inputs"]] == [2]
+    clip = {"recordingPath": span["recordingPath"], "outputPath": "artifacts/clips/first-move.gif",
+            "startFrame": 120, "endFrame": 128, "branchId": "branch-0001"}
+    await agent.refused("emulator_clip", clip, "recording-busy", "stop it first")
+    stop = await agent.ok("emulator_recording", {"action": "stop", "outcome": "failed",
+                                                 "reason": "The player walks but the key never appears."})
+    assert stop.data["recording"]["status"] == "failed" and stop.data["endedBy"] == "stop_command"
+    await agent.refused("emulator_step", {"buttons": [], "frames": 1}, "no-session", "emulator_run")
+    made = await agent.ok("emulator_clip", clip)
+    assert (ws / "artifacts" / "clips" / "first-move.gif").read_bytes()[:6] == b"GIF89a"
+    assert made.data["sourceImages"] == 3  # frames 120, 124 and 128 (every 4th is retained)
+    await agent.refused("emulator_clip", clip, "already exists")
+    status = await agent.ok("emulator_recording", {"action": "status"})
+    closed = await agent.ok("emulator_close")
+    assert closed.data["closed"] is False  # the stop had ended the session already
+    return {"stop": stop.data, "status": status.data}
+
+
+def test_an_agent_playtests_the_demo_cartridge_through_the_pipeline(tmp_path):
+    ws = workspace_with_demo(tmp_path / "ws")
+
+    async def main():
+        with open(tmp_path / "server.log", "w") as errlog:
+            async with connect(ws, errlog) as agent:
+                played = await play(agent, ws)
+                return played, await review_clip_stop(agent, ws, played["span"])
+
+    played, ended = anyio.run(main)
+    session_dir = played["run"]["session"]["sessionDir"]
+    rows = journal(session_dir)
+    agent_rows = [r for r in rows if r["event"] == "proposal" and r.get("agent_request")]
+    tools = [r["agent_tool"] for r in agent_rows]
+    assert tools == ["emulator_run", "emulator_step", "emulator_observe", "emulator_checkpoint", "emulator_step",
+                     "emulator_checkpoint", "emulator_step", "emulator_checkpoint", "emulator_checkpoint",
+                     "emulator_recording", "emulator_recording"], tools  # the last: the session's end
+    seq = {r["attempt_id"]: r["sequence"] for r in rows if r["event"] == "action_attempt"}
+    results = [r for r in rows if r["event"] == "action_result"]
+    assert results and all(seq[r["attempt_id"]] < r["sequence"] for r in results)  # intent first, always
+    actions = [r["action"] for r in rows if r["event"] == "action_attempt"]
+    assert actions == ["step", "step", "checkpoint", "step", "checkpoint", "step", "restore", "restore",
+                       "stop_recording"], actions
+    outcomes = {r["attempt_id"]: r["outcome"] for r in results}
+    assert sorted(outcomes.values()).count("rejected") == 2  # the checkpoint not neutral, the unknown id
+    reader = RecordingReader(played["span"]["recordingPath"])
+    status = reader.status()
+    assert (status["status"], status["outcome"], status["branchCount"]) == ("failed", "failed", 2)
+    assert status["actionCount"] == sum(1 for r in results if r["outcome"] == "accepted"
+                                        and r["response"].get("recording_span"))
+    assert reader.verify_frames() == [] and ended["status"]["status"] == "failed"
+    verified = subprocess.run([sys.executable, "-m", "supervisor", "capture", "verify", session_dir], cwd=REPO,
+                              capture_output=True, text=True, timeout=30)
+    assert verified.returncode == 0 and "INTACT" in verified.stdout, verified.stdout + verified.stderr
