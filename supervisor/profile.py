@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import copy
 import difflib
+import math
 import os
 from typing import Any
 
@@ -115,6 +116,8 @@ def _check_leaf(where: str, key: str, spec: tuple, value: Any) -> Any:
     if types is NUM or (isinstance(types, tuple) and float in types):
         if isinstance(value, bool) or not isinstance(value, types):
             raise ProfileError(where, key, f"expected a number, got {value!r}")
+        if isinstance(value, float) and not math.isfinite(value):
+            raise ProfileError(where, key, f"expected a finite number, got {value!r}")
     elif types is int and (isinstance(value, bool) or not isinstance(value, int)):
         raise ProfileError(where, key, f"expected a whole number, got {value!r}")
     elif not isinstance(value, types) or (bool not in _as_tuple(types) and isinstance(value, bool)
@@ -167,6 +170,8 @@ def _validate_actors(where: str, data: Any) -> dict:
         raise ProfileError(where, "actors", "expected a mapping of actor name to settings")
     out = {}
     for name, settings in data.items():
+        if settings is not None and not isinstance(settings, dict):
+            raise ProfileError(where, f"actors.{name}", f"expected a mapping, got {settings!r}")
         if not isinstance(name, str) or (name not in ACTOR_NAMES and not (settings or {}).get("module")):
             raise ProfileError(where, f"actors.{name}", f"unknown actor; built-in actors are "
                                f"{', '.join(ACTOR_NAMES)} (a user actor needs 'module')")
@@ -220,15 +225,7 @@ def apply_override(data: dict, key: str, value: Any) -> None:
 
 def load(path: str, overrides: list[str] = (), extra: dict | None = None) -> dict:
     """Read, override and validate a profile; return the effective profile (all defaults)."""
-    try:
-        with open(path, encoding="utf-8") as fh:
-            data = yaml.safe_load(fh)
-    except FileNotFoundError:
-        raise ProfileError(path, "", "no such profile file") from None
-    except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        at = f" at line {mark.line + 1}, column {mark.column + 1}" if mark else ""
-        raise ProfileError(path, "", f"not valid YAML{at}: {getattr(exc, 'problem', exc)}") from None
+    data = _read_yaml(path)
     if data is None:
         data = {}
     if not isinstance(data, dict):
@@ -242,6 +239,26 @@ def load(path: str, overrides: list[str] = (), extra: dict | None = None) -> dic
     _cross_checks(path, profile)
     profile["name"] = profile["name"] or os.path.splitext(os.path.basename(path))[0]
     return profile
+
+
+def _read_yaml(path: str) -> Any:
+    """The file's YAML document; every way it can fail is a ``ProfileError`` naming it."""
+    try:
+        with open(path, encoding="utf-8") as fh:
+            return yaml.safe_load(fh)
+    except FileNotFoundError:
+        raise ProfileError(path, "", "no such profile file") from None
+    except OSError as exc:  # a directory, no permission, ...
+        raise ProfileError(path, "", f"cannot be read: {exc.strerror or exc}") from None
+    except UnicodeDecodeError as exc:
+        raise ProfileError(path, "", f"is not UTF-8 text (byte {exc.object[exc.start]:#04x} "
+                                     f"at offset {exc.start})") from None
+    except RecursionError:
+        raise ProfileError(path, "", "nests too deeply to be a profile") from None
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        at = f" at line {mark.line + 1}, column {mark.column + 1}" if mark else ""
+        raise ProfileError(path, "", f"not valid YAML{at}: {getattr(exc, 'problem', exc)}") from None
 
 
 def _cross_checks(where: str, p: dict) -> None:
