@@ -413,12 +413,14 @@ class Supervisor:
         reason = self.stop_reason or "stopped"
         code = EXIT_CODES.get(reason, 1)
         self.outbox.put("session_stopping", {"reason": reason, "detail": self.stop_detail})
-        self.progress.update(self.watch, self.restarts, force=True, emulator=self._emulator_status())
-        self.progress.finish()
         self.pending_starts.clear()
         for name in reversed(self.order):
             if name != "recorder":
                 self._stop_child(self.children[name], f"session stopping: {reason}")
+        # drawn once the actors flushed their last status: a budget the emulator just ran out of
+        # shows, even when the policy's stop overtook the emulator's last heartbeat
+        self.progress.update(self.watch, self.restarts, force=True, emulator=self._emulator_status())
+        self.progress.finish()
         self.summary = self._finalize(reason, code)
         self._stop_child(self.children["recorder"], "session finalized")
         return code

@@ -24,6 +24,7 @@ def test_the_progress_line_shows_the_frame_budget_until_it_ends_the_session(pybo
              for a, b in re.findall(r"frames ([\d,]+)/([\d,]+) \(\d+%\)", s.stderr)]
     assert shown, f"no frame budget in the progress lines:\n{s.stderr[-2000:]}"
     assert all(budget == 2000 and 0 <= run <= 2000 for run, budget in shown)
+    assert shown[-1] == (2000, 2000), f"the last progress line shows the budget used up:\n{s.stderr[-2000:]}"
     assert '"limitReached": "maxFrames"' in (recording_dir(s) / "recording.json").read_text()
 
 
