@@ -71,6 +71,7 @@ class Tools:
         if not p.alive() or p.stopping is not None:
             raise SessionGone(f"the playtest session has ended ({p.ended_reason()}); start a new one with "
                               "emulator_run (its evidence stays readable: emulator_recording, emulator_review)")
+        p.catch_up()
         notice = p.take_notices()
         if notice:
             raise ToolRefused("emulator-restarted", f"{notice}. Not sent. Check the state with emulator_observe, "

@@ -93,7 +93,7 @@ class Workspace:
             path = self.root / PLAYTESTS / f"{stamp}-{secrets.token_hex(4)}"
         else:
             path = self.under("recording.outputPath", value, PLAYTESTS)
-        self.make_dirs(path.parent)
+        self.make_dirs(path.parent, "recording.outputPath")
         try:
             os.mkdir(path, 0o755)
         except FileExistsError:
@@ -103,7 +103,7 @@ class Workspace:
                                   "(attempts are never written over)") from None
         return path
 
-    def make_dirs(self, path: Path) -> None:
+    def make_dirs(self, path: Path, argument: str = "path") -> None:
         """Create ``path`` and its missing parents below the root, refusing symlinks."""
         current = self.root
         for part in path.relative_to(self.root).parts:
@@ -111,8 +111,12 @@ class Workspace:
             try:
                 os.mkdir(current, 0o755)
             except FileExistsError:
-                if not stat.S_ISDIR(os.lstat(current).st_mode):
-                    raise PathRefused("path", str(path), f"{current} is not a directory") from None
+                mode = os.lstat(current).st_mode
+                if stat.S_ISLNK(mode):
+                    raise PathRefused(argument, str(path), f"{current} is a symlink; artifacts are never "
+                                      "redirected") from None
+                if not stat.S_ISDIR(mode):
+                    raise PathRefused(argument, str(path), f"{current} is not a directory") from None
 
     def recording(self, value: object, argument: str = "recordingPath") -> Path:
         """A recording to read or maintain: inside the root, reached through no symlink."""
@@ -124,5 +128,5 @@ class Workspace:
         if path.is_relative_to(recording) and path != recording:
             return path
         path = self.under("outputPath", value, CLIPS)
-        self.make_dirs(self.root / CLIPS)
+        self.make_dirs(self.root / CLIPS, "outputPath")
         return path
