@@ -76,13 +76,14 @@ class Outcome:
 
 
 def run_session(seed: int, mode: str, base: str, max_steps: int, timeout: float,
-                extra: list[str]) -> tuple[Outcome, str]:
+                extra: list[str], stop_on_run_end: bool = False) -> tuple[Outcome, str]:
     """One ``supervisor start`` of the hostile profile; returns its outcome and session dir."""
     out = Outcome(seed, mode)
     capture, runtime = os.path.join(base, "capture"), os.path.join(base, "runtime")
     cmd = [sys.executable, "-m", "supervisor", "start", HOSTILE, "--max-steps", str(max_steps),
            *_sets(f"game.seed={seed}", f"capture.root={capture}", f"supervisor.runtime_dir={runtime}",
-                  "supervisor.progress=plain", "session.stop_on_run_end=false", *START_MODES[mode],
+                  "supervisor.progress=plain", f"session.stop_on_run_end={str(stop_on_run_end).lower()}",
+                  *START_MODES[mode],
                   *extra)]
     began = time.monotonic()
     try:
@@ -115,7 +116,7 @@ def _game_stats(out: Outcome, runtime: str) -> None:
     out.posts = stats.get("posts")
 
 
-def judge(out: Outcome, session_dir: str, cov: CoverageReport) -> None:
+def judge(out: Outcome, session_dir: str, cov: CoverageReport, stop_on_run_end: bool = False) -> None:
     """Fill the evidence-based checks of one session into ``out.violations``."""
     if not session_dir:
         return
@@ -126,10 +127,11 @@ def judge(out: Outcome, session_dir: str, cov: CoverageReport) -> None:
     out.attempts = sum(1 for ln in open(os.path.join(session_dir, "events.jsonl"), "rb")
                        if b'"event":"action_attempt"' in ln)
     report = verify_path(session_dir)
+    expected_end = "run_ended" if stop_on_run_end else "max_steps"
     out.verify = report.verdict
     checks = [
         (out.exit_code == 0, f"exit code {out.exit_code} ({out.reason})"),
-        (sc.reason == "max_steps", f"ended with reason {sc.reason!r}, not max_steps"),
+        (sc.reason == expected_end, f"ended with reason {sc.reason!r}, not {expected_end}"),
         (not sc.stalled, "stalled (reason stuck)"),
         (report.exit_code == 0, f"capture verify: {out.verify}"),
         (out.duplicates == 0, f"{out.duplicates} duplicated guarded action(s)"),
@@ -141,17 +143,18 @@ def judge(out: Outcome, session_dir: str, cov: CoverageReport) -> None:
 
 
 def campaign(seeds: list[int], max_steps: int, jobs: int, timeout: float, keep: str | None,
-             extra: list[str], progress=print) -> tuple[list[Outcome], CoverageReport]:
+             extra: list[str], progress=print, stop_on_run_end: bool = False,
+             ) -> tuple[list[Outcome], CoverageReport]:
     modes = list(START_MODES)
     base = keep or tempfile.mkdtemp(prefix="gamerig-conformance-")
     cov = CoverageReport()
     outcomes: list[Outcome] = []
     with concurrent.futures.ThreadPoolExecutor(max_workers=jobs) as pool:
         futures = {pool.submit(run_session, s, modes[(s - 1) % len(modes)], os.path.join(base, f"seed-{s}"),
-                               max_steps, timeout, extra): s for s in seeds}
+                               max_steps, timeout, extra, stop_on_run_end): s for s in seeds}
         for n, fut in enumerate(concurrent.futures.as_completed(futures), 1):
             out, session_dir = fut.result()
-            judge(out, session_dir, cov)
+            judge(out, session_dir, cov, stop_on_run_end)
             outcomes.append(out)
             progress(f"[{n}/{len(seeds)}] seed {out.seed} ({out.mode}): {out.steps} steps, "
                      f"{out.runs_ended} runs ended, {out.seconds:.0f}s"
@@ -185,11 +188,15 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
                     help="a profile override for every session (e.g. game.knobs.acts=1)")
     ap.add_argument("--no-expect", action="store_true", help="do not require every screen variant")
+    ap.add_argument("--stop-on-run-end", action="store_true",
+                    help="end each session when its first run ends (reason run_ended) instead of "
+                         "playing runs in a row until --max-steps")
     ap.add_argument("--json", action="store_true", help="print one JSON report instead of tables")
     args = ap.parse_args(argv)
     seeds = list(range(args.first_seed, args.first_seed + args.seeds))
     say = (lambda _m: None) if args.json else (lambda m: print(m, flush=True))
-    outcomes, cov = campaign(seeds, args.max_steps, args.jobs, args.timeout, args.keep, args.set, say)
+    outcomes, cov = campaign(seeds, args.max_steps, args.jobs, args.timeout, args.keep, args.set, say,
+                             args.stop_on_run_end)
     expected = [] if args.no_expect else [v for v in expected_variants(SAMPLES) if v not in NOT_MODELLED]
     missing = cov.missing(expected)
     bad = [o for o in outcomes if o.violations]

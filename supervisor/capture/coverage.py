@@ -20,6 +20,7 @@ exits 1 naming those never reached. Exit 0 otherwise, 2 when PATH is not a captu
 Example:
   supervisor capture coverage run/capture
   supervisor capture coverage run/capture --json --expect vendor/sts2mcp
+  supervisor capture coverage /tmp/campaign/seed-*/capture
 """
 from __future__ import annotations
 
@@ -221,18 +222,19 @@ def _load(capture_root: str, rel: Any) -> dict | None:
     return state if isinstance(state, dict) else None
 
 
-def scan(path: str) -> CoverageReport:
-    """Coverage of one session directory or of every session under a capture root."""
-    kind, target = resolve(path)
-    if kind == "session":
-        root, dirs = os.path.dirname(os.path.dirname(target)), [target]
-    else:
-        base = os.path.join(target, "sessions")
-        root, dirs = target, [os.path.join(base, d) for d in sorted(os.listdir(base))]
+def scan(*paths: str) -> CoverageReport:
+    """Coverage of session directories and of every session under capture roots."""
     cov = CoverageReport()
-    for d in dirs:
-        if os.path.isfile(os.path.join(d, "events.jsonl")):
-            scan_session(d, root, cov)
+    for path in paths:
+        kind, target = resolve(path)
+        if kind == "session":
+            root, dirs = os.path.dirname(os.path.dirname(target)), [target]
+        else:
+            base = os.path.join(target, "sessions")
+            root, dirs = target, [os.path.join(base, d) for d in sorted(os.listdir(base))]
+        for d in dirs:
+            if os.path.isfile(os.path.join(d, "events.jsonl")):
+                scan_session(d, root, cov)
     return cov
 
 
@@ -278,14 +280,14 @@ class Coverage(Command):
     name = "coverage"
 
     def add_arguments(self, p) -> None:
-        p.add_argument("path", help="a capture root or one session directory")
+        p.add_argument("path", nargs="+", help="capture roots or session directories (all counted together)")
         p.add_argument("--expect", help="variants that must appear: a samples directory "
                        "(vendor/sts2mcp) or a file with one name per line; exit 1 if any is missing")
         p.add_argument("--json", action="store_true", help="machine-readable output")
 
     def run(self, args) -> int:
         try:
-            cov = scan(args.path)
+            cov = scan(*args.path)
         except NotACapture as exc:
             print(f"capture coverage: {exc}")
             return 2
