@@ -11,6 +11,14 @@ Outcome mapping (the request is never retried here or anywhere):
   (either of the mod's two error shapes) → ``rejected``: the game answered and refused;
 * a timeout, a dropped connection, a refused connection or an unreadable answer →
   ``unknown``: the request may or may not have taken effect.
+
+Hostile answers are bounded: a body over ``MAX_BODY_BYTES`` (declared or received) is cut
+off, a body still arriving ``timeout_s`` after the request began (a drip-fed answer: each
+byte in time for httpx's per-read timeout, the whole never) is abandoned, and JSON nested
+past the parser's recursion limit, NaN or Infinity is not JSON. A read then fails with a
+``ReadFailed`` of kind ``size``, ``transport`` or ``decode``; an action's outcome is
+``unknown`` with the reason in ``error`` (the game may have taken it). Nothing here raises
+anything else, so neither the observer nor the actuator can be crashed by an answer.
 """
 from __future__ import annotations
 
@@ -21,17 +29,40 @@ from typing import Any
 
 import httpx
 
+#: The largest answer read (a state is tens of KB; the wire's frame limit is 16 MiB).
+MAX_BODY_BYTES = 8 * 1024 * 1024
 STATE_PATH = "/api/v1/singleplayer"
 IDENTITY_PATH = "/api/v1/compendium"
 ATTEMPT_HEADER = "X-Gamerig-Attempt"
 
 
 class ReadFailed(Exception):
-    """A state read that produced no usable state; ``kind`` is transport|http|decode|shape."""
+    """A state read that produced no usable state; ``kind`` is
+    transport|http|decode|shape|size."""
 
     def __init__(self, kind: str, message: str):
         super().__init__(message)
         self.kind = kind
+
+
+class BadAnswer(Exception):
+    """An answer that is cut off: too large, or too slow as a whole (``kind`` size|transport)."""
+
+    def __init__(self, kind: str, message: str):
+        super().__init__(message)
+        self.kind = kind
+
+
+@dataclasses.dataclass(frozen=True)
+class Answer:
+    """A whole HTTP answer, read within the limits."""
+
+    status_code: int
+    content: bytes
+
+    @property
+    def text(self) -> str:
+        return self.content.decode("utf-8", "replace")
 
 
 @dataclasses.dataclass
@@ -46,17 +77,40 @@ class ActionOutcome:
 class GameClient:
     def __init__(self, base_url: str, timeout_s: float = 5.0):
         self.base_url = base_url.rstrip("/")
+        self.timeout_s = timeout_s
         self.http = httpx.Client(base_url=self.base_url, timeout=timeout_s,
                                  headers={"Accept": "application/json"})
 
     def close(self) -> None:
         self.http.close()
 
+    def _exchange(self, method: str, path: str, **kwargs) -> Answer:
+        """One request; the whole answer within ``MAX_BODY_BYTES`` and ``timeout_s``."""
+        deadline = time.monotonic() + self.timeout_s
+        with self.http.stream(method, path, **kwargs) as resp:
+            declared = resp.headers.get("content-length", "")
+            if declared.isdigit() and int(declared) > MAX_BODY_BYTES:
+                raise BadAnswer("size", f"the answer declares {int(declared)} bytes, over the "
+                                        f"limit of {MAX_BODY_BYTES}")
+            chunks, size = [], 0
+            for chunk in resp.iter_bytes():
+                size += len(chunk)
+                if size > MAX_BODY_BYTES:
+                    raise BadAnswer("size", f"the answer exceeds the limit of "
+                                            f"{MAX_BODY_BYTES} bytes")
+                if time.monotonic() > deadline:
+                    raise BadAnswer("transport", f"the answer was still arriving after "
+                                                 f"{self.timeout_s:g}s ({size} bytes so far)")
+                chunks.append(chunk)
+            return Answer(resp.status_code, b"".join(chunks))
+
     def _get_json(self, path: str) -> dict:
         try:
-            resp = self.http.get(path)
+            resp = self._exchange("GET", path)
         except httpx.HTTPError as exc:
             raise ReadFailed("transport", f"GET {self.base_url}{path}: {type(exc).__name__}: {exc}") from exc
+        except BadAnswer as exc:
+            raise ReadFailed(exc.kind, f"GET {self.base_url}{path}: {exc}") from None
         try:
             body = _json(resp)
         except (ValueError, UnicodeDecodeError):
@@ -83,12 +137,14 @@ class GameClient:
         body = {"action": action, **parameters}
         start = time.monotonic()
         try:
-            resp = self.http.post(STATE_PATH, content=json.dumps(body).encode(),
+            resp = self._exchange("POST", STATE_PATH, content=json.dumps(body).encode(),
                                   headers={"Content-Type": "application/json",
                                            ATTEMPT_HEADER: attempt_id})
         except httpx.HTTPError as exc:
             return ActionOutcome("unknown", None, None, f"{type(exc).__name__}: {exc}",
                                  _ms(start))
+        except BadAnswer as exc:
+            return ActionOutcome("unknown", None, None, str(exc), _ms(start))
         ms = _ms(start)
         try:
             payload = _json(resp)
@@ -111,9 +167,13 @@ def _reject_constant(name: str):
     raise ValueError(f"{name} is not valid JSON")
 
 
-def _json(resp: httpx.Response) -> Any:
-    """Strict JSON: NaN and Infinity (which Python's parser accepts) are refused."""
-    return json.loads(resp.content, parse_constant=_reject_constant)
+def _json(resp: Answer) -> Any:
+    """Strict JSON: NaN and Infinity (which Python's parser accepts) are refused, and so is
+    nesting deeper than the parser's recursion limit."""
+    try:
+        return json.loads(resp.content, parse_constant=_reject_constant)
+    except RecursionError:
+        raise ValueError("the JSON nests too deeply") from None
 
 
 def _error_text(body: Any) -> str:

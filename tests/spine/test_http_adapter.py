@@ -6,14 +6,17 @@ network fault at the outer edge (it forwards a POST to the game, then drops the 
 from __future__ import annotations
 
 import http.server
+import json
 import socket
 import threading
+import time
 
 import httpx
 import pytest
 
 from actors.game.http import start_server
-from actors.sts2mcp import GameClient
+from actors.sts2mcp import GameClient, ReadFailed
+from tests.fuzz.hostile_http import HostileGame
 
 pytestmark = pytest.mark.timeout(120)
 
@@ -102,3 +105,64 @@ def test_a_dropped_answer_is_unknown_never_retried_and_the_next_read_follows_it(
     after = [r for r in s.events("observation") if r.get("after_attempt_id") == "a-000004"]
     assert len(after) == 1, "the next successful read carries the unknown attempt's id"
     proxy.shutdown()
+
+
+# -- hostile answers (issue #14, item 2): the real game behind a server that spoils answers --
+
+TIMEOUT_S = 1.0
+#: fault -> (the failed read's kind, words in its message)
+READ_FAULTS = {
+    "not_json": ("decode", "not JSON"), "not_utf8": ("decode", "not JSON"),
+    "nan": ("decode", "not JSON"), "deep": ("decode", "not JSON"),
+    "list": ("shape", "expected a JSON object"), "wrong_types": ("shape", "'state_type'"),
+    "empty": ("decode", "not JSON"), "declared_huge": ("size", "declares"),
+    "endless": ("size", "exceeds the limit"), "drip": ("transport", "still arriving"),
+    "slow": ("transport", "ReadTimeout"), "teapot": ("decode", "HTTP 418"),
+    "redirect": ("decode", "HTTP 302"), "unavailable": ("http", "HTTP 503"),
+    "no_answer": ("transport", "RemoteProtocolError"),
+    "garbage_http": ("transport", "RemoteProtocolError"),
+}
+#: fault -> (the action's outcome, words in its error)
+POST_FAULTS = {
+    "not_json": ("unknown", "not JSON"), "nan": ("unknown", "not JSON"),
+    "deep": ("unknown", "not JSON"), "list": ("unknown", "unexpected HTTP 200"),
+    "wrong_types": ("unknown", "without status ok or error"), "empty": ("unknown", "not JSON"),
+    "declared_huge": ("unknown", "declares"), "endless": ("unknown", "exceeds the limit"),
+    "drip": ("unknown", "still arriving"), "teapot": ("unknown", "not JSON"),
+    "redirect": ("unknown", "not JSON"), "unavailable": ("rejected", "Service Unavailable"),
+    "no_answer": ("unknown", "RemoteProtocolError"),
+    "garbage_http": ("unknown", "RemoteProtocolError"),
+}
+
+
+@pytest.mark.parametrize("fault", sorted(READ_FAULTS))
+def test_a_hostile_answer_to_a_read_is_a_named_failed_read_and_the_next_read_works(game, fault):
+    hostile = HostileGame(game.url, {("GET", 1): fault}, slow_s=TIMEOUT_S + 2)
+    client = GameClient(hostile.url, TIMEOUT_S)
+    started = time.monotonic()
+    with pytest.raises(ReadFailed) as info:
+        client.read_state()
+    took = time.monotonic() - started
+    kind, words = READ_FAULTS[fault]
+    assert (info.value.kind, words in str(info.value)) == (kind, True), str(info.value)[:300]
+    assert took < 2 * TIMEOUT_S + 1, f"{fault}: the read took {took:.1f}s"
+    assert client.read_state()["state_type"] == "menu", "the adapter recovers at once"
+    client.close()
+    hostile.shutdown()
+
+
+@pytest.mark.parametrize("fault", sorted(POST_FAULTS))
+def test_a_hostile_answer_to_an_action_is_unknown_or_rejected_and_never_resent(game, fault):
+    hostile = HostileGame(game.url, {("POST", 1): fault})
+    client = GameClient(hostile.url, TIMEOUT_S)
+    started = time.monotonic()
+    out = client.send_action("menu_select", {"option": "singleplayer"}, "a-1")
+    took = time.monotonic() - started
+    outcome, words = POST_FAULTS[fault]
+    assert (out.outcome, words in (out.error or "")) == (outcome, True), out
+    assert took < 2 * TIMEOUT_S + 1, f"{fault}: the action took {took:.1f}s"
+    assert len(json.dumps(out.response)) < 4096, "a hostile body is not carried into the record"
+    assert hostile.forwarded_posts == 1 and game.stats()["posts"] == 1, "sent exactly once"
+    assert client.read_state()["menu_screen"] == "singleplayer", "the game took it"
+    client.close()
+    hostile.shutdown()
