@@ -87,8 +87,10 @@ class Tools:
             return rows
         response = result.get("response") or {}
         if result["outcome"] == "rejected":
-            raise ToolRefused(response.get("error_code") or "rejected",
-                              f"{result.get('error')} (attempt {result['attempt_id']}, recorded rejected)")
+            code = response.get("error_code") or "rejected"
+            error = str(result.get("error"))
+            error = error[len(code) + 2:] if error.startswith(f"{code}: ") else error
+            raise ToolRefused(code, f"{error} (attempt {result['attempt_id']}, recorded rejected)")
         notice = p.take_notices()
         raise ToolRefused("outcome-unknown", f"{result.get('error')} (attempt {result['attempt_id']}, recorded "
                           f"unknown; never resent){'; ' + notice if notice else ''}")
