@@ -50,7 +50,7 @@ from typing import Callable
 from .errors import AdmissionRefused, MaintenanceInterrupted, MaintenanceRefused
 from .journal import now
 from .lease import MAINTENANCE, SERVICE, Lease, LeaseService, acquire, observe
-from .limits import MANIFEST, check_admission
+from .limits import MANIFEST, MARKERS, check_admission
 from .maintenance import (canonical, compare_inventory, inside_workspace, inventory_digest, read_small,
                           take_inventory, verify_finalized, workspace_root)
 from .reader import RecordingReader
@@ -59,7 +59,6 @@ ARCHIVES = Path("artifacts") / "recording-archives"
 MAPPING_KIND = "gamerig.recording.archive-mapping"
 CONTAINER_MAPPING, INVENTORY, ARCHIVED, PARKED = "mapping.json", "inventory.json", "recording", "parked-mapping"
 MAPPING_FILE = "archive-mapping.json"
-MARKERS = {".gitignore": b"*\n", ".npmignore": b"*\n"}
 StepHook = Callable[[str], None]
 
 

@@ -25,6 +25,8 @@ KIB, MIB, GIB = 1024, 1024 ** 2, 1024 ** 3
 PARENT_MAX_RECORDINGS = 64
 PARENT_MAX_RESERVED_BYTES = GIB
 MANIFEST = "recording.json"
+#: the ignore-all markers a recording directory (and an archive container and mapping) holds
+MARKERS = {".gitignore": b"*\n", ".npmignore": b"*\n"}
 
 
 @dataclass(frozen=True)

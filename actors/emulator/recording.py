@@ -34,11 +34,10 @@ from .errors import LimitExceeded, PathRefused, RecordingBusy, RecordingCorrupt,
 from .frames import FrameStore
 from .identity import PROTOCOL_VERSION, SCHEMA_VERSION, WRITER, implementation_hash, pyboy_version
 from .lease import EMULATOR, Lease, acquire as acquire_lease
-from .limits import MANIFEST, RecordingLimits, check_admission
+from .limits import MANIFEST, MARKERS, RecordingLimits, check_admission
 from .reader import EVENTS, FINAL_STATUSES, LEDGER, LOCK, Summary, directory_bytes, summarize
 from .rom import RomIdentity
 
-MARKERS = {".gitignore": "*\n", ".npmignore": "*\n"}
 FINAL_RESERVE = 4 * 1024        # kept free for the stop event and the final manifest
 EVENT_ESTIMATE = 640            # bytes budgeted per journal event before a step runs
 OUTCOMES = ("passed", "failed", "needs-review", "cancelled")
@@ -106,7 +105,7 @@ class Recording:
             check_admission(path.parent, limits.max_bytes)
             path.mkdir(exist_ok=True)
             for name, text in MARKERS.items():
-                (path / name).write_text(text, encoding="utf-8")
+                (path / name).write_bytes(text)
             (path / "frames").mkdir()
             (path / "checkpoints").mkdir()
             (path / LEDGER).write_text("", encoding="utf-8")
