@@ -15,6 +15,8 @@ from typing import Any
 
 import httpx
 
+from .variants import classify
+
 SP = "/api/v1/singleplayer"
 COMBAT = ("monster", "elite", "boss")
 
@@ -273,42 +275,6 @@ HANDLERS: dict[str, Any] = {
 }
 
 
-def variant_of(state: dict) -> str:
-    """The screen and its variant as the vendor samples name them (``shop__not_ready``)."""
-    st = state["state_type"]
-    block = state.get(st) if isinstance(state.get(st), dict) else {}
-    variant = ""
-    if st in COMBAT:
-        variant = "combat_ended" if "battle" not in state else (
-            "" if state["battle"]["is_play_phase"] else "enemy_turn")
-    elif st == "menu":
-        variant = state.get("menu_screen", "")
-    elif st in ("shop", "fake_merchant"):
-        shop = block["shop"] if st == "fake_merchant" else block
-        variant = ("fight_started" if block.get("started_fight")
-                   else "not_ready" if "error" in shop else "")
-    elif st == "treasure":
-        variant = {"Opening chest...": "opening", "Treasure room loading...": "loading"}.get(
-            block.get("message", ""), "claimed" if "relics" not in block else "")
-    elif st in ("card_select", "hand_select"):
-        variant = block.get("screen_type", "") or ("selected" if "selected_cards" in block
-                                                   else "")
-    variant = variant or _more_variants(st, block)
-    return f"{st}__{variant}" if variant else st
-
-
-def _more_variants(st: str, block: dict) -> str:
-    if st == "rest_site" and block["can_proceed"]:
-        return "used"
-    if st == "crystal_sphere" and block["can_proceed"]:
-        return "done"
-    if st == "event" and block["in_dialogue"]:
-        return "ancient_dialogue"
-    if st == "map" and "current_position" not in block:
-        return "start"
-    return ""
-
-
 def outcome_of(state: dict) -> str:
     """A game_over state's outcome: the mod does not say it; a dead player lost."""
     return "defeat" if state["player"]["hp"] <= 0 else "victory"
@@ -343,7 +309,7 @@ def play(client: httpx.Client, style: str = "smart", max_actions: int = 600,
         reads += 1
         st = state["state_type"]
         screens.add(st)
-        variants.add(variant_of(state))
+        variants.add(classify(state))
         acts = max(acts, state.get("run", {}).get("act", 1))
         if st == "game_over":
             return Result(outcome_of(state), actions, reads, errors, screens, acts, variants)
