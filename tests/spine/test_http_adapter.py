@@ -8,6 +8,8 @@ from __future__ import annotations
 import http.server
 import json
 import socket
+import subprocess
+import sys
 import threading
 import time
 
@@ -17,6 +19,7 @@ import pytest
 from actors.game.http import start_server
 from actors.sts2mcp import GameClient, ReadFailed
 from tests.fuzz.hostile_http import HostileGame
+from tests.harness import REPO
 
 pytestmark = pytest.mark.timeout(120)
 
@@ -165,4 +168,32 @@ def test_a_hostile_answer_to_an_action_is_unknown_or_rejected_and_never_resent(g
     assert hostile.forwarded_posts == 1 and game.stats()["posts"] == 1, "sent exactly once"
     assert client.read_state()["menu_screen"] == "singleplayer", "the game took it"
     client.close()
+    hostile.shutdown()
+
+
+def test_a_session_under_hostile_answers_records_every_one_and_no_actor_dies(session_factory, game):
+    """Whole processes: the observer and the actuator against spoiled answers. Every failed
+    read is an observation_error naming its kind, every spoiled action answer an unknown
+    result (sent once), no actor exits unexpectedly, and the capture verifies intact."""
+    reads = {3: "not_json", 5: "deep", 7: "endless", 9: "drip", 11: "wrong_types"}
+    posts = {2: "deep", 4: "endless", 6: "drip", 8: "garbage_http"}
+    hostile = HostileGame(game.url, {**{("GET", n): f for n, f in reads.items()},
+                                     **{("POST", n): f for n, f in posts.items()}})
+    s = session_factory("game.builtin=false", f"game.base_url={hostile.url}",
+                        "game.timeout_s=1", "game.identity=false", args=("--max-steps", "14"))
+    assert s.wait() == 0, s.stderr
+    failed = s.events("observation_error")
+    assert [r["error_type"] for r in failed] == ["decode", "decode", "size", "transport", "shape"]
+    results = {r["attempt_id"]: r for r in s.events("action_result")}
+    spoiled = [results[f"a-{n:06d}"] for n in sorted(posts)]
+    assert [r["outcome"] for r in spoiled] == ["unknown"] * 4 and all(r["error"] for r in spoiled)
+    assert all(len(json.dumps(r["response"])) < 4096 for r in spoiled)
+    attempts = s.events("action_attempt")
+    assert len(results) == len(attempts), "every attempt has its result"
+    assert hostile.forwarded_posts == game.stats()["posts"] == len(attempts), "none resent"
+    assert not [r for r in s.events("actor_exit") if not r["expected"]], "no actor died"
+    verify = subprocess.run([sys.executable, "-m", "supervisor", "capture", "verify",
+                             s.session_dir], cwd=REPO,
+                            capture_output=True, text=True, timeout=60)
+    assert verify.returncode == 0, verify.stdout
     hostile.shutdown()
