@@ -1,8 +1,9 @@
 """Verify a capture: ``supervisor capture verify PATH [--json]``.
 
-PATH is one session directory (``<root>/sessions/<id>``, or its ``events.jsonl``) or a whole
+PATH is one session directory (``<root>/sessions/<id>``, or its ``events.jsonl``), a whole
 capture root (every session in ``<root>/sessions/``, plus the root feeds
-``decisions.jsonl`` and ``sessions.jsonl``: whole lines, ids that resolve).
+``decisions.jsonl`` and ``sessions.jsonl``: whole lines, ids that resolve), or a fleet root
+(``supervisor fleet``: every session slot's capture root, docs/fleet.md).
 
 Checked for each session: the hash chain; sequences 1, 2, 3, ...; schema_version; the
 session id of every row; every observation file exists and hashes to its row's sha256;
@@ -30,6 +31,8 @@ from typing import Callable
 
 from supervisor.commands.base import Command, emit
 
+from supervisor.fleet import layout as fleet_layout
+
 from .errors import NotACapture
 from .feeds import DecisionsFeed, SessionsFeed
 from .findings import EXIT_USAGE, NOTE, Finding, Report
@@ -48,6 +51,8 @@ def resolve(path: str) -> tuple[str, str]:
         p = os.path.dirname(p)
     if not os.path.isdir(p):
         raise NotACapture(path, "not a directory (give a session directory or a capture root)")
+    if fleet_layout.is_fleet_root(p):
+        return "fleet_root", p
     if os.path.isdir(os.path.join(p, "sessions")) and not os.path.exists(os.path.join(p, JOURNAL)):
         return "capture_root", p
     if (os.path.exists(os.path.join(p, JOURNAL)) or os.path.exists(os.path.join(p, "session.json"))
@@ -64,7 +69,8 @@ def verify_path(path: str, progress: Progress | None = None) -> Report:
     if kind == "session":
         report.sessions.append(verify_session(target).report)
         return report
-    _verify_root(target, report, progress)
+    for root in fleet_layout.capture_roots(target) if kind == "fleet_root" else [target]:
+        _verify_root(root, report, progress)
     return report
 
 
@@ -89,7 +95,10 @@ def _verify_root(root: str, report: Report, progress: Progress | None) -> None:
         sessions_feed.check_session(name, done.summary)
     if progress:
         progress(len(dirs), len(dirs), "")
-    report.feeds = [decisions.report, sessions_feed.report]
+    for feed in (decisions.report, sessions_feed.report):
+        if root != report.path:  # a fleet root: name each slot's feeds by their path
+            feed.name = os.path.join(os.path.relpath(root, report.path), feed.name)
+        report.feeds.append(feed)
 
 
 class TtyProgress:

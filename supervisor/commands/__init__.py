@@ -5,6 +5,7 @@ the summary), ``add_arguments(parser)`` and ``run(args) -> int``.
 """
 from __future__ import annotations
 
-from . import attach, capture, mcp, start, status, stop, validate
+from . import attach, capture, fleet, mcp, start, status, stop, validate
 
-REGISTRY = [start.Start, status.Status, stop.Stop, attach.Attach, validate.Validate, capture.Capture, mcp.Mcp]
+REGISTRY = [start.Start, status.Status, stop.Stop, attach.Attach, validate.Validate, capture.Capture, mcp.Mcp,
+            fleet.Fleet]

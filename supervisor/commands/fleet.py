@@ -1,0 +1,109 @@
+"""Run many sessions from one fleet file, locally or on a Ray cluster (docs/fleet.md).
+
+Example:
+  supervisor fleet start run/fleets/demo-matrix.yaml
+  supervisor fleet start run/fleets/demo-matrix.yaml --concurrency 4
+  supervisor fleet start run/fleets/demo-matrix.yaml --ray-address auto
+  supervisor fleet status                 (or: supervisor fleet status FLEET_ROOT --json)
+  supervisor fleet stop                   (every session gets SIGTERM and finalizes)
+  supervisor fleet report FLEET_ROOT      (a table per matrix cell; --json for the rows)
+  supervisor capture verify FLEET_ROOT    (every session of the fleet)
+
+Exit codes of start: 0 every session ended normally (or was stopped on request), 1 some
+session failed, timed out or needs review, 2 a bad fleet file or arguments, or Ray
+unavailable (``--ray-address`` without Ray installed, unreachable, or missing a resource).
+"""
+from __future__ import annotations
+
+import argparse
+import sys
+
+from supervisor.fleet import control, driver
+from supervisor.fleet.errors import FleetError
+from supervisor.fleet.report import cell_rows, table
+from supervisor.fleet.results import read_fleet, read_rows
+
+from .base import Command, emit
+
+RUNTIME_HELP = "where running fleets publish their records (default: run/runtime)"
+
+
+class Fleet(Command):
+    name = "fleet"
+
+    def add_arguments(self, p) -> None:
+        sub = p.add_subparsers(dest="fleet_command", metavar="SUBCOMMAND")
+        sub.required = True
+        s = sub.add_parser("start", help="run every session of a fleet file; prints a live fleet line")
+        s.add_argument("fleet_file", metavar="FLEET.yaml")
+        s.add_argument("--concurrency", type=_positive, metavar="N",
+                       help="sessions at once (default: from CPUs and memory; on Ray: all, as resources allow)")
+        s.add_argument("--ray-address", metavar="ADDR|auto",
+                       help="run on this Ray cluster, each session a Ray task (needs gamerig[ray])")
+        s.add_argument("--fleet-root", metavar="DIR", help="use this new directory as the fleet root")
+        s.add_argument("--runtime-dir", default="run/runtime", help=RUNTIME_HELP)
+        s.add_argument("--progress", choices=("auto", "line", "plain", "off"), default="auto",
+                       help="the live fleet line: redrawn, a line every 5 s, or none")
+        for name, text in (("status", "how many sessions of a fleet are done, running, failed"),
+                           ("stop", "stop every session of a fleet (SIGTERM; each one finalizes)"),
+                           ("report", "a table per matrix cell of a fleet's results")):
+            q = sub.add_parser(name, help=text)
+            q.add_argument("root", nargs="?" if name != "report" else None, metavar="FLEET_ROOT")
+            q.add_argument("--runtime-dir", default="run/runtime", help=RUNTIME_HELP)
+            q.add_argument("--json", action="store_true", help="machine-readable output")
+            if name == "stop":
+                q.add_argument("--timeout", type=float, default=120.0,
+                               help="seconds to wait for the sessions to finalize (default 120)")
+
+    def run(self, args) -> int:
+        try:
+            return getattr(self, "_" + args.fleet_command)(args)
+        except FleetError as exc:
+            sys.stderr.write(f"error: {exc}\n")
+            return 2
+
+    def _start(self, args) -> int:
+        return driver.start(args.fleet_file, concurrency=args.concurrency, ray_address=args.ray_address,
+                            root=args.fleet_root, runtime_dir=args.runtime_dir, progress=args.progress)
+
+    def _status(self, args) -> int:
+        roots = ([control.pick_root(args.root, args.runtime_dir)] if args.root
+                 else [r["root"] for r in control.running_fleets(args.runtime_dir)])
+        out = [control.status(r) for r in roots]
+        lines = [_status_line(s) for s in out] or ["no running fleet"]
+        emit(args, {"fleets": out}, "\n".join(lines))
+        return 0
+
+    def _stop(self, args) -> int:
+        root = control.pick_root(args.root, args.runtime_dir)
+        pids = control.request_stop(root)
+        done = control.wait_stopped(root, args.timeout)
+        st = control.status(root)
+        emit(args, {"root": root, "signalled": pids, "stopped": done, "status": st},
+             f"stop requested: SIGTERM to {len(pids)} running session(s) here\n" + _status_line(st)
+             + ("" if done else f"\nstill running after {args.timeout:.0f}s"))
+        return 0 if done else 1
+
+    def _report(self, args) -> int:
+        root = control.pick_root(args.root, args.runtime_dir)
+        rows = read_rows(root)
+        emit(args, {"fleet": read_fleet(root), "cells": cell_rows(rows), "rows": rows}, table(rows))
+        return 0
+
+
+def _status_line(st: dict) -> str:
+    o = st["outcomes"]
+    return (f"{st['name']} ({st['backend']}, {st['state']}): done {st['done']}/{st['sessions']}  "
+            f"running here {st['running_here']}  ok {o['ok']}  failed {o['failed'] + o['timed_out']}  "
+            f"needs review {o['needs_review']}  stopped {o['stopped'] + o['not_run']}  steps {st['steps']}"
+            f"{'  (stop requested)' if st['stop_requested'] else ''}\n  {st['root']}")
+
+
+def _positive(text: str) -> int:
+    try:
+        n = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
+    if n < 1:
+        raise argparse.ArgumentTypeError(f"must be at least 1, got {n}")
+    return n

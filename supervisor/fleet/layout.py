@@ -1,0 +1,84 @@
+"""The layout of a fleet root: one directory per fleet, one slot directory per session.
+
+    <capture_root>/<name>-<UTC stamp>-<hex>/    the fleet root
+      fleet.json          the fleet: file, profile, matrix, plan, backend, state, totals
+      fleet.yaml          the fleet file as it was given
+      results.jsonl       one row per session (docs/fleet.md), written as each one ends
+      stop                present once ``supervisor fleet stop`` asked every session to stop
+      s0000/              the first session's slot (plan index 0)
+        capture/          its capture root: sessions/<session-id>/ (events.jsonl, session.json,
+                          observations/ ...), decisions.jsonl, sessions.jsonl
+        runtime/          its supervisor's runtime dir: the live record, then <id>.logs/
+        supervisor.log    what ``supervisor start`` printed (progress lines, the end line)
+        attempt-1.json    who ran it (host, pids), when, how it ended; attempt-2.json after a
+                          retry on Ray
+
+This module knows paths only (no imports of the rest of gamerig), so the capture verifier
+can use it to find every session of a fleet root.
+"""
+from __future__ import annotations
+
+import datetime as dt
+import os
+import secrets
+
+FLEET_FILE = "fleet.json"
+FLEET_YAML = "fleet.yaml"
+RESULTS = "results.jsonl"
+STOP = "stop"
+
+
+def new_root(capture_root: str, name: str) -> str:
+    """Create and return a fresh fleet root under ``capture_root``."""
+    stamp = dt.datetime.now(dt.timezone.utc).strftime("%Y%m%dT%H%M%SZ")
+    root = os.path.join(os.path.abspath(capture_root), f"{name}-{stamp}-{secrets.token_hex(3)}")
+    os.makedirs(root)
+    return root
+
+
+def is_fleet_root(path: str) -> bool:
+    return os.path.isfile(os.path.join(path, FLEET_FILE))
+
+
+def slot_name(index: int) -> str:
+    return f"s{index:04d}"
+
+
+def slot_dir(root: str, index: int) -> str:
+    return os.path.join(root, slot_name(index))
+
+
+def capture_dir(slot: str) -> str:
+    return os.path.join(slot, "capture")
+
+
+def runtime_dir(slot: str) -> str:
+    return os.path.join(slot, "runtime")
+
+
+def log_path(slot: str) -> str:
+    return os.path.join(slot, "supervisor.log")
+
+
+def attempt_path(slot: str, attempt: int) -> str:
+    return os.path.join(slot, f"attempt-{attempt}.json")
+
+
+def stop_path(root: str) -> str:
+    return os.path.join(root, STOP)
+
+
+def slots(root: str) -> list[str]:
+    """Every slot directory of a fleet root, in plan order."""
+    try:
+        names = sorted(os.listdir(root))
+    except OSError:
+        return []
+    return [os.path.join(root, n) for n in names
+            if n.startswith("s") and n[1:].isdigit() and os.path.isdir(os.path.join(root, n))]
+
+
+def capture_roots(root: str) -> list[str]:
+    """The capture root of every session slot that has one (a session that never started
+    has none)."""
+    return [capture_dir(s) for s in slots(root) if os.path.isdir(os.path.join(capture_dir(s), "sessions"))]

@@ -1,0 +1,73 @@
+"""``supervisor fleet report``: a table per matrix cell from ``results.jsonl``, and the live line.
+
+The table has one row per cell: sessions, outcomes, steps (total and per session), runs
+ended, wins and the win rate, and the mean session duration; a totals line closes it.
+"""
+from __future__ import annotations
+
+import os
+import re
+import time
+from typing import Any
+
+from . import layout
+from .results import totals
+
+_STEPS = re.compile(rb"^steps (\d+) ", re.M)
+
+
+def cell_rows(rows: list[dict]) -> list[dict[str, Any]]:
+    """One aggregate per cell, in plan order."""
+    cells: dict[str, list[dict]] = {}
+    for r in sorted(rows, key=lambda r: r["index"]):
+        cells.setdefault(r["cell"], []).append(r)
+    out = []
+    for cell, rs in cells.items():
+        t = totals(rs)
+        durations = [r["duration_s"] for r in rs if r.get("duration_s") is not None]
+        out.append({"cell": cell, "sessions": len(rs), "ok": t["ok"],
+                    "failed": t["failed"] + t["timed_out"], "needs_review": t["needs_review"],
+                    "stopped": t["stopped"] + t["not_run"], "steps": t["steps"],
+                    "steps_per_session": round(t["steps"] / len(rs), 1), "runs": t["runs"],
+                    "wins": t["wins"], "win_rate": round(t["wins"] / t["runs"], 3) if t["runs"] else None,
+                    "mean_duration_s": round(sum(durations) / len(durations), 2) if durations else None})
+    return out
+
+
+def table(rows: list[dict]) -> str:
+    cells = cell_rows(rows)
+    width = max([len("cell")] + [len(c["cell"]) for c in cells])
+    head = (f"{'cell':<{width}} {'sess':>5} {'ok':>4} {'fail':>5} {'review':>7} {'stop':>5} "
+            f"{'steps':>8} {'steps/sess':>10} {'runs':>5} {'wins':>5} {'win%':>6} {'mean s':>7}")
+    lines = [head]
+    for c in cells:
+        rate = "-" if c["win_rate"] is None else f"{100 * c['win_rate']:.0f}%"
+        mean = "-" if c["mean_duration_s"] is None else f"{c['mean_duration_s']:.1f}"
+        lines.append(f"{c['cell']:<{width}} {c['sessions']:>5} {c['ok']:>4} {c['failed']:>5} "
+                     f"{c['needs_review']:>7} {c['stopped']:>5} {c['steps']:>8} "
+                     f"{c['steps_per_session']:>10} {c['runs']:>5} {c['wins']:>5} {rate:>6} {mean:>7}")
+    t = totals(rows)
+    lines.append(f"{len(rows)} sessions: {t['ok']} ok, {t['failed']} failed, {t['timed_out']} timed out, "
+                 f"{t['needs_review']} need review, {t['stopped']} stopped, {t['not_run']} not run; "
+                 f"{t['steps']} steps, {t['runs']} runs, {t['wins']} wins")
+    return "\n".join(lines)
+
+
+def running_steps(root: str, slot: str) -> int:
+    """The steps a running session last reported (its plain progress line, every 5 s)."""
+    path = layout.log_path(os.path.join(root, slot))
+    try:
+        with open(path, "rb") as fh:
+            fh.seek(max(0, os.path.getsize(path) - 4096))
+            found = _STEPS.findall(fh.read())
+    except OSError:
+        return 0
+    return int(found[-1]) if found else 0
+
+
+def live_line(name: str, running: int, done: int, failed: int, total: int, steps: int,
+              started: float) -> str:
+    elapsed = time.monotonic() - started
+    rate = steps / elapsed if elapsed > 0 else 0.0
+    return (f"fleet {name}: running {running}  done {done}/{total}  failed {failed}  "
+            f"steps {steps} ({rate:.1f} steps/s)  elapsed {elapsed:.0f}s")
