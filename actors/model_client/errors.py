@@ -9,7 +9,7 @@
     └── ModelError                    a model call that produced no usable answer;
         │                             ``to_record()`` gives the ``model_error`` dict
         ├── ModelConfigError          kind "config": key env var unset, vision off, ...
-        ├── ModelTimeout              kind "timeout": connect/read/write/pool timeout
+        ├── ModelTimeout              kind "timeout": connect/read/write/pool/body timeout
         ├── ModelTransportError       kind "transport": refused, reset, protocol violation
         ├── ModelHTTPStatus           kind "http_status": 4xx, or 429/5xx after the retries
         ├── BudgetExhausted           kind "budget_exhausted": no call was made

@@ -43,7 +43,7 @@ def extract_json(text: str) -> Any:
 def _try_loads(text: str) -> tuple[bool, Any]:
     try:
         return True, json.loads(text)
-    except ValueError:
+    except (ValueError, RecursionError):  # RecursionError: nested past the parser's limit
         return False, None
 
 
@@ -54,7 +54,7 @@ def _first_embedded_object(text: str) -> dict | None:
     while start != -1 and tries < _MAX_STARTS:
         try:
             value, _ = decoder.raw_decode(text, start)
-        except ValueError:
+        except (ValueError, RecursionError):
             value = None
         if isinstance(value, dict):
             return value

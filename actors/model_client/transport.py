@@ -8,16 +8,25 @@ Every exception httpx (or the socket layer under it) can raise leaves this modul
 module imports httpx. HTTP status codes are *not* errors here: the reply carries the status
 and the client decides. Headers are passed per request, so the API key is never stored on a
 long-lived object.
+
+A reply is read whole within ``timeout_s`` from the request's start (a drip-fed body, each
+byte in time for httpx's per-read timeout, is a ``ModelTimeout`` of phase ``body``) and
+within ``MAX_REPLY_BYTES`` (more is a ``MalformedAnswer``: nothing usable, and no usage to
+record). JSON nested past the parser's recursion limit is not JSON.
 """
 from __future__ import annotations
 
 import dataclasses
 import json
+import time
 from typing import Any, Mapping, Protocol
 
 import httpx
 
-from .errors import ModelError, ModelTimeout, ModelTransportError
+from .errors import MalformedAnswer, ModelError, ModelTimeout, ModelTransportError
+
+#: The largest reply read; a chat completion of ``max_output_tokens`` is far smaller.
+MAX_REPLY_BYTES = 4 * 1024 * 1024
 
 _TIMEOUT_PHASES = (
     (httpx.ConnectTimeout, "connect"),
@@ -62,14 +71,31 @@ class HttpTransport:
         )
 
     def post_json(self, url: str, body: dict, headers: Mapping[str, str]) -> HttpReply:
+        deadline = time.monotonic() + self._timeout_s
         try:
-            response = self._client.post(url, json=body, headers=dict(headers))
-            text = response.text
+            with self._client.stream("POST", url, json=body, headers=dict(headers)) as response:
+                content = self._read_body(response, deadline)
+                text = content.decode(response.encoding or "utf-8", "replace")
         except _WRAPPED as exc:
             raise map_httpx_error(exc, self._timeout_s) from exc
         return HttpReply(status=response.status_code,
                          retry_after=response.headers.get("retry-after"),
                          json=_json_or_none(text), text=text)
+
+    def _read_body(self, response: httpx.Response, deadline: float) -> bytes:
+        declared = response.headers.get("content-length", "")
+        if declared.isdigit() and int(declared) > MAX_REPLY_BYTES:
+            raise MalformedAnswer(f"the reply declares {int(declared)} bytes, over the limit "
+                                  f"of {MAX_REPLY_BYTES}")
+        chunks, size = [], 0
+        for chunk in response.iter_bytes():
+            size += len(chunk)
+            if size > MAX_REPLY_BYTES:
+                raise MalformedAnswer(f"the reply exceeds the limit of {MAX_REPLY_BYTES} bytes")
+            if time.monotonic() > deadline:
+                raise ModelTimeout("body", self._timeout_s)
+            chunks.append(chunk)
+        return b"".join(chunks)
 
     def close(self) -> None:
         self._client.close()
@@ -92,5 +118,5 @@ def map_httpx_error(exc: BaseException, timeout_s: float) -> ModelError:
 def _json_or_none(text: str) -> Any:
     try:
         return json.loads(text)
-    except ValueError:
+    except (ValueError, RecursionError):
         return None

@@ -9,8 +9,9 @@
 A real ``ThreadingHTTPServer`` on an ephemeral port speaking the real wire format
 (``POST /v1/chat/completions``, HTTP/1.1 keep-alive). Each request takes the next scripted
 ``Reply`` (or ``default``; with neither, a 500 saying the script ran out). Replies can be
-slow (``delay_s``) or ``held`` until ``release()``; both end at once when the server stops,
-closing the connection without an answer. With ``reject_response_format=True`` any request
+slow (``delay_s``), ``held`` until ``release()``, drip-fed (``drip(every_s)``: one byte at a
+time) or ``endless_body()`` (chunks until the client hangs up); all end at once when the
+server stops. A body may be a dict (sent as JSON), a str or bytes (sent verbatim). With ``reject_response_format=True`` any request
 carrying ``response_format`` gets the 400 real servers send, without consuming the script
 (or pass the ``Reply`` to send instead, e.g. ``LITELLM_REJECT_RESPONSE_FORMAT``).
 
@@ -62,6 +63,8 @@ class Reply:
     headers: tuple = ()
     delay_s: float = 0.0
     held: bool = False
+    drip_s: float = 0.0     # send the body one byte at a time, this far apart
+    endless: bool = False   # a 200 without a length that never ends (1 MiB chunks)
 
     @classmethod
     def answer(cls, payload: dict, **kwargs) -> "Reply":
@@ -98,6 +101,14 @@ class Reply:
 
     def hold(self) -> "Reply":
         return dataclasses.replace(self, held=True)
+
+    def drip(self, every_s: float) -> "Reply":
+        """Each byte in time for any per-read timeout; the whole far too slow."""
+        return dataclasses.replace(self, drip_s=every_s)
+
+    @classmethod
+    def endless_body(cls) -> "Reply":
+        return cls(endless=True)
 
 
 REJECT_RESPONSE_FORMAT = Reply.status_code(
@@ -232,16 +243,37 @@ def _make_handler(server: FakeOpenAIServer) -> type[BaseHTTPRequestHandler]:
 
         def _send(self, reply: Reply, request: RecordedRequest) -> None:
             body = reply.body(request) if callable(reply.body) else reply.body
-            data = (body if isinstance(body, str) else json.dumps(body)).encode("utf-8")
+            data = body if isinstance(body, bytes) else \
+                (body if isinstance(body, str) else json.dumps(body)).encode("utf-8")
             self.send_response(reply.status)
             self.send_header("Content-Type", "application/json")
-            self.send_header("Content-Length", str(len(data)))
+            if reply.endless:
+                self.send_header("Transfer-Encoding", "chunked")
+            elif not any(name.lower() == "content-length" for name, _ in reply.headers):
+                self.send_header("Content-Length", str(len(data)))
             for name, value in reply.headers:
                 self.send_header(name, value)
             self.end_headers()
             try:
-                self.wfile.write(data)
+                self._write_body(reply, data)
             except OSError:
                 self.close_connection = True
+
+        def _write_body(self, reply: Reply, data: bytes) -> None:
+            if reply.endless:
+                chunk = b" " * (1 << 20)
+                for _ in range(64):  # bounded: the client must hang up long before
+                    if server._stopping.is_set():
+                        break
+                    self.wfile.write(b"%x\r\n%s\r\n" % (len(chunk), chunk))
+                self.close_connection = True
+            elif reply.drip_s:
+                for byte in data:
+                    if server._stopping.wait(reply.drip_s):
+                        break
+                    self.wfile.write(bytes([byte]))
+                    self.wfile.flush()
+            else:
+                self.wfile.write(data)
 
     return Handler
