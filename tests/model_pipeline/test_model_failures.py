@@ -136,3 +136,22 @@ def test_an_answer_after_the_policy_deadline_is_journalled_with_its_usage(model_
     usage = s.summary()["model_usage"]
     assert usage["late_answers"] == 1
     assert usage["total_tokens"] == 777 + 120 * len(used)
+
+
+def test_hostile_model_answers_are_model_error_rows_and_play_goes_on(model_session):
+    """Deeply nested, endless and drip-fed answers: each a model_error row of a named kind
+    before its heuristic fallback; the model-client never answers 'internal' or dies."""
+    deep = "[" * 200_000 + "]" * 200_000
+    script = [Reply.text(deep), Reply.endless_body(), Reply.answer({}).drip(0.05)]
+    with FakeOpenAIServer(default=advising_reply()) as server:
+        server.script(*script)
+        s = model_session(server, timeout_s=1, max_retries=0)
+        wait_for(lambda: len(proposals(s)) >= 5, 60, "five consulted decisions")
+        s.signal(signal.SIGTERM)
+        assert s.wait() == 143, s.stderr
+    errors = s.events("model_error")
+    assert [(e["kind"], e.get("timeout_phase")) for e in errors] == \
+        [("malformed", None), ("malformed", None), ("timeout", "body")]
+    assert_fallbacks_match_errors(s)
+    assert not [r for r in s.events("actor_exit") if not r["expected"]], "no actor died"
+    assert {p["source"] for p in proposals(s)[3:]} == {"model"}
