@@ -12,9 +12,15 @@ import pytest
 import zmq
 
 import protocol
+from actors.game.http import start_server
+from actors.transport import Client, Counters, PeerRefused
 from protocol.actor_to_supervisor import Hello
 from protocol.cli_to_supervisor import StatusRequest
+from protocol.from_recorder import Recorded
 from protocol.supervisor_to_actor import Refused
+from protocol.to_recorder import Follow, RecordEvent, RecordResult, StoreObservation
+from supervisor.commands import REGISTRY
+from tests.fuzz.hostile_http import HostileGame
 from tests.harness import REPO, kill, wait_for
 
 pytestmark = pytest.mark.timeout(120)
@@ -151,7 +157,6 @@ def test_status_and_stop_commands_drive_a_running_session(session_factory):
 def test_a_control_request_with_a_wrong_token_is_refused_and_recorded(session_factory):
     s = session_factory(*LONG, args=("--max-steps", "60"))
     wait_for(s.has_session_dir, 60, "the session to start")
-    from actors.transport import Client, Counters, PeerRefused
     client = Client(zmq.Context.instance(), s.record()["control"], session="x", sender="t",
                     counters=Counters())
     with pytest.raises(PeerRefused) as err:
@@ -166,7 +171,6 @@ def test_help_explains_every_command():
     p = subprocess.run([sys.executable, "-m", "supervisor", "--help"], cwd=REPO,
                        capture_output=True, text=True, timeout=30)
     assert p.returncode == 0
-    from supervisor.commands import REGISTRY
     for cls in REGISTRY:
         assert cls.name in p.stdout
         sub = subprocess.run([sys.executable, "-m", "supervisor", cls.name, "--help"], cwd=REPO,
@@ -175,31 +179,55 @@ def test_help_explains_every_command():
 
 
 def test_the_recorder_refuses_bad_requests_and_keeps_running(session_factory):
-    """Well-formed frames with values the journal cannot hold, reserved events, bad cursors."""
-    from actors.transport import Client, Counters, PeerRefused
-    from protocol.to_recorder import Follow, RecordEvent, RecordResult, StoreObservation
-    s = session_factory(*LONG)
-    wait_for(lambda: len(s.events("action_result")) >= 3, 60, "three results")
+    """Well-formed frames with values the journal cannot hold, reserved events, bad cursors.
+
+    A result carrying ``inf``: refused (``bad_request``) while its attempt awaits a result —
+    the attempt stays open and the actuator's own result lands afterwards — and, for an
+    attempt already resolved, answered with the recorded row's sequence (a repeat adds
+    nothing). The game sits behind a server that holds the 4th POST's answer, so attempt
+    a-000004 awaits its result long enough to be asked about."""
+    game = start_server("127.0.0.1", 0, 1)
+    held = HostileGame(game.url, {("POST", 4): "slow"}, slow_s=3)
+    s = session_factory(*LONG, "game.builtin=false", f"game.base_url={held.url}",
+                        "game.timeout_s=20")
+    wait_for(lambda: any(r["attempt_id"] == "a-000004" for r in s.events("action_attempt")),
+             60, "the held attempt")
     client = Client(zmq.Context.instance(), s.endpoint("recorder"), session="x", sender="t",
                     counters=Counters())
-    bad = [(StoreObservation(read_id="r-nan", state={"state_type": "menu", "hp": float("nan")}), "bad_request"),
-           (RecordResult(attempt_id="a-000001", outcome="accepted", response={"x": float("inf")}), None),
+    infinite = {"x": float("inf")}
+    with pytest.raises(PeerRefused) as info:
+        client.request(RecordResult(attempt_id="a-000004", outcome="accepted", response=infinite),
+                       deadline_s=5)
+    assert info.value.code == "bad_request" and "a-000004" not in {
+        r["attempt_id"] for r in s.events("action_result")}, "refused while a-000004 was open"
+    [first] = [r for r in s.events("action_result") if r["attempt_id"] == "a-000001"]
+    repeat = client.request(RecordResult(attempt_id="a-000001", outcome="accepted",
+                                         response=infinite), deadline_s=5)
+    assert isinstance(repeat, Recorded) and repeat.sequence == first["sequence"]
+    bad = [(StoreObservation(read_id="r-nan", state={"state_type": "menu", "hp": float("nan")}),
+            "bad_request"),
            (RecordEvent(event="run_identity_changed", fields={}), "reserved_event"),
            (RecordEvent(event="note", fields={"x": float("nan")}), "bad_request"),
            (Follow(after=-100), "bad_cursor")]
     for msg, code in bad:
-        try:
+        with pytest.raises(PeerRefused) as info:
             client.request(msg, deadline_s=5)
-            assert code is None, f"{msg.TYPE} was accepted"
-        except PeerRefused as exc:
-            assert code is None or exc.code == code, (msg.TYPE, exc.code)
+        assert info.value.code == code, (msg.TYPE, info.value.code)
     client.close()
+    wait_for(lambda: any(r["attempt_id"] == "a-000004" for r in s.events("action_result")),
+             30, "the actuator's own result for the held attempt")
     steps = len(s.events("observation"))
     wait_for(lambda: len(s.events("observation")) >= steps + 10, 60, "ten more steps")
     s.signal(signal.SIGTERM)
     assert s.wait() == 143
+    results = [r for r in s.events("action_result") if r["attempt_id"] in ("a-000001", "a-000004")]
+    assert [(r["attempt_id"], r["outcome"]) for r in results] == \
+        [("a-000001", "accepted"), ("a-000004", "accepted")], "one result each, the real ones"
+    assert not s.events("note")
     assert not [r for r in s.events("actor_exit") if r["actor"] == "recorder" and not r["expected"]]
     assert s.summary()["reason"] == "sigterm"
+    held.shutdown()
+    game.shutdown()
 
 
 def test_a_slow_stop_during_a_group_restart_keeps_everyone_else_alive(session_factory):
