@@ -26,7 +26,7 @@ from .bridge import Bridge
 from .errors import SessionGone, ToolRefused
 from .schemas import LIMITS, TOOLS
 from .session import Playtest, profile_for
-from .workspace import Workspace
+from .workspace import Workspace, admit
 
 MAX_STEP_FRAMES = 216_000
 MAX_SAMPLES = 64
@@ -142,23 +142,24 @@ class Tools:
         rom = self.ws.rom(a.get("romPath"))
         restart, initial = a.flag("restart", False), a.integer("initialFrames", 0, 0, MAX_STEP_FRAMES)
         recording = a.mapping("recording")
-        if recording is not None:
-            unknown = sorted(set(recording) - set(LIMITS) - {"outputPath"})
-            if unknown:
-                raise ToolRefused("invalid-argument", f"emulator_run: recording.{unknown[0]} is not a recording "
-                                  f"option (known: outputPath, {', '.join(LIMITS)})")
-        limits = {k: v for k, v in (recording or {}).items() if k != "outputPath"}
-        RecordingLimits.from_options(limits)  # InvalidOption names the bad key
+        limits, budget = _recording_limits(recording)
         RomIdentity.from_bytes(rom.read_bytes())  # RomError: not a cartridge PyBoy runs
         if self.playtest is not None and self.playtest.alive() and self.playtest.stopping is None and not restart:
             raise ToolRefused("session-running", "a playtest is already running; pass restart: true to replace "
                               "it (its recording is cancelled, never deleted) or call emulator_close first")
+        target = self.ws.attempt_target((recording or {}).get("outputPath"))
+        if recording is not None:
+            admit(target.parent, budget)  # before a running session is replaced (again when created)
         replaced = self.end_session("replaced by emulator_run restart", "emulator_run") if self.playtest is not None else None
-        attempt = self.ws.attempt_dir((recording or {}).get("outputPath"))
+        attempt = self.ws.create_attempt(target, budget if recording is not None else None)
         runtime = self.private / f"runtime-{attempt.name}"
         profile = profile_for(rom, attempt, runtime, self.bridge.endpoint, recording is not None, limits)
         self.playtest = Playtest(self.private, attempt, profile, self.bridge, self.zctx)
-        self.playtest.start()
+        try:
+            self.playtest.start()
+        except ToolRefused:
+            self.playtest.end("emulator_run")  # stops whatever did start; the attempt stays as evidence
+            raise
         self.last_recording = self.playtest.recording_path
         data, images = self._observed(self.playtest.observation)
         if initial:
@@ -231,3 +232,15 @@ class Tools:
 
     def clip(self, a: Args) -> Answer:
         return evidence.clip(self.ws, a)
+
+
+def _recording_limits(recording: dict | None) -> tuple[dict, int]:
+    """``recording``'s limits (checked: unknown keys and bad values are refused by name) and
+    its byte budget."""
+    if recording is not None:
+        unknown = sorted(set(recording) - set(LIMITS) - {"outputPath"})
+        if unknown:
+            raise ToolRefused("invalid-argument", f"emulator_run: recording.{unknown[0]} is not a recording "
+                              f"option (known: outputPath, {', '.join(LIMITS)})")
+    limits = {k: v for k, v in (recording or {}).items() if k != "outputPath"}
+    return limits, RecordingLimits.from_options(limits).max_bytes  # InvalidOption names the bad key

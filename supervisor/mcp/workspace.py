@@ -19,10 +19,14 @@ through ``realpath`` once, at start.
 from __future__ import annotations
 
 import datetime as dt
+import fcntl
 import os
 import secrets
 import stat
 from pathlib import Path
+
+from actors.emulator.errors import AdmissionRefused
+from actors.emulator.limits import PARENT_MAX_RECORDINGS, PARENT_MAX_RESERVED_BYTES, reserved_by
 
 from .errors import PathRefused
 
@@ -85,22 +89,33 @@ class Workspace:
                               f"({MAX_ROM_BYTES:,})")
         return path
 
-    def attempt_dir(self, value: object | None) -> Path:
-        """Where a new attempt (its capture and recording) goes: ``value`` (an unused or empty
-        directory below ``artifacts/playtests/``), or a new unique one there."""
+    def attempt_target(self, value: object | None) -> Path:
+        """Where a new attempt (its capture and recording) goes: ``value`` (below
+        ``artifacts/playtests/``), or a new unique directory there. Creates nothing."""
         if value is None:
             stamp = dt.datetime.now(dt.timezone.utc).strftime("%Y%m%dT%H%M%SZ")
-            path = self.root / PLAYTESTS / f"{stamp}-{secrets.token_hex(4)}"
-        else:
-            path = self.under("recording.outputPath", value, PLAYTESTS)
+            return self.root / PLAYTESTS / f"{stamp}-{secrets.token_hex(4)}"
+        return self.under("recording.outputPath", value, PLAYTESTS)
+
+    def create_attempt(self, path: Path, max_bytes: int | None) -> Path:
+        """Create the attempt directory ``path`` (unused, or an empty directory). A recorded
+        attempt (``max_bytes``: its budget) is admitted as the seed's plugin admits one into
+        its recording parent (:func:`admit`), under an exclusive lock on the parent."""
         self.make_dirs(path.parent, "recording.outputPath")
+        fd = os.open(path.parent, os.O_RDONLY | os.O_DIRECTORY)
         try:
-            os.mkdir(path, 0o755)
-        except FileExistsError:
-            info = os.lstat(path)
-            if not stat.S_ISDIR(info.st_mode) or any(os.scandir(path)):
-                raise PathRefused("recording.outputPath", value, f"{path} exists and is not an empty directory "
-                                  "(attempts are never written over)") from None
+            fcntl.flock(fd, fcntl.LOCK_EX)
+            if max_bytes is not None:
+                admit(path.parent, max_bytes)
+            try:
+                os.mkdir(path, 0o755)
+            except FileExistsError:
+                info = os.lstat(path)
+                if not stat.S_ISDIR(info.st_mode) or any(os.scandir(path)):
+                    raise PathRefused("recording.outputPath", str(path), "it exists and is not an empty "
+                                      "directory (attempts are never written over)") from None
+        finally:
+            os.close(fd)
         return path
 
     def make_dirs(self, path: Path, argument: str = "path") -> None:
@@ -130,3 +145,22 @@ class Workspace:
         path = self.under("outputPath", value, CLIPS)
         self.make_dirs(self.root / CLIPS, "outputPath")
         return path
+
+
+def admit(parent: Path, max_bytes: int) -> None:
+    """Refuse a new recorded attempt under ``parent`` (``artifacts/playtests/``, or the
+    directory an ``outputPath`` names) when 64 attempts there already hold a recording, or
+    when their reserved ``maxBytes`` plus ``max_bytes`` would pass 1 GiB
+    (``admission-refused``). An archived recording leaves a mapping, not a ``recording.json``:
+    its reservation is released. Old attempts are never pruned."""
+    held = []
+    if not parent.is_dir():
+        return
+    for attempt in parent.iterdir():
+        if attempt.is_dir() and not attempt.is_symlink():
+            held += [m.parent for m in attempt.glob("sessions/*/recording/recording.json")]
+    if len(held) >= PARENT_MAX_RECORDINGS:
+        raise AdmissionRefused(parent, "recorded attempts", len(held), 1, PARENT_MAX_RECORDINGS)
+    reserved = sum(reserved_by(rec) for rec in held)
+    if reserved + max_bytes > PARENT_MAX_RESERVED_BYTES:
+        raise AdmissionRefused(parent, "reserved bytes", reserved, max_bytes, PARENT_MAX_RESERVED_BYTES)

@@ -1,5 +1,6 @@
 """Killing the emulator actor mid-session: the agent's next request is refused with a clear
-error (the exit and the crash resume, nothing sent), and the next ``emulator_run`` works."""
+error (the exit and the crash resume, nothing sent), and the next ``emulator_run`` works;
+a run past the attempts' 1 GiB of reservations is refused and leaves the session running."""
 from __future__ import annotations
 
 import os
@@ -25,8 +26,12 @@ async def wait_for_exit_row(session_dir: str, pid: int) -> None:
         await anyio.sleep(0.05)
 
 
+HALF_GIB = 512 * 1024 * 1024  # the largest maxBytes: two such attempts fill artifacts/playtests/ (1 GiB)
+
+
 async def crash_and_recover(agent: Agent) -> tuple[dict, str, dict]:
-    run = (await agent.ok("emulator_run", {"romPath": "roms/demo.gb", "initialFrames": 60, "recording": {}})).data
+    run = (await agent.ok("emulator_run", {"romPath": "roms/demo.gb", "initialFrames": 60,
+                                           "recording": {"maxBytes": HALF_GIB}})).data
     await agent.ok("emulator_step", {"buttons": [], "frames": 1})
     await agent.ok("emulator_checkpoint", {"action": "save", "label": "safe"})
     await agent.ok("emulator_step", {"buttons": ["up"], "frames": 16})
@@ -37,9 +42,13 @@ async def crash_and_recover(agent: Agent) -> tuple[dict, str, dict]:
     error = await agent.refused("emulator_step", {"buttons": ["right"], "frames": 4}, "emulator-restarted",
                                 f"pid {pid}", "SIGKILL", "resumed the recording on branch-0002",
                                 "Not sent", "emulator_run")
-    again = await agent.ok("emulator_run", {"romPath": "roms/demo.gb", "restart": True, "recording": {}})
+    again = await agent.ok("emulator_run", {"romPath": "roms/demo.gb", "restart": True,
+                                            "recording": {"maxBytes": HALF_GIB}})
     stepped = await agent.ok("emulator_step", {"buttons": ["right"], "frames": 8})
     assert stepped.data["recordingSpan"]["recordingPath"] == again.data["recordingPath"]
+    await agent.refused("emulator_run", {"romPath": "roms/demo.gb", "restart": True, "recording": {}},
+                        "admission-refused", "reserved bytes 1073741824 + 67108864 > 1073741824")
+    await agent.ok("emulator_step", {"buttons": [], "frames": 2})  # the refused run left this session running
     await agent.ok("emulator_close")
     return run, error, again.data
 
