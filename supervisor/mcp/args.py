@@ -48,8 +48,9 @@ class Args:
         value = self.get(name, default)
         if value is default and default is not MISSING:
             return value
+        wanted = f"an integer {low}..{high}" if high is not None else f"an integer >= {low}"
         if isinstance(value, bool) or not isinstance(value, int) or value < low or (high is not None and value > high):
-            raise self._bad(name, value, f"an integer {low}..{high}" if high is not None else f"an integer >= {low}")
+            raise self._bad(name, value, wanted)
         return value
 
     def text(self, name: str, default: object = MISSING, choices: tuple[str, ...] = ()) -> str | None:

@@ -150,7 +150,9 @@ class Tools:
         target = self.ws.attempt_target((recording or {}).get("outputPath"))
         if recording is not None:
             admit(target.parent, budget)  # before a running session is replaced (again when created)
-        replaced = self.end_session("replaced by emulator_run restart", "emulator_run") if self.playtest is not None else None
+        replaced = None
+        if self.playtest is not None:
+            replaced = self.end_session("replaced by emulator_run restart", "emulator_run")
         attempt = self.ws.create_attempt(target, budget if recording is not None else None)
         runtime = self.private / f"runtime-{attempt.name}"
         profile = profile_for(rom, attempt, runtime, self.bridge.endpoint, recording is not None, limits)

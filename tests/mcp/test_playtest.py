@@ -19,7 +19,8 @@ PNG = b"\x89PNG\r\n\x1a\n"
 
 
 async def play(agent: Agent, ws) -> dict:
-    run = (await agent.ok("emulator_run", {"romPath": "roms/demo.gb", "initialFrames": 120, "recording": {}})).data
+    run = (await agent.ok("emulator_run", {"romPath": "roms/demo.gb", "initialFrames": 120,
+                                           "recording": {"maxFrames": 1000}})).data
     assert run["frame"] == 120 and run["recording"]["status"] == "live"
     assert run["recordingPath"].startswith(str(ws / "artifacts" / "playtests")), run["recordingPath"]
     step = await agent.ok("emulator_step", {"buttons": ["right"], "frames": 8, "sampleCount": 2})
@@ -42,6 +43,7 @@ async def play(agent: Agent, ws) -> dict:
     assert back.data["observation"]["frame"] == 129 and back.data["observation"]["memory"]["player_x"] == "05"
     await agent.refused("emulator_checkpoint", {"action": "restore", "checkpointId": "cp-9999-nope"},
                         "checkpoint-not-found")
+    await agent.refused("emulator_step", {"buttons": [], "frames": 900}, "limit-exceeded", "maxFrames")
     return {"run": run, "span": span, "saved": saved}
 
 
@@ -53,6 +55,10 @@ async def review_clip_stop(agent: Agent, ws, span: dict) -> dict:
     clip = {"recordingPath": span["recordingPath"], "outputPath": "artifacts/clips/first-move.gif",
             "startFrame": 120, "endFrame": 128, "branchId": "branch-0001"}
     await agent.refused("emulator_clip", clip, "recording-busy", "stop it first")
+    live = (await agent.ok("emulator_recording", {"action": "access_diagnostic"})).data
+    assert live["observation"]["state"] == "present" and live["observation"]["claim"]["holder"] == "emulator"
+    await agent.refused("emulator_recording", {"action": "archive", "recordingPath": span["recordingPath"]},
+                        "access-refused", "leased by emulator", "recordingAccessFailure")
     stop = await agent.ok("emulator_recording", {"action": "stop", "outcome": "failed",
                                                  "reason": "The player walks but the key never appears."})
     assert stop.data["recording"]["status"] == "failed" and stop.data["endedBy"] == "stop_command"
@@ -62,9 +68,23 @@ async def review_clip_stop(agent: Agent, ws, span: dict) -> dict:
     assert made.data["sourceImages"] == 3  # frames 120, 124 and 128 (every 4th is retained)
     await agent.refused("emulator_clip", clip, "already exists")
     status = await agent.ok("emulator_recording", {"action": "status"})
+    await maintain(agent, ws, span["recordingPath"])
     closed = await agent.ok("emulator_close")
     assert closed.data["closed"] is False  # the stop had ended the session already
     return {"stop": stop.data, "status": status.data}
+
+
+async def maintain(agent: Agent, ws, recording: str) -> None:
+    """access_diagnostic, archive, status through the mapping, retrieve, restore: filesystem only."""
+    diagnosed = (await agent.ok("emulator_recording", {"action": "access_diagnostic"})).data
+    assert diagnosed["observation"]["state"] == "absent" and diagnosed["recoveryAuthorized"] is False
+    archived = (await agent.ok("emulator_recording", {"action": "archive", "recordingPath": recording})).data
+    assert archived["archivePath"].startswith(str(ws / "artifacts" / "recording-archives"))
+    status = (await agent.ok("emulator_recording", {"action": "status", "recordingPath": recording})).data
+    assert status["archived"] is True and status["status"] == "failed"
+    assert (await agent.ok("emulator_recording", {"action": "retrieve", "recordingPath": recording})).data[
+        "archivePath"] == archived["archivePath"]
+    await agent.ok("emulator_recording", {"action": "restore", "recordingPath": recording})
 
 
 def test_an_agent_playtests_the_demo_cartridge_through_the_pipeline(tmp_path):
@@ -83,15 +103,15 @@ def test_an_agent_playtests_the_demo_cartridge_through_the_pipeline(tmp_path):
     tools = [r["agent_tool"] for r in agent_rows]
     assert tools == ["emulator_run", "emulator_step", "emulator_observe", "emulator_checkpoint", "emulator_step",
                      "emulator_checkpoint", "emulator_step", "emulator_checkpoint", "emulator_checkpoint",
-                     "emulator_recording", "emulator_recording"], tools  # the last: the session's end
+                     "emulator_step", "emulator_recording", "emulator_recording"], tools  # last: the end
     seq = {r["attempt_id"]: r["sequence"] for r in rows if r["event"] == "action_attempt"}
     results = [r for r in rows if r["event"] == "action_result"]
     assert results and all(seq[r["attempt_id"]] < r["sequence"] for r in results)  # intent first, always
     actions = [r["action"] for r in rows if r["event"] == "action_attempt"]
-    assert actions == ["step", "step", "checkpoint", "step", "checkpoint", "step", "restore", "restore",
+    assert actions == ["step", "step", "checkpoint", "step", "checkpoint", "step", "restore", "restore", "step",
                        "stop_recording"], actions
     outcomes = {r["attempt_id"]: r["outcome"] for r in results}
-    assert sorted(outcomes.values()).count("rejected") == 2  # the checkpoint not neutral, the unknown id
+    assert sorted(outcomes.values()).count("rejected") == 3  # not neutral, an unknown id, past maxFrames
     reader = RecordingReader(played["span"]["recordingPath"])
     status = reader.status()
     assert (status["status"], status["outcome"], status["branchCount"]) == ("failed", "failed", 2)
