@@ -1,0 +1,96 @@
+"""Local fleets, whole-process: real ``supervisor fleet start`` processes running real sessions
+of the built-in game; everything is read back from the fleet root."""
+from __future__ import annotations
+
+import os
+import signal
+
+import pytest
+
+from supervisor.fleet import control
+from supervisor.fleet.results import read_fleet
+from tests.fleet.helpers import attempt, finish, journal, rows, start_fleet, supervisor, write_fleet
+from tests.harness import wait_for
+
+pytestmark = pytest.mark.timeout(120)
+
+
+def _max_overlap(spans: list[tuple[float, float]]) -> int:
+    edges = sorted([(s, 1) for s, _ in spans] + [(e, -1) for _, e in spans])
+    level = peak = 0
+    for _, step in edges:
+        level += step
+        peak = max(peak, level)
+    return peak
+
+
+def test_a_matrix_fleet_runs_every_cell_at_the_concurrency_and_a_failure_stops_nothing(tmp_path):
+    fleet = write_fleet(tmp_path, set={"session.max_steps": 40, "actors.policy.max_restarts": 0},
+                        matrix={"game.seed": [1, 2], "policy.module": ["sts2", "no_such.policy"]})
+    root = str(tmp_path / "fleet")
+    code, out = finish(start_fleet(fleet, root, "--concurrency", "2"), timeout=100)
+    assert code == 1, out  # two sessions failed
+    got = rows(root)
+    assert [r["cell"] for r in got] == ["game.seed=1 policy.module=sts2", "game.seed=1 policy.module=no_such.policy",
+                                        "game.seed=2 policy.module=sts2", "game.seed=2 policy.module=no_such.policy"]
+    for r in got[0::2]:  # the good sessions ran to their end beside the failing ones
+        assert (r["outcome"], r["exit_code"], r["reason"], r["steps"]) == ("ok", 0, "max_steps", 40), r
+        assert r["accepted"] > 0 and r["duration_s"] > 0 and os.path.isdir(os.path.join(root, r["session_dir"]))
+    for r in got[1::2]:
+        # the policy cannot be imported: it exits at once and may not be restarted
+        assert (r["outcome"], r["exit_code"], r["reason"]) == ("failed", 1, "restart_intensity"), r
+    assert {r["game.seed"] for r in got} == {1, 2} and len({tuple(sorted(r)) for r in got}) == 1
+    spans = [(attempt(root, r["slot"], 1)["started_at"], attempt(root, r["slot"], 1)["ended_at"]) for r in got]
+    assert _max_overlap(spans) == 2
+    assert "done 4/4" in out and "failed 2" in out  # the live fleet line
+    status = control.status(root)
+    steps = sum(r["steps"] for r in got)  # the failing sessions observed before their policy died
+    assert status["state"] == "finished" and status["outcomes"]["ok"] == 2 and status["steps"] == steps >= 80
+    totals = read_fleet(root)["totals"]
+    assert (totals["sessions"], totals["ok"], totals["failed"], totals["steps"]) == (4, 2, 2, steps)
+
+    verify = supervisor("capture", "verify", root)
+    assert verify.returncode == 0, verify.stdout + verify.stderr
+    assert "4 session(s): 4 intact" in verify.stdout
+    report = supervisor("fleet", "report", root)
+    assert report.returncode == 0, report.stderr
+    line = next(ln for ln in report.stdout.splitlines() if ln.startswith("game.seed=2 policy.module=sts2 "))
+    assert line.split()[2:7] == ["1", "1", "0", "0", "0"] and line.split()[7] == "40"
+
+
+def test_stop_reaches_every_session_and_each_one_finalizes(tmp_path):
+    fleet = write_fleet(tmp_path, sessions=3, set={"session.max_steps": 100000, "session.stop_on_run_end": False,
+                                                   "session.stuck_seconds": 0})
+    root = str(tmp_path / "fleet")
+    proc = start_fleet(fleet, root, "--concurrency", "2")
+    wait_for(lambda: len(control.live_supervisors(root)) == 2 and all(
+        len(journal(os.path.join(c, "sessions", s))) > 20 for c in _captures(root) for s in os.listdir(os.path.join(c, "sessions"))),
+        60, "two running sessions with journals")
+    stop = supervisor("fleet", "stop", root, "--runtime-dir", str(tmp_path / "runtime"))
+    assert stop.returncode == 0 and "SIGTERM to 2 running session(s)" in stop.stdout, stop.stdout + stop.stderr
+    code, out = finish(proc, timeout=60)
+    assert code == 0, out
+    got = rows(root)
+    assert [r["outcome"] for r in got] == ["stopped", "stopped", "not_run"]
+    for r in got[:2]:
+        end = journal(os.path.join(root, r["session_dir"]))[-1]
+        assert end["event"] == "session_end" and end["reason"] == "sigterm" and r["exit_code"] == 143
+    assert not os.path.exists(os.path.join(root, "s0002", "capture"))
+    assert control.status(root)["state"] == "stopped"
+    assert supervisor("capture", "verify", root).returncode == 0
+
+
+def test_a_signal_to_the_fleet_stops_its_sessions(tmp_path):
+    fleet = write_fleet(tmp_path, sessions=1, set={"session.max_steps": 100000, "session.stop_on_run_end": False,
+                                                   "session.stuck_seconds": 0})
+    root = str(tmp_path / "fleet")
+    proc = start_fleet(fleet, root)
+    wait_for(lambda: control.live_supervisors(root), 30, "a running session")
+    proc.send_signal(signal.SIGINT)
+    code, _ = finish(proc, timeout=60)
+    assert code == 0 and rows(root)[0]["outcome"] == "stopped" and rows(root)[0]["reason"] == "sigterm"
+
+
+def _captures(root: str) -> list[str]:
+    return [os.path.join(root, s, "capture") for s in sorted(os.listdir(root))
+            if os.path.isdir(os.path.join(root, s, "capture", "sessions"))]
