@@ -15,6 +15,9 @@ from typing import Any
 
 import yaml
 
+from actors.model_client.errors import ConfigError
+from actors.model_client.settings import ModelSettings
+
 ANY = object()
 NUM = (int, float)
 
@@ -185,8 +188,6 @@ def _validate_actors(where: str, data: Any) -> dict:
 def _validate_model(where: str, data: Any) -> dict:
     """The ``model`` section: checked by the model client's own settings when a server or a
     replay capture is set (``model.replay`` is resolved to an absolute ``events.jsonl``)."""
-    from actors.model_client.errors import ConfigError
-    from actors.model_client.settings import ModelSettings
     data = {} if data is None else data
     if not isinstance(data, dict):
         raise ProfileError(where, "model", f"expected a mapping, got {data!r}")

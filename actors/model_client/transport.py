@@ -36,7 +36,7 @@ _TIMEOUT_PHASES = (
 )
 #: Everything httpx can raise from a request, plus what may escape from below it.
 #: (RuntimeError: httpx's "the client has been closed", when ``close()`` races a request.)
-_WRAPPED = (httpx.HTTPError, httpx.InvalidURL, httpx.StreamError, httpx.CookieConflict,
+WRAPPED_ERRORS = (httpx.HTTPError, httpx.InvalidURL, httpx.StreamError, httpx.CookieConflict,
             OSError, UnicodeError, RuntimeError)
 
 
@@ -76,7 +76,7 @@ class HttpTransport:
             with self._client.stream("POST", url, json=body, headers=dict(headers)) as response:
                 content = self._read_body(response, deadline)
                 text = content.decode(response.encoding or "utf-8", "replace")
-        except _WRAPPED as exc:
+        except WRAPPED_ERRORS as exc:
             raise map_httpx_error(exc, self._timeout_s) from exc
         return HttpReply(status=response.status_code,
                          retry_after=response.headers.get("retry-after"),

@@ -13,7 +13,7 @@ from actors.model_client.service import ModelService
 from actors.model_client.settings import ModelSettings
 from protocol.model_to_policy import ModelAnswer, ModelFailure
 from protocol.policy_to_model import AskModel
-from supervisor.profile import ProfileError, _validate_model
+from supervisor.profile import ProfileError, load
 from tests.fakes.openai_server import Reply
 from tests.harness import wait_for
 
@@ -74,11 +74,12 @@ def test_bad_replay_settings_name_the_key(tmp_path, section, key):
 
 def test_profile_resolves_replay_to_an_absolute_events_file(tmp_path, monkeypatch):
     (tmp_path / "events.jsonl").write_text("")
+    (tmp_path / "p.yaml").write_text("name: p\n")
     monkeypatch.chdir(tmp_path.parent)
-    out = _validate_model("p.yaml", {"replay": tmp_path.name})
+    out = load(str(tmp_path / "p.yaml"), [f"model.replay={tmp_path.name}"])["model"]
     assert out["replay"] == str(tmp_path / "events.jsonl") and out["base_url"] is None
     with pytest.raises(ProfileError, match="model.replay"):
-        _validate_model("p.yaml", {"replay": "missing-dir"})
+        load(str(tmp_path / "p.yaml"), ["model.replay=missing-dir"])
 
 
 def test_without_a_backend_every_ask_is_no_model_configured():

@@ -7,7 +7,7 @@ import httpx
 import pytest
 
 from actors.model_client import ModelError, ModelTimeout, ModelTransportError
-from actors.model_client.transport import _WRAPPED, map_httpx_error
+from actors.model_client.transport import WRAPPED_ERRORS, map_httpx_error
 
 REQUEST = httpx.Request("POST", "http://127.0.0.1:1/v1/chat/completions")
 
@@ -34,7 +34,7 @@ def test_there_are_exceptions_to_map():
 
 @pytest.mark.parametrize("cls", httpx_exceptions(), ids=lambda c: c.__name__)
 def test_every_httpx_exception_is_mapped(cls):
-    assert issubclass(cls, _WRAPPED), f"post_json would let {cls.__name__} escape"
+    assert issubclass(cls, WRAPPED_ERRORS), f"post_json would let {cls.__name__} escape"
     mapped = map_httpx_error(instantiate(cls), 3.0)
     assert isinstance(mapped, ModelError)
     if issubclass(cls, httpx.TimeoutException):
