@@ -1,0 +1,104 @@
+"""Fleets on Ray: a one-node cluster on loopback (``LocalRayHead``) running real sessions, and
+the retry rule with a Ray worker killed while its session has, or has not, an action in
+flight: the journal decides. The outside game is ``FakeSts2Game``, a real HTTP server whose
+answers the test holds."""
+from __future__ import annotations
+
+import glob
+import os
+import signal
+
+import pytest
+
+pytest.importorskip("ray", reason="Ray is not installed: pip install -e '.[test]' installs it")
+
+from supervisor.fleet.matrix import game_resource  # noqa: E402
+from supervisor.fleet.ray_head import LocalRayHead  # noqa: E402
+from tests.fleet.helpers import attempt, finish, journal, rows, start_fleet, supervisor, write_fleet  # noqa: E402
+from tests.fleet.sts2_fake import FakeSts2Game  # noqa: E402
+from tests.harness import wait_for  # noqa: E402
+
+pytestmark = pytest.mark.timeout(180)
+
+
+@pytest.fixture(scope="module")
+def game():
+    g = FakeSts2Game()
+    yield g
+    g.stop()
+
+
+@pytest.fixture(scope="module")
+def head(game):
+    h = LocalRayHead(num_cpus=2, resources={game_resource(game.base_url): 1})
+    try:
+        yield h.wait_ready()
+    finally:
+        h.stop()
+
+
+def test_two_sessions_run_as_ray_tasks_on_a_one_node_cluster(tmp_path, head):
+    fleet = write_fleet(tmp_path, set={"session.max_steps": 30}, matrix={"game.seed": [1, 2]})
+    root = str(tmp_path / "fleet")
+    code, out = finish(start_fleet(fleet, root, "--ray-address", head.address, env=head.env), timeout=120)
+    assert code == 0, out
+    got = rows(root)
+    assert [(r["outcome"], r["steps"], r["reason"]) for r in got] == [("ok", 30, "max_steps")] * 2
+    for r in got:
+        rec = attempt(root, r["slot"], 1)
+        assert rec["node"] and rec["runner_pid"] != os.getpid()  # ran inside a Ray worker
+    assert "ray, concurrency 2" in out
+    assert supervisor("capture", "verify", root).returncode == 0
+
+
+def _outside_game_fleet(tmp_path, game) -> str:
+    return write_fleet(tmp_path, sessions=1, set={
+        "game.builtin": False, "game.base_url": game.base_url, "game.timeout_s": 60,
+        "session.max_steps": 5, "session.stuck_seconds": 0, "supervisor.heartbeat_s": 0.2})
+
+
+def _session_journal(root: str) -> list[dict]:
+    dirs = glob.glob(os.path.join(root, "s0000", "capture", "sessions", "*"))
+    return journal(dirs[0]) if len(dirs) == 1 and os.path.exists(os.path.join(dirs[0], "events.jsonl")) else []
+
+
+def test_a_worker_killed_with_an_action_in_flight_is_never_rerun(tmp_path, head, game):
+    game.reset(hold_posts=True)
+    root = str(tmp_path / "fleet")
+    proc = start_fleet(_outside_game_fleet(tmp_path, game), root, "--ray-address", head.address, env=head.env)
+    try:
+        wait_for(lambda: game.held == 1 and any(r["event"] == "action_attempt" for r in _session_journal(root)),
+                 60, "an action attempt held by the game")
+        os.kill(attempt(root, "s0000", 1)["runner_pid"], signal.SIGKILL)
+        code, out = finish(proc, timeout=60)
+    finally:
+        game.release()
+    assert code == 1, out
+    (row,) = rows(root)
+    assert row["outcome"] == "needs_review" and row["attempts"] == 1, row
+    assert "attempt 1 lost (WorkerCrashedError" in row["detail"] and "without a result (a-000001)" in row["detail"]
+    assert not os.path.exists(os.path.join(root, "s0000", "attempt-2.json"))
+    assert game.posts == 1  # the action was sent once, and never again
+    events = [r["event"] for r in _session_journal(root)]
+    assert "action_result" not in events and "session_end" not in events
+
+
+def test_a_worker_killed_with_no_action_in_flight_is_run_again(tmp_path, head, game):
+    game.reset(hold_gets=True)
+    root = str(tmp_path / "fleet")
+    proc = start_fleet(_outside_game_fleet(tmp_path, game), root, "--ray-address", head.address, env=head.env)
+    try:
+        wait_for(lambda: game.held == 1 and _session_journal(root), 60, "a state read held by the game")
+        os.kill(attempt(root, "s0000", 1)["runner_pid"], signal.SIGKILL)
+        wait_for(lambda: os.path.exists(os.path.join(root, "s0000", "attempt-2.json")), 60, "the second attempt")
+        game.release()
+        code, out = finish(proc, timeout=60)
+    finally:
+        game.release()
+    assert code == 0, out
+    (row,) = rows(root)
+    assert (row["outcome"], row["attempts"], row["reason"], row["steps"]) == ("ok", 2, "max_steps", 5), row
+    assert "attempt 1 lost (WorkerCrashedError" in row["detail"] and "no action attempt was recorded" in row["detail"]
+    first, second = (attempt(root, "s0000", n) for n in (1, 2))
+    assert first["lost"] and first["session_ids"] and second["session_ids"] and second["exit_code"] == 0
+    assert first["session_ids"] != second["session_ids"] and game.posts >= 1
