@@ -23,12 +23,19 @@ def grid(screen="card_select__upgrade", **edits):
     return sample(screen, **edits)
 
 
+def assert_waits_for(ctx, action, kind):
+    """The context blocks for this very action and guard kind — not merely for something."""
+    assert ctx.blocking() == ("wait", f"awaiting evidence for the accepted {action} ({kind})")
+    assert (ctx.pending.action, ctx.pending.kind) == (action, kind)
+
+
 def test_grid_toggle_reserves_the_index_and_a_fresh_read_releases():
     ctx = PolicyContext()
     g = grid()
     ctx.reconcile(g)
     accept(ctx, g, "select_card", {"index": 1})
-    assert ctx.blocking()[0] == "wait" and ctx.toggles == {1}
+    assert_waits_for(ctx, "select_card", "grid_toggle")
+    assert ctx.toggles == {1}
     ctx.reconcile(g)  # the same grid, unchanged: selection is not shown, the read releases
     assert ctx.blocking() is None and ctx.toggles == {1}
 
@@ -47,7 +54,7 @@ def test_direct_choose_screen_waits_for_a_transition():
     ctx.reconcile(g)
     accept(ctx, g, "select_card", {"index": 0}, screen_type="choose")
     ctx.reconcile(g)
-    assert ctx.blocking() is not None
+    assert_waits_for(ctx, "select_card", "choose_card")
     ctx.reconcile(sample("monster"))
     assert ctx.blocking() is None
 
@@ -58,7 +65,7 @@ def test_hand_selection_waits_for_the_selected_count_to_grow():
     ctx.reconcile(hs)
     accept(ctx, hs, "combat_select_card", {"card_index": 0})
     ctx.reconcile(hs)
-    assert ctx.blocking() is not None
+    assert_waits_for(ctx, "combat_select_card", "hand_select")
     ctx.reconcile(sample("hand_select__selected"))
     assert ctx.blocking() is None
 
@@ -75,7 +82,7 @@ def test_confirmation_and_cancellation_wait_for_a_transition_never_repeat(name, 
     kind = s["state_type"]
     for n in range(3):  # a slow confirmation: the same screen again and again
         ctx.reconcile(sample(name, **{f"{kind}.prompt": f"still here {n}"}))
-        assert ctx.blocking()[0] == "wait"
+        assert_waits_for(ctx, action, "confirm")
     ctx.reconcile(sample("map"))
     assert ctx.blocking() is None
 
@@ -86,7 +93,7 @@ def test_bundle_selection_waits_for_a_preview_with_confirmation():
     ctx.reconcile(b)
     accept(ctx, b, "select_bundle", {"index": 0})
     ctx.reconcile(b)
-    assert ctx.blocking() is not None
+    assert_waits_for(ctx, "select_bundle", "bundle_select")
     ctx.reconcile(sample("bundle_select", **{"bundle_select.preview_showing": True,
                                              "bundle_select.can_confirm": True}))
     assert ctx.blocking() is None
@@ -98,7 +105,7 @@ def test_purchase_waits_for_the_item_to_change_not_for_prices():
     ctx.reconcile(before)
     accept(ctx, before, "shop_purchase", {"index": 0})
     ctx.reconcile(sample("shop", **{"shop.items.0.price": 40, "shop.items.0.can_afford": False}))
-    assert ctx.blocking() is not None, "a price or affordability change alone must not release"
+    assert_waits_for(ctx, "shop_purchase", "purchase")  # a price or affordability change alone
     ctx.reconcile(sample("shop", **{"shop.items.0.is_stocked": False}))
     assert ctx.blocking() is None
 
@@ -109,7 +116,7 @@ def test_a_fake_merchant_purchase_is_guarded_like_a_shop_purchase():
     ctx.reconcile(fm)
     accept(ctx, fm, "shop_purchase", {"index": 0})
     ctx.reconcile(sample("fake_merchant", **{"fake_merchant.shop.items.0.can_afford": False}))
-    assert ctx.blocking() is not None
+    assert_waits_for(ctx, "shop_purchase", "purchase")
     ctx.reconcile(sample("fake_merchant", **{"fake_merchant.shop.items.0.is_stocked": False}))
     assert ctx.blocking() is None
 
@@ -120,7 +127,7 @@ def test_crystal_click_waits_for_the_cell_to_be_revealed():
     ctx.reconcile(cs)
     accept(ctx, cs, "crystal_sphere_click_cell", {"x": 0, "y": 0})
     ctx.reconcile(sample("crystal_sphere", **{"crystal_sphere.divinations_left_text": "2 divinations left"}))
-    assert ctx.blocking() is not None
+    assert_waits_for(ctx, "crystal_sphere_click_cell", "crystal_click")
     revealed = sample("crystal_sphere")
     revealed["crystal_sphere"]["cells"][0].update(is_hidden=False, is_clickable=False)
     ctx.reconcile(revealed)
@@ -136,12 +143,12 @@ def test_character_pick_is_released_by_any_read_and_embark_waits_for_a_transitio
     cs = menu("menu__character_select")
     ctx.reconcile(cs)
     accept(ctx, cs, "menu_select", {"option": "ironbound"}, character_pick=True)
-    assert ctx.blocking() is not None
+    assert_waits_for(ctx, "menu_select", "character")
     ctx.reconcile(cs)
     assert ctx.blocking() is None and ctx.character_picked
     accept(ctx, cs, "menu_select", {"option": "embark"})
     ctx.reconcile(cs)
-    assert ctx.blocking() is not None
+    assert_waits_for(ctx, "menu_select", "embark")
     ctx.reconcile(sample("event__ancient_dialogue"))
     assert ctx.blocking() is None
 
@@ -163,7 +170,8 @@ def test_card_reward_skip_is_marked_only_when_the_rewards_list_reappears():
     ctx.reconcile(cr)
     accept(ctx, cr, "skip_card_reward")
     ctx.reconcile(cr)
-    assert not ctx.skipped_reward and ctx.blocking() is not None
+    assert not ctx.skipped_reward
+    assert_waits_for(ctx, "skip_card_reward", "reward_skip")
     ctx.reconcile(rw)
     assert ctx.skipped_reward and ctx.blocking() is None
 
@@ -182,7 +190,7 @@ def test_unknown_outcomes_are_guarded_like_accepted_ones():
     ctx.reconcile(s)
     accept(ctx, s, "shop_purchase", {"index": 0}, outcome="unknown")
     ctx.reconcile(s)
-    assert ctx.blocking() is not None
+    assert_waits_for(ctx, "shop_purchase", "purchase")
 
 
 @pytest.mark.parametrize("neutral", ["overlay", "unknown", "unknown__no_run_state", "menu__tutorial",
@@ -193,7 +201,8 @@ def test_neutral_screens_and_mid_run_popups_neither_reset_nor_release_guards(neu
     ctx.reconcile(g)
     accept(ctx, g, "select_card", {"index": 0})
     ctx.reconcile(sample(neutral))
-    assert ctx.blocking() is not None and ctx.toggles == {0} and ctx.flow == "card_select:upgrade"
+    assert_waits_for(ctx, "select_card", "grid_toggle")
+    assert ctx.toggles == {0} and ctx.flow == "card_select:upgrade"
 
 
 def test_a_popup_dismissal_is_tracked_apart_from_the_runs_pending_action():
@@ -215,7 +224,7 @@ def test_a_changed_read_releases_an_ordinary_effect_even_on_a_neutral_screen():
     ctx.reconcile(m)
     accept(ctx, m, "choose_map_node", {"index": 0})
     ctx.reconcile(m)  # "ok means queued": the same read, still waiting
-    assert ctx.blocking() is not None
+    assert_waits_for(ctx, "choose_map_node", "effect")
     ctx.reconcile(sample("unknown"))
     assert ctx.blocking() is None
 
@@ -234,7 +243,8 @@ def test_an_accepted_action_without_effect_is_overdue_after_reads_and_time_then_
     info = ctx.release_no_effect()
     assert info["action"] == "claim_reward" and info["reads"] == 4 and info["seconds"] == 2.5
     assert ctx.blocking() is None
-    assert ctx.refusal(digest(rw), "claim_reward", {"index": 1}, situation_of("claim_reward", {"index": 1}, rw))
+    assert ctx.refusal(digest(rw), "claim_reward", {"index": 1}, situation_of("claim_reward", {"index": 1}, rw)) \
+        == "accepted here before without any effect"
     ctx.reconcile(sample("map"))  # a new screen flow: a new situation
     assert ctx.refusal(digest(rw), "claim_reward", {"index": 1}, situation_of("claim_reward", {"index": 1}, rw)) is None
 
@@ -256,7 +266,7 @@ def test_an_identical_action_is_not_proposed_after_three_rejections_in_a_row():
         ctx.reconcile(changed)  # every read differs: "on this very state" would never trip
         assert ctx.refusal(digest(changed), "proceed", {}, None) is None
         accept(ctx, changed, "proceed", outcome="rejected")
-    assert "in a row" in ctx.refusal("other", "proceed", {}, None)
+    assert ctx.refusal("other", "proceed", {}, None) == "rejected 3 times in a row"
     accept(ctx, rs, "choose_rest_option", {"index": 0})  # something accepted ends the run
     assert ctx.refusal("other", "proceed", {}, None) is None
 
