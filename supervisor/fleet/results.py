@@ -15,7 +15,8 @@ key is a column of its own (``game.seed``), besides ``cell``, the whole cell as 
                    run again on its own
     not_run        the fleet was stopped before it started
 
-Runs and wins come from the journal alone: a proposal carrying ``run_outcome`` ends a run
+Steps are observations, or decisions when the policy pipelines its steps (as ``supervisor
+start`` counts them). Runs and wins come from the journal alone: a proposal carrying ``run_outcome`` ends a run
 when it is a stop (the emulator's demo policy) or its action was accepted (the STS2 game
 over dismissal); a win is ``run_outcome`` ``won`` or ``victory``.
 """
@@ -77,6 +78,7 @@ def journal_facts(session_dir: str) -> dict[str, Any]:
     """Steps, runs, wins, frames, action results and the exit reason of one session."""
     facts: dict[str, Any] = {"steps": 0, "runs": 0, "wins": 0, "frames": None, "accepted": 0,
                              "rejected": 0, "unknown": 0, "reason": None}
+    observations = 0
     outcome_of_proposal: dict[str, str] = {}
     outcome_of_attempt: dict[str, str] = {}
     journal = os.path.join(session_dir, "events.jsonl")
@@ -86,8 +88,10 @@ def journal_facts(session_dir: str) -> dict[str, Any]:
         row = line.row or {}
         event = row.get("event")
         if event == "observation":
+            observations += 1
+        elif event == "proposal_status":
             facts["steps"] += 1
-        elif event == "proposal" and row.get("run_outcome"):
+        if event == "proposal" and row.get("run_outcome"):
             if row.get("action") is None:
                 _count_run(facts, row["run_outcome"])
             else:
@@ -104,6 +108,7 @@ def journal_facts(session_dir: str) -> dict[str, Any]:
             facts["frames"] = row["frame"]
         elif event == "session_end":
             facts["reason"] = row.get("reason")
+    facts["steps"] = max(facts["steps"], observations)  # decisions, when a policy pipelines
     return facts
 
 
