@@ -146,6 +146,7 @@ def main(argv: list[str] | None = None) -> int:
     args = ap.parse_args(argv)
     counts = [int(c) for c in args.counts.split(",")]
     base = args.keep or tempfile.mkdtemp(prefix="gamerig-bench-fleet-")
+    os.makedirs(base, exist_ok=True)
     say = (lambda _m: None) if args.json else (lambda m: print(m, flush=True))
     say(f"{len(os.sched_getaffinity(0))} CPUs, {psutil.virtual_memory().total / 2**30:.0f} GiB; fleets under {base}")
     results = measure(base, counts, args.steps, not args.no_ray, say)
