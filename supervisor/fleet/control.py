@@ -17,6 +17,7 @@ import glob
 import json
 import os
 import signal
+import socket
 import time
 
 from supervisor.rundir import running_sessions
@@ -76,7 +77,10 @@ def status(root: str) -> dict:
     info = read_fleet(root)
     rows = read_rows(root)
     counts = {o: sum(r["outcome"] == o for r in rows) for o in OUTCOMES}
-    return {"root": root, "name": info.get("name"), "state": info.get("state"),
+    state = info.get("state")
+    if state == "running" and info.get("host") == socket.gethostname() and not _driver_alive(root):
+        state = "interrupted"  # the fleet process is gone without finishing
+    return {"root": root, "name": info.get("name"), "state": state,
             "backend": info.get("backend"), "sessions": info.get("sessions"),
             "done": len(rows), "running_here": len(live_supervisors(root)),
             "outcomes": counts, "steps": sum(r.get("steps") or 0 for r in rows),

@@ -58,6 +58,8 @@ def start(path: str, *, concurrency: int | None = None, ray_address: str | None 
     if module is None:
         n, why = (concurrency, "--concurrency") if concurrency else (
             (spec.concurrency, "the fleet file") if spec.concurrency else default_concurrency())
+        if n > len(plans):
+            n, why = len(plans), f"{why}; capped at the {len(plans)} sessions"
         backend = LocalBackend(root, workdir, n, spec.session_timeout_s)
     else:
         n = concurrency or spec.concurrency or len(plans)
