@@ -13,7 +13,6 @@ status and stop work from any shell, and also after the fleet process is gone:
 """
 from __future__ import annotations
 
-import glob
 import json
 import os
 import signal
@@ -40,16 +39,8 @@ def publish(runtime_dir: str, root: str, name: str) -> str:
 
 
 def running_fleets(runtime_dir: str) -> list[dict]:
-    out = []
-    for path in sorted(glob.glob(os.path.join(fleets_dir(runtime_dir), "*.json"))):
-        try:
-            with open(path, encoding="utf-8") as fh:
-                rec = json.load(fh)
-            os.kill(int(rec["pid"]), 0)
-        except (OSError, ValueError, KeyError, TypeError):
-            continue
-        out.append(rec)
-    return out
+    """Records of fleets whose fleet process is alive (the same rule as running sessions)."""
+    return running_sessions(fleets_dir(runtime_dir))
 
 
 def pick_root(path: str | None, runtime_dir: str) -> str:
