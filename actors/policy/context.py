@@ -147,6 +147,7 @@ class PolicyContext:
         self.streak: dict[str, int] = {}  # action key -> rejections in a row
         self.futile: set[str] = set()  # situations whose accepted action showed no effect
         self.combat_only_potions: set[str] = set()  # potion ids refused out of combat
+        self.automatic_potions: set[str] = set()  # potion ids refused anywhere (PotionUsage.Automatic)
         self.abandon_requested = False  # the next popup confirms abandoning the saved run
 
     # -- 1. reconcile ------------------------------------------------------------------
@@ -329,9 +330,12 @@ class PolicyContext:
         self.rejected_here[here] = self.rejected_here.get(here, 0) + 1
         if proposal.get("character_pick") or (action == "menu_select" and params.get("option") in ("embark", "confirm")):
             self.character_picked = False  # a rejected embark allows picking again
-        if action == "use_potion" and proposal.get("potion_id") and \
-                "only be used in combat" in refusal_text(result):
-            self.combat_only_potions.add(proposal["potion_id"])
+        if action == "use_potion" and proposal.get("potion_id"):
+            text = refusal_text(result)  # McpMod.Actions.cs ExecuteUsePotion's usage refusals
+            if "only be used in combat" in text:
+                self.combat_only_potions.add(proposal["potion_id"])
+            elif "is automatic and cannot be manually used" in text:
+                self.automatic_potions.add(proposal["potion_id"])
 
 
 def refusal_text(result: dict) -> str:

@@ -12,7 +12,7 @@ Potions (``BuildPlayerState``): ``{id, name, description, slot, can_use_in_comba
 target_type, keywords}``; ``use_potion {slot[, target]}`` needs ``target`` (an entity_id) for
 ``AnyEnemy`` only (McpMod.Actions.cs ``ExecuteUsePotion``). Out of combat, only potions that are
 not combat-only can be used; the state does not say which, so the policy tries (when hurt, on
-the map) and remembers a "can only be used in combat" refusal for that potion id.
+the map) and remembers a "can only be used in combat" or "is automatic" refusal for that potion id.
 """
 from __future__ import annotations
 
@@ -83,7 +83,7 @@ def out_of_combat_potions(policy, st: dict) -> list[Proposal]:
     out = []
     for pot in player.get("potions") or []:
         if isinstance(pot, dict) and pot.get("target_type") in SELF_TARGETED and \
-                pot.get("id") not in policy.ctx.combat_only_potions:
+                pot.get("id") not in policy.ctx.combat_only_potions | policy.ctx.automatic_potions:
             out.append(use_potion(pot, None, "hurt, out of combat"))
     return out
 

@@ -160,6 +160,22 @@ def test_out_of_combat_a_hurt_player_tries_a_self_potion_and_a_combat_only_refus
     assert d.see(m).action == "choose_map_node"
 
 
+def test_an_automatic_potion_refusal_is_remembered_on_later_screens_too():
+    """McpMod.Actions.cs ``ExecuteUsePotion`` refuses a ``PotionUsage.Automatic`` potion
+    anywhere ("... is automatic and cannot be manually used"); the state does not say which
+    potion is automatic (``BuildPlayerState``: ``can_use_in_combat`` is false for it, as for
+    any usage other than CombatOnly/AnyTime), so the policy tries once and remembers it: the
+    next hurt map screen (another floor) does not spend three more refusals on it."""
+    fairy = {"id": "FAIRY_POTION", "name": "Fairy in a Bottle", "description": "", "slot": 0,
+             "can_use_in_combat": False, "target_type": "None", "keywords": []}
+    m = sample("map", **{"player.hp": 10, "player.potions": [fairy]})
+    d = Driver()
+    refusal = "Potion 'Fairy in a Bottle' is automatic and cannot be manually used"
+    assert d.play(m, "rejected", refusal).action == "use_potion"
+    later = sample("map", **{"player.hp": 10, "player.potions": [fairy], "run.floor": 9})
+    assert d.see(later).action == "choose_map_node"
+
+
 def test_rest_site_rests_when_hurt_smiths_when_not_and_leaves_only_once_proceed_shows():
     hurt = sample("rest_site")
     hurt["player"]["hp"] = 10
