@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import copy
 import threading
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Callable
 
 from . import screens
@@ -45,6 +45,8 @@ class Pending:
     due: int  # applied at the start of read number ``due``
     flushable: bool  # may be applied early by the next POST
     gameplay: bool  # counts as a run action (not menu_select)
+    name: str = ""  # the action's name and body (``queued``: the mod's ``IsQueued`` checks)
+    body: dict = field(default_factory=dict)
 
 
 @dataclass
@@ -206,10 +208,10 @@ class Game:
             if self.run is None:
                 raise ActionRefused("No run in progress")
             return spec.handler(self, spec.parse(body))
-        return self._accept(check, True, spec.confirm)
+        return self._accept(check, True, spec.confirm, name, body)
 
-    def _accept(self, check: Callable[[], tuple], gameplay: bool,
-                confirm: bool) -> tuple[int, dict]:
+    def _accept(self, check: Callable[[], tuple], gameplay: bool, confirm: bool,
+                name: str = "", body: dict | None = None) -> tuple[int, dict]:
         self.validating = True
         try:
             result = check()
@@ -224,8 +226,14 @@ class Game:
             return 200, _error("Action rejected: the game is busy")
         delay = self.knobs.effect_delay_reads + (self.knobs.slow_confirm_reads
                                                  if confirm else 0)
-        self.pending.append(Pending(check, self.reads + 1 + delay, delay == 0, gameplay))
+        self.pending.append(Pending(check, self.reads + 1 + delay, delay == 0, gameplay,
+                                    name, body or {}))
         return 200, {"status": "ok", "message": message, **extra}
+
+    def queued(self, name: str) -> list[dict]:
+        """The bodies of accepted ``name`` actions whose effects have not been applied yet
+        (what the mod sees as queued: ``PotionModel.IsQueued``)."""
+        return [p.body for p in self.pending if p.name == name]
 
     def note_duplicate(self) -> None:
         """Count a repeated toggle/purchase/click (only when answering the POST)."""

@@ -272,3 +272,21 @@ def test_a_queued_action_whose_late_parameter_read_fails_is_dropped(make_server)
         state = get(client)
         assert [c["name"] for c in state["player"]["hand"]] == ["Strike"]
         assert srv.stats()["dropped_effects"] == 1
+
+
+def test_a_potion_already_queued_is_refused(make_server):
+    """ExecuteUsePotion checks ``potion.IsQueued`` right after "No potion in slot": a second
+    use of a potion whose first use is accepted but not yet applied is refused (effect delay
+    knob), and the potion is drunk once."""
+    srv = make_server(1)
+    with http_client(srv.url) as client:
+        fight(srv, client, monsters=("SENTINEL",), potions=["IRON_POTION", "SPARK_POTION"])
+        arrange(srv, lambda g: setattr(g, "knobs", Knobs(effect_delay_reads=1)))
+        assert post(client, action="use_potion", slot=0)["status"] == "ok"
+        assert refused(client, action="use_potion", slot=0) == \
+            "Potion 'Iron Potion' is already queued for use"
+        assert post(client, action="use_potion", slot=1)["status"] == "ok", "another slot"
+        get(client)
+        state = get(client)
+        assert state["player"]["potions"] == [] and state["player"]["block"] == 12
+        assert srv.stats()["dropped_effects"] == 0

@@ -42,6 +42,13 @@ def _slot(game: "Game", p) -> tuple[int, str]:
     return slot, pid
 
 
+def _not_queued(game: "Game", slot: int, potion: PotionDef) -> None:
+    """``potion.IsQueued``: a use accepted earlier and not yet applied (only while answering
+    a POST; the queued use itself, re-validated when due, is no longer in the queue)."""
+    if game.validating and any(b.get("slot") == slot for b in game.queued("use_potion")):
+        raise ActionRefused(f"Potion '{potion.name}' is already queued for use")
+
+
 def _usable(game: "Game", potion: PotionDef) -> None:
     """The usage checks, in ``ExecuteUsePotion``'s order."""
     run = game.run
@@ -72,6 +79,7 @@ def use_potion(game: "Game", p):
     run = game.run
     slot, pid = _slot(game, p)
     potion = POTIONS[pid]
+    _not_queued(game, slot, potion)
     _usable(game, potion)
     target = None
     suffix = ""
