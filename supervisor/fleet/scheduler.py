@@ -74,6 +74,8 @@ class FleetRun:
             while self.pending or self.running or self.settling:
                 if not self.stopping():
                     self._launch()
+                if not self.running:  # only lost attempts settling: nothing to wait on
+                    time.sleep(0.25)
                 for handle, result in self.backend.poll(0.25):
                     plan, attempt = self.running.pop(handle)
                     self._finished(plan, attempt, result)
