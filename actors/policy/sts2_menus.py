@@ -92,8 +92,8 @@ def character_select(policy, st: dict, names: list[str]) -> list[Proposal]:
     chars = [c for c in st.get("characters") or [] if isinstance(c, dict) and not c.get("locked")]
     ids = [c.get("id") for c in chars if c.get("id") in names] or \
         [n for n in names if n not in ("confirm", "embark", "back", "unready")]
-    want = policy.settings.get("character")
-    cid = want if want in ids else (ids[0] if ids else None)
+    want = str(policy.settings.get("character") or "").lower()  # the mod matches case-insensitively
+    cid = next((i for i in ids if str(i).lower() == want), ids[0] if ids else None)
     if cid is None:
         return [Proposal.wait(f"no unlocked character to pick ({names})")]
     return [Proposal("menu_select", {"option": cid}, f"pick character {cid}", extra={"character_pick": True})]

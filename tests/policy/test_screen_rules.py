@@ -97,6 +97,19 @@ def test_a_locked_wanted_character_falls_back_to_an_unlocked_one():
     assert p.parameters == {"option": "ironbound"}
 
 
+def test_the_wanted_character_is_matched_as_the_mod_matches_it_case_insensitively():
+    """McpMod.StateBuilder.cs ``AddCharacterSelectMenuState`` names a character option by its
+    ``Id.Entry`` (the game's case, e.g. upper case); ``ExecuteCharacterSelectMenuOption``
+    matches an option case-insensitively. ``policy.settings.character: veilwalker`` picks the
+    advertised ``VEILWALKER``, not the first character."""
+    cs = sample("menu__character_select", **{
+        "options.0": {"name": "IRONBOUND", "enabled": True},
+        "options.1": {"name": "VEILWALKER", "enabled": True},
+        "characters.0.id": "IRONBOUND", "characters.1.id": "VEILWALKER",
+        "characters.1.locked": False})
+    assert Driver({"character": "veilwalker"}).see(cs).parameters == {"option": "VEILWALKER"}
+
+
 def test_a_saved_run_can_be_abandoned_and_the_popup_is_then_confirmed():
     d = Driver({"saved_run": "abandon"})
     assert d.play(sample("menu__main_saved_run")).parameters == {"option": "abandon_run"}
