@@ -66,6 +66,14 @@ class RecordingFinalized(Message):
 
 
 @message
+class ClipMade(Message):
+    """``emulator_clip`` done: the clip's metadata (output path, sources, timing, ledger charge)."""
+    TYPE = "emulator_clip_made"
+    reply_to: str
+    clip: dict
+
+
+@message
 class SteppedBatch(Message):
     """The replies to an ``emulator_step_batch``, in its order: ``{"type", "body"}`` each, an
     ``emulator_stepped`` or an ``emulator_error`` (with an empty ``reply_to``)."""

@@ -8,6 +8,7 @@
     emulator_step_batch  several steps, run one after the other, answered together
     emulator_restore     restore a checkpoint of this recording into a fresh PyBoy (a new branch)
     emulator_stop_recording  finalize the recording with an outcome and a reason
+    emulator_clip        a GIF of the recording's committed retained frames, made by its writer
 
 Idempotency: a repeated ``read_id`` or ``attempt_id`` gets the first reply again and is never
 executed twice by the same emulator process. The actuator sends a step exactly once anyway
@@ -67,3 +68,14 @@ class StopRecording(Message):
     TYPE = "emulator_stop_recording"
     outcome: str | None = None
     reason: str | None = None
+
+
+@message
+class Clip(Message):
+    """A GIF of this recording's committed retained frames, written by the emulator that
+    writes the recording (an agent's ``emulator_clip`` of a live recording, supervisor/mcp):
+    ``request`` is a clip request without ``recordingPath`` (actors/emulator/clips.py),
+    ``workspace`` the root whose top-level ``artifacts/`` may receive it."""
+    TYPE = "emulator_clip"
+    request: dict
+    workspace: str

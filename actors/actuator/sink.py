@@ -17,9 +17,10 @@ The pyboy sink takes ``action: "step"`` with ``parameters: {"buttons": [...], "f
   its restart is known, so a reply from the process the step went to can never come.
 
 An agent driving the session through the MCP server (supervisor/mcp, docs/mcp.md) also
-proposes ``checkpoint {label}``, ``restore {checkpoint_id}`` and ``stop_recording {outcome,
-reason}``: each is sent exactly once as ``emulator_checkpoint`` / ``emulator_restore`` /
-``emulator_stop_recording`` after its own fsynced intent, with the outcomes above.
+proposes ``checkpoint {label}``, ``restore {checkpoint_id}``, ``stop_recording {outcome,
+reason}`` and ``clip {request, workspace}``: each is sent exactly once as ``emulator_checkpoint``
+/ ``emulator_restore`` / ``emulator_stop_recording`` / ``emulator_clip`` after its own fsynced
+intent, with the outcomes above (a clip gets ``CLIP_EXTRA_S`` more time: up to 600 images).
 
 Pipelined steps (proposals decided ahead, see ``actors.steps``) go out with ``submit``: the
 steps whose intents were acknowledged together travel in one ``emulator_step_batch``, sent
@@ -43,13 +44,14 @@ from actors.runtime import ActorContext
 from actors.sts2mcp import ActionOutcome, GameClient
 from actors.transport import RequestFailed, connect_dealer, decode_or_count
 from protocol.errors import ProtocolError
-from protocol.from_emulator import (CheckpointSaved, EmulatorError, RecordingFinalized, Restored, Stepped,
-                                    SteppedBatch)
+from protocol.from_emulator import (CheckpointSaved, ClipMade, EmulatorError, RecordingFinalized, Restored,
+                                    Stepped, SteppedBatch)
 from protocol.message import from_item
-from protocol.to_emulator import Checkpoint, Restore, Step, StepBatch, StopRecording
+from protocol.to_emulator import Checkpoint, Clip, Restore, Step, StepBatch, StopRecording
 
 STEP_ACTION = "step"
-AGENT_ACTIONS = ("checkpoint", "restore", "stop_recording")  # sent alone, never pipelined
+AGENT_ACTIONS = ("checkpoint", "restore", "stop_recording", "clip")  # sent alone, never pipelined
+CLIP_EXTRA_S = 60.0  # a clip reads, verifies and encodes up to 600 retained PNGs
 WATCH_S = 0.05  # a step sent alone checks this often whether the emulator has exited
 EXITED = "the emulator process exited before replying (the supervisor restarts it)"
 
@@ -85,6 +87,8 @@ class EmulatorSink:
         except ValueError as exc:  # refused here: nothing was sent
             return ActionOutcome("rejected", None, {"error_code": "bad-action"}, str(exc), 0.0)
         deadline = self.timeout_s + getattr(msg, "frames", 0) / 1000  # slow carts still finish long steps
+        if isinstance(msg, Clip):
+            deadline += CLIP_EXTRA_S
         try:  # exactly one try: a step is never sent twice
             if self.watch is not None:
                 return self._send_watched(msg, start, deadline)
@@ -221,8 +225,9 @@ def _outcome(reply, start: float) -> ActionOutcome:
         outcome = "rejected" if reply.effect == "none" else "unknown"
         return ActionOutcome(outcome, None, {"error_code": reply.code, "effect": reply.effect},
                              f"{reply.code}: {reply.message}", _ms(start))
-    agent = {CheckpointSaved: "checkpoint", Restored: "branch", RecordingFinalized: "status"}.get(type(reply))
-    if agent is not None:  # an agent's checkpoint, restore or stop (supervisor/mcp)
+    agent = {CheckpointSaved: "checkpoint", Restored: "branch", RecordingFinalized: "status",
+             ClipMade: "clip"}.get(type(reply))
+    if agent is not None:  # an agent's checkpoint, restore, stop or clip (supervisor/mcp)
         return ActionOutcome("accepted", None, {agent: getattr(reply, agent)}, None, _ms(start))
     if not isinstance(reply, Stepped):
         return ActionOutcome("unknown", None, None, f"unexpected reply {reply.TYPE!r}", _ms(start))
@@ -233,7 +238,14 @@ def _outcome(reply, start: float) -> ActionOutcome:
 
 
 def _agent_message(action: str, parameters: dict):
-    """An agent's ``checkpoint``, ``restore`` or ``stop_recording`` (supervisor/mcp)."""
+    """An agent's ``checkpoint``, ``restore``, ``stop_recording`` or ``clip`` (supervisor/mcp)."""
+    if action == "clip":
+        request, workspace = parameters.get("request"), parameters.get("workspace")
+        if not isinstance(request, dict):
+            raise ValueError(f"parameters.request must be a clip request object, got {request!r}")
+        if not isinstance(workspace, str) or not workspace:
+            raise ValueError(f"parameters.workspace must name the workspace root, got {workspace!r}")
+        return Clip(request=request, workspace=workspace)
     text = {"label": parameters.get("label"), "checkpoint_id": parameters.get("checkpoint_id"),
             "outcome": parameters.get("outcome"), "reason": parameters.get("reason")}
     for name, value in text.items():

@@ -11,8 +11,8 @@ Lifecycle (``run`` calls them in order; ``python -m actors.emulator`` runs it):
   (``game.start_checkpoint``); ``emulator_started`` names both, with their SHA-256. Raises on a bad profile or ROM;
   ``run`` turns that into a recorded session stop instead of a restart loop.
 * ``serve`` — answers ``emulator_observe``, ``emulator_step`` (alone or in an
-  ``emulator_step_batch``), ``emulator_checkpoint``, and an agent's ``emulator_restore`` and
-  ``emulator_stop_recording`` (docs/mcp.md)
+  ``emulator_step_batch``), ``emulator_checkpoint``, and an agent's ``emulator_restore``,
+  ``emulator_stop_recording`` and ``emulator_clip`` (a GIF of the live recording, docs/mcp.md)
   until the supervisor asks the actor to stop. Exceptions become ``emulator_error`` replies
   in exactly one place (``_dispatch``); the actor itself never dies of a bad request.
 * ``on_stop`` — records ``emulator_stats`` (requests served, frame reached, and the share of
@@ -69,7 +69,8 @@ class EmulatorActor:
         self.replies: collections.OrderedDict[tuple[str, str], object] = collections.OrderedDict()
         self.handlers = {req.Observe: self.on_observe, req.Step: self.on_step,
                          req.StepBatch: self.on_step_batch, req.Checkpoint: self.on_checkpoint,
-                         req.Restore: self.on_restore, req.StopRecording: self.on_stop_recording}
+                         req.Restore: self.on_restore, req.StopRecording: self.on_stop_recording,
+                         req.Clip: self.on_clip}
         self.first_request_at: float | None = None  # for emulator_stats: how busy it was kept
         self.last_done_at = self.first_cpu = self.last_cpu = 0.0
         self.busy_s = 0.0
@@ -273,6 +274,10 @@ class EmulatorActor:
     def on_stop_recording(self, m: req.StopRecording) -> rep.RecordingFinalized:
         """An agent's ``emulator_recording stop`` (supervisor/mcp): finalize with its outcome."""
         return rep.RecordingFinalized(reply_to="", status=self.session.stop(m.outcome, m.reason))
+
+    def on_clip(self, m: req.Clip) -> rep.ClipMade:
+        """An agent's ``emulator_clip`` of the live recording (supervisor/mcp): this writer makes it."""
+        return rep.ClipMade(reply_to="", clip=self.session.clip(m.request, m.workspace))
 
     def _record_stats(self, session: EmulatorSession | None) -> None:
         """An ``emulator_stats`` row: how busy the pipeline kept this emulator (never fatal)."""

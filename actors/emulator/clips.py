@@ -17,7 +17,9 @@ and identical consecutive images merge, so the encoded frame count and delays ca
 from the source count. The returned metadata maps every source frame to output time, lists
 the sampling gaps of each cut, and gives the ledger charge.
 
-An archived recording is refused (its bytes are immutable; restore it first).
+An archived recording is refused (its bytes are immutable; restore it first). A live
+recording is refused by :func:`clip` (its writer owns the byte budget); :func:`clip_live` is
+the writer's own clip of it, made inside the emulator actor.
 The output is written no-clobber inside the recording directory or the workspace's
 top-level ``artifacts/`` (:mod:`.derived`), while this process holds the recording's
 artifact-worker lease (:mod:`.lease`), and its bytes are charged to ``quota-ledger.jsonl``.
@@ -26,6 +28,7 @@ artifact-worker lease (:mod:`.lease`), and its bytes are charged to ``quota-ledg
 from __future__ import annotations
 
 import io
+import json
 import os
 from dataclasses import dataclass
 from fractions import Fraction
@@ -34,10 +37,10 @@ from pathlib import Path
 from PIL import Image
 
 from . import lease
-from .derived import authorize_output, publish
-from .errors import (EvidenceLimitExceeded, IntervalRefused, InvalidOption, RecordingBusy,
+from .derived import STOP_RESERVE, append_ledger, authorize_output, ledger_entry, publish, write_no_clobber
+from .errors import (EvidenceLimitExceeded, IntervalRefused, InvalidOption, LimitExceeded, RecordingBusy,
                      RecordingCorrupt)
-from .reader import RecordingReader, writer_alive
+from .reader import FINAL_STATUSES, RecordingReader, writer_alive
 from .retained import (CLOCK_HZ, DOTS_PER_FRAME, FRAME_SECONDS, BranchRoute, branch_routes, gaps,
                        native_ms, verify_sample)
 from .sources import locate_recording
@@ -241,6 +244,16 @@ def _encoded(gif: bytes) -> dict:
     return {"gifFrames": len(delays), "durationMs": sum(delays)}
 
 
+def render(req: ClipRequest, root: Path) -> tuple[RecordingReader, list[dict], list, bytes]:
+    """Plan, time and encode the clip of ``root``'s committed retained frames (writes nothing):
+    the reader, the per-cut metadata, the (sample, delay) frames and the GIF bytes."""
+    reader = RecordingReader(root)
+    planned = plan(req, branch_routes(reader.scan.events))
+    cuts, frames = timeline(planned)
+    data = verified_bytes(root, [sample for sample, _delay in frames])
+    return reader, cuts, frames, encode_gif(frames, data)
+
+
 def clip(request: ClipRequest | dict, workspace: Path | str | None = None) -> dict:
     """Write the GIF and return its metadata (see the module docstring)."""
     req = request if isinstance(request, ClipRequest) else ClipRequest.from_json(request)
@@ -251,17 +264,49 @@ def clip(request: ClipRequest | dict, workspace: Path | str | None = None) -> di
                               f"archived as {resolved.archive_id}: archived bytes are immutable; restore it "
                               "before creating new derived clips")
     root = resolved.recording_path
-    reader = RecordingReader(root)
-    planned = plan(req, branch_routes(reader.scan.events))
-    cuts, frames = timeline(planned)
-    data = verified_bytes(root, [sample for sample, _delay in frames])
-    gif = encode_gif(frames, data)
+    reader, cuts, frames, gif = render(req, root)
     if writer_alive(root):
         raise RecordingBusy(root)
     finalized = reader.summary.stop is not None
     with lease.hold(root, lease.ARTIFACT_WORKER, "clip"):
         target = authorize_output(req.output_path, root, workspace, ".gif")
         charge = publish(target, gif, root, int(reader.header["limits"]["maxBytes"]), finalized, "clip")
+    return _metadata(root, reader, target, gif, cuts, frames, charge)
+
+
+def clip_live(recording, request: dict, workspace: Path | str) -> dict:
+    """The clip of a live recording, made by the process that writes it (the emulator actor,
+    for an agent's ``emulator_clip``: supervisor/mcp). ``recording`` is that process's open
+    :class:`.recording.Recording`; ``request`` a clip request without ``recordingPath``.
+
+    Its frames and journal are committed first (``sync``), so only committed retained frames
+    are read, and nothing is captured, stepped or appended to the recording's journal. The
+    writer owns the byte budget: the clip and its ledger line must fit ``maxBytes`` (minus
+    the stop reserve while live), and are charged to the writer's own count, so a later
+    step's budget check sees them."""
+    root = Path(recording.resolved)
+    req = ClipRequest.from_json({**request, "recordingPath": str(root)})
+    recording.sync()
+    reader, cuts, frames, gif = render(req, root)
+    target = authorize_output(req.output_path, root, Path(os.path.abspath(workspace)), ".gif")
+    entry = ledger_entry(target, gif, "clip")
+    nbytes = len(gif) + len(json.dumps(entry, sort_keys=True)) + 1
+    allowed = recording.limits.max_bytes - (0 if recording.status in FINAL_STATUSES else STOP_RESERVE)
+    used = recording.bytes_used
+    if used + nbytes > allowed:
+        raise LimitExceeded("maxBytes", used, nbytes, allowed)
+    write_no_clobber(target.path, gif)
+    try:
+        recording.charge(append_ledger(root, entry) + len(gif))
+    except BaseException:
+        os.unlink(target.path)
+        raise
+    return _metadata(root, reader, target, gif, cuts, frames,
+                     {**entry, "bytesUsedBefore": used, "maxBytes": recording.limits.max_bytes})
+
+
+def _metadata(root: Path, reader: RecordingReader, target, gif: bytes, cuts: list[dict], frames: list,
+              charge: dict) -> dict:
     native = sum(c["nativeFrames"] for c in cuts)
     return {
         "kind": "gamerig.emulator.clip", "clipVersion": 1, "recordingPath": str(root),

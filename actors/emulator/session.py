@@ -34,6 +34,7 @@ from . import journal as j
 from .battery import (BATTERY_DIR, BATTERY_FILE, START_FILE, BatterySave, describe,
                       write_atomically)
 from .buttons import normalize, ordered
+from .clips import clip_live
 from .errors import (CheckpointNotFound, CheckpointNotNeutral, CheckpointTampered, InvalidOption,
                      RecordingError, SessionClosed)
 from .frames import PngEncoder, rgba_sha256
@@ -436,6 +437,15 @@ class EmulatorSession:
         summary = summarize(j.read_journal(rec.path / "events.jsonl").events)
         return {"recordingPath": str(rec.path.resolve()), "sessionId": self.session_id,
                 "status": rec.status, **export_page(summary, action_offset, limit)}
+
+    def clip(self, request: dict, workspace: str | Path) -> dict:
+        """A GIF of this recording's committed retained frames, made by its writer
+        (:func:`.clips.clip_live`): nothing is stepped, captured or journalled."""
+        self._require_open("clip")
+        if self._recording is None:
+            raise RecordingError("cannot clip: this session has no recording")
+        self.flush_evidence()
+        return clip_live(self._recording, request, workspace)
 
     def stop(self, outcome: str | None = None, reason: str | None = None) -> dict:
         """Finalize the recording: failed/cancelled keep those statuses, others are ``stopped``."""

@@ -12,7 +12,8 @@ the recorder records the result. The policy that does this is :class:`AgentPolic
   "request": {"id", "kind", "parameters"}}``. Replies for another observation are dropped.
 * ``kind`` maps to one proposal: ``step`` → ``step {buttons, frames, samples}``,
   ``checkpoint`` → ``checkpoint {label}``, ``restore`` → ``restore {checkpoint_id}``,
-  ``stop_recording`` → ``stop_recording {outcome, reason}`` (all executed), ``observe`` →
+  ``stop_recording`` → ``stop_recording {outcome, reason}``, ``clip`` → ``clip {request,
+  workspace}`` (a GIF of the live recording, made by its emulator) (all executed), ``observe`` →
   a ``wait`` (the observer then reads again: a fresh observation), ``end`` → a ``stop``
   (the session ends with reason ``stop_command``). Every proposal row carries
   ``agent_request`` (the request id) and ``agent_tool``, which is how the server finds the
@@ -37,7 +38,7 @@ from actors.policy.base import Observation, Policy, Proposal
 
 VERSION = 1
 POLL_S = 0.2
-KINDS = ("step", "checkpoint", "restore", "stop_recording", "observe", "end")
+KINDS = ("step", "checkpoint", "restore", "stop_recording", "clip", "observe", "end")
 
 
 def _alive(pid: int) -> bool:

@@ -1,16 +1,20 @@
 """The evidence tools: ``emulator_recording``, ``emulator_review`` and ``emulator_clip``.
 
 They read recordings from disk with the emulator library's readers (no ROM is loaded, no
-emulator started; they work after ``emulator_close`` and on archived recordings), except
-``emulator_recording {"action": "stop"}``, which finalizes the live recording through the
-pipeline (an intent, then ``emulator_stop_recording``) and then ends the session, so the
-emulator closes and releases the recording for clips and maintenance.
+emulator started; they work after ``emulator_close`` and on archived recordings), except two
+that go through the pipeline (an intent, then one request to the emulator actor):
+``emulator_recording {"action": "stop"}`` finalizes the live recording
+(``emulator_stop_recording``) and then ends the session, so the emulator closes and releases
+the recording for maintenance; ``emulator_clip`` of the running playtest's live recording is
+made by the emulator that writes it (``emulator_clip``), since the writer owns the byte budget
+a clip is charged to.
 
 Every path is checked against the authorized workspace first (:mod:`.workspace`).
 """
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 
 from actors.emulator import archive as maintenance
@@ -24,6 +28,7 @@ from .errors import ToolRefused
 from .schemas import OUTCOMES
 
 EXPORT_LIMIT = 64
+CLIP_TIMEOUT_S = 100.0  # above the actuator's own deadline for a clip (5 s + 60 s)
 
 
 def _current(tools, a: Args) -> Path:
@@ -88,12 +93,22 @@ def review(ws, a: Args) -> Answer:
     return Answer(result.metadata, images)
 
 
-def clip(ws, a: Args) -> Answer:
+def clip(tools, a: Args) -> Answer:
+    """A GIF of retained frames. The running playtest's live recording is clipped by its own
+    emulator, through the pipeline (an intent, then ``emulator_clip``): the writer reads only
+    its committed frames and charges the clip to the byte budget it keeps. Any other recording
+    is clipped here, from disk, once no writer holds it."""
+    ws = tools.ws
     path = ws.recording(a.get("recordingPath"))
-    body = dict(a.values)
-    body["recordingPath"] = str(path)
-    body["outputPath"] = str(ws.clip_output(a.get("outputPath"), path))
+    body = {**a.values, "recordingPath": str(path), "outputPath": str(ws.clip_output(a.get("outputPath"), path))}
+    p = tools.playtest
+    if p is not None and p.alive() and p.stopping is None and p.recording_path is not None \
+            and os.path.realpath(p.recording_path) == os.path.realpath(path):
+        request = {k: v for k, v in body.items() if k != "recordingPath"}
+        rows = tools.act("clip", {"request": request, "workspace": str(ws.root)}, "emulator_clip", CLIP_TIMEOUT_S)
+        return Answer({**rows["result"]["response"]["clip"], "madeBy": "the live recording's emulator",
+                       "journal": tools.journal_of(rows)})
     if writer_alive(path):
-        raise ToolRefused("recording-busy", f"{path} is live: its emulator writes the recording and its byte "
-                          "ledger; stop it first (emulator_recording {\"action\": \"stop\"}) or close it")
-    return Answer(clips.clip(body, ws.root))
+        raise ToolRefused("recording-busy", f"{path} is live, written by an emulator that is not this server's "
+                          "running playtest; only its own session can clip it (or clip it after it stops)")
+    return Answer({**clips.clip(body, ws.root), "madeBy": "the MCP server, from the recording on disk"})

@@ -59,9 +59,9 @@ TOOLS: dict[str, tuple[str, dict]] = {
               "imageLayout": {"type": "string", "enum": ["individual", "contact-sheet"]}},
              ("recordingPath", "sessionId", "branchId", "fromActionIndex", "toActionIndex"))),
     "emulator_clip": (
-        "Write a GIF of retained frames (startFrame..endFrame, or ordered `cuts`) to artifacts/clips/ "
-        "or inside the recording; no-clobber. Needs a stopped or closed recording (the live writer "
-        "owns its byte ledger).",
+        "Write a GIF of already retained frames (startFrame..endFrame, or ordered `cuts`) to "
+        "artifacts/clips/ or inside the recording; no-clobber; never plays or captures. Works on the "
+        "running playtest's live recording (its emulator writes the clip) and after stop or close.",
         _obj({"recordingPath": _STR, "outputPath": _STR, "startFrame": _INT, "endFrame": _INT,
               "maxFrames": {"type": "integer", "minimum": 1, "maximum": 600}, "branchId": _STR,
               "cuts": {"type": "array", "items": _obj({"startFrame": _INT, "endFrame": _INT, "branchId": _STR},

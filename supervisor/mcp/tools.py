@@ -233,7 +233,7 @@ class Tools:
         return evidence.review(self.ws, a)
 
     def clip(self, a: Args) -> Answer:
-        return evidence.clip(self.ws, a)
+        return evidence.clip(self, a)
 
 
 def _recording_limits(recording: dict | None) -> tuple[dict, int]:

@@ -1,11 +1,14 @@
 """A real MCP client (the SDK's stdio client) playtests our demo cartridge through
 ``supervisor mcp``: run → step → observe → checkpoint save/restore → review (contact sheet) →
-clip → stop → clip → close; then the session journal and the emulator recording are checked."""
+clip (of the live recording, made by its emulator) → stop → clip (from disk) → close; then the
+session journal, the emulator recording and its quota ledger are checked."""
 from __future__ import annotations
 
 import base64
+import json
 import subprocess
 import sys
+from pathlib import Path
 
 import anyio
 import pytest
@@ -54,7 +57,14 @@ async def review_clip_stop(agent: Agent, ws, span: dict) -> dict:
     assert [i["actionIndex"] for i in review.data["inputs"]] == [2]
     clip = {"recordingPath": span["recordingPath"], "outputPath": "artifacts/clips/first-move.gif",
             "startFrame": 120, "endFrame": 128, "branchId": "branch-0001"}
-    await agent.refused("emulator_clip", clip, "recording-busy", "stop it first")
+    live_clip = (await agent.ok("emulator_clip", clip)).data  # the live recording: its emulator writes it
+    assert live_clip["madeBy"] == "the live recording's emulator" and live_clip["sourceImages"] == 3
+    assert live_clip["journal"]["outcome"] == "accepted"  # an intent, then emulator_clip
+    gif = ws / "artifacts" / "clips" / "first-move.gif"
+    assert gif.read_bytes()[:6] == b"GIF89a" and live_clip["ledger"]["bytes"] == gif.stat().st_size
+    await agent.refused("emulator_clip", clip, "output-refused", "already exists", "recorded rejected")
+    await agent.refused("emulator_clip", {**clip, "outputPath": "artifacts/clips/odd.gif", "startFrame": 121},
+                        "interval-refused", "nearest retained frames")
     live = (await agent.ok("emulator_recording", {"action": "access_diagnostic"})).data
     assert live["observation"]["state"] == "present" and live["observation"]["claim"]["holder"] == "emulator"
     await agent.refused("emulator_recording", {"action": "archive", "recordingPath": span["recordingPath"]},
@@ -63,10 +73,11 @@ async def review_clip_stop(agent: Agent, ws, span: dict) -> dict:
                                                  "reason": "The player walks but the key never appears."})
     assert stop.data["recording"]["status"] == "failed" and stop.data["endedBy"] == "stop_command"
     await agent.refused("emulator_step", {"buttons": [], "frames": 1}, "no-session", "emulator_run")
-    made = await agent.ok("emulator_clip", clip)
-    assert (ws / "artifacts" / "clips" / "first-move.gif").read_bytes()[:6] == b"GIF89a"
-    assert made.data["sourceImages"] == 3  # frames 120, 124 and 128 (every 4th is retained)
-    await agent.refused("emulator_clip", clip, "already exists")
+    after = {**clip, "outputPath": "artifacts/clips/after-stop.gif"}
+    made = (await agent.ok("emulator_clip", after)).data  # works after the emulator closed, from disk
+    assert made["madeBy"].startswith("the MCP server") and made["sourceImages"] == 3  # frames 120, 124, 128
+    assert (ws / "artifacts" / "clips" / "after-stop.gif").read_bytes() == gif.read_bytes()
+    await agent.refused("emulator_clip", after, "already exists")
     status = await agent.ok("emulator_recording", {"action": "status"})
     await maintain(agent, ws, span["recordingPath"])
     closed = await agent.ok("emulator_close")
@@ -103,21 +114,26 @@ def test_an_agent_playtests_the_demo_cartridge_through_the_pipeline(tmp_path):
     tools = [r["agent_tool"] for r in agent_rows]
     assert tools == ["emulator_run", "emulator_step", "emulator_observe", "emulator_checkpoint", "emulator_step",
                      "emulator_checkpoint", "emulator_step", "emulator_checkpoint", "emulator_checkpoint",
-                     "emulator_step", "emulator_recording", "emulator_recording"], tools  # last: the end
+                     "emulator_step", "emulator_clip", "emulator_clip", "emulator_clip", "emulator_recording",
+                     "emulator_recording"], tools  # last: the end
     seq = {r["attempt_id"]: r["sequence"] for r in rows if r["event"] == "action_attempt"}
     results = [r for r in rows if r["event"] == "action_result"]
     assert results and all(seq[r["attempt_id"]] < r["sequence"] for r in results)  # intent first, always
     actions = [r["action"] for r in rows if r["event"] == "action_attempt"]
     assert actions == ["step", "step", "checkpoint", "step", "checkpoint", "step", "restore", "restore", "step",
-                       "stop_recording"], actions
+                       "clip", "clip", "clip", "stop_recording"], actions
     outcomes = {r["attempt_id"]: r["outcome"] for r in results}
-    assert sorted(outcomes.values()).count("rejected") == 3  # not neutral, an unknown id, past maxFrames
+    # not neutral, an unknown id, past maxFrames, a clip that exists, a clip endpoint not retained
+    assert sorted(outcomes.values()).count("rejected") == 5
     reader = RecordingReader(played["span"]["recordingPath"])
     status = reader.status()
     assert (status["status"], status["outcome"], status["branchCount"]) == ("failed", "failed", 2)
     assert status["actionCount"] == sum(1 for r in results if r["outcome"] == "accepted"
                                         and r["response"].get("recording_span"))
     assert reader.verify_frames() == [] and ended["status"]["status"] == "failed"
+    ledger = [json.loads(line) for line in open(Path(played["span"]["recordingPath"]) / "quota-ledger.jsonl")]
+    assert [(e["kind"], Path(e["path"]).name) for e in ledger] == [("derived", "first-move.gif"),
+                                                                   ("derived", "after-stop.gif")]
     verified = subprocess.run([sys.executable, "-m", "supervisor", "capture", "verify", session_dir], cwd=REPO,
                               capture_output=True, text=True, timeout=30)
     assert verified.returncode == 0 and "INTACT" in verified.stdout, verified.stdout + verified.stderr
