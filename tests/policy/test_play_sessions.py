@@ -30,6 +30,8 @@ def test_a_main_menu_with_a_saved_run_is_continued(session_factory):
     assert [p for p in props if "session_join" in p] == [props[0]]
     obs = s.events("observation")
     assert any(o["state_type"] not in ("menu", "unknown") for o in obs[1:]), "the saved run goes on"
+    assert props[0]["run_id"] is None and props[0]["session_join"]["run_id"] is None, "not known yet"
+    assert any(p["run_id"] for p in props[1:]), "the continued run's identity is picked up"
 
 
 def test_popups_and_tutorials_mid_run_are_dismissed_and_the_run_ends(session_factory):
