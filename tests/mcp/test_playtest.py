@@ -13,6 +13,7 @@ from pathlib import Path
 import anyio
 import pytest
 
+from actors.emulator import checkpoints as ck
 from actors.emulator.reader import RecordingReader
 from tests.harness import REPO
 from tests.mcp.agent import Agent, connect, journal, workspace_with_demo
@@ -38,6 +39,7 @@ async def play(agent: Agent, ws) -> dict:
     await agent.refused("emulator_checkpoint", {"action": "save"}, "checkpoint-not-neutral")
     await agent.ok("emulator_step", {"buttons": [], "frames": 1})
     saved = (await agent.ok("emulator_checkpoint", {"action": "save", "label": "before the second move"})).data
+    await refuse_a_stale_checkpoint(agent, run["recordingPath"])
     moved = await agent.ok("emulator_step", {"buttons": ["right"], "frames": 12})
     assert moved.data["observation"]["memory"]["player_x"] != "05"
     back = await agent.ok("emulator_checkpoint", {"action": "restore",
@@ -48,6 +50,19 @@ async def play(agent: Agent, ws) -> dict:
                         "checkpoint-not-found")
     await agent.refused("emulator_step", {"buttons": [], "frames": 900}, "limit-exceeded", "maxFrames")
     return {"run": run, "span": span, "saved": saved}
+
+
+async def refuse_a_stale_checkpoint(agent: Agent, recording: str) -> None:
+    """A checkpoint whose worker identity differs (a rebuilt worker) is refused, naming why."""
+    other = (await agent.ok("emulator_checkpoint", {"action": "save", "label": "to be made stale"})).data
+    path = Path(recording) / other["checkpoint"]["path"]
+    original = path.read_bytes()
+    header, state = ck.decode(original, path)
+    header["identity"]["implementationHash"] = "0" * 64  # as if written by another worker build
+    path.write_bytes(ck.encode(header, state))
+    await agent.refused("emulator_checkpoint", {"action": "restore", "checkpointId": other["checkpoint"][
+        "checkpointId"]}, "checkpoint-stale", "implementationHash", "start from boot", "recorded rejected")
+    path.write_bytes(original)  # the archive later verifies every checkpoint against its journal hash
 
 
 async def review_clip_stop(agent: Agent, ws, span: dict) -> dict:
@@ -113,18 +128,19 @@ def test_an_agent_playtests_the_demo_cartridge_through_the_pipeline(tmp_path):
     agent_rows = [r for r in rows if r["event"] == "proposal" and r.get("agent_request")]
     tools = [r["agent_tool"] for r in agent_rows]
     assert tools == ["emulator_run", "emulator_step", "emulator_observe", "emulator_checkpoint", "emulator_step",
-                     "emulator_checkpoint", "emulator_step", "emulator_checkpoint", "emulator_checkpoint",
+                     "emulator_checkpoint", "emulator_checkpoint", "emulator_checkpoint",  # save, save, stale
+                     "emulator_step", "emulator_checkpoint", "emulator_checkpoint",
                      "emulator_step", "emulator_clip", "emulator_clip", "emulator_clip", "emulator_recording",
                      "emulator_recording"], tools  # last: the end
     seq = {r["attempt_id"]: r["sequence"] for r in rows if r["event"] == "action_attempt"}
     results = [r for r in rows if r["event"] == "action_result"]
     assert results and all(seq[r["attempt_id"]] < r["sequence"] for r in results)  # intent first, always
     actions = [r["action"] for r in rows if r["event"] == "action_attempt"]
-    assert actions == ["step", "step", "checkpoint", "step", "checkpoint", "step", "restore", "restore", "step",
-                       "clip", "clip", "clip", "stop_recording"], actions
+    assert actions == ["step", "step", "checkpoint", "step", "checkpoint", "checkpoint", "restore", "step",
+                       "restore", "restore", "step", "clip", "clip", "clip", "stop_recording"], actions
     outcomes = {r["attempt_id"]: r["outcome"] for r in results}
-    # not neutral, an unknown id, past maxFrames, a clip that exists, a clip endpoint not retained
-    assert sorted(outcomes.values()).count("rejected") == 5
+    # not neutral, stale, an unknown id, past maxFrames, a clip that exists, a clip endpoint not retained
+    assert sorted(outcomes.values()).count("rejected") == 6
     reader = RecordingReader(played["span"]["recordingPath"])
     status = reader.status()
     assert (status["status"], status["outcome"], status["branchCount"]) == ("failed", "failed", 2)

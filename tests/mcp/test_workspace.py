@@ -63,6 +63,12 @@ def test_paths_out_of_the_workspace_are_refused_and_the_server_keeps_serving(ws,
                                     "invalid-argument", "'bogus'")
                 await agent.refused("emulator_recording", {"action": "access_diagnostic", "limit": 3},
                                     "invalid-argument", "accepts no 'limit'")
+                await agent.refused("emulator_run", {"romPath": "roms/demo.gb", "recording": {"maxBytes": 1}},
+                                    "invalid-option", "maxBytes=1", "65536..536870912")  # the seed's limits
+                await agent.refused("emulator_run", {"romPath": "roms/demo.gb", "recording": {"maxFrames": 216_001}},
+                                    "invalid-option", "maxFrames", "1..216000")
+                await agent.refused("emulator_run", {"romPath": "roms/demo.gb", "recording": {"fps": 60}},
+                                    "invalid-argument", "recording.fps is not a recording option")
                 return await agent.session.list_tools()
 
     listed = anyio.run(main)
