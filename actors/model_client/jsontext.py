@@ -9,7 +9,9 @@ and the only parser when the server does not support structured output. In order
    ignored).
 
 It never guesses: text holding no complete JSON object raises ``MalformedAnswer``; the
-schema check that follows decides whether the object is an answer.
+schema check that follows decides whether the object is an answer. JSON is strict: ``NaN``
+and ``Infinity`` (which Python's parser accepts) are not JSON, nor is nesting past the
+parser's recursion limit.
 """
 from __future__ import annotations
 
@@ -40,15 +42,19 @@ def extract_json(text: str) -> Any:
     raise MalformedAnswer("no complete JSON object in the answer text", _excerpt(text))
 
 
+def _reject_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not JSON")
+
+
 def _try_loads(text: str) -> tuple[bool, Any]:
     try:
-        return True, json.loads(text)
+        return True, json.loads(text, parse_constant=_reject_constant)
     except (ValueError, RecursionError):  # RecursionError: nested past the parser's limit
         return False, None
 
 
 def _first_embedded_object(text: str) -> dict | None:
-    decoder = json.JSONDecoder()
+    decoder = json.JSONDecoder(parse_constant=_reject_constant)
     start = text.find("{")
     tries = 0
     while start != -1 and tries < _MAX_STARTS:

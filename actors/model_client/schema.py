@@ -15,6 +15,8 @@ a JSON number without a fraction that Python parsed as ``int``.
 """
 from __future__ import annotations
 
+import math
+
 from typing import Any
 
 from .errors import SchemaDefinitionError
@@ -30,7 +32,8 @@ _TYPES = {
     "array": lambda v: isinstance(v, list),
     "string": lambda v: isinstance(v, str),
     "integer": lambda v: isinstance(v, int) and not isinstance(v, bool),
-    "number": lambda v: isinstance(v, (int, float)) and not isinstance(v, bool),
+    "number": lambda v: isinstance(v, (int, float)) and not isinstance(v, bool)
+    and math.isfinite(v),  # NaN and infinity are not JSON numbers (and slip past bounds)
     "boolean": lambda v: isinstance(v, bool),
     "null": lambda v: v is None,
 }

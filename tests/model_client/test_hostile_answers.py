@@ -6,10 +6,11 @@ else escapes ``ModelClient.ask``. The fake is a real HTTP server on 127.0.0.1.""
 from __future__ import annotations
 
 import json
+import math
 import time
 
 import pytest
-from hypothesis import HealthCheck, given, settings, strategies as st
+from hypothesis import HealthCheck, example, given, settings, strategies as st
 
 from actors.model_client import ModelError
 from actors.model_client.service import ModelService
@@ -45,7 +46,12 @@ HOSTILE = {
                       "malformed", "declares"),
     "endless": (Reply.endless_body(), "malformed", "exceeds the limit"),
     "drip-fed": (Reply.answer(card_answer(1)).drip(0.05), "timeout", "(body)"),
+    "NaN confidence": (Reply.text('{"q0": {"card_index": 1, "confidence": NaN, "reason": "x"}}'),
+                       "malformed", "no complete JSON object"),
 }
+CONFIDENCES = st.sampled_from([math.nan, math.inf, -math.inf, 0.5, 1.0, 1.5, -0.5])
+ANSWER_LEAVES = st.one_of(st.none(), st.booleans(), st.integers(-2, 4),
+                          st.floats(allow_nan=True, allow_infinity=True), st.text(max_size=5))
 
 
 @pytest.mark.parametrize("name", sorted(HOSTILE))
@@ -65,27 +71,36 @@ def test_a_hostile_answer_is_a_named_model_error_in_time(name, make_client):
         assert client.ask(card_question()).answer.choice == 2, "the next call is unaffected"
 
 
-@settings(max_examples=60, deadline=None,
-          suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
-@given(st.one_of(trees().map(lambda t: Reply(body=json.dumps(t))),
-                 st.text(max_size=200).map(Reply.text),
-                 trees().map(lambda t: Reply(body=completion_body("x") | {"usage": t})),
-                 trees().map(lambda t: Reply.text(json.dumps({"q0": t}))),
-                 st.sampled_from([200, 201, 204, 301, 400, 404, 500, 599]).map(
-                     lambda code: Reply.raw(code, "odd"))))
-def test_any_answer_gives_answers_or_a_model_error_never_anything_else(server, make_client,
-                                                                        reply):
-    server.script(reply)
-    client = make_client(server, timeout_s=1.0, max_retries=0)
-    try:
-        result = client.ask(card_question())
-    except ModelError as err:
-        record = err.to_record()
-        assert record["kind"] and record["message"]
-        json.dumps(record, allow_nan=False)  # the journal can hold it
-    else:
-        assert result.answer.choice in (0, 1, 2, None)
-        json.dumps(result.evidence, allow_nan=False)
+REPLIES = st.one_of(
+    trees().map(lambda t: Reply(body=json.dumps(t))),
+    st.text(max_size=200).map(Reply.text),
+    trees().map(lambda t: Reply(body=completion_body("x") | {"usage": t})),
+    trees().map(lambda t: Reply.text(json.dumps({"q0": t}))),
+    st.fixed_dictionaries({"card_index": st.sampled_from([0, 1, 2, None]) | ANSWER_LEAVES,
+                           "confidence": CONFIDENCES, "reason": ANSWER_LEAVES | st.just("r")}
+                          ).map(lambda q: Reply.text(json.dumps({"q0": q}))),
+    st.sampled_from([200, 201, 301, 400, 404, 500, 599]).map(lambda code: Reply.raw(code, "odd")))
+
+
+def test_any_answer_gives_answers_or_a_model_error_never_anything_else(server, make_client):
+    client = make_client(server, timeout_s=1.0, max_retries=0)  # one client: examples are fast
+
+    @settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+    @given(REPLIES)
+    @example(Reply.text('{"q0": {"card_index": 1, "confidence": NaN, "reason": "r"}}'))
+    def one_answer(reply):
+        server.script(reply)
+        try:
+            result = client.ask(card_question())
+        except ModelError as err:
+            record = err.to_record()
+            assert record["kind"] and record["message"]
+            json.dumps(record, allow_nan=False)  # the journal can hold it
+        else:
+            assert result.answer.choice in (0, 1, 2, None)
+            json.dumps(result.evidence, allow_nan=False)
+
+    one_answer()
 
 
 def test_the_actor_service_answers_a_hostile_server_with_failures_not_internal_errors(

@@ -74,3 +74,10 @@ def test_validate_never_raises_and_reports_problems_as_text(value):
     problems = validate(value, ANSWER)
     assert all(isinstance(p, str) for p in problems)
     json.dumps(problems)
+
+
+@pytest.mark.parametrize("value", [float("nan"), float("inf"), float("-inf")])
+def test_non_finite_numbers_are_not_numbers(value):
+    """NaN compares false with every bound, so it would pass minimum/maximum unchecked."""
+    assert validate(value, {"type": "number", "minimum": 0, "maximum": 1}) == \
+        [f"$: expected number, got {value}"]
