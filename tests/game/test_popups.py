@@ -9,6 +9,8 @@ from __future__ import annotations
 import pytest
 
 from actors.game.knobs import Knobs
+from actors.game.screens.gameover import finish_run
+from actors.game.screens.popups import show_popup
 
 from .conftest import arrange, get, http_client, ok, post, refused
 
@@ -175,3 +177,23 @@ def test_first_run_warning_over_character_select(make_server):
         ok(c, action="menu_select", option="back")
         assert ok(c, action="menu_select", option="standard")["menu_screen"] == \
             "character_select"  # once per profile
+
+
+def test_a_popup_over_the_game_over_screen_answers_as_the_game_over(server, client):
+    # A ExecuteMenuSelect checks the game-over screen BEFORE any tutorial or popup: a popup
+    # shown over it replaces the state (H BuildVisiblePopupState) and blocks gameplay actions
+    # (A ExecuteAction), but its own options are answered as game-over options
+    assert embark(client)["menu_screen"] == "tutorial_prompt"
+    ok(client, action="menu_select", option="no")
+
+    def over_then_popup(game):
+        finish_run(game, False)
+        show_popup(game, "Feedback", "Tell us about this run?", (("yes", True), ("no", True)))
+    arrange(server, over_then_popup)
+    state = get(client)
+    assert (state["menu_screen"], state["body"]) == ("popup", "Tell us about this run?")
+    assert refused(client, action="proceed") == BLOCKING
+    assert refused(client, action="menu_select", option="no") == \
+        "Unknown game over option: no. Use: main_menu"
+    assert post(client, action="menu_select", option="main_menu")["message"] == \
+        "Returning to main menu"
