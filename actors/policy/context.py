@@ -39,7 +39,9 @@ marks its *situation* (screen flow, action and the targeted thing, see ``situati
 futile: that action is not proposed again in that situation until the screen flow changes.
 An interruption in between (a popup, tutorial, overlay or transition read while it was
 pending, which may have swallowed it) makes it a different situation: the release then marks
-nothing futile (``futile: false``) and the action may be proposed again.
+nothing futile (``futile: false``) and the action may be proposed again — once: a second
+release in the same situation is futile whatever interrupted it (popups that come every few
+seconds would otherwise excuse a claim with a full belt for ever).
 
 **Refusals.** An identical action (action and parameters) is not proposed again once it was
 rejected ``MAX_REJECTIONS`` times in a row (an accepted action or a flow change ends the run of
@@ -146,6 +148,7 @@ class PolicyContext:
         self.here: str | None = None  # the digest of the state being read now
         self.streak: dict[str, int] = {}  # action key -> rejections in a row
         self.futile: set[str] = set()  # situations whose accepted action showed no effect
+        self.excused: set[str] = set()  # situations already released once as interrupted
         self.combat_only_potions: set[str] = set()  # potion ids refused out of combat
         self.automatic_potions: set[str] = set()  # potion ids refused anywhere (PotionUsage.Automatic)
         self.abandon_requested = False  # the next popup confirms abandoning the saved run
@@ -195,6 +198,7 @@ class PolicyContext:
         self.grid_changed = False
         self.streak.clear()
         self.futile.clear()
+        self.excused.clear()
         if new_flow != "rewards":
             self.skipped_reward = False
         if not new_flow.startswith("menu:character_select"):
@@ -248,7 +252,7 @@ class PolicyContext:
         now = time.monotonic() if now is None else now
         info = {"action": p.action, "parameters": p.parameters, "kind": p.kind, "reads": p.reads,
                 "seconds": round(now - p.since, 3), "situation": p.situation, "flow": p.flow,
-                "futile": not p.interrupted}
+                "futile": not p.interrupted or p.situation in self.excused}
         if popup:
             info["popup"] = True
         self.apply_release(info)
@@ -261,6 +265,8 @@ class PolicyContext:
             setattr(self, slot, None)
         if info.get("situation") and info.get("futile", True):
             self.futile.add(info["situation"])
+        elif info.get("situation"):
+            self.excused.add(info["situation"])
 
     def grid_is_stale(self) -> bool:
         """Accepted toggles exist but the grid changed: wait, never map old indices."""

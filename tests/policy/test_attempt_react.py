@@ -71,6 +71,24 @@ def test_an_action_swallowed_by_a_popup_is_released_but_not_futile(monkeypatch):
     assert (p.action, p.parameters) == (first.action, first.parameters), "tried again"
 
 
+def test_popups_excuse_a_no_effect_release_only_once(monkeypatch):
+    # Found by the conformance campaign (seed 8): a popup every few seconds came during each
+    # wait for a potion claimed with a full belt, so every release was "interrupted" and the
+    # claim was sent again for ever; the rewards screen was never left.
+    clock = Clock(monkeypatch)
+    d = Driver()
+    rw = full_belt_rewards()
+    releases = []
+    p = d.see(rw)
+    while p.action == "claim_reward" and len(releases) < 4:
+        d.answer("accepted")
+        d.play(sample("menu__popup_no_body"))  # a popup while the claim is pending
+        p, _ = read_until_released(d, clock, rw)
+        releases.append(p.extra["released_no_effect"]["futile"])
+    assert releases == [False, True], releases
+    assert p.action == "proceed", "the claim is futile after its second release"
+
+
 def test_a_potion_duplicate_is_dropped_for_a_new_kind_when_the_belt_is_full():
     rw = full_belt_rewards()
     held = dict(rw["player"]["potions"][0], id="BLOCK_POTION", name="Block Potion")
