@@ -62,7 +62,10 @@ def blocking_popup(policy, screen: str, names: list[str]) -> list[Proposal]:
     elif screen == "tutorial":
         order = ("advance", "proceed")
     elif policy.ctx.abandon_requested:
-        order = ("yes", "confirm", "ok") + POPUP_PREFERENCE
+        # the abandon we asked for: "yes", else the popup's first option - the Yes button is
+        # listed first whatever its label (McpMod.Helpers.cs GetPopupOptions)
+        agree = [n for n in ("yes", "confirm", "ok") if n in names] or names[:1]
+        order = tuple(agree) + POPUP_PREFERENCE
     else:
         order = POPUP_PREFERENCE
     ranked = [n for n in order if n in names] + [n for n in names if n not in order]

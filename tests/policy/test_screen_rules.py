@@ -116,6 +116,18 @@ def test_a_saved_run_can_be_abandoned_and_the_popup_is_then_confirmed():
     assert d.see(sample("menu__popup")).parameters == {"option": "yes"}
 
 
+def test_an_abandon_confirmation_with_other_labels_takes_the_yes_button():
+    """McpMod.Helpers.cs names a vertical popup's options from its buttons' labels
+    (``GetPopupButtonLabel`` → ``NormalizeMenuOptionName``; "yes"/"no" only as fallbacks) and
+    lists the Yes button first (``GetPopupOptions``). Confirming an abandon the policy asked
+    for takes that first option even when it is not called "yes", never the "cancel"."""
+    d = Driver({"saved_run": "abandon"})
+    d.play(sample("menu__main_saved_run"))
+    popup = sample("menu__popup", **{"options": [{"name": "abandon", "enabled": True},
+                                                 {"name": "cancel", "enabled": True}]})
+    assert d.see(popup).parameters == {"option": "abandon"}
+
+
 def test_an_unasked_popup_gets_the_mildest_answer_and_tutorial_waits_for_its_button():
     assert Driver().see(sample("menu__popup")).parameters == {"option": "no"}
     off = sample("menu__tutorial", **{"options.0.enabled": False, "options.1.enabled": False})
