@@ -217,7 +217,7 @@ def _load(capture_root: str, rel: Any) -> dict | None:
     try:
         with open(os.path.join(capture_root, rel), "rb") as fh:
             state = json.load(fh)
-    except (OSError, ValueError):
+    except (OSError, ValueError, RecursionError):  # nesting past the recursion limit: not JSON to us
         return None
     return state if isinstance(state, dict) else None
 

@@ -9,7 +9,7 @@ import os
 import pytest
 
 import supervisor.commands  # noqa: F401  (the capture tools are entered through the command registry)
-from supervisor.capture.coverage import classify, expected_variants
+from supervisor.capture.coverage import classify, expected_variants, scan
 
 SAMPLES = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))),
                        "vendor", "sts2mcp")
@@ -42,3 +42,15 @@ def test_variants_follow_the_fields_the_mod_sets():
     shop["shop"]["error"] = "Shop inventory is not ready yet"
     assert classify(shop) == "shop__not_ready"
     assert classify({"state_type": 3}) == "invalid" and classify([]) == "invalid"
+
+
+def test_an_unreadable_observation_file_is_counted_not_fatal(tmp_path):
+    session = tmp_path / "sessions" / "20260101T000000Z-0123456789abcdef0123456789abcdef"
+    (session / "observations").mkdir(parents=True)
+    (session / "observations" / "000001.json").write_text("[" * 100000)  # past the recursion limit
+    (session / "observations" / "000002.json").write_text(json.dumps(load("map")))
+    rows = [{"event": "observation", "path": f"sessions/{session.name}/observations/00000{n}.json"}
+            for n in (1, 2)]
+    (session / "events.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
+    cov = scan(str(tmp_path))
+    assert cov.totals()["unreadable"] == 1 and dict(cov.variants) == {"map": 1}
