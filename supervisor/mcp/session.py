@@ -44,7 +44,7 @@ from .errors import SessionGone, ToolRefused
 
 START_TIMEOUT_S = 40.0
 END_TIMEOUT_S = 20.0
-RESUME_WAIT_S = 10.0
+RESUME_WAIT_S = 30.0  # a restarted emulator boots PyBoy and resumes; slow on a loaded machine
 ACTORS = ("recorder", "emulator", "policy", "actuator", "observer")
 
 
@@ -251,7 +251,7 @@ class Playtest:
 
     def take_notices(self) -> str | None:
         """The emulator's exits and resumes since the last request, as one message (waits up
-        to 10 s for the resume that follows an exit); None when there were none."""
+        to RESUME_WAIT_S for the resume that follows an exit); None when there were none."""
         if not self.notices:
             return None
         deadline = time.monotonic() + RESUME_WAIT_S
