@@ -44,9 +44,10 @@ class Agent:
 
 
 @contextlib.asynccontextmanager
-async def connect(workspace: Path, errlog):
-    params = StdioServerParameters(command=sys.executable, cwd=REPO,
-                                   args=["-m", "supervisor", "mcp", "--workspace", str(workspace)])
+async def connect(workspace: Path | None, errlog, cwd: Path = REPO):
+    """``supervisor mcp --workspace WORKSPACE`` (no ``--workspace`` when None: the default, ``cwd``)."""
+    flags = ["--workspace", str(workspace)] if workspace is not None else []
+    params = StdioServerParameters(command=sys.executable, cwd=cwd, args=["-m", "supervisor", "mcp", *flags])
     async with stdio_client(params, errlog=errlog) as (read, write):
         async with ClientSession(read, write) as session:
             await session.initialize()

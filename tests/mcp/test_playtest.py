@@ -88,6 +88,10 @@ async def review_clip_stop(agent: Agent, ws, span: dict) -> dict:
                                                  "reason": "The player walks but the key never appears."})
     assert stop.data["recording"]["status"] == "failed" and stop.data["endedBy"] == "stop_command"
     await agent.refused("emulator_step", {"buttons": [], "frames": 1}, "no-session", "emulator_run")
+    again = (await agent.ok("emulator_review", {**span, "maxImages": 2})).data  # after the emulator closed
+    assert again["recordingStatus"] == "failed" and again["inputs"] == review.data["inputs"]
+    page = (await agent.ok("emulator_recording", {"action": "export", "limit": 1})).data
+    assert (page["actionCount"], page["nextActionOffset"], page["actions"][0]["frames"]) == (4, 1, 120)  # 120, 8, 1, 12
     after = {**clip, "outputPath": "artifacts/clips/after-stop.gif"}
     made = (await agent.ok("emulator_clip", after)).data  # works after the emulator closed, from disk
     assert made["madeBy"].startswith("the MCP server") and made["sourceImages"] == 3  # frames 120, 124, 128

@@ -24,6 +24,7 @@ def ws(tmp_path):
     os.symlink(outside, root / "roms" / "elsewhere")
     (root / "artifacts").mkdir()
     os.symlink(outside, root / "artifacts" / "playtests")  # a redirected attempt directory
+    os.symlink(outside, root / "artifacts" / "clips")  # a redirected clip directory
     return root
 
 
@@ -42,6 +43,12 @@ ESCAPES = [
                          "fromActionIndex": 0, "toActionIndex": 0}, "not inside the workspace"),
     ("emulator_clip", {"recordingPath": "roms/elsewhere", "outputPath": "artifacts/clips/a.gif",
                        "startFrame": 0, "endFrame": 4}, "is a symlink"),
+    ("emulator_clip", {"recordingPath": "roms", "outputPath": "artifacts/clips/a.gif",
+                       "startFrame": 0, "endFrame": 4}, "is a symlink"),
+    ("emulator_clip", {"recordingPath": "roms", "outputPath": "artifacts/clips/../../../x.gif",
+                       "startFrame": 0, "endFrame": 4}, "'..' components"),
+    ("emulator_clip", {"recordingPath": "roms", "outputPath": "artifacts/x.gif", "startFrame": 0, "endFrame": 4},
+     "artifacts/clips/ may receive it"),
     ("emulator_recording", {"action": "archive", "recordingPath": "/tmp"}, "not inside the workspace"),
     ("emulator_recording", {"action": "status", "recordingPath": "../outside"}, "'..' components"),
 ]
@@ -90,3 +97,16 @@ def test_clip_outputs_go_to_artifacts_clips_or_the_recording(tmp_path):
     assert ws.clip_output(str(recording / "clips" / "y.gif"), recording) == recording / "clips" / "y.gif"
     with pytest.raises(PathRefused, match="artifacts/clips/ may receive it"):
         ws.clip_output("artifacts/x.gif", recording)
+
+
+def test_the_workspace_defaults_to_the_current_directory(tmp_path):
+    ws = workspace_with_demo(tmp_path / "ws")
+
+    async def main():
+        with open(tmp_path / "server.log", "w") as errlog:
+            async with connect(None, errlog, cwd=ws) as agent:
+                return await agent.refused("emulator_run", {"romPath": str(tmp_path / "elsewhere.gb")},
+                                           "path-refused", f"not inside the workspace {ws}")
+
+    anyio.run(main)
+    assert "workspace " + str(ws) in (tmp_path / "server.log").read_text()
