@@ -1,13 +1,21 @@
-"""``supervisor mcp`` without the optional SDK, and with a bad workspace: a clear error, exit 2."""
+"""``supervisor mcp`` without the optional SDK, and with a bad workspace: a clear error, exit 2;
+the client configuration docs/mcp.md shows starts the server."""
 from __future__ import annotations
 
+import json
 import os
+import re
 import subprocess
 import sys
+from pathlib import Path
 
+import anyio
 import pytest
+from mcp import ClientSession, StdioServerParameters
+from mcp.client.stdio import stdio_client
 
 from tests.harness import REPO
+from tests.mcp.agent import workspace_with_demo
 
 pytestmark = pytest.mark.timeout(60)
 
@@ -29,3 +37,34 @@ def test_without_the_sdk_the_command_says_how_to_install_it(tmp_path):
 def test_a_workspace_that_is_not_a_directory_is_refused(tmp_path):
     done = supervisor_mcp("--workspace", str(tmp_path / "nope"))
     assert done.returncode == 2 and f"--workspace '{tmp_path / 'nope'}' refused: is not a directory" in done.stderr
+
+
+def config_snippet() -> dict:
+    """docs/mcp.md's `.mcp.json` for Claude Code (also the generic clients' command and args)."""
+    text = Path(REPO, "docs", "mcp.md").read_text(encoding="utf-8")
+    block = re.search(r"```json\n(\{\n  \"mcpServers\".*?)```", text, re.S)
+    assert block, "docs/mcp.md lost its .mcp.json snippet"
+    return json.loads(block.group(1))["mcpServers"]["gamerig"]
+
+
+def test_the_documented_client_configuration_starts_the_server(tmp_path):
+    server = config_snippet()
+    assert server["type"] == "stdio" and set(server) == {"type", "command", "args"}
+    ws = workspace_with_demo(tmp_path / "ws")
+    command = server["command"].replace("/path/to/gamerig", str(REPO))
+    args = [a.replace("/path/to/mygame", str(ws)) for a in server["args"]]
+
+    async def main():
+        params = StdioServerParameters(command=command, args=args, cwd=tmp_path)
+        with open(tmp_path / "server.log", "w") as errlog:
+            async with stdio_client(params, errlog=errlog) as (read, write):
+                async with ClientSession(read, write) as session:
+                    await session.initialize()
+                    listed = await session.list_tools()
+                    refused = await session.call_tool("emulator_run", {"romPath": "/etc/hostname"})
+                    return [t.name for t in listed.tools], refused
+
+    names, refused = anyio.run(main)
+    assert sorted(names) == sorted(["emulator_run", "emulator_step", "emulator_observe", "emulator_checkpoint",
+                                    "emulator_recording", "emulator_review", "emulator_clip", "emulator_close"])
+    assert refused.is_error and f"not inside the workspace {ws}" in refused.content[0].text
