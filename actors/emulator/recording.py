@@ -35,7 +35,8 @@ from .frames import FrameStore
 from .identity import PROTOCOL_VERSION, SCHEMA_VERSION, WRITER, implementation_hash, pyboy_version
 from .lease import EMULATOR, Lease, acquire as acquire_lease
 from .limits import MANIFEST, MARKERS, RecordingLimits, check_admission
-from .reader import EVENTS, FINAL_STATUSES, LEDGER, LOCK, Summary, directory_bytes, summarize
+from .reader import (EVENTS, FINAL_STATUSES, LEDGER, LOCK, Summary, directory_bytes, ledger_outside_bytes,
+                     summarize)
 from .rom import RomIdentity
 
 FINAL_RESERVE = 4 * 1024        # kept free for the stop event and the final manifest
@@ -87,7 +88,7 @@ class Recording:
         self.status = "live"
         self.outcome = self.reason = None
         self.limit_reached: str | None = None
-        self.bytes_used = directory_bytes(path)
+        self.bytes_used = directory_bytes(path) + ledger_outside_bytes(path)  # a resumed writer counts clips outside
         self._lock_fd = lock_fd
         self.lease: Lease | None = None   # the access lease (lease.py), released on close
 

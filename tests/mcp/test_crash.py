@@ -1,15 +1,19 @@
 """Killing the emulator actor mid-session: the agent's next request is refused with a clear
-error (the exit and the crash resume, nothing sent), and the next ``emulator_run`` works;
+error (the exit and the crash resume, nothing sent), and the next ``emulator_run`` works; a
+live clip made before the crash stays charged to the resumed writer's byte budget;
 a run past the attempts' 1 GiB of reservations is refused and leaves the session running."""
 from __future__ import annotations
 
+import json
 import os
 import signal
 import time
+from pathlib import Path
 
 import anyio
 import pytest
 
+from actors.emulator.reader import directory_bytes, ledger_outside_bytes
 from tests.mcp.agent import Agent, connect, journal, workspace_with_demo
 
 pytestmark = pytest.mark.timeout(60)
@@ -35,6 +39,9 @@ async def crash_and_recover(agent: Agent) -> tuple[dict, str, dict]:
     await agent.ok("emulator_step", {"buttons": [], "frames": 1})
     await agent.ok("emulator_checkpoint", {"action": "save", "label": "safe"})
     await agent.ok("emulator_step", {"buttons": ["up"], "frames": 16})
+    clip = (await agent.ok("emulator_clip", {"recordingPath": run["recordingPath"], "startFrame": 60, "endFrame": 76,
+                                             "outputPath": "artifacts/clips/before-the-crash.gif"})).data
+    run["clipBytes"] = clip["bytes"]  # charged outside the recording: the resumed writer must count it too
     session_dir = run["session"]["sessionDir"]
     pid = emulator_pid(session_dir)
     os.kill(pid, signal.SIGKILL)
@@ -67,6 +74,11 @@ def test_killing_the_emulator_gives_a_clear_error_and_the_next_run_works(tmp_pat
     rows = journal(first["session"]["sessionDir"])
     resumed = [r for r in rows if r["event"] == "emulator_resumed"]
     assert resumed and resumed[0]["branch"]["checkpointId"], resumed
+    recording = Path(first["recordingPath"])
+    manifest = json.loads((recording / "recording.json").read_text())
+    on_disk = directory_bytes(recording) + ledger_outside_bytes(recording)
+    assert ledger_outside_bytes(recording) == first["clipBytes"]
+    assert abs(manifest["bytesUsed"] - on_disk) < first["clipBytes"] // 2, (manifest["bytesUsed"], on_disk)
     sent_after_kill = [r for r in rows if r["event"] == "proposal" and r.get("agent_tool") == "emulator_step"
                        and r["parameters"].get("buttons") == ["right"]]
     assert sent_after_kill == []  # the refused step never became a proposal

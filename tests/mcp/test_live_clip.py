@@ -12,6 +12,7 @@ from actors.emulator.cartridge import build_rom
 from actors.emulator.errors import LimitExceeded, OutputRefused, RecordingBusy
 from actors.emulator.limits import RecordingLimits
 from actors.emulator.policy import DEMO_REGIONS
+from actors.emulator.reader import directory_bytes, ledger_outside_bytes
 from actors.emulator.session import EmulatorSession, RecordingOptions
 
 pytestmark = pytest.mark.timeout(60)
@@ -45,6 +46,10 @@ def test_the_writer_clips_its_live_recording_and_charges_its_own_budget(tmp_path
             session.clip({**CLIP, "outputPath": "artifacts/clips/boot.gif"}, tmp_path)
         with pytest.raises(OutputRefused, match="only the recording directory"):
             session.clip({**CLIP, "outputPath": str(tmp_path.parent / "out.gif")}, tmp_path)
+        inside = session.clip({**CLIP, "outputPath": str(recording / "clips" / "in.gif")}, tmp_path)
+        assert inside["outputRoot"] == "recording" and (recording / "clips" / "in.gif").is_file()
+        assert directory_bytes(recording) + ledger_outside_bytes(recording) == \
+            session.status()["recording"]["bytesUsed"]  # the writer's count is what is on disk
         session.step(["right"], 8)  # the session plays on after a clip
         assert session.status()["recording"]["status"] == "live"
     finally:
