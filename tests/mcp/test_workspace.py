@@ -76,6 +76,11 @@ def test_paths_out_of_the_workspace_are_refused_and_the_server_keeps_serving(ws,
                                     "invalid-option", "maxFrames", "1..216000")
                 await agent.refused("emulator_run", {"romPath": "roms/demo.gb", "recording": {"fps": 60}},
                                     "invalid-argument", "recording.fps is not a recording option")
+                await agent.refused("emulator_recording", {"action": "stop", "reason": "x" * 1001},
+                                    "invalid-argument", "1001 characters; at most 1,000")
+                await agent.refused("emulator_recording", {"action": "stop", "outcome": "great"},
+                                    "invalid-argument", "outcome must be one of passed, failed, needs-review")
+                await agent.refused("emulator_recording", {"action": "stop"}, "no-recording")
                 return await agent.session.list_tools()
 
     listed = anyio.run(main)
