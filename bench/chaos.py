@@ -1,0 +1,309 @@
+"""Fault campaign: ``python bench/chaos.py --runs N [--seed S] [--jobs J] [--faults F,...]``.
+
+Many short sessions (``supervisor start`` as a subprocess) against the built-in game with the
+hostile knobs (``run/profiles/hostile.yaml``, 150 steps) and the demo cartridge
+(``run/profiles/pyboy-demo.yaml``, played to its win), each with ONE fault at a seeded random
+moment after the first observation:
+
+  kill:<actor>       SIGKILL of a running actor (recorder, observer, policy, model_client,
+                     actuator, game or emulator, whichever the session runs)
+  stop:<actor>       SIGSTOP, held 3 s (past the 1.5 s heartbeat deadline), then SIGCONT
+  supervisor:term    SIGTERM of the supervisor
+  supervisor:kill    SIGKILL of the supervisor
+  game:garbage       the game answers one request with garbage (a hostile proxy in front of
+  game:hang          the built-in game: ``tests/fuzz/hostile_http.py``); hang = an answer
+  game:close         slower than ``game.timeout_s`` (1 s here), close = no answer at all
+  disk_full          the capture's filesystem (a 24 MiB loop-mounted ext4; needs root) fills
+
+After each session the run is judged from its own evidence (``bench/chaos_judge.py``):
+``capture verify`` (never damaged; intact when the session was finalized; incomplete, never
+intact, when it was not), the verifier's last row equal to the journal's last whole row, the
+exit code and reason (``session_end`` agrees with the process), the game's own counters (no
+POST without a durable intent, no duplicated guarded action, no more POSTs than attempts;
+as many when the fault cannot leave an acknowledged attempt unsent), every attempt the game
+received present in the final journal (proxy runs), and no actor process left 10 s after
+the supervisor ended. A table per run, the totals; exit 1 on any violation.
+
+The quick variant runs in the test suite (``tests/chaos/``); the full campaign is
+``--runs 200`` (docs/reliability.md, "Fault campaign").
+"""
+from __future__ import annotations
+
+import argparse
+import concurrent.futures
+import dataclasses
+import glob
+import json
+import os
+import random
+import re
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+
+REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, REPO)
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+
+from chaos_inject import ProcessWatch, ProxiedGame, SmallDisk, signal_pid, stop_then_continue  # noqa: E402
+from chaos_judge import Run, game_stats_from_logs, judge  # noqa: E402
+from conformance import HOSTILE  # noqa: E402
+
+PYBOY = os.path.join(REPO, "run", "profiles", "pyboy-demo.yaml")
+GAME_STEPS = 150
+ACTORS = {"game": ["recorder", "observer", "policy", "model_client", "actuator", "game"],
+          "pyboy": ["recorder", "observer", "policy", "actuator", "emulator"]}
+PROXY_FAULTS = {"game:garbage": ["not_json", "garbage_http", "wrong_types"],
+                "game:hang": ["slow", "drip"], "game:close": ["no_answer"]}
+HOLD_S = 3.0  # SIGSTOP held this long: past 3 heartbeats of 0.5 s
+LEFT_OVER_S = 10.0
+
+
+def faults_for(target: str, disk: bool) -> list[str]:
+    out = [f"{k}:{a}" for a in ACTORS[target] for k in ("kill", "stop")]
+    out += ["supervisor:term", "supervisor:kill"]
+    if target == "game":
+        out += list(PROXY_FAULTS)
+    return out + (["disk_full"] if disk else [])
+
+
+def plan(runs: int, seed: int, chosen: list[str] | None, disk: bool) -> list[Run]:
+    """Run i: target alternates game / pyboy, the fault and its moment drawn from the seed.
+    ``chosen`` (``target/fault`` or ``fault``) is cycled through instead of drawing."""
+    out = []
+    for i in range(runs):
+        rng = random.Random(f"{seed}-{i}")
+        if chosen:
+            spec = chosen[i % len(chosen)]
+            target, fault = spec.split("/", 1) if "/" in spec else ("game", spec)
+        else:
+            target = "game" if i % 2 == 0 else "pyboy"
+            fault = rng.choice(faults_for(target, disk))
+        at = rng.uniform(0.2, 6.0 if target == "game" else 1.5)
+        out.append(Run(i + 1, target, fault, at_s=round(at, 2)))
+    return out
+
+
+def _sets(*pairs: str) -> list[str]:
+    return [a for p in pairs for a in ("--set", p)]
+
+
+def _wait(cond, timeout: float, watch: ProcessWatch | None, every: float = 0.05):
+    end = time.monotonic() + timeout
+    while time.monotonic() < end:
+        if watch:
+            watch.scan()
+        value = cond()
+        if value:
+            return value
+        time.sleep(every)
+    return None
+
+
+def _first_observation(capture: str):
+    for path in glob.glob(os.path.join(capture, "sessions", "*", "events.jsonl")):
+        with open(path, "rb") as fh:
+            if b'"event":"observation"' in fh.read():
+                return path
+    return None
+
+
+def _proxy_faults(run: Run, rng: random.Random) -> dict[tuple[str, int], str]:
+    kind = rng.choice(PROXY_FAULTS[run.fault])
+    method = rng.choice(["GET", "POST"])
+    n = rng.randint(3, 120) if method == "GET" else rng.randint(1, 30)
+    run.detail = f"{method} #{n}: {kind}"
+    return {(method, n): kind}
+
+
+def inject(run: Run, proc: subprocess.Popen, watch: ProcessWatch, disk: SmallDisk | None) -> None:
+    """Apply the run's fault now (proxy faults were armed before the start)."""
+    kind, _, who = run.fault.partition(":")
+    if kind == "supervisor":
+        run.landed = proc.poll() is None and signal_pid(
+            proc.pid, signal.SIGTERM if who == "term" else signal.SIGKILL)
+        run.detail = f"pid {proc.pid}"
+    elif kind in ("kill", "stop"):
+        pid = watch.scan().get(who)
+        if pid is None:
+            run.detail = f"no {who} running"
+            return
+        run.detail = f"pid {pid}"
+        run.landed = (signal_pid(pid, signal.SIGKILL) if kind == "kill"
+                      else stop_then_continue(pid, HOLD_S, threading.Event()))
+    elif kind == "disk_full" and disk is not None:
+        run.landed = proc.poll() is None
+        run.detail = f"filled {disk.fill() >> 10} KiB"
+
+
+def execute(run: Run, base: str, seed: int, timeout: float) -> Run:
+    """Start the session, apply the fault, wait for the end and what it leaves, judge."""
+    os.makedirs(base, exist_ok=True)
+    rng = random.Random(f"{seed}-{run.index}-detail")
+    disk = SmallDisk(base) if run.fault == "disk_full" else None
+    capture = os.path.join(disk.mount if disk else base, "capture")
+    runtime = os.path.join(base, "runtime")
+    proxied = None
+    sets = [f"capture.root={capture}", f"supervisor.runtime_dir={runtime}", "supervisor.progress=plain"]
+    if run.target == "game":
+        sets.append(f"game.seed={seed * 1000 + run.index}")
+    if run.fault in PROXY_FAULTS:
+        proxied = ProxiedGame(HOSTILE, seed * 1000 + run.index, _proxy_faults(run, rng), slow_s=2.5)
+        sets += ["game.builtin=false", f"game.base_url={proxied.url}", "game.timeout_s=1"]
+    cmd = [sys.executable, "-m", "supervisor", "start", HOSTILE if run.target == "game" else PYBOY,
+           *(["--max-steps", str(GAME_STEPS)] if run.target == "game" else []), *_sets(*sets)]
+    began = time.monotonic()
+    with open(os.path.join(base, "stdout"), "wb") as out, open(os.path.join(base, "stderr"), "wb") as err:
+        proc = subprocess.Popen(cmd, cwd=REPO, stdout=out, stderr=err)
+    watch = ProcessWatch(proc.pid)
+    try:
+        _drive(run, proc, watch, capture, proxied, disk, timeout)
+    finally:
+        run.seconds = time.monotonic() - began
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+        run.exit_code = proc.returncode
+        _after(run, watch, base, capture, disk, proxied, runtime)
+    return run
+
+
+def _drive(run, proc, watch, capture, proxied, disk, timeout) -> None:
+    if proxied:  # the intent check reads the journal from the moment it exists
+        journal = _wait(lambda: glob.glob(os.path.join(capture, "sessions", "*", "events.jsonl")),
+                        60, watch, every=0.005)
+        if journal:
+            proxied.point_intent_check(journal[0])
+    if not _wait(lambda: _first_observation(capture) or proc.poll() is not None, 60, watch):
+        run.violations.append("no first observation within 60 s")
+    if not proxied:
+        _wait(lambda: proc.poll() is not None, run.at_s, watch)  # the moment, or the end
+        if proc.poll() is None:
+            inject(run, proc, watch, disk)
+        else:
+            run.detail = "the session ended first"
+    if _wait(lambda: proc.poll() is not None, timeout, watch) is None:
+        run.violations.append(f"session did not end within {timeout:.0f}s")
+
+
+def _after(run, watch, base, capture, disk, proxied, runtime) -> None:
+    if _wait(lambda: not watch.left_over(), LEFT_OVER_S, None, every=0.1) is None:
+        run.left_over = watch.left_over()
+        watch.kill_left_over()
+    run.reported = _reported_end(os.path.join(base, "stderr"))
+    stats = posted = None
+    if proxied:
+        run.landed = (proxied.proxy.gets if run.detail.startswith("GET") else proxied.proxy.posts) \
+            >= int(run.detail.split("#")[1].split(":")[0])
+        stats, posted = proxied.server.stats(), proxied.posted_attempts()
+        proxied.close()
+    else:
+        stats = game_stats_from_logs(runtime)
+    if disk:
+        capture = os.path.join(base, "capture")
+        disk.copy_out(base)  # the small disk holds capture/; it is unmounted next
+        disk.close()
+    dirs = glob.glob(os.path.join(capture, "sessions", "*"))
+    run.session_dir = dirs[0] if len(dirs) == 1 else ""
+    judge(run, stats, posted)
+
+
+def _reported_end(stderr: str) -> tuple[str, int] | None:
+    """The supervisor's last words: ``session ended: <reason> (exit <code>)``."""
+    found = None
+    with open(stderr, encoding="utf-8", errors="replace") as fh:
+        for line in fh:
+            m = re.match(r"session ended: (\S+) \(exit (-?\d+)\)", line)
+            if m:
+                found = (m.group(1), int(m.group(2)))
+    return found
+
+
+def campaign(runs: list[Run], seed: int, jobs: int, timeout: float, keep: str | None,
+             progress=print) -> list[Run]:
+    base = keep or tempfile.mkdtemp(prefix="gamerig-chaos-")
+    done: list[Run] = []
+    with concurrent.futures.ThreadPoolExecutor(max_workers=jobs) as pool:
+        futures = [pool.submit(execute, r, os.path.join(base, f"run-{r.index}"), seed, timeout)
+                   for r in runs]
+        for n, fut in enumerate(concurrent.futures.as_completed(futures), 1):
+            r = fut.result()
+            done.append(r)
+            progress(f"[{n}/{len(runs)}] run {r.index} {r.target} {r.fault} "
+                     f"({'landed' if r.landed else 'missed'}): exit {r.exit_code} {r.reason}, "
+                     f"{r.verdict}, {r.seconds:.0f}s"
+                     + (f"  VIOLATIONS: {'; '.join(r.violations)}" if r.violations else "  ok"))
+    if not keep:
+        shutil.rmtree(base, ignore_errors=True)
+    return sorted(done, key=lambda r: r.index)
+
+
+def table(runs: list[Run]) -> str:
+    head = (f"{'run':>4} {'target':<6} {'fault':<19}{'at_s':>5} {'landed':<7}{'exit':>5} "
+            f"{'reason':<15}{'verdict':<11}{'last':>5}{'torn':>5}{'att':>5}{'posts':>6}"
+            f"{'no-int':>7}{'dup':>4}{'left':>5}  result")
+    rows = [f"{r.index:>4} {r.target:<6} {r.fault:<19}{r.at_s:>5.1f} {'yes' if r.landed else 'no':<7}"
+            f"{_n(r.exit_code):>5} {str(r.reason):<15}{r.verdict:<11}{_n(r.last_sequence):>5}"
+            f"{r.torn:>5}{r.attempts:>5}{_n(r.posts):>6}{_n(r.intent_violations):>7}"
+            f"{_n(r.duplicates):>4}{len(r.left_over):>5}  "
+            + ("ok" if not r.violations else "; ".join(r.violations)) for r in runs]
+    return "\n".join([head, *rows])
+
+
+def totals(runs: list[Run]) -> str:
+    by_fault: dict[str, list[int]] = {}
+    for r in runs:
+        key = r.fault.split(":")[0] if r.fault.startswith(("kill", "stop")) else r.fault
+        t = by_fault.setdefault(key, [0, 0, 0])
+        t[0] += 1
+        t[1] += r.landed
+        t[2] += bool(r.violations)
+    lines = [f"  {k:<17} {v[0]:>4} runs, {v[1]:>4} landed, {v[2]:>3} with violations"
+             for k, v in sorted(by_fault.items())]
+    bad = sum(1 for r in runs if r.violations)
+    return "\n".join(lines + [f"{len(runs)} runs, {sum(r.landed for r in runs)} faults landed, "
+                              f"{bad} with violations"])
+
+
+def _n(v) -> str:
+    return "?" if v is None else str(v)
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0],
+                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--runs", type=int, default=200, help="how many sessions")
+    ap.add_argument("--seed", type=int, default=1, help="seeds the faults, their moments and the games")
+    ap.add_argument("--jobs", type=int, default=2, help="sessions at once")
+    ap.add_argument("--timeout", type=float, default=180, help="seconds per session")
+    ap.add_argument("--faults", help="comma-separated [target/]fault list to cycle through "
+                                     "instead of drawing (e.g. pyboy/kill:emulator,supervisor:kill)")
+    ap.add_argument("--no-disk", action="store_true", help="leave out disk_full (it needs root)")
+    ap.add_argument("--keep", help="keep every run's capture and logs under this directory")
+    ap.add_argument("--json", action="store_true", help="print one JSON report instead of tables")
+    args = ap.parse_args(argv)
+    disk = not args.no_disk and os.geteuid() == 0
+    chosen = [f.strip() for f in args.faults.split(",")] if args.faults else None
+    for spec in chosen or []:
+        target, fault = spec.split("/", 1) if "/" in spec else ("game", spec)
+        if target not in ACTORS or fault not in faults_for(target, True):
+            ap.error(f"--faults: unknown fault {spec!r} (targets game, pyboy; faults of game: "
+                     f"{', '.join(faults_for('game', True))})")
+    say = (lambda _m: None) if args.json else (lambda m: print(m, flush=True))
+    runs = campaign(plan(args.runs, args.seed, chosen, disk), args.seed, args.jobs, args.timeout,
+                    args.keep, say)
+    if args.json:
+        json.dump({"runs": [dataclasses.asdict(r) for r in runs],
+                   "violating_runs": sum(1 for r in runs if r.violations)}, sys.stdout, indent=1)
+        print()
+    else:
+        print("\n" + table(runs) + "\n\n" + totals(runs))
+    return 1 if any(r.violations for r in runs) else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,193 @@
+"""Judging one fault-campaign session from its own evidence (``bench/chaos.py``).
+
+``judge(run)`` fills ``run.violations``: the verifier's verdict against what the fault
+allows, the session finalized or reported incomplete at the exact last row, the exit code and
+reason recorded and agreeing, the game's own counters (POSTs without a durable intent,
+duplicated guarded actions, POSTs against attempts), every attempt the game received present
+in the final journal, and no actor process left 10 s after the supervisor ended.
+"""
+from __future__ import annotations
+
+import dataclasses
+import glob
+import json
+import os
+
+import supervisor.commands  # noqa: F401  (the capture tools are entered through the command registry)
+from supervisor.capture.verify import verify_path
+
+NORMAL = {"max_steps", "run_ended", "run_changed"}  # exit 0 (docs/supervision.md)
+# Faults after which an acknowledged attempt may never have been sent (its sender died
+# holding it, or the game that counted it died): the game may count fewer POSTs than attempts.
+MAY_LEAVE_UNSENT = ("kill:actuator", "stop:actuator", "kill:game", "stop:game",
+                    "supervisor:kill", "disk_full")
+
+
+@dataclasses.dataclass
+class Run:
+    index: int
+    target: str  # "game" or "pyboy"
+    fault: str  # e.g. "kill:recorder", "stop:policy", "supervisor:term", "game:hang", "disk_full"
+    at_s: float = 0.0  # seconds after the first observation
+    detail: str = ""  # what exactly was done (pid, request number, bytes filled)
+    landed: bool = False  # the fault was applied while the session ran
+    exit_code: int | None = None
+    reason: str | None = None
+    verdict: str = "?"
+    last_sequence: int | None = None
+    torn: int = 0
+    finalized: bool = False
+    attempts: int = 0
+    unresolved: int = 0
+    posts: int | None = None
+    intent_violations: int | None = None
+    duplicates: int | None = None
+    left_over: list[str] = dataclasses.field(default_factory=list)
+    reported: tuple[str, int] | None = None  # the supervisor's "session ended: R (exit N)"
+    seconds: float = 0.0
+    session_dir: str = ""
+    violations: list[str] = dataclasses.field(default_factory=list)
+
+
+def read_journal(session_dir: str) -> tuple[list[dict], list[int]]:
+    """Rows of ``events.jsonl`` read independently of the verifier, and the 1-based line
+    numbers of lines that are not a whole JSON row (torn)."""
+    rows, torn = [], []
+    with open(os.path.join(session_dir, "events.jsonl"), "rb") as fh:
+        for n, line in enumerate(fh, 1):
+            try:
+                if not line.endswith(b"\n"):
+                    raise ValueError("no newline")
+                rows.append(json.loads(line))
+            except ValueError:
+                torn.append(n)
+    return rows, torn
+
+
+def game_stats_from_logs(runtime: str) -> dict | None:
+    """The built-in game's ``GAME_STATS`` log lines (one per game process that ended in
+    order), summed: a restarted game counts afresh, a SIGKILLed one leaves no line."""
+    lines = [ln for p in glob.glob(os.path.join(runtime, "*.logs", "game.log"))
+             for ln in open(p, encoding="utf-8", errors="replace") if "GAME_STATS " in ln]
+    if not lines:
+        return None
+    out = {"posts": 0, "duplicate_guarded_actions": 0, "intent_violations": []}
+    for ln in lines:
+        s = json.loads(ln.split("GAME_STATS ", 1)[1])
+        out["posts"] += s.get("posts", 0)
+        out["duplicate_guarded_actions"] += s.get("duplicate_guarded_actions", 0)
+        out["intent_violations"] += s.get("intent_violations") or []
+    return out
+
+
+def judge(run: Run, game_stats: dict | None, posted: set[str] | None) -> None:
+    """Fill ``run``'s evidence fields and ``run.violations``."""
+    if not run.session_dir:
+        run.violations.append("no session directory")
+        return
+    rows, torn = read_journal(run.session_dir)
+    _judge_journal(run, rows, torn)
+    _judge_end(run, rows)
+    if run.target == "game":
+        _judge_game(run, rows, game_stats, posted)
+    if run.left_over:
+        run.violations.append(f"actor processes left 10 s after the end: {', '.join(run.left_over)}")
+
+
+def _judge_journal(run: Run, rows: list[dict], torn: list[int]) -> None:
+    report = verify_path(run.session_dir)
+    stats = report.sessions[0].stats if report.sessions else {}
+    run.verdict, run.torn = report.verdict, len(torn)
+    run.last_sequence = stats.get("last_sequence")
+    run.finalized = any(r.get("event") == "session_end" for r in rows)
+    mine = rows[-1].get("sequence") if rows else None
+    checks = [
+        (run.verdict != "damaged", f"capture verify: damaged {_first_finding(report)}"),
+        (run.verdict != "intact" or run.finalized, "verified intact without a session_end"),
+        (run.finalized or run.verdict == "incomplete", "unfinished but not reported incomplete"),
+        (run.last_sequence == mine, f"verifier's last row {run.last_sequence} is not the "
+                                    f"journal's last whole row {mine}"),
+        (not torn or torn == [len(rows) + len(torn)] or _resumed_over(rows, torn),
+         f"torn line(s) {torn} not at the end and not named by a recorder_resumed row"),
+    ]
+    if run.fault not in ("supervisor:kill", "disk_full") or not run.landed:
+        checks.append((run.verdict == "intact", f"capture verify: {run.verdict} "
+                                                f"{_first_finding(report)}"))
+    run.violations += [msg for ok, msg in checks if not ok]
+
+
+def _resumed_over(rows: list[dict], torn: list[int]) -> bool:
+    return len([r for r in rows if r.get("event") == "recorder_resumed"]) >= len(torn)
+
+
+def _first_finding(report) -> str:
+    for s in report.sessions:
+        for f in s.findings:
+            return f"({f.to_dict().get('code', '')}: {f.to_dict().get('message', '')})"
+    return ""
+
+
+def _judge_end(run: Run, rows: list[dict]) -> None:
+    ends = [r for r in rows if r.get("event") == "session_end"]
+    attempts = {r["attempt_id"] for r in rows if r.get("event") == "action_attempt"}
+    results = {r.get("attempt_id") for r in rows if r.get("event") == "action_result"}
+    run.attempts, run.unresolved = len(attempts), len(attempts - results)
+    if ends:
+        end = ends[-1]
+        run.reason = end.get("reason")
+        if end.get("exit_code") != run.exit_code:
+            run.violations.append(f"session_end says exit {end.get('exit_code')}, the process "
+                                  f"exited {run.exit_code}")
+        listed = set(end.get("unresolved_attempts") or [])
+        if attempts - results - listed:
+            run.violations.append(f"{len(attempts - results - listed)} attempt(s) without a "
+                                  "result and not listed unresolved")
+    if run.reported:
+        run.reason = run.reason or run.reported[0]
+        if run.reported != (run.reason, run.exit_code):
+            run.violations.append(f"the supervisor said {run.reported}, the journal "
+                                  f"{run.reason!r} and the process exited {run.exit_code}")
+    elif run.exit_code != -9:
+        run.violations.append("the supervisor did not report how the session ended")
+    ok = _expected_end(run)
+    if ok:
+        run.violations.append(ok)
+
+
+def _expected_end(run: Run) -> str | None:
+    """The exit code and reason a session may end with after its fault; None when fine."""
+    code, reason, fault = run.exit_code, run.reason, run.fault if run.landed else "none"
+    if fault == "supervisor:kill":
+        return None if code == -9 else f"exit {code} after a SIGKILL of the supervisor"
+    if fault == "supervisor:term":
+        return None if (code, reason) == (143, "sigterm") else f"exit {code} ({reason}) after SIGTERM"
+    if fault == "disk_full":
+        fine = (code, reason) in ((1, "journal_failed"),) or (code == 0 and reason in NORMAL) \
+            or (code == 1 and not run.finalized)
+        return None if fine else f"exit {code} ({reason}) after the disk filled"
+    if code == 0 and reason in NORMAL:
+        return None
+    return f"exit {code} ({reason}) after one {fault}: a single fault must not fail the session"
+
+
+def _judge_game(run: Run, rows: list[dict], stats: dict | None, posted: set[str] | None) -> None:
+    if stats is None:
+        run.violations.append("the game reported no counters (no GAME_STATS)")
+        return
+    run.posts = stats["posts"]
+    run.intent_violations = len(stats["intent_violations"])
+    run.duplicates = stats["duplicate_guarded_actions"]
+    checks = [
+        (run.intent_violations == 0, f"{run.intent_violations} POST(s) without a durable intent: "
+                                     f"{stats['intent_violations'][:2]}"),
+        (run.duplicates == 0, f"{run.duplicates} duplicated guarded action(s)"),
+        (run.posts <= run.attempts, f"{run.posts} POSTs for {run.attempts} attempts (resent)"),
+    ]
+    if run.fault not in MAY_LEAVE_UNSENT or not run.landed:
+        checks.append((run.posts == run.attempts, f"{run.posts} POSTs for {run.attempts} attempts"))
+    if posted is not None:
+        journal = {r["attempt_id"] for r in rows if r.get("event") == "action_attempt"}
+        missing = posted - journal
+        checks.append((not missing, f"acknowledged attempt(s) the game received missing from "
+                                    f"the journal: {sorted(missing)[:3]}"))
+    run.violations += [msg for ok, msg in checks if not ok]
