@@ -302,8 +302,10 @@ class PolicyContext:
         if proposal.get("escape"):
             # a way out of a stall that was accepted may have changed the game underneath a read
             # that looks the same (main_menu leaves the game over under an unchanged popup):
-            # what was refused "on this very state" may be answered now
+            # what was refused "on this very state", or accepted there without effect, may work now
             self.rejected_here.clear()
+            self.futile.clear()
+            self.excused.clear()
         if action in UNGUARDED:
             return
         pending = Pending("effect", action, dict(params), self.flow or "", proposal.get("state_digest"),

@@ -274,3 +274,33 @@ def test_an_accepted_way_out_ends_the_refusals_so_the_same_looking_popup_is_answ
                 d.answer("rejected", f"Unknown game over option: {option}. Use: main_menu")
         clock.advance(0.5)
     assert left_game_over and d.rows[-1]["parameters"]["option"] in {o["name"] for o in st["options"]}
+
+
+def test_a_popup_option_swallowed_by_a_game_over_beneath_works_after_main_menu(monkeypatch):
+    # The campaign's seed 13: "ignore" was accepted, then the player died under the popup, so
+    # the queued dismissal was dropped (ExecuteMenuSelect now routes to the game over) and the
+    # popup stayed. Released without effect, "ignore" became futile; main_menu (named by the
+    # refusal) left the game over, and the same-looking popup must then be answered again.
+    clock = Clock(monkeypatch)
+    d = Driver(stuck_seconds=20)
+    st = sample("menu__popup", options=[{"name": "ignore", "enabled": True}])  # its only option
+    game_over_beneath, sent = False, []
+    for _ in range(400):
+        p = d.see(st)
+        assert p.wish != "stop", d.rows[-1].get("stuck_on")
+        if p.wish == "execute":
+            option = p.parameters["option"]
+            sent.append(option)
+            if option == "main_menu":
+                game_over_beneath = False
+                d.answer("accepted")
+            elif game_over_beneath:
+                d.answer("rejected", f"Unknown game over option: {option}. Use: main_menu")
+            elif len(sent) == 1:
+                d.answer("accepted")  # accepted, then swallowed: the game over came beneath
+                game_over_beneath = True
+            else:
+                d.answer("accepted")
+                break
+        clock.advance(0.05)
+    assert "main_menu" in sent and sent[-1] != "main_menu", sent
