@@ -3,12 +3,13 @@
 For two workloads, the built-in STS2 game (``run/profiles/demo.yaml``, aggregate steps/s)
 and the demo cartridge in PyBoy explored at 60 frames a step (``run/profiles/pyboy-demo.yaml``
 with ``pyboy_explore``, aggregate emulated frames/s), it runs real ``supervisor fleet start``
-fleets of 1, 2, 4 and 8 sessions with as many at once, and the 8 sessions one after another
-(concurrency 1): the sequential figure for N sessions is the first N of those. Every
+fleets of 1, 2, 4 and 8 sessions with as many at once, each followed at once by the same
+sessions one after another (concurrency 1), so both see the same machine load. Every
 session runs exactly ``--steps`` steps (``stop_on_run_end: false``), so the work is the same.
 Aggregate rates are over the fleet's wall time (the fleet process's start to its end:
 process start-up included). Memory per session is the peak summed RSS of a session's process
-tree (supervisor and actors), sampled every 0.5 s while the fleet runs.
+tree (supervisor and actors), sampled every 0.5 s while the fleet runs; ``load`` is the
+1-minute load average when the fleet ended (anything else running on the machine shows there).
 
 Then 2 sessions of each workload through a one-node Ray head the bench starts on loopback
 (``supervisor.fleet.ray_head``), next to the same 2 sessions locally. The head's start-up
@@ -91,48 +92,45 @@ def run_fleet(base: str, workload: str, sessions: int, concurrency: int, steps: 
             "backend": "ray" if ray else "local", "fleet_s": t["elapsed_s"], "process_s": round(wall, 2),
             "steps": t["steps"], "frames": t["frames"],
             "rate": round((t["frames"] if WORKLOADS[workload]["rate"] == "frames" else t["steps"]) / t["elapsed_s"], 1),
-            "durations": [r["duration_s"] for r in sorted(rows, key=lambda r: r["index"])],
-            "work": [r[WORKLOADS[workload]["rate"]] for r in sorted(rows, key=lambda r: r["index"])],
-            "mem_mib": round(sum(sampler.peaks.values()) / max(1, len(sampler.peaks)) / 2**20)}
+            "mem_mib": round(sum(sampler.peaks.values()) / max(1, len(sampler.peaks)) / 2**20),
+            "load": round(os.getloadavg()[0], 1)}
 
 
 def measure(base: str, counts: list[int], steps: int, use_ray: bool, say) -> list[dict]:
     out = []
     for workload in WORKLOADS:
-        seq = run_fleet(base, workload, max(counts), 1, steps)
-        say(f"{workload}: {max(counts)} sessions one after another: {seq['fleet_s']:.1f}s")
+        unit = WORKLOADS[workload]["rate"]
         for n in counts:
             r = run_fleet(base, workload, n, n, steps)
-            r["sequential_s"] = round(sum(seq["durations"][:n]), 2)
-            r["sequential_rate"] = round(sum(seq["work"][:n]) / r["sequential_s"], 1)
-            say(f"{workload}: {n} at once: {r['rate']} {WORKLOADS[workload]['rate']}/s "
-                f"(one after another: {r['sequential_rate']}), {r['mem_mib']} MiB per session")
+            seq = r if n == 1 else run_fleet(base, workload, n, 1, steps)  # right after: same load
+            r["sequential_rate"] = seq["rate"]
+            say(f"{workload}: {n} at once: {r['rate']} {unit}/s (one after another: {seq['rate']}), "
+                f"{r['mem_mib']} MiB per session, load {r['load']}")
             out.append(r)
         if use_ray:
             began = time.monotonic()
             with LocalRayHead(num_cpus=len(os.sched_getaffinity(0))) as head:
                 head_s = time.monotonic() - began
                 r = run_fleet(base, workload, 2, 2, steps, head)
-            r["sequential_s"] = round(sum(seq["durations"][:2]), 2)
-            r["sequential_rate"] = round(sum(seq["work"][:2]) / r["sequential_s"], 1)
+            r["sequential_rate"] = run_fleet(base, workload, 2, 1, steps)["rate"]
             r["head_start_s"] = round(head_s, 1)
             r["connect_s"] = round(r["process_s"] - r["fleet_s"], 1)
-            say(f"{workload}: 2 on Ray: {r['rate']} {WORKLOADS[workload]['rate']}/s "
-                f"(head start {head_s:.1f}s, driver start-up and connection {r['connect_s']}s)")
+            say(f"{workload}: 2 on Ray: {r['rate']} {unit}/s (one after another: {r['sequential_rate']}; "
+                f"head start {head_s:.1f}s, driver start-up and connection {r['connect_s']}s)")
             out.append(r)
     return out
 
 
 def table(results: list[dict]) -> str:
     head = ("| workload | sessions | backend | aggregate rate | one after another | speed-up | "
-            "fleet wall s | MiB per session |\n|---|---|---|---|---|---|---|---|")
+            "fleet wall s | MiB per session | load |\n|---|---|---|---|---|---|---|---|---|")
     lines = [head]
     for r in results:
         unit = WORKLOADS[r["workload"]]["rate"] + "/s"
         seq = r.get("sequential_rate")
         seq_text, gain = (f"{seq} {unit}", f"{r['rate'] / seq:.2f}x") if seq else ("-", "-")
         lines.append(f"| {r['workload']} | {r['sessions']} | {r['backend']} | {r['rate']} {unit} | "
-                     f"{seq_text} | {gain} | {r['fleet_s']:.1f} | {r['mem_mib']} |")
+                     f"{seq_text} | {gain} | {r['fleet_s']:.1f} | {r['mem_mib']} | {r['load']} |")
     return "\n".join(lines)
 
 

@@ -52,23 +52,19 @@ def start(path: str, *, concurrency: int | None = None, ray_address: str | None 
     spec = fleet_spec.load(path)
     plans = matrix.expand(spec)
     module = load_backend_module(ray_address) if ray_address else None
-    root = make_root(spec, root)
-    shutil.copyfile(spec.path, os.path.join(root, layout.FLEET_YAML))
     workdir = os.getcwd()
     if module is None:
         n, why = (concurrency, "--concurrency") if concurrency else (
             (spec.concurrency, "the fleet file") if spec.concurrency else default_concurrency())
         if n > len(plans):
             n, why = len(plans), f"{why}; capped at the {len(plans)} sessions"
-        backend = LocalBackend(root, workdir, n, spec.session_timeout_s)
-    else:
+        backend = LocalBackend(workdir, n, spec.session_timeout_s)
+    else:  # connects first: nothing is created when the cluster cannot be used
         n = concurrency or spec.concurrency or len(plans)
         why = "in flight at most; Ray places them by their declared resources"
-        try:
-            backend = module.RayBackend(ray_address, spec.ray, plans, root, workdir, spec.session_timeout_s)
-        except RayUnavailable:
-            shutil.rmtree(root, ignore_errors=True)  # nothing ran: leave no empty fleet root
-            raise
+        backend = module.RayBackend(ray_address, spec.ray, plans, workdir, spec.session_timeout_s)
+    backend.root = root = make_root(spec, root)
+    shutil.copyfile(spec.path, os.path.join(root, layout.FLEET_YAML))
     info = _info(spec, plans, root, backend.name, ray_address, n, why, workdir)
     stream.write(f"fleet {spec.name}: {len(plans)} sessions ({spec.cells} cells), "
                  f"{backend.name}, concurrency {n} ({why})\nfleet root {root}\n")

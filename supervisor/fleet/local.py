@@ -43,8 +43,9 @@ def default_concurrency() -> tuple[int, str]:
 class LocalBackend:
     name = "local"
 
-    def __init__(self, root: str, workdir: str, concurrency: int, timeout_s: float | None):
-        self.root, self.workdir, self.timeout_s = root, workdir, timeout_s
+    def __init__(self, workdir: str, concurrency: int, timeout_s: float | None):
+        self.root = ""  # the fleet root, set by the driver once it is made
+        self.workdir, self.timeout_s = workdir, timeout_s
         self.pool = concurrent.futures.ThreadPoolExecutor(max_workers=concurrency,
                                                           thread_name_prefix="fleet-session")
         self.futures: set[concurrent.futures.Future] = set()

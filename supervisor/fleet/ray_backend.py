@@ -19,6 +19,7 @@ from __future__ import annotations
 import logging
 import os
 import signal
+import socket
 
 import ray
 import ray.exceptions
@@ -39,16 +40,31 @@ def _session_task(plan: dict, root: str, attempt: int, timeout_s: float | None, 
                        death_signal=signal.SIGKILL, workdir=workdir, node=node)
 
 
+def _check_reachable(address: str) -> None:
+    """A ``host:port`` address that nothing answers at is refused at once (Ray itself would
+    keep retrying for minutes); ``auto`` and ``ray://`` addresses are left to Ray."""
+    host, sep, port = address.rpartition(":")
+    if not sep or not port.isdigit() or "://" in address:
+        return
+    try:
+        socket.create_connection((host, int(port)), timeout=5).close()
+    except OSError as exc:
+        raise RayUnavailable(address, f"nothing answers there ({exc.strerror or exc}); is the "
+                             "Ray head running (ray start --head)?") from None
+
+
 class RayBackend:
     name = "ray"
 
-    def __init__(self, address: str, settings: RaySettings, plans: list[SessionPlan], root: str,
-                 workdir: str, timeout_s: float | None):
+    def __init__(self, address: str, settings: RaySettings, plans: list[SessionPlan], workdir: str,
+                 timeout_s: float | None):
+        _check_reachable(address)
         try:
             ray.init(address=address, log_to_driver=False, logging_level=logging.WARNING)
         except (ConnectionError, RuntimeError, ValueError) as exc:
             raise RayUnavailable(address, f"cannot connect: {exc}") from None
-        self.settings, self.root, self.workdir, self.timeout_s = settings, root, workdir, timeout_s
+        self.root = ""  # the fleet root, set by the driver once it is made
+        self.settings, self.workdir, self.timeout_s = settings, workdir, timeout_s
         try:
             self._check_resources(address, plans)
         except RayUnavailable:
