@@ -1,6 +1,7 @@
 """``StallWatch``: no silent stall (docs/policy.md, "No silent stall").
 
-Progress is a read that differs from the one before it. A *stall* is ``stall_reads``
+Progress is a read that differs from the one before it (tutorials and popups over a screen
+neither make nor break progress: the screen under them must change). A *stall* is ``stall_reads``
 observations in a row without progress and without an accepted action, lasting at least
 ``stall_after_s``. Then, in this order:
 
@@ -44,8 +45,13 @@ class StallWatch:
         self.tried: set[str] = set()
         self.history: collections.deque = collections.deque(maxlen=8)
 
-    def observe(self, state_digest: str) -> None:
-        if state_digest != self.last_digest:
+    def observe(self, state_digest: str, popup: bool = False) -> None:
+        """One read. A tutorial or popup over the screen is no progress in either direction:
+        its reads count, but the screen under it is what must change (popups that come and go
+        every few seconds would otherwise hide a screen that never moves)."""
+        if popup:
+            self.reads += 1
+        elif state_digest != self.last_digest:
             self.last_digest = state_digest
             self.last_change = time.monotonic()
             self.reads = 0
@@ -57,9 +63,9 @@ class StallWatch:
                  "outcome": result.get("outcome")}
         if result.get("outcome") == "rejected":
             entry["error"] = refusal_text(result)[:200]
-        elif not proposal.get("escape"):
-            self.reads = 0  # an accepted action is activity (its effect may still come)
-            self.last_accept = time.monotonic()
+        elif not proposal.get("escape") and not proposal.get("popup_screen"):
+            self.reads = 0  # an accepted action is activity (its effect may still come);
+            self.last_accept = time.monotonic()  # dismissing a popup is not, nor a way out
         self.history.append(entry)
 
     def _episode(self, now: float) -> None:

@@ -41,7 +41,7 @@ class Sts2Heuristic(Policy):
     def observe(self, obs: Observation) -> None:
         self.run.observe(obs.state, obs.row)
         self.ctx.reconcile(obs.state)
-        self.stall.observe(self.ctx.here)  # the read's digest, computed once by reconcile
+        self.stall.observe(self.ctx.here, is_blocking_popup(obs.state))  # digest: from reconcile
 
     def record_result(self, proposal: dict, result: dict) -> None:
         self.ctx.record_result(proposal, result)

@@ -304,3 +304,24 @@ def test_a_popup_option_swallowed_by_a_game_over_beneath_works_after_main_menu(m
                 break
         clock.advance(0.05)
     assert "main_menu" in sent and sent[-1] != "main_menu", sent
+
+
+def test_popups_coming_and_going_do_not_hide_a_screen_that_never_moves(monkeypatch):
+    # The campaign's seed 11: a "Combat ended. Waiting for rewards..." read that never moved,
+    # with a popup every few seconds (each dismissed, each a "change"): 3,689 reads, no stall.
+    clock = Clock(monkeypatch)
+    d = Driver(stuck_seconds=20)
+    ended = sample("monster__combat_ended")
+    popup = sample("menu__popup", options=[{"name": "ok", "enabled": True}])
+    seen = 0.0
+    for n in range(2000):
+        p = d.see(popup if n % 10 == 9 else ended)
+        if p.wish == "stop":
+            break
+        if p.wish == "execute":
+            d.answer("accepted")
+        clock.advance(0.1)
+        seen += 0.1
+    assert p.wish == "stop" and p.reason == "stuck", "popups must not count as progress"
+    assert d.rows[-1]["stall"]["screen"].startswith("monster")
+    assert seen <= 2 * 20 + 1, f"stopped after {seen:.0f}s"
