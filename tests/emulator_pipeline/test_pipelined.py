@@ -5,6 +5,7 @@ exactly ``max_steps`` decisions; a SIGKILL of the emulator with steps in flight 
 from __future__ import annotations
 
 import collections
+import signal
 import subprocess
 import sys
 
@@ -57,20 +58,33 @@ def test_pipelined_steps_each_keep_their_own_intent_and_result(pyboy_session):
     assert verify.returncode == 0, verify.stdout + verify.stderr
 
 
+def _waiting(rows: list[dict]) -> set[str]:
+    """Attempts recorded so far that have no result yet."""
+    attempts = {r["attempt_id"] for r in rows if r["event"] == "action_attempt"}
+    return attempts - {r["attempt_id"] for r in rows if r["event"] == "action_result"}
+
+
 def test_sigkill_of_the_emulator_with_steps_in_flight_never_resends_them(pyboy_session):
     s = pyboy_session(*EXPLORE, "policy.settings.pipeline_depth=8", "emulator.frames_per_step=30",
                       "emulator.checkpoint_every_frames=60", "emulator.step_timeout_s=2",
                       args=("--max-steps", "120"))
     wait_for(lambda: len(s.events("action_result")) >= 30 and len(recording_events(s, "checkpoint")) >= 2,
              60, "30 results and two checkpoints")
-    kill(s.actor_pid("emulator"))
+    emulator = s.actor_pid("emulator")
+    kill(emulator, signal.SIGSTOP)  # it finishes no step now, so the steps sent to it stay in flight
+    wait_for(lambda: len(_waiting(s.rows())) >= 2, 10, "steps in flight to the stopped emulator")
+    kill(emulator)
     assert s.wait(80) == 0, s.stderr[-3000:]
     assert s.summary()["reason"] == "max_steps"
     attempts, results = s.events("action_attempt"), s.events("action_result")
     assert len(attempts) == len(results) == 120
     _in_flight_peak(s.rows())
     unknown = [r for r in results if r["outcome"] == "unknown"]
+    assert unknown, "a step in flight when the emulator died is recorded unknown"
     assert all("never resent" in r["error"] or "no reply" in r["error"] for r in unknown)
+    restarted = [r for r in s.events("actor_start") if r["actor"] == "emulator"][1]["sequence"]
+    sent_to_the_dead = {a["attempt_id"] for a in attempts if a["sequence"] < restarted}
+    assert {r["attempt_id"] for r in unknown} <= sent_to_the_dead, "only steps sent to the killed emulator"
     accepted = sum(r["outcome"] == "accepted" for r in results)
     inputs = recording_events(s, "input")
     assert accepted <= len(inputs) <= accepted + len(unknown), \
