@@ -271,6 +271,8 @@ class Game:
         for t in due:
             if t.run is None or t.run is self.run:
                 t.fire()
+            elif t.run is not None and t.run is self.saved:
+                self.timers.append(t)  # the saved run's room finishes loading once continued
 
     # ----- helpers used by screens ------------------------------------------------
     def after_reads(self, n: int, fire: Callable[[], None]) -> None:

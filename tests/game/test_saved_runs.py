@@ -58,6 +58,25 @@ def test_start_on_main_menu_with_a_saved_run_then_continue(make_server):
         assert srv.stats()["runs_started"] == 1  # resumed, not restarted
 
 
+def test_a_saved_run_continued_into_a_fight_still_loading_gets_its_fight(make_server):
+    # The conformance campaign's seed 11: with waiting_reads on, a run saved while its floor-1
+    # fight was still loading lost the loading timer, and `continue` showed "Combat ended.
+    # Waiting for rewards..." for ever (SB BuildGameState: a CombatRoom without a combat).
+    srv = make_server(11, Knobs(start_saved_run=1, start_floor=1, waiting_reads=2))
+    with http_client(srv.url) as c:
+        for _ in range(5):  # reads on the main menu: the timer must wait for the saved run
+            assert get(c)["menu_screen"] == "main"
+        ok(c, action="menu_select", option="continue")
+        states = []
+        for _ in range(8):
+            state = settle(c)
+            states.append(state)
+            if "battle" in state:
+                break
+        assert "battle" in states[-1], [s.get("message") or s["state_type"] for s in states]
+        assert all(s.get("message") is None for s in states), "never 'Combat ended' before a fight"
+
+
 def test_abandon_run_asks_then_deletes_the_save(make_server):
     # the popup is our assumption (docs/game.md); A ExecutePopupOption answers it
     srv = make_server(4, Knobs(start_saved_run=1))
