@@ -13,6 +13,8 @@ moment after the first observation:
   game:garbage       the game answers one request with garbage (a hostile proxy in front of
   game:hang          the built-in game: ``tests/fuzz/hostile_http.py``); hang = an answer
   game:close         slower than ``game.timeout_s`` (1 s here), close = no answer at all
+  journal:fail       the Nth append of one row kind fails in the recorder (the profile's
+                     ``recorder.inject_failure``; before anything is written)
   disk_full          the capture's filesystem (a 24 MiB loop-mounted ext4; needs root) fills
 
 After each session the run is judged from its own evidence (``bench/chaos_judge.py``):
@@ -59,13 +61,16 @@ ACTORS = {"game": ["recorder", "observer", "policy", "model_client", "actuator",
           "pyboy": ["recorder", "observer", "policy", "actuator", "emulator"]}
 PROXY_FAULTS = {"game:garbage": ["not_json", "garbage_http", "wrong_types"],
                 "game:hang": ["slow", "drip"], "game:close": ["no_answer"]}
+# recorder.inject_failure (actors/recorder/writer.py FaultPlan): the Nth append of one kind fails
+JOURNAL_FAILS = {"observation": (2, 100), "proposal": (2, 100), "action_attempt": (1, 30),
+                 "action_result": (1, 30)}
 HOLD_S = 3.0  # SIGSTOP held this long: past 3 heartbeats of 0.5 s
 LEFT_OVER_S = 10.0
 
 
 def faults_for(target: str, disk: bool) -> list[str]:
     out = [f"{k}:{a}" for a in ACTORS[target] for k in ("kill", "stop")]
-    out += ["supervisor:term", "supervisor:kill"]
+    out += ["supervisor:term", "supervisor:kill", "journal:fail"]
     if target == "game":
         out += list(PROXY_FAULTS)
     return out + (["disk_full"] if disk else [])
@@ -154,6 +159,11 @@ def execute(run: Run, base: str, seed: int, timeout: float) -> Run:
     if run.fault in PROXY_FAULTS:
         proxied = ProxiedGame(HOSTILE, seed * 1000 + run.index, _proxy_faults(run, rng), slow_s=2.5)
         sets += ["game.builtin=false", f"game.base_url={proxied.url}", "game.timeout_s=1"]
+    if run.fault == "journal:fail":
+        event = rng.choice(sorted(JOURNAL_FAILS))
+        nth = rng.randint(*JOURNAL_FAILS[event])
+        run.detail = f"{event} #{nth} fails"
+        sets.append(f"recorder.inject_failure={{event: {event}, nth: {nth}}}")
     cmd = [sys.executable, "-m", "supervisor", "start", HOSTILE if run.target == "game" else PYBOY,
            *(["--max-steps", str(GAME_STEPS)] if run.target == "game" else []), *_sets(*sets)]
     began = time.monotonic()
@@ -180,7 +190,7 @@ def _drive(run, proc, watch, capture, proxied, disk, timeout) -> None:
             proxied.point_intent_check(journal[0])
     if not _wait(lambda: _first_observation(capture) or proc.poll() is not None, 60, watch):
         run.violations.append("no first observation within 60 s")
-    if not proxied:
+    if not proxied and run.fault != "journal:fail":
         _wait(lambda: proc.poll() is not None, run.at_s, watch)  # the moment, or the end
         if proc.poll() is None:
             inject(run, proc, watch, disk)
@@ -244,10 +254,10 @@ def campaign(runs: list[Run], seed: int, jobs: int, timeout: float, keep: str | 
 
 def table(runs: list[Run]) -> str:
     head = (f"{'run':>4} {'target':<6} {'fault':<19}{'at_s':>5} {'landed':<7}{'exit':>5} "
-            f"{'reason':<15}{'verdict':<11}{'last':>5}{'torn':>5}{'att':>5}{'posts':>6}"
+            f"{'reason':<22}{'verdict':<11}{'last':>5}{'torn':>5}{'att':>5}{'posts':>6}"
             f"{'no-int':>7}{'dup':>4}{'left':>5}  result")
     rows = [f"{r.index:>4} {r.target:<6} {r.fault:<19}{r.at_s:>5.1f} {'yes' if r.landed else 'no':<7}"
-            f"{_n(r.exit_code):>5} {str(r.reason):<15}{r.verdict:<11}{_n(r.last_sequence):>5}"
+            f"{_n(r.exit_code):>5} {str(r.reason):<22}{r.verdict:<11}{_n(r.last_sequence):>5}"
             f"{r.torn:>5}{r.attempts:>5}{_n(r.posts):>6}{_n(r.intent_violations):>7}"
             f"{_n(r.duplicates):>4}{len(r.left_over):>5}  "
             + ("ok" if not r.violations else "; ".join(r.violations)) for r in runs]

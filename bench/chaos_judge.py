@@ -19,6 +19,7 @@ from supervisor.capture.verify import verify_path
 NORMAL = {"max_steps", "run_ended", "run_changed"}  # exit 0 (docs/supervision.md)
 # Faults after which an acknowledged attempt may never have been sent (its sender died
 # holding it, or the game that counted it died): the game may count fewer POSTs than attempts.
+JOURNAL_REASONS = {"journal_failed", "intent_not_recorded", "result_not_recorded"}
 MAY_LEAVE_UNSENT = ("kill:actuator", "stop:actuator", "kill:game", "stop:game",
                     "supervisor:kill", "disk_full")
 
@@ -156,11 +157,16 @@ def _judge_end(run: Run, rows: list[dict]) -> None:
 
 def _expected_end(run: Run) -> str | None:
     """The exit code and reason a session may end with after its fault; None when fine."""
+    if run.fault == "journal:fail":  # armed at the start: it landed if the session died of it
+        run.landed = run.reason in JOURNAL_REASONS
     code, reason, fault = run.exit_code, run.reason, run.fault if run.landed else "none"
     if fault == "supervisor:kill":
         return None if code == -9 else f"exit {code} after a SIGKILL of the supervisor"
     if fault == "supervisor:term":
         return None if (code, reason) == (143, "sigterm") else f"exit {code} ({reason}) after SIGTERM"
+    if fault == "journal:fail":
+        return None if code == 1 and run.verdict == "intact" else \
+            f"exit {code} ({reason}), {run.verdict}, after a failed journal append"
     if fault == "disk_full":
         fine = (code, reason) in ((1, "journal_failed"),) or (code == 0 and reason in NORMAL) \
             or (code == 1 and not run.finalized)
