@@ -74,7 +74,8 @@ class MemorySampler(threading.Thread):
 
 def run_fleet(base: str, workload: str, sessions: int, concurrency: int, steps: int,
               ray: LocalRayHead | None = None) -> dict:
-    root = os.path.join(base, f"root-{workload}-{sessions}-{concurrency}-{'ray' if ray else 'local'}")
+    root = tempfile.mkdtemp(prefix=f"root-{workload}-{sessions}-{concurrency}-{'ray' if ray else 'local'}-",
+                            dir=base)
     cmd = [sys.executable, "-m", "supervisor", "fleet", "start", fleet_file(base, workload, sessions, steps),
            "--fleet-root", root, "--progress", "off", "--runtime-dir", os.path.join(base, "runtime")]
     cmd += ["--ray-address", ray.address] if ray else ["--concurrency", str(concurrency)]

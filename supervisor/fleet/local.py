@@ -21,8 +21,8 @@ from .runner import run_attempt
 #: processes, the game's replies), so one CPU serves more than one; past this, aggregate
 #: steps/s stopped growing on the bench machine (docs/fleet.md).
 SESSIONS_PER_CPU = 2
-#: Memory one session tree takes at most (supervisor + 5-6 actors), with headroom: the bench
-#: measured about 330 MiB (built-in game) and 390 MiB (PyBoy) of summed RSS.
+#: Memory one session tree takes (supervisor + 5-6 actors), with headroom: the bench measured
+#: a peak of about 270 MiB of summed RSS per session, built-in game or PyBoy (docs/fleet.md).
 SESSION_MIB = 512
 #: Leave this share of the available memory to everything else.
 MEMORY_SHARE = 0.8
