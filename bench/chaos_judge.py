@@ -168,8 +168,8 @@ def _expected_end(run: Run) -> str | None:
         return None if code == 1 and run.verdict == "intact" else \
             f"exit {code} ({reason}), {run.verdict}, after a failed journal append"
     if fault == "disk_full":
-        fine = (code, reason) in ((1, "journal_failed"),) or (code == 0 and reason in NORMAL) \
-            or (code == 1 and not run.finalized)
+        fine = (code == 1 and (reason in JOURNAL_REASONS | {"storage_failed"} or not run.finalized)) \
+            or (code == 0 and reason in NORMAL)
         return None if fine else f"exit {code} ({reason}) after the disk filled"
     if code == 0 and reason in NORMAL:
         return None
