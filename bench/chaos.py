@@ -244,7 +244,7 @@ def campaign(runs: list[Run], seed: int, jobs: int, timeout: float, keep: str | 
             r = fut.result()
             done.append(r)
             progress(f"[{n}/{len(runs)}] run {r.index} {r.target} {r.fault} "
-                     f"({'landed' if r.landed else 'missed'}): exit {r.exit_code} {r.reason}, "
+                     f"({'landed' if r.landed else 'missed'}; {r.detail}): exit {r.exit_code} {r.reason}, "
                      f"{r.verdict}, {r.seconds:.0f}s"
                      + (f"  VIOLATIONS: {'; '.join(r.violations)}" if r.violations else "  ok"))
     if not keep:
@@ -304,6 +304,8 @@ def main(argv: list[str] | None = None) -> int:
             ap.error(f"--faults: unknown fault {spec!r} (targets game, pyboy; faults of game: "
                      f"{', '.join(faults_for('game', True))})")
     say = (lambda _m: None) if args.json else (lambda m: print(m, flush=True))
+    if not disk and any(spec.endswith("disk_full") for spec in chosen or []):
+        ap.error("--faults: disk_full needs root (it loop-mounts a small filesystem) and no --no-disk")
     runs = campaign(plan(args.runs, args.seed, chosen, disk), args.seed, args.jobs, args.timeout,
                     args.keep, say)
     if args.json:
