@@ -65,9 +65,10 @@ def running_steps(root: str, slot: str) -> int:
     return int(found[-1]) if found else 0
 
 
-def live_line(name: str, running: int, done: int, failed: int, total: int, steps: int,
-              started: float) -> str:
+def live_line(name: str, running: int, queued: int, done: int, failed: int, total: int,
+              steps: int, started: float) -> str:
     elapsed = time.monotonic() - started
     rate = steps / elapsed if elapsed > 0 else 0.0
-    return (f"fleet {name}: running {running}  done {done}/{total}  failed {failed}  "
+    waiting = f"  queued {queued}" if queued else ""
+    return (f"fleet {name}: running {running}{waiting}  done {done}/{total}  failed {failed}  "
             f"steps {steps} ({rate:.1f} steps/s)  elapsed {elapsed:.0f}s")

@@ -166,8 +166,10 @@ class FleetRun:
         steps = sum(r.get("steps") or 0 for r in self.rows)
         steps += sum(running_steps(self.root, p.slot) for p, _ in self.running.values())
         failed = sum(r["outcome"] in ("failed", "timed_out", "needs_review") for r in self.rows)
-        text = live_line(self.info["name"], len(self.running), len(self.rows), failed,
-                         len(self.plans), steps, self.started)
+        started = sum(os.path.exists(layout.attempt_path(os.path.join(self.root, p.slot), n))
+                      for p, n in self.running.values())  # a submitted Ray task may still queue
+        text = live_line(self.info["name"], started, len(self.running) - started, len(self.rows),
+                         failed, len(self.plans), steps, self.started)
         self.stream.write(("\r\x1b[K" + text) if self.progress == "line" else text + "\n")
         self.stream.flush()
 
