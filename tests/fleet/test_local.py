@@ -10,6 +10,7 @@ import pytest
 from supervisor.fleet import control
 from supervisor.fleet.results import read_fleet
 from tests.fleet.helpers import attempt, finish, journal, rows, start_fleet, supervisor, write_fleet
+from tests.fleet.sts2_fake import FakeSts2Game
 from tests.harness import wait_for
 
 pytestmark = pytest.mark.timeout(120)
@@ -94,3 +95,20 @@ def test_a_signal_to_the_fleet_stops_its_sessions(tmp_path):
 def _captures(root: str) -> list[str]:
     return [os.path.join(root, s, "capture") for s in sorted(os.listdir(root))
             if os.path.isdir(os.path.join(root, s, "capture", "sessions"))]
+
+
+def test_one_outside_game_never_gets_two_sessions_at_once(tmp_path):
+    game = FakeSts2Game()
+    try:
+        fleet = write_fleet(tmp_path, sessions=2, set={
+            "game.builtin": False, "game.base_url": game.base_url, "session.max_steps": 5,
+            "session.stuck_seconds": 0})
+        root = str(tmp_path / "fleet")
+        code, out = finish(start_fleet(fleet, root, "--concurrency", "2"), timeout=90)
+    finally:
+        game.stop()
+    assert code == 0, out
+    got = rows(root)
+    assert [r["outcome"] for r in got] == ["ok"] * 2 and game.posts >= 2
+    spans = [(attempt(root, r["slot"], 1)["started_at"], attempt(root, r["slot"], 1)["ended_at"]) for r in got]
+    assert _max_overlap(spans) == 1  # held back one after another, though 2 were allowed
