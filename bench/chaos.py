@@ -129,6 +129,7 @@ def inject(run: Run, proc: subprocess.Popen, watch: ProcessWatch, disk: SmallDis
     """Apply the run's fault now (proxy faults were armed before the start)."""
     kind, _, who = run.fault.partition(":")
     if kind == "supervisor":
+        run.signalled_at = time.time()
         run.landed = proc.poll() is None and signal_pid(
             proc.pid, signal.SIGTERM if who == "term" else signal.SIGKILL)
         run.detail = f"pid {proc.pid}"

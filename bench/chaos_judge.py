@@ -9,6 +9,7 @@ in the final journal, and no actor process left 10 s after the supervisor ended.
 from __future__ import annotations
 
 import dataclasses
+import datetime
 import glob
 import json
 import os
@@ -20,6 +21,7 @@ NORMAL = {"max_steps", "run_ended", "run_changed"}  # exit 0 (docs/supervision.m
 # Faults after which an acknowledged attempt may never have been sent (its sender died
 # holding it, or the game that counted it died): the game may count fewer POSTs than attempts.
 JOURNAL_REASONS = {"journal_failed", "intent_not_recorded", "result_not_recorded"}
+STOP_RACE_S = 0.5  # a stop decided this close to a SIGTERM was decided before it counted
 MAY_LEAVE_UNSENT = ("kill:actuator", "stop:actuator", "kill:game", "stop:game",
                     "supervisor:kill", "disk_full")
 
@@ -44,6 +46,8 @@ class Run:
     intent_violations: int | None = None
     duplicates: int | None = None
     left_over: list[str] = dataclasses.field(default_factory=list)
+    signalled_at: float | None = None  # wall-clock time a supervisor signal was sent
+    stopping_at: float | None = None  # wall-clock time of the journal's session_stopping row
     reported: tuple[str, int] | None = None  # the supervisor's "session ended: R (exit N)"
     seconds: float = 0.0
     session_dir: str = ""
@@ -130,6 +134,10 @@ def _first_finding(report) -> str:
 
 def _judge_end(run: Run, rows: list[dict]) -> None:
     ends = [r for r in rows if r.get("event") == "session_end"]
+    stopping = [r for r in rows if r.get("event") == "session_stopping"]
+    if stopping:
+        run.stopping_at = datetime.datetime.fromisoformat(
+            stopping[0]["recorded_at"].replace("Z", "+00:00")).timestamp()
     attempts = {r["attempt_id"] for r in rows if r.get("event") == "action_attempt"}
     results = {r.get("attempt_id") for r in rows if r.get("event") == "action_result"}
     run.attempts, run.unresolved = len(attempts), len(attempts - results)
@@ -163,7 +171,9 @@ def _expected_end(run: Run) -> str | None:
     if fault == "supervisor:kill":
         return None if code == -9 else f"exit {code} after a SIGKILL of the supervisor"
     if fault == "supervisor:term":
-        return None if (code, reason) == (143, "sigterm") else f"exit {code} ({reason}) after SIGTERM"
+        if (code, reason) == (143, "sigterm") or _already_stopping(run):
+            return None
+        return f"exit {code} ({reason}) after SIGTERM"
     if fault == "journal:fail":
         return None if code == 1 and run.verdict == "intact" else \
             f"exit {code} ({reason}), {run.verdict}, after a failed journal append"
@@ -174,6 +184,14 @@ def _expected_end(run: Run) -> str | None:
     if code == 0 and reason in NORMAL:
         return None
     return f"exit {code} ({reason}) after one {fault}: a single fault must not fail the session"
+
+
+def _already_stopping(run: Run) -> bool:
+    """The session had already decided to end normally when the SIGTERM came (the first stop
+    reason wins, supervisor/session.py request_stop): its session_stopping row names a normal
+    reason and was written no later than STOP_RACE_S after the signal was sent."""
+    return (run.exit_code == 0 and run.reason in NORMAL and run.stopping_at is not None
+            and run.signalled_at is not None and run.stopping_at <= run.signalled_at + STOP_RACE_S)
 
 
 def _judge_game(run: Run, rows: list[dict], stats: dict | None, posted: set[str] | None) -> None:
