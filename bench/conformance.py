@@ -20,7 +20,7 @@ It exits 1 on any violation, or when a screen variant of ``vendor/sts2mcp/`` (le
 built-in game does not produce: ``not_required_of_builtin`` in ``vendor/sts2mcp/variance.json``,
 and ``NOT_CHOSEN`` below) was never reached; 0 otherwise.
 
-The quick variant (``--seeds 3 --max-steps 900``) runs in the test suite
+The quick variant (``--seeds 2 --stop-on-run-end`` with one act) runs in the test suite
 (``tests/conformance/``); the full campaign is ``--seeds 200``.
 """
 from __future__ import annotations
