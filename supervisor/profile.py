@@ -226,7 +226,7 @@ def apply_override(data: dict, key: str, value: Any) -> None:
 
 def load(path: str, overrides: list[str] = (), extra: dict | None = None) -> dict:
     """Read, override and validate a profile; return the effective profile (all defaults)."""
-    data = _read_yaml(path)
+    data = read_yaml(path)
     if data is None:
         data = {}
     if not isinstance(data, dict):
@@ -242,24 +242,25 @@ def load(path: str, overrides: list[str] = (), extra: dict | None = None) -> dic
     return profile
 
 
-def _read_yaml(path: str) -> Any:
-    """The file's YAML document; every way it can fail is a ``ProfileError`` naming it."""
+def read_yaml(path: str, error: type = ProfileError, what: str = "profile") -> Any:
+    """The file's YAML document; every way it can fail is an ``error(path, "", problem)``
+    (``ProfileError`` for a profile; the fleet loader passes its own)."""
     try:
         with open(path, encoding="utf-8") as fh:
             return yaml.safe_load(fh)
     except FileNotFoundError:
-        raise ProfileError(path, "", "no such profile file") from None
+        raise error(path, "", f"no such {what} file") from None
     except OSError as exc:  # a directory, no permission, ...
-        raise ProfileError(path, "", f"cannot be read: {exc.strerror or exc}") from None
+        raise error(path, "", f"cannot be read: {exc.strerror or exc}") from None
     except UnicodeDecodeError as exc:
-        raise ProfileError(path, "", f"is not UTF-8 text (byte {exc.object[exc.start]:#04x} "
-                                     f"at offset {exc.start})") from None
+        raise error(path, "", f"is not UTF-8 text (byte {exc.object[exc.start]:#04x} "
+                              f"at offset {exc.start})") from None
     except RecursionError:
-        raise ProfileError(path, "", "nests too deeply to be a profile") from None
+        raise error(path, "", f"nests too deeply to be a {what}") from None
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         at = f" at line {mark.line + 1}, column {mark.column + 1}" if mark else ""
-        raise ProfileError(path, "", f"not valid YAML{at}: {getattr(exc, 'problem', exc)}") from None
+        raise error(path, "", f"not valid YAML{at}: {getattr(exc, 'problem', exc)}") from None
 
 
 def _cross_checks(where: str, p: dict) -> None:

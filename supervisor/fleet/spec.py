@@ -12,7 +12,7 @@ import difflib
 import os
 from typing import Any
 
-import yaml
+from supervisor.profile import read_yaml
 
 from .errors import FleetFileError
 
@@ -86,15 +86,7 @@ def load(path: str) -> FleetSpec:
 
 
 def _read(path: str) -> dict:
-    try:
-        with open(path, encoding="utf-8") as fh:
-            data = yaml.safe_load(fh)
-    except FileNotFoundError:
-        raise FleetFileError(path, "", "no such fleet file") from None
-    except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        at = f" at line {mark.line + 1}, column {mark.column + 1}" if mark else ""
-        raise FleetFileError(path, "", f"not valid YAML{at}: {getattr(exc, 'problem', exc)}") from None
+    data = read_yaml(path, FleetFileError, "fleet")
     if not isinstance(data, dict):
         raise FleetFileError(path, "", "a fleet file must be a mapping at the top level")
     return data
