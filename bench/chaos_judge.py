@@ -14,7 +14,6 @@ import glob
 import json
 import os
 
-import supervisor.commands  # noqa: F401  (the capture tools are entered through the command registry)
 from supervisor.capture.verify import verify_path
 
 NORMAL = {"max_steps", "run_ended", "run_changed"}  # exit 0 (docs/supervision.md)

@@ -39,7 +39,6 @@ import time
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, REPO)
 
-import supervisor.commands  # noqa: E402,F401  (the capture tools are entered through the command registry)
 from supervisor.capture.coverage import CoverageReport, expected_variants, render, scan_session  # noqa: E402
 from supervisor.capture.verify import verify_path  # noqa: E402
 

@@ -1,6 +1,6 @@
 """The supervisor: command line, profiles, process supervision and control.
 
-    cli.py          the ``supervisor`` command, built from ``commands.REGISTRY``
+    cli.py          the ``supervisor`` command, built from ``commands.registry.REGISTRY``
     commands/       one module per command (start, status, stop, validate, ...)
     profile.py      YAML profiles: defaults, ``--set`` overrides, validation
     session.py      one supervised session: start order, heartbeats, exits, stop order

@@ -6,7 +6,7 @@ import logging
 import os
 import sys
 
-from .commands import REGISTRY
+from .commands.registry import REGISTRY
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -8,7 +8,6 @@ import os
 
 import pytest
 
-import supervisor.commands  # noqa: F401  (the capture tools are entered through the command registry)
 from supervisor.capture.coverage import classify, expected_variants, scan
 
 SAMPLES = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))),

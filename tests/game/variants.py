@@ -30,7 +30,6 @@ from __future__ import annotations
 
 from typing import Any, Iterable, Mapping
 
-import supervisor.commands  # noqa: F401  (the capture tools are entered through the command registry)
 from supervisor.capture.coverage import classify
 
 from .shapes import SAMPLES, load_variance_file

@@ -19,7 +19,7 @@ from protocol.cli_to_supervisor import StatusRequest
 from protocol.from_recorder import Recorded
 from protocol.supervisor_to_actor import Refused
 from protocol.to_recorder import Follow, RecordEvent, RecordResult, StoreObservation
-from supervisor.commands import REGISTRY
+from supervisor.commands.registry import REGISTRY
 from tests.fuzz.hostile_http import HostileGame
 from tests.harness import REPO, kill, wait_for
 
