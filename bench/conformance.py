@@ -129,8 +129,7 @@ def judge(out: Outcome, session_dir: str, cov: CoverageReport, stop_on_run_end: 
     out.reason, out.steps = sc.reason, sc.observations
     out.runs_entered, out.runs_ended = sc.runs_entered, sc.runs_ended
     out.victories, out.defeats = sc.victories, sc.defeats
-    out.attempts = sum(1 for ln in open(os.path.join(session_dir, "events.jsonl"), "rb")
-                       if b'"event":"action_attempt"' in ln)
+    out.attempts = sc.attempts
     report = verify_path(session_dir)
     expected_end = "run_ended" if stop_on_run_end else "max_steps"
     out.verify = report.verdict

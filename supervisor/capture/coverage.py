@@ -115,6 +115,7 @@ class SessionCoverage:
     session: str
     observations: int = 0
     unreadable: int = 0
+    attempts: int = 0
     reason: str | None = None
     exit_code: int | None = None
     runs_entered: int = 0
@@ -171,6 +172,7 @@ def scan_session(session_dir: str, capture_root: str, cov: CoverageReport) -> Se
         elif event == "action_attempt":
             attempts[row.get("attempt_id")] = str(row.get("action"))
             cov.actions[str(row.get("action"))]["attempted"] += 1
+            sc.attempts += 1
         elif event == "action_result" and row.get("attempt_id") in attempts:
             cov.actions[attempts[row["attempt_id"]]][str(row.get("outcome"))] += 1
         elif event == "session_end":
