@@ -12,7 +12,7 @@ import time
 import zmq
 
 import protocol
-from actors.transport import Counters, connect_dealer, decode_or_count
+from actors.runtime.transport import Counters, connect_dealer, decode_or_count
 from protocol.to_recorder import RecordEvent
 
 

@@ -18,10 +18,10 @@ import uuid
 import zmq
 
 import protocol
-from actors.follow import Follower
+from actors.runtime.follow import Follower
 from .taps import TapRegistry
 from .tcp import record_fields, start_gateway, tap_streams
-from actors.transport import Counters, connect_dealer, send_envelope
+from actors.runtime.transport import Counters, connect_dealer, send_envelope
 from protocol.errors import ProtocolError, VersionMismatch
 from protocol.actor_to_supervisor import Heartbeat, Hello, RequestStop
 from protocol.cli_to_supervisor import AttachRequest, DetachRequest, StatusRequest, StopRequest
@@ -43,7 +43,7 @@ MODULES = {"recorder": "actors.recorder", "game": "actors.game", "policy": "acto
            "observer": "actors.observer", "emulator": "actors.emulator"}
 REQUIRED = {"recorder", "game", "policy", "actuator", "observer", "emulator"}
 #: Exit codes of ``supervisor start`` by stop reason; anything else is a failure (1).
-FOLLOW_PACE_S = 0.05  # progress and stop conditions need no per-row wake-ups (actors.follow)
+FOLLOW_PACE_S = 0.05  # progress and stop conditions need no per-row wake-ups (actors.runtime.follow)
 
 EXIT_CODES = {"run_ended": 0, "run_changed": 0, "max_steps": 0, "stop_command": 0,
               "sigint": 130, "sigterm": 143}

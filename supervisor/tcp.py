@@ -29,7 +29,7 @@ import zmq
 import zmq.auth
 from zmq.auth.thread import ThreadAuthenticator
 
-from actors.transport import connect_dealer
+from actors.runtime.transport import connect_dealer
 
 log = logging.getLogger("gamerig.tcp")
 BRIDGED = ("control", "stream")

@@ -9,7 +9,7 @@ A session ends (``StreamWatch.stop_reason``) when:
   dismissal in single-run mode: reason ``run_ended``);
 * ``session.max_steps`` steps have been taken and the last one is resolved (reason
   ``max_steps``). A step is an observation with its decision; when a policy pipelines its
-  steps (several decisions per observation, see ``actors.steps``) it is a decision, and the
+  steps (several decisions per observation, see ``actors.runtime.steps``) it is a decision, and the
   session ends once every pipelined decision in flight has its result.
 
 For a session that ends ``stuck``, ``stuck_line()`` says where: the screen (from the policy's
@@ -21,7 +21,7 @@ from __future__ import annotations
 import collections
 import time
 
-from actors.steps import StepTracker
+from actors.runtime.steps import StepTracker
 
 
 class StreamWatch:

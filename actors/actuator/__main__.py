@@ -7,11 +7,11 @@ import uuid
 
 import zmq
 
-from actors.bounded import BoundedDict
-from actors.follow import Follower
-from actors.runtime import ActorContext, run_actor
-from actors.steps import StepTracker, pipelined
-from actors.transport import NotEncodable, PeerRefused, RequestFailed
+from actors.runtime.bounded import BoundedDict
+from actors.runtime.follow import Follower
+from actors.runtime.actor import ActorContext, run_actor
+from actors.runtime.steps import StepTracker, pipelined
+from actors.runtime.transport import NotEncodable, PeerRefused, RequestFailed
 from protocol.from_recorder import Recorded, RecorderError
 from protocol.to_recorder import RecordEvent, RecordIntent, RecordResult
 
@@ -23,7 +23,7 @@ MAX_BATCH = 64
 STEP_BATCH = 4  # pipelined steps per emulator_step_batch
 RESULT_BATCH = 4       # pipelined results are recorded this many at a time ...
 RESULT_WAIT_S = 0.01   # ... or after this long, or when nothing else is in flight
-PIPELINED_PACE_S = 0.004  # pipelined steps queue ahead: rows can come in batches (actors.follow)
+PIPELINED_PACE_S = 0.004  # pipelined steps queue ahead: rows can come in batches (actors.runtime.follow)
 ORPHAN_ERROR = ("the actuator holding this attempt exited before recording a result; "
                 "the request may or may not have been sent, and it is not sent again")
 

@@ -22,7 +22,7 @@ reason}`` and ``clip {request, workspace}``: each is sent exactly once as ``emul
 / ``emulator_restore`` / ``emulator_stop_recording`` / ``emulator_clip`` after its own fsynced
 intent, with the outcomes above (a clip gets ``CLIP_EXTRA_S`` more time: up to 600 images).
 
-Pipelined steps (proposals decided ahead, see ``actors.steps``) go out with ``submit``: the
+Pipelined steps (proposals decided ahead, see ``actors.runtime.steps``) go out with ``submit``: the
 steps whose intents were acknowledged together travel in one ``emulator_step_batch``, sent
 without waiting for the previous reply, so the emulator runs them back to back; ``collect``
 gathers the replies in order. Each step is still sent exactly once and only after its own
@@ -40,9 +40,9 @@ import zmq
 
 import protocol
 
-from actors.runtime import ActorContext
+from actors.runtime.actor import ActorContext
 from actors.sts2mcp import ActionOutcome, GameClient
-from actors.transport import RequestFailed, connect_dealer, decode_or_count
+from actors.runtime.transport import RequestFailed, connect_dealer, decode_or_count
 from protocol.errors import ProtocolError
 from protocol.from_emulator import (CheckpointSaved, ClipMade, EmulatorError, RecordingFinalized, Restored,
                                     Stepped, SteppedBatch)

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import warnings
 
-from actors.runtime import run_actor
+from actors.runtime.actor import run_actor
 
 from .actor import run
 

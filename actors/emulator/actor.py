@@ -35,8 +35,8 @@ from pathlib import Path
 
 import zmq
 
-from actors.runtime import ActorContext
-from actors.transport import RequestFailed, decode_or_count, send_envelope
+from actors.runtime.actor import ActorContext
+from actors.runtime.transport import RequestFailed, decode_or_count, send_envelope
 from protocol import from_emulator as rep
 from protocol.actor_to_supervisor import Heartbeat
 from protocol import to_emulator as req

@@ -35,7 +35,7 @@ def _report_stats(ctx, stats: dict) -> None:
     import json
     import logging
 
-    from actors.transport import RequestFailed
+    from actors.runtime.transport import RequestFailed
     from protocol.to_recorder import RecordEvent
     logging.getLogger("game").info("GAME_STATS %s", json.dumps(stats, sort_keys=True))
     client = ctx.client("recorder")
@@ -50,7 +50,7 @@ def _report_stats(ctx, stats: dict) -> None:
 
 if __name__ == "__main__":
     if os.environ.get("GAMERIG_CONTROL"):
-        from actors.runtime import run_actor
+        from actors.runtime.actor import run_actor
         run_actor("game", actor_main)
     else:
         from .cli import main

@@ -24,8 +24,8 @@ import logging
 
 import zmq
 
-from actors.runtime import ActorContext, run_actor
-from actors.transport import RequestFailed, decode_or_count, send_envelope
+from actors.runtime.actor import ActorContext, run_actor
+from actors.runtime.transport import RequestFailed, decode_or_count, send_envelope
 from protocol.policy_to_model import AskModel
 from protocol.to_recorder import RecordEvent
 

@@ -5,17 +5,17 @@ import logging
 import time
 import uuid
 
-from actors.follow import Follower
-from actors.runtime import ActorContext, run_actor
-from actors.steps import StepTracker
-from actors.transport import NotEncodable, RequestFailed
+from actors.runtime.follow import Follower
+from actors.runtime.actor import ActorContext, run_actor
+from actors.runtime.steps import StepTracker
+from actors.runtime.transport import NotEncodable, RequestFailed
 from protocol.to_recorder import ReportObservationError, StoreObservation
 
 from .source import make_source
 
 log = logging.getLogger("observer")
 
-PIPELINED_PACE_S = 0.01  # while pipelined steps run, no read is due per row (actors.follow)
+PIPELINED_PACE_S = 0.01  # while pipelined steps run, no read is due per row (actors.runtime.follow)
 
 
 def main(ctx: ActorContext) -> int:

@@ -16,9 +16,9 @@ from __future__ import annotations
 import uuid
 
 from actors import identity as run_identity
-from actors.runtime import ActorContext
+from actors.runtime.actor import ActorContext
 from actors.sts2mcp import GameClient, ReadFailed
-from actors.transport import RequestFailed
+from actors.runtime.transport import RequestFailed
 from protocol.from_emulator import EmulatorError, Observed
 from protocol.to_emulator import Observe
 

@@ -15,12 +15,12 @@ from __future__ import annotations
 import logging
 import time
 
-from actors.bounded import BoundedDict
-from actors.follow import Follower
+from actors.runtime.bounded import BoundedDict
+from actors.runtime.follow import Follower
 from actors.recorder.files import read_observation
-from actors.runtime import ActorContext, run_actor
-from actors.steps import StepTracker
-from actors.transport import PeerRefused, RequestFailed
+from actors.runtime.actor import ActorContext, run_actor
+from actors.runtime.steps import StepTracker
+from actors.runtime.transport import PeerRefused, RequestFailed
 from protocol.from_recorder import ProposalRecorded, RecorderError
 from protocol.to_recorder import RecordProposal
 

@@ -44,7 +44,7 @@ from actors.model_client.errors import QuestionError
 from actors.model_client.evidence import request_hash
 from actors.model_client.questions import QUESTION_KINDS, build_questions
 from actors.model_client.settings import DEFAULT_GATE
-from actors.transport import RequestFailed, connect_dealer, decode_or_count
+from actors.runtime.transport import RequestFailed, connect_dealer, decode_or_count
 from protocol.model_to_policy import ModelAnswer, ModelFailure
 from protocol.policy_to_model import AskModel
 from protocol.to_recorder import RecordEvent

@@ -1,5 +1,5 @@
 """``python -m actors.recorder``: the recorder actor (started by the supervisor)."""
-from actors.runtime import ActorContext, run_actor
+from actors.runtime.actor import ActorContext, run_actor
 
 
 def main(ctx: ActorContext) -> int:

@@ -10,7 +10,7 @@ import dataclasses
 import logging
 from typing import Any
 
-from actors.bounded import BoundedDict
+from actors.runtime.bounded import BoundedDict
 
 log = logging.getLogger("recorder")
 

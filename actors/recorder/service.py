@@ -19,14 +19,14 @@ import zmq
 
 import protocol
 from protocol.errors import ProtocolError
-from actors.runtime import ActorContext
-from actors.transport import decode_or_count, send_envelope
+from actors.runtime.actor import ActorContext
+from actors.runtime.transport import decode_or_count, send_envelope
 from protocol import to_recorder as req
 from protocol.from_recorder import (BatchReplies, Finalized, IntentAck, ObservationStored, ProposalRecorded,
                                     RecorderError, Recorded, Rows, SnapshotReply)
 
 from . import files
-from actors.bounded import BoundedDict
+from actors.runtime.bounded import BoundedDict
 
 from .index import OUTCOMES, SessionIndex
 from .writer import FaultPlan, InjectedFailure, JournalError, JournalWriter

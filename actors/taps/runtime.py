@@ -39,8 +39,8 @@ import os
 import threading
 import time
 
-from actors.follow import Follower
-from actors.transport import Client, Counters, PeerRefused, PeerUnavailable, RequestFailed
+from actors.runtime.follow import Follower
+from actors.runtime.transport import Client, Counters, PeerRefused, PeerUnavailable, RequestFailed
 from protocol.cli_to_supervisor import AttachRequest, DetachRequest, StatusRequest
 from protocol.to_recorder import Snapshot
 

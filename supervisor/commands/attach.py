@@ -24,7 +24,7 @@ import threading
 
 from actors.taps.connect import AttachError, access_from_record, read_record
 from actors.taps.runtime import TapRunner
-from actors.transport import RequestFailed
+from actors.runtime.transport import RequestFailed
 
 from .base import Command, add_runtime_dir, pick_session
 

@@ -7,7 +7,7 @@ import sys
 
 import zmq
 
-from actors.transport import Client, Counters, RequestFailed
+from actors.runtime.transport import Client, Counters, RequestFailed
 from supervisor.rundir import running_sessions
 
 

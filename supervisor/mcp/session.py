@@ -6,7 +6,7 @@ policy, actuator, observer``, the policy :class:`.bridge.AgentPolicy`), starts `
 supervisor start PROFILE`` as a child process (its own process group; output to a log in
 the server's private directory, never to the MCP stdio), finds the session through the
 runtime record it publishes, and follows its journal with the recorder's own follow
-protocol (:class:`actors.follow.Follower`), as every actor does.
+protocol (:class:`actors.runtime.follow.Follower`), as every actor does.
 
 ``request(kind, parameters)`` hands one request to the policy over the bridge and waits,
 reading the journal, for the rows it produced: the ``proposal`` (carrying
@@ -31,9 +31,9 @@ from pathlib import Path
 import yaml
 import zmq
 
-from actors.follow import Follower
+from actors.runtime.follow import Follower
 from actors.recorder.files import read_observation
-from actors.transport import Client, Counters, RequestFailed
+from actors.runtime.transport import Client, Counters, RequestFailed
 from protocol.cli_to_supervisor import StopRequest
 from protocol.from_recorder import Rows
 from protocol.to_recorder import Follow

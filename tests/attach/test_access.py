@@ -9,7 +9,7 @@ import pytest
 import zmq
 import zmq.auth
 
-from actors.transport import Client, Counters, PeerUnavailable
+from actors.runtime.transport import Client, Counters, PeerUnavailable
 from protocol.cli_to_supervisor import StatusRequest
 from tests.attach.helpers import LONG, Attached, InProcess, Recording
 from tests.harness import wait_for

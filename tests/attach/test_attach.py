@@ -10,7 +10,7 @@ import pytest
 import zmq
 
 import protocol
-from actors.transport import Client, Counters, PeerRefused
+from actors.runtime.transport import Client, Counters, PeerRefused
 from protocol.cli_to_supervisor import AttachRequest, DetachRequest, StatusRequest, StopRequest
 from protocol.to_recorder import Follow, RecordEvent
 from tests.attach.helpers import LONG, Attached, InProcess, Recording, steps_per_s

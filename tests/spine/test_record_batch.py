@@ -7,7 +7,7 @@ import signal
 import pytest
 import zmq
 
-from actors.transport import Client, Counters, PeerRefused
+from actors.runtime.transport import Client, Counters, PeerRefused
 from protocol.from_recorder import BatchReplies, Recorded, RecorderError
 from protocol.to_recorder import RecordBatch, RecordEvent, RecordIntent
 from tests.harness import wait_for

@@ -13,7 +13,7 @@ import zmq
 
 import protocol
 from actors.game.http import start_server
-from actors.transport import Client, Counters, PeerRefused
+from actors.runtime.transport import Client, Counters, PeerRefused
 from protocol.actor_to_supervisor import Hello
 from protocol.cli_to_supervisor import StatusRequest
 from protocol.from_recorder import Recorded

@@ -12,7 +12,7 @@ observer paces its reads by.
 """
 from __future__ import annotations
 
-from actors.bounded import BoundedDict
+from actors.runtime.bounded import BoundedDict
 
 
 class StepTracker:

@@ -1,0 +1,10 @@
+"""The small runtime shared by every actor and by the supervisor.
+
+    actor.py      run_actor / ActorContext: handshake, heartbeats, stop, exit codes
+    transport.py  ZeroMQ sockets, envelopes, the Lazy Pirate request client and its errors
+    follow.py     following the recorder's journal stream by sequence number
+    steps.py      step bookkeeping every journal follower shares (StepTracker)
+    bounded.py    BoundedDict: per-step bookkeeping that forgets its oldest entries
+
+Nothing here imports an actor package or the supervisor: they import this.
+"""
