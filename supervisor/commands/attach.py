@@ -22,7 +22,9 @@ import signal
 import sys
 import threading
 
+from actors.taps import metrics_view as mv
 from actors.taps.connect import AttachError, access_from_record, read_record
+from actors.taps.metrics import Metrics
 from actors.taps.runtime import TapRunner
 from actors.runtime.transport import RequestFailed
 
@@ -90,8 +92,6 @@ class Attach(Command):
 
 
 def _metrics_tap(cls, args):
-    from actors.taps import metrics_view as mv
-    from actors.taps.metrics import Metrics
     metrics, outs = Metrics(), []
     if args.prometheus:
         host, _, port = args.prometheus.rpartition(":")

@@ -16,7 +16,8 @@ from importlib import resources
 from pathlib import Path
 
 from ..rom import header_checksum
-from . import layout
+from .layout import (DOOR, HEIGHT, KEY, MAGIC, START, TILE_SYMBOLS, TILES, TITLE, TORCHES, WIDTH,
+                     WRAM, room_tiles, tile_bytes)
 from .asm import assemble
 
 ROM_SIZE = 0x8000
@@ -30,27 +31,27 @@ def global_checksum(rom: bytes | bytearray) -> int:
 
 
 def _symbols() -> dict[str, int]:
-    symbols = {f"W_{name.upper()}": addr for name, addr in layout.WRAM.items()}
-    symbols.update({name: getattr(layout, name) for name in dir(layout) if name.startswith("T_")})
-    (symbols["START_X"], symbols["START_Y"]) = layout.START
-    (symbols["KEY_X"], symbols["KEY_Y"]) = layout.KEY
-    (symbols["DOOR_X"], symbols["DOOR_Y"]) = layout.DOOR
-    (symbols["TORCH1_X"], _), (symbols["TORCH2_X"], _) = layout.TORCHES
+    symbols = {f"W_{name.upper()}": addr for name, addr in WRAM.items()}
+    symbols.update(TILE_SYMBOLS)
+    (symbols["START_X"], symbols["START_Y"]) = START
+    (symbols["KEY_X"], symbols["KEY_Y"]) = KEY
+    (symbols["DOOR_X"], symbols["DOOR_Y"]) = DOOR
+    (symbols["TORCH1_X"], _), (symbols["TORCH2_X"], _) = TORCHES
     symbols["HUD_X"] = 17
-    symbols["MAGIC"] = layout.MAGIC
+    symbols["MAGIC"] = MAGIC
     return symbols
 
 
 def _data_source() -> str:
     """The tile graphics and room table as assembler data lines."""
     lines = [f"        org ${TILES_AT:04X}", "TILES:"]
-    for number in sorted(layout.TILES):
-        data = layout.tile_bytes(layout.TILES[number])
+    for number in sorted(TILES):
+        data = tile_bytes(TILES[number])
         lines.append("        db " + ", ".join(f"${b:02X}" for b in data))
     lines += ["TILES_END:", f"        org ${ROOM_AT:04X}", "ROOM_MAP:"]
-    tiles = layout.room_tiles()
-    for row in range(layout.HEIGHT):
-        chunk = tiles[row * layout.WIDTH:(row + 1) * layout.WIDTH]
+    tiles = room_tiles()
+    for row in range(HEIGHT):
+        chunk = tiles[row * WIDTH:(row + 1) * WIDTH]
         lines.append("        db " + ", ".join(str(t) for t in chunk))
     return "\n".join(lines) + "\n"
 
@@ -67,7 +68,7 @@ def build_rom() -> bytes:
     if any(rom[0x100:0x150]):
         raise ValueError("game code overlaps the cartridge header")
     rom[0x100:0x104] = bytes([0x00, 0xC3, 0x50, 0x01])          # nop; jp $0150
-    title = layout.TITLE.encode("ascii")
+    title = TITLE.encode("ascii")
     rom[0x134:0x134 + len(title)] = title                          # logo 0x104..0x133 stays zero
     rom[0x143] = 0x00                                              # DMG only
     rom[0x147] = 0x00                                              # ROM only

@@ -36,6 +36,10 @@ WIDTH, HEIGHT = 20, 18
 
 # Tile numbers in VRAM (and in the ROM's room table).
 T_FLOOR, T_WALL, T_KEY, T_DOOR, T_DOOR_OPEN, T_PLAYER, T_TORCH1, T_TORCH2 = range(8)
+#: the tile numbers by assembler symbol (``T_FLOOR`` ...), for ``build``
+TILE_SYMBOLS = {"T_FLOOR": T_FLOOR, "T_WALL": T_WALL, "T_KEY": T_KEY, "T_DOOR": T_DOOR,
+                "T_DOOR_OPEN": T_DOOR_OPEN, "T_PLAYER": T_PLAYER, "T_TORCH1": T_TORCH1,
+                "T_TORCH2": T_TORCH2}
 LEGEND = {"#": T_WALL, ".": T_FLOOR, "K": T_KEY, "D": T_DOOR, "P": T_FLOOR, "T": T_TORCH1}
 
 # 8x8 tiles, one character per pixel: colour index 0 (lightest) .. 3 (darkest).
