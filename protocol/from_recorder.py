@@ -73,6 +73,7 @@ class BatchReplies(Message):
 class RecorderError(Message):
     """A request the recorder refused or failed; ``code`` is stable."""
     TYPE = "recorder_error"
+    ERROR_REPLY = True
     reply_to: str
     code: str
     message: str

@@ -3,6 +3,10 @@
 Every message is a small frozen dataclass with two class attributes: ``TYPE`` (its wire
 name) and ``VERSION`` (its type version, bumped when fields are appended). The ``message``
 decorator registers it; the registry is the one listing of the protocol (no if-chains).
+
+An error reply (a peer refusing a request, with a stable ``code`` and a ``message``) sets
+``ERROR_REPLY = True``; the request client raises it as a refusal without knowing which peer's
+error type it is (``actors.runtime.transport``).
 """
 from __future__ import annotations
 
@@ -21,6 +25,7 @@ M = TypeVar("M", bound="Message")
 class Message:
     TYPE: ClassVar[str] = ""
     VERSION: ClassVar[int] = 1
+    ERROR_REPLY: ClassVar[bool] = False  # True: a refusal carrying ``code`` and ``message``
 
     def to_body(self) -> dict[str, Any]:
         return {f.name: getattr(self, f.name) for f in dataclasses.fields(self)}

@@ -23,6 +23,7 @@ class StopReply(Message):
 class ControlError(Message):
     """A refused or failed control request, with a stable error code."""
     TYPE = "control_error"
+    ERROR_REPLY = True
     reply_to: str
     code: str
     message: str

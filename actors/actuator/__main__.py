@@ -11,9 +11,9 @@ from actors.runtime.bounded import BoundedDict
 from actors.runtime.follow import Follower
 from actors.runtime.actor import ActorContext, run_actor
 from actors.runtime.steps import StepTracker, pipelined
-from actors.runtime.transport import NotEncodable, PeerRefused, RequestFailed
+from actors.runtime.transport import PeerRefused, RequestFailed
 from protocol.from_recorder import Recorded, RecorderError
-from protocol.to_recorder import RecordEvent, RecordIntent, RecordResult
+from protocol.to_recorder import RecordResult
 
 from .sink import make_sink
 
@@ -33,7 +33,7 @@ class Actuator:
         self.ctx = ctx
         self.requester = f"actuator-{uuid.uuid4().hex[:12]}"
         self.sink = make_sink(ctx)
-        self.recorder = ctx.client("recorder")
+        self.recorder = ctx.recorder()
         self.track = StepTracker()
         self.queue: list[str] = []  # executed proposal ids not yet attempted by anyone
         self.handled: BoundedDict = BoundedDict()  # ids this instance acted on (recent)
@@ -115,10 +115,7 @@ class Actuator:
             return  # results go in batches: a few steps' worth, or when the pipeline is empty
         msgs = [_result_message(attempt_id, outcome) for attempt_id, outcome in self.done]
         self.done = []
-        try:
-            replies = self.recorder.request_batch(msgs, deadline_s=30, should_stop=self.ctx.stopping.is_set)
-        except RequestFailed:  # (a response that cannot travel, ...): one by one, as ever
-            replies = [None] * len(msgs)
+        replies = self.recorder.record_results(msgs)  # None each if the batch failed
         for msg, reply in zip(msgs, replies):
             if not isinstance(reply, Recorded):
                 self._record_result(msg)
@@ -128,14 +125,13 @@ class Actuator:
         steps then go out together (each had its own acknowledgement first)."""
         if not proposal_ids:
             return
-        intents = [RecordIntent(proposal_id=pid, requester=self.requester) for pid in proposal_ids]
         try:
-            acks = self.recorder.request_batch(intents, deadline_s=3600, should_stop=self.ctx.stopping.is_set)
+            acks = self.recorder.record_intents(proposal_ids, self.requester)
         except PeerRefused as exc:
             self._refused(exc.code, str(exc))
             return
         except RequestFailed as exc:
-            log.error("no acknowledgement, %d request(s) not sent: %s", len(intents), exc)
+            log.error("no acknowledgement, %d request(s) not sent: %s", len(proposal_ids), exc)
             return
         steps = []
         for ack in acks:
@@ -164,8 +160,7 @@ class Actuator:
 
     def _act(self, proposal_id: str) -> None:
         try:
-            ack = self.recorder.request(RecordIntent(proposal_id=proposal_id, requester=self.requester),
-                                        deadline_s=3600, should_stop=self.ctx.stopping.is_set)
+            ack = self.recorder.record_intent(proposal_id, self.requester)
         except PeerRefused as exc:
             self._refused(exc.code, str(exc))
             return
@@ -179,18 +174,12 @@ class Actuator:
 
     def _record_result(self, msg: RecordResult) -> None:
         try:
-            try:
-                self.recorder.request(msg, deadline_s=30, should_stop=self.ctx.stopping.is_set)
-            except NotEncodable as exc:  # keep the outcome; the game's answer cannot travel
-                self.recorder.request(RecordResult(
-                    attempt_id=msg.attempt_id, outcome=msg.outcome, http_status=msg.http_status,
-                    response=None, error=f"{msg.error or ''} response not recordable: {exc}".strip(),
-                    request_ms=msg.request_ms), deadline_s=30, should_stop=self.ctx.stopping.is_set)
+            self.recorder.record_result(msg)  # (a response that cannot travel: kept without it)
         except RequestFailed as exc:
             log.error("result of %s not recorded: %s", msg.attempt_id, exc)
             try:
-                self.recorder.request(RecordEvent(event="action_error", fields={
-                    "attempt_id": msg.attempt_id, "error": f"result not recorded: {exc}"}), deadline_s=2)
+                self.recorder.record_event("action_error", {
+                    "attempt_id": msg.attempt_id, "error": f"result not recorded: {exc}"}, deadline_s=2)
             except RequestFailed:
                 pass
             self.ctx.request_stop("result_not_recorded", str(exc))

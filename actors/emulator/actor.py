@@ -41,7 +41,6 @@ from protocol import from_emulator as rep
 from protocol.actor_to_supervisor import Heartbeat
 from protocol import to_emulator as req
 from protocol.errors import ProtocolError
-from protocol.to_recorder import RecordEvent
 
 from .battery import BATTERY_FILE, describe, write_atomically
 from .config import ConfigProblem, EmulatorConfig
@@ -65,7 +64,7 @@ class EmulatorActor:
         self.ctx, self.config = ctx, config
         self.session: EmulatorSession | None = None
         self.recording_dir = Path(ctx.session_dir) / RECORDING_DIR
-        self.recorder = ctx.client("recorder")
+        self.recorder = ctx.recorder()
         self.replies: collections.OrderedDict[tuple[str, str], object] = collections.OrderedDict()
         self.handlers = {req.Observe: self.on_observe, req.Step: self.on_step,
                          req.StepBatch: self.on_step_batch, req.Checkpoint: self.on_checkpoint,
@@ -299,8 +298,7 @@ class EmulatorActor:
     # -- helpers --------------------------------------------------------------------------
     def _journal(self, event: str, fields: dict, key: str, deadline_s: float = 60) -> None:
         """Append a row to the session journal (waits for the recorder; raises if it never answers)."""
-        self.recorder.request(RecordEvent(event=event, fields=fields, key=key), deadline_s=deadline_s,
-                              should_stop=self.ctx.stopping.is_set)
+        self.recorder.record_event(event, fields, key, deadline_s=deadline_s)
 
     def _rel(self, path: Path) -> str:
         return os.path.relpath(path, self.ctx.capture_root)

@@ -7,14 +7,21 @@ standalone server: ``python -m actors.game --port 15526 --seed 1 [knobs]`` (see 
 """
 from __future__ import annotations
 
+import json
+import logging
 import os
 import sys
 import urllib.parse
 
+from actors.runtime.actor import run_actor
+from actors.runtime.transport import RequestFailed
+
+from .cli import main
+from .http import start_server
+from .knobs import Knobs
+
 
 def actor_main(ctx) -> int:
-    from .http import start_server
-    from .knobs import Knobs
     url = urllib.parse.urlparse(ctx.setting("game.base_url"))
     knobs = Knobs.from_mapping(dict(ctx.setting("game.knobs") or {}))
     server = start_server(url.hostname or "127.0.0.1", url.port, int(ctx.setting("game.seed", 1)),
@@ -32,16 +39,11 @@ def actor_main(ctx) -> int:
 def _report_stats(ctx, stats: dict) -> None:
     """Leave the intent check's verdict where tests and users can read it: one line in the
     game's log, and a ``builtin_game_stats`` journal row when the recorder is reachable."""
-    import json
-    import logging
-
-    from actors.runtime.transport import RequestFailed
-    from protocol.to_recorder import RecordEvent
     logging.getLogger("game").info("GAME_STATS %s", json.dumps(stats, sort_keys=True))
-    client = ctx.client("recorder")
+    client = ctx.recorder()
     try:
-        client.request(RecordEvent(event="builtin_game_stats", fields={"stats": stats},
-                                   key=f"game-stats-{ctx.start_count}-{os.getpid()}"), deadline_s=2)
+        client.record_event("builtin_game_stats", {"stats": stats},
+                            f"game-stats-{ctx.start_count}-{os.getpid()}", deadline_s=2)
     except RequestFailed:
         pass
     finally:
@@ -50,8 +52,6 @@ def _report_stats(ctx, stats: dict) -> None:
 
 if __name__ == "__main__":
     if os.environ.get("GAMERIG_CONTROL"):
-        from actors.runtime.actor import run_actor
         run_actor("game", actor_main)
     else:
-        from .cli import main
         sys.exit(main())

@@ -27,7 +27,6 @@ import zmq
 from actors.runtime.actor import ActorContext, run_actor
 from actors.runtime.transport import RequestFailed, decode_or_count, send_envelope
 from protocol.policy_to_model import AskModel
-from protocol.to_recorder import RecordEvent
 
 from .errors import ConfigError
 from .service import ModelService
@@ -59,7 +58,7 @@ def main(ctx: ActorContext) -> int:
     sock.setsockopt(zmq.LINGER, 0)
     sock.bind(ctx.endpoints["model"])
     routes: dict[str, list[bytes]] = {}
-    recorder = ctx.client("recorder")
+    recorder = ctx.recorder()
     try:
         while not ctx.stopping.is_set():
             for request_id, reply in service.finished():
@@ -90,9 +89,7 @@ def _record_late(ctx: ActorContext, recorder, fields: dict) -> None:
     log.info("late model %s for ask %s (%.0f ms past the deadline)", fields["outcome"],
              fields["ask_id"], fields["late_by_ms"])
     try:
-        recorder.request(RecordEvent(event="model_late_answer", fields=fields,
-                                     key=f"model_late_answer-{fields['ask_id']}"),
-                         deadline_s=10, should_stop=ctx.stopping.is_set)
+        recorder.record_event("model_late_answer", fields, f"model_late_answer-{fields['ask_id']}")
     except RequestFailed as exc:
         log.error("model_late_answer not recorded: %s", exc)
 

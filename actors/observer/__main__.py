@@ -9,7 +9,6 @@ from actors.runtime.follow import Follower
 from actors.runtime.actor import ActorContext, run_actor
 from actors.runtime.steps import StepTracker
 from actors.runtime.transport import NotEncodable, RequestFailed
-from protocol.to_recorder import ReportObservationError, StoreObservation
 
 from .source import make_source
 
@@ -20,7 +19,7 @@ PIPELINED_PACE_S = 0.01  # while pipelined steps run, no read is due per row (ac
 
 def main(ctx: ActorContext) -> int:
     source = make_source(ctx)
-    recorder = ctx.client("recorder")
+    recorder = ctx.recorder()
     follower = Follower(ctx.zctx, ctx.endpoints["recorder"], session=ctx.session_id,
                         sender=ctx.name, counters=ctx.counters)
     track = StepTracker()
@@ -68,31 +67,20 @@ def _read_once(ctx: ActorContext, source, recorder, track: StepTracker) -> bool:
         state = source.read()
     except source.ReadFailed as exc:
         track.read_errors += 1
-        _report(ctx, recorder, ReportObservationError(read_id=read_id, error=str(exc),
-                                                      error_type=exc.kind))
+        recorder.report_observation_error(read_id, str(exc), exc.kind)
         return False
     read_ms = round((time.monotonic() - start) * 1000, 3)
     ident = source.read_identity(state) if ctx.setting("game.identity", True) else None
-    msg = StoreObservation(read_id=read_id, state=state, phase=phase, read_ms=read_ms,
-                           identity=ident)
     try:
-        recorder.request(msg, deadline_s=60, should_stop=ctx.stopping.is_set)
+        recorder.store_observation(read_id, state, phase=phase, read_ms=read_ms, identity=ident)
     except NotEncodable as exc:  # a state that cannot travel is a failed read, not a crash
         track.read_errors += 1
-        _report(ctx, recorder, ReportObservationError(read_id=read_id, error=str(exc),
-                                                      error_type="not_encodable"))
+        recorder.report_observation_error(read_id, str(exc), "not_encodable")
         return False
     except RequestFailed as exc:
         log.error("observation not stored: %s", exc)
         return False
     return True
-
-
-def _report(ctx: ActorContext, recorder, msg: ReportObservationError) -> None:
-    try:
-        recorder.request(msg, deadline_s=30, should_stop=ctx.stopping.is_set)
-    except RequestFailed as exc:
-        log.error("could not record a failed read: %s", exc)
 
 
 def _wait_for_observation(ctx: ActorContext, follower: Follower, track: StepTracker) -> None:

@@ -17,10 +17,10 @@ import time
 
 from actors.runtime.bounded import BoundedDict
 from actors.runtime.follow import Follower
-from actors.recorder.files import read_observation
 from actors.runtime.actor import ActorContext, run_actor
 from actors.runtime.steps import StepTracker
-from actors.runtime.transport import PeerRefused, RequestFailed
+from actors.runtime.recorder_client import read_observation
+from actors.runtime.transport import RequestFailed
 from protocol.from_recorder import ProposalRecorded, RecorderError
 from protocol.to_recorder import RecordProposal
 
@@ -111,14 +111,7 @@ class PolicyDriver:
                 break
             batch.append(self._decide(obs, made + len(batch)))
         try:
-            if len(batch) == 1:
-                replies = [recorder.request(batch[0][0], deadline_s=60, should_stop=self.ctx.stopping.is_set)]
-            else:
-                replies = recorder.request_batch([msg for msg, _ in batch], deadline_s=60,
-                                                 should_stop=self.ctx.stopping.is_set)
-        except PeerRefused as exc:
-            log.error("proposal refused: %s", exc)
-            replies = [exc] * len(batch)
+            replies = recorder.record_proposals([msg for msg, _ in batch])
         except RequestFailed as exc:
             log.error("proposal not recorded: %s", exc)
             return
@@ -162,7 +155,7 @@ def main(ctx: ActorContext) -> int:
     policy = cls(dict(ctx.setting("policy.settings") or {}), dict(ctx.setting("session") or {}))
     policy.advisor = Advisor.from_context(ctx, policy.settings)  # None without a model
     driver = PolicyDriver(ctx, policy)
-    recorder = ctx.client("recorder")
+    recorder = ctx.recorder()
     follower = Follower(ctx.zctx, ctx.endpoints["recorder"], session=ctx.session_id,
                         sender=ctx.name, counters=ctx.counters, with_states=True)
     try:

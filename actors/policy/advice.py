@@ -47,7 +47,6 @@ from actors.model_client.settings import DEFAULT_GATE
 from actors.runtime.transport import RequestFailed, connect_dealer, decode_or_count
 from protocol.model_to_policy import ModelAnswer, ModelFailure
 from protocol.policy_to_model import AskModel
-from protocol.to_recorder import RecordEvent
 
 from .base import Proposal
 
@@ -155,10 +154,9 @@ class Advisor:
         fields = {**error, "question_kind": kind, "observation_id": observation_id}
         key = f"model_error-{error.get('call_id') or protocol.new_id()}"
         if self._recorder is None:
-            self._recorder = self.ctx.client("recorder")
+            self._recorder = self.ctx.recorder()
         try:
-            self._recorder.request(RecordEvent(event="model_error", fields=fields, key=key),
-                                   deadline_s=10, should_stop=self.ctx.stopping.is_set)
+            self._recorder.record_event("model_error", fields, key)
         except RequestFailed as exc:
             log.error("model_error not recorded: %s", exc)
         log.info("model_error %s on %s: %s", error.get("kind"), kind, error.get("message"))

@@ -2,6 +2,7 @@
 
     actor.py      run_actor / ActorContext: handshake, heartbeats, stop, exit codes
     transport.py  ZeroMQ sockets, envelopes, the Lazy Pirate request client and its errors
+    recorder_client.py  RecorderClient: every request to the recorder, built and sent here
     follow.py     following the recorder's journal stream by sequence number
     steps.py      step bookkeeping every journal follower shares (StepTracker)
     bounded.py    BoundedDict: per-step bookkeeping that forgets its oldest entries

@@ -39,6 +39,7 @@ import protocol
 from protocol.actor_to_supervisor import Heartbeat, Hello, RequestStop
 from protocol.supervisor_to_actor import Ping, Refused, StopActor, Welcome
 
+from .recorder_client import RecorderClient
 from .transport import Client, Counters, decode_or_count, send_envelope
 
 EXIT_REFUSED = 78
@@ -68,6 +69,11 @@ class ActorContext:
     def client(self, endpoint_name: str) -> Client:
         return Client(self.zctx, self.endpoints[endpoint_name], session=self.session_id,
                       sender=self.name, counters=self.counters)
+
+    def recorder(self) -> RecorderClient:
+        """A client for the recorder whose requests give up once this actor is stopping."""
+        return RecorderClient(self.zctx, self.endpoints["recorder"], session=self.session_id,
+                              sender=self.name, counters=self.counters, should_stop=self.stopping.is_set)
 
     def setting(self, dotted: str, default=None):
         node = self.profile

@@ -18,8 +18,8 @@ import zmq
 
 import protocol
 from protocol.from_recorder import RecorderError, Rows
-from protocol.to_recorder import Follow
 
+from .recorder_client import follow_message
 from .transport import Counters, connect_dealer, decode_or_count
 
 
@@ -65,8 +65,8 @@ class Follower:
             self.close()  # the recorder restarted or is gone: drop the stale request
             sock = self._ensure_socket()
         if self._pending is None and now >= self._next_request_at:
-            env = protocol.wrap(Follow(after=self.cursor, max_rows=self.max_rows,
-                                       wait_ms=self.wait_ms, with_states=self.with_states),
+            env = protocol.wrap(follow_message(self.cursor, max_rows=self.max_rows,
+                                               wait_ms=self.wait_ms, with_states=self.with_states),
                                 session=self.session, sender=self.sender)
             sock.send(protocol.encode(env))
             self._pending, self._sent_at = env.id, now

@@ -87,6 +87,8 @@ class Client:
     On a per-try timeout the socket is closed and reopened (dropping anything queued to a dead
     peer) and the same request is sent again, until the overall deadline. Requests must
     therefore be idempotent; every recorder request is (see ``protocol.to_recorder``).
+    An error reply (``Message.ERROR_REPLY``) is raised as ``PeerRefused``. Requests to the
+    recorder go through ``actors.runtime.recorder_client.RecorderClient``.
     """
 
     def __init__(self, zctx: zmq.Context, endpoint: str, *, session: str, sender: str,
@@ -125,28 +127,12 @@ class Client:
             sock.send(data)
             reply = self._await_reply(sock, env.id, min(try_s, max(0.05, start + deadline_s - time.monotonic())))
             if reply is not None:
-                from protocol.from_recorder import RecorderError
-                from protocol.supervisor_to_cli import ControlError
-                if isinstance(reply, (RecorderError, ControlError)):
+                if reply.ERROR_REPLY:  # the recorder's or the supervisor's refusal
                     raise PeerRefused(body.TYPE, reply.code, reply.message)
                 return reply
             self.reset()
             if time.monotonic() - start >= deadline_s or should_stop() or tries == max_tries:
                 raise PeerUnavailable(self.endpoint, body.TYPE, time.monotonic() - start)
-
-    def request_batch(self, bodies: list[Message], **kw) -> list[Message]:
-        """Send several recorder requests as one ``record_batch``; their replies in order
-        (a refused item comes back as its ``recorder_error``, not raised)."""
-        from protocol.from_recorder import BatchReplies
-        from protocol.message import from_item
-        from protocol.to_recorder import RecordBatch
-        reply = self.request(RecordBatch(items=[b.to_item() for b in bodies]), **kw)
-        if not isinstance(reply, BatchReplies) or len(reply.items) != len(bodies):
-            raise PeerRefused("record_batch", "bad_reply", f"unexpected reply {reply.TYPE!r} to a batch")
-        try:
-            return [from_item(item) for item in reply.items]
-        except ProtocolError as exc:
-            raise PeerRefused("record_batch", "bad_reply", f"undecodable batch reply: {exc}") from exc
 
     def _await_reply(self, sock: zmq.Socket, msg_id: str, wait_s: float) -> Message | None:
         end = time.monotonic() + wait_s

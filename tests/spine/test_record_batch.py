@@ -7,7 +7,8 @@ import signal
 import pytest
 import zmq
 
-from actors.runtime.transport import Client, Counters, PeerRefused
+from actors.runtime.recorder_client import RecorderClient
+from actors.runtime.transport import Counters, PeerRefused
 from protocol.from_recorder import BatchReplies, Recorded, RecorderError
 from protocol.to_recorder import RecordBatch, RecordEvent, RecordIntent
 from tests.harness import wait_for
@@ -20,7 +21,7 @@ LONG = ("session.max_steps=100000", "session.stop_on_run_end=false")
 def recorder(session_factory):
     s = session_factory(*LONG)
     wait_for(lambda: len(s.events("action_result")) >= 2, 60, "two results")
-    client = Client(zmq.Context.instance(), s.endpoint("recorder"), session="x", sender="t", counters=Counters())
+    client = RecorderClient(zmq.Context.instance(), s.endpoint("recorder"), session="x", sender="t", counters=Counters())
     yield s, client
     client.close()
     s.signal(signal.SIGTERM)
@@ -62,7 +63,7 @@ def test_items_that_cannot_be_batched_or_decoded_are_refused_by_position(recorde
 
 def test_a_batch_on_the_read_only_stream_is_refused(recorder):
     s, _ = recorder
-    tap = Client(zmq.Context.instance(), s.endpoint("stream"), session="x", sender="tap", counters=Counters())
+    tap = RecorderClient(zmq.Context.instance(), s.endpoint("stream"), session="x", sender="tap", counters=Counters())
     try:
         with pytest.raises(PeerRefused) as refused:
             tap.request_batch([RecordEvent(event="batch_note", fields={})], deadline_s=10)

@@ -1,0 +1,205 @@
+"""``RecorderClient``: every request to the recorder is built and sent here.
+
+    recorder = RecorderClient(zctx, endpoint, session=..., sender=..., counters=...,
+                              should_stop=ctx.stopping.is_set)      # or ctx.recorder()
+    recorder.store_observation(read_id, state, phase=..., read_ms=..., identity=...)
+    recorder.report_observation_error(read_id, error, error_type)   # logs, never raises
+    recorder.record_proposals([RecordProposal, ...])   # one request, or one record_batch
+    recorder.record_intent(proposal_id, requester)     # -> IntentAck (after the fsync)
+    recorder.record_intents(proposal_ids, requester)   # -> [IntentAck | RecorderError]
+    recorder.record_result(RecordResult)               # a response that cannot travel: kept
+    recorder.record_results([RecordResult, ...])       #   without it; a batch item by item
+    recorder.record_event(event, fields, key=None)     # an open journal event
+    recorder.finalize(reason, exit_code)               # -> the summary
+    recorder.snapshot()                                # -> SnapshotReply (on the stream)
+    recorder.send_nowait(body) -> Pending              # for loops that never block
+    follow_message(after, ...)                         # the follow request (follow.py)
+    read_observation(capture_root, relpath)            # an observation file's state
+
+Deadlines are the ones each caller has always used: an observation or a proposal 60 s, an
+intent 3600 s (no acknowledgement, no request — the actuator waits out a recorder restart),
+a result 30 s, an event 10 s unless the caller says otherwise. Every request is idempotent
+(``protocol.to_recorder``), so the Lazy Pirate client may send it again on a fresh socket.
+
+Failures: ``PeerRefused`` (the recorder answered with its ``recorder_error``),
+``PeerUnavailable`` (no answer in time) and ``NotEncodable`` (nothing was sent) come from
+``actors.runtime.transport``; each method's docstring says which it raises and which it
+handles itself.
+"""
+from __future__ import annotations
+
+import json
+import logging
+import os
+import time
+from typing import Callable
+
+import zmq
+
+import protocol
+from protocol import ProtocolError
+from protocol.from_recorder import BatchReplies, IntentAck, SnapshotReply
+from protocol.message import Message, from_item
+from protocol.to_recorder import (Finalize, Follow, RecordBatch, RecordEvent, RecordIntent, RecordProposal,
+                                  RecordResult, ReportObservationError, Snapshot, StoreObservation)
+
+from .transport import Client, Counters, NotEncodable, PeerRefused, RequestFailed, connect_dealer, decode_or_count
+
+log = logging.getLogger("gamerig.recorder_client")
+
+OBSERVATION_S = 60.0
+OBSERVATION_ERROR_S = 30.0
+PROPOSAL_S = 60.0
+INTENT_S = 3600.0
+RESULT_S = 30.0
+EVENT_S = 10.0
+SNAPSHOT_S, SNAPSHOT_TRY_S = 15.0, 2.5
+
+
+def follow_message(after: int, *, max_rows: int = 256, wait_ms: int = 1000,
+                   with_states: bool = False) -> Follow:
+    """The ``follow`` request: rows after sequence ``after`` (``actors.runtime.follow``)."""
+    return Follow(after=after, max_rows=max_rows, wait_ms=wait_ms, with_states=with_states)
+
+
+def read_observation(capture_root: str, relpath: str) -> dict:
+    """The state stored in an observation file (``relpath`` is the row's ``path``)."""
+    with open(os.path.join(capture_root, relpath), "rb") as fh:
+        return json.loads(fh.read())
+
+
+class Pending:
+    """One request sent without waiting for its reply, on a socket of its own (register
+    ``socket`` with a poller; ``reply()`` never blocks; ``close()`` drops it)."""
+
+    def __init__(self, sock: zmq.Socket, msg_id: str, counters: Counters, endpoint: str):
+        self.socket, self.id, self.counters, self.endpoint = sock, msg_id, counters, endpoint
+        self.sent_at = time.monotonic()
+
+    def reply(self) -> Message | None:
+        """The reply if it has come (replies to anything else are dropped), else None."""
+        while self.socket is not None and self.socket.poll(0):
+            env = decode_or_count(self.socket.recv(), self.counters, self.endpoint)
+            if env is not None and getattr(env.body, "reply_to", None) == self.id:
+                return env.body
+        return None
+
+    def age_s(self) -> float:
+        return time.monotonic() - self.sent_at
+
+    def close(self) -> None:
+        if self.socket is not None:
+            self.socket.close(0)
+            self.socket = None
+
+
+class RecorderClient:
+    """The recorder's requests (see the module docstring); wraps one ``transport.Client``."""
+
+    def __init__(self, zctx: zmq.Context, endpoint: str, *, session: str, sender: str,
+                 counters: Counters, should_stop: Callable[[], bool] = lambda: False):
+        self.client = Client(zctx, endpoint, session=session, sender=sender, counters=counters)
+        self.zctx, self.endpoint, self.session, self.sender = zctx, endpoint, session, sender
+        self.counters = counters
+        self.should_stop = should_stop
+
+    # -- the step path --------------------------------------------------------------------
+    def store_observation(self, read_id: str, state: dict, *, phase: str = "run",
+                          read_ms: float | None = None, identity: dict | None = None) -> Message:
+        """Store one read state. Raises ``NotEncodable`` (a state that cannot travel: a
+        failed read for the caller) or ``RequestFailed`` (not stored)."""
+        msg = StoreObservation(read_id=read_id, state=state, phase=phase, read_ms=read_ms, identity=identity)
+        return self.request(msg, deadline_s=OBSERVATION_S)
+
+    def report_observation_error(self, read_id: str, error: str, error_type: str = "") -> bool:
+        """Record a failed read; False (logged) if the recorder did not take it."""
+        try:
+            self.request(ReportObservationError(read_id=read_id, error=error, error_type=error_type),
+                         deadline_s=OBSERVATION_ERROR_S)
+        except RequestFailed as exc:
+            log.error("could not record a failed read: %s", exc)
+            return False
+        return True
+
+    def record_proposals(self, msgs: list[RecordProposal]) -> list[Message | PeerRefused]:
+        """Record decisions: one request, or one ``record_batch`` for several. Returns one
+        reply per proposal (``ProposalRecorded``, a batch item's ``RecorderError``, or the
+        ``PeerRefused`` that refused them all); raises ``RequestFailed`` if not recorded."""
+        try:
+            if len(msgs) == 1:
+                return [self.request(msgs[0], deadline_s=PROPOSAL_S)]
+            return self.request_batch(list(msgs), deadline_s=PROPOSAL_S)
+        except PeerRefused as exc:
+            log.error("proposal refused: %s", exc)
+            return [exc] * len(msgs)
+
+    def record_intent(self, proposal_id: str, requester: str) -> IntentAck:
+        """The intent to act on an executed proposal; the ack comes only after its
+        ``action_attempt`` row is fsynced. Raises ``PeerRefused`` / ``RequestFailed``."""
+        return self.request(RecordIntent(proposal_id=proposal_id, requester=requester), deadline_s=INTENT_S)
+
+    def record_intents(self, proposal_ids: list[str], requester: str) -> list[Message]:
+        """Several intents in one ``record_batch`` (one fsync): an ``IntentAck`` or a
+        ``RecorderError`` each. Raises ``PeerRefused`` / ``RequestFailed``."""
+        intents = [RecordIntent(proposal_id=pid, requester=requester) for pid in proposal_ids]
+        return self.request_batch(intents, deadline_s=INTENT_S)
+
+    def record_result(self, msg: RecordResult) -> Message:
+        """Record an attempt's result; a response that cannot travel is recorded without it
+        (the outcome is kept, the error says why). Raises ``RequestFailed``."""
+        try:
+            return self.request(msg, deadline_s=RESULT_S)
+        except NotEncodable as exc:
+            return self.request(RecordResult(
+                attempt_id=msg.attempt_id, outcome=msg.outcome, http_status=msg.http_status,
+                response=None, error=f"{msg.error or ''} response not recordable: {exc}".strip(),
+                request_ms=msg.request_ms), deadline_s=RESULT_S)
+
+    def record_results(self, msgs: list[RecordResult]) -> list[Message | None]:
+        """Several results in one ``record_batch``: each one's reply, or None for every one
+        when the batch as a whole failed (record those one by one with ``record_result``)."""
+        try:
+            return self.request_batch(list(msgs), deadline_s=RESULT_S)
+        except RequestFailed:
+            return [None] * len(msgs)
+
+    # -- events, the end, the stream ------------------------------------------------------
+    def record_event(self, event: str, fields: dict, key: str | None = None, *,
+                     deadline_s: float = EVENT_S) -> Message:
+        """Append an open journal event (``key``: idempotency). Raises ``RequestFailed``."""
+        return self.request(RecordEvent(event=event, fields=fields, key=key), deadline_s=deadline_s)
+
+    def finalize(self, reason: str, exit_code: int, *, deadline_s: float = 15.0) -> dict | None:
+        """Finalize the session (idempotent); its summary. Raises ``RequestFailed``."""
+        reply = self.request(Finalize(reason=reason, exit_code=exit_code), deadline_s=deadline_s, try_s=3.0)
+        return getattr(reply, "summary", None)
+
+    def snapshot(self) -> SnapshotReply:
+        """Counters as of a sequence (on the read-only stream). Raises ``RequestFailed``."""
+        return self.request(Snapshot(), deadline_s=SNAPSHOT_S, try_s=SNAPSHOT_TRY_S)
+
+    def send_nowait(self, body: Message) -> Pending:
+        """Send ``body`` on a fresh socket without waiting (the supervisor's loop never
+        blocks on the recorder); poll the returned ``Pending`` and close it when done."""
+        sock = connect_dealer(self.zctx, self.endpoint)
+        env = protocol.wrap(body, session=self.session, sender=self.sender)
+        sock.send(protocol.encode(env))
+        return Pending(sock, env.id, self.counters, self.endpoint)
+
+    # -- the wire -------------------------------------------------------------------------
+    def request(self, body: Message, *, deadline_s: float, try_s: float = 2.0) -> Message:
+        return self.client.request(body, deadline_s=deadline_s, try_s=try_s, should_stop=self.should_stop)
+
+    def request_batch(self, bodies: list[Message], *, deadline_s: float, try_s: float = 2.0) -> list[Message]:
+        """Several requests as one ``record_batch``; their replies in order (a refused item
+        comes back as its ``recorder_error``, not raised)."""
+        reply = self.request(RecordBatch(items=[b.to_item() for b in bodies]), deadline_s=deadline_s, try_s=try_s)
+        if not isinstance(reply, BatchReplies) or len(reply.items) != len(bodies):
+            raise PeerRefused("record_batch", "bad_reply", f"unexpected reply {reply.TYPE!r} to a batch")
+        try:
+            return [from_item(item) for item in reply.items]
+        except ProtocolError as exc:
+            raise PeerRefused("record_batch", "bad_reply", f"undecodable batch reply: {exc}") from exc
+
+    def close(self) -> None:
+        self.client.close()
