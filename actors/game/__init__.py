@@ -12,6 +12,9 @@ Modules:
     combat        combat rules: energy, block, statuses, intents, enemy turns.
     views         JSON builders shared by screens (cards, player, relics, potions).
     registry      the action registry: lazy parameter reads and ``@action`` handlers.
+    world         ``World``: what screens, run flow, progress and identity may use of
+                  the game (a Protocol; ``engine.Game`` implements it, screens never
+                  import the engine).
     engine        ``Game``: screen detection, the queued-effect model, read timers.
     render        the rendering rule: a screen's block, or ``TopLevel`` fields.
     progress      the profile's progress: ``/api/v1/profile`` and the compendium.

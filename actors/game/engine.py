@@ -31,7 +31,7 @@ from .model import Run, Screen
 from .progress import PROFILE_IDS, Profile
 from .registry import ACTIONS
 from .render import TopLevel, compose, whole_state
-from .screens import menu, overlay, popups
+from .screens import menu, overlay, popups, saves
 from .views import player_view, run_view
 
 Effect = Callable[[], None]
@@ -86,7 +86,7 @@ class Game:
         self.quit_requested = False
         self.save = SaveMeta(self)
         self.screens_seen: set[str] = set()
-        menu.apply_start_knobs(self)
+        saves.apply_start_knobs(self)
 
     # ----- reads -------------------------------------------------------------------
     def state(self) -> dict:
@@ -263,7 +263,7 @@ class Game:
             n = self.knobs.replace_run_after_actions
             if n and not self.replaced_once and run.actions >= n and run.outcome is None:
                 self.replaced_once = True
-                menu.replace_run(self, run)
+                saves.replace_run(self, run)
 
     def _fire_timers(self) -> None:
         due = [t for t in self.timers if t.remaining <= 0]

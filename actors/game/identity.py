@@ -14,10 +14,9 @@ seed and the number of runs started, never from the wall clock.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-if TYPE_CHECKING:
-    from .engine import Game
+from .world import World
 
 SAVE_SCOPE = "modded"
 ID_FORMAT = "{save_scope}:profile{profile_id}:{start_time}"
@@ -35,7 +34,7 @@ def start_time_for(seed: int | str, runs_started: int) -> int:
 class SaveMeta:
     """The save metadata the compendium reads; written by the game, read lazily."""
 
-    def __init__(self, game: "Game") -> None:
+    def __init__(self, game: World) -> None:
         self.game = game
         self.visible: dict[str, Any] | None = None
         self.queue: list[list[Any]] = []  # [reads_left, snapshot]

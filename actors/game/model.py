@@ -9,14 +9,11 @@ overlays) are objects with ``state_type`` and ``block(game)``; see ``screens/``.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from .content import CARDS, CHARACTERS, RELICS, CardDef
 from .errors import ActionRefused
 from .mapgen import ActMap
-
-if TYPE_CHECKING:
-    from .combat import Combat
 
 
 @dataclass
@@ -84,7 +81,7 @@ class Run:
     room: Screen | None = None
     overlays: list[Screen] = field(default_factory=list)
     lingering: Screen | None = None  # an overlay left under the open map (crystal sphere)
-    combat: "Combat | None" = None
+    combat: Any = None  # combat.Combat during a fight (combat builds on this module, not back)
     waiting: int = 0
     actions: int = 0
     next_uid: int = 1

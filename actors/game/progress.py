@@ -11,13 +11,11 @@ files: the ``exposed_empty`` variant.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from .errors import ActionRefused
-
-if TYPE_CHECKING:
-    from .engine import Game
-    from .model import Run
+from .model import Run
+from .world import World
 
 SOURCE = "SaveManager.Progress and active-profile save files"
 
@@ -43,7 +41,7 @@ def _discover(into: list[str], ids) -> None:
             into.append(x)
 
 
-def record_start(game: "Game", run: "Run") -> None:
+def record_start(game: World, run: Run) -> None:
     """A run began: count it; its starting cards and relics are discovered."""
     p = game.profile
     p.runs += 1
@@ -51,7 +49,7 @@ def record_start(game: "Game", run: "Run") -> None:
     _discover(p.relics, [r.rid for r in run.relics])
 
 
-def record_end(game: "Game", run: "Run", victory: bool) -> None:
+def record_end(game: World, run: Run, victory: bool) -> None:
     """A run ended (``victory`` False for a death or an abandon)."""
     p = game.profile
     if victory:
@@ -85,7 +83,7 @@ def _totals(p: Profile) -> dict:
             "best_win_streak": min(p.victories, 1), "number_of_runs": p.runs}
 
 
-def profile_body(game: "Game", epochs: list[dict]) -> dict:
+def profile_body(game: World, epochs: list[dict]) -> dict:
     """``BuildProfile``'s answer."""
     p = game.profile
     return {"characters": _characters(p), "card_stats": _card_stats(p),
@@ -98,7 +96,7 @@ def profile_body(game: "Game", epochs: list[dict]) -> dict:
             **_totals(p)}
 
 
-def compendium_body(game: "Game", current_run: dict | None) -> dict:
+def compendium_body(game: World, current_run: dict | None) -> dict:
     """``BuildCompendiumResponse``'s answer around ``current_run``."""
     p = game.profile
     return {"profile_id": p.profile_id, "current_run": current_run, "source": SOURCE,
@@ -148,7 +146,7 @@ def _sections(p: Profile) -> dict[str, Any]:
 PROFILE_IDS = (1, 2, 3)
 
 
-def profile_action(game: "Game", action: str, pid: int) -> tuple[str, Any, dict]:
+def profile_action(game: World, action: str, pid: int) -> tuple[str, Any, dict]:
     """Validate ``switch`` / ``delete`` of profile ``pid``: (message, effect, extra reply
     fields); raises ActionRefused with the mod's texts. With no run, a switch first opens
     the profile screen (the main menu is showing), and a second switch picks the profile
@@ -176,7 +174,7 @@ def profile_action(game: "Game", action: str, pid: int) -> tuple[str, Any, dict]
     raise ActionRefused(f"Unknown action: {action}. Use: switch, delete")
 
 
-def profiles_summary(game: "Game") -> dict:
+def profiles_summary(game: World) -> dict:
     """``BuildProfilesSummary``."""
     cur = game.profile.profile_id
     return {"current_profile_id": cur, "profiles": [

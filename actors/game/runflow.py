@@ -11,15 +11,13 @@ module imports no screen.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Callable
+from typing import Callable
 
 from . import mapgen
 from .identity import start_time_for
 from .mapgen import MapNode
 from .model import Run
-
-if TYPE_CHECKING:
-    from .engine import Game
+from .world import World
 
 
 @dataclass
@@ -27,15 +25,15 @@ class Hooks:
     """Builders registered by the screens: the room of a map node type, the act's
     opening (ancient) event, and what a "?" node turns out to be."""
 
-    build_room: Callable[["Game", str], None] | None = None
-    act_opening: Callable[["Game"], None] | None = None
+    build_room: Callable[[World, str], None] | None = None
+    act_opening: Callable[[World], None] | None = None
     roll_unknown: Callable[[Run], str] | None = None
 
 
 HOOKS = Hooks()
 
 
-def start_run(game: "Game", character: str, seed: int | str) -> None:
+def start_run(game: World, character: str, seed: int | str) -> None:
     """Begin a run in act 1's opening event."""
     run = Run.new(seed, character, mapgen.generate(seed),
                   start_time_for(seed, game.runs_started))
@@ -50,12 +48,12 @@ def start_run(game: "Game", character: str, seed: int | str) -> None:
     game.save.write()
 
 
-def is_last_act(game: "Game") -> bool:
+def is_last_act(game: World) -> bool:
     assert game.run is not None
     return game.run.act >= game.knobs.acts
 
 
-def start_next_act(game: "Game") -> None:
+def start_next_act(game: World) -> None:
     """After an act's boss: the next act's map, starting in its opening event."""
     run = game.run
     assert run is not None
@@ -73,7 +71,7 @@ def start_next_act(game: "Game") -> None:
     game.save.write()
 
 
-def enter_node(game: "Game", node: MapNode) -> None:
+def enter_node(game: World, node: MapNode) -> None:
     """Travel to ``node`` and build its room (an overlay left under the map is cleared,
     as the game's ``ClearScreens`` does on a room transition)."""
     run = game.run

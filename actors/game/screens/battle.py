@@ -30,12 +30,12 @@ from ..registry import action, in_range
 from ..render import TopLevel
 from ..runflow import is_last_act, start_next_act
 from ..views import card_view, status_view
+from ..world import World
 from .gameover import finish_run
 from .overlay import show_overlay
 from .rewards import Rewards
 
 if TYPE_CHECKING:
-    from ..engine import Game
     from ..model import Run
 
 COMBAT_SCREENS = ("monster", "elite", "boss")
@@ -55,7 +55,7 @@ class CombatRoom(Screen):
         self.room_type = ROOM_TYPES[kind]
         self.resume = resume
 
-    def block(self, game: "Game") -> dict:
+    def block(self, game: World) -> dict:
         return TopLevel(message=ENDED)
 
 
@@ -85,7 +85,7 @@ def hand_select_block(run: "Run") -> dict:
     return view
 
 
-def actions_disabled(game: "Game") -> bool:
+def actions_disabled(game: World) -> bool:
     """``PlayerActionsDisabled``: the enemies act, or a card's or potion's selection is
     still open."""
     run = game.run
@@ -95,7 +95,7 @@ def actions_disabled(game: "Game") -> bool:
                             or run.overlays))
 
 
-def need_combat(game: "Game", disabled: str = DISABLED) -> Combat:
+def need_combat(game: World, disabled: str = DISABLED) -> Combat:
     """The checks ``ExecutePlayCard`` / ``ExecuteEndTurn`` start with."""
     run = game.run
     assert run is not None
@@ -117,7 +117,7 @@ def resolve_target(combat: Combat, target: str) -> Enemy | None:
 
 
 # ----- starting and ending a fight ----------------------------------------------------
-def start_combat(game: "Game", kind: str, monsters: tuple[str, ...] | None = None,
+def start_combat(game: World, kind: str, monsters: tuple[str, ...] | None = None,
                  resume: Screen | None = None) -> None:
     run = game.run
     assert run is not None
@@ -135,7 +135,7 @@ def start_combat(game: "Game", kind: str, monsters: tuple[str, ...] | None = Non
         run.combat = combat
 
 
-def after_combat_change(game: "Game") -> None:
+def after_combat_change(game: World) -> None:
     """Resolve a finished fight: 0 HP is a defeat, no living enemy a win."""
     run = game.run
     if run is None or run.combat is None:
@@ -146,7 +146,7 @@ def after_combat_change(game: "Game") -> None:
         combat_won(game)
 
 
-def combat_won(game: "Game") -> None:
+def combat_won(game: World) -> None:
     """The fight is over: end-of-combat relics now, the rewards (or the victory) after
     one "combat ended" read."""
     run = game.run
@@ -165,15 +165,15 @@ def combat_won(game: "Game") -> None:
     game.after_reads(1, lambda: game.push_overlay(Rewards(items, after)))
 
 
-def _after_rewards(game: "Game", kind: str,
-                   room: Screen | None) -> Callable[["Game"], None] | None:
+def _after_rewards(game: World, kind: str,
+                   room: Screen | None) -> Callable[[World], None] | None:
     if kind == "boss":
         return start_next_act
     resume = room.resume if isinstance(room, CombatRoom) else None
     if resume is None:
         return None
 
-    def back(game: "Game") -> None:
+    def back(game: World) -> None:
         game.run.room = resume
     return back
 
@@ -201,7 +201,7 @@ def reward_cards(r, n: int) -> list[str]:
 
 # ----- actions ------------------------------------------------------------------------
 @action("play_card")
-def play_card(game: "Game", p):
+def play_card(game: World, p):
     combat = need_combat(game)
     index = p.int("card_index", "Missing 'card_index'")
     card = in_range(combat.hand, index, f"card_index {index} out of range "
@@ -224,7 +224,7 @@ def play_card(game: "Game", p):
 
 
 @action("end_turn")
-def end_turn(game: "Game", p):
+def end_turn(game: World, p):
     combat = need_combat(game, DISABLED + " (turn may already be ending)")
 
     def enemy_turn() -> None:
@@ -241,7 +241,7 @@ def end_turn(game: "Game", p):
     return "Ending turn", effect
 
 
-def _need_hand_select(game: "Game"):
+def _need_hand_select(game: World):
     run = game.run
     assert run is not None
     if run.combat is None or run.combat.hand_select is None:
@@ -250,7 +250,7 @@ def _need_hand_select(game: "Game"):
 
 
 @action("combat_select_card")
-def combat_select_card(game: "Game", p):
+def combat_select_card(game: World, p):
     hs = _need_hand_select(game)
     index = p.int("card_index", "Missing 'card_index' (index of the card in hand)")
     card = in_range(hs.cards, index, f"Card index {index} out of range "
@@ -267,7 +267,7 @@ def combat_select_card(game: "Game", p):
 
 
 @action("combat_confirm_selection", confirm=True)
-def combat_confirm_selection(game: "Game", p):
+def combat_confirm_selection(game: World, p):
     hs = _need_hand_select(game)
     if not hs.can_confirm:
         raise ActionRefused("Confirm button is not enabled - select more cards first")

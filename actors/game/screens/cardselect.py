@@ -12,17 +12,16 @@ cards are selected. The ``choose`` screen (``BuildChooseCardState``) picks at on
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Callable
+from typing import Callable
 
 from ..errors import ActionRefused
 from ..model import Card, Screen
 from ..registry import action, in_range
 from ..views import card_view
+from ..world import World
 
-if TYPE_CHECKING:
-    from ..engine import Game
 
-OnConfirm = Callable[["Game", list[Card]], None]
+OnConfirm = Callable[[World, list[Card]], None]
 PREVIEWED = ("transform", "upgrade", "select")
 NOT_OPEN = "No card selection screen is open"
 
@@ -54,7 +53,7 @@ class CardSelect(Screen):
             return 1 <= len(self.selected) <= self.count
         return self.preview_showing
 
-    def block(self, game: "Game") -> dict:
+    def block(self, game: World) -> dict:
         cards = [card_view(c, i) for i, c in enumerate(self.cards)]
         if self.screen_type == "choose":
             return {"screen_type": "choose", "prompt": "Choose a card.", "cards": cards,
@@ -65,7 +64,7 @@ class CardSelect(Screen):
                 "can_cancel": self.preview_showing or self.can_cancel,
                 "can_confirm": self.can_confirm}
 
-    def finish(self, game: "Game", chosen: list[Card]) -> None:
+    def finish(self, game: World, chosen: list[Card]) -> None:
         game.pop_overlay(self)
         self.on_confirm(game, chosen)
 
@@ -79,7 +78,7 @@ class CardSelect(Screen):
 
     @classmethod
     def choose_into_hand(cls, cids: list[str]) -> "CardSelect":
-        def add(game: "Game", chosen: list[Card]) -> None:
+        def add(game: World, chosen: list[Card]) -> None:
             combat = game.run.combat if game.run else None
             if combat is not None:
                 for card in chosen:
@@ -88,13 +87,13 @@ class CardSelect(Screen):
                    can_skip=True)
 
 
-def _top(game: "Game") -> CardSelect | None:
+def _top(game: World) -> CardSelect | None:
     top = game.run.top
     return top if isinstance(top, CardSelect) else None
 
 
 @action("select_card")
-def select_card(game: "Game", p):
+def select_card(game: World, p):
     cs = _top(game)
     i = p.int("index", "Missing 'index' (card index in the grid)")
     if cs is None:
@@ -109,7 +108,7 @@ def select_card(game: "Game", p):
 
 
 @action("confirm_selection", confirm=True)
-def confirm_selection(game: "Game", p):
+def confirm_selection(game: World, p):
     cs = _top(game)
     if cs is not None and cs.screen_type == "choose":
         raise ActionRefused("Choose-a-card screen requires no confirmation - use "
@@ -126,7 +125,7 @@ def confirm_selection(game: "Game", p):
 
 
 @action("cancel_selection")
-def cancel_selection(game: "Game", p):
+def cancel_selection(game: World, p):
     cs = _top(game)
     if cs is not None and cs.screen_type == "choose":
         if not cs.can_skip:

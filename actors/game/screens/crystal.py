@@ -21,9 +21,9 @@ from ..content import POTION_POOL, RELIC_POOL
 from ..errors import ActionRefused
 from ..model import Screen, open_map
 from ..registry import action
+from ..world import World
 
 if TYPE_CHECKING:
-    from ..engine import Game
     from ..model import Run
 
 WIDTH, HEIGHT = 5, 4
@@ -80,7 +80,7 @@ class CrystalSphere(Screen):
     def item_at(self, cell: tuple[int, int]) -> Item | None:
         return next((i for i in self.items if cell in i.cells()), None)
 
-    def block(self, game: "Game") -> dict:
+    def block(self, game: World) -> dict:
         cells, clickable = [], []
         for y in range(HEIGHT):
             for x in range(WIDTH):
@@ -122,7 +122,7 @@ class CrystalSphere(Screen):
         if not self.tool_visible(self.tool):
             self.tool = "small" if self.tool_visible("small") else "none"
 
-    def grant(self, game: "Game") -> None:
+    def grant(self, game: World) -> None:
         run = game.run
         r = rng.stream(run.seed, "crystal_prizes", run.floor)
         for item in self.items:
@@ -138,7 +138,7 @@ class CrystalSphere(Screen):
                 run.add_card("DOUBT")
 
 
-def _need(game: "Game") -> CrystalSphere:
+def _need(game: World) -> CrystalSphere:
     """The sphere on top of the overlay stack (or left under the open map)."""
     run = game.run
     top = run.top if run.top is not None else run.lingering
@@ -148,7 +148,7 @@ def _need(game: "Game") -> CrystalSphere:
 
 
 @action("crystal_sphere_set_tool")
-def set_tool(game: "Game", p):
+def set_tool(game: World, p):
     cs = _need(game)
     tool = p.str("tool", "Missing 'tool' (expected 'big' or 'small')")
     if tool not in COST:
@@ -159,7 +159,7 @@ def set_tool(game: "Game", p):
 
 
 @action("crystal_sphere_click_cell")
-def click_cell(game: "Game", p):
+def click_cell(game: World, p):
     cs = _need(game)
     if not p.has("x"):
         raise ActionRefused("Missing 'x' (cell x-coordinate)")
@@ -175,7 +175,7 @@ def click_cell(game: "Game", p):
 
 
 @action("crystal_sphere_proceed")
-def crystal_proceed(game: "Game", p):
+def crystal_proceed(game: World, p):
     cs = _need(game)
     if not cs.can_proceed:
         raise ActionRefused("Crystal Sphere proceed button is not enabled")

@@ -17,16 +17,15 @@ the event shows no option buttons.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Callable
+from typing import Callable
 
 from ..content import RELICS
 from ..errors import ActionRefused
 from ..model import Screen, open_map, room_of
 from ..registry import action, in_range
 from ..views import hover_tips
+from ..world import World
 
-if TYPE_CHECKING:
-    from ..engine import Game
 
 PROCEED_TITLE = "Proceed"
 
@@ -35,7 +34,7 @@ PROCEED_TITLE = "Proceed"
 class Option:
     title: str
     description: str
-    apply: Callable[["Game", "EventRoom"], None] | None  # None: a proceed option
+    apply: Callable[[World, "EventRoom"], None] | None  # None: a proceed option
     locked: bool = False
     relic: str | None = None  # the relic the option gives (relic_name/_description)
     keywords: tuple[str, ...] = ()
@@ -74,7 +73,7 @@ class EventRoom(Screen):
     def in_dialogue(self) -> bool:
         return self.is_ancient and self.dialogue_pos < len(self.dialogue)
 
-    def buttons(self, game: "Game") -> list[Option]:
+    def buttons(self, game: World) -> list[Option]:
         """The option buttons a player can click now (none during the dialogue, under an
         open selection or once the map is open)."""
         run = game.run
@@ -82,7 +81,7 @@ class EventRoom(Screen):
             return []
         return self.options
 
-    def block(self, game: "Game") -> dict:
+    def block(self, game: World) -> dict:
         return {"event_id": self.event_id, "event_name": self.name,
                 "is_ancient": self.is_ancient, "in_dialogue": self.in_dialogue,
                 "body": self.body,
@@ -94,7 +93,7 @@ class EventRoom(Screen):
             self.options = [proceed_option()]
 
 
-def _need_event(game: "Game") -> Screen:
+def _need_event(game: World) -> Screen:
     room = room_of(game)
     if not (isinstance(room, EventRoom) or getattr(room, "room_type", "") == "EventRoom"):
         raise ActionRefused("Event room is not open")
@@ -102,7 +101,7 @@ def _need_event(game: "Game") -> Screen:
 
 
 @action("choose_event_option")
-def choose_event_option(game: "Game", p):
+def choose_event_option(game: World, p):
     room = _need_event(game)
     index = p.int("index", "Missing 'index' (event option index)")
     buttons = room.buttons(game) if isinstance(room, EventRoom) else []
@@ -125,7 +124,7 @@ def choose_event_option(game: "Game", p):
 
 
 @action("advance_dialogue")
-def advance_dialogue(game: "Game", p):
+def advance_dialogue(game: World, p):
     room = _need_event(game)
     if not (isinstance(room, EventRoom) and room.is_ancient):
         raise ActionRefused("No ancient dialogue active")

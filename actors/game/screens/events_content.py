@@ -7,30 +7,27 @@ of the event. Importing this module registers the act opening in ``runflow.HOOKS
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
 
 from .. import rng
 from ..content import RELIC_POOL, REWARD_POOL
 from ..model import Card
 from ..runflow import HOOKS
+from ..world import World
 from .cardselect import CardSelect
 from .crystal import CrystalSphere
 from .event import EventRoom, Option, proceed_option
 from .selects import BundleSelect, RelicSelect
 
-if TYPE_CHECKING:
-    from ..engine import Game
-
 
 def _gold(amount: int):
-    def apply(game: "Game", room: EventRoom) -> None:
+    def apply(game: World, room: EventRoom) -> None:
         game.run.gold += amount
         room.turn_page(f"You gain {amount} gold.")
     return apply
 
 
 def _max_hp(amount: int):
-    def apply(game: "Game", room: EventRoom) -> None:
+    def apply(game: World, room: EventRoom) -> None:
         game.run.max_hp += amount
         game.run.hp += amount
         room.turn_page(f"Your Max HP rises by {amount}.")
@@ -38,39 +35,39 @@ def _max_hp(amount: int):
 
 
 def _potion(pid: str):
-    def apply(game: "Game", room: EventRoom) -> None:
+    def apply(game: World, room: EventRoom) -> None:
         game.run.add_potion(pid)
         room.turn_page("You pocket a potion.")
     return apply
 
 
 def _relic(rid: str):
-    def apply(game: "Game", room: EventRoom) -> None:
+    def apply(game: World, room: EventRoom) -> None:
         game.run.add_relic(rid)
         room.turn_page("The relic is yours.")
     return apply
 
 
 def _heal(amount: int):
-    def apply(game: "Game", room: EventRoom) -> None:
+    def apply(game: World, room: EventRoom) -> None:
         game.run.heal(amount)
         room.turn_page(f"You heal {amount} HP.")
     return apply
 
 
-def open_act_event(game: "Game") -> None:
+def open_act_event(game: World) -> None:
     """The current act's opening ancient becomes the run's room."""
     run = game.run
     run.room = lantern_keeper(game) if run.act == 1 else tide_warden(game)
 
 
-def _unowned_relic(game: "Game", label: str) -> str:
+def _unowned_relic(game: World, label: str) -> str:
     owned = {r.rid for r in game.run.relics}
     pool = [x for x in RELIC_POOL if x not in owned] or list(RELIC_POOL)
     return rng.stream(game.run.seed, label, game.run.act).choice(pool)
 
 
-def lantern_keeper(game: "Game") -> EventRoom:
+def lantern_keeper(game: World) -> EventRoom:
     """Act 1: two lines of dialogue, then three seeded boons (one with no screen)."""
     r = rng.stream(game.run.seed, "opening")
     charm = _unowned_relic(game, "keeper_charm")
@@ -90,7 +87,7 @@ def lantern_keeper(game: "Game") -> EventRoom:
                      is_ancient=True)
 
 
-def tide_warden(game: "Game") -> EventRoom:
+def tide_warden(game: World) -> EventRoom:
     """Act 2 onwards: one line of dialogue, then two of three boons."""
     shell = _unowned_relic(game, "tide_shell")
     return EventRoom("TIDE_WARDEN", "The Tide Warden",
@@ -110,7 +107,7 @@ def extra_boons() -> list[Option]:
     ]
 
 
-def _bundle(game: "Game", room: EventRoom) -> None:
+def _bundle(game: World, room: EventRoom) -> None:
     r = rng.stream(game.run.seed, "bundle")
     pool = list(REWARD_POOL)
     r.shuffle(pool)
@@ -118,7 +115,7 @@ def _bundle(game: "Game", room: EventRoom) -> None:
     game.push_overlay(BundleSelect([pool[0:3], pool[3:6]]))
 
 
-def _relic_choice(game: "Game", room: EventRoom) -> None:
+def _relic_choice(game: World, room: EventRoom) -> None:
     r = rng.stream(game.run.seed, "relic_choice", game.run.floor)
     room.turn_page("Three relics glint before you.")
     game.push_overlay(RelicSelect(r.sample(RELIC_POOL, 3)))
@@ -126,7 +123,7 @@ def _relic_choice(game: "Game", room: EventRoom) -> None:
 
 def _select(kind: str):
     """An option opening card_select ``kind`` over the deck."""
-    def apply(game: "Game", room: EventRoom) -> None:
+    def apply(game: World, room: EventRoom) -> None:
         run = game.run
         r = rng.stream(run.seed, "event_select", run.floor)
         room.turn_page("It is done.")
@@ -161,12 +158,12 @@ def _select(kind: str):
     return apply
 
 
-def _crystal(game: "Game", room: EventRoom) -> None:
+def _crystal(game: World, room: EventRoom) -> None:
     room.turn_page("The sphere clouds over.")
     game.push_overlay(CrystalSphere(game.run))
 
 
-def pool_event(game: "Game", event_id: str) -> EventRoom:
+def pool_event(game: World, event_id: str) -> EventRoom:
     """The "?" room event ``event_id``."""
     if event_id == "SHIFTING_ALTAR":
         return EventRoom(event_id, "Shifting Altar", "The altar hums, ready to reshape.", [

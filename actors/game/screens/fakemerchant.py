@@ -19,15 +19,13 @@ closes the inventory first).
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
 
 from .. import rng
 from ..content import FAKE_RELICS, RELICS
 from ..model import Screen
 from ..views import hover_tips
+from ..world import World
 
-if TYPE_CHECKING:
-    from ..engine import Game
 
 NOT_READY = "Fake merchant inventory is not ready yet; retry in a moment."
 DEFEATED = "The fake merchant has been defeated. Proceed to map."
@@ -39,7 +37,7 @@ class FakeMerchantRoom(Screen):
     event_id = "FAKE_MERCHANT"
     name = "Fake Merchant"
 
-    def __init__(self, game: "Game") -> None:
+    def __init__(self, game: World) -> None:
         run = game.run
         r = rng.stream(run.seed, "fake_merchant", run.floor)
         self.entries = [{"category": "relic", "id": rid, "cost": 40 + r.randint(0, 30),
@@ -53,7 +51,7 @@ class FakeMerchantRoom(Screen):
         """The merchant's entries, or None while not ready (or after the fight)."""
         return self.entries if self.ready and not self.started_fight else None
 
-    def block(self, game: "Game") -> dict:
+    def block(self, game: World) -> dict:
         view = {"event_id": self.event_id, "event_name": self.name,
                 "started_fight": self.started_fight}
         if self.started_fight:

@@ -9,15 +9,14 @@ menu (the run's save is gone), ``continue`` and anything else are refused.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Callable
+from typing import Callable
 
 from ..errors import ActionRefused
 from ..model import Screen
 from ..progress import record_end
-from . import saves
+from ..world import World
+from .saves import return_to_menu
 
-if TYPE_CHECKING:
-    from ..engine import Game
 
 OPTIONS = ["main_menu"]
 
@@ -31,19 +30,19 @@ class GameOver(Screen):
         self.floor = floor
         self.score = score
 
-    def block(self, game: "Game") -> dict:
+    def block(self, game: World) -> dict:
         return {"message": "Run ended.", "options": list(OPTIONS)}
 
-    def menu_select(self, game: "Game", option: str) -> tuple[str, Callable[[], None]]:
+    def menu_select(self, game: World, option: str) -> tuple[str, Callable[[], None]]:
         low = option.lower()
         if low == "continue":
             raise ActionRefused("Game-over option 'continue' is not actionable. Use: main_menu")
         if low != "main_menu":
             raise ActionRefused(f"Unknown game over option: {option}. Use: main_menu")
-        return "Returning to main menu", lambda: saves.return_to_menu(game)
+        return "Returning to main menu", lambda: return_to_menu(game)
 
 
-def finish_run(game: "Game", victory: bool) -> None:
+def finish_run(game: World, victory: bool) -> None:
     """End the run: the game over screen on top of everything (victory or defeat)."""
     run = game.run
     assert run is not None

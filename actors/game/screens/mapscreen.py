@@ -19,9 +19,9 @@ from ..errors import ActionRefused
 from ..mapgen import MapNode
 from ..registry import action, in_range
 from ..runflow import enter_node
+from ..world import World
 
 if TYPE_CHECKING:
-    from ..engine import Game
     from ..model import Run
 
 
@@ -59,7 +59,7 @@ def map_block(run: "Run") -> dict:
 
 
 @action("choose_map_node")
-def choose_map_node(game: "Game", p):
+def choose_map_node(game: World, p):
     run = game.run
     if not run.map_open:
         raise ActionRefused("Map screen is not open")

@@ -17,17 +17,18 @@ options (the mod offers none: only the /__gamerig/manual endpoint leaves them);
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Callable
+from typing import Callable
 
 from ..content import CARDS, CHARACTERS, POTIONS, RELICS
 from ..errors import ActionRefused, ParamTypeError, read_error
 from ..progress import PROFILE_IDS, profile_action
 from ..render import TopLevel
-from . import popups, saves
+from ..world import World
+from .popups import maybe_first_run_warning
+from .saves import (TIMELINE_BLOCKED, ask_abandon, continue_run, embark, pending_epoch_ids,
+                    timeline_fields)
 from .gameover import GameOver
 
-if TYPE_CHECKING:
-    from ..engine import Game
 
 MAIN_BUTTONS = ("continue", "abandon_run", "singleplayer", "multiplayer", "compendium",
                 "timeline", "settings", "quit")
@@ -46,7 +47,7 @@ Reply = tuple  # (message, effect) or (message, effect, extra reply fields)
 
 
 # ----- views -------------------------------------------------------------------------
-def menu_view(game: "Game") -> TopLevel:
+def menu_view(game: World) -> TopLevel:
     """The menu state's fields (no run)."""
     screen = game.menu_screen
     view = TopLevel(menu_screen=screen, message=MESSAGES[screen])
@@ -69,15 +70,15 @@ def menu_view(game: "Game") -> TopLevel:
     elif screen == "timeline":
         view["options"] = [{"name": "advance", "enabled": True},
                            {"name": "back", "enabled": True}]
-        view.update(saves.timeline_fields(game))
+        view.update(timeline_fields(game))
     return view
 
 
-def main_options(game: "Game") -> tuple[list[str], list[dict]]:
+def main_options(game: World) -> tuple[list[str], list[dict]]:
     """The visible main-menu buttons, and ``timeline`` blocked while epochs wait."""
     options: list[str] = []
     blocked: list[dict] = []
-    pending = saves.pending_epoch_ids(game)
+    pending = pending_epoch_ids(game)
     for label in MAIN_BUTTONS:
         if label in ("continue", "abandon_run") and game.saved is None:
             continue
@@ -90,7 +91,7 @@ def main_options(game: "Game") -> tuple[list[str], list[dict]]:
     return options, blocked
 
 
-def character_select_view(game: "Game") -> dict:
+def character_select_view(game: World) -> dict:
     chosen = game.selected_character is not None
     options = [{"name": c.id.upper(), "enabled": not c.locked} for c in CHARACTERS.values()]
     options += [{"name": "confirm", "enabled": chosen}, {"name": "embark", "enabled": chosen},
@@ -126,7 +127,7 @@ def read_menu_params(body: dict) -> tuple[str, str | None]:
     return values[0] or "", values[1]
 
 
-def menu_select(game: "Game", option: str, seed: str | None) -> Reply:
+def menu_select(game: World, option: str, seed: str | None) -> Reply:
     """Validate ``menu_select``; return (message, effect[, extra])."""
     option = option.strip()
     if not option:
@@ -147,16 +148,16 @@ def menu_select(game: "Game", option: str, seed: str | None) -> Reply:
     raise ActionRefused("Not on a menu screen")
 
 
-def _goto(game: "Game", screen: str) -> Callable[[], None]:
+def _goto(game: World, screen: str) -> Callable[[], None]:
     def effect() -> None:
         game.menu_screen = screen
         if screen == "character_select":
             game.selected_character = None
-            popups.maybe_first_run_warning(game)
+            maybe_first_run_warning(game)
     return effect
 
 
-def _submenus(game: "Game", option: str) -> Reply:
+def _submenus(game: World, option: str) -> Reply:
     low = option.lower()
     screen = game.menu_screen
     if screen in ("singleplayer", "multiplayer"):
@@ -176,26 +177,26 @@ def _submenus(game: "Game", option: str) -> Reply:
     return _main_button(game, option)
 
 
-def _main_button(game: "Game", option: str) -> Reply:
+def _main_button(game: World, option: str) -> Reply:
     low = option.lower()
-    pending = saves.pending_epoch_ids(game)
+    pending = pending_epoch_ids(game)
     if low == "timeline" and pending:
-        raise ActionRefused(saves.TIMELINE_BLOCKED, {"pending_epoch_ids": pending,
+        raise ActionRefused(TIMELINE_BLOCKED, {"pending_epoch_ids": pending,
                                                      "manual_action_required": True})
     if low not in MAIN_BUTTONS:
         raise ActionRefused(f"Unknown menu option: {option}")
     if game.menu_screen != "main" or low not in main_options(game)[0]:
         raise ActionRefused(f"Option '{option}' is not available")
     if low == "continue":
-        return f"Selected {option}", lambda: saves.continue_run(game)
+        return f"Selected {option}", lambda: continue_run(game)
     if low == "abandon_run":
-        return f"Selected {option}", lambda: saves.ask_abandon(game)
+        return f"Selected {option}", lambda: ask_abandon(game)
     if low == "quit":
         return f"Selected {option}", lambda: setattr(game, "quit_requested", True)
     return f"Selected {option}", _goto(game, low)
 
 
-def _timeline(game: "Game", option: str) -> Reply:
+def _timeline(game: World, option: str) -> Reply:
     low = option.lower()
     if low in ("advance", "proceed"):
         return "No more epochs to advance", lambda: None, {"done": True}
@@ -204,7 +205,7 @@ def _timeline(game: "Game", option: str) -> Reply:
     raise ActionRefused(f"Unknown timeline option: {option}. Use: advance, back")
 
 
-def _profile_select(game: "Game", option: str) -> Reply:
+def _profile_select(game: World, option: str) -> Reply:
     """``ExecuteProfileSelectMenuOption``: back, or ``profile_N`` / ``slot_N`` / ``N``."""
     low = option.lower()
     if low == "back":
@@ -217,7 +218,7 @@ def _profile_select(game: "Game", option: str) -> Reply:
     return profile_action(game, "switch", int(number))
 
 
-def _char_select(game: "Game", option: str, seed: str | None) -> Reply:
+def _char_select(game: World, option: str, seed: str | None) -> Reply:
     low = option.lower()
     if low == "back":
         return "Going back", _goto(game, "singleplayer")
@@ -229,7 +230,7 @@ def _char_select(game: "Game", option: str, seed: str | None) -> Reply:
         character = game.selected_character
         if character is None:
             raise ActionRefused("Embark button not available — select a character first")
-        return "Embarking on run", lambda: saves.embark(game, character)
+        return "Embarking on run", lambda: embark(game, character)
     for c in CHARACTERS.values():
         if low in (c.id.lower(), c.name.lower()):
             if c.locked:
@@ -238,19 +239,3 @@ def _char_select(game: "Game", option: str, seed: str | None) -> Reply:
                     lambda: setattr(game, "selected_character", c.id))
     available = ", ".join(c.id.upper() for c in CHARACTERS.values() if not c.locked)
     raise ActionRefused(f"Character '{option}' not found. Available: {available}")
-
-
-# ----- kept for other modules ------------------------------------------------------------
-def return_to_menu(game: "Game") -> None:
-    saves.return_to_menu(game)
-
-
-def replace_run(game: "Game", run) -> None:
-    """Knob ``replace_run_after_actions``: a new run with the same seed replaces ``run``."""
-    saves.replace_run(game, run)
-
-
-def apply_start_knobs(game: "Game") -> None:
-    saves.apply_start_knobs(game)
-
-

@@ -13,12 +13,11 @@ calls ``then()`` once it has cleared.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Callable
+from typing import Callable
 
 from ..model import Screen
+from ..world import World
 
-if TYPE_CHECKING:
-    from ..engine import Game
 
 DEFAULT_READS = 2
 
@@ -32,13 +31,13 @@ class GenericOverlay(Screen):
         self.then = then
         self.reads_left = DEFAULT_READS
 
-    def block(self, game: "Game") -> dict:
+    def block(self, game: World) -> dict:
         return {"screen_type": self.screen_type,
                 "message": f"An overlay ({self.screen_type}) is active. It may require "
                            "manual interaction in-game."}
 
 
-def show_overlay(game: "Game", screen_type: str, then: Callable[[], None]) -> GenericOverlay:
+def show_overlay(game: World, screen_type: str, then: Callable[[], None]) -> GenericOverlay:
     """Push an unhandled overlay; ``then()`` runs once it has cleared."""
     overlay = GenericOverlay(screen_type, then=then)
     overlay.reads_left = game.knobs.sticky_overlay_reads or DEFAULT_READS
@@ -46,13 +45,13 @@ def show_overlay(game: "Game", screen_type: str, then: Callable[[], None]) -> Ge
     return overlay
 
 
-def clear(game: "Game", overlay: GenericOverlay) -> None:
+def clear(game: World, overlay: GenericOverlay) -> None:
     game.pop_overlay(overlay)
     if overlay.then is not None:
         overlay.then()
 
 
-def on_read(game: "Game") -> None:
+def on_read(game: World) -> None:
     """Per state read (after rendering): a shown overlay counts down and clears."""
     run = game.run
     top = run.top if run is not None else None
@@ -62,7 +61,7 @@ def on_read(game: "Game") -> None:
             clear(game, top)
 
 
-def manual(game: "Game") -> str | None:
+def manual(game: World) -> str | None:
     """``POST /__gamerig/manual``: what a person would close by hand (an unhandled overlay,
     the compendium or settings screen); returns what was closed, or None."""
     run = game.run

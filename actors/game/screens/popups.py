@@ -20,13 +20,12 @@ When they occur:
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Callable
+from typing import Callable
 
 from .. import rng
 from ..errors import ActionRefused
+from ..world import World
 
-if TYPE_CHECKING:
-    from ..engine import Game
 
 FTUE_SCREENS = ("map", "monster", "elite", "boss", "rewards", "card_reward", "shop",
                 "rest_site", "event", "treasure")
@@ -72,7 +71,7 @@ class Popup:
         return {"menu_screen": "popup", "message": self.message, "body": self.body,
                 "options": [{"name": n, "enabled": e} for n, e in self.options]}
 
-    def select(self, game: "Game", option: str) -> tuple[str, Callable[[], None]]:
+    def select(self, game: World, option: str) -> tuple[str, Callable[[], None]]:
         """Validate ``menu_select`` of ``option``; return (message, effect)."""
         low = option.lower()
         if self.kind == "tutorial_prompt":
@@ -95,13 +94,13 @@ class Popup:
         names = ", ".join(n for n, _ in self.options)
         raise ActionRefused(f"Popup option '{option}' is not actionable. Use: {names}")
 
-    def _close(self, game: "Game", option: str) -> None:
+    def _close(self, game: World, option: str) -> None:
         if game.popup is self:
             game.popup = None
             self.on_choose(option)
 
 
-def show_tutorial_prompt(game: "Game") -> None:
+def show_tutorial_prompt(game: World) -> None:
     """The "Enable Tutorials?" prompt of a fresh profile (once per profile)."""
     game.profile.seen.add("tutorial_prompt")
 
@@ -110,7 +109,7 @@ def show_tutorial_prompt(game: "Game") -> None:
     game.popup = Popup("tutorial_prompt", PROMPT_MESSAGE, on_choose=answer)
 
 
-def maybe_ftue(game: "Game", state_type: str) -> None:
+def maybe_ftue(game: World, state_type: str) -> None:
     """Open the first-time tutorial for ``state_type`` when it is due."""
     key = "combat" if state_type in ("monster", "elite", "boss") else state_type
     if (not game.profile.tutorials or state_type not in FTUE_SCREENS
@@ -121,13 +120,13 @@ def maybe_ftue(game: "Game", state_type: str) -> None:
                        unready_reads=game.knobs.ftue_unready_reads)
 
 
-def show_popup(game: "Game", title: str, body: str | None,
+def show_popup(game: World, title: str, body: str | None,
                options: tuple[tuple[str, bool], ...],
                on_choose: Callable[[str], None] = lambda option: None) -> None:
     game.popup = Popup("popup", title, body, options, on_choose)
 
 
-def maybe_first_run_warning(game: "Game") -> None:
+def maybe_first_run_warning(game: World) -> None:
     """Knob ``first_run_warning``: a fresh profile's first character select opens a popup
     (the "first-run warning" McpMod.Actions.cs ``ExecuteMenuSelect`` mentions; our text)."""
     if game.knobs.first_run_warning and "first_run_warning" not in game.profile.seen:
@@ -135,7 +134,7 @@ def maybe_first_run_warning(game: "Game") -> None:
         show_popup(game, *FIRST_RUN)
 
 
-def on_read(game: "Game") -> None:
+def on_read(game: World) -> None:
     """Per state read: count down a tutorial's disabled buttons; maybe open a notice."""
     popup = game.popup
     if popup is not None and popup.unready_reads > 0:

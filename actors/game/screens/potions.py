@@ -10,7 +10,6 @@ can only be thrown at the fake merchant - which starts a fight), ``Automatic`` p
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
 
 from .. import rng
 from ..bestiary import FAKE_MERCHANT_ENCOUNTER
@@ -18,18 +17,17 @@ from ..content import POTIONS, PotionDef
 from ..errors import ActionRefused
 from ..model import room_of
 from ..registry import action
+from ..world import World
 from .battle import (actions_disabled, after_combat_change, resolve_target, reward_cards,
                      start_combat)
 from .cardselect import CardSelect
 from .fakemerchant import FakeMerchantRoom
 
-if TYPE_CHECKING:
-    from ..engine import Game
 
 SLOT_MISSING = "Missing 'slot' (potion slot index)"
 
 
-def _slot(game: "Game", p) -> tuple[int, str]:
+def _slot(game: World, p) -> tuple[int, str]:
     run = game.run
     assert run is not None
     slot = p.int("slot", SLOT_MISSING)
@@ -42,14 +40,14 @@ def _slot(game: "Game", p) -> tuple[int, str]:
     return slot, pid
 
 
-def _not_queued(game: "Game", slot: int, potion: PotionDef) -> None:
+def _not_queued(game: World, slot: int, potion: PotionDef) -> None:
     """``potion.IsQueued``: a use accepted earlier and not yet applied (only while answering
     a POST; the queued use itself, re-validated when due, is no longer in the queue)."""
     if game.validating and any(b.get("slot") == slot for b in game.queued("use_potion")):
         raise ActionRefused(f"Potion '{potion.name}' is already queued for use")
 
 
-def _usable(game: "Game", potion: PotionDef) -> None:
+def _usable(game: World, potion: PotionDef) -> None:
     """The usage checks, in ``ExecuteUsePotion``'s order."""
     run = game.run
     in_combat = run.combat is not None
@@ -66,7 +64,7 @@ def _usable(game: "Game", potion: PotionDef) -> None:
         raise ActionRefused("Player actions are currently disabled")
 
 
-def _merchant(game: "Game") -> FakeMerchantRoom | None:
+def _merchant(game: World) -> FakeMerchantRoom | None:
     """The fake merchant a Foul Potion can be thrown at (before the fight)."""
     room = room_of(game)
     if isinstance(room, FakeMerchantRoom) and not room.started_fight and not game.run.map_open:
@@ -75,7 +73,7 @@ def _merchant(game: "Game") -> FakeMerchantRoom | None:
 
 
 @action("use_potion")
-def use_potion(game: "Game", p):
+def use_potion(game: World, p):
     run = game.run
     slot, pid = _slot(game, p)
     potion = POTIONS[pid]
@@ -102,7 +100,7 @@ def use_potion(game: "Game", p):
     return f"Using potion '{potion.name}' from slot {slot}{suffix}", effect
 
 
-def _drink(game: "Game", potion: PotionDef, target) -> None:
+def _drink(game: World, potion: PotionDef, target) -> None:
     run = game.run
     combat = run.combat
     if potion.id == "HEALING_SALVE":
@@ -129,7 +127,7 @@ def _drink(game: "Game", potion: PotionDef, target) -> None:
 
 
 @action("discard_potion")
-def discard_potion(game: "Game", p):
+def discard_potion(game: World, p):
     run = game.run
     slot, pid = _slot(game, p)
     name = POTIONS[pid].name

@@ -10,24 +10,22 @@ nothing. Events, fights and every other screen: "No proceed button available or 
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
 
 from ..errors import ActionRefused
 from ..model import open_map, room_of
 from ..registry import action
+from ..world import World
 from .fakemerchant import FakeMerchantRoom
 from .rest import RestRoom
 from .rewards import Rewards
 from .shop import ShopRoom
 from .treasure import TreasureRoom
 
-if TYPE_CHECKING:
-    from ..engine import Game
 
 NONE = "No proceed button available or enabled"
 
 
-def _room_branch(game: "Game") -> str | None:
+def _room_branch(game: World) -> str | None:
     """The message of the room whose proceed button is enabled, or None."""
     room = room_of(game)
     if isinstance(room, RestRoom) and room.used:
@@ -42,7 +40,7 @@ def _room_branch(game: "Game") -> str | None:
 
 
 @action("proceed")
-def proceed(game: "Game", p):
+def proceed(game: World, p):
     run = game.run
     top = run.top
     if isinstance(top, Rewards):

@@ -11,15 +11,12 @@ map; the button stays enabled, so a later ``proceed`` still answers ok (a no-op)
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
 
 from ..errors import ActionRefused
 from ..model import Card, Screen, room_of
 from ..registry import action, in_range
+from ..world import World
 from .cardselect import CardSelect
-
-if TYPE_CHECKING:
-    from ..engine import Game
 
 
 class RestRoom(Screen):
@@ -29,7 +26,7 @@ class RestRoom(Screen):
     def __init__(self) -> None:
         self.used = False
 
-    def options(self, game: "Game") -> list[dict]:
+    def options(self, game: World) -> list[dict]:
         can_smith = any(c.upgradable for c in game.run.deck)
         return [
             {"index": 0, "id": "HEAL", "name": "Rest",
@@ -39,12 +36,12 @@ class RestRoom(Screen):
              "is_enabled": not self.used and can_smith},
         ]
 
-    def block(self, game: "Game") -> dict:
+    def block(self, game: World) -> dict:
         return {"options": self.options(game), "can_proceed": self.used}
 
 
 @action("choose_rest_option")
-def choose_rest_option(game: "Game", p):
+def choose_rest_option(game: World, p):
     run = game.run
     index = p.int("index", "Missing 'index' (rest site option index)")
     room = room_of(game)
@@ -64,7 +61,7 @@ def choose_rest_option(game: "Game", p):
             run.heal(run.max_hp * 3 // 10)
         return message, rest
 
-    def confirm(game: "Game", chosen: list[Card]) -> None:
+    def confirm(game: World, chosen: list[Card]) -> None:
         room.used = True
         for card in chosen:
             card.upgraded = True

@@ -13,16 +13,14 @@ fight's room decides (``after``: the next act after a boss, the event a fight be
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Callable
+from typing import Callable
 
 from ..content import POTIONS, RELICS
 from ..errors import ActionRefused
 from ..model import Card, Screen, open_map
 from ..registry import action, in_range
 from ..views import card_view
-
-if TYPE_CHECKING:
-    from ..engine import Game
+from ..world import World
 
 
 def describe(item: dict) -> str:
@@ -53,15 +51,15 @@ class Rewards(Screen):
     state_type = "rewards"
 
     def __init__(self, items: list[dict],
-                 after: Callable[["Game"], None] | None = None) -> None:
+                 after: Callable[[World], None] | None = None) -> None:
         self.items = items
         self.after = after
 
-    def block(self, game: "Game") -> dict:
+    def block(self, game: World) -> dict:
         return {"items": [item_view(x, i) for i, x in enumerate(self.items)],
                 "can_proceed": True}
 
-    def leave(self, game: "Game") -> None:
+    def leave(self, game: World) -> None:
         game.pop_overlay(self)
         if self.after is not None:
             self.after(game)
@@ -77,17 +75,17 @@ class CardReward(Screen):
         self.item = item
         self.cards = [Card(0, cid) for cid in item["cards"]]
 
-    def block(self, game: "Game") -> dict:
+    def block(self, game: World) -> dict:
         return {"cards": [card_view(c, i) for i, c in enumerate(self.cards)],
                 "can_skip": True}
 
-    def close(self, game: "Game") -> None:
+    def close(self, game: World) -> None:
         game.pop_overlay(self)
         if self.item in self.rewards.items:
             self.rewards.items.remove(self.item)
 
 
-def _top(game: "Game", cls: type, refusal: str):
+def _top(game: World, cls: type, refusal: str):
     top = game.run.top
     if not isinstance(top, cls):
         raise ActionRefused(refusal)
@@ -106,7 +104,7 @@ def _claim_text(item: dict) -> str:
 
 
 @action("claim_reward")
-def claim_reward(game: "Game", p):
+def claim_reward(game: World, p):
     rewards = _top(game, Rewards, "Rewards screen is not open")
     run = game.run
     index = p.int("index", "Missing 'index' (reward index)")
@@ -132,7 +130,7 @@ def claim_reward(game: "Game", p):
 
 
 @action("select_card_reward", confirm=True)
-def select_card_reward(game: "Game", p):
+def select_card_reward(game: World, p):
     screen = _top(game, CardReward, "Card reward selection screen is not open")
     index = p.int("card_index", "Missing 'card_index'")
     card = in_range(screen.cards, index, f"Card index {index} out of range "
@@ -145,6 +143,6 @@ def select_card_reward(game: "Game", p):
 
 
 @action("skip_card_reward")
-def skip_card_reward(game: "Game", p):
+def skip_card_reward(game: World, p):
     screen = _top(game, CardReward, "Card reward selection screen is not open")
     return "Skipping card reward", lambda: screen.close(game)

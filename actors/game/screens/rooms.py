@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING
 from .. import rng
 from ..model import Screen, open_map
 from ..runflow import HOOKS
+from ..world import World
 from .battle import start_combat
 from .events_content import POOL, pool_event
 from .fakemerchant import FakeMerchantRoom
@@ -23,7 +24,6 @@ from .shop import ShopRoom
 from .treasure import TreasureRoom
 
 if TYPE_CHECKING:
-    from ..engine import Game
     from ..model import Run
 
 COMBAT_KINDS = {"Monster": "monster", "Elite": "elite", "Boss": "boss"}
@@ -38,7 +38,7 @@ class EmptyRoom(Screen):
     state_type = "unknown"
     room_type = "EmptyRoom"
 
-    def __init__(self, game: "Game") -> None:
+    def __init__(self, game: World) -> None:
         run = game.run
         game.after_reads(game.waiting + EMPTY_READS,
                          lambda: open_map(game) if run.room is self else None)
@@ -49,7 +49,7 @@ def roll_unknown(run: "Run") -> str:
     return rng.stream(run.seed, "unknown", run.floor).choice(UNKNOWN_OUTCOMES)
 
 
-def build_room(game: "Game", kind: str) -> None:
+def build_room(game: World, kind: str) -> None:
     run = game.run
     assert run is not None
     if kind in COMBAT_KINDS:

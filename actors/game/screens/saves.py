@@ -23,10 +23,10 @@ from .. import rng
 from ..content import CHARACTERS
 from ..progress import record_end, record_start
 from ..runflow import enter_node, start_run
-from . import popups
+from ..world import World
+from .popups import show_popup, show_tutorial_prompt
 
 if TYPE_CHECKING:
-    from ..engine import Game
     from ..model import Run
 
 TIMELINE_BLOCKED = ("Timeline has obtained epochs that still need to be revealed manually; "
@@ -39,7 +39,7 @@ EPOCH_TIME = 1_750_000_000
 
 
 # ----- embark, continue, abandon, leave ---------------------------------------------------
-def embark(game: "Game", character: str) -> None:
+def embark(game: World, character: str) -> None:
     """The embark button: a new run (a saved run is discarded), maybe the tutorial prompt."""
     game.saved = None
     game.menu_screen = "main"
@@ -48,31 +48,31 @@ def embark(game: "Game", character: str) -> None:
     _started(game)
     _loading(game)
     if "tutorial_prompt" not in game.profile.seen:
-        popups.show_tutorial_prompt(game)
+        show_tutorial_prompt(game)
 
 
-def continue_run(game: "Game") -> None:
+def continue_run(game: World) -> None:
     if game.saved is None:
         return
     game.run, game.saved = game.saved, None
     _loading(game)
 
 
-def ask_abandon(game: "Game") -> None:
+def ask_abandon(game: World) -> None:
     def answer(option: str) -> None:
         if option == "yes" and game.saved is not None:
             record_end(game, game.saved, False)
             game.saved = None
-    popups.show_popup(game, "Abandon Run?", "Are you sure you want to abandon this run?",
+    show_popup(game, "Abandon Run?", "Are you sure you want to abandon this run?",
                       (("yes", True), ("no", True)), answer)
 
 
-def _loading(game: "Game") -> None:
+def _loading(game: World) -> None:
     game.waiting = game.knobs.waiting_reads
     game.loading = game.waiting > 0
 
 
-def return_to_menu(game: "Game") -> None:
+def return_to_menu(game: World) -> None:
     """Game over → ``main_menu``: the run and its save are gone."""
     game.run = None
     game.saved = None
@@ -82,19 +82,19 @@ def return_to_menu(game: "Game") -> None:
     game.waiting = 0
 
 
-def replace_run(game: "Game", run: "Run") -> None:
+def replace_run(game: World, run: "Run") -> None:
     """Knob ``replace_run_after_actions``: a new run with the same seed replaces ``run``."""
     start_run(game, run.character, run.seed)
     _started(game)
 
 
-def _started(game: "Game") -> None:
+def _started(game: World) -> None:
     assert game.run is not None
     record_start(game, game.run)
 
 
 # ----- timeline -------------------------------------------------------------------------
-def _epoch_states(game: "Game") -> list[tuple[str, str]]:
+def _epoch_states(game: World) -> list[tuple[str, str]]:
     pending = game.knobs.pending_epochs
     out = []
     for eid, state in EPOCHS:
@@ -104,12 +104,12 @@ def _epoch_states(game: "Game") -> list[tuple[str, str]]:
     return out
 
 
-def pending_epoch_ids(game: "Game") -> list[str]:
+def pending_epoch_ids(game: World) -> list[str]:
     """Epochs obtained but not revealed (they block the timeline button)."""
     return [e for e, s in _epoch_states(game) if s in ("Obtained", "ObtainedNoSlot")]
 
 
-def timeline_fields(game: "Game") -> dict:
+def timeline_fields(game: World) -> dict:
     """The timeline screen's epoch fields (``BuildGameState``, timeline branch)."""
     epochs = []
     for i, (eid, state) in enumerate(_epoch_states(game)):
@@ -125,7 +125,7 @@ def timeline_fields(game: "Game") -> dict:
 
 
 # ----- start knobs ------------------------------------------------------------------------
-def apply_start_knobs(game: "Game") -> None:
+def apply_start_knobs(game: World) -> None:
     """``start_in_run`` / ``start_saved_run``: begin inside a run on floor ``start_floor``
     (or on the main menu with that run saved). The profile has answered the tutorial
     prompt with yes; the character and the path come from the seed."""

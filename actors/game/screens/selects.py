@@ -11,15 +11,12 @@ immediate; skipping takes nothing.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
 
 from ..errors import ActionRefused
 from ..model import Card, Screen
 from ..registry import action, in_range
 from ..views import card_view, relic_choice_view
-
-if TYPE_CHECKING:
-    from ..engine import Game
+from ..world import World
 
 
 class BundleSelect(Screen):
@@ -29,7 +26,7 @@ class BundleSelect(Screen):
         self.bundles = [[Card(0, cid) for cid in b] for b in bundles]
         self.selected: int | None = None
 
-    def block(self, game: "Game") -> dict:
+    def block(self, game: World) -> dict:
         preview = self.bundles[self.selected] if self.selected is not None else []
         return {"screen_type": "bundle", "prompt": "Choose a bundle.",
                 "bundles": [{"index": i, "card_count": len(b),
@@ -47,13 +44,13 @@ class RelicSelect(Screen):
     def __init__(self, relics: list[str]) -> None:
         self.relics = relics
 
-    def block(self, game: "Game") -> dict:
+    def block(self, game: World) -> dict:
         return {"prompt": "Choose a relic.",
                 "relics": [relic_choice_view(r, i) for i, r in enumerate(self.relics)],
                 "can_skip": True}
 
 
-def _top(game: "Game", cls: type, what: str):
+def _top(game: World, cls: type, what: str):
     top = game.run.top
     if not isinstance(top, cls):
         raise ActionRefused(f"No {what} selection screen is open")
@@ -61,7 +58,7 @@ def _top(game: "Game", cls: type, what: str):
 
 
 @action("select_bundle")
-def select_bundle(game: "Game", p):
+def select_bundle(game: World, p):
     bs = _top(game, BundleSelect, "bundle")
     index = p.int("index", "Missing 'index' (bundle index)")
     if bs.selected is not None:
@@ -73,7 +70,7 @@ def select_bundle(game: "Game", p):
 
 
 @action("confirm_bundle_selection", confirm=True)
-def confirm_bundle_selection(game: "Game", p):
+def confirm_bundle_selection(game: World, p):
     bs = _top(game, BundleSelect, "bundle")
     if bs.selected is None:
         raise ActionRefused("Bundle confirm button is not enabled")
@@ -87,7 +84,7 @@ def confirm_bundle_selection(game: "Game", p):
 
 
 @action("cancel_bundle_selection")
-def cancel_bundle_selection(game: "Game", p):
+def cancel_bundle_selection(game: World, p):
     bs = _top(game, BundleSelect, "bundle")
     if bs.selected is None:
         raise ActionRefused("Bundle cancel button is not enabled")
@@ -95,7 +92,7 @@ def cancel_bundle_selection(game: "Game", p):
 
 
 @action("select_relic", confirm=True)
-def select_relic(game: "Game", p):
+def select_relic(game: World, p):
     rs = _top(game, RelicSelect, "relic")
     index = p.int("index", "Missing 'index' (relic index)")
     rid = in_range(rs.relics, index, f"Relic index {index} out of range "
@@ -108,6 +105,6 @@ def select_relic(game: "Game", p):
 
 
 @action("skip_relic_selection")
-def skip_relic_selection(game: "Game", p):
+def skip_relic_selection(game: World, p):
     rs = _top(game, RelicSelect, "relic")
     return "Skipping relic selection", lambda: game.pop_overlay(rs)

@@ -27,11 +27,11 @@ from ..errors import ActionRefused
 from ..model import Card, Screen, room_of
 from ..registry import action, in_range
 from ..views import card_info, hover_tips
+from ..world import World
 from .cardselect import CardSelect
 from .fakemerchant import FakeMerchantRoom, relic_item
 
 if TYPE_CHECKING:
-    from ..engine import Game
     from ..model import Run
 
 CARD_PRICES = {"Common": 50, "Uncommon": 70, "Rare": 95}
@@ -43,7 +43,7 @@ class ShopRoom(Screen):
     state_type = "shop"
     room_type = "MerchantRoom"
 
-    def __init__(self, game: "Game") -> None:
+    def __init__(self, game: World) -> None:
         run = game.run
         r = rng.stream(run.seed, "shop", run.floor)
         self.entries: list[dict] = []
@@ -70,7 +70,7 @@ class ShopRoom(Screen):
     def inventory(self) -> list[dict] | None:
         return self.entries if self.ready else None
 
-    def block(self, game: "Game") -> dict:
+    def block(self, game: World) -> dict:
         if not self.ready:
             return {"items": [], "can_proceed": True, "error": NOT_READY}
         gold = game.run.gold
@@ -97,7 +97,7 @@ def shop_item(entry: dict, index: int, gold: int) -> dict:
     return item
 
 
-def _inventory(game: "Game") -> list[dict]:
+def _inventory(game: World) -> list[dict]:
     room = room_of(game)
     if not isinstance(room, (ShopRoom, FakeMerchantRoom)):
         raise ActionRefused("Not in a shop")
@@ -107,7 +107,7 @@ def _inventory(game: "Game") -> list[dict]:
 
 
 @action("shop_purchase")
-def shop_purchase(game: "Game", p):
+def shop_purchase(game: World, p):
     run = game.run
     entries = _inventory(game)
     index = p.int("index", "Missing 'index' (shop item index)")
@@ -121,7 +121,7 @@ def shop_purchase(game: "Game", p):
     return f"Purchasing item for {entry['cost']} gold", lambda: _buy(game, entry)
 
 
-def _buy(game: "Game", entry: dict) -> None:
+def _buy(game: World, entry: dict) -> None:
     run = game.run
     cat = entry["category"]
     if cat == "card_removal":
@@ -140,7 +140,7 @@ def _buy(game: "Game", entry: dict) -> None:
 
 
 def _removal_select(run: "Run", entry: dict) -> CardSelect:
-    def remove(game: "Game", chosen: list[Card]) -> None:
+    def remove(game: World, chosen: list[Card]) -> None:
         for card in chosen:
             if card in run.deck:
                 run.deck.remove(card)

@@ -11,7 +11,6 @@ opens the map (``ExecuteProceed``'s treasure branch).
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
 
 from .. import rng
 from ..content import RELIC_POOL, RELICS
@@ -19,16 +18,14 @@ from ..errors import ActionRefused
 from ..model import Screen, room_of
 from ..registry import action, in_range
 from ..views import relic_choice_view
-
-if TYPE_CHECKING:
-    from ..engine import Game
+from ..world import World
 
 
 class TreasureRoom(Screen):
     state_type = "treasure"
     room_type = "TreasureRoom"
 
-    def __init__(self, game: "Game") -> None:
+    def __init__(self, game: World) -> None:
         run = game.run
         owned = {x.rid for x in run.relics}
         pool = [x for x in RELIC_POOL if x not in owned] or list(RELIC_POOL)
@@ -43,7 +40,7 @@ class TreasureRoom(Screen):
     def collection_visible(self) -> bool:
         return self.opened and not self.claimed
 
-    def block(self, game: "Game") -> dict:
+    def block(self, game: World) -> dict:
         if not self.loaded:
             return {"message": "Treasure room loading..."}
         if not self.opened:
@@ -56,7 +53,7 @@ class TreasureRoom(Screen):
 
 
 @action("claim_treasure_relic")
-def claim_treasure_relic(game: "Game", p):
+def claim_treasure_relic(game: World, p):
     run = game.run
     room = room_of(game)
     if not isinstance(room, TreasureRoom) or not room.loaded:
