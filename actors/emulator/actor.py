@@ -203,14 +203,15 @@ class EmulatorActor:
         key = _dedupe_key(body)
         reply = self.replies.get(key) if key else None
         if reply is None:
-            reply = self._answer(body)
+            reply = self.answer(body)
             if key and not isinstance(reply, rep.EmulatorError):
                 self.replies[key] = reply
                 while len(self.replies) > REPLY_CACHE:
                     self.replies.popitem(last=False)
         return reply
 
-    def _answer(self, body) -> object:
+    def answer(self, body) -> object:
+        """The reply to one request (no dedupe: ``_answer_once`` keeps first replies)."""
         handler = self.handlers.get(type(body))
         if handler is None:
             return rep.EmulatorError(reply_to="", code="unexpected-type",

@@ -173,6 +173,11 @@ class EmulatorSession:
         return self._machine.held
 
     @property
+    def recording(self) -> Recording | None:
+        """The recording this session writes (None without one)."""
+        return self._recording
+
+    @property
     def recording_path(self) -> Path | None:
         return self._recording.path if self._recording else None
 

@@ -124,7 +124,7 @@ def test_close_without_stop_cancels_but_keeps_the_attempt(demo_rom, parent):
 
 
 def test_derived_outputs_are_charged_in_the_ledger(recorded):
-    rec = recorded._recording
+    rec = recorded.recording
     before = rec.bytes_used
     rec.record_derived("clips/door.gif", 5000, outside=True)
     assert rec.bytes_used >= before + 5000
