@@ -17,6 +17,13 @@ Bytes in, typed messages out; no sockets here.
     to_emulator.py          emulator_observe, emulator_step, emulator_checkpoint
     from_emulator.py        the emulator's replies (emulator_observed, emulator_stepped, ...)
 
+The session journal (rows on disk, not messages):
+
+    events.py               the journal's vocabulary: one dataclass per event kind, EVENTS,
+                            parse, SCHEMA_VERSION (how to add a kind: its docstring)
+    event_base.py           the Event base class, optional/extra fields, the docs' table
+    journal.py              canonical encoding, the hash chain and the one journal reader
+
 Importing the package registers every message type.
 """
 from . import (actor_to_supervisor, cli_to_supervisor, from_recorder,  # noqa: F401

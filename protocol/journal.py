@@ -16,7 +16,8 @@ import hashlib
 import json
 from typing import Any
 
-SCHEMA_VERSION = 1
+from .events import SCHEMA_VERSION  # noqa: F401  (re-exported: the writer's and readers' name)
+
 GENESIS = "0" * 64
 
 #: Fields every row has, in addition to ``event`` and the event's own fields.

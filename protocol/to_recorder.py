@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from .event_base import Event
 from .message import Message, message
 
 
@@ -79,6 +80,19 @@ class RecordEvent(Message):
     event: str
     fields: dict
     key: str | None = None  # idempotency key; a repeated key is not appended twice
+
+    @classmethod
+    def of(cls, event: Event, key: str | None = None) -> "RecordEvent":
+        """The request that records ``event`` (a ``protocol.events`` kind). ``key`` is the
+        idempotency key (the recorder writes it into the row as ``event_key``); without it,
+        the event's own ``event_key`` is used, if it has one. A reserved kind (one only the
+        recorder appends) raises ValueError: the recorder would refuse it."""
+        if event.RESERVED:
+            raise ValueError(f"{event.KIND!r} is recorded only through its own request")
+        fields = event.to_row()
+        kind = fields.pop("event")
+        own_key = fields.pop("event_key", None)
+        return cls(event=kind, fields=fields, key=key if key is not None else own_key)
 
 
 @message
