@@ -3,7 +3,10 @@
     cli.py          the ``supervisor`` command, built from ``commands.registry.REGISTRY``
     commands/       one module per command (start, status, stop, validate, ...)
     profile.py      YAML profiles: defaults, ``--set`` overrides, validation
-    session.py      one supervised session: start order, heartbeats, exits, stop order
+    session.py      one supervised session's lifecycle: start order, exits, restarts, stop
+                    order, finalization
+    control.py      the control endpoint: hello/welcome, heartbeats, request_stop, CLI and
+                    tap requests, pings
     restart.py      restart policy (permanent/transient/temporary, intensity, strategies)
     children.py     child processes: start, signal, reap, psutil samples
     outbox.py       lifecycle events owed to the recorder, never blocking the loop

@@ -1,8 +1,10 @@
-"""One supervised session: start actors in profile order, watch them, restart them by
-policy, follow the journal, and stop everything in reverse order, draining.
+"""One supervised session's process lifecycle: start actors in profile order, reap their
+exits, restart them by policy, follow the journal, and stop everything in reverse order,
+draining, then finalize.
 
-The loop never blocks on one actor: control messages, journal rows, lifecycle events,
-heartbeats, exits and restarts are all handled from one poller.
+The loop never blocks on one actor: control messages (answered by ``control.Control``),
+journal rows, lifecycle events, heartbeats, exits and restarts are all handled from one
+poller.
 """
 from __future__ import annotations
 
@@ -21,15 +23,13 @@ import protocol
 from actors.runtime.follow import Follower
 from .taps import TapRegistry
 from .tcp import record_fields, start_gateway, tap_streams
-from actors.runtime.transport import Counters, connect_dealer, send_envelope
-from protocol.errors import ProtocolError, VersionMismatch
-from protocol.actor_to_supervisor import Heartbeat, Hello, RequestStop
-from protocol.cli_to_supervisor import AttachRequest, DetachRequest, StatusRequest, StopRequest
-from protocol.supervisor_to_actor import Ping, Refused, StopActor, Welcome
-from protocol.supervisor_to_cli import ControlError, StatusReply, StopReply
+from actors.runtime.transport import Counters, connect_dealer
+from protocol.errors import ProtocolError
+from protocol.supervisor_to_actor import StopActor
 from protocol.to_recorder import Finalize
 
 from . import children as ch
+from .control import Control, SessionFacts
 from .outbox import Outbox
 from .progress import Progress
 from .restart import RestartPolicy
@@ -118,10 +118,6 @@ class Supervisor:
     # -- the run --------------------------------------------------------------------------
     def run(self) -> int:
         old = {s: signal.signal(s, self._on_signal) for s in (signal.SIGINT, signal.SIGTERM)}
-        self.control = self.zctx.socket(zmq.ROUTER)
-        self.control.setsockopt(zmq.LINGER, 0)
-        self.control.setsockopt(zmq.ROUTER_HANDOVER, 1)
-        self.control.bind(self.endpoints["control"])
         self.outbox = Outbox(self.zctx, self.endpoints["recorder"], self.session_id, self.counters)
         self.follower = Follower(self.zctx, self.endpoints["recorder"], session=self.session_id,
                                  sender="supervisor", counters=self.counters, wait_ms=500,
@@ -130,6 +126,9 @@ class Supervisor:
         self.taps = TapRegistry(session_token=self.rt.token, record=self.outbox.put, status=self.status,
                                 streams=tap_streams(self.endpoints, self.tcp),
                                 keepalive_s=float(self.profile["supervisor"]["taps"]["keepalive_s"]))
+        self.control = Control(self.zctx, self._facts(), children=self.children, taps=self.taps,
+                               counters=self.counters, record=self.outbox.put,
+                               request_stop=self.request_stop, status=self.status)
         self.rt.publish({"control": self.endpoints["control"], "capture_root": self.capture_root,
                          "session_dir": self.session_dir, "profile": self.profile.get("name"),
                          "started_at": time.time(), "actors": self.order, **record_fields(self.tcp)})
@@ -147,9 +146,16 @@ class Supervisor:
                 self.tcp.close()
             self.outbox.close()
             self.follower.close()
-            self.control.close(0)
+            self.control.close()
             self.rt.close()
             self.zctx.term()
+
+    def _facts(self) -> SessionFacts:
+        sup = self.profile["supervisor"]
+        return SessionFacts(session_id=self.session_id, session_dir=self.session_dir,
+                            capture_root=self.capture_root, endpoints=self.endpoints,
+                            profile=self.profile, heartbeat_s=self.hb, token=self.rt.token,
+                            startup_timeout_s=float(sup["startup_timeout_s"]))
 
     def _dedicate_cpu(self) -> set[int] | None:
         """``supervisor.dedicated_cpu``: that actor gets the last CPU this process may use to
@@ -230,16 +236,15 @@ class Supervisor:
 
     def _pump(self, timeout_s: float) -> None:
         poller = zmq.Poller()
-        poller.register(self.control, zmq.POLLIN)
+        poller.register(self.control.socket, zmq.POLLIN)
         fsock = self.follower.ensure_request()
         poller.register(fsock, zmq.POLLIN)
         self.outbox.pump()
         if self.outbox.socket is not None:
             poller.register(self.outbox.socket, zmq.POLLIN)
         events = dict(poller.poll(int(timeout_s * 1000)))
-        if self.control in events:
-            while self.control.poll(0):
-                self._on_control(self.control.recv_multipart())
+        if self.control.socket in events:
+            self.control.handle_waiting()
         if fsock in events:
             for row in self.follower.pump():
                 self.watch.feed(row)
@@ -250,7 +255,10 @@ class Supervisor:
         """Heartbeats and samples, due in every phase (start-up and stopping included)."""
         now = time.monotonic()
         if now >= self._next_ping:
-            self._ping_all(now)
+            for c in self.control.ping_all(now):
+                self.outbox.put("actor_unresponsive", {"actor": c.name, "pid": c.pid,
+                                                       "silent_s": round(now - c.last_heard, 2)})
+                c.kill()
             self._next_ping = now + self.hb
         if now >= self._next_sample:
             for c in self.children.values():
@@ -258,65 +266,7 @@ class Supervisor:
             self._next_sample = now + 2.0
             self.taps.sweep(now)
 
-    # -- control --------------------------------------------------------------------------
-    def _on_control(self, frames: list[bytes]) -> None:
-        routing, data = frames[:-1], frames[-1]
-        try:
-            env = protocol.decode(data)
-        except VersionMismatch as exc:  # refuse clearly instead of leaving the peer waiting
-            self.counters.bad(exc, "control")
-            self._reply(routing, Refused(reason=str(exc)))
-            return
-        except ProtocolError as exc:
-            self.counters.bad(exc, "control")
-            return
-        body = env.body
-        child = self.children.get(routing[0].decode(errors="replace")) if routing else None
-        if isinstance(body, Hello):
-            self._on_hello(routing, body)
-        elif isinstance(body, Heartbeat) and child is not None:
-            child.last_heard = time.monotonic()
-            child.status = body.counters or {}
-        elif isinstance(body, RequestStop):
-            self.outbox.put("stop_requested", {"actor": body.actor, "reason": body.reason,
-                                               "detail": body.detail})
-            self.request_stop(body.reason, f"asked by {body.actor}: {body.detail}")
-        elif isinstance(body, (StatusRequest, StopRequest, AttachRequest, DetachRequest)):
-            self._reply(routing, self._on_cli(env.id, body))
-
-    def _reply(self, routing, body) -> None:
-        send_envelope(self.control, body, session=self.session_id, sender="supervisor", routing=routing)
-
-    def _on_hello(self, routing: list[bytes], hello: Hello) -> None:
-        child = self.children.get(hello.actor)
-        if hello.protocol_major != protocol.PROTOCOL_MAJOR:
-            reason = (f"protocol version {hello.protocol_major}.{hello.protocol_minor} is not "
-                      f"accepted; this supervisor speaks {protocol.PROTOCOL_MAJOR}.x — "
-                      "run every actor from the same gamerig installation")
-            self._reply(routing, Refused(reason=reason))
-            self.outbox.put("actor_refused", {"actor": hello.actor, "reason": reason})
-            return
-        if child is None or child.pid != hello.pid:
-            self._reply(routing, Refused(reason=f"{hello.actor!r} (pid {hello.pid}) was not started by this supervisor"))
-            return
-        child.welcomed = True
-        child.last_heard = time.monotonic()
-        self._reply(routing, Welcome(actor=child.name, session_id=self.session_id,
-                                     session_dir=self.session_dir, capture_root=self.capture_root,
-                                     endpoints=self.endpoints, profile=self.profile,
-                                     heartbeat_s=self.hb))
-
-    def _on_cli(self, msg_id: str, body):
-        if self.taps.wants(body):  # attach, detach, and anything sent with a tap token
-            return self.taps.handle(msg_id, body)
-        if body.token != self.rt.token:
-            self.outbox.put("control_refused", {"request": body.TYPE, "reason": "bad token"})
-            return ControlError(reply_to=msg_id, code="unauthorized", message="wrong session token")
-        if isinstance(body, StopRequest):
-            self.request_stop(body.reason or "stop_command")
-            return StopReply(reply_to=msg_id, accepted=True, detail=f"stopping session {self.session_id}")
-        return StatusReply(reply_to=msg_id, status=self.status())
-
+    # -- status ---------------------------------------------------------------------------
     def status(self) -> dict:
         now = time.monotonic()
         return {
@@ -330,19 +280,7 @@ class Supervisor:
                            "status": c.status} for n, c in self.children.items()},
         }
 
-    # -- heartbeats, exits, restarts -----------------------------------------------------
-    def _ping_all(self, now: float) -> None:
-        for c in self.children.values():
-            if not c.alive() or c.stopping:
-                continue
-            if c.welcomed:
-                self._reply([c.name.encode()], Ping())
-            if now - c.last_heard > 3 * self.hb + (0 if c.welcomed else
-                                                   float(self.profile["supervisor"]["startup_timeout_s"])):
-                self.outbox.put("actor_unresponsive", {"actor": c.name, "pid": c.pid,
-                                                       "silent_s": round(now - c.last_heard, 2)})
-                c.kill()
-
+    # -- exits, restarts ------------------------------------------------------------------
     def _reap(self) -> None:
         for name in list(self.order):
             c = self.children[name]
@@ -389,7 +327,7 @@ class Supervisor:
         if not c.alive():
             return
         c.stopping = True
-        self._reply([c.name.encode()], StopActor(reason=reason))
+        self.control.tell(c.name, StopActor(reason=reason))
         deadline = time.monotonic() + float(self.profile["supervisor"]["stop_timeout_s"])
         while c.alive() and time.monotonic() < deadline:
             self._pump(0.05)
