@@ -1,10 +1,12 @@
 """``python -m actors.recorder``: the recorder actor (started by the supervisor)."""
 from actors.runtime.actor import ActorContext, run_actor
 
+from .rules import Recorder
+from .serve import RecorderServer
+
 
 def main(ctx: ActorContext) -> int:
-    from .service import Recorder
-    Recorder(ctx).serve()
+    RecorderServer(Recorder(ctx), ctx).serve()
     return 0
 
 

@@ -1,0 +1,409 @@
+"""The recorder's domain rules: what it records, what it answers and what it refuses.
+
+No sockets here (those are ``serve.py``'s): a ``Recorder`` is the session's state — the
+journal writer, the ``SessionIndex`` rebuilt from rows, a cache of recent rows and states —
+and one ``on_<request>`` handler per request type, each returning its reply or raising
+``Refusal`` (a stable code and a message). Every row goes through ``append``.
+
+Refusal codes and the rule behind each:
+
+    unknown_observation  a proposal for an observation this session does not have
+    bad_wish             a proposal's wish is not execute, wait, suppressed or stop
+    bad_proposal         an executable proposal without an action
+    unknown_proposal     an intent for a proposal this session does not have
+    attempt_exists       a second intent for a proposal (another requester, or resolved):
+                         a proposal is never attempted twice
+    not_executable       an intent for a proposal whose disposition is not execute
+    session_stopping     an intent once the session is stopping
+    stale_proposal       an intent for a proposal whose observation is forgotten
+    unknown_attempt      a result for an attempt that awaits none
+    bad_outcome          a result whose outcome is not accepted, rejected or unknown
+    reserved_event       ``record_event`` for a kind only its own request records
+    session_finalized    anything new once ``session_end`` is written
+
+Repeats are idempotent: the same ``read_id``, ``proposal_id``, intent by the same requester,
+``attempt_id`` result or event ``key`` is answered from the journal, not appended again.
+"""
+from __future__ import annotations
+
+import array
+import collections
+import importlib.metadata
+import json
+import logging
+import os
+from typing import Any, Callable
+
+import protocol
+from actors.runtime.actor import ActorContext
+from actors.runtime.bounded import BoundedDict
+from protocol import to_recorder as req
+from protocol.from_recorder import (Finalized, IntentAck, ObservationStored, ProposalRecorded, Recorded,
+                                    SnapshotReply)
+
+from . import files, summary
+from .index import OUTCOMES, SessionIndex
+from .writer import FaultPlan, JournalWriter
+
+log = logging.getLogger("recorder")
+
+WISHES = ("execute", "wait", "suppressed", "stop")
+RESERVED = {"session_start", "observation", "observation_error", "proposal", "proposal_status",
+            "action_attempt", "action_result", "session_end", "run_identity_changed",
+            "run_identity_unavailable", "recorder_resumed", "tap_write_refused"}
+CACHE_ROWS = 4096
+CACHE_STATES = 64
+
+
+class Refusal(Exception):
+    """A request the recorder will not carry out; ``serve`` turns it into a ``recorder_error``."""
+
+    def __init__(self, code: str, message: str):
+        super().__init__(message)
+        self.code = code
+
+
+class Recorder:
+    """One session's capture: a new journal (``session_start``) or a resumed one."""
+
+    def __init__(self, ctx: ActorContext):
+        self.ctx = ctx
+        self.root = ctx.capture_root
+        self.sid = ctx.session_id
+        self.dir = ctx.session_dir
+        self.journal_path = os.path.join(self.dir, "events.jsonl")
+        resume = os.path.exists(self.journal_path)
+        if not resume:
+            files.create_session_dir(self.root, self.sid)
+        faults = FaultPlan(ctx.setting("recorder.inject_failure"))
+        self.writer = JournalWriter(self.journal_path, self.sid, resume=resume, faults=faults)
+        self.index = SessionIndex()
+        self.cache: collections.deque[dict] = collections.deque(maxlen=CACHE_ROWS)
+        self.offsets = array.array("Q")
+        self.states: collections.OrderedDict[str, dict] = collections.OrderedDict()
+        self.finalized: dict | None = None
+        self.orphans_after = 0
+        self.durable_files: BoundedDict = BoundedDict()  # observation files already fsynced
+        if resume:
+            self.resume()
+        else:
+            self.start()
+
+    # -- start and resume ---------------------------------------------------------------
+    def start(self) -> None:
+        outcome_dir = self.ctx.setting("capture.outcome_dir")
+        baseline = files.list_outcome_dir(outcome_dir) if outcome_dir and os.path.isdir(outcome_dir) else None
+        if baseline is not None:
+            files.write_json_atomic(os.path.join(self.dir, "outcome_baseline.json"), baseline)
+        self.append("session_start", {
+            "gamerig_version": version(), "protocol_version": f"{protocol.PROTOCOL_MAJOR}.{protocol.PROTOCOL_MINOR}",
+            "profile": self.ctx.profile, "dry_run": bool(self.ctx.setting("session.dry_run", False)),
+            "max_steps": self.ctx.setting("session.max_steps"),
+            "game_backend": self.ctx.setting("game.backend"),
+            "capture_root": os.path.abspath(self.root),
+        }, durable=True)
+
+    def resume(self) -> None:
+        """Rebuild the index from the journal; a finalized session only serves reads, any
+        other is continued after a ``recorder_resumed`` row naming the torn lines it left."""
+        scan = self.writer.scan
+        assert scan is not None
+        for row, offset in zip(scan.rows, scan.offsets):
+            self.remember(row, offset)
+        if self.index.ended:  # finalized: serve reads, never append after session_end
+            self.finalized = summary.read(self.dir)  # None: the summary is still to be written
+            return
+        torn = [{"line": t.line_number, "offset": t.offset, "length": t.length,
+                 "sha256": t.sha256, "terminated": t.terminated} for t in self.writer.torn_at_resume]
+        self.append("recorder_resumed", {
+            "start_count": self.ctx.start_count, "resumed_after_sequence": scan.last_sequence,
+            "torn_rows": torn}, durable=True)
+
+    # -- rows -----------------------------------------------------------------------------
+    def append(self, event: str, fields: dict[str, Any], *, durable: bool = False) -> dict:
+        """Write one row (fsynced before return when ``durable``, or at the group's commit)
+        and apply it to the index. Raises ``JournalError``."""
+        row, offset = self.writer.append(event, fields, durable=durable)
+        self.remember(row, offset)
+        return row
+
+    def remember(self, row: dict, offset: int) -> None:
+        self.index.apply(row)
+        self.cache.append(row)
+        self.offsets.append(offset)
+
+    def rows_after(self, after: int, limit: int) -> list[dict]:
+        """Up to ``limit`` rows after sequence ``after``: from the cache, or from disk."""
+        last = self.writer.sequence
+        if after >= last:
+            return []
+        upto = min(last, after + limit)
+        first_cached = self.cache[0]["sequence"] if self.cache else last + 1
+        if after + 1 >= first_cached:
+            start = after + 1 - first_cached
+            return [self.cache[i] for i in range(start, start + upto - after)]
+        return self.rows_from_disk(after + 1, upto)
+
+    def rows_from_disk(self, first: int, last: int) -> list[dict]:
+        out = []
+        with open(self.journal_path, "rb") as fh:
+            fh.seek(self.offsets[first - 1])
+            while len(out) < last - first + 1:
+                line = fh.readline()
+                if not line:
+                    break
+                try:
+                    row = json.loads(line)
+                except ValueError:
+                    continue  # a torn line left by an earlier crash
+                if isinstance(row, dict) and first <= row.get("sequence", 0) <= last:
+                    out.append(row)
+        return out
+
+    def state_of(self, observation_id: str) -> dict | None:
+        """The stored state of a recent observation (None when forgotten or unreadable)."""
+        if observation_id in self.states:
+            return self.states[observation_id]
+        row = self.index.observation_rows.get(observation_id)
+        if row is None:
+            return None
+        try:
+            return files.read_observation(self.root, row["path"])
+        except (OSError, ValueError):
+            return None
+
+    def _cache_state(self, oid: str, state: dict) -> None:
+        self.states[oid] = state
+        while len(self.states) > CACHE_STATES:
+            self.states.popitem(last=False)
+
+    def _check_open(self) -> None:
+        if self.finalized is not None or self.index.ended is not None:
+            raise Refusal("session_finalized", "the session is finalized; nothing more is recorded")
+
+    def handlers(self) -> dict[type, Callable]:
+        """The writer endpoint's requests and their handlers."""
+        return {req.StoreObservation: self.on_store_observation,
+                req.ReportObservationError: self.on_report_observation_error,
+                req.RecordProposal: self.on_record_proposal,
+                req.RecordIntent: self.on_record_intent,
+                req.RecordResult: self.on_record_result,
+                req.RecordEvent: self.on_record_event,
+                req.Finalize: self.on_finalize}
+
+    # -- observations ---------------------------------------------------------------------
+    def on_store_observation(self, m: req.StoreObservation) -> ObservationStored:
+        done = self.index.reads.get(m.read_id)
+        if done is None:
+            self._check_open()
+            number, relpath = self._next_observation_file()
+            oid = f"o-{number:06d}"
+            sha = files.write_observation(self.root, relpath, m.state)
+            step = self.index.observations + 1
+            state_type = m.state.get("state_type")
+            fields = {"observation_id": oid, "path": relpath, "sha256": sha, "step": step,
+                      "phase": m.phase, "state_type": state_type if isinstance(state_type, str) else None,
+                      "read_id": m.read_id, "read_ms": m.read_ms}
+            if self.index.awaiting_after_attempt:
+                fields["after_attempt_id"] = self.index.awaiting_after_attempt
+            if m.identity is not None:
+                fields["run_identity"] = m.identity
+            done = self.append("observation", fields)
+            self._cache_state(oid, m.state)
+            if m.identity is not None:
+                self._identity_rows(oid, m.identity)
+        return ObservationStored(reply_to="", observation_id=done["observation_id"],
+                                 sequence=done["sequence"], path=done["path"],
+                                 sha256=done["sha256"], step=done["step"])
+
+    def _next_observation_file(self) -> tuple[int, str]:
+        """The next free observation number. A recorder that died between writing a file
+        and its row leaves an orphan file: it is never overwritten, its number is skipped."""
+        number = max(self.index.last_observation_number, self.orphans_after) + 1
+        relpath = files.observation_relpath(self.sid, number)
+        while os.path.exists(os.path.join(self.root, relpath)):
+            number += 1
+            relpath = files.observation_relpath(self.sid, number)
+        self.orphans_after = number
+        return number, relpath
+
+    def _identity_rows(self, oid: str, ident: dict) -> None:
+        """Identity changes and identity failures are rows of their own."""
+        if ident.get("status") == "ok" and isinstance(ident.get("run_id"), str):
+            if ident["run_id"] != self.index.last_run_id:
+                self.append("run_identity_changed", {
+                    "observation_id": oid, "previous_run_id": self.index.last_run_id,
+                    "run_id": ident["run_id"], "seed": ident.get("seed")})
+        else:
+            self.append("run_identity_unavailable", {
+                "observation_id": oid, "status": ident.get("status"),
+                "detail": ident.get("error") or ident.get("reason"),
+                "last_known_run_id": self.index.last_run_id})
+
+    def on_report_observation_error(self, m: req.ReportObservationError) -> Recorded:
+        self._check_open()
+        row = self.append("observation_error", {
+            "read_id": m.read_id, "error": m.error, "error_type": m.error_type,
+            "last_observation_id": self.index.last_observation_id})
+        return Recorded(reply_to="", sequence=row["sequence"])
+
+    # -- proposals ------------------------------------------------------------------------
+    def on_record_proposal(self, m: req.RecordProposal) -> ProposalRecorded:
+        if m.proposal_id in self.index.proposals:
+            if m.proposal_id in self.index.dispositions:
+                return ProposalRecorded(reply_to="", proposal_id=m.proposal_id,
+                                        disposition=self.index.dispositions[m.proposal_id],
+                                        sequence=self.index.proposals[m.proposal_id]["sequence"])
+            self._check_open()  # the recorder died between the proposal and its status
+            return self._record_status(m, dict(self.index.proposals[m.proposal_id]))
+        self._check_open()
+        if m.observation_id not in self.index.observation_rows:
+            raise Refusal("unknown_observation", f"no observation {m.observation_id!r} in this session")
+        if m.wish not in WISHES:
+            raise Refusal("bad_wish", f"wish {m.wish!r} is not one of {', '.join(WISHES)}")
+        if m.wish == "execute" and not m.action:
+            raise Refusal("bad_proposal", "an executable proposal needs an action")
+        fields = dict(m.extra or {})
+        fields.update(proposal_id=m.proposal_id, observation_id=m.observation_id, action=m.action,
+                      parameters=m.parameters, reason=m.reason, source=m.source,
+                      decide_ms=m.decide_ms)
+        if m.model_evidence is not None:
+            fields["model_evidence"] = m.model_evidence
+        self.append("proposal", fields)
+        return self._record_status(m, fields)
+
+    def _record_status(self, m: req.RecordProposal, fields: dict) -> ProposalRecorded:
+        status = self._disposition(m.wish)
+        status_fields = {"proposal_id": m.proposal_id, "status": status}
+        if m.wish == "stop":
+            status_fields["stop_reason"] = m.reason
+        elif status == "session_stopped":
+            status_fields["stop_reason"] = self.index.stopping
+        row = self.append("proposal_status", status_fields)
+        if status in ("execute", "dry_run"):
+            self._decide_feed(fields, status)
+        return ProposalRecorded(reply_to="", proposal_id=m.proposal_id, disposition=status,
+                                sequence=row["sequence"])
+
+    def _disposition(self, wish: str) -> str:
+        if wish == "stop" or (wish == "execute" and self.index.stopping):
+            return "session_stopped"
+        if wish == "execute" and self.ctx.setting("session.dry_run", False):
+            return "dry_run"
+        return wish
+
+    def _decide_feed(self, fields: dict, status: str) -> None:
+        row = {k: v for k, v in fields.items() if k != "model_evidence"}
+        row.update(event="decide", session=self.sid, disposition=status,
+                   recorded_at=self.cache[-1]["recorded_at"])
+        try:
+            files.append_feed(os.path.join(self.root, "decisions.jsonl"), row)
+        except OSError as exc:  # a compatibility feed never stops the session
+            log.error("decisions.jsonl append failed: %s", exc)
+
+    # -- intents and results --------------------------------------------------------------
+    def on_record_intent(self, m: req.RecordIntent) -> IntentAck:
+        prop = self.index.proposals.get(m.proposal_id)
+        if prop is None:
+            raise Refusal("unknown_proposal", f"no proposal {m.proposal_id!r} in this session")
+        self._check_open()  # never an acknowledgement after session_end, not even a repeat
+        existing = self.index.attempt_by_proposal.get(m.proposal_id)
+        if existing is not None:
+            att = self.index.attempts.get(existing)
+            if att is None or existing in self.index.results or att.get("requester") != m.requester:
+                raise Refusal("attempt_exists",
+                              f"proposal {m.proposal_id!r} already has attempt {existing!r}; "
+                              "it is never sent twice")
+            return _ack(att)
+        if self.index.dispositions.get(m.proposal_id) != "execute":
+            raise Refusal("not_executable", f"proposal {m.proposal_id!r} has disposition "
+                          f"{self.index.dispositions.get(m.proposal_id)!r}, not execute")
+        if self.index.stopping:
+            raise Refusal("session_stopping", f"the session is stopping ({self.index.stopping})")
+        obs = self.index.observation_rows.get(prop["observation_id"])
+        if obs is None:
+            raise Refusal("stale_proposal", f"proposal {m.proposal_id!r} is too old to act on")
+        if obs["path"] not in self.durable_files:
+            files.make_durable(self.root, obs["path"])
+            self.durable_files[obs["path"]] = None
+        number = self.index.attempt_count + 1
+        att = self.append("action_attempt", {
+            "attempt_id": f"a-{number:06d}", "proposal_id": m.proposal_id,
+            "observation_id": prop["observation_id"], "action": prop["action"],
+            "parameters": prop["parameters"], "requester": m.requester}, durable=True)
+        return _ack(att)
+
+    def on_record_result(self, m: req.RecordResult) -> Recorded:
+        done = self.index.results.get(m.attempt_id)
+        if done is not None:
+            return Recorded(reply_to="", sequence=done["sequence"])
+        self._check_open()
+        if m.attempt_id not in self.index.unresolved:
+            raise Refusal("unknown_attempt", f"no attempt {m.attempt_id!r} awaits a result")
+        if m.outcome not in OUTCOMES:
+            raise Refusal("bad_outcome", f"outcome {m.outcome!r} is not one of {', '.join(OUTCOMES)}")
+        row = self.append("action_result", {
+            "attempt_id": m.attempt_id, "outcome": m.outcome, "http_status": m.http_status,
+            "response": m.response, "error": m.error, "request_ms": m.request_ms}, durable=True)
+        return Recorded(reply_to="", sequence=row["sequence"])
+
+    # -- other events, the end, the snapshot ----------------------------------------------
+    def on_record_event(self, m: req.RecordEvent) -> Recorded:
+        if m.key and m.key in self.index.event_keys:
+            return Recorded(reply_to="", sequence=self.writer.sequence)
+        if m.event in RESERVED:
+            raise Refusal("reserved_event", f"{m.event!r} is recorded only through its own request")
+        self._check_open()
+        fields = dict(m.fields)
+        if m.key:
+            fields["event_key"] = m.key
+        row = self.append(m.event, fields)
+        return Recorded(reply_to="", sequence=row["sequence"])
+
+    def on_finalize(self, m: req.Finalize) -> Finalized:
+        """``session_end`` (unless there: a retry, or a resume after a failure between the
+        row and the summary), then the summary and the feed row; repeats get the summary."""
+        if self.finalized is None:
+            if self.index.ended is None:
+                self._append_end(m.reason, m.exit_code)
+            outcome_error = next((r.get("error") for r in self.cache if r.get("event") == "outcome_error"), None)
+            self.finalized = summary.write(summary.Capture(
+                root=self.root, session_id=self.sid, session_dir=self.dir, journal_path=self.journal_path,
+                dry_run=bool(self.ctx.setting("session.dry_run", False)),
+                last_digest=self.writer.last_digest), self.index, outcome_error)
+        return Finalized(reply_to="", summary=self.finalized)
+
+    def _append_end(self, reason: str, exit_code: int) -> None:
+        outcome_dir = self.ctx.setting("capture.outcome_dir")
+        candidates, outcome_error = summary.outcome_candidates(outcome_dir, self.dir)
+        if outcome_error:
+            self.append("outcome_error", {"error": outcome_error, "outcome_dir": outcome_dir})
+        self.append("session_end", {
+            "exit_code": exit_code, "reason": reason,
+            "outcome_file_candidates": candidates,
+            "awaiting_observation_after_attempt": self.index.awaiting_observation(),
+            "unresolved_attempts": self.index.unresolved_attempts(),
+        }, durable=True)
+
+    def on_snapshot(self, m: req.Snapshot) -> SnapshotReply:
+        return SnapshotReply(reply_to="", last_sequence=self.writer.sequence, summary=self.snapshot())
+
+    def snapshot(self) -> dict:
+        idx = self.index
+        return {"session": self.sid, "steps": idx.observations, "events": dict(idx.counts),
+                "dispositions": dict(idx.statuses), "action_results": dict(idx.outcomes),
+                "attempts": idx.attempt_count, "unresolved_attempts": idx.unresolved_attempts(),
+                "actor_restarts": dict(idx.restarts), "model_usage": dict(idx.model_usage),
+                "stopping": idx.stopping, "finalized": self.finalized is not None}
+
+
+def _ack(att: dict) -> IntentAck:
+    return IntentAck(reply_to="", attempt_id=att["attempt_id"], proposal_id=att["proposal_id"],
+                     action=att["action"], parameters=att["parameters"], sequence=att["sequence"])
+
+
+def version() -> str:
+    try:
+        return importlib.metadata.version("gamerig")
+    except Exception:
+        return "unknown"

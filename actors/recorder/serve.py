@@ -1,0 +1,230 @@
+"""The recorder's serving loop: sockets, group commit, batches, parked follows.
+
+Two ROUTER sockets: the writers' endpoint (``recorder``: every request of ``rules.Recorder``
+plus ``record_batch`` and ``follow``) and the read-only stream endpoint taps attach to
+(``stream``: ``snapshot`` and ``follow``; a write there is refused and journalled as
+``tap_write_refused``). Each request gets exactly one reply.
+
+* **Group commit** — up to ``BATCH`` waiting writer requests are answered with one fsync for
+  all the durable rows among them; no reply is sent before that fsync, and if it fails every
+  reply that waited for it becomes ``journal_failed``.
+* **Batches** — each item of a ``record_batch`` is answered as if it had come alone.
+* **Parked follows** — a ``follow`` with nothing to return waits until rows are appended or
+  its ``wait_ms`` passes.
+* **Errors** — ``RecorderServer.error_reply`` is the one place an exception becomes a
+  ``recorder_error`` reply (a ``Refusal``'s own code, ``journal_failed``, ``storage_failed``,
+  ``bad_request``); the journal and storage failures also ask the supervisor to stop.
+"""
+from __future__ import annotations
+
+import dataclasses
+import logging
+import time
+from typing import Callable
+
+import zmq
+
+from actors.runtime.actor import ActorContext
+from actors.runtime.transport import decode_or_count, send_envelope
+from protocol import message
+from protocol import to_recorder as req
+from protocol.errors import ProtocolError
+from protocol.from_recorder import BatchReplies, RecorderError, Rows
+
+from .rules import Recorder, Refusal
+from .writer import InjectedFailure, JournalError
+
+log = logging.getLogger("recorder")
+
+BATCH = 64  # requests taken off the socket before one group fsync and the replies
+GROUPED = (req.StoreObservation, req.ReportObservationError, req.RecordProposal, req.RecordIntent,
+           req.RecordResult, req.RecordEvent)  # and batches of them
+MAX_WAIT_MS = 60_000
+MAX_ROWS = 1024
+#: what ``error_reply`` turns into a reply; anything else is a bug and ends the actor
+ANSWERED = (Refusal, ProtocolError, JournalError, OSError, ValueError, TypeError, OverflowError)
+
+
+@dataclasses.dataclass
+class Parked:
+    sock: zmq.Socket
+    routing: list[bytes]
+    msg_id: str
+    follow: req.Follow
+    deadline: float
+
+
+class RecorderServer:
+    def __init__(self, recorder: Recorder, ctx: ActorContext):
+        self.recorder = recorder
+        self.ctx = ctx
+        self.parked: list[Parked] = []
+        self.writers = {**recorder.handlers(), req.RecordBatch: self.on_batch}
+        self.readers = {req.Snapshot: recorder.on_snapshot}
+
+    def serve(self) -> None:
+        """Serve both endpoints until the actor is asked to stop; then close the journal."""
+        sock = self._bind("recorder")
+        stream = self._bind("stream") if "stream" in self.ctx.endpoints else None
+        poller = zmq.Poller()
+        for s in (sock, stream):
+            if s is not None:
+                poller.register(s, zmq.POLLIN)
+        self.ctx.status["sequence"] = self.recorder.writer.sequence
+        try:
+            while not self.ctx.stopping.is_set():
+                ready = dict(poller.poll(self._poll_ms()))
+                if sock in ready:
+                    self._serve_writers(sock)
+                if stream is not None and stream in ready:
+                    self._serve_reader(stream)
+                self._serve_parked()
+                self.ctx.status["sequence"] = self.recorder.writer.sequence
+        finally:
+            for s in (sock, stream):
+                if s is not None:
+                    s.close(0)
+            self.recorder.writer.close()
+
+    def _poll_ms(self) -> int:
+        if not self.parked:
+            return 200
+        first = min(p.deadline for p in self.parked)
+        return max(1, min(200, int((first - time.monotonic()) * 1000)))
+
+    def _bind(self, name: str) -> zmq.Socket:
+        s = self.ctx.zctx.socket(zmq.ROUTER)
+        s.setsockopt(zmq.LINGER, 0)
+        s.bind(self.ctx.endpoints[name])
+        return s
+
+    def _reply(self, sock: zmq.Socket, routing: list[bytes], body) -> None:
+        send_envelope(sock, body, session=self.recorder.sid, sender="recorder", routing=routing)
+
+    # -- the one place errors become replies ------------------------------------------------
+    def error_reply(self, exc: Exception, what: str) -> RecorderError:
+        """The ``recorder_error`` for ``exc`` raised while answering ``what`` (a request type
+        or a batch position). Journal and storage failures also ask the supervisor to stop."""
+        if isinstance(exc, Refusal):
+            return RecorderError(reply_to="", code=exc.code, message=str(exc))
+        if isinstance(exc, JournalError):
+            if not isinstance(exc, InjectedFailure):
+                log.error("%s", exc)
+            self.ctx.request_stop("journal_failed", str(exc))
+            return RecorderError(reply_to="", code="journal_failed", message=str(exc))
+        if isinstance(exc, OSError):
+            self.ctx.request_stop("storage_failed", str(exc))
+            return RecorderError(reply_to="", code="storage_failed", message=str(exc))
+        return RecorderError(reply_to="", code="bad_request", message=f"{what}: {exc}")  # a value JSON cannot hold
+
+    def answer(self, what: str, call: Callable[[], object]):
+        """``call()``'s reply, or the ``recorder_error`` for what it raised."""
+        try:
+            return call()
+        except ANSWERED as exc:
+            return self.error_reply(exc, what)
+
+    # -- the writers' endpoint: group commit ------------------------------------------------
+    def _serve_writers(self, sock: zmq.Socket) -> None:
+        """Answer up to ``BATCH`` waiting requests; one fsync, then the replies."""
+        replies: list[tuple[list[bytes], object]] = []
+        self.recorder.writer.begin_group()
+        for _ in range(BATCH):
+            try:
+                frames = sock.recv_multipart(zmq.NOBLOCK)
+            except zmq.Again:
+                break
+            env = self._decode(sock, frames, "recorder")
+            if env is None:
+                continue
+            if not isinstance(env.body, (*GROUPED, req.RecordBatch)):
+                replies = self._commit(replies)  # finalizing writes its files in order: no deferred fsync
+            replies.append((frames[:-1], self._answer(env, self.writers)))
+        for routing, reply in self._commit(replies):
+            self._reply(sock, routing, reply)
+
+    def _commit(self, replies: list[tuple[list[bytes], object]]) -> list[tuple[list[bytes], object]]:
+        """fsync the group's durable rows; if that fails, none of ``replies`` (which waited
+        for it) is acknowledged: each becomes the failure's ``recorder_error``."""
+        failure = self.answer("commit", self.recorder.writer.end_group)
+        if not isinstance(failure, RecorderError):
+            return replies
+        return [(routing, dataclasses.replace(failure, reply_to=reply.reply_to)) for routing, reply in replies]
+
+    def _decode(self, sock: zmq.Socket, frames: list[bytes], endpoint: str):
+        """The request's envelope, or None when there is nothing to answer now (an
+        undecodable frame, counted; or a follow, parked until rows come)."""
+        env = decode_or_count(frames[-1], self.ctx.counters, endpoint)
+        if env is not None and isinstance(env.body, req.Follow) and env.body.after >= 0:
+            self.parked.append(Parked(sock, frames[:-1], env.id, env.body,
+                                      time.monotonic() + min(env.body.wait_ms, MAX_WAIT_MS) / 1000))
+            return None
+        return env
+
+    def _answer(self, env, handlers: dict, read_only: bool = False):
+        def call():
+            body = env.body
+            if isinstance(body, req.Follow):
+                raise Refusal("bad_cursor", f"follow after {body.after}: must be >= 0")
+            handler = handlers.get(type(body))
+            if handler is None and read_only:
+                self._refuse_write(env)
+                raise Refusal("read_only", f"the stream endpoint is read-only; {env.type!r} refused")
+            if handler is None:
+                raise Refusal("unexpected_type", f"the recorder does not take {env.type!r}")
+            return handler(body)
+        return dataclasses.replace(self.answer(env.type, call), reply_to=env.id)
+
+    def on_batch(self, m: req.RecordBatch) -> BatchReplies:
+        """Each item answered as if sent alone, in order (see ``RecordBatch``)."""
+        out = []
+        for n, item in enumerate(m.items):
+            body = self.answer(f"items[{n}]", lambda: _batch_item(n, item))
+            if not isinstance(body, RecorderError):
+                body = self.answer(body.TYPE, lambda: self.writers[type(body)](body))
+            out.append(body.to_item())
+        return BatchReplies(reply_to="", items=out)
+
+    # -- the read-only stream endpoint and parked follows -----------------------------------
+    def _serve_reader(self, stream: zmq.Socket) -> None:
+        frames = stream.recv_multipart()
+        env = self._decode(stream, frames, "stream")
+        if env is not None:
+            self._reply(stream, frames[:-1], self._answer(env, self.readers, read_only=True))
+
+    def _refuse_write(self, env) -> None:
+        """Record a write attempted on the read-only endpoint (a tap overstepping)."""
+        if self.recorder.finalized is None:
+            try:
+                self.recorder.append("tap_write_refused", {"request": env.type, "sender": env.sender})
+            except JournalError as exc:  # the refusal is answered all the same
+                log.error("%s", exc)
+
+    def _serve_parked(self) -> None:
+        now = time.monotonic()
+        keep = []
+        rec = self.recorder
+        for p in self.parked:
+            rows = rec.rows_after(p.follow.after, max(1, min(p.follow.max_rows, MAX_ROWS)))
+            if not rows and now < p.deadline:
+                keep.append(p)
+                continue
+            states = None
+            if p.follow.with_states:
+                states = {r["observation_id"]: s for r in rows if r["event"] == "observation"
+                          for s in [rec.state_of(r["observation_id"])] if s is not None}
+            try:
+                self._reply(p.sock, p.routing, Rows(reply_to=p.msg_id, rows=rows,
+                                                    last_sequence=rec.writer.sequence, states=states))
+            except ProtocolError:  # too big for one frame: send the rows without states
+                self._reply(p.sock, p.routing, Rows(reply_to=p.msg_id, rows=rows[:1],
+                                                    last_sequence=rec.writer.sequence))
+        self.parked = keep
+
+
+def _batch_item(n: int, item: dict):
+    """A batch item's request; ``Refusal`` when its type cannot be batched."""
+    cls = message.lookup(item.get("type"))
+    if cls not in GROUPED:
+        raise Refusal("bad_batch_item", f"items[{n}]: {item.get('type')!r} cannot be batched")
+    return cls.from_body(item.get("body"))
