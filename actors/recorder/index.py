@@ -2,7 +2,8 @@
 
 ``SessionIndex.apply(row)`` is the only way the index changes, both while recording and
 when a restarted recorder replays its journal, so a resumed recorder answers exactly as the
-one that died would have.
+one that died would have. A kind the index keeps something of has one ``_<kind>`` method in
+``_APPLY`` (keyed by ``protocol.events`` classes' ``KIND``); every other kind is only counted.
 """
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ import logging
 from typing import Any
 
 from actors.runtime.bounded import BoundedDict
+from protocol import events as ev
 
 log = logging.getLogger("recorder")
 
@@ -143,16 +145,16 @@ def _call_usage(record: dict) -> dict:
 
 
 _APPLY = {
-    "observation": SessionIndex._observation,
-    "proposal": SessionIndex._proposal,
-    "proposal_status": SessionIndex._status,
-    "action_attempt": SessionIndex._attempt,
-    "action_result": SessionIndex._result,
-    "session_stopping": SessionIndex._stopping,
-    "session_start": SessionIndex._start,
-    "session_end": SessionIndex._end,
-    "actor_restart": SessionIndex._restart,
-    "model_error": SessionIndex._model_error,
-    "model_late_answer": SessionIndex._model_late,
-    "run_identity_changed": SessionIndex._identity,
+    ev.Observation.KIND: SessionIndex._observation,
+    ev.Proposal.KIND: SessionIndex._proposal,
+    ev.ProposalStatus.KIND: SessionIndex._status,
+    ev.ActionAttempt.KIND: SessionIndex._attempt,
+    ev.ActionResult.KIND: SessionIndex._result,
+    ev.SessionStopping.KIND: SessionIndex._stopping,
+    ev.SessionStart.KIND: SessionIndex._start,
+    ev.SessionEnd.KIND: SessionIndex._end,
+    ev.ActorRestart.KIND: SessionIndex._restart,
+    ev.ModelError.KIND: SessionIndex._model_error,
+    ev.ModelLateAnswer.KIND: SessionIndex._model_late,
+    ev.RunIdentityChanged.KIND: SessionIndex._identity,
 }

@@ -38,6 +38,9 @@ import protocol
 from actors.runtime.actor import ActorContext
 from actors.runtime.bounded import BoundedDict
 from protocol import to_recorder as req
+from protocol.events import (ActionAttempt, ActionResult, Event, Observation, ObservationError, OutcomeError,
+                             Proposal, ProposalStatus, RecorderResumed, RunIdentityChanged,
+                             RunIdentityUnavailable, SessionEnd, SessionStart, reserved_kinds)
 from protocol.from_recorder import (Finalized, IntentAck, ObservationStored, ProposalRecorded, Recorded,
                                     SnapshotReply)
 
@@ -48,9 +51,7 @@ from .writer import FaultPlan, JournalWriter
 log = logging.getLogger("recorder")
 
 WISHES = ("execute", "wait", "suppressed", "stop")
-RESERVED = {"session_start", "observation", "observation_error", "proposal", "proposal_status",
-            "action_attempt", "action_result", "session_end", "run_identity_changed",
-            "run_identity_unavailable", "recorder_resumed", "tap_write_refused"}
+RESERVED = reserved_kinds()  # appended only by the recorder itself, never through record_event
 CACHE_ROWS = 4096
 CACHE_STATES = 64
 
@@ -95,13 +96,11 @@ class Recorder:
         baseline = files.list_outcome_dir(outcome_dir) if outcome_dir and os.path.isdir(outcome_dir) else None
         if baseline is not None:
             files.write_json_atomic(os.path.join(self.dir, "outcome_baseline.json"), baseline)
-        self.append("session_start", {
-            "gamerig_version": version(), "protocol_version": f"{protocol.PROTOCOL_MAJOR}.{protocol.PROTOCOL_MINOR}",
-            "profile": self.ctx.profile, "dry_run": bool(self.ctx.setting("session.dry_run", False)),
-            "max_steps": self.ctx.setting("session.max_steps"),
-            "game_backend": self.ctx.setting("game.backend"),
-            "capture_root": os.path.abspath(self.root),
-        }, durable=True)
+        self.append(SessionStart(
+            gamerig_version=version(), protocol_version=f"{protocol.PROTOCOL_MAJOR}.{protocol.PROTOCOL_MINOR}",
+            profile=self.ctx.profile, dry_run=bool(self.ctx.setting("session.dry_run", False)),
+            max_steps=self.ctx.setting("session.max_steps"), game_backend=self.ctx.setting("game.backend"),
+            capture_root=os.path.abspath(self.root)), durable=True)
 
     def resume(self) -> None:
         """Rebuild the index from the journal; a finalized session only serves reads, any
@@ -115,15 +114,20 @@ class Recorder:
             return
         torn = [{"line": t.line_number, "offset": t.offset, "length": t.length,
                  "sha256": t.sha256, "terminated": t.terminated} for t in self.writer.torn_at_resume]
-        self.append("recorder_resumed", {
-            "start_count": self.ctx.start_count, "resumed_after_sequence": scan.last_sequence,
-            "torn_rows": torn}, durable=True)
+        self.append(RecorderResumed(start_count=self.ctx.start_count,
+                                    resumed_after_sequence=scan.last_sequence, torn_rows=torn), durable=True)
 
     # -- rows -----------------------------------------------------------------------------
-    def append(self, event: str, fields: dict[str, Any], *, durable: bool = False) -> dict:
-        """Write one row (fsynced before return when ``durable``, or at the group's commit)
-        and apply it to the index. Raises ``JournalError``."""
-        row, offset = self.writer.append(event, fields, durable=durable)
+    def append(self, event: Event, *, durable: bool = False) -> dict:
+        """Write ``event``'s row (fsynced before return when ``durable``, or at the group's
+        commit) and apply it to the index; return the row. Raises ``JournalError``."""
+        return self.append_row(event.to_row(), durable=durable)
+
+    def append_row(self, fields: dict[str, Any], *, durable: bool = False) -> dict:
+        """Write a row of any kind (``fields`` with its ``event``): the kinds others record
+        through ``record_event``, which the recorder passes through as they come."""
+        fields = dict(fields)
+        row, offset = self.writer.append(fields.pop("event"), fields, durable=durable)
         self.remember(row, offset)
         return row
 
@@ -199,16 +203,12 @@ class Recorder:
             number, relpath = self._next_observation_file()
             oid = f"o-{number:06d}"
             sha = files.write_observation(self.root, relpath, m.state)
-            step = self.index.observations + 1
             state_type = m.state.get("state_type")
-            fields = {"observation_id": oid, "path": relpath, "sha256": sha, "step": step,
-                      "phase": m.phase, "state_type": state_type if isinstance(state_type, str) else None,
-                      "read_id": m.read_id, "read_ms": m.read_ms}
-            if self.index.awaiting_after_attempt:
-                fields["after_attempt_id"] = self.index.awaiting_after_attempt
-            if m.identity is not None:
-                fields["run_identity"] = m.identity
-            done = self.append("observation", fields)
+            done = self.append(Observation(
+                observation_id=oid, path=relpath, sha256=sha, step=self.index.observations + 1,
+                phase=m.phase, state_type=state_type if isinstance(state_type, str) else None,
+                read_id=m.read_id, read_ms=m.read_ms,
+                after_attempt_id=self.index.awaiting_after_attempt or None, run_identity=m.identity))
             self._cache_state(oid, m.state)
             if m.identity is not None:
                 self._identity_rows(oid, m.identity)
@@ -231,20 +231,17 @@ class Recorder:
         """Identity changes and identity failures are rows of their own."""
         if ident.get("status") == "ok" and isinstance(ident.get("run_id"), str):
             if ident["run_id"] != self.index.last_run_id:
-                self.append("run_identity_changed", {
-                    "observation_id": oid, "previous_run_id": self.index.last_run_id,
-                    "run_id": ident["run_id"], "seed": ident.get("seed")})
+                self.append(RunIdentityChanged(observation_id=oid, previous_run_id=self.index.last_run_id,
+                                               run_id=ident["run_id"], seed=ident.get("seed")))
         else:
-            self.append("run_identity_unavailable", {
-                "observation_id": oid, "status": ident.get("status"),
-                "detail": ident.get("error") or ident.get("reason"),
-                "last_known_run_id": self.index.last_run_id})
+            self.append(RunIdentityUnavailable(observation_id=oid, status=ident.get("status"),
+                                               detail=ident.get("error") or ident.get("reason"),
+                                               last_known_run_id=self.index.last_run_id))
 
     def on_report_observation_error(self, m: req.ReportObservationError) -> Recorded:
         self._check_open()
-        row = self.append("observation_error", {
-            "read_id": m.read_id, "error": m.error, "error_type": m.error_type,
-            "last_observation_id": self.index.last_observation_id})
+        row = self.append(ObservationError(read_id=m.read_id, error=m.error, error_type=m.error_type,
+                                           last_observation_id=self.index.last_observation_id))
         return Recorded(reply_to="", sequence=row["sequence"])
 
     # -- proposals ------------------------------------------------------------------------
@@ -263,25 +260,23 @@ class Recorder:
             raise Refusal("bad_wish", f"wish {m.wish!r} is not one of {', '.join(WISHES)}")
         if m.wish == "execute" and not m.action:
             raise Refusal("bad_proposal", "an executable proposal needs an action")
-        fields = dict(m.extra or {})
-        fields.update(proposal_id=m.proposal_id, observation_id=m.observation_id, action=m.action,
-                      parameters=m.parameters, reason=m.reason, source=m.source,
-                      decide_ms=m.decide_ms)
-        if m.model_evidence is not None:
-            fields["model_evidence"] = m.model_evidence
-        self.append("proposal", fields)
-        return self._record_status(m, fields)
+        proposal = Proposal(
+            proposal_id=m.proposal_id, observation_id=m.observation_id, action=m.action,
+            parameters=m.parameters, reason=m.reason, source=m.source, decide_ms=m.decide_ms,
+            model_evidence=m.model_evidence, extra=dict(m.extra or {}))
+        self.append(proposal)
+        return self._record_status(m, proposal.to_row())
 
-    def _record_status(self, m: req.RecordProposal, fields: dict) -> ProposalRecorded:
+    def _record_status(self, m: req.RecordProposal, proposal: dict) -> ProposalRecorded:
         status = self._disposition(m.wish)
-        status_fields = {"proposal_id": m.proposal_id, "status": status}
+        stop_reason = None
         if m.wish == "stop":
-            status_fields["stop_reason"] = m.reason
+            stop_reason = m.reason
         elif status == "session_stopped":
-            status_fields["stop_reason"] = self.index.stopping
-        row = self.append("proposal_status", status_fields)
+            stop_reason = self.index.stopping
+        row = self.append(ProposalStatus(proposal_id=m.proposal_id, status=status, stop_reason=stop_reason))
         if status in ("execute", "dry_run"):
-            self._decide_feed(fields, status)
+            self._decide_feed(proposal, status)
         return ProposalRecorded(reply_to="", proposal_id=m.proposal_id, disposition=status,
                                 sequence=row["sequence"])
 
@@ -292,8 +287,10 @@ class Recorder:
             return "dry_run"
         return wish
 
-    def _decide_feed(self, fields: dict, status: str) -> None:
-        row = {k: v for k, v in fields.items() if k != "model_evidence"}
+    def _decide_feed(self, proposal: dict, status: str) -> None:
+        """The ``decisions.jsonl`` compatibility feed's row: the proposal's row without its
+        model evidence, as a ``decide`` event with the disposition."""
+        row = {k: v for k, v in proposal.items() if k != "model_evidence"}
         row.update(event="decide", session=self.sid, disposition=status,
                    recorded_at=self.cache[-1]["recorded_at"])
         try:
@@ -327,10 +324,9 @@ class Recorder:
             files.make_durable(self.root, obs["path"])
             self.durable_files[obs["path"]] = None
         number = self.index.attempt_count + 1
-        att = self.append("action_attempt", {
-            "attempt_id": f"a-{number:06d}", "proposal_id": m.proposal_id,
-            "observation_id": prop["observation_id"], "action": prop["action"],
-            "parameters": prop["parameters"], "requester": m.requester}, durable=True)
+        att = self.append(ActionAttempt(
+            attempt_id=f"a-{number:06d}", proposal_id=m.proposal_id, observation_id=prop["observation_id"],
+            action=prop["action"], parameters=prop["parameters"], requester=m.requester), durable=True)
         return _ack(att)
 
     def on_record_result(self, m: req.RecordResult) -> Recorded:
@@ -342,9 +338,8 @@ class Recorder:
             raise Refusal("unknown_attempt", f"no attempt {m.attempt_id!r} awaits a result")
         if m.outcome not in OUTCOMES:
             raise Refusal("bad_outcome", f"outcome {m.outcome!r} is not one of {', '.join(OUTCOMES)}")
-        row = self.append("action_result", {
-            "attempt_id": m.attempt_id, "outcome": m.outcome, "http_status": m.http_status,
-            "response": m.response, "error": m.error, "request_ms": m.request_ms}, durable=True)
+        row = self.append(ActionResult(attempt_id=m.attempt_id, outcome=m.outcome, http_status=m.http_status,
+                                       response=m.response, error=m.error, request_ms=m.request_ms), durable=True)
         return Recorded(reply_to="", sequence=row["sequence"])
 
     # -- other events, the end, the snapshot ----------------------------------------------
@@ -357,7 +352,7 @@ class Recorder:
         fields = dict(m.fields)
         if m.key:
             fields["event_key"] = m.key
-        row = self.append(m.event, fields)
+        row = self.append_row({**fields, "event": m.event})
         return Recorded(reply_to="", sequence=row["sequence"])
 
     def on_finalize(self, m: req.Finalize) -> Finalized:
@@ -366,7 +361,7 @@ class Recorder:
         if self.finalized is None:
             if self.index.ended is None:
                 self._append_end(m.reason, m.exit_code)
-            outcome_error = next((r.get("error") for r in self.cache if r.get("event") == "outcome_error"), None)
+            outcome_error = next((r.get("error") for r in self.cache if r.get("event") == OutcomeError.KIND), None)
             self.finalized = summary.write(summary.Capture(
                 root=self.root, session_id=self.sid, session_dir=self.dir, journal_path=self.journal_path,
                 dry_run=bool(self.ctx.setting("session.dry_run", False)),
@@ -377,13 +372,10 @@ class Recorder:
         outcome_dir = self.ctx.setting("capture.outcome_dir")
         candidates, outcome_error = summary.outcome_candidates(outcome_dir, self.dir)
         if outcome_error:
-            self.append("outcome_error", {"error": outcome_error, "outcome_dir": outcome_dir})
-        self.append("session_end", {
-            "exit_code": exit_code, "reason": reason,
-            "outcome_file_candidates": candidates,
-            "awaiting_observation_after_attempt": self.index.awaiting_observation(),
-            "unresolved_attempts": self.index.unresolved_attempts(),
-        }, durable=True)
+            self.append(OutcomeError(error=outcome_error, outcome_dir=outcome_dir))
+        self.append(SessionEnd(exit_code=exit_code, reason=reason, outcome_file_candidates=candidates,
+                               awaiting_observation_after_attempt=self.index.awaiting_observation(),
+                               unresolved_attempts=self.index.unresolved_attempts()), durable=True)
 
     def on_snapshot(self, m: req.Snapshot) -> SnapshotReply:
         return SnapshotReply(reply_to="", last_sequence=self.writer.sequence, summary=self.snapshot())

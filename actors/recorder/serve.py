@@ -29,6 +29,7 @@ from actors.runtime.transport import decode_or_count, send_envelope
 from protocol import message
 from protocol import to_recorder as req
 from protocol.errors import ProtocolError
+from protocol.events import Observation, TapWriteRefused
 from protocol.from_recorder import BatchReplies, RecorderError, Rows
 
 from .rules import Recorder, Refusal
@@ -196,7 +197,7 @@ class RecorderServer:
         """Record a write attempted on the read-only endpoint (a tap overstepping)."""
         if self.recorder.finalized is None:
             try:
-                self.recorder.append("tap_write_refused", {"request": env.type, "sender": env.sender})
+                self.recorder.append(TapWriteRefused(request=env.type, sender=env.sender))
             except JournalError as exc:  # the refusal is answered all the same
                 log.error("%s", exc)
 
@@ -211,7 +212,7 @@ class RecorderServer:
                 continue
             states = None
             if p.follow.with_states:
-                states = {r["observation_id"]: s for r in rows if r["event"] == "observation"
+                states = {r["observation_id"]: s for r in rows if r["event"] == Observation.KIND
                           for s in [rec.state_of(r["observation_id"])] if s is not None}
             try:
                 self._reply(p.sock, p.routing, Rows(reply_to=p.msg_id, rows=rows,
