@@ -15,19 +15,24 @@ A session ends (``StreamWatch.stop_reason``) when:
 For a session that ends ``stuck``, ``stuck_line()`` says where: the screen (from the policy's
 ``stall`` record when it stopped itself, else the last observation's state type) and the
 game's last refusals (action and the game's error text).
+
+It is a ``JournalActor`` the supervisor pumps from its own poll loop (``socket``/``pump``);
+it only counts, so its follow is always paced (``PACE_S``): progress and stop conditions need
+no per-row wake-ups.
 """
 from __future__ import annotations
 
 import collections
 import time
 
-from actors.runtime.steps import StepTracker
+from actors.runtime.journal_actor import JournalActor
 
 
-class StreamWatch:
-    def __init__(self, max_steps: int | None):
-        self.max_steps = max_steps
-        self.track = StepTracker()  # the same step bookkeeping the observer and actuator keep
+class StreamWatch(JournalActor):
+    PACE_S = 0.05
+
+    def __init__(self, max_steps: int | None, follower=None):
+        super().__init__(follower, max_steps=max_steps)  # self.track: the actors' step bookkeeping
         self.outcomes = {"accepted": 0, "rejected": 0, "unknown": 0}
         self.dispositions: dict[str, int] = {}
         self.last_sequence = 0
@@ -41,9 +46,11 @@ class StreamWatch:
     def steps(self) -> int:
         return self.track.steps_taken
 
-    def feed(self, row: dict) -> None:
+    def awaits_rows(self) -> bool:
+        return False  # it only counts: no row calls for action at once
+
+    def on_row(self, row: dict) -> None:
         self.last_sequence = row["sequence"]
-        self.track.feed(row)
         ev = row.get("event")
         if ev in ("observation", "proposal_status", "action_result"):
             self.last_progress = time.monotonic()
@@ -71,12 +78,7 @@ class StreamWatch:
                 self._stop(then_stop)
 
     def _resolve(self, oid: str | None) -> None:
-        t = self.track
-        if oid is None or not self.max_steps or t.in_flight:
-            return
-        if t.steps >= self.max_steps and oid == t.last_obs:
-            self._stop("max_steps")
-        elif t.pipeline_depth > 1 and t.decisions >= self.max_steps:
+        if self.track.ended_by_max_steps(oid):
             self._stop("max_steps")
 
     def _stop(self, reason: str) -> None:

@@ -5,12 +5,12 @@ import logging
 import time
 import uuid
 
-import zmq
 
+from actors.runtime.actor import ActorContext, run_actor
 from actors.runtime.bounded import BoundedDict
 from actors.runtime.follow import Follower
-from actors.runtime.actor import ActorContext, run_actor
-from actors.runtime.steps import StepTracker, pipelined
+from actors.runtime.journal_actor import JournalActor
+from actors.runtime.steps import pipelined
 from actors.runtime.transport import PeerRefused, RequestFailed
 from protocol.from_recorder import Recorded, RecorderError
 from protocol.to_recorder import RecordResult
@@ -23,29 +23,31 @@ MAX_BATCH = 64
 STEP_BATCH = 4  # pipelined steps per emulator_step_batch
 RESULT_BATCH = 4       # pipelined results are recorded this many at a time ...
 RESULT_WAIT_S = 0.01   # ... or after this long, or when nothing else is in flight
-PIPELINED_PACE_S = 0.004  # pipelined steps queue ahead: rows can come in batches (actors.runtime.follow)
 ORPHAN_ERROR = ("the actuator holding this attempt exited before recording a result; "
                 "the request may or may not have been sent, and it is not sent again")
 
 
-class Actuator:
-    def __init__(self, ctx: ActorContext):
+class Actuator(JournalActor):
+    """The actuator's loop: queue each executed proposal (``on_row``); once caught up,
+    recover orphaned attempts and act on the queue (``on_caught_up``); while pipelined steps
+    are in flight, wait on the journal and the emulator at once and record their results."""
+    PACE_S = 0.004  # pipelined steps queue ahead: rows can come in batches
+
+    def __init__(self, ctx: ActorContext, sink=None, recorder=None, follower=None):
+        super().__init__(follower, stopping=ctx.stopping)
         self.ctx = ctx
         self.requester = f"actuator-{uuid.uuid4().hex[:12]}"
-        self.sink = make_sink(ctx)
-        self.recorder = ctx.recorder()
-        self.track = StepTracker()
+        self.sink = make_sink(ctx) if sink is None else sink
+        self.recorder = ctx.recorder() if recorder is None else recorder
         self.queue: list[str] = []  # executed proposal ids not yet attempted by anyone
         self.handled: BoundedDict = BoundedDict()  # ids this instance acted on (recent)
         self.done: list = []  # (attempt id, outcome) of pipelined steps, results not yet recorded
         self._done_since = 0.0
-        self.follower: Follower | None = None
         self.emulator_exits = 0  # actor_exit rows of the emulator seen so far
         if hasattr(self.sink, "watch"):
             self.sink.watch = self.watch_emulator
 
-    def feed(self, row: dict) -> None:
-        self.track.feed(row)
+    def on_row(self, row: dict) -> None:
         ev = row["event"]
         if ev == "proposal_status" and row["status"] == "execute":
             self.queue.append(row["proposal_id"])
@@ -63,11 +65,38 @@ class Actuator:
         """For a step sent alone: read the journal rows waiting (without blocking) and
         return how many times the emulator has exited so far."""
         if self.follower is not None:
-            self.follower.ensure_request()
-            for row in self.follower.pump():
-                self.feed(row)
+            self.pump()
         return self.emulator_exits
 
+    # -- the loop ---------------------------------------------------------------------------
+    def wait_s(self) -> float:
+        if not self.in_flight():
+            return self.WAIT_S
+        return min(self.WAIT_S, self.sink.next_deadline_s(), RESULT_WAIT_S if self.done else self.WAIT_S)
+
+    def wake_sockets(self) -> list | None:
+        """While pipelined steps are in flight: wait on the journal and the emulator at once."""
+        if not self.in_flight():
+            return None
+        return [self.sink.socket] if self.sink.socket is not None else []
+
+    def on_wake(self) -> None:
+        if self.in_flight():
+            self.collect()
+
+    def on_caught_up(self) -> None:
+        self.recover_orphans()
+        self.act_on_queue()
+
+    def on_stop(self) -> None:
+        self.drain(float(self.ctx.setting("emulator.step_timeout_s", 5)))
+
+    def close(self) -> None:
+        self.sink.close()
+        self.recorder.close()
+        super().close()
+
+    # -- acting ---------------------------------------------------------------------------
     def recover_orphans(self) -> None:
         for att_id, att in list(self.track.unresolved.items()):
             if att.get("requester") == self.requester or att_id in self.handled:
@@ -184,50 +213,17 @@ class Actuator:
                 pass
             self.ctx.request_stop("result_not_recorded", str(exc))
 
-    def close(self) -> None:
-        self.sink.close()
-        self.recorder.close()
 
 
 def main(ctx: ActorContext) -> int:
-    act = Actuator(ctx)
     follower = Follower(ctx.zctx, ctx.endpoints["recorder"], session=ctx.session_id,
                         sender=ctx.name, counters=ctx.counters)
-    act.follower = follower
-    try:
-        while not ctx.stopping.is_set():
-            follower.pace_s = PIPELINED_PACE_S if act.track.in_flight else 0.0
-            if act.in_flight():
-                _pump_both(act, follower)
-            else:
-                for row in follower.next_rows(0.2):
-                    act.feed(row)
-            if follower.caught_up:
-                act.recover_orphans()
-                act.act_on_queue()
-        act.drain(float(ctx.setting("emulator.step_timeout_s", 5)))
-    finally:
-        act.close()
-        follower.close()
-    return 0
+    return Actuator(ctx, follower=follower).run()
 
 
 def _result_message(attempt_id: str, outcome) -> RecordResult:
     return RecordResult(attempt_id=attempt_id, outcome=outcome.outcome, http_status=outcome.http_status,
                         response=outcome.response, error=outcome.error, request_ms=outcome.request_ms)
-
-
-def _pump_both(act: Actuator, follower: Follower) -> None:
-    """While pipelined steps are in flight: wait on the journal and the emulator at once."""
-    poller = zmq.Poller()
-    poller.register(follower.ensure_request(), zmq.POLLIN)
-    if act.sink.socket is not None:
-        poller.register(act.sink.socket, zmq.POLLIN)
-    wait = min(0.2, act.sink.next_deadline_s(), follower.idle_s(), RESULT_WAIT_S if act.done else 0.2)
-    poller.poll(max(1, int(wait * 1000)))
-    for row in follower.pump():
-        act.feed(row)
-    act.collect()
 
 
 if __name__ == "__main__":

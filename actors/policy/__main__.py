@@ -15,11 +15,11 @@ from __future__ import annotations
 import logging
 import time
 
+from actors.runtime.actor import ActorContext, run_actor
 from actors.runtime.bounded import BoundedDict
 from actors.runtime.follow import Follower
-from actors.runtime.actor import ActorContext, run_actor
-from actors.runtime.steps import StepTracker
-from actors.runtime.recorder_client import read_observation
+from actors.runtime.journal_actor import JournalActor
+from actors.runtime.recorder_client import RecorderClient, read_observation
 from actors.runtime.transport import RequestFailed
 from protocol.from_recorder import ProposalRecorded, RecorderError
 from protocol.to_recorder import RecordProposal
@@ -30,20 +30,21 @@ from .registry import load_policy_class
 
 log = logging.getLogger("policy")
 
-PIPELINED_PACE_S = 0.004  # while decisions are ahead of their results, take rows in batches
+class PolicyDriver(JournalActor):
+    """The policy actor's loop: replay each row through the policy's hooks (``on_row``);
+    once caught up, decide on the ``pending`` observation and record it (``propose``)."""
+    PACE_S = 0.004  # while decisions are ahead of their results, take rows in batches
 
-
-class PolicyDriver:
-    def __init__(self, ctx: ActorContext, policy: Policy):
-        self.ctx, self.policy = ctx, policy
+    def __init__(self, ctx: ActorContext, policy: Policy, follower=None,
+                 recorder: RecorderClient | None = None):
+        super().__init__(follower, max_steps=ctx.setting("session.max_steps"), stopping=ctx.stopping)
+        self.ctx, self.policy, self.recorder = ctx, policy, recorder
         self.proposals: dict[str, dict] = BoundedDict()  # by proposal id and by attempt id
         self.proposed_for: BoundedDict = BoundedDict()  # observation id -> proposals made on it
         self.decided: BoundedDict = BoundedDict()  # proposal ids made (recorded or replied)
         self.replied: BoundedDict = BoundedDict()  # proposal ids whose disposition came by reply
-        self.decisions = 0
-        self.track = StepTracker()  # its in_flight: pipelined proposals executing, no result yet
+        self.decisions = 0  # this instance's, also those whose rows are still on their way
         self.last_disposition: str | None = None
-        self.max_steps = ctx.setting("session.max_steps")
         self.latest: Observation | None = None
         self.stopping = False
 
@@ -53,11 +54,23 @@ class PolicyDriver:
             self.decisions += 1
             self.proposed_for[observation_id] = self.proposed_for.get(observation_id, 0) + 1
 
-    def feed(self, row: dict, follower: Follower) -> None:
-        self.track.feed(row)
+    def on_caught_up(self) -> None:
+        obs = self.pending()
+        if obs is not None:
+            self.propose(obs)
+
+    def close(self) -> None:
+        advisor = getattr(self.policy, "advisor", None)
+        if advisor is not None:
+            advisor.close()
+        if self.recorder is not None:
+            self.recorder.close()
+        super().close()
+
+    def on_row(self, row: dict) -> None:
         ev = row["event"]
         if ev == "observation":
-            state = follower.take_state(row["observation_id"])
+            state = self.follower.take_state(row["observation_id"])
             if state is None:
                 state = read_observation(self.ctx.capture_root, row["path"])
             obs = Observation(row["observation_id"], row.get("step", 0), row.get("phase", "run"),
@@ -88,7 +101,7 @@ class PolicyDriver:
         obs = self.latest
         if self.stopping or obs is None:
             return None
-        if self.max_steps and self.decisions >= self.max_steps:
+        if self.track.max_steps_reached(self.decisions):
             return None
         in_flight = self.track.in_flight
         if in_flight and len(in_flight) > self.policy.pipeline_depth(obs) // 2:
@@ -99,19 +112,19 @@ class PolicyDriver:
             return None
         return obs if self.policy.pipeline_depth(obs) > 1 else None
 
-    def propose(self, obs: Observation, recorder) -> None:
+    def propose(self, obs: Observation) -> None:
         """Decide on ``obs`` and record it; a pipelining policy fills its window at once
         (several decisions, one ``record_batch``)."""
         made = self.proposed_for.get(obs.observation_id, 0)
         batch = [self._decide(obs, made)]
         while batch[-1][1] > 1 and batch[-1][0].wish == "execute":
             depth = batch[-1][1]
-            if len(self.track.in_flight) + len(batch) >= depth or (
-                    self.max_steps and self.decisions + len(batch) >= self.max_steps):
+            if len(self.track.in_flight) + len(batch) >= depth or \
+                    self.track.max_steps_reached(self.decisions + len(batch)):
                 break
             batch.append(self._decide(obs, made + len(batch)))
         try:
-            replies = recorder.record_proposals([msg for msg, _ in batch])
+            replies = self.recorder.record_proposals([msg for msg, _ in batch])
         except RequestFailed as exc:
             log.error("proposal not recorded: %s", exc)
             return
@@ -154,24 +167,9 @@ def main(ctx: ActorContext) -> int:
     cls = load_policy_class(ctx.setting("policy.module", "sts2"))
     policy = cls(dict(ctx.setting("policy.settings") or {}), dict(ctx.setting("session") or {}))
     policy.advisor = Advisor.from_context(ctx, policy.settings)  # None without a model
-    driver = PolicyDriver(ctx, policy)
-    recorder = ctx.recorder()
     follower = Follower(ctx.zctx, ctx.endpoints["recorder"], session=ctx.session_id,
                         sender=ctx.name, counters=ctx.counters, with_states=True)
-    try:
-        while not ctx.stopping.is_set():
-            follower.pace_s = PIPELINED_PACE_S if driver.track.in_flight else 0.0
-            for row in follower.next_rows(0.2):
-                driver.feed(row, follower)
-            obs = driver.pending() if follower.caught_up else None
-            if obs is not None:
-                driver.propose(obs, recorder)
-    finally:
-        if policy.advisor is not None:
-            policy.advisor.close()
-        recorder.close()
-        follower.close()
-    return 0
+    return PolicyDriver(ctx, policy, follower, ctx.recorder()).run()
 
 
 if __name__ == "__main__":

@@ -9,6 +9,9 @@ steps ahead of their results, several on one observation. Such proposals carry
 ``pipeline_depth`` (> 1); the tracker counts the ones executing without a result
 (``in_flight``) and the results recorded since the latest observation, which is what the
 observer paces its reads by.
+
+``session.max_steps`` is enforced here, in one place: ``max_steps_reached`` (no further read,
+no further decision) and ``ended_by_max_steps`` (the supervisor's stop condition).
 """
 from __future__ import annotations
 
@@ -16,7 +19,8 @@ from actors.runtime.bounded import BoundedDict
 
 
 class StepTracker:
-    def __init__(self) -> None:
+    def __init__(self, max_steps: int | None = None) -> None:
+        self.max_steps = max_steps or None  # session.max_steps (None or 0: no limit)
         self.last_obs: str | None = None
         self.last_obs_row: dict | None = None
         self.steps = 0
@@ -83,6 +87,23 @@ class StepTracker:
         """Observations, or decisions where a pipelining policy made more of them (the
         ``session.max_steps`` count)."""
         return max(self.steps, self.decisions)
+
+    def max_steps_reached(self, taken: int | None = None) -> bool:
+        """Whether ``session.max_steps`` steps are taken: ``steps_taken``, or ``taken`` when
+        the caller knows of steps the journal does not show yet (the policy's decisions)."""
+        if not self.max_steps:
+            return False
+        return (self.steps_taken if taken is None else taken) >= self.max_steps
+
+    def ended_by_max_steps(self, resolved_observation: str | None) -> bool:
+        """Whether the step just resolved on ``resolved_observation`` ends the session: the
+        last of ``max_steps`` observations, or, when steps are pipelined, the last decision's
+        result with nothing else in flight."""
+        if resolved_observation is None or not self.max_steps or self.in_flight:
+            return False
+        if self.steps >= self.max_steps and resolved_observation == self.last_obs:
+            return True
+        return self.pipeline_depth > 1 and self.decisions >= self.max_steps
 
     def read_due(self) -> bool:
         """Whether the observer should read now: the newest observation's step is resolved
