@@ -28,6 +28,7 @@ class SessionIndex:
     observation_rows: dict[str, dict] = dataclasses.field(default_factory=BoundedDict)
     proposals: dict[str, dict] = dataclasses.field(default_factory=BoundedDict)
     dispositions: dict[str, str] = dataclasses.field(default_factory=BoundedDict)
+    status_sequences: dict[str, int] = dataclasses.field(default_factory=BoundedDict)  # proposal_id -> its status row
     attempts: dict[str, dict] = dataclasses.field(default_factory=BoundedDict)  # attempt_id -> row
     attempt_by_proposal: dict[str, str] = dataclasses.field(default_factory=BoundedDict)
     results: dict[str, dict] = dataclasses.field(default_factory=BoundedDict)  # attempt_id -> row
@@ -88,6 +89,7 @@ class SessionIndex:
 
     def _status(self, row: dict) -> None:
         self.dispositions[row["proposal_id"]] = row["status"]
+        self.status_sequences[row["proposal_id"]] = row["sequence"]
         self.statuses[row["status"]] = self.statuses.get(row["status"], 0) + 1
 
     def _attempt(self, row: dict) -> None:

@@ -247,10 +247,10 @@ class Recorder:
     # -- proposals ------------------------------------------------------------------------
     def on_record_proposal(self, m: req.RecordProposal) -> ProposalRecorded:
         if m.proposal_id in self.index.proposals:
-            if m.proposal_id in self.index.dispositions:
+            if m.proposal_id in self.index.dispositions:  # a repeat: the first reply again
                 return ProposalRecorded(reply_to="", proposal_id=m.proposal_id,
                                         disposition=self.index.dispositions[m.proposal_id],
-                                        sequence=self.index.proposals[m.proposal_id]["sequence"])
+                                        sequence=self.index.status_sequences[m.proposal_id])
             self._check_open()  # the recorder died between the proposal and its status
             return self._record_status(m, dict(self.index.proposals[m.proposal_id]))
         self._check_open()

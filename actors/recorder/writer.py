@@ -10,6 +10,7 @@ inside a group commit (``begin_group`` .. ``end_group``), where the one fsync ha
 from __future__ import annotations
 
 import datetime as dt
+import errno
 import os
 from typing import Any
 
@@ -34,9 +35,16 @@ def local_ts() -> str:
 
 
 class FaultPlan:
-    """Fault injection for tests of the durability rules: the Nth append of one event kind
-    fails before anything is written (profile key ``recorder.inject_failure``:
-    ``{event: action_attempt, nth: 2}``). Off unless the profile asks."""
+    """Fault injection for tests of the durability rules (profile key
+    ``recorder.inject_failure``; off unless the profile asks):
+
+    * ``{event: action_attempt, nth: 2}`` — the Nth append of that event kind fails before
+      anything is written (``InjectedFailure``; the journal stays usable);
+    * ``{event: fsync, nth: 3}`` — the Nth fsync of the journal fails after its rows were
+      written, as a failing disk's would (the journal is unusable from then on).
+    """
+
+    FSYNC = "fsync"
 
     def __init__(self, spec: dict | None):
         spec = spec or {}
@@ -50,6 +58,14 @@ class FaultPlan:
         self.seen += 1
         if self.seen == self.nth:
             raise InjectedFailure(f"injected failure on {event} #{self.nth}")
+
+    def check_fsync(self) -> None:
+        """Raises ``OSError`` (EIO) when this is the fsync the plan fails."""
+        if self.event != self.FSYNC:
+            return
+        self.seen += 1
+        if self.seen == self.nth:
+            raise OSError(errno.EIO, f"injected fsync failure #{self.nth}")
 
 
 class JournalWriter:
@@ -89,7 +105,7 @@ class JournalWriter:
         if self._sync_due:
             self._sync_due = False
             try:
-                os.fsync(self.fd)
+                self._fsync()
             except OSError as exc:
                 self.broken = str(exc)
                 raise JournalError(f"fsync of the journal failed: {exc}") from exc
@@ -111,7 +127,7 @@ class JournalWriter:
             if durable and self._grouped:
                 self._sync_due = True
             elif durable:
-                os.fsync(self.fd)
+                self._fsync()
         except OSError as exc:
             self.broken = str(exc)
             raise JournalError(f"appending {event} failed: {exc}") from exc
@@ -121,11 +137,19 @@ class JournalWriter:
         self.last_digest = line_digest(line)
         return row, offset
 
+    def _fsync(self) -> None:
+        self.faults.check_fsync()
+        os.fsync(self.fd)
+
     def sync(self) -> None:
         os.fsync(self.fd)
 
     def close(self) -> None:
+        """fsync and close the journal (a second close does nothing)."""
+        if self.fd < 0:
+            return
         try:
             os.fsync(self.fd)
         finally:
             os.close(self.fd)
+            self.fd = -1
