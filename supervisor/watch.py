@@ -26,6 +26,10 @@ import collections
 import time
 
 from actors.runtime.journal_actor import JournalActor
+from protocol import events as ev
+
+
+PROGRESS = (ev.Observation.KIND, ev.ProposalStatus.KIND, ev.ActionResult.KIND)  # rows that show progress
 
 
 class StreamWatch(JournalActor):
@@ -51,21 +55,21 @@ class StreamWatch(JournalActor):
 
     def on_row(self, row: dict) -> None:
         self.last_sequence = row["sequence"]
-        ev = row.get("event")
-        if ev in ("observation", "proposal_status", "action_result"):
+        kind = row.get("event")
+        if kind in PROGRESS:
             self.last_progress = time.monotonic()
-        if ev == "observation":
+        if kind == ev.Observation.KIND:
             self.last_state_type = row.get("state_type")
-        elif ev == "proposal" and isinstance(row.get("stall"), dict):
+        elif kind == ev.Proposal.KIND and isinstance(row.get("stall"), dict):
             self.stall = row["stall"]
-        elif ev == "proposal_status":
+        elif kind == ev.ProposalStatus.KIND:
             st = row["status"]
             self.dispositions[st] = self.dispositions.get(st, 0) + 1
             if st == "session_stopped" and row.get("stop_reason"):
                 self._stop(row["stop_reason"])
             if st != "execute":
                 self._resolve(self.track.obs_of_proposal.get(row["proposal_id"]))
-        elif ev == "action_result":
+        elif kind == ev.ActionResult.KIND:
             if row.get("outcome") in self.outcomes:
                 self.outcomes[row["outcome"]] += 1
             attempt = self.track.attempts.get(row["attempt_id"]) or {}

@@ -12,6 +12,7 @@ from actors.runtime.follow import Follower
 from actors.runtime.journal_actor import JournalActor
 from actors.runtime.steps import pipelined
 from actors.runtime.transport import PeerRefused, RequestFailed
+from protocol import events as ev
 from protocol.from_recorder import Recorded, RecorderError
 from protocol.to_recorder import RecordResult
 
@@ -48,16 +49,16 @@ class Actuator(JournalActor):
             self.sink.watch = self.watch_emulator
 
     def on_row(self, row: dict) -> None:
-        ev = row["event"]
-        if ev == "proposal_status" and row["status"] == "execute":
+        kind = row["event"]
+        if kind == ev.ProposalStatus.KIND and row["status"] == "execute":
             self.queue.append(row["proposal_id"])
-        elif ev == "action_attempt" and row["proposal_id"] in self.queue:
+        elif kind == ev.ActionAttempt.KIND and row["proposal_id"] in self.queue:
             self.queue.remove(row["proposal_id"])
-        elif ev == "actor_exit" and row.get("actor") == "emulator":
+        elif kind == ev.ActorExit.KIND and row.get("actor") == "emulator":
             self.emulator_exits += 1   # its steps in flight can get no reply: resolve them now
             if hasattr(self.sink, "abandon"):
                 self.done.extend(self.sink.abandon())
-        elif ev == "observation":  # a newer read supersedes any proposal not yet attempted,
+        elif kind == ev.Observation.KIND:  # a newer read supersedes any proposal not yet attempted,
             # except those its policy decided ahead of their results (pipelined)
             self.queue = [pid for pid in self.queue if pipelined(self.track.proposals.get(pid))]
 
@@ -207,8 +208,8 @@ class Actuator(JournalActor):
         except RequestFailed as exc:
             log.error("result of %s not recorded: %s", msg.attempt_id, exc)
             try:
-                self.recorder.record_event("action_error", {
-                    "attempt_id": msg.attempt_id, "error": f"result not recorded: {exc}"}, deadline_s=2)
+                self.recorder.record(ev.ActionError(attempt_id=msg.attempt_id,
+                                                    error=f"result not recorded: {exc}"), deadline_s=2)
             except RequestFailed:
                 pass
             self.ctx.request_stop("result_not_recorded", str(exc))

@@ -15,6 +15,7 @@ import urllib.parse
 
 from actors.runtime.actor import run_actor
 from actors.runtime.transport import RequestFailed
+from protocol.events import BuiltinGameStats
 
 from .cli import main
 from .http import start_server
@@ -42,8 +43,8 @@ def _report_stats(ctx, stats: dict) -> None:
     logging.getLogger("game").info("GAME_STATS %s", json.dumps(stats, sort_keys=True))
     client = ctx.recorder()
     try:
-        client.record_event("builtin_game_stats", {"stats": stats},
-                            f"game-stats-{ctx.start_count}-{os.getpid()}", deadline_s=2)
+        client.record(BuiltinGameStats(stats=stats), f"game-stats-{ctx.start_count}-{os.getpid()}",
+                      deadline_s=2)
     except RequestFailed:
         pass
     finally:

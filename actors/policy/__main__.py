@@ -21,6 +21,7 @@ from actors.runtime.follow import Follower
 from actors.runtime.journal_actor import JournalActor
 from actors.runtime.recorder_client import RecorderClient, read_observation
 from actors.runtime.transport import RequestFailed
+from protocol import events as ev
 from protocol.from_recorder import ProposalRecorded, RecorderError
 from protocol.to_recorder import RecordProposal
 
@@ -68,8 +69,8 @@ class PolicyDriver(JournalActor):
         super().close()
 
     def on_row(self, row: dict) -> None:
-        ev = row["event"]
-        if ev == "observation":
+        kind = row["event"]
+        if kind == ev.Observation.KIND:
             state = self.follower.take_state(row["observation_id"])
             if state is None:
                 state = read_observation(self.ctx.capture_root, row["path"])
@@ -77,23 +78,23 @@ class PolicyDriver(JournalActor):
                               state, row)
             self.policy.observe(obs)
             self.latest = obs
-        elif ev == "proposal":
+        elif kind == ev.Proposal.KIND:
             self.proposals[row["proposal_id"]] = row
             self._decided(row["proposal_id"], row["observation_id"])
             self.policy.record_proposal(row)
-        elif ev == "proposal_status":
+        elif kind == ev.ProposalStatus.KIND:
             if row["proposal_id"] not in self.replied:  # (a reply told this instance already)
                 self.last_disposition = row["status"]
-        elif ev == "action_attempt":
+        elif kind == ev.ActionAttempt.KIND:
             prop = self.proposals.get(row["proposal_id"])
             if prop is not None:
                 prop["_attempt_id"] = row["attempt_id"]
                 self.proposals[row["attempt_id"]] = prop
-        elif ev == "action_result":
+        elif kind == ev.ActionResult.KIND:
             prop = self.proposals.get(row["attempt_id"])
             if prop is not None:
                 self.policy.record_result(prop, row)
-        elif ev == "session_stopping":
+        elif kind == ev.SessionStopping.KIND:
             self.stopping = True
 
     def pending(self) -> Observation | None:

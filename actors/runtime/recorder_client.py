@@ -9,7 +9,8 @@
     recorder.record_intents(proposal_ids, requester)   # -> [IntentAck | RecorderError]
     recorder.record_result(RecordResult)               # a response that cannot travel: kept
     recorder.record_results([RecordResult, ...])       #   without it; a batch item by item
-    recorder.record_event(event, fields, key=None)     # an open journal event
+    recorder.record(Event(...), key=None)              # a typed journal event (protocol.events)
+    recorder.record_event(kind, fields, key=None)      # an event given as its fields
     recorder.finalize(reason, exit_code)               # -> the summary
     recorder.snapshot()                                # -> SnapshotReply (on the stream)
     recorder.send_nowait(body) -> Pending              # for loops that never block
@@ -38,6 +39,7 @@ import zmq
 
 import protocol
 from protocol import ProtocolError
+from protocol.events import Event
 from protocol.from_recorder import BatchReplies, IntentAck, SnapshotReply
 from protocol.message import Message, from_item
 from protocol.to_recorder import (Finalize, Follow, RecordBatch, RecordEvent, RecordIntent, RecordProposal,
@@ -164,6 +166,10 @@ class RecorderClient:
             return [None] * len(msgs)
 
     # -- events, the end, the stream ------------------------------------------------------
+    def record(self, event: Event, key: str | None = None, *, deadline_s: float = EVENT_S) -> Message:
+        """Append a typed event (``RecordEvent.of``; ``key``: idempotency). Raises ``RequestFailed``."""
+        return self.request(RecordEvent.of(event, key), deadline_s=deadline_s)
+
     def record_event(self, event: str, fields: dict, key: str | None = None, *,
                      deadline_s: float = EVENT_S) -> Message:
         """Append an open journal event (``key``: idempotency). Raises ``RequestFailed``."""

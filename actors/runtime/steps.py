@@ -16,6 +16,7 @@ no further decision) and ``ended_by_max_steps`` (the supervisor's stop condition
 from __future__ import annotations
 
 from actors.runtime.bounded import BoundedDict
+from protocol import events as ev
 
 
 class StepTracker:
@@ -40,19 +41,19 @@ class StepTracker:
         self.results_since_obs = 0
 
     def feed(self, row: dict) -> None:
-        ev = row.get("event")
-        if ev == "observation":
+        kind = row.get("event")
+        if kind == ev.Observation.KIND:
             self.last_obs = row["observation_id"]
             self.last_obs_row = row
             self.steps = row.get("step", self.steps + 1)
             self.read_errors = 0
             self.results_since_obs = 0
-        elif ev == "proposal":
+        elif kind == ev.Proposal.KIND:
             self.decisions += 1
             self.proposals[row["proposal_id"]] = row
             self.obs_of_proposal[row["proposal_id"]] = row["observation_id"]
             self.proposal_of_obs[row["observation_id"]] = row["proposal_id"]
-        elif ev == "proposal_status":
+        elif kind == ev.ProposalStatus.KIND:
             if row["status"] == "session_stopped":
                 self.stopping = row.get("stop_reason") or "session_stopped"
             if row["status"] != "execute":
@@ -64,11 +65,11 @@ class StepTracker:
                 if depth:
                     self.in_flight[row["proposal_id"]] = depth
                     self.pipeline_depth = depth
-        elif ev == "action_attempt":
+        elif kind == ev.ActionAttempt.KIND:
             self.attempts[row["attempt_id"]] = row
             self.unresolved[row["attempt_id"]] = row
             self.attempt_of_proposal[row["proposal_id"]] = row["attempt_id"]
-        elif ev == "action_result":
+        elif kind == ev.ActionResult.KIND:
             self.results[row["attempt_id"]] = row
             self.unresolved.pop(row["attempt_id"], None)
             self.results_since_obs += 1
@@ -79,7 +80,7 @@ class StepTracker:
                 then_stop = self.proposals.get(att["proposal_id"], {}).get("then_stop")
                 if then_stop:  # the session ends after this action: no further reads
                     self.stopping = then_stop
-        elif ev == "session_stopping":
+        elif kind == ev.SessionStopping.KIND:
             self.stopping = row.get("reason") or "stopping"
 
     @property
