@@ -15,8 +15,9 @@ actor's DEALER connects with its name as routing id; a CLI client or a tap with 
 * a frame of another protocol version gets ``refused``; an undecodable one is counted.
 * ``ping_all`` pings every welcomed actor and names the ones silent too long.
 
-Nothing here blocks: replies are sent at once, journal rows go through ``record`` (the
-outbox), a stop through ``request_stop`` (the session decides what stopping means).
+Nothing here blocks: replies are sent at once, journal rows (``protocol.events`` kinds) go
+through ``record`` (the outbox), a stop through ``request_stop`` (the session decides what
+stopping means).
 """
 from __future__ import annotations
 
@@ -31,6 +32,7 @@ from actors.runtime.transport import Counters, send_envelope
 from protocol.actor_to_supervisor import Heartbeat, Hello, RequestStop
 from protocol.cli_to_supervisor import AttachRequest, DetachRequest, StatusRequest, StopRequest
 from protocol.errors import ProtocolError, VersionMismatch
+from protocol.events import ActorRefused, ControlRefused, Event, StopRequested
 from protocol.message import Message
 from protocol.supervisor_to_actor import Ping, Refused, Welcome
 from protocol.supervisor_to_cli import ControlError, StatusReply, StopReply
@@ -60,7 +62,7 @@ class Control:
     """The control ROUTER and its handlers; ``handle_waiting()`` answers every waiting frame."""
 
     def __init__(self, zctx: zmq.Context, facts: SessionFacts, *, children: dict[str, Child],
-                 taps: TapRegistry, counters: Counters, record: Callable[[str, dict], None],
+                 taps: TapRegistry, counters: Counters, record: Callable[[Event], None],
                  request_stop: Callable[[str, str], None], status: Callable[[], dict]):
         self.facts, self.children, self.taps, self.counters = facts, children, taps, counters
         self.record, self.request_stop, self.status = record, request_stop, status
@@ -120,8 +122,7 @@ class Control:
             child.last_heard = time.monotonic()
             child.status = body.counters or {}
         elif isinstance(body, RequestStop):
-            self.record("stop_requested", {"actor": body.actor, "reason": body.reason,
-                                           "detail": body.detail})
+            self.record(StopRequested(actor=body.actor, reason=body.reason, detail=body.detail))
             self.request_stop(body.reason, f"asked by {body.actor}: {body.detail}")
         elif isinstance(body, CLI_REQUESTS):
             self.reply(routing, self.on_cli(env.id, body))
@@ -133,7 +134,7 @@ class Control:
                       f"accepted; this supervisor speaks {protocol.PROTOCOL_MAJOR}.x — "
                       "run every actor from the same gamerig installation")
             self.reply(routing, Refused(reason=reason))
-            self.record("actor_refused", {"actor": hello.actor, "reason": reason})
+            self.record(ActorRefused(actor=hello.actor, reason=reason))
             return
         if child is None or child.pid != hello.pid:
             self.reply(routing, Refused(reason=f"{hello.actor!r} (pid {hello.pid}) was not started by this supervisor"))
@@ -149,7 +150,7 @@ class Control:
         if self.taps.wants(body):  # attach, detach, and anything sent with a tap token
             return self.taps.handle(msg_id, body)
         if body.token != self.facts.token:
-            self.record("control_refused", {"request": body.TYPE, "reason": "bad token"})
+            self.record(ControlRefused(request=body.TYPE, reason="bad token"))
             return ControlError(reply_to=msg_id, code="unauthorized", message="wrong session token")
         if isinstance(body, StopRequest):
             self.request_stop(body.reason or "stop_command", "")

@@ -19,13 +19,14 @@ import uuid
 
 import zmq
 
-import protocol
 from actors.runtime.follow import Follower
 from .taps import TapRegistry
 from .tcp import record_fields, start_gateway, tap_streams
-from actors.runtime.transport import Counters, connect_dealer
-from protocol.errors import ProtocolError
+from actors.runtime.recorder_client import RecorderClient
+from actors.runtime.transport import Counters
 from protocol.supervisor_to_actor import StopActor
+from protocol.events import (ActorExit, ActorGiveUp, ActorRestart, ActorStart, ActorUnresponsive,
+                             SessionStopping)
 from protocol.to_recorder import Finalize
 
 from . import children as ch
@@ -118,7 +119,9 @@ class Supervisor:
     # -- the run --------------------------------------------------------------------------
     def run(self) -> int:
         old = {s: signal.signal(s, self._on_signal) for s in (signal.SIGINT, signal.SIGTERM)}
-        self.outbox = Outbox(self.zctx, self.endpoints["recorder"], self.session_id, self.counters)
+        self.recorder = RecorderClient(self.zctx, self.endpoints["recorder"], session=self.session_id,
+                                       sender="supervisor", counters=self.counters)
+        self.outbox = Outbox(self.recorder)
         self.follower = Follower(self.zctx, self.endpoints["recorder"], session=self.session_id,
                                  sender="supervisor", counters=self.counters, wait_ms=500,
                                  pace_s=FOLLOW_PACE_S)
@@ -145,6 +148,7 @@ class Supervisor:
             if self.tcp is not None:
                 self.tcp.close()
             self.outbox.close()
+            self.recorder.close()
             self.follower.close()
             self.control.close()
             self.rt.close()
@@ -215,11 +219,8 @@ class Supervisor:
     def _start(self, child: ch.Child) -> None:
         child.start()
         log.info("started %s (pid %s)", child.name, child.pid)
-        fields = {"actor": child.name, "pid": child.pid, "start_count": child.start_count,
-                  "module": child.module}
-        if child.cpus:
-            fields["cpus"] = child.cpus
-        self.outbox.put("actor_start", fields)
+        self.outbox.put(ActorStart(actor=child.name, pid=child.pid, start_count=child.start_count,
+                                   module=child.module, cpus=child.cpus or None))
 
     def _loop(self) -> None:
         stuck = float(self.profile["session"]["stuck_seconds"])
@@ -256,8 +257,8 @@ class Supervisor:
         now = time.monotonic()
         if now >= self._next_ping:
             for c in self.control.ping_all(now):
-                self.outbox.put("actor_unresponsive", {"actor": c.name, "pid": c.pid,
-                                                       "silent_s": round(now - c.last_heard, 2)})
+                self.outbox.put(ActorUnresponsive(actor=c.name, pid=c.pid,
+                                                  silent_s=round(now - c.last_heard, 2)))
                 c.kill()
             self._next_ping = now + self.hb
         if now >= self._next_sample:
@@ -292,13 +293,12 @@ class Supervisor:
             self._on_exit(c, code)
 
     def _record_exit(self, c: ch.Child, code: int | None, expected: bool = False) -> None:
-        self.outbox.put("actor_exit", {"actor": c.name, "pid": c.pid, **ch.describe_exit(code),
-                                       "expected": expected})
+        self.outbox.put(ActorExit(actor=c.name, pid=c.pid, **ch.describe_exit(code), expected=expected))
 
     def _on_exit(self, c: ch.Child, code: int | None) -> None:
         d = self.policy.on_exit(c.name, code, time.monotonic())
         if d.action == "give_up":
-            self.outbox.put("actor_give_up", {"actor": c.name, "reason": d.reason})
+            self.outbox.put(ActorGiveUp(actor=c.name, reason=d.reason))
             self.request_stop("restart_intensity", d.reason)
         elif d.action == "leave":
             if c.name in REQUIRED:
@@ -311,9 +311,8 @@ class Supervisor:
             self.pending_starts = [(t, n) for t, n in self.pending_starts if n not in group]
             for name in d.restart:
                 self.pending_starts.append((when, name))
-                self.outbox.put("actor_restart", {"actor": name, "after_exit_of": c.name,
-                                                  "strategy": self.policy.strategy,
-                                                  "delay_s": round(d.delay_s, 3)})
+                self.outbox.put(ActorRestart(actor=name, after_exit_of=c.name, strategy=self.policy.strategy,
+                                             delay_s=round(d.delay_s, 3)))
                 self.restarts += 1
 
     def _due_starts(self, now: float) -> None:
@@ -350,7 +349,7 @@ class Supervisor:
     def _shutdown(self) -> int:
         reason = self.stop_reason or "stopped"
         code = EXIT_CODES.get(reason, 1)
-        self.outbox.put("session_stopping", {"reason": reason, "detail": self.stop_detail})
+        self.outbox.put(SessionStopping(reason=reason, detail=self.stop_detail))
         self.pending_starts.clear()
         for name in reversed(self.order):
             if name != "recorder":
@@ -388,20 +387,14 @@ class Supervisor:
         re-sent on a fresh socket every 3 s (finalization is idempotent)."""
         end = time.monotonic() + seconds
         while time.monotonic() < end and self.children["recorder"].alive():
-            sock = connect_dealer(self.zctx, self.endpoints["recorder"])
-            env = protocol.wrap(msg, session=self.session_id, sender="supervisor")
-            sock.send(protocol.encode(env))
+            pending = self.recorder.send_nowait(msg)
             resend = min(end, time.monotonic() + 3.0)
             try:
                 while time.monotonic() < resend:
                     self._pump(0.05)
-                    while sock.poll(0):
-                        try:
-                            reply = protocol.decode(sock.recv()).body
-                        except ProtocolError:
-                            continue
-                        if getattr(reply, "reply_to", None) == env.id:
-                            return getattr(reply, "summary", None)
+                    reply = pending.reply()
+                    if reply is not None:
+                        return getattr(reply, "summary", None)
             finally:
-                sock.close(0)
+                pending.close()
         return None

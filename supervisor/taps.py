@@ -9,8 +9,8 @@ every request carrying a tap token, to ``TapRegistry.handle``; refusals become
   (recorded as ``control_refused`` with the tap's id);
 * ``unknown_tap`` — a detach with a token no tap holds.
 
-Journal rows (through the supervisor's outbox): ``tap_attached`` {tap_id, name, pid,
-transport}, ``tap_detached`` {tap_id, name, reason[, silent_s]}. Tokens are never recorded.
+Journal rows (``protocol.events``, through the supervisor's outbox): ``TapAttached``,
+``TapDetached`` (``silent_s`` when lost), ``ControlRefused``. Tokens are never recorded.
 A tap not heard for ``LOST_AFTER`` keep-alive intervals is dropped (``reason: lost``); if it
 comes back, its token is refused and its runtime attaches again (see ``runtime.py``).
 """
@@ -22,6 +22,7 @@ import time
 from typing import Callable
 
 from protocol.cli_to_supervisor import AttachRequest, DetachRequest, StatusRequest
+from protocol.events import ControlRefused, Event, TapAttached, TapDetached
 from protocol.supervisor_to_cli import AttachReply, ControlError, DetachReply, StatusReply
 
 KEEPALIVE_S = 2.0
@@ -39,7 +40,7 @@ class Tap:
 
 class TapRegistry:
     def __init__(self, *, session_token: str, streams: dict[str, str],
-                 record: Callable[[str, dict], None], status: Callable[[], dict],
+                 record: Callable[[Event], None], status: Callable[[], dict],
                  keepalive_s: float = KEEPALIVE_S):
         self._session_token = session_token
         self.streams = streams  # transport -> stream endpoint
@@ -65,15 +66,13 @@ class TapRegistry:
         if isinstance(body, DetachRequest):
             self._drop(body.token, body.reason or "detach")
             return DetachReply(reply_to=msg_id, tap_id=tap.tap_id)
-        self.record("control_refused", {"request": body.TYPE, "reason": "read-only tap token",
-                                        "tap_id": tap.tap_id})
+        self.record(ControlRefused(request=body.TYPE, reason="read-only tap token", tap_id=tap.tap_id))
         return ControlError(reply_to=msg_id, code="read_only",
                             message=f"taps are read-only: {body.TYPE} refused")
 
     def _attach(self, msg_id: str, body: AttachRequest):
         if not secrets.compare_digest(body.token.encode(), self._session_token.encode()):
-            self.record("control_refused", {"request": body.TYPE, "reason": "bad token",
-                                            "name": body.name})
+            self.record(ControlRefused(request=body.TYPE, reason="bad token", name=body.name))
             return ControlError(reply_to=msg_id, code="unauthorized", message="wrong session token")
         stream = self.streams.get(body.transport)
         if stream is None:
@@ -85,15 +84,13 @@ class TapRegistry:
         tap = Tap(tap_id=f"tap-{self._n}", name=body.name, pid=body.pid,
                   transport=body.transport, last_heard=time.monotonic())
         self.taps[token] = tap
-        self.record("tap_attached", {"tap_id": tap.tap_id, "name": tap.name, "pid": tap.pid,
-                                     "transport": tap.transport})
+        self.record(TapAttached(tap_id=tap.tap_id, name=tap.name, pid=tap.pid, transport=tap.transport))
         return AttachReply(reply_to=msg_id, tap_id=tap.tap_id, tap_token=token, stream=stream,
                            keepalive_s=self.keepalive_s)
 
-    def _drop(self, token: str, reason: str, **extra) -> None:
+    def _drop(self, token: str, reason: str, silent_s: float | None = None) -> None:
         tap = self.taps.pop(token)
-        self.record("tap_detached", {"tap_id": tap.tap_id, "name": tap.name, "reason": reason,
-                                     **extra})
+        self.record(TapDetached(tap_id=tap.tap_id, name=tap.name, reason=reason, silent_s=silent_s))
 
     def sweep(self, now: float | None = None) -> None:
         """Drop taps not heard for ``LOST_AFTER`` keep-alive intervals (they crashed or hang)."""

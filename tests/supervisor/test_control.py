@@ -15,6 +15,7 @@ import protocol
 from actors.runtime.transport import Counters, send_envelope
 from protocol.actor_to_supervisor import Heartbeat, Hello, RequestStop
 from protocol.cli_to_supervisor import AttachRequest, DetachRequest, StatusRequest, StopRequest
+from protocol.events import ActorRefused, ControlRefused, Event, StopRequested, TapAttached, TapDetached
 from protocol.supervisor_to_actor import Ping, Refused, StopActor, Welcome
 from protocol.supervisor_to_cli import AttachReply, ControlError, DetachReply, StatusReply, StopReply
 from supervisor.children import Child
@@ -38,7 +39,7 @@ class Desk:
                                                                          "stream": "ipc:///nowhere"},
                                   profile={"name": "unit"}, heartbeat_s=HEARTBEAT_S, token=TOKEN,
                                   startup_timeout_s=STARTUP_S)
-        self.rows: list[tuple[str, dict]] = []
+        self.rows: list[Event] = []
         self.stops: list[tuple[str, str]] = []
         self.children = {n: Child(name=n, module="tests.supervisor.idle", args=[], env={},
                                   log_path=str(tmp_path / f"{n}.log")) for n in ("policy", "observer")}
@@ -51,8 +52,8 @@ class Desk:
                                status=self.status)
         self.peers: list[zmq.Socket] = []
 
-    def record(self, event: str, fields: dict) -> None:
-        self.rows.append((event, fields))
+    def record(self, event: Event) -> None:
+        self.rows.append(event)
 
     def status(self) -> dict:
         return {"session_id": self.facts.session_id, "steps": 7}
@@ -138,7 +139,7 @@ def test_another_protocol_major_in_a_hello_is_refused_and_recorded(desk):
     child.start()
     reply = desk.ask(desk.peer(b"policy"), hello("policy", child.pid, major=protocol.PROTOCOL_MAJOR + 1))
     assert isinstance(reply, Refused) and "is not accepted" in reply.reason
-    assert desk.rows == [("actor_refused", {"actor": "policy", "reason": reply.reason})]
+    assert desk.rows == [ActorRefused(actor="policy", reason=reply.reason)]
     assert not child.welcomed
 
 
@@ -169,15 +170,14 @@ def test_an_actors_request_stop_is_recorded_and_stops_the_session(desk):
                   session="sess-1", sender="policy")
     desk.serve_until(lambda: desk.stops)
     assert desk.stops == [("run_changed", "asked by policy: new run")]
-    assert desk.rows == [("stop_requested", {"actor": "policy", "reason": "run_changed",
-                                             "detail": "new run"})]
+    assert desk.rows == [StopRequested(actor="policy", reason="run_changed", detail="new run")]
 
 
 def test_status_and_stop_need_the_session_token(desk):
     cli = desk.peer()
     refused = desk.ask(cli, StatusRequest(token="wrong"))
     assert isinstance(refused, ControlError) and refused.code == "unauthorized"
-    assert desk.rows == [("control_refused", {"request": "status_request", "reason": "bad token"})]
+    assert desk.rows == [ControlRefused(request="status_request", reason="bad token")]
     status = desk.ask(cli, StatusRequest(token=TOKEN))
     assert isinstance(status, StatusReply) and status.status == desk.status()
     assert desk.stops == []
@@ -195,10 +195,11 @@ def test_a_tap_attaches_reads_status_cannot_write_and_detaches(desk):
     write = desk.ask(tap, StopRequest(token=attached.tap_token))
     assert isinstance(write, ControlError) and write.code == "read_only" and desk.stops == []
     assert isinstance(desk.ask(tap, DetachRequest(token=attached.tap_token)), DetachReply)
-    assert [e for e, _ in desk.rows] == ["control_refused", "tap_attached", "control_refused",
-                                         "tap_detached"]
-    assert desk.rows[2][1] == {"request": "stop_request", "reason": "read-only tap token",
-                               "tap_id": attached.tap_id}
+    assert desk.rows == [
+        ControlRefused(request="attach_request", reason="bad token", name="t"),
+        TapAttached(tap_id=attached.tap_id, name="t", pid=42, transport="ipc"),
+        ControlRefused(request="stop_request", reason="read-only tap token", tap_id=attached.tap_id),
+        TapDetached(tap_id=attached.tap_id, name="t", reason="detach")]
 
 
 def test_pings_go_to_welcomed_actors_and_silence_is_named(desk):

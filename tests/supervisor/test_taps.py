@@ -5,13 +5,14 @@ from __future__ import annotations
 import time
 
 from protocol.cli_to_supervisor import AttachRequest, DetachRequest, StatusRequest
+from protocol.events import TapDetached
 from protocol.supervisor_to_cli import AttachReply, ControlError
 from supervisor.taps import LOST_AFTER, TapRegistry
 
 
 def registry(rows: list) -> TapRegistry:
     return TapRegistry(session_token="tok", streams={"ipc": "ipc:///s"}, keepalive_s=1.0,
-                       record=lambda event, fields: rows.append((event, fields)),
+                       record=rows.append,
                        status=lambda: {"steps": 1})
 
 
@@ -26,8 +27,10 @@ def test_a_tap_not_heard_for_its_keepalives_is_dropped_as_lost_and_its_token_ref
     assert taps.listing() and len(rows) == 1  # still within its keep-alives
     taps.sweep(now + LOST_AFTER * 1.0 + 1)
     assert taps.listing() == []
-    event, fields = rows[-1]
-    assert event == "tap_detached" and fields["reason"] == "lost" and fields["silent_s"] >= LOST_AFTER
+    lost = rows[-1]
+    assert isinstance(lost, TapDetached) and lost.reason == "lost" and lost.silent_s >= LOST_AFTER
+    assert lost.to_row() == {"event": "tap_detached", "tap_id": "tap-1", "name": "metrics",
+                             "reason": "lost", "silent_s": lost.silent_s}
     assert taps.wants(StatusRequest(token=reply.tap_token)) is False  # now the session's token check refuses it
     gone = taps.handle("m2", DetachRequest(token=reply.tap_token))
     assert isinstance(gone, ControlError) and gone.code == "unknown_tap"
