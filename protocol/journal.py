@@ -6,15 +6,21 @@ newline); the first row carries ``GENESIS``. Editing, removing or reordering row
 breaks the chain at the first damaged row; the session summary pins the last row's digest so
 that truncation after the last row is detectable too.
 
-The reader never raises on damage: it reports what it found (``JournalScan``) and leaves
-the verdict to the verifier.
+The ONE reader of JSONL journals and feeds is ``read_lines`` / ``iter_lines``: line by line
+from a byte offset, each line with its number, offset, bytes, digest and parsed row, never
+the whole file in memory. ``scan_bytes`` / ``scan_file`` (the recorder's resume),
+``rows_between`` (the recorder's follow-from-disk) and the verifier
+(``supervisor/capture``) stand on it. It never raises on damage: it reports what it found
+and leaves the verdict to the verifier.
 """
 from __future__ import annotations
 
 import dataclasses
 import hashlib
+import io
 import json
-from typing import Any
+import os
+from typing import Any, BinaryIO, Iterable, Iterator
 
 from .events import SCHEMA_VERSION  # noqa: F401  (re-exported: the writer's and readers' name)
 
@@ -33,6 +39,21 @@ def encode_row(row: dict[str, Any]) -> bytes:
 
 def line_digest(line: bytes) -> str:
     return hashlib.sha256(line).hexdigest()
+
+
+@dataclasses.dataclass
+class Line:
+    """One line of a JSONL file. ``data`` excludes the newline; ``row`` is the parsed object
+    when the line is terminated and is a JSON object (and parsing was asked for), else None."""
+    number: int  # 1-based (relative to the line before the start offset, when one was given)
+    offset: int
+    data: bytes
+    terminated: bool
+    row: dict[str, Any] | None
+
+    @property
+    def sha256(self) -> str:
+        return line_digest(self.data)
 
 
 @dataclasses.dataclass
@@ -67,34 +88,73 @@ class JournalScan:
         return bool(self.torn) and not self.torn[-1].terminated
 
 
-def scan_bytes(data: bytes) -> JournalScan:
-    scan = JournalScan([], [], [], [], [], len(data))
-    offset = 0
-    number = 0
-    while offset < len(data):
+def parse_line(data: bytes) -> dict[str, Any] | None:
+    """The JSON object a line holds, or None (not UTF-8, not JSON, not an object)."""
+    try:
+        row = json.loads(data.decode("utf-8"))
+    except (UnicodeDecodeError, ValueError, RecursionError):  # RecursionError: nested too deep
+        return None
+    return row if isinstance(row, dict) else None
+
+
+def read_lines(fh: BinaryIO, *, offset: int = 0, number: int = 0,
+               parse: bool = True) -> Iterator[Line]:
+    """THE journal reader: every line of the binary file ``fh`` from its current position
+    (``offset`` bytes into the file, after ``number`` lines), one line in memory at a time.
+    An unterminated last line is yielded with ``terminated=False`` and ``row=None`` (it is
+    torn, whatever it holds). With ``parse=False`` no line is parsed (``row`` is None)."""
+    for raw in fh:
         number += 1
-        end = data.find(b"\n", offset)
-        terminated = end != -1
-        if not terminated:
-            end = len(data)
-        line = data[offset:end]
-        row = None
-        if terminated:
-            try:
-                row = json.loads(line.decode("utf-8"))
-            except (UnicodeDecodeError, ValueError, RecursionError):  # nesting too deep
-                row = None
-        if isinstance(row, dict):
-            scan.rows.append(row)
-            scan.line_numbers.append(number)
-            scan.offsets.append(offset)
-            scan.digests.append(line_digest(line))
+        terminated = raw.endswith(b"\n")
+        data = raw[:-1] if terminated else raw
+        yield Line(number, offset, data, terminated, parse_line(data) if terminated and parse else None)
+        offset += len(raw)
+
+
+def iter_lines(path: str, *, offset: int = 0, number: int = 0,
+               parse: bool = True) -> Iterator[Line]:
+    """``read_lines`` over the file at ``path``, starting ``offset`` bytes in."""
+    with open(path, "rb") as fh:
+        fh.seek(offset)
+        yield from read_lines(fh, offset=offset, number=number, parse=parse)
+
+
+def rows_between(path: str, offset: int, first: int, last: int) -> list[dict[str, Any]]:
+    """The rows with ``first <= sequence <= last``, reading from ``offset`` (the byte offset
+    of row ``first``, or of any earlier line); torn lines are skipped. For a reader that
+    keeps each row's offset (the recorder's follow-from-disk)."""
+    out: list[dict[str, Any]] = []
+    want = last - first + 1
+    for line in iter_lines(path, offset=offset):
+        seq = line.row.get("sequence", 0) if line.row is not None else None
+        if isinstance(seq, int) and first <= seq <= last:
+            out.append(line.row)
+            if len(out) >= want:
+                break
+    return out
+
+
+def scan_lines(lines: Iterable[Line], size: int) -> JournalScan:
+    """Rows and torn lines, with their line numbers, offsets and digests."""
+    scan = JournalScan([], [], [], [], [], size)
+    for line in lines:
+        if line.row is not None:
+            scan.rows.append(line.row)
+            scan.line_numbers.append(line.number)
+            scan.offsets.append(line.offset)
+            scan.digests.append(line.sha256)
         else:
-            scan.torn.append(TornRow(number, offset, len(line), line_digest(line), terminated))
-        offset = end + 1
+            scan.torn.append(TornRow(line.number, line.offset, len(line.data), line.sha256,
+                                     line.terminated))
     return scan
 
 
+def scan_bytes(data: bytes) -> JournalScan:
+    return scan_lines(read_lines(io.BytesIO(data)), len(data))
+
+
 def scan_file(path: str) -> JournalScan:
+    """A whole journal's rows (the recorder's resume), read line by line."""
     with open(path, "rb") as fh:
-        return scan_bytes(fh.read())
+        size = os.fstat(fh.fileno()).st_size
+        return scan_lines(read_lines(fh), size)

@@ -11,7 +11,7 @@ One module per subcommand, each defining its ``Command`` class next to its entry
     clip.py       ``capture clip``: a GIF from a recording's retained frames (actors/emulator/clips.py)
     evidence.py   what review and clip share: PATH resolution, errors, exit 0 / 1 refused / 2 usage / 4 damaged
     session.py    one session directory: two streaming passes over events.jsonl
-    stream.py     line-by-line readers, the torn-row marks of recorder_resumed, file digests
+    stream.py     the torn-row marks of recorder_resumed rows, file digests
     chain.py      torn rows, common fields, sequences and the hash chain
     links.py      join keys, observation files, after_attempt_id, attempts and results
     summary.py    session.json against the journal (pinned last row, restated counts)
@@ -20,6 +20,7 @@ One module per subcommand, each defining its ``Command`` class next to its entry
     report.py     the short human summary
     errors.py     CaptureError and its subclasses
 
-The journal format itself (rows, canonical encoding, GENESIS) lives in ``protocol/journal.py``;
-docs/journal.md documents schema v1 and the verifier.
+The journal format itself (rows, canonical encoding, GENESIS, the one line reader) lives in
+``protocol/journal.py``, its event kinds in ``protocol/events.py``; docs/journal.md
+documents schema v1 and the verifier.
 """

@@ -27,6 +27,9 @@ import traceback
 
 from actors.policy.base import Observation
 from actors.policy.registry import PolicyNotFound, load_policy_class
+from protocol.events import ActionAttempt, ActionResult, Proposal, SessionStart
+from protocol.events import Observation as ObservationEvent  # (the policy's Observation is another thing)
+from protocol.journal import iter_lines
 from supervisor.commands.base import Command, emit
 
 from .errors import NotACapture
@@ -36,14 +39,9 @@ SESSIONS = "sessions"
 
 
 def _rows(session_dir: str):
-    with open(os.path.join(session_dir, "events.jsonl"), "rb") as fh:
-        for line in fh:
-            try:
-                row = json.loads(line)
-            except (ValueError, RecursionError):
-                continue  # a torn row: the verifier reports it
-            if isinstance(row, dict):
-                yield row
+    for line in iter_lines(os.path.join(session_dir, "events.jsonl")):
+        if line.row is not None:  # a torn row: the verifier reports it
+            yield line.row
 
 
 def audit_session(session_dir: str, capture_root: str, policy_name: str | None) -> dict:
@@ -56,24 +54,24 @@ def audit_session(session_dir: str, capture_root: str, policy_name: str | None) 
     by_screen: dict[str, collections.Counter] = collections.defaultdict(collections.Counter)
     for row in _rows(session_dir):
         ev = row.get("event")
-        if ev == "session_start":
+        if ev == SessionStart.KIND:
             profile = row.get("profile") or {}
             name = policy_name or (profile.get("policy") or {}).get("module") or "sts2"
             cls = load_policy_class(name)
             policy = cls(dict((profile.get("policy") or {}).get("settings") or {}),
                          dict(profile.get("session") or {}))
             out["policy"] = name
-        elif ev == "observation" and policy is not None:
+        elif ev == ObservationEvent.KIND and policy is not None:
             out["observations"] += 1
             decided[row["observation_id"]] = _audit_one(policy, row, capture_root, by_screen, out)
-        elif ev == "proposal":
+        elif ev == Proposal.KIND:
             proposals[row["proposal_id"]] = row
             mine = decided.pop(row["observation_id"], None)
             if mine is not None and mine != (row.get("action"), row.get("parameters")):
                 out["divergences"] += 1
-        elif ev == "action_attempt":
+        elif ev == ActionAttempt.KIND:
             attempts[row["attempt_id"]] = row["proposal_id"]
-        elif ev == "action_result" and policy is not None:
+        elif ev == ActionResult.KIND and policy is not None:
             prop = proposals.get(attempts.get(row["attempt_id"], ""))
             if prop is not None:
                 policy.record_result(prop, row)

@@ -18,10 +18,11 @@ from __future__ import annotations
 
 from typing import Callable
 
-from protocol.journal import COMMON_FIELDS, GENESIS, SCHEMA_VERSION, encode_row, line_digest
+from protocol.journal import (COMMON_FIELDS, GENESIS, SCHEMA_VERSION, Line, encode_row,
+                              line_digest)
 
 from .findings import DAMAGED, INCOMPLETE
-from .stream import Line, TornMark
+from .stream import TornMark
 
 Add = Callable[..., None]
 

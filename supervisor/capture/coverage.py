@@ -30,10 +30,11 @@ import json
 import os
 from typing import Any, Callable, Iterable
 
+from protocol.events import ActionAttempt, ActionResult, Observation, SessionEnd
+from protocol.journal import iter_lines
 from supervisor.commands.base import Command, emit
 
 from .errors import NotACapture
-from .stream import iter_lines
 from .verify import resolve
 
 COMBAT = ("monster", "elite", "boss")
@@ -160,7 +161,7 @@ def scan_session(session_dir: str, capture_root: str, cov: CoverageReport) -> Se
     for line in iter_lines(os.path.join(session_dir, "events.jsonl")):
         row = line.row or {}
         event = row.get("event")
-        if event == "observation":
+        if event == Observation.KIND:
             state = _load(capture_root, row.get("path"))
             if state is None:
                 sc.unreadable += 1
@@ -169,13 +170,13 @@ def scan_session(session_dir: str, capture_root: str, cov: CoverageReport) -> Se
             variant = classify(state)
             cov.variants[variant] += 1
             walk.step(variant, state)
-        elif event == "action_attempt":
+        elif event == ActionAttempt.KIND:
             attempts[row.get("attempt_id")] = str(row.get("action"))
             cov.actions[str(row.get("action"))]["attempted"] += 1
             sc.attempts += 1
-        elif event == "action_result" and row.get("attempt_id") in attempts:
+        elif event == ActionResult.KIND and row.get("attempt_id") in attempts:
             cov.actions[attempts[row["attempt_id"]]][str(row.get("outcome"))] += 1
-        elif event == "session_end":
+        elif event == SessionEnd.KIND:
             sc.reason, sc.exit_code = row.get("reason"), row.get("exit_code")
     cov.sessions.append(sc)
     return sc

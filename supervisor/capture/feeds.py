@@ -21,9 +21,10 @@ import dataclasses
 import os
 from typing import Any
 
+from protocol.journal import iter_lines
+
 from .findings import DAMAGED, INCOMPLETE, NOTE, FeedReport, Finding
 from .links import Links, action_key
-from .stream import iter_lines
 
 DECISIONS, SESSIONS = "decisions.jsonl", "sessions.jsonl"
 FED_STATUSES = ("execute", "dry_run")

@@ -10,10 +10,12 @@ from __future__ import annotations
 import dataclasses
 import os
 
+from protocol.journal import iter_lines
+
 from .chain import Chain
 from .findings import DAMAGED, INCOMPLETE, NOTE, Finding, SessionReport
 from .links import Links
-from .stream import iter_lines, resume_marks
+from .stream import resume_marks
 from .summary import SummaryCheck
 
 JOURNAL = "events.jsonl"

@@ -1,5 +1,6 @@
-"""Streaming readers for the verifier: lines of a JSONL file one at a time, the torn-row
-marks of ``recorder_resumed`` rows, and file digests read in chunks.
+"""Streaming helpers for the verifier: the torn-row marks of ``recorder_resumed`` rows, and
+file digests read in chunks. Lines are read by the one journal reader,
+``protocol.journal.iter_lines``.
 
 Nothing here loads a whole journal into memory; a line is held only while it is checked.
 """
@@ -7,44 +8,12 @@ from __future__ import annotations
 
 import dataclasses
 import hashlib
-import json
-from typing import Any, Iterator
+from typing import Any
+
+from protocol.events import RecorderResumed
+from protocol.journal import iter_lines, parse_line
 
 CHUNK = 1 << 20
-
-
-@dataclasses.dataclass
-class Line:
-    """One line of a JSONL file. ``data`` excludes the newline; ``row`` is the parsed object
-    when the line is terminated and is a JSON object, else ``None``."""
-    number: int  # 1-based
-    offset: int
-    data: bytes
-    terminated: bool
-    row: dict[str, Any] | None
-
-
-def parse_row(data: bytes) -> dict[str, Any] | None:
-    try:
-        row = json.loads(data.decode("utf-8"))
-    except (UnicodeDecodeError, ValueError, RecursionError):  # RecursionError: nested too deep
-        return None
-    return row if isinstance(row, dict) else None
-
-
-def iter_lines(path: str, *, parse: bool = True) -> Iterator[Line]:
-    """Yield every line of ``path`` in order. An unterminated last line is yielded with
-    ``terminated=False`` and ``row=None`` (it is torn, whatever it contains). With
-    ``parse=False`` no line is parsed (``row`` is always ``None``)."""
-    with open(path, "rb") as fh:
-        number, offset = 0, 0
-        for raw in fh:
-            number += 1
-            terminated = raw.endswith(b"\n")
-            data = raw[:-1] if terminated else raw
-            row = parse_row(data) if terminated and parse else None
-            yield Line(number, offset, data, terminated, row)
-            offset += len(raw)
 
 
 @dataclasses.dataclass
@@ -64,11 +33,12 @@ def resume_marks(path: str) -> dict[int, TornMark]:
     Only lines that mention ``recorder_resumed`` are parsed. A mark is kept only when the
     named line comes before the row that names it."""
     marks: dict[int, TornMark] = {}
+    needle = f'"{RecorderResumed.KIND}"'.encode()
     for line in iter_lines(path, parse=False):
-        if not line.terminated or b'"recorder_resumed"' not in line.data:
+        if not line.terminated or needle not in line.data:
             continue
-        row = parse_row(line.data)
-        if row is None or row.get("event") != "recorder_resumed":
+        row = parse_line(line.data)
+        if row is None or row.get("event") != RecorderResumed.KIND:
             continue
         for entry in row.get("torn_rows") or []:
             if not isinstance(entry, dict) or not isinstance(entry.get("line"), int):

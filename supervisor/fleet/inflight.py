@@ -19,7 +19,8 @@ from __future__ import annotations
 import dataclasses
 import os
 
-from supervisor.capture.stream import iter_lines
+from protocol.events import ActionAttempt, ActionResult, RecorderResumed
+from protocol.journal import iter_lines
 
 
 @dataclasses.dataclass(frozen=True)
@@ -61,11 +62,11 @@ def _scan(journal: str) -> tuple[list[str], set[str], int | None]:
             continue
         event = line.row.get("event")
         if pending_bad is not None:
-            if event != "recorder_resumed":
+            if event != RecorderResumed.KIND:
                 return seen, resolved, pending_bad  # an unreadable line with more after it
             pending_bad = None
-        if event == "action_attempt":
+        if event == ActionAttempt.KIND:
             seen.append(str(line.row.get("attempt_id")))
-        elif event == "action_result":
+        elif event == ActionResult.KIND:
             resolved.add(str(line.row.get("attempt_id")))
     return seen, resolved, None

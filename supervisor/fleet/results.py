@@ -26,7 +26,9 @@ import json
 import os
 from typing import Any, Iterable
 
-from supervisor.capture.stream import iter_lines
+from protocol.events import (ActionAttempt, ActionResult, EmulatorStats, Observation, Proposal,
+                             ProposalStatus, SessionEnd)
+from protocol.journal import iter_lines
 
 from . import layout
 from .matrix import SessionPlan
@@ -87,26 +89,26 @@ def journal_facts(session_dir: str) -> dict[str, Any]:
     for line in iter_lines(journal):
         row = line.row or {}
         event = row.get("event")
-        if event == "observation":
+        if event == Observation.KIND:
             observations += 1
-        elif event == "proposal_status":
+        elif event == ProposalStatus.KIND:
             facts["steps"] += 1
-        if event == "proposal" and row.get("run_outcome"):
+        if event == Proposal.KIND and row.get("run_outcome"):
             if row.get("action") is None:
                 _count_run(facts, row["run_outcome"])
             else:
                 outcome_of_proposal[str(row.get("proposal_id"))] = row["run_outcome"]
-        elif event == "action_attempt" and str(row.get("proposal_id")) in outcome_of_proposal:
+        elif event == ActionAttempt.KIND and str(row.get("proposal_id")) in outcome_of_proposal:
             outcome_of_attempt[str(row.get("attempt_id"))] = outcome_of_proposal[str(row["proposal_id"])]
-        elif event == "action_result":
+        elif event == ActionResult.KIND:
             kind = row.get("outcome")
             if kind in ("accepted", "rejected", "unknown"):
                 facts[kind] += 1
             if kind == "accepted" and str(row.get("attempt_id")) in outcome_of_attempt:
                 _count_run(facts, outcome_of_attempt.pop(str(row["attempt_id"])))
-        elif event == "emulator_stats" and isinstance(row.get("frame"), int):
+        elif event == EmulatorStats.KIND and isinstance(row.get("frame"), int):
             facts["frames"] = row["frame"]
-        elif event == "session_end":
+        elif event == SessionEnd.KIND:
             facts["reason"] = row.get("reason")
     facts["steps"] = max(facts["steps"], observations)  # decisions, when a policy pipelines
     return facts

@@ -1,4 +1,4 @@
-"""Restart policy decisions (Erlang/OTP semantics), without processes."""
+"""``supervisor.restart``: restart policy decisions (Erlang/OTP semantics), without processes."""
 from __future__ import annotations
 
 import pytest
