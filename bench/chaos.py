@@ -54,6 +54,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from chaos_inject import ProcessWatch, ProxiedGame, SmallDisk, signal_pid, stop_then_continue  # noqa: E402
 from chaos_judge import Run, game_stats_from_logs, judge  # noqa: E402
 from conformance import HOSTILE  # noqa: E402
+from protocol.events import ActionAttempt, ActionResult, Observation, Proposal  # noqa: E402
 
 PYBOY = os.path.join(REPO, "run", "profiles", "pyboy-demo.yaml")
 GAME_STEPS = 150
@@ -62,8 +63,8 @@ ACTORS = {"game": ["recorder", "observer", "policy", "model_client", "actuator",
 PROXY_FAULTS = {"game:garbage": ["not_json", "garbage_http", "wrong_types"],
                 "game:hang": ["slow", "drip"], "game:close": ["no_answer"]}
 # recorder.inject_failure (actors/recorder/writer.py FaultPlan): the Nth append of one kind fails
-JOURNAL_FAILS = {"observation": (2, 100), "proposal": (2, 100), "action_attempt": (1, 30),
-                 "action_result": (1, 30)}
+JOURNAL_FAILS = {Observation.KIND: (2, 100), Proposal.KIND: (2, 100), ActionAttempt.KIND: (1, 30),
+                 ActionResult.KIND: (1, 30)}
 HOLD_S = 3.0  # SIGSTOP held this long: past 3 heartbeats of 0.5 s
 LEFT_OVER_S = 10.0
 
@@ -112,7 +113,7 @@ def _wait(cond, timeout: float, watch: ProcessWatch | None, every: float = 0.05)
 def _first_observation(capture: str):
     for path in glob.glob(os.path.join(capture, "sessions", "*", "events.jsonl")):
         with open(path, "rb") as fh:
-            if b'"event":"observation"' in fh.read():
+            if f'"event":"{Observation.KIND}"'.encode() in fh.read():
                 return path
     return None
 

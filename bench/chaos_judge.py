@@ -14,6 +14,7 @@ import glob
 import json
 import os
 
+from protocol.events import ActionAttempt, ActionResult, RecorderResumed, SessionEnd, SessionStopping
 from supervisor.capture.verify import verify_path
 
 NORMAL = {"max_steps", "run_ended", "run_changed"}  # exit 0 (docs/supervision.md)
@@ -55,7 +56,9 @@ class Run:
 
 def read_journal(session_dir: str) -> tuple[list[dict], list[int]]:
     """Rows of ``events.jsonl`` read independently of the verifier, and the 1-based line
-    numbers of lines that are not a whole JSON row (torn)."""
+    numbers of lines that are not a whole JSON row (torn). Deliberately not
+    ``protocol.journal``'s reader: the judge is a second opinion on what the verifier,
+    which stands on that reader, concludes."""
     rows, torn = [], []
     with open(os.path.join(session_dir, "events.jsonl"), "rb") as fh:
         for n, line in enumerate(fh, 1):
@@ -103,7 +106,7 @@ def _judge_journal(run: Run, rows: list[dict], torn: list[int]) -> None:
     stats = report.sessions[0].stats if report.sessions else {}
     run.verdict, run.torn = report.verdict, len(torn)
     run.last_sequence = stats.get("last_sequence")
-    run.finalized = any(r.get("event") == "session_end" for r in rows)
+    run.finalized = any(r.get("event") == SessionEnd.KIND for r in rows)
     mine = rows[-1].get("sequence") if rows else None
     checks = [
         (run.verdict != "damaged", f"capture verify: damaged {_first_finding(report)}"),
@@ -121,7 +124,7 @@ def _judge_journal(run: Run, rows: list[dict], torn: list[int]) -> None:
 
 
 def _resumed_over(rows: list[dict], torn: list[int]) -> bool:
-    return len([r for r in rows if r.get("event") == "recorder_resumed"]) >= len(torn)
+    return len([r for r in rows if r.get("event") == RecorderResumed.KIND]) >= len(torn)
 
 
 def _first_finding(report) -> str:
@@ -132,13 +135,13 @@ def _first_finding(report) -> str:
 
 
 def _judge_end(run: Run, rows: list[dict]) -> None:
-    ends = [r for r in rows if r.get("event") == "session_end"]
-    stopping = [r for r in rows if r.get("event") == "session_stopping"]
+    ends = [r for r in rows if r.get("event") == SessionEnd.KIND]
+    stopping = [r for r in rows if r.get("event") == SessionStopping.KIND]
     if stopping:
         run.stopping_at = datetime.datetime.fromisoformat(
             stopping[0]["recorded_at"].replace("Z", "+00:00")).timestamp()
-    attempts = {r["attempt_id"] for r in rows if r.get("event") == "action_attempt"}
-    results = {r.get("attempt_id") for r in rows if r.get("event") == "action_result"}
+    attempts = {r["attempt_id"] for r in rows if r.get("event") == ActionAttempt.KIND}
+    results = {r.get("attempt_id") for r in rows if r.get("event") == ActionResult.KIND}
     run.attempts, run.unresolved = len(attempts), len(attempts - results)
     if ends:
         end = ends[-1]
@@ -209,7 +212,7 @@ def _judge_game(run: Run, rows: list[dict], stats: dict | None, posted: set[str]
     if run.fault not in MAY_LEAVE_UNSENT or not run.landed:
         checks.append((run.posts == run.attempts, f"{run.posts} POSTs for {run.attempts} attempts"))
     if posted is not None:
-        journal = {r["attempt_id"] for r in rows if r.get("event") == "action_attempt"}
+        journal = {r["attempt_id"] for r in rows if r.get("event") == ActionAttempt.KIND}
         missing = posted - journal
         checks.append((not missing, f"acknowledged attempt(s) the game received missing from "
                                     f"the journal: {sorted(missing)[:3]}"))

@@ -15,6 +15,7 @@ import json
 import re
 import sys
 
+from protocol.events import ActorStart
 from protocol.journal import scan_file
 
 #: keys whose values differ between two runs of the same session by nature
@@ -42,7 +43,7 @@ def masked_rows(path: str) -> list[dict]:
     first = rows[0] if rows else {}
     names = {str(first[k]): f"<{k}>" for k in ("session", "capture_root") if first.get(k)}
     names.update((f"-{row['pid']}", "-<pid>") for row in rows
-                 if row.get("event") == "actor_start" and isinstance(row.get("pid"), int))
+                 if row.get("event") == ActorStart.KIND and isinstance(row.get("pid"), int))
     return [masked(row, names) for row in rows]
 
 

@@ -7,6 +7,7 @@
 import collections
 
 from actors.taps.runtime import AttachedTap
+from protocol.events import ActionResult
 
 
 class Tap(AttachedTap):
@@ -18,9 +19,9 @@ class Tap(AttachedTap):
 
     def on_row(self, row):  # every later row, in order, exactly once
         self.counts[row["event"]] += 1
-        if row["event"] == "action_result":
+        if row["event"] == ActionResult.KIND:
             print(f"#{row['sequence']} {row['outcome']}: "
-                  f"{self.counts['action_result']} results", flush=True)
+                  f"{self.counts[ActionResult.KIND]} results", flush=True)
 
     def on_detach(self, reason):
         print(f"detached ({reason}) after {sum(self.counts.values())} events", flush=True)

@@ -42,6 +42,7 @@ import time
 from actors.runtime.follow import Follower
 from actors.runtime.transport import Client, Counters, PeerRefused, PeerUnavailable, RequestFailed
 from protocol.cli_to_supervisor import AttachRequest, DetachRequest, StatusRequest
+from protocol.events import SessionEnd
 from protocol.to_recorder import Snapshot
 
 from .connect import Access
@@ -143,7 +144,7 @@ class TapRunner:
                 self._resync()
             for row in rows:
                 self.tap.on_row(row)
-                if row.get("event") == "session_end":
+                if row.get("event") == SessionEnd.KIND:
                     return "session_ended"
             if time.monotonic() >= next_keepalive:
                 try:

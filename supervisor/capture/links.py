@@ -20,6 +20,7 @@ import dataclasses
 import os
 from typing import Any, Callable
 
+from protocol import events as ev  # (ev.Proposal: the row kind; Proposal below: its join entry)
 from protocol.journal import encode_row, line_digest
 
 from .findings import DAMAGED, INCOMPLETE
@@ -181,7 +182,7 @@ class Links:
                           "reason", "source"):
             return
         if row["observation_id"] not in self.observations:
-            self._unresolved(n, row, "observation_id", "observation")
+            self._unresolved(n, row, "observation_id", ev.Observation.KIND)
         if self._unique(n, row, "proposal_id", self.proposals):
             self.proposals[row["proposal_id"]] = Proposal(n, row["observation_id"],
                                                           action_key(row))
@@ -191,7 +192,7 @@ class Links:
             return
         prop = self.proposals.get(row["proposal_id"])
         if prop is None:
-            self._unresolved(n, row, "proposal_id", "proposal")
+            self._unresolved(n, row, "proposal_id", ev.Proposal.KIND)
             return
         if row["status"] not in STATUSES:
             self._damaged("bad_value", f"line {n}: status {row['status']!r} is not one of "
@@ -209,7 +210,7 @@ class Links:
         pid = row["proposal_id"]
         prop = self.proposals.get(pid)
         if prop is None:
-            self._unresolved(n, row, "proposal_id", "proposal")
+            self._unresolved(n, row, "proposal_id", ev.Proposal.KIND)
         elif prop.status != "execute":
             self._damaged("attempt_not_executable", f"line {n}: attempt for proposal {pid!r} "
                           f"whose disposition is {prop.status!r}, not execute", n, row)
@@ -233,7 +234,7 @@ class Links:
             return
         att = self.attempts.get(row["attempt_id"])
         if att is None:
-            self._unresolved(n, row, "attempt_id", "action_attempt")
+            self._unresolved(n, row, "attempt_id", ev.ActionAttempt.KIND)
             return
         if att.result_line is not None:
             self._damaged("duplicate_event", f"line {n}: attempt {row['attempt_id']!r} already "
@@ -301,14 +302,14 @@ class Links:
                 cut = self.end is None or self.last_resume_line > prop.line
                 add(INCOMPLETE if cut else DAMAGED, "proposal_without_status",
                     f"proposal {pid!r} (line {prop.line}) has no disposition", line=prop.line,
-                    event="proposal")
+                    event=ev.Proposal.KIND)
         if self.end is None:
             for aid, att in self.attempts.items():
                 if att.result_line is None:
                     add(INCOMPLETE, "attempt_without_result",
                         f"attempt {aid!r} (line {att.line}) has no result: its outcome is "
                         "unknown (not a rejection, not permission to retry)", line=att.line,
-                        event="action_attempt")
+                        event=ev.ActionAttempt.KIND)
 
     def stats(self) -> dict[str, Any]:
         results = sum(1 for a in self.attempts.values() if a.result_line is not None)
@@ -319,14 +320,14 @@ class Links:
 
 
 _HANDLERS: dict[str, Callable[[Links, int, dict], None]] = {
-    "session_start": Links._session_start,
-    "observation": Links._observation,
-    "observation_error": Links._observation_error,
-    "proposal": Links._proposal,
-    "proposal_status": Links._proposal_status,
-    "action_attempt": Links._action_attempt,
-    "action_result": Links._action_result,
-    "session_end": Links._session_end,
-    "recorder_resumed": Links._recorder_resumed,
-    "actor_restart": Links._actor_restart,
+    ev.SessionStart.KIND: Links._session_start,
+    ev.Observation.KIND: Links._observation,
+    ev.ObservationError.KIND: Links._observation_error,
+    ev.Proposal.KIND: Links._proposal,
+    ev.ProposalStatus.KIND: Links._proposal_status,
+    ev.ActionAttempt.KIND: Links._action_attempt,
+    ev.ActionResult.KIND: Links._action_result,
+    ev.SessionEnd.KIND: Links._session_end,
+    ev.RecorderResumed.KIND: Links._recorder_resumed,
+    ev.ActorRestart.KIND: Links._actor_restart,
 }

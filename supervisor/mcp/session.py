@@ -35,6 +35,8 @@ from actors.runtime.follow import Follower
 from actors.recorder.files import read_observation
 from actors.runtime.transport import Client, Counters, RequestFailed
 from protocol.cli_to_supervisor import StopRequest
+from protocol.events import (ActionAttempt, ActionResult, ActorExit, EmulatorResumed, EmulatorStarted,
+                             Observation, Proposal, ProposalStatus, SessionStopping)
 from protocol.from_recorder import Rows
 from protocol.to_recorder import Follow
 from supervisor.rundir import running_sessions
@@ -129,27 +131,27 @@ class Playtest:
     # -- the journal ----------------------------------------------------------------------
     def feed(self, row: dict) -> None:
         ev = row["event"]
-        if ev == "observation":
+        if ev == Observation.KIND:
             state = self.follower.take_state(row["observation_id"])
             if state is None:
                 state = read_observation(self.record["capture_root"], row["path"])
             self.observation = {**row, "state": state}
-        elif ev == "emulator_started":
+        elif ev == EmulatorStarted.KIND:
             self.started = row
-        elif ev == "proposal" and row.get("agent_request"):
+        elif ev == Proposal.KIND and row.get("agent_request"):
             self.proposals[row["agent_request"]] = row
             self.bridge.delivered(row["agent_request"])
-        elif ev == "proposal_status":
+        elif ev == ProposalStatus.KIND:
             self.status[row["proposal_id"]] = row
-        elif ev == "action_attempt":
+        elif ev == ActionAttempt.KIND:
             self.attempts[row["proposal_id"]] = row
-        elif ev == "action_result":
+        elif ev == ActionResult.KIND:
             self.results[row["attempt_id"]] = row
-        elif ev == "actor_exit" and row.get("actor") == "emulator" and not row.get("expected"):
+        elif ev == ActorExit.KIND and row.get("actor") == "emulator" and not row.get("expected"):
             self.notices.append({"exit": row})
-        elif ev == "emulator_resumed":
+        elif ev == EmulatorResumed.KIND:
             self.notices.append({"resumed": row})
-        elif ev == "session_stopping":
+        elif ev == SessionStopping.KIND:
             self.stopping = row
 
     def pump(self, wait_s: float) -> None:
