@@ -14,16 +14,21 @@ A writer killed mid-line can leave a torn tail (bytes after the last newline). A
 that later resumes the recording terminates it with a newline and appends a ``torn-tail``
 event naming its byte offset and SHA-256; the reader then skips exactly that line.
 Readers skip fields they do not know; kinds are only ever appended.
+
+This is deliberately not the session journal's format (``protocol/events.py``, docs/emulator.md
+"Journal" says why), but it is the same canonical encoding and digest: the row hash is
+``protocol.journal.line_digest(encode_row(row without "hash"))``.
 """
 
 from __future__ import annotations
 
 import datetime as dt
-import hashlib
 import json
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
+
+from protocol.journal import GENESIS, encode_row, line_digest, read_lines
 
 from .errors import RecordingCorrupt
 
@@ -32,8 +37,6 @@ def now() -> str:
     """UTC now, ISO 8601 with milliseconds and a ``Z``: every timestamp a recording, its
     ledger, lease or archive mapping writes."""
     return dt.datetime.now(dt.timezone.utc).isoformat(timespec="milliseconds").replace("+00:00", "Z")
-
-GENESIS = "0" * 64
 
 # Record kinds (schema 1). Fields per kind are documented in docs/emulator.md.
 HEADER = "header"              # first line: schema, writer, session, ROM, limits
@@ -49,12 +52,13 @@ STOP = "stop"                  # final status, outcome and reason
 KINDS = (HEADER, INPUT, SAMPLE, STEPPED, OBSERVATION, CHECKPOINT, BRANCH, LOST_INTERVAL, TORN_TAIL, STOP)
 
 
-def canonical(obj: dict) -> bytes:
-    return json.dumps(obj, sort_keys=True, separators=(",", ":"), ensure_ascii=False).encode("utf-8")
+#: The one canonical JSON encoding (sorted keys, ``,``/``:``, UTF-8; NaN refused).
+canonical = encode_row
 
 
 def row_hash(row: dict) -> str:
-    return hashlib.sha256(canonical({k: v for k, v in row.items() if k != "hash"})).hexdigest()
+    """The hash a line carries: the digest of the canonical encoding of the rest of it."""
+    return line_digest(encode_row({k: v for k, v in row.items() if k != "hash"}))
 
 
 def make_pin(seq: int, head: str) -> str:
@@ -95,38 +99,42 @@ def _verify_line(path: Path, line: bytes, expect_seq: int, prev: str) -> dict:
         raise RecordingCorrupt(path, f"line {expect_seq} has seq {row.get('seq') if isinstance(row, dict) else None}")
     if row.get("prev") != prev:
         raise RecordingCorrupt(path, f"line {expect_seq} does not chain to the previous line")
-    if row.get("hash") != row_hash(row):
+    try:
+        digest = row_hash(row)
+    except ValueError:  # NaN or Infinity: never written by the one canonical encoding
+        digest = None
+    if row.get("hash") != digest:
         raise RecordingCorrupt(path, f"line {expect_seq} hash does not match its content")
     return row
 
 
 def read_journal(path: Path) -> JournalScan:
-    """Read and verify the whole chain; raise :class:`RecordingCorrupt` on any break."""
-    data = path.read_bytes()
-    scan = JournalScan(size=len(data))
-    lines = data.split(b"\n")
-    tail = lines.pop()  # after the last newline: b"" or a torn line
-    offset, pending_torn = 0, None
-    for line in lines:
-        line_offset, offset = offset, offset + len(line) + 1
-        if pending_torn is None:
-            try:
-                row = _verify_line(path, line, scan.seq + 1, scan.head)
-            except RecordingCorrupt:
-                pending_torn = (line_offset, line)
-                continue
-        else:
-            row = _verify_line(path, line, scan.seq + 1, scan.head)
-            if (row["kind"] != TORN_TAIL or row.get("offset") != pending_torn[0]
-                    or row.get("sha256") != hashlib.sha256(pending_torn[1]).hexdigest()):
-                raise RecordingCorrupt(path, f"unreadable line at byte {pending_torn[0]}")
-            pending_torn = None
-        scan.events.append(row)
-        scan.seq, scan.head = row["seq"], row["hash"]
+    """Read and verify the whole chain, line by line (``protocol.journal.read_lines``); raise
+    :class:`RecordingCorrupt` on any break."""
+    scan = JournalScan()
+    pending_torn = None
+    with open(path, "rb") as fh:
+        for line in read_lines(fh, parse=False):
+            scan.size = line.offset + len(line.data) + line.terminated
+            if not line.terminated:  # after the last newline: a torn tail
+                scan.torn_tail = (line.offset, line.data)
+                break
+            if pending_torn is None:
+                try:
+                    row = _verify_line(path, line.data, scan.seq + 1, scan.head)
+                except RecordingCorrupt:
+                    pending_torn = (line.offset, line.data)
+                    continue
+            else:
+                row = _verify_line(path, line.data, scan.seq + 1, scan.head)
+                if (row["kind"] != TORN_TAIL or row.get("offset") != pending_torn[0]
+                        or row.get("sha256") != line_digest(pending_torn[1])):
+                    raise RecordingCorrupt(path, f"unreadable line at byte {pending_torn[0]}")
+                pending_torn = None
+            scan.events.append(row)
+            scan.seq, scan.head = row["seq"], row["hash"]
     if pending_torn is not None:
         raise RecordingCorrupt(path, f"unreadable line at byte {pending_torn[0]}")
-    if tail:
-        scan.torn_tail = (offset, tail)
     if not scan.events or scan.events[0].get("kind") != HEADER:
         raise RecordingCorrupt(path, "journal does not start with a header")
     return scan
@@ -158,8 +166,8 @@ class JournalWriter:
         """Chain and write one line. ``defer=True`` holds it until the next write or ``flush``
         (used for a step's samples, which are written with its ``stepped`` line)."""
         row = {"seq": self.seq + 1, "kind": kind, "prev": self.head, **fields}
-        body = canonical(row)
-        digest = hashlib.sha256(body).hexdigest()
+        body = encode_row(row)
+        digest = line_digest(body)
         row["hash"] = digest
         line = b'{"hash":"' + digest.encode() + b'",' + body[1:] + b"\n"
         self._pending.append(line)
