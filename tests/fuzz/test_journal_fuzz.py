@@ -1,7 +1,9 @@
 """The journal readers under damaged journals: ``protocol.journal.scan_bytes`` (the
-recorder's resume and the hash chain), the verifier (``supervisor capture verify``) and the
-model replay reader never raise on damage; each reports what it found (torn rows, findings,
-skipped lines) and accounts for every byte."""
+recorder's resume and the hash chain) and the line reader under it, the verifier
+(``supervisor capture verify``) and the model replay reader never raise on damage; each
+reports what it found (torn rows, findings, skipped lines) and accounts for every byte.
+The typed reading (``protocol.events.parse``) of any row either gives an event, skips an
+unknown kind, or raises the one ``EventError`` naming the kind and field."""
 from __future__ import annotations
 
 import contextlib
@@ -13,7 +15,8 @@ import tempfile
 from hypothesis import HealthCheck, given, settings, strategies as st
 
 from actors.model_client import CardRewardQuestion, ModelError, ReplayBackend
-from protocol.journal import GENESIS, encode_row, line_digest, scan_bytes
+from protocol import events
+from protocol.journal import GENESIS, encode_row, iter_lines, line_digest, scan_bytes
 from supervisor import cli
 
 from .strategies import deep_nesting, trees
@@ -80,6 +83,49 @@ def test_scan_accounts_for_every_line_of_a_damaged_journal(edits, where):
     assert sorted(scan.line_numbers + [t.line_number for t in scan.torn]) == \
         list(range(1, lines + 1))
     assert scan.size == len(data)
+
+
+@FUZZ
+@given(st.lists(damage, min_size=1, max_size=4), st.lists(st.integers(0, 10**6), min_size=4,
+                                                          max_size=4))
+def test_the_line_reader_and_the_scan_agree_on_a_damaged_journal(edits, where):
+    data = damaged(BASE, edits, where)
+    with tempfile.TemporaryDirectory() as root:
+        path = os.path.join(root, "events.jsonl")
+        with open(path, "wb") as fh:
+            fh.write(data)
+        lines = list(iter_lines(path))
+    scan = scan_bytes(data)
+    rows = [line for line in lines if line.row is not None]
+    assert [line.row for line in rows] == scan.rows
+    assert [(line.number, line.offset, line.sha256) for line in rows] == \
+        list(zip(scan.line_numbers, scan.offsets, scan.digests))
+    assert b"".join(line.data + b"\n" * line.terminated for line in lines) == data
+
+
+REAL_ROWS = os.path.join(os.path.dirname(os.path.dirname(__file__)), "protocol", "journal_rows.jsonl")
+with open(REAL_ROWS, encoding="utf-8") as _fh:
+    REAL = [json.loads(line) for line in _fh]
+
+
+@FUZZ
+@given(st.sampled_from(REAL), st.integers(0, 50), st.one_of(st.just(None), trees()), st.booleans())
+def test_typed_reading_of_a_damaged_row_gives_an_event_or_names_the_field(row, pick, value, drop):
+    """A real row with one field replaced by anything (or removed)."""
+    row = dict(row)
+    names = sorted(k for k in row if k not in events.WRITER_FIELDS and k != "event")
+    name = names[pick % len(names)]
+    if drop:
+        del row[name]
+    else:
+        row[name] = value
+    try:
+        event = events.parse(row)
+    except events.EventError as err:
+        assert (err.kind, err.field) == (row["event"], name) and err.problem
+        return
+    assert isinstance(event, events.EVENTS[row["event"]])
+    assert events.parse(event.to_row()) == event
 
 
 @FUZZ
