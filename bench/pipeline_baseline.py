@@ -1,0 +1,411 @@
+"""The in-process baseline and the intent-acknowledgement probe of ``bench/pipeline.py``.
+
+``replay(rows, workdir)``: ONE process does the work a pipeline session did, step for step,
+against a fresh built-in game (a ``python -m actors.game`` server with the session's seed and
+knobs, checking every POST's intent against the baseline's own journal, as the game actor
+does), replaying the session's journal in its order:
+
+* each ``observation`` row: GET the state (and the compendium where the pipeline read it),
+  write the observation file exactly as the recorder does, append the observation row (and
+  a ``run_identity_changed`` / ``run_identity_unavailable`` row by the recorder's rule);
+* each ``observation_error`` row: the GET that failed there, and its row;
+* each ``proposal`` / ``proposal_status`` row: the same rows (the policy's fields copied, not
+  recomputed: the baseline does not run the policy), and the ``decisions.jsonl`` feed line;
+* each ``action_attempt``: fsync the observation file and its directory (once per file), the
+  ``action_attempt`` row fsynced, then the POST of the same action, then the
+  ``action_result`` row fsynced.
+
+The recorder's own writer (``JournalWriter``) writes the rows; the recorder's file helpers
+(``actors/recorder/files.py``: ``write_observation``, ``make_durable``, ``append_feed``) are
+mirrored here line for line so that the recorder's refactoring cannot break the bench.
+Pauses mirror the observer's: after a step that sent nothing it waits ``game.poll_interval_s``
+before the next read, after a failed read ``min(2, poll * 2**errors)``.
+
+``AckProbe``: a real recorder process (``python -m actors.recorder``) started for the bench
+behind a minimal stand-in for the supervisor's control endpoint (hello → welcome, pings),
+and the bench as its client over the real wire (ZeroMQ DEALER, msgpack envelopes).
+"""
+from __future__ import annotations
+
+import dataclasses
+import fcntl
+import hashlib
+import json
+import os
+import re
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+import uuid
+
+import zmq
+
+REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+if REPO not in sys.path:
+    sys.path.insert(0, REPO)
+
+import protocol  # noqa: E402
+from actors.recorder.writer import JournalWriter  # noqa: E402
+from actors.sts2mcp import GameClient, ReadFailed  # noqa: E402
+from protocol.actor_to_supervisor import Hello  # noqa: E402
+from protocol.from_recorder import IntentAck, ObservationStored, ProposalRecorded, Recorded  # noqa: E402
+from protocol.journal import COMMON_FIELDS, encode_row  # noqa: E402
+from protocol.supervisor_to_actor import Ping, StopActor, Welcome  # noqa: E402
+from protocol.to_recorder import RecordIntent, RecordProposal, RecordResult, StoreObservation  # noqa: E402
+
+UNSTABLE = {"menu", "game_over", "unknown", "overlay"}  # actors/identity.py wants_identity
+
+
+# -- the recorder's file helpers, mirrored (actors/recorder/files.py) ------------------------
+def write_observation(capture_root: str, relpath: str, state: dict) -> str:
+    data = json.dumps(state, ensure_ascii=False, indent=1, allow_nan=False).encode("utf-8")
+    with open(os.path.join(capture_root, relpath), "xb") as fh:
+        fh.write(data)
+        fh.flush()
+    return hashlib.sha256(data).hexdigest()
+
+
+def make_durable(capture_root: str, relpath: str) -> None:
+    path = os.path.join(capture_root, relpath)
+    for target in (path, os.path.dirname(path)):
+        fd = os.open(target, os.O_RDONLY)
+        try:
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+
+
+def append_feed(path: str, row: dict) -> None:
+    line = encode_row(row) + b"\n"
+    fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        try:
+            os.write(fd, line)
+        finally:
+            fcntl.flock(fd, fcntl.LOCK_UN)
+    finally:
+        os.close(fd)
+
+
+def normalise_identity(compendium) -> dict:
+    """actors/identity.py ``normalise`` (the run identity the observer sends), mirrored."""
+    if not isinstance(compendium, dict):
+        return {"status": "missing", "reason": "the compendium is not a JSON object"}
+    run = compendium.get("current_run")
+    if run is None:
+        return {"status": "missing", "reason": "no current_run"}
+    if not isinstance(run, dict):
+        return {"status": "missing", "reason": "current_run is not an object"}
+    for key in ("parse_error", "limitation"):
+        if run.get(key):
+            return {"status": "missing", "reason": f"{key}: {str(run[key])[:200]}"}
+    if run.get("is_in_progress") is not True:
+        return {"status": "missing", "reason": "is_in_progress is not true"}
+    rid = run.get("run_id")
+    if not isinstance(rid, str) or not rid:
+        return {"status": "missing", "reason": "run_id is absent or not a non-empty string"}
+    return {"status": "ok", "run_id": rid, "seed": run.get("seed"),
+            "act": run.get("current_act_index"), "save_time": run.get("save_time")}
+
+
+# -- the built-in game as its own server -----------------------------------------------------
+class GameServer:
+    """``python -m actors.game --port 0 --seed S [--journal J] [--<knob> N ...]``."""
+
+    def __init__(self, seed: int, knobs: dict, journal: str | None, log_path: str):
+        cmd = [sys.executable, "-m", "actors.game", "--port", "0", "--seed", str(seed)]
+        if journal:
+            cmd += ["--journal", journal]
+        for name, value in sorted((knobs or {}).items()):
+            cmd += ["--" + name.replace("_", "-"), str(int(value))]
+        self.log = open(log_path, "w", encoding="utf-8")
+        self.proc = subprocess.Popen(cmd, cwd=REPO, stdout=subprocess.PIPE, stderr=self.log, text=True)
+        line = self.proc.stdout.readline()
+        found = re.search(r"(http://\S+)", line)
+        if not found:
+            self.stop()
+            raise RuntimeError(f"the built-in game did not start (said {line!r}; log {log_path})")
+        self.url = found.group(1)
+
+    def stop(self) -> None:
+        if self.proc.poll() is None:
+            self.proc.terminate()
+            try:
+                self.proc.wait(10)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait(5)
+        self.proc.stdout.close()
+        self.log.close()
+
+
+# -- the baseline ----------------------------------------------------------------------------
+@dataclasses.dataclass
+class Mirror:
+    """The recorder's per-step writes, done in this process."""
+    root: str
+    sid: str
+    writer: JournalWriter
+    observations: int = 0
+    attempts: int = 0
+    last_obs: dict | None = None
+    awaiting_attempt: str | None = None
+    last_run_id: str | None = None
+    durable: set = dataclasses.field(default_factory=set)
+
+    @classmethod
+    def create(cls, root: str, profile: dict) -> "Mirror":
+        sid = "baseline-" + uuid.uuid4().hex[:12]
+        os.makedirs(os.path.join(root, "sessions", sid, "observations"))
+        writer = JournalWriter(os.path.join(root, "sessions", sid, "events.jsonl"), sid, resume=False)
+        mirror = cls(root, sid, writer)
+        writer.append("session_start", {"profile": profile, "capture_root": root, "baseline": True},
+                      durable=True)
+        return mirror
+
+    def observation(self, state: dict, read_ms: float, ident: dict | None) -> dict:
+        number = self.observations + 1
+        relpath = f"sessions/{self.sid}/observations/{number:06d}.json"
+        while os.path.exists(os.path.join(self.root, relpath)):  # the recorder's orphan check
+            number += 1
+            relpath = f"sessions/{self.sid}/observations/{number:06d}.json"
+        oid = f"o-{number:06d}"
+        sha = write_observation(self.root, relpath, state)
+        self.observations += 1
+        st = state.get("state_type")
+        fields = {"observation_id": oid, "path": relpath, "sha256": sha, "step": self.observations,
+                  "phase": "preflight" if self.last_obs is None else "run",
+                  "state_type": st if isinstance(st, str) else None, "read_id": uuid.uuid4().hex,
+                  "read_ms": read_ms}
+        if self.awaiting_attempt:
+            fields["after_attempt_id"], self.awaiting_attempt = self.awaiting_attempt, None
+        if ident is not None:
+            fields["run_identity"] = ident
+        self.last_obs, _ = self.writer.append("observation", fields)
+        if ident is not None:
+            self._identity_row(oid, ident)
+        return self.last_obs
+
+    def _identity_row(self, oid: str, ident: dict) -> None:
+        if ident.get("status") == "ok" and isinstance(ident.get("run_id"), str):
+            if ident["run_id"] != self.last_run_id:
+                self.writer.append("run_identity_changed", {
+                    "observation_id": oid, "previous_run_id": self.last_run_id,
+                    "run_id": ident["run_id"], "seed": ident.get("seed")})
+                self.last_run_id = ident["run_id"]
+        else:
+            self.writer.append("run_identity_unavailable", {
+                "observation_id": oid, "status": ident.get("status"),
+                "detail": ident.get("error") or ident.get("reason"), "last_known_run_id": self.last_run_id})
+
+    def proposal(self, prow: dict, srow: dict) -> dict:
+        fields = {k: v for k, v in prow.items() if k not in COMMON_FIELDS}
+        fields.update(proposal_id=uuid.uuid4().hex, observation_id=self.last_obs["observation_id"])
+        self.writer.append("proposal", fields)
+        status = {k: v for k, v in srow.items() if k not in COMMON_FIELDS}
+        status["proposal_id"] = fields["proposal_id"]
+        row, _ = self.writer.append("proposal_status", status)
+        if status["status"] in ("execute", "dry_run"):
+            feed = {k: v for k, v in fields.items() if k != "model_evidence"}
+            feed.update(event="decide", session=self.sid, disposition=status["status"],
+                        recorded_at=row["recorded_at"])
+            append_feed(os.path.join(self.root, "decisions.jsonl"), feed)
+        return fields
+
+    def intent(self, proposal: dict) -> dict:
+        path = self.last_obs["path"]
+        if path not in self.durable:
+            make_durable(self.root, path)
+            self.durable.add(path)
+        self.attempts += 1
+        row, _ = self.writer.append("action_attempt", {
+            "attempt_id": f"a-{self.attempts:06d}", "proposal_id": proposal["proposal_id"],
+            "observation_id": proposal["observation_id"], "action": proposal["action"],
+            "parameters": proposal["parameters"], "requester": "baseline"}, durable=True)
+        self.awaiting_attempt = row["attempt_id"]
+        return row
+
+    def result(self, attempt_id: str, out) -> None:
+        self.writer.append("action_result", {
+            "attempt_id": attempt_id, "outcome": out.outcome, "http_status": out.http_status,
+            "response": out.response, "error": out.error, "request_ms": out.request_ms}, durable=True)
+
+
+def _setting(profile: dict, dotted: str, default=None):
+    node = profile
+    for part in dotted.split("."):
+        if not isinstance(node, dict) or part not in node:
+            return default
+        node = node[part]
+    return node if node is not None else default
+
+
+def replay(rows: list[dict], workdir: str) -> str:
+    """Replay the session ``rows`` in one process on a fresh game; return the baseline's journal."""
+    profile = rows[0]["profile"]
+    root = os.path.join(workdir, "capture")
+    os.makedirs(root, exist_ok=True)
+    mirror = Mirror.create(root, profile)
+    game = GameServer(int(_setting(profile, "game.seed", 1)), _setting(profile, "game.knobs", {}),
+                      mirror.writer.path, os.path.join(workdir, "game.log"))
+    timeout = float(_setting(profile, "game.timeout_s", 5))
+    reader, actor = GameClient(game.url, timeout), GameClient(game.url, timeout)
+    try:
+        _replay_rows(rows, mirror, reader, actor, float(_setting(profile, "game.poll_interval_s", 0.05)))
+    finally:
+        reader.close()
+        actor.close()
+        mirror.writer.close()
+        game.stop()
+    return mirror.writer.path
+
+
+def _replay_rows(rows: list[dict], mirror: Mirror, reader: GameClient, actor: GameClient,
+                 poll: float) -> None:
+    statuses = {r["proposal_id"]: r for r in rows if r["event"] == "proposal_status"}
+    proposal = None
+    errors = 0
+    for row in rows:
+        ev = row["event"]
+        if ev in ("observation", "observation_error"):
+            start = time.monotonic()
+            try:
+                state = reader.read_state()
+            except ReadFailed:
+                errors += 1
+                mirror.writer.append("observation_error", {k: v for k, v in row.items() if k not in COMMON_FIELDS})
+                time.sleep(min(2.0, poll * 2 ** errors))
+                continue
+            read_ms = round((time.monotonic() - start) * 1000, 3)
+            ident = _read_identity(reader, state) if "run_identity" in row else None
+            mirror.observation(state, read_ms, ident)
+            errors = 0
+        elif ev == "proposal" and mirror.last_obs is not None and row["proposal_id"] in statuses:
+            srow = statuses[row["proposal_id"]]
+            proposal = mirror.proposal(row, srow)
+            if srow["status"] != "execute":
+                time.sleep(poll)  # the observer waits poll_interval_s after a step that sent nothing
+        elif ev == "action_attempt" and proposal is not None:
+            att = mirror.intent(proposal)
+            out = actor.send_action(att["action"], att["parameters"], att["attempt_id"])
+            mirror.result(att["attempt_id"], out)
+            proposal = None
+
+
+def _read_identity(client: GameClient, state: dict) -> dict | None:
+    if not isinstance(state.get("state_type"), str) or state["state_type"] in UNSTABLE:
+        return None
+    try:
+        return normalise_identity(client.read_identity())
+    except ReadFailed as exc:
+        return {"status": "error", "error": str(exc)}
+
+
+# -- the intent-acknowledgement probe --------------------------------------------------------
+class AckProbe:
+    """A real recorder process, with this object standing in for the supervisor's control
+    endpoint (welcome, pings), and a request client over the recorder's real endpoint."""
+
+    def __init__(self, workdir: str, profile: dict, heartbeat_s: float = 0.5):
+        self.sock_dir = tempfile.mkdtemp(prefix="gr-ack-")  # short: unix socket paths are limited
+        self.root = os.path.join(workdir, "capture")
+        self.sid = "ackprobe-" + uuid.uuid4().hex[:12]
+        self.endpoints = {n: f"ipc://{self.sock_dir}/{n}.sock" for n in ("control", "recorder")}
+        self.profile = json.loads(json.dumps(profile))
+        self.profile.setdefault("capture", {})["root"] = self.root
+        self.hb = heartbeat_s
+        self.zctx = zmq.Context()
+        self.welcomed = threading.Event()
+        self.done = threading.Event()
+        self.log = open(os.path.join(workdir, "recorder.log"), "w", encoding="utf-8")
+        env = dict(os.environ, GAMERIG_CONTROL=self.endpoints["control"], GAMERIG_SESSION=self.sid,
+                   GAMERIG_ACTOR="recorder", GAMERIG_START_COUNT="1")
+        env.pop("GAMERIG_PROFILE_DIR", None)
+        self.thread = threading.Thread(target=self._control, daemon=True)
+        self.thread.start()
+        self.proc = subprocess.Popen([sys.executable, "-m", "actors.recorder"], cwd=REPO, env=env,
+                                     stdout=self.log, stderr=self.log)
+        if not self.welcomed.wait(20):
+            self.close()
+            raise RuntimeError(f"the recorder sent no hello (see {self.log.name})")
+        self.client = self.zctx.socket(zmq.DEALER)
+        self.client.setsockopt(zmq.LINGER, 0)
+        self.client.connect(self.endpoints["recorder"])
+
+    def _control(self) -> None:
+        sock = self.zctx.socket(zmq.ROUTER)
+        sock.setsockopt(zmq.LINGER, 0)
+        sock.bind(self.endpoints["control"])
+        routing = None
+        next_ping = 0.0
+        while not self.done.is_set():
+            if sock.poll(50):
+                frames = sock.recv_multipart()
+                env = protocol.decode(frames[-1])
+                if isinstance(env.body, Hello):
+                    routing = frames[:-1]
+                    self._send(sock, routing, Welcome(
+                        actor="recorder", session_id=self.sid,
+                        session_dir=os.path.join(self.root, "sessions", self.sid), capture_root=self.root,
+                        endpoints=self.endpoints, profile=self.profile, heartbeat_s=self.hb))
+                    self.welcomed.set()
+            if routing is not None and time.monotonic() >= next_ping:
+                self._send(sock, routing, Ping())
+                next_ping = time.monotonic() + self.hb
+        if routing is not None:
+            self._send(sock, routing, StopActor(reason="bench done"))
+        sock.close(0)
+
+    def _send(self, sock: zmq.Socket, routing: list[bytes], body) -> None:
+        sock.send_multipart([*routing, protocol.encode(protocol.wrap(body, session=self.sid, sender="bench"))])
+
+    def request(self, body, expect: type, wait_s: float = 30.0):
+        env = protocol.wrap(body, session=self.sid, sender="bench-probe")
+        self.client.send(protocol.encode(env))
+        end = time.monotonic() + wait_s
+        while time.monotonic() < end:
+            if self.client.poll(int((end - time.monotonic()) * 1000) + 1):
+                reply = protocol.decode(self.client.recv()).body
+                if getattr(reply, "reply_to", None) == env.id:
+                    if not isinstance(reply, expect):
+                        raise RuntimeError(f"{body.TYPE}: the recorder answered {reply!r}")
+                    return reply
+        raise RuntimeError(f"{body.TYPE}: no reply from the recorder within {wait_s:g}s")
+
+    def probe(self, states: list[dict], count: int) -> list[float]:
+        """``count`` steps, each with a fresh observation and an executable proposal; the
+        RecordIntent round trip (send → IntentAck decoded) timed, in ms."""
+        out = []
+        for i in range(count):
+            state = states[i % len(states)]
+            stored = self.request(StoreObservation(read_id=uuid.uuid4().hex, state=state, read_ms=0.0),
+                                  ObservationStored)
+            pid = uuid.uuid4().hex
+            self.request(RecordProposal(proposal_id=pid, observation_id=stored.observation_id,
+                                        action="end_turn", parameters={}, reason="ack probe",
+                                        source="bench", wish="execute"), ProposalRecorded)
+            start = time.perf_counter()
+            ack = self.request(RecordIntent(proposal_id=pid, requester="bench-probe"), IntentAck)
+            out.append((time.perf_counter() - start) * 1000)
+            self.request(RecordResult(attempt_id=ack.attempt_id, outcome="accepted", http_status=200,
+                                      response={"status": "ok"}, request_ms=0.0), Recorded)
+        return out
+
+    def close(self) -> None:
+        self.done.set()
+        self.thread.join(5)
+        try:
+            self.proc.wait(10)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            self.proc.wait(5)
+        if hasattr(self, "client"):
+            self.client.close(0)
+        self.zctx.term()
+        self.log.close()
+        for name in os.listdir(self.sock_dir):
+            os.unlink(os.path.join(self.sock_dir, name))
+        os.rmdir(self.sock_dir)
