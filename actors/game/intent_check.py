@@ -7,16 +7,20 @@ request header ``X-Gamerig-Attempt``, and ``{"action": action, **parameters} == 
 and that attempt id must not have been used by an earlier POST. A torn (non-JSON) last
 line is ignored and re-read next time. The check observes and counts; it never blocks.
 
-The journal is read incrementally (only new complete lines), so a long session costs
-O(new bytes) per POST; a file that shrank is re-read from the start.
+The journal is read incrementally with the one journal reader (``protocol.journal``: only
+new complete lines), so a long session costs O(new bytes) per POST; a file that shrank is
+re-read from the start. (The recorder writes a row and its newline at once, and
+acknowledges an intent only after that, so an attempt's row is complete before its POST.)
 """
 
 from __future__ import annotations
 
-import json
 import os
 import threading
 from typing import Any
+
+from protocol.events import ActionAttempt
+from protocol.journal import iter_lines
 
 MAX_VIOLATIONS = 200
 HEADER = "X-Gamerig-Attempt"
@@ -71,28 +75,15 @@ class IntentChecker:
         if size < self.offset:
             self.offset = 0
             self.attempts.clear()
-        with open(self.path, "rb") as f:
-            f.seek(self.offset)
-            data = f.read()
-        consumed = 0
-        for raw in data.splitlines(keepends=True):
-            try:
-                row = json.loads(raw)
-            except ValueError:
-                if not raw.endswith(b"\n"):
-                    break  # torn last line: re-read once complete
-                consumed += len(raw)
-                continue
-            if not raw.endswith(b"\n"):
-                # a complete JSON value without its newline yet: take it, re-read later
-                self._note(row)
-                break
-            consumed += len(raw)
-            self._note(row)
-        self.offset += consumed
+        for line in iter_lines(self.path, offset=self.offset):
+            if not line.terminated:
+                break  # torn last line: re-read once complete
+            self.offset = line.offset + len(line.data) + 1
+            if line.row is not None:  # a damaged complete line is skipped
+                self._note(line.row)
 
     def _note(self, row: Any) -> None:
-        if not isinstance(row, dict) or row.get("event") != "action_attempt":
+        if not isinstance(row, dict) or row.get("event") != ActionAttempt.KIND:
             return
         attempt_id = row.get("attempt_id")
         params = row.get("parameters")
