@@ -1,7 +1,7 @@
 """A real recorder and the real built-in game, for unit tests of the actors' classes.
 
 ``LiveRecorder(tmp_path)`` runs ``supervisor start`` with a profile of only the ``recorder``
-and ``game`` actors (no policy, actuator or observer: the test plays their parts with the
+and ``game`` actors, once the game listens (no policy, actuator or observer: the test plays their parts with the
 classes under test, in its own process). ``context(name)`` is an ``ActorContext`` for such a
 class, with the session's endpoints and its resolved profile (from the ``session_start``
 row); ``recorder()`` and ``follower()`` are connected to the session's recorder. ``close()``
@@ -11,7 +11,9 @@ from __future__ import annotations
 
 import os
 import signal
+import socket
 import threading
+import urllib.parse
 
 import zmq
 
@@ -47,6 +49,8 @@ class LiveRecorder:
         self.profile, self.session_id = start["profile"], start["session"]
         self.endpoints = {"recorder": self.session.endpoint("recorder"),
                           "stream": self.session.endpoint("stream")}
+        url = urllib.parse.urlparse(self.profile["game"]["base_url"])
+        wait_for(lambda: _listening(url.hostname, url.port), 30, f"the game to listen on {url.netloc}")
 
     def context(self, name: str, **settings) -> ActorContext:
         """An actor's context; ``settings`` override profile sections (``game={"timeout_s": 1}``)."""
@@ -75,3 +79,11 @@ class LiveRecorder:
         if self.session.proc.poll() is None:
             self.session.signal(signal.SIGTERM)
         self.session.wait(60)
+
+
+def _listening(host: str, port: int) -> bool:
+    try:
+        socket.create_connection((host, port), timeout=1).close()
+    except OSError:
+        return False
+    return True

@@ -1,0 +1,2 @@
+"""Unit tests of the actuator actor (actors/actuator/): its queue, one attempt and one result per
+executed proposal, orphan recovery, refusals."""

@@ -1,0 +1,141 @@
+"""The actuator as a JournalActor: its queue of executed proposals, exactly one attempt and one
+result per proposal, orphaned attempts recorded unknown and never sent, refusals — against the
+real built-in game and a real recorder, or the in-memory follower."""
+from __future__ import annotations
+
+import socket
+import threading
+
+import pytest
+import zmq
+
+from actors.actuator.__main__ import ORPHAN_ERROR, Actuator
+from actors.runtime.actor import ActorContext
+from actors.runtime.memory import MemoryFollower
+from actors.runtime.transport import Counters
+from protocol.actor_to_supervisor import RequestStop
+from protocol.to_recorder import RecordProposal
+from tests.harness import wait_for
+from tests.runtime.live import LiveRecorder
+
+pytestmark = pytest.mark.timeout(120)
+
+
+@pytest.fixture(scope="module")
+def live(tmp_path_factory):
+    rec = LiveRecorder(tmp_path_factory.mktemp("actuator"))
+    yield rec
+    rec.close()
+
+
+def executed(live: LiveRecorder, pid: str, action: str = "end_turn") -> str:
+    """Store an observation and an executable proposal on it; the proposal's id."""
+    rec = live.recorder()
+    try:
+        oid = rec.store_observation(f"read-{pid}", {"state_type": "map"}).observation_id
+        [reply] = rec.record_proposals([RecordProposal(
+            proposal_id=pid, observation_id=oid, action=action, parameters={}, reason="test",
+            source="test", wish="execute")])
+        assert reply.disposition == "execute"
+    finally:
+        rec.close()
+    return pid
+
+
+def rows_of(live: LiveRecorder, kind: str, pid: str) -> list[dict]:
+    return [r for r in live.rows(kind) if r.get("proposal_id") == pid]
+
+
+def test_an_executed_proposal_gets_exactly_one_attempt_and_one_result(live):
+    pid = executed(live, "p-act-once")
+    act = Actuator(live.context("actuator"), follower=live.follower("actuator"))
+    try:
+        wait_for(lambda: act.step() or rows_of(live, "action_attempt", pid), 20, "the attempt")
+        attempt = rows_of(live, "action_attempt", pid)[0]
+        result = wait_for(lambda: [r for r in live.rows("action_result") if r["attempt_id"] == attempt["attempt_id"]],
+                          20, "the result")[0]
+        assert attempt["requester"] == act.requester and result["outcome"] in ("accepted", "rejected")
+        for _ in range(3):  # caught up again: nothing is sent twice
+            act.step()
+        assert len(rows_of(live, "action_attempt", pid)) == 1 and not act.queue
+    finally:
+        act.close()
+
+
+def test_an_attempt_left_without_a_result_is_recorded_unknown_and_never_sent(live):
+    pid = executed(live, "p-act-orphan")
+    rec = live.recorder()
+    ack = rec.record_intent(pid, "actuator-that-died")  # its holder exits before sending
+    rec.close()
+    act = Actuator(live.context("actuator"), follower=live.follower("actuator"))
+    try:
+        result = wait_for(lambda: act.step() or [r for r in live.rows("action_result")
+                                                  if r["attempt_id"] == ack.attempt_id], 20, "the result")[0]
+        assert result["outcome"] == "unknown" and result["error"] == ORPHAN_ERROR
+        assert len(rows_of(live, "action_attempt", pid)) == 1
+    finally:
+        act.close()
+
+
+def test_a_proposal_the_recorder_refuses_is_not_sent_and_does_not_stop_the_session(live):
+    follower = MemoryFollower([{"event": "proposal_status", "proposal_id": "p-act-unknown", "status": "execute"}])
+    ctx = live.context("actuator")
+    act = Actuator(ctx, follower=follower)
+    try:
+        act.step()
+        assert act.caught_up and not act.queue
+        assert ctx.outbox.empty(), "an unknown proposal is refused; the session goes on"
+        assert not rows_of(live, "action_attempt", "p-act-unknown")
+    finally:
+        act.close()
+
+
+def offline_context() -> ActorContext:
+    """A context whose game and recorder are unreachable (nothing listens there)."""
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        url = f"http://127.0.0.1:{s.getsockname()[1]}"
+    return ActorContext(name="actuator", session_id="s", session_dir="/nonexistent", capture_root="/nonexistent",
+                        endpoints={"recorder": "ipc:///tmp/gamerig-test-no-recorder.sock"},
+                        profile={"game": {"backend": "http", "base_url": url, "timeout_s": 1}},
+                        heartbeat_s=1.0, start_count=1, zctx=zmq.Context.instance(),
+                        stopping=threading.Event(), counters=Counters())
+
+
+def step_rows(n: int, pipelined: bool = False) -> list[dict]:
+    extra = {"pipeline_depth": 4, "decided_ahead": 0} if pipelined else {}
+    return [{"event": "proposal", "proposal_id": f"p-{n}", "observation_id": f"o-{n}", "action": "x", **extra},
+            {"event": "proposal_status", "proposal_id": f"p-{n}", "status": "execute"}]
+
+
+def test_a_newer_observation_drops_queued_proposals_except_pipelined_ones():
+    follower = MemoryFollower([{"event": "observation", "observation_id": "o-1", "step": 1},
+                               *step_rows(1), *step_rows(2, pipelined=True)])
+    act = Actuator(offline_context(), follower=follower)
+    try:
+        for row in follower.pump():
+            act.feed(row)
+        assert act.queue == ["p-1", "p-2"]
+        act.feed(follower.append({"event": "observation", "observation_id": "o-2", "step": 2}))
+        assert act.queue == ["p-2"]
+        act.feed(follower.append({"event": "action_attempt", "attempt_id": "a-2", "proposal_id": "p-2",
+                                  "observation_id": "o-1"}))
+        assert act.queue == [], "another actuator attempted it"
+    finally:
+        act.close()
+
+
+def test_a_result_that_cannot_be_recorded_asks_the_supervisor_to_stop():
+    ctx = offline_context()
+    ctx.stopping.set()  # give up on the unreachable recorder after one try each
+    follower = MemoryFollower([{"event": "action_attempt", "attempt_id": "a-9", "proposal_id": "p-9",
+                                "observation_id": "o-9", "requester": "actuator-gone"}])
+    act = Actuator(ctx, follower=follower)
+    try:
+        for row in follower.pump():
+            act.feed(row)
+        act.recover_orphans()
+        stop = ctx.outbox.get_nowait()
+        assert isinstance(stop, RequestStop) and stop.reason == "result_not_recorded"
+    finally:
+        act.close()
