@@ -44,8 +44,6 @@ MODULES = {"recorder": "actors.recorder", "game": "actors.game", "policy": "acto
            "observer": "actors.observer", "emulator": "actors.emulator"}
 REQUIRED = {"recorder", "game", "policy", "actuator", "observer", "emulator"}
 #: Exit codes of ``supervisor start`` by stop reason; anything else is a failure (1).
-FOLLOW_PACE_S = 0.05  # progress and stop conditions need no per-row wake-ups (actors.runtime.follow)
-
 EXIT_CODES = {"run_ended": 0, "run_changed": 0, "max_steps": 0, "stop_command": 0,
               "sigint": 130, "sigterm": 143}
 
@@ -122,9 +120,9 @@ class Supervisor:
         self.recorder = RecorderClient(self.zctx, self.endpoints["recorder"], session=self.session_id,
                                        sender="supervisor", counters=self.counters)
         self.outbox = Outbox(self.recorder)
-        self.follower = Follower(self.zctx, self.endpoints["recorder"], session=self.session_id,
-                                 sender="supervisor", counters=self.counters, wait_ms=500,
-                                 pace_s=FOLLOW_PACE_S)
+        self.follower = self.watch.follower = Follower(  # paced by the watch (StreamWatch.PACE_S)
+            self.zctx, self.endpoints["recorder"], session=self.session_id, sender="supervisor",
+            counters=self.counters, wait_ms=500)
         self.tcp = start_gateway(self.profile["supervisor"]["tcp"], self.endpoints)
         self.taps = TapRegistry(session_token=self.rt.token, record=self.outbox.put, status=self.status,
                                 streams=tap_streams(self.endpoints, self.tcp),
@@ -238,7 +236,7 @@ class Supervisor:
     def _pump(self, timeout_s: float) -> None:
         poller = zmq.Poller()
         poller.register(self.control.socket, zmq.POLLIN)
-        fsock = self.follower.ensure_request()
+        fsock = self.watch.socket()
         poller.register(fsock, zmq.POLLIN)
         self.outbox.pump()
         if self.outbox.socket is not None:
@@ -247,8 +245,7 @@ class Supervisor:
         if self.control.socket in events:
             self.control.handle_waiting()
         if fsock in events:
-            for row in self.follower.pump():
-                self.watch.feed(row)
+            self.watch.pump()
         self.outbox.pump()
         self._timers()
 
