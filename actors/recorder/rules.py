@@ -29,7 +29,6 @@ from __future__ import annotations
 import array
 import collections
 import importlib.metadata
-import json
 import logging
 import os
 from typing import Any, Callable
@@ -43,6 +42,7 @@ from protocol.events import (ActionAttempt, ActionResult, Event, Observation, Ob
                              RunIdentityUnavailable, SessionEnd, SessionStart, reserved_kinds)
 from protocol.from_recorder import (Finalized, IntentAck, ObservationStored, ProposalRecorded, Recorded,
                                     SnapshotReply)
+from protocol.journal import rows_between
 
 from . import files, summary
 from .index import OUTCOMES, SessionIndex
@@ -149,20 +149,8 @@ class Recorder:
         return self.rows_from_disk(after + 1, upto)
 
     def rows_from_disk(self, first: int, last: int) -> list[dict]:
-        out = []
-        with open(self.journal_path, "rb") as fh:
-            fh.seek(self.offsets[first - 1])
-            while len(out) < last - first + 1:
-                line = fh.readline()
-                if not line:
-                    break
-                try:
-                    row = json.loads(line)
-                except ValueError:
-                    continue  # a torn line left by an earlier crash
-                if isinstance(row, dict) and first <= row.get("sequence", 0) <= last:
-                    out.append(row)
-        return out
+        """Rows ``first..last`` read back from the journal (torn lines skipped)."""
+        return rows_between(self.journal_path, self.offsets[first - 1], first, last)
 
     def state_of(self, observation_id: str) -> dict | None:
         """The stored state of a recent observation (None when forgotten or unreadable)."""
