@@ -9,4 +9,7 @@ never retried.
 After a restart it catches up from the journal: an attempt that has no result was held by
 the actuator that died, so its outcome is recorded as ``unknown`` (the request may or may not
 have been sent) and it is not sent again.
+
+    __main__.py  Actuator (a JournalActor: queue, intents, results, orphans) and main
+    sink.py      where it sends actions: the HTTP game or the emulator actor
 """
