@@ -3,7 +3,7 @@
 What one run measures, on the built-in game (``run/profiles/demo.yaml`` with
 ``session.stop_on_run_end=false`` and ``session.max_steps=N``, or ``--profile``):
 
-1. **Rounds** (``--rounds``, 3): a real session (``python -m supervisor start`` as a
+1. **Rounds** (``--rounds``, 5): a real session (``python -m supervisor start`` as a
    subprocess: six processes), then the in-process baseline (``pipeline_baseline.replay``):
    one process doing the same work, row for row, on a fresh game with the same seed,
    replaying the actions the session took. Each round gives the ratio pipeline/baseline of
@@ -438,8 +438,8 @@ def print_rest(res: list[dict], ack: list[float], conc: list[dict]) -> None:
 def parse_args(argv: list[str] | None) -> argparse.Namespace:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--steps", type=int, default=1000, help="steps per timed session (1000; --quick 300)")
-    ap.add_argument("--rounds", type=int, default=None, help="paired pipeline/baseline rounds (3; --quick 1)")
+    ap.add_argument("--steps", type=int, default=None, help="steps per timed session (600; --quick 300)")
+    ap.add_argument("--rounds", type=int, default=None, help="paired pipeline/baseline rounds (5; --quick 1)")
     ap.add_argument("--profile", default=DEFAULT_PROFILE, help=f"the session profile ({DEFAULT_PROFILE})")
     ap.add_argument("--profile-steps", type=int, default=None, help="steps of the profiled session (400)")
     ap.add_argument("--ack-probes", type=int, default=None, help="intents timed (500; --quick 150)")
@@ -451,8 +451,8 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     ap.add_argument("--keep", action="store_true", help="keep the work directory (captures, profiles)")
     a = ap.parse_args(argv)
     q = a.quick
-    a.steps = a.steps if "--steps" in (argv or sys.argv) else (300 if q else 1000)
-    a.rounds = a.rounds or (1 if q else 3)
+    a.steps = a.steps or (300 if q else 600)
+    a.rounds = a.rounds or (1 if q else 5)
     a.profile_steps = a.profile_steps or (200 if q else 400)
     a.ack_probes = a.ack_probes or (150 if q else 500)
     a.concurrent_steps = a.concurrent_steps or (100 if q else 300)
