@@ -436,7 +436,7 @@ def print_rest(res: list[dict], ack: list[float], conc: list[dict]) -> None:
 
 
 def parse_args(argv: list[str] | None) -> argparse.Namespace:
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
+    ap = argparse.ArgumentParser(prog="python bench/pipeline.py", description=__doc__,
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--steps", type=int, default=None, help="steps per timed session (600; --quick 300)")
     ap.add_argument("--rounds", type=int, default=None, help="paired pipeline/baseline rounds (5; --quick 1)")
@@ -451,15 +451,20 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     ap.add_argument("--keep", action="store_true", help="keep the work directory (captures, profiles)")
     a = ap.parse_args(argv)
     q = a.quick
-    a.steps = a.steps or (300 if q else 600)
-    a.rounds = a.rounds or (1 if q else 5)
-    a.profile_steps = a.profile_steps or (200 if q else 400)
-    a.ack_probes = a.ack_probes or (150 if q else 500)
-    a.concurrent_steps = a.concurrent_steps or (100 if q else 300)
+    for name, quick, full in (("steps", 300, 600), ("rounds", 1, 5), ("profile_steps", 200, 400),
+                              ("ack_probes", 150, 500), ("concurrent_steps", 100, 300)):
+        if getattr(a, name) is None:
+            setattr(a, name, quick if q else full)
     counts = a.counts if a.counts is not None else ("1,2,4" if q else "1,2,4,8")
-    a.counts = [int(x) for x in counts.split(",") if x.strip()]
-    if a.steps < 20 or a.rounds < 1 or a.ack_probes < 10:
-        ap.error("--steps must be at least 20, --rounds at least 1, --ack-probes at least 10")
+    try:
+        a.counts = [int(x) for x in counts.split(",") if x.strip()]
+    except ValueError:
+        ap.error(f"--counts {counts!r}: expected whole numbers separated by commas, e.g. 1,2,4,8")
+    if any(c < 1 for c in a.counts):
+        ap.error(f"--counts {counts!r}: every count must be at least 1")
+    if min(a.steps, a.profile_steps, a.concurrent_steps) < 20 or a.rounds < 1 or a.ack_probes < 10:
+        ap.error("--steps, --profile-steps and --concurrent-steps must be at least 20, --rounds at "
+                 "least 1, --ack-probes at least 10")
     a.profile = os.path.abspath(a.profile) if os.path.exists(a.profile) else os.path.join(REPO, a.profile)
     if not os.path.exists(a.profile):
         ap.error(f"--profile {a.profile}: no such file")
