@@ -291,7 +291,7 @@ def _fname(key: tuple) -> str:
     return f"{path}:{line}({name})"
 
 
-def ack_latency(args, base: str, rows: list[dict]) -> list[float]:
+def ack_latency(args, base: str, rows: list[dict]) -> dict[str, list[float]]:
     root = rows[0]["profile"]["capture"]["root"]
     states = []
     for r in rows:
@@ -407,7 +407,8 @@ def print_profiles(summary: list[dict], steps: list[dict]) -> None:
           "these figures with the unprofiled rounds)")
 
 
-def print_rest(res: list[dict], ack: list[float], conc: list[dict]) -> None:
+def print_rest(res: list[dict], probe: dict[str, list[float]], conc: list[dict]) -> None:
+    ack = probe["record_intent"]
     print(f"\nIntent acknowledgement: p50 {pct(ack, 50):.2f} ms, p99 {pct(ack, 99):.2f} ms, max {max(ack):.2f} ms "
           f"over {len(ack)} intents (target p99 < 2 ms)")
     print("  method: a real recorder process (python -m actors.recorder) started for the bench; the bench "
@@ -416,6 +417,11 @@ def print_rest(res: list[dict], ack: list[float], conc: list[dict]) -> None:
           "an executable proposal, then times record_intent from send to the decoded intent_ack: the "
           "observation file's and directory's fsync, the action_attempt row and its fsync, both codecs, "
           "two socket hops. One request at a time, as the actuator sends them.")
+    print("  the probe's other round trips, p50 / p99 ms: " + "; ".join(
+        f"{name} {pct(v, 50):.2f} / {pct(v, 99):.2f} ({what})" for name, what in (
+            ("record_proposal", "two rows, no fsync: the messaging floor of one round trip"),
+            ("store_observation", "the state over the wire, its file, a row"),
+            ("record_result", "a row and its fsync")) for v in [probe[name]]))
     start = [r["startup_s"] for r in res]
     print(f"\nStart-up to the first observation row: {statistics.median(start):.2f} s median "
           f"({', '.join(f'{x:.2f}' for x in start)})")
@@ -506,7 +512,8 @@ def write_json(path: str, res: list[dict], summary: list[dict], ack: list[float]
         {"ratio": r["ratio"], "exit": r["exit"], "startup_s": r["startup_s"], "rss_peak_mb": r["rss_peak"] / 2**20,
          **{f"{kind}_{k}": {"median": pct([x[k] for x in r[kind]], 50), "p99": pct([x[k] for x in r[kind]], 99)}
             for kind in ("pipeline", "baseline") for k in ("total", *dict(STAGES))}} for r in res],
-        "profiles": summary, "ack_ms": {"p50": pct(ack, 50), "p99": pct(ack, 99), "n": len(ack)},
+        "profiles": summary, "round_trips_ms": {name: {"p50": pct(v, 50), "p99": pct(v, 99), "n": len(v)}
+                           for name, v in ack.items()},
         "concurrency": conc}
     with open(path, "w", encoding="utf-8") as fh:
         json.dump(out, fh, indent=1)

@@ -375,24 +375,28 @@ class AckProbe:
                     return reply
         raise RuntimeError(f"{body.TYPE}: no reply from the recorder within {wait_s:g}s")
 
-    def probe(self, states: list[dict], count: int) -> list[float]:
-        """``count`` steps, each with a fresh observation and an executable proposal; the
-        RecordIntent round trip (send → IntentAck decoded) timed, in ms."""
-        out = []
+    def probe(self, states: list[dict], count: int) -> dict[str, list[float]]:
+        """``count`` steps, each a fresh observation, an executable proposal, its intent and
+        its result; every round trip (send → reply decoded) timed, in ms, by request type."""
+        out: dict[str, list[float]] = {n: [] for n in ("store_observation", "record_proposal",
+                                                      "record_intent", "record_result")}
         for i in range(count):
-            state = states[i % len(states)]
-            stored = self.request(StoreObservation(read_id=uuid.uuid4().hex, state=state, read_ms=0.0),
-                                  ObservationStored)
+            stored = self._timed(out, StoreObservation(read_id=uuid.uuid4().hex, state=states[i % len(states)],
+                                                       read_ms=0.0), ObservationStored)
             pid = uuid.uuid4().hex
-            self.request(RecordProposal(proposal_id=pid, observation_id=stored.observation_id,
-                                        action="end_turn", parameters={}, reason="ack probe",
-                                        source="bench", wish="execute"), ProposalRecorded)
-            start = time.perf_counter()
-            ack = self.request(RecordIntent(proposal_id=pid, requester="bench-probe"), IntentAck)
-            out.append((time.perf_counter() - start) * 1000)
-            self.request(RecordResult(attempt_id=ack.attempt_id, outcome="accepted", http_status=200,
-                                      response={"status": "ok"}, request_ms=0.0), Recorded)
+            self._timed(out, RecordProposal(proposal_id=pid, observation_id=stored.observation_id,
+                                            action="end_turn", parameters={}, reason="ack probe",
+                                            source="bench", wish="execute"), ProposalRecorded)
+            ack = self._timed(out, RecordIntent(proposal_id=pid, requester="bench-probe"), IntentAck)
+            self._timed(out, RecordResult(attempt_id=ack.attempt_id, outcome="accepted", http_status=200,
+                                          response={"status": "ok"}, request_ms=0.0), Recorded)
         return out
+
+    def _timed(self, out: dict, body, expect: type):
+        start = time.perf_counter()
+        reply = self.request(body, expect)
+        out[body.TYPE].append((time.perf_counter() - start) * 1000)
+        return reply
 
     def close(self) -> None:
         self.done.set()
