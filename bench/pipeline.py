@@ -383,10 +383,11 @@ def print_latency(res: list[dict]) -> None:
 
 def print_stages(res: list[dict]) -> None:
     print("\nStages of an executed step (ms, pooled over the rounds; from recorded_at stamps)")
-    print(f"  {'stage':12s}{'pipeline med':>13s}{'p99':>8s}{'baseline med':>14s}{'p99':>8s}  what lies in it")
+    print(f"  {'stage':12s}{'pipeline med':>13s}{'p99':>8s}{'baseline med':>14s}{'p99':>8s}{'Δ med':>7s}  what lies in it")
     for key, what in STAGES:
         p, b = pooled(res, "pipeline", key), pooled(res, "baseline", key)
-        print(f"  {key:12s}{pct(p, 50):13.2f}{pct(p, 99):8.2f}{pct(b, 50):14.2f}{pct(b, 99):8.2f}  {what}")
+        print(f"  {key:12s}{pct(p, 50):13.2f}{pct(p, 99):8.2f}{pct(b, 50):14.2f}{pct(b, 99):8.2f}"
+              f"{pct(p, 50) - pct(b, 50):7.2f}  {what}")
 
 
 def print_profiles(summary: list[dict], steps: list[dict]) -> None:
