@@ -4,12 +4,21 @@
 when a restarted recorder replays its journal, so a resumed recorder answers exactly as the
 one that died would have. A kind the index keeps something of has one ``_<kind>`` method in
 ``_APPLY`` (keyed by ``protocol.events`` classes' ``KIND``); every other kind is only counted.
+
+Memory stays flat however long the session runs: per-step entries are small tuples of what a
+rule or a repeated request's reply needs (not whole rows), and each map keeps its newest
+``RECENT`` entries; only attempts without a result are never forgotten. A repeated request
+comes within seconds (its sender retries the one it awaits), so ``RECENT`` observations,
+proposals and attempts are ample; and a proposal is forgotten no later than its attempt (one
+entry each, the attempts' map fills slower), so forgetting can refuse an intent
+(``unknown_proposal``) but never allow a second attempt.
+``to_state``/``from_state`` turn the index into JSON and back (the recorder's checkpoint).
 """
 from __future__ import annotations
 
 import dataclasses
 import logging
-from typing import Any
+from typing import Any, NamedTuple
 
 from actors.runtime.bounded import BoundedDict
 from protocol import events as ev
@@ -17,6 +26,46 @@ from protocol import events as ev
 log = logging.getLogger("recorder")
 
 OUTCOMES = ("accepted", "rejected", "unknown")
+RECENT = 4096  # entries each per-step map keeps
+
+
+def _recent() -> BoundedDict:
+    return BoundedDict(RECENT)
+
+
+class Observed(NamedTuple):
+    """What a repeated ``store_observation`` is answered with (the file's path follows from
+    the id: ``files.observation_relpath``)."""
+    observation_id: str
+    sequence: int
+    sha256: str
+    step: int
+
+
+class Proposed(NamedTuple):
+    observation_id: str
+    action: str | None
+    parameters: Any
+
+
+class Disposed(NamedTuple):
+    status: str
+    sequence: int  # of the proposal_status row
+
+
+class Attempted(NamedTuple):
+    attempt_id: str
+    proposal_id: str
+    action: str
+    parameters: Any
+    requester: str
+    sequence: int
+
+
+#: the bounded maps and the tuple each holds (None: the value is stored as it is)
+_RECENT_MAPS = {"reads": None, "observed": Observed, "proposals": Proposed, "pending": None,
+                "dispositions": Disposed, "attempts": Attempted, "attempt_by_proposal": None,
+                "results": None, "event_keys": None}
 
 
 @dataclasses.dataclass
@@ -24,25 +73,25 @@ class SessionIndex:
     observations: int = 0
     last_observation_number: int = 0  # file numbers can skip an orphan left by a crash
     last_observation_id: str | None = None
-    reads: dict[str, dict] = dataclasses.field(default_factory=BoundedDict)  # read_id -> obs row
-    observation_rows: dict[str, dict] = dataclasses.field(default_factory=BoundedDict)
-    proposals: dict[str, dict] = dataclasses.field(default_factory=BoundedDict)
-    dispositions: dict[str, str] = dataclasses.field(default_factory=BoundedDict)
-    status_sequences: dict[str, int] = dataclasses.field(default_factory=BoundedDict)  # proposal_id -> its status row
-    attempts: dict[str, dict] = dataclasses.field(default_factory=BoundedDict)  # attempt_id -> row
-    attempt_by_proposal: dict[str, str] = dataclasses.field(default_factory=BoundedDict)
-    results: dict[str, dict] = dataclasses.field(default_factory=BoundedDict)  # attempt_id -> row
-    awaiting_after_attempt: str | None = None
-    awaiting_at_end: list[str] = dataclasses.field(default_factory=list)
-    event_keys: BoundedDict = dataclasses.field(default_factory=BoundedDict)
+    reads: BoundedDict = dataclasses.field(default_factory=_recent)  # read_id -> observation_id
+    observed: BoundedDict = dataclasses.field(default_factory=_recent)  # observation_id -> Observed
+    proposals: BoundedDict = dataclasses.field(default_factory=_recent)  # proposal_id -> Proposed
+    pending: BoundedDict = dataclasses.field(default_factory=_recent)  # proposal_id -> row, until its status
+    dispositions: BoundedDict = dataclasses.field(default_factory=_recent)  # proposal_id -> Disposed
+    attempts: BoundedDict = dataclasses.field(default_factory=_recent)  # attempt_id -> Attempted
+    attempt_by_proposal: BoundedDict = dataclasses.field(default_factory=_recent)
+    results: BoundedDict = dataclasses.field(default_factory=_recent)  # attempt_id -> sequence
+    event_keys: BoundedDict = dataclasses.field(default_factory=_recent)
     unresolved: dict[str, None] = dataclasses.field(default_factory=dict)  # never forgotten
+    awaiting_after_attempt: str | None = None
     attempt_count: int = 0
     counts: dict[str, int] = dataclasses.field(default_factory=dict)
     outcomes: dict[str, int] = dataclasses.field(default_factory=lambda: {o: 0 for o in OUTCOMES})
     statuses: dict[str, int] = dataclasses.field(default_factory=dict)
     stopping: str | None = None
-    started: dict | None = None
-    ended: dict | None = None
+    started_at: str | None = None
+    ended: dict | None = None  # the session_end row
+    outcome_error: str | None = None  # the first outcome_error's error
     restarts: dict[str, int] = dataclasses.field(default_factory=dict)
     model_usage: dict[str, float] = dataclasses.field(default_factory=dict)
     last_run_id: str | None = None  # the last usable reported run id (kept through outages)
@@ -66,21 +115,23 @@ class SessionIndex:
         oid = row["observation_id"]
         self.last_observation_id = oid
         self.last_observation_number = max(self.last_observation_number, int(oid.rsplit("-", 1)[-1]))
-        self.observation_rows[oid] = row
+        self.observed[oid] = Observed(oid, row["sequence"], row["sha256"], row["step"])
         if row.get("read_id"):
-            self.reads[row["read_id"]] = row
+            self.reads[row["read_id"]] = oid
         if row.get("after_attempt_id"):
             self.awaiting_after_attempt = None
 
     def _proposal(self, row: dict) -> None:
-        self.proposals[row["proposal_id"]] = row
+        pid = row["proposal_id"]
+        self.proposals[pid] = Proposed(row["observation_id"], row.get("action"), row.get("parameters"))
+        self.pending[pid] = row  # a recorder that dies before the status finishes it from this
         usage = row.get("model_usage")
         if isinstance(usage, dict):
             self._add_usage(usage)
         else:  # no explicit model_usage: sum what the model evidence reports
-            for ev in row.get("model_evidence") or ():
-                if isinstance(ev, dict):
-                    self._add_usage({"answered": 1, **_call_usage(ev)})
+            for e in row.get("model_evidence") or ():
+                if isinstance(e, dict):
+                    self._add_usage({"answered": 1, **_call_usage(e)})
 
     def _add_usage(self, usage: dict) -> None:
         for k, v in usage.items():
@@ -88,19 +139,21 @@ class SessionIndex:
                 self.model_usage[k] = round(self.model_usage.get(k, 0) + v, 3)
 
     def _status(self, row: dict) -> None:
-        self.dispositions[row["proposal_id"]] = row["status"]
-        self.status_sequences[row["proposal_id"]] = row["sequence"]
+        self.dispositions[row["proposal_id"]] = Disposed(row["status"], row["sequence"])
+        self.pending.pop(row["proposal_id"], None)
         self.statuses[row["status"]] = self.statuses.get(row["status"], 0) + 1
 
     def _attempt(self, row: dict) -> None:
-        self.attempts[row["attempt_id"]] = row
-        self.unresolved[row["attempt_id"]] = None
+        aid = row["attempt_id"]
+        self.attempts[aid] = Attempted(aid, row["proposal_id"], row["action"], row["parameters"],
+                                       row.get("requester"), row["sequence"])
+        self.unresolved[aid] = None
         self.attempt_count += 1
-        self.attempt_by_proposal[row["proposal_id"]] = row["attempt_id"]
-        self.awaiting_after_attempt = row["attempt_id"]
+        self.attempt_by_proposal[row["proposal_id"]] = aid
+        self.awaiting_after_attempt = aid
 
     def _result(self, row: dict) -> None:
-        self.results[row["attempt_id"]] = row
+        self.results[row["attempt_id"]] = row["sequence"]
         self.unresolved.pop(row["attempt_id"], None)
         if row.get("outcome") in self.outcomes:
             self.outcomes[row["outcome"]] += 1
@@ -109,10 +162,14 @@ class SessionIndex:
         self.stopping = row.get("reason") or "stopping"
 
     def _start(self, row: dict) -> None:
-        self.started = row
+        self.started_at = row.get("recorded_at")
 
     def _end(self, row: dict) -> None:
         self.ended = row
+
+    def _outcome_error(self, row: dict) -> None:
+        if self.outcome_error is None:
+            self.outcome_error = row.get("error")
 
     def _restart(self, row: dict) -> None:
         actor = row.get("actor", "?")
@@ -130,11 +187,48 @@ class SessionIndex:
         self._add_usage(_call_usage(row))
 
     # -- queries ------------------------------------------------------------------------
+    def read(self, read_id: str) -> Observed | None:
+        """The observation stored for ``read_id``, if remembered."""
+        oid = self.reads.get(read_id)
+        return self.observed.get(oid) if oid is not None else None
+
+    def disposition(self, proposal_id: str) -> str | None:
+        done = self.dispositions.get(proposal_id)
+        return done.status if done is not None else None
+
     def unresolved_attempts(self) -> list[str]:
         return list(self.unresolved)
 
     def awaiting_observation(self) -> list[str]:
         return [self.awaiting_after_attempt] if self.awaiting_after_attempt else []
+
+    # -- persistence --------------------------------------------------------------------
+    def to_state(self) -> dict[str, Any]:
+        """The whole index as JSON-ready values (bounded maps as ordered pairs)."""
+        state: dict[str, Any] = {}
+        for f in dataclasses.fields(self):
+            value = getattr(self, f.name)
+            state[f.name] = [[k, v] for k, v in value.items()] if f.name in _RECENT_MAPS else value
+        state["unresolved"] = list(self.unresolved)
+        return state
+
+    @classmethod
+    def from_state(cls, state: dict[str, Any]) -> "SessionIndex":
+        """The index ``to_state`` described. Raises KeyError, TypeError or ValueError when
+        ``state`` is not one."""
+        idx = cls()
+        for f in dataclasses.fields(idx):
+            value = state[f.name]
+            if f.name in _RECENT_MAPS:
+                shape = _RECENT_MAPS[f.name]
+                target = getattr(idx, f.name)
+                for k, v in value:
+                    target[k] = shape(*v) if shape is not None else v
+            elif f.name == "unresolved":
+                idx.unresolved = dict.fromkeys(value)
+            else:
+                setattr(idx, f.name, value)
+        return idx
 
 
 def _call_usage(record: dict) -> dict:
@@ -155,6 +249,7 @@ _APPLY = {
     ev.SessionStopping.KIND: SessionIndex._stopping,
     ev.SessionStart.KIND: SessionIndex._start,
     ev.SessionEnd.KIND: SessionIndex._end,
+    ev.OutcomeError.KIND: SessionIndex._outcome_error,
     ev.ActorRestart.KIND: SessionIndex._restart,
     ev.ModelError.KIND: SessionIndex._model_error,
     ev.ModelLateAnswer.KIND: SessionIndex._model_late,

@@ -1,9 +1,11 @@
 """The recorder's domain rules: what it records, what it answers and what it refuses.
 
 No sockets here (those are ``serve.py``'s): a ``Recorder`` is the session's state — the
-journal writer, the ``SessionIndex`` rebuilt from rows, a cache of recent rows and states —
-and one ``on_<request>`` handler per request type, each returning its reply or raising
-``Refusal`` (a stable code and a message). Every row goes through ``append``.
+journal writer, the ``SessionIndex`` rebuilt from rows (from the last checkpoint and the rows
+after it, on resume), a cache of recent rows and states — and one ``on_<request>`` handler
+per request type, each returning its reply or raising ``Refusal`` (a stable code and a
+message). Every row goes through ``append`` (a ``protocol.events`` event) or, for the kinds
+others record through ``record_event``, ``append_row``.
 
 Refusal codes and the rule behind each:
 
@@ -42,11 +44,11 @@ from protocol.events import (ActionAttempt, ActionResult, Event, Observation, Ob
                              RunIdentityUnavailable, SessionEnd, SessionStart, reserved_kinds)
 from protocol.from_recorder import (Finalized, IntentAck, ObservationStored, ProposalRecorded, Recorded,
                                     SnapshotReply)
-from protocol.journal import rows_between
+from protocol.journal import TornRow, iter_lines, rows_between
 
-from . import files, summary
-from .index import OUTCOMES, SessionIndex
-from .writer import FaultPlan, JournalWriter
+from . import checkpoint, files, summary
+from .index import OUTCOMES, RECENT, Attempted, SessionIndex
+from .writer import FaultPlan, JournalEnd, JournalWriter
 
 log = logging.getLogger("recorder")
 
@@ -74,20 +76,24 @@ class Recorder:
         self.dir = ctx.session_dir
         self.journal_path = os.path.join(self.dir, "events.jsonl")
         resume = os.path.exists(self.journal_path)
-        if not resume:
-            files.create_session_dir(self.root, self.sid)
         faults = FaultPlan(ctx.setting("recorder.inject_failure"))
-        self.writer = JournalWriter(self.journal_path, self.sid, resume=resume, faults=faults)
         self.index = SessionIndex()
         self.cache: collections.deque[dict] = collections.deque(maxlen=CACHE_ROWS)
-        self.offsets = array.array("Q")
+        self.rows = 0  # rows in the journal
+        self.marks = array.array("Q")  # offsets of rows 1, 1 + MARK_EVERY, ... (reading back from disk)
+        self.torn: list[TornRow] = []  # torn lines the journal holds (found when resuming)
+        self.checkpointed = 0  # rows covered by the last checkpoint
         self.states: collections.OrderedDict[str, dict] = collections.OrderedDict()
         self.finalized: dict | None = None
         self.orphans_after = 0
-        self.durable_files: BoundedDict = BoundedDict()  # observation files already fsynced
+        self.durable_files: BoundedDict = BoundedDict(RECENT)  # observation files already fsynced
         if resume:
-            self.resume()
+            end = self.replay()
+            self.writer = JournalWriter(self.journal_path, self.sid, resume=True, faults=faults, end=end)
+            self.resume(end)
         else:
+            files.create_session_dir(self.root, self.sid)
+            self.writer = JournalWriter(self.journal_path, self.sid, resume=False, faults=faults)
             self.start()
 
     # -- start and resume ---------------------------------------------------------------
@@ -102,20 +108,34 @@ class Recorder:
             max_steps=self.ctx.setting("session.max_steps"), game_backend=self.ctx.setting("game.backend"),
             capture_root=os.path.abspath(self.root)), durable=True)
 
-    def resume(self) -> None:
-        """Rebuild the index from the journal; a finalized session only serves reads, any
-        other is continued after a ``recorder_resumed`` row naming the torn lines it left."""
-        scan = self.writer.scan
-        assert scan is not None
-        for row, offset in zip(scan.rows, scan.offsets):
-            self.remember(row, offset)
+    def replay(self) -> JournalEnd:
+        """Rebuild the index from the last checkpoint and the rows after it (from every row
+        when there is no checkpoint that matches the journal); where the journal ends."""
+        cp = checkpoint.load(self.dir, self.sid, self.journal_path)
+        point = checkpoint.Point.start()
+        if cp is not None:
+            self.index, self.torn, self.marks, point = cp.index, cp.torn, cp.marks, cp.point
+            self.rows = self.checkpointed = point.rows
+        sequence, digest, size, lines, ends_torn = point.sequence, point.digest, point.offset, point.lines, False
+        for line in iter_lines(self.journal_path, offset=point.offset, number=point.lines):
+            size, lines, ends_torn = line.offset + len(line.data) + line.terminated, line.number, not line.terminated
+            if line.row is None:
+                self.torn.append(TornRow(line.number, line.offset, len(line.data), line.sha256, line.terminated))
+                continue
+            self.remember(line.row, line.offset)
+            sequence, digest = int(line.row["sequence"]), line.sha256
+        return JournalEnd(sequence=sequence, digest=digest, size=size, lines=lines, ends_torn=ends_torn)
+
+    def resume(self, end: JournalEnd) -> None:
+        """A finalized session only serves reads; any other is continued after a
+        ``recorder_resumed`` row naming the torn lines the journal holds."""
         if self.index.ended:  # finalized: serve reads, never append after session_end
             self.finalized = summary.read(self.dir)  # None: the summary is still to be written
             return
         torn = [{"line": t.line_number, "offset": t.offset, "length": t.length,
-                 "sha256": t.sha256, "terminated": t.terminated} for t in self.writer.torn_at_resume]
+                 "sha256": t.sha256, "terminated": t.terminated} for t in self.torn]
         self.append(RecorderResumed(start_count=self.ctx.start_count,
-                                    resumed_after_sequence=scan.last_sequence, torn_rows=torn), durable=True)
+                                    resumed_after_sequence=end.sequence, torn_rows=torn), durable=True)
 
     # -- rows -----------------------------------------------------------------------------
     def append(self, event: Event, *, durable: bool = False) -> dict:
@@ -129,12 +149,24 @@ class Recorder:
         fields = dict(fields)
         row, offset = self.writer.append(fields.pop("event"), fields, durable=durable)
         self.remember(row, offset)
+        if self.rows - self.checkpointed >= checkpoint.EVERY:
+            self.write_checkpoint()
         return row
 
     def remember(self, row: dict, offset: int) -> None:
         self.index.apply(row)
         self.cache.append(row)
-        self.offsets.append(offset)
+        if self.rows % checkpoint.MARK_EVERY == 0:
+            self.marks.append(offset)
+        self.rows += 1
+
+    def write_checkpoint(self) -> None:
+        """Persist the index as of the last row (a resume then reads only what follows)."""
+        w = self.writer
+        point = checkpoint.Point(rows=self.rows, lines=w.lines, offset=w.offset, row_offset=w.last_row_offset,
+                                 sequence=w.sequence, digest=w.last_digest)
+        checkpoint.write(self.dir, self.sid, checkpoint.Checkpoint(point, self.index, self.torn, self.marks))
+        self.checkpointed = self.rows
 
     def rows_after(self, after: int, limit: int) -> list[dict]:
         """Up to ``limit`` rows after sequence ``after``: from the cache, or from disk."""
@@ -150,17 +182,17 @@ class Recorder:
 
     def rows_from_disk(self, first: int, last: int) -> list[dict]:
         """Rows ``first..last`` read back from the journal (torn lines skipped)."""
-        return rows_between(self.journal_path, self.offsets[first - 1], first, last)
+        return rows_between(self.journal_path, self.marks[(first - 1) // checkpoint.MARK_EVERY], first, last)
 
     def state_of(self, observation_id: str) -> dict | None:
         """The stored state of a recent observation (None when forgotten or unreadable)."""
         if observation_id in self.states:
             return self.states[observation_id]
-        row = self.index.observation_rows.get(observation_id)
-        if row is None:
+        seen = self.index.observed.get(observation_id)
+        if seen is None:
             return None
         try:
-            return files.read_observation(self.root, row["path"])
+            return files.read_observation(self.root, self.observation_path(seen.observation_id))
         except (OSError, ValueError):
             return None
 
@@ -185,14 +217,14 @@ class Recorder:
 
     # -- observations ---------------------------------------------------------------------
     def on_store_observation(self, m: req.StoreObservation) -> ObservationStored:
-        done = self.index.reads.get(m.read_id)
+        done = self.index.read(m.read_id)
         if done is None:
             self._check_open()
             number, relpath = self._next_observation_file()
             oid = f"o-{number:06d}"
             sha = files.write_observation(self.root, relpath, m.state)
             state_type = m.state.get("state_type")
-            done = self.append(Observation(
+            row = self.append(Observation(
                 observation_id=oid, path=relpath, sha256=sha, step=self.index.observations + 1,
                 phase=m.phase, state_type=state_type if isinstance(state_type, str) else None,
                 read_id=m.read_id, read_ms=m.read_ms,
@@ -200,9 +232,15 @@ class Recorder:
             self._cache_state(oid, m.state)
             if m.identity is not None:
                 self._identity_rows(oid, m.identity)
-        return ObservationStored(reply_to="", observation_id=done["observation_id"],
-                                 sequence=done["sequence"], path=done["path"],
-                                 sha256=done["sha256"], step=done["step"])
+            return ObservationStored(reply_to="", observation_id=oid, sequence=row["sequence"],
+                                     path=relpath, sha256=sha, step=row["step"])
+        return ObservationStored(reply_to="", observation_id=done.observation_id, sequence=done.sequence,
+                                 path=self.observation_path(done.observation_id), sha256=done.sha256,
+                                 step=done.step)
+
+    def observation_path(self, observation_id: str) -> str:
+        """The observation file's path, relative to the capture root (``o-000012`` is file 12)."""
+        return files.observation_relpath(self.sid, int(observation_id.rsplit("-", 1)[-1]))
 
     def _next_observation_file(self) -> tuple[int, str]:
         """The next free observation number. A recorder that died between writing a file
@@ -235,14 +273,14 @@ class Recorder:
     # -- proposals ------------------------------------------------------------------------
     def on_record_proposal(self, m: req.RecordProposal) -> ProposalRecorded:
         if m.proposal_id in self.index.proposals:
-            if m.proposal_id in self.index.dispositions:  # a repeat: the first reply again
-                return ProposalRecorded(reply_to="", proposal_id=m.proposal_id,
-                                        disposition=self.index.dispositions[m.proposal_id],
-                                        sequence=self.index.status_sequences[m.proposal_id])
+            done = self.index.dispositions.get(m.proposal_id)
+            if done is not None:  # a repeat: the first reply again
+                return ProposalRecorded(reply_to="", proposal_id=m.proposal_id, disposition=done.status,
+                                        sequence=done.sequence)
             self._check_open()  # the recorder died between the proposal and its status
-            return self._record_status(m, dict(self.index.proposals[m.proposal_id]))
+            return self._record_status(m, dict(self.index.pending.get(m.proposal_id, {})))
         self._check_open()
-        if m.observation_id not in self.index.observation_rows:
+        if m.observation_id not in self.index.observed:
             raise Refusal("unknown_observation", f"no observation {m.observation_id!r} in this session")
         if m.wish not in WISHES:
             raise Refusal("bad_wish", f"wish {m.wish!r} is not one of {', '.join(WISHES)}")
@@ -295,32 +333,34 @@ class Recorder:
         existing = self.index.attempt_by_proposal.get(m.proposal_id)
         if existing is not None:
             att = self.index.attempts.get(existing)
-            if att is None or existing in self.index.results or att.get("requester") != m.requester:
+            if att is None or existing in self.index.results or att.requester != m.requester:
                 raise Refusal("attempt_exists",
                               f"proposal {m.proposal_id!r} already has attempt {existing!r}; "
                               "it is never sent twice")
             return _ack(att)
-        if self.index.dispositions.get(m.proposal_id) != "execute":
+        if self.index.disposition(m.proposal_id) != "execute":
             raise Refusal("not_executable", f"proposal {m.proposal_id!r} has disposition "
-                          f"{self.index.dispositions.get(m.proposal_id)!r}, not execute")
+                          f"{self.index.disposition(m.proposal_id)!r}, not execute")
         if self.index.stopping:
             raise Refusal("session_stopping", f"the session is stopping ({self.index.stopping})")
-        obs = self.index.observation_rows.get(prop["observation_id"])
+        obs = self.index.observed.get(prop.observation_id)
         if obs is None:
             raise Refusal("stale_proposal", f"proposal {m.proposal_id!r} is too old to act on")
-        if obs["path"] not in self.durable_files:
-            files.make_durable(self.root, obs["path"])
-            self.durable_files[obs["path"]] = None
+        path = self.observation_path(obs.observation_id)
+        if path not in self.durable_files:
+            files.make_durable(self.root, path)
+            self.durable_files[path] = None
         number = self.index.attempt_count + 1
-        att = self.append(ActionAttempt(
-            attempt_id=f"a-{number:06d}", proposal_id=m.proposal_id, observation_id=prop["observation_id"],
-            action=prop["action"], parameters=prop["parameters"], requester=m.requester), durable=True)
-        return _ack(att)
+        row = self.append(ActionAttempt(
+            attempt_id=f"a-{number:06d}", proposal_id=m.proposal_id, observation_id=prop.observation_id,
+            action=prop.action, parameters=prop.parameters, requester=m.requester), durable=True)
+        return IntentAck(reply_to="", attempt_id=row["attempt_id"], proposal_id=row["proposal_id"],
+                         action=row["action"], parameters=row["parameters"], sequence=row["sequence"])
 
     def on_record_result(self, m: req.RecordResult) -> Recorded:
         done = self.index.results.get(m.attempt_id)
         if done is not None:
-            return Recorded(reply_to="", sequence=done["sequence"])
+            return Recorded(reply_to="", sequence=done)
         self._check_open()
         if m.attempt_id not in self.index.unresolved:
             raise Refusal("unknown_attempt", f"no attempt {m.attempt_id!r} awaits a result")
@@ -349,11 +389,10 @@ class Recorder:
         if self.finalized is None:
             if self.index.ended is None:
                 self._append_end(m.reason, m.exit_code)
-            outcome_error = next((r.get("error") for r in self.cache if r.get("event") == OutcomeError.KIND), None)
             self.finalized = summary.write(summary.Capture(
                 root=self.root, session_id=self.sid, session_dir=self.dir, journal_path=self.journal_path,
                 dry_run=bool(self.ctx.setting("session.dry_run", False)),
-                last_digest=self.writer.last_digest), self.index, outcome_error)
+                last_digest=self.writer.last_digest), self.index)
         return Finalized(reply_to="", summary=self.finalized)
 
     def _append_end(self, reason: str, exit_code: int) -> None:
@@ -377,9 +416,9 @@ class Recorder:
                 "stopping": idx.stopping, "finalized": self.finalized is not None}
 
 
-def _ack(att: dict) -> IntentAck:
-    return IntentAck(reply_to="", attempt_id=att["attempt_id"], proposal_id=att["proposal_id"],
-                     action=att["action"], parameters=att["parameters"], sequence=att["sequence"])
+def _ack(att: Attempted) -> IntentAck:
+    return IntentAck(reply_to="", attempt_id=att.attempt_id, proposal_id=att.proposal_id,
+                     action=att.action, parameters=att.parameters, sequence=att.sequence)
 
 
 def version() -> str:

@@ -54,18 +54,17 @@ def read(session_dir: str) -> dict | None:
         return None
 
 
-def write(cap: Capture, idx: SessionIndex, outcome_error: str | None) -> dict:
+def write(cap: Capture, idx: SessionIndex) -> dict:
     """Write ``session.json`` and the feed row from the index (which has seen
     ``session_end``); return the summary."""
     end = idx.ended
     assert end is not None, "the summary is written after session_end"
     reason, exit_code, candidates = end["reason"], end["exit_code"], end.get("outcome_file_candidates")
     journal_rel = os.path.relpath(cap.journal_path, cap.root)
-    started = idx.started or {}
     summary = {
         "schema_version": 1,
         "session": cap.session_id,
-        "started_at": started.get("recorded_at"),
+        "started_at": idx.started_at,
         "ended_at": end["recorded_at"],
         "exit_code": exit_code,
         "reason": reason,
@@ -88,8 +87,8 @@ def write(cap: Capture, idx: SessionIndex, outcome_error: str | None) -> dict:
     feed = {"session": cap.session_id, "started_at": summary["started_at"], "ended_at": summary["ended_at"],
             "exit_code": exit_code, "reason": reason, "steps": idx.observations,
             "outcome_files": candidates, "recording_path": journal_rel}
-    if outcome_error:
-        feed["outcome_error"] = outcome_error
+    if idx.outcome_error:
+        feed["outcome_error"] = idx.outcome_error
     try:
         files.append_feed(os.path.join(cap.root, "sessions.jsonl"), feed)
     except OSError as exc:  # after session_end nothing more is appended; the log keeps it

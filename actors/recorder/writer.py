@@ -1,7 +1,8 @@
 """The journal writer: appends canonical, hash-chained rows to ``events.jsonl``.
 
-A new session's journal is created exclusively. A resumed one (the recorder restarted) is
-scanned: sequences and the hash chain continue from the last intact row, and a torn last line
+A new session's journal is created exclusively. A resumed one (the recorder restarted)
+continues from its ``JournalEnd`` (the recorder finds it from its checkpoint and the tail
+after it): sequences and the hash chain continue from the last intact row, and a torn last line
 is left exactly as it is — the writer only appends the newline that ends it, so the next row
 starts on a line of its own. ``append(..., durable=True)`` fsyncs before returning — except
 inside a group commit (``begin_group`` .. ``end_group``), where the one fsync happens at
@@ -9,13 +10,13 @@ inside a group commit (``begin_group`` .. ``end_group``), where the one fsync ha
 """
 from __future__ import annotations
 
+import dataclasses
 import datetime as dt
 import errno
 import os
 from typing import Any
 
-from protocol.journal import (GENESIS, SCHEMA_VERSION, JournalScan, TornRow, encode_row,
-                              line_digest, scan_file)
+from protocol.journal import GENESIS, SCHEMA_VERSION, JournalScan, encode_row, line_digest, scan_file
 
 
 class JournalError(Exception):
@@ -68,28 +69,44 @@ class FaultPlan:
             raise OSError(errno.EIO, f"injected fsync failure #{self.nth}")
 
 
+@dataclasses.dataclass(frozen=True)
+class JournalEnd:
+    """Where an existing journal continues: its last row's sequence and digest, its size in
+    bytes, its number of lines, and whether its last line is torn and unterminated."""
+    sequence: int
+    digest: str
+    size: int
+    lines: int
+    ends_torn: bool
+
+    @classmethod
+    def of_scan(cls, scan: JournalScan, lines: int) -> "JournalEnd":
+        return cls(scan.last_sequence, scan.last_digest, scan.size, lines, scan.ends_torn)
+
+
 class JournalWriter:
-    def __init__(self, path: str, session_id: str, *, resume: bool, faults: FaultPlan | None = None):
+    """Appends rows to a new journal, or (``resume``) to an existing one from its ``end``
+    (found by a full scan when not given)."""
+
+    def __init__(self, path: str, session_id: str, *, resume: bool, faults: FaultPlan | None = None,
+                 end: JournalEnd | None = None):
         self.path = path
         self.session_id = session_id
         self.faults = faults or FaultPlan(None)
-        self.scan: JournalScan | None = None
-        self.torn_at_resume: list[TornRow] = []
+        self.last_row_offset = -1  # where the last appended row's line starts
         if resume and os.path.exists(path):
-            self.scan = scan_file(path)
-            self.sequence = self.scan.last_sequence
-            self.last_digest = self.scan.last_digest
-            self.offset = self.scan.size
-            self.torn_at_resume = list(self.scan.torn)
+            if end is None:
+                scan = scan_file(path)
+                end = JournalEnd.of_scan(scan, len(scan.rows) + len(scan.torn))
+            self.sequence, self.last_digest = end.sequence, end.digest
+            self.offset, self.lines = end.size, end.lines
             self.fd = os.open(path, os.O_WRONLY | os.O_APPEND)
-            if self.scan.ends_torn:
+            if end.ends_torn:
                 os.write(self.fd, b"\n")
                 os.fsync(self.fd)
                 self.offset += 1
         else:
-            self.sequence = 0
-            self.last_digest = GENESIS
-            self.offset = 0
+            self.sequence, self.last_digest, self.offset, self.lines = 0, GENESIS, 0, 0
             self.fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_EXCL, 0o644)
         self.broken: str | None = None
         self._grouped = False
@@ -133,6 +150,8 @@ class JournalWriter:
             raise JournalError(f"appending {event} failed: {exc}") from exc
         offset = self.offset
         self.offset += len(line) + 1
+        self.lines += 1
+        self.last_row_offset = offset
         self.sequence += 1
         self.last_digest = line_digest(line)
         return row, offset

@@ -201,7 +201,7 @@ def test_no_intent_once_the_session_is_stopping(make_recorder):
 def test_an_intent_for_a_forgotten_observation_is_stale(make_recorder):
     rec = make_recorder()
     executed(rec)
-    rec.index.observation_rows.limit = 1  # remember one observation: the next pushes o-000001 out
+    rec.index.observed.limit = 1  # remember one observation: the next pushes o-000001 out
     observe(rec, "r2")
     refused("stale_proposal", rec.on_record_intent, RecordIntent(proposal_id="p1", requester="a"))
 

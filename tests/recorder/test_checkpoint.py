@@ -1,0 +1,139 @@
+"""The recorder's checkpoint (``actors.recorder.checkpoint``): a resume reads the checkpoint
+and the rows after it, and rebuilds exactly the index a full scan would; a checkpoint that
+does not match the journal is ignored. And the index's memory is bounded."""
+from __future__ import annotations
+
+import json
+import os
+import shutil
+
+import pytest
+
+from actors.recorder import checkpoint
+from actors.recorder.index import RECENT
+from actors.recorder.rules import Recorder, Refusal
+from protocol.journal import scan_file
+from protocol.to_recorder import RecordEvent, RecordIntent, RecordResult
+
+from .conftest import context, observe, proposal, rows
+
+pytestmark = pytest.mark.timeout(120)
+TIMING = ("recorded_at", "ts", "prev_sha256")
+
+
+def notes(rec: Recorder, count: int, start: int = 0) -> None:
+    for n in range(start, start + count):
+        rec.on_record_event(RecordEvent(event="note", fields={"n": n}, key=f"k{n}"))
+
+
+def a_step(rec: Recorder, n: int) -> None:
+    oid = observe(rec, f"r{n}").observation_id
+    rec.on_record_proposal(proposal(f"p{n}", oid))
+    ack = rec.on_record_intent(RecordIntent(proposal_id=f"p{n}", requester="a"))
+    rec.on_record_result(RecordResult(attempt_id=ack.attempt_id, outcome="accepted"))
+
+
+def resumed_both_ways(root: str, tmp_path) -> tuple[Recorder, Recorder]:
+    """The session resumed from its checkpoint, and a copy resumed with a full scan."""
+    copy = str(tmp_path / "copy")
+    shutil.copytree(root, copy)
+    os.remove(os.path.join(context(copy).session_dir, checkpoint.NAME))
+    return Recorder(context(root, start_count=2)), Recorder(context(copy, start_count=2))
+
+
+def last_row_untimed(rec: Recorder) -> dict:
+    return {k: v for k, v in rows(rec)[-1].items() if k not in TIMING}
+
+
+def test_a_checkpoint_is_written_every_so_many_rows(make_recorder):
+    rec = make_recorder()
+    notes(rec, checkpoint.EVERY - 2)
+    path = os.path.join(rec.dir, checkpoint.NAME)
+    assert not os.path.exists(path)
+    notes(rec, 1, start=checkpoint.EVERY)
+    with open(path) as fh:
+        state = json.load(fh)
+    assert state["point"]["sequence"] == checkpoint.EVERY == rec.writer.sequence
+    assert state["point"]["offset"] == os.path.getsize(rec.journal_path)
+
+
+def test_a_resume_from_the_checkpoint_rebuilds_what_a_full_scan_does(make_recorder, root, tmp_path):
+    rec = make_recorder()
+    for n in range(300):
+        a_step(rec, n)
+    notes(rec, checkpoint.EVERY)
+    a_step(rec, 300)
+    oid = observe(rec, "r-last").observation_id
+    rec.on_record_proposal(proposal("p-open", oid))
+    rec.on_record_intent(RecordIntent(proposal_id="p-open", requester="a"))  # left unresolved
+    rec.writer.close()
+    fast, full = resumed_both_ways(root, tmp_path)
+    try:
+        assert fast.index.to_state() == full.index.to_state()
+        assert fast.index.unresolved_attempts() == ["a-000302"]
+        assert last_row_untimed(fast) == last_row_untimed(full)
+        assert fast.rows_after(0, 50) == full.rows_after(0, 50)  # older rows come from disk
+        assert fast.rows_after(fast.writer.sequence - 3, 10) == rows(fast)[-3:]
+        ack = fast.on_record_intent(RecordIntent(proposal_id="p-open", requester="a"))
+        assert ack.attempt_id == "a-000302"  # the repeat is recognised after the checkpoint too
+    finally:
+        fast.writer.close()
+        full.writer.close()
+
+
+def test_torn_lines_before_the_checkpoint_are_still_named_on_the_next_resume(make_recorder, root, tmp_path):
+    rec = make_recorder()
+    notes(rec, 10)
+    rec.writer.close()
+    with open(rec.journal_path, "ab") as fh:
+        fh.write(b'{"event":"note","n"')
+    again = make_recorder(start_count=2)
+    [first] = rows(again)[-1]["torn_rows"]
+    assert first["terminated"] is False
+    notes(again, checkpoint.EVERY, start=10)  # a checkpoint after the torn line
+    again.writer.close()
+    fast, full = resumed_both_ways(root, tmp_path)
+    try:
+        named = rows(fast)[-1]["torn_rows"]
+        assert named == rows(full)[-1]["torn_rows"] == [{**first, "terminated": True}]
+        assert fast.index.to_state() == full.index.to_state()
+    finally:
+        fast.writer.close()
+        full.writer.close()
+
+
+@pytest.mark.parametrize("damage", ["other_session", "journal_cut", "different_row", "garbage"])
+def test_a_checkpoint_that_does_not_match_the_journal_is_ignored(make_recorder, root, tmp_path, damage, caplog):
+    rec = make_recorder()
+    notes(rec, checkpoint.EVERY + 5)
+    rec.writer.close()
+    path = os.path.join(rec.dir, checkpoint.NAME)
+    with open(path) as fh:
+        state = json.load(fh)
+    if damage == "other_session":
+        state["session"] = "20260101T000000Z-someoneelse"
+    elif damage == "different_row":
+        state["point"]["digest"] = "0" * 64
+    elif damage == "journal_cut":
+        with open(rec.journal_path, "r+b") as fh:
+            fh.truncate(state["point"]["offset"] - 10)
+    with open(path, "w") as fh:
+        fh.write("{not json" if damage == "garbage" else json.dumps(state))
+    again = make_recorder(start_count=2)
+    assert "checkpoint" in caplog.text and "ignored" in caplog.text
+    scan = scan_file(again.journal_path)
+    assert again.index.counts["note"] == sum(1 for r in scan.rows if r["event"] == "note")
+    assert rows(again)[-1]["resumed_after_sequence"] == scan.rows[-2]["sequence"]
+
+
+def test_the_index_keeps_the_newest_entries_only(make_recorder):
+    rec = make_recorder()
+    for n in range(RECENT + 10):
+        oid = observe(rec, f"r{n}").observation_id
+        rec.on_record_proposal(proposal(f"p{n}", oid, wish="wait"))
+    assert len(rec.index.observed) == len(rec.index.reads) == len(rec.index.proposals) == RECENT
+    assert len(rec.index.pending) == 0  # every proposal got its status
+    # a forgotten proposal is refused, never attempted
+    with pytest.raises(Refusal) as info:
+        rec.on_record_intent(RecordIntent(proposal_id="p0", requester="a"))
+    assert info.value.code == "unknown_proposal"
