@@ -139,3 +139,42 @@ def test_a_result_that_cannot_be_recorded_asks_the_supervisor_to_stop():
         assert isinstance(stop, RequestStop) and stop.reason == "result_not_recorded"
     finally:
         act.close()
+
+
+@pytest.fixture
+def emulator(tmp_path):
+    rec = LiveRecorder(tmp_path, backend="pyboy")
+    yield rec
+    rec.close()
+
+
+def test_pipelined_steps_go_as_one_batch_of_intents_and_get_one_result_each(emulator):
+    live = emulator
+    rec = live.recorder()
+    oid = rec.store_observation("read-pipelined", {"state_type": "pyboy"}).observation_id
+    n = oid.split("-", 1)[1]
+    pids = [f"p-{n}"] + [f"p-{n}-{k + 1}" for k in range(1, 4)]
+    replies = rec.record_proposals([RecordProposal(
+        proposal_id=pid, observation_id=oid, action="step", parameters={"buttons": [], "frames": 4},
+        reason="test", source="test", wish="execute", extra={"pipeline_depth": 4, "decided_ahead": k})
+        for k, pid in enumerate(pids)])
+    rec.close()
+    assert [r.disposition for r in replies] == ["execute"] * 4
+    act = Actuator(live.context("actuator"), follower=live.follower("actuator"))
+    try:
+        results = wait_for(lambda: act.step() or (len(live.rows("action_result")) >= 4 and live.rows("action_result")),
+                           30, "four results")
+        rows = live.rows()
+        attempts = [r for r in rows if r["event"] == "action_attempt"]
+        assert [a["proposal_id"] for a in attempts] == pids
+        seqs = [a["sequence"] for a in attempts]
+        assert seqs == list(range(seqs[0], seqs[0] + 4)), "the four intents were recorded as one batch"
+        assert sorted(r["attempt_id"] for r in results) == sorted(a["attempt_id"] for a in attempts)
+        assert {r["outcome"] for r in results} == {"accepted"}
+        frames = [r["response"]["frame"] for r in sorted(results, key=lambda r: r["attempt_id"])]
+        assert frames == sorted(frames) and len(set(frames)) == 4, "each step ran once, in order"
+        for _ in range(3):
+            act.step()
+        assert len(live.rows("action_attempt")) == 4 and not act.in_flight()
+    finally:
+        act.close()

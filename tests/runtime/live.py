@@ -1,11 +1,12 @@
-"""A real recorder and the real built-in game, for unit tests of the actors' classes.
+"""A real recorder with the real built-in game or the emulator, for unit tests of actors' classes.
 
 ``LiveRecorder(tmp_path)`` runs ``supervisor start`` with a profile of only the ``recorder``
-and ``game`` actors, once the game listens (no policy, actuator or observer: the test plays their parts with the
-classes under test, in its own process). ``context(name)`` is an ``ActorContext`` for such a
-class, with the session's endpoints and its resolved profile (from the ``session_start``
-row); ``recorder()`` and ``follower()`` are connected to the session's recorder. ``close()``
-ends the session with SIGTERM.
+and ``game`` actors, until the game listens; ``backend="pyboy"``: the ``recorder`` and the
+``emulator`` (the demo cartridge), until it started. There is no policy, actuator or
+observer: the test plays their parts with the classes under test, in its own process.
+``context(name)`` is an ``ActorContext`` for such a class, with the session's endpoints and
+its resolved profile (from the ``session_start`` row); ``recorder()`` and ``follower()`` are
+connected to the session's recorder. ``close()`` ends the session with SIGTERM.
 """
 from __future__ import annotations
 
@@ -23,7 +24,7 @@ from actors.runtime.recorder_client import RecorderClient
 from actors.runtime.transport import Counters
 from tests.harness import Session, wait_for
 
-PROFILE = """\
+PROFILES = {"http": """\
 name: recorder-and-game
 game: {backend: http, builtin: true, seed: 1}
 policy: {module: sts2}
@@ -31,26 +32,35 @@ session: {max_steps: 100000, stuck_seconds: 0, stop_on_run_end: false}
 actors:
   recorder: {restart: permanent}
   game: {restart: permanent}
-"""
+""", "pyboy": """\
+name: recorder-and-emulator
+game: {backend: pyboy, seed: 1}
+policy: {module: pyboy_demo}
+session: {max_steps: 100000, stuck_seconds: 0, stop_on_run_end: false}
+emulator: {record: true, frames_per_step: 4}
+actors:
+  recorder: {restart: permanent}
+  emulator: {restart: permanent}
+"""}
 
 
 class LiveRecorder:
-    def __init__(self, base, *sets: str):
+    def __init__(self, base, *sets: str, backend: str = "http"):
         os.makedirs(base, exist_ok=True)
-        profile = os.path.join(str(base), "recorder-and-game.yaml")
+        profile = os.path.join(str(base), f"live-{backend}.yaml")
         with open(profile, "w", encoding="utf-8") as fh:
-            fh.write(PROFILE)
+            fh.write(PROFILES[backend])
         self.session = Session(str(base), profile, *sets)
-        wait_for(lambda: any(r["actor"] == "game" for r in self.session.events("actor_start")),
-                 30, "the recorder and the game to start")
+        wait_for(lambda: self.session.events("emulator_started" if backend == "pyboy" else "actor_start")
+                 and self.session.events("session_start"), 30, f"the recorder and the {backend} game to start")
         self.zctx = zmq.Context.instance()
         self.counters = Counters()
         start = self.session.events("session_start")[0]
         self.profile, self.session_id = start["profile"], start["session"]
-        self.endpoints = {"recorder": self.session.endpoint("recorder"),
-                          "stream": self.session.endpoint("stream")}
-        url = urllib.parse.urlparse(self.profile["game"]["base_url"])
-        wait_for(lambda: _listening(url.hostname, url.port), 30, f"the game to listen on {url.netloc}")
+        self.endpoints = {name: self.session.endpoint(name) for name in ("recorder", "stream", "emulator")}
+        if backend == "http":
+            url = urllib.parse.urlparse(self.profile["game"]["base_url"])
+            wait_for(lambda: _listening(url.hostname, url.port), 30, f"the game to listen on {url.netloc}")
 
     def context(self, name: str, **settings) -> ActorContext:
         """An actor's context; ``settings`` override profile sections (``game={"timeout_s": 1}``)."""
