@@ -110,3 +110,18 @@ def test_the_follow_request_snapshot_and_a_request_sent_without_waiting(live, cl
         assert refused.value.code == "read_only"
     finally:
         stream.close()
+
+
+def test_finalize_returns_the_summary_once_and_the_journal_takes_no_more_rows(tmp_path):
+    live = LiveRecorder(tmp_path)
+    client = live.recorder()
+    try:
+        summary = client.finalize("stop_command", 0)
+        assert summary["reason"] == "stop_command" and summary["exit_code"] == 0
+        assert client.finalize("stop_command", 0) == summary, "finalization is idempotent"
+        with pytest.raises(PeerRefused):
+            client.record_event("rc_note", {})
+        assert live.rows("session_end")[-1]["reason"] == "stop_command"
+    finally:
+        client.close()
+        live.close()
