@@ -27,7 +27,14 @@ never delayed. A consumer that only counts (the supervisor's watch) never awaits
 policy and the supervisor ask it (``max_steps_reached``, ``ended_by_max_steps``).
 
 ``follower`` is an ``actors.runtime.follow.Follower`` or, in tests, an
-``actors.runtime.memory.MemoryFollower``.
+``actors.runtime.memory.MemoryFollower``. ``stop_event`` is the event the loop watches
+(``ctx.stopping`` in an actor process).
+
+Adding a journal-driven actor: subclass this in ``actors/<name>/__main__.py``, write to the
+recorder only through ``ctx.recorder()`` (``actors.runtime.recorder_client``), and end with
+``run_actor(name, lambda ctx: Mine(Follower(...), ...).run())``; name it in a profile's
+``actors`` with its ``module``. Its unit tests feed rows through a ``MemoryFollower`` (see
+tests/runtime/, tests/actuator/).
 """
 from __future__ import annotations
 
