@@ -14,7 +14,8 @@ offsets, a whole line whose SHA-256 is the recorded digest and whose row has the
 sequence. That digest pins every row before it through the hash chain (``prev_sha256``).
 The checkpoint is a cache, not evidence: ``capture verify`` never reads it, it is replaced
 atomically (temporary file and rename) and not fsynced — a lost or stale one only costs a
-longer scan.
+longer scan. Raise ``FORMAT`` whenever ``SessionIndex``'s fields or their tuples change: a
+checkpoint of another format is ignored.
 """
 from __future__ import annotations
 
