@@ -76,7 +76,7 @@ def write(session_dir: str, session_id: str, cp: Checkpoint) -> None:
         with open(tmp, "w", encoding="utf-8") as fh:
             json.dump(state, fh, separators=(",", ":"), ensure_ascii=False, allow_nan=False)
         os.replace(tmp, target)
-    except (OSError, ValueError, TypeError) as exc:
+    except (OSError, ValueError, TypeError, RecursionError) as exc:  # the next one may succeed
         log.error("checkpoint %s not written: %s", target, exc)
 
 

@@ -123,8 +123,8 @@ class Recorder:
                 self.torn.append(TornRow(line.number, line.offset, len(line.data), line.sha256, line.terminated))
                 continue
             self.remember(line.row, line.offset)
-            sequence, digest = int(line.row["sequence"]), line.sha256
-        return JournalEnd(sequence=sequence, digest=digest, size=size, lines=lines, ends_torn=ends_torn)
+            sequence, digest = line.row.get("sequence", sequence), line.sha256
+        return JournalEnd(sequence=int(sequence), digest=digest, size=size, lines=lines, ends_torn=ends_torn)
 
     def resume(self, end: JournalEnd) -> None:
         """A finalized session only serves reads; any other is continued after a
