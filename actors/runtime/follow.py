@@ -20,7 +20,7 @@ import protocol
 from protocol.from_recorder import RecorderError, Rows
 
 from .recorder_client import follow_message
-from .transport import Counters, connect_dealer, decode_or_count
+from .transport import Client, Counters, RequestFailed, connect_dealer, decode_or_count
 
 
 class StreamGap(Exception):
@@ -120,6 +120,34 @@ class Follower:
                     return rows
             if time.monotonic() >= end:
                 return []
+
+    def read_now(self, deadline_s: float = 5.0) -> list[dict]:
+        """Every row appended since the cursor, read at once with immediate follows
+        (``wait_ms`` 0) on a separate socket instead of the long poll (for a caller that was
+        away, e.g. an agent thinking); [] when the recorder does not answer. The cursor and
+        the states advance as with ``pump``; an outstanding long poll is left as it is."""
+        client = Client(self.zctx, self.endpoint, session=self.session, sender=self.sender,
+                        counters=self.counters)
+        out: list[dict] = []
+        try:
+            while True:
+                reply = client.request(follow_message(self.cursor, max_rows=self.max_rows, wait_ms=0,
+                                                      with_states=self.with_states),
+                                       deadline_s=deadline_s, try_s=min(2.0, deadline_s))
+                if not isinstance(reply, Rows):
+                    return out
+                self.states.update(reply.states or {})
+                self.last_known = max(self.last_known, reply.last_sequence)
+                for row in reply.rows:
+                    if int(row["sequence"]) == self.cursor + 1:
+                        self.cursor += 1
+                        out.append(row)
+                if not reply.rows or self.cursor >= reply.last_sequence:
+                    return out
+        except RequestFailed:
+            return out  # the recorder is gone: the caller learns why elsewhere
+        finally:
+            client.close()
 
     def take_state(self, observation_id: str) -> dict | None:
         return self.states.pop(observation_id, None)

@@ -40,10 +40,10 @@ import threading
 import time
 
 from actors.runtime.follow import Follower
+from actors.runtime.recorder_client import RecorderClient
 from actors.runtime.transport import Client, Counters, PeerRefused, PeerUnavailable, RequestFailed
 from protocol.cli_to_supervisor import AttachRequest, DetachRequest, StatusRequest
 from protocol.events import SessionEnd
-from protocol.to_recorder import Snapshot
 
 from .connect import Access
 
@@ -90,10 +90,10 @@ class TapRunner:
         self.stream, self.keepalive_s = reply.stream, reply.keepalive_s
 
     def snapshot(self):
-        client = Client(self.zctx, self.stream, session=self.access.session_id,
-                        sender=self.tap_id, counters=self.counters)
+        client = RecorderClient(self.zctx, self.stream, session=self.access.session_id,
+                                sender=self.tap_id, counters=self.counters)
         try:
-            return client.request(Snapshot(), deadline_s=15, try_s=2.5)
+            return client.snapshot()
         finally:
             client.close()
 

@@ -37,8 +37,6 @@ from actors.runtime.transport import Client, Counters, RequestFailed
 from protocol.cli_to_supervisor import StopRequest
 from protocol.events import (ActionAttempt, ActionResult, ActorExit, EmulatorResumed, EmulatorStarted,
                              Observation, Proposal, ProposalStatus, SessionStopping)
-from protocol.from_recorder import Rows
-from protocol.to_recorder import Follow
 from supervisor.rundir import running_sessions
 
 from .bridge import Bridge
@@ -167,25 +165,8 @@ class Playtest:
     def catch_up(self) -> None:
         """Read every row appended since the last call (an emulator exit while the agent was
         thinking) with an immediate ``follow`` (``wait_ms`` 0), not the long poll."""
-        client = Client(self.zctx, self.follower.endpoint, session=self.record["session_id"], sender="mcp",
-                        counters=Counters())
-        try:
-            while True:
-                reply = client.request(Follow(after=self.follower.cursor, wait_ms=0, with_states=True),
-                                       deadline_s=5, try_s=2)
-                if not isinstance(reply, Rows):
-                    return
-                self.follower.states.update(reply.states or {})
-                for row in reply.rows:
-                    if row["sequence"] == self.follower.cursor + 1:
-                        self.follower.cursor = row["sequence"]
-                        self.feed(row)
-                if not reply.rows or self.follower.cursor >= reply.last_sequence:
-                    return
-        except RequestFailed:
-            return  # the recorder is gone: the session's end says why
-        finally:
-            client.close()
+        for row in self.follower.read_now():
+            self.feed(row)
 
     def wait(self, condition, seconds: float, what: str, *, until_stopped: bool = False) -> None:
         """Pump until ``condition()``; refused when the session ends (or, unless

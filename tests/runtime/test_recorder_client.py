@@ -125,3 +125,18 @@ def test_finalize_returns_the_summary_once_and_the_journal_takes_no_more_rows(tm
     finally:
         client.close()
         live.close()
+
+
+def test_a_follower_reads_everything_appended_at_once_without_the_long_poll(live, client):
+    follower = live.follower("reader", with_states=True, max_rows=2)  # several replies needed
+    try:
+        first = follower.read_now()
+        assert [r["sequence"] for r in first] == list(range(1, len(first) + 1)) and len(first) >= 3
+        stored = client.store_observation("read-now-1", {"state_type": "menu", "n": 1}, phase="run")
+        more = follower.read_now()
+        assert [r["sequence"] for r in more] == list(range(len(first) + 1, follower.cursor + 1))
+        assert stored.observation_id in [r.get("observation_id") for r in more]
+        assert follower.take_state(stored.observation_id) == {"state_type": "menu", "n": 1}
+        assert follower.read_now() == []  # nothing new: nothing returned, the cursor stays
+    finally:
+        follower.close()
