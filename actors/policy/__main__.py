@@ -85,14 +85,17 @@ class PolicyDriver(JournalActor):
         elif kind == ev.ProposalStatus.KIND:
             if row["proposal_id"] not in self.replied:  # (a reply told this instance already)
                 self.last_disposition = row["status"]
+            if row["status"] != "execute":  # no attempt follows: the row is not needed again
+                self.proposals.pop(row["proposal_id"], None)
         elif kind == ev.ActionAttempt.KIND:
             prop = self.proposals.get(row["proposal_id"])
             if prop is not None:
                 prop["_attempt_id"] = row["attempt_id"]
                 self.proposals[row["attempt_id"]] = prop
         elif kind == ev.ActionResult.KIND:
-            prop = self.proposals.get(row["attempt_id"])
+            prop = self.proposals.pop(row["attempt_id"], None)  # one result per attempt: done
             if prop is not None:
+                self.proposals.pop(prop["proposal_id"], None)
                 self.policy.record_result(prop, row)
         elif kind == ev.SessionStopping.KIND:
             self.stopping = True

@@ -10,7 +10,8 @@ from __future__ import annotations
 import collections
 from typing import Any
 
-RECENT = 20_000  # steps' worth of bookkeeping kept in memory by default
+RECENT = 4_096  # steps' worth of bookkeeping kept in memory by default (minutes of play;
+#                 seconds of a pipelined emulator, still far beyond any retry's window)
 
 
 class BoundedDict(collections.OrderedDict):

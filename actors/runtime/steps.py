@@ -10,6 +10,11 @@ steps ahead of their results, several on one observation. Such proposals carry
 (``in_flight``) and the results recorded since the latest observation, which is what the
 observer paces its reads by.
 
+Memory stays flat however long the session runs: the tracker keeps, per recent step, only
+the few fields it and its users read (``PROPOSAL_KEYS``, ``ATTEMPT_KEYS``, a result's
+outcome), in maps bounded by ``BoundedDict``; only attempts without a result are kept whole
+(the actuator's orphan recovery needs their ``requester``), and those are few.
+
 ``session.max_steps`` is enforced here, in one place: ``max_steps_reached`` (no further read,
 no further decision) and ``ended_by_max_steps`` (the supervisor's stop condition).
 """
@@ -17,6 +22,10 @@ from __future__ import annotations
 
 from actors.runtime.bounded import BoundedDict
 from protocol import events as ev
+
+#: the fields of a proposal / attempt row the tracker's users read (the rest stays in the journal)
+PROPOSAL_KEYS = ("proposal_id", "observation_id", "pipeline_depth", "then_stop")
+ATTEMPT_KEYS = ("attempt_id", "proposal_id", "observation_id", "action")
 
 
 class StepTracker:
@@ -27,10 +36,10 @@ class StepTracker:
         self.steps = 0
         self.obs_of_proposal: dict[str, str] = BoundedDict()
         self.proposal_of_obs: dict[str, str] = BoundedDict()
-        self.proposals: dict[str, dict] = BoundedDict()
-        self.attempts: dict[str, dict] = BoundedDict()  # attempt_id -> row
+        self.proposals: dict[str, dict] = BoundedDict()  # proposal_id -> PROPOSAL_KEYS of its row
+        self.attempts: dict[str, dict] = BoundedDict()  # attempt_id -> ATTEMPT_KEYS of its row
         self.attempt_of_proposal: dict[str, str] = BoundedDict()
-        self.results: dict[str, dict] = BoundedDict()  # attempt_id -> row
+        self.results: dict[str, str] = BoundedDict()  # attempt_id -> outcome
         self.unresolved: dict[str, dict] = {}  # attempts without a result: never forgotten
         self.resolution: dict[str, str] = BoundedDict()  # observation_id -> status or outcome
         self.stopping: str | None = None
@@ -50,7 +59,7 @@ class StepTracker:
             self.results_since_obs = 0
         elif kind == ev.Proposal.KIND:
             self.decisions += 1
-            self.proposals[row["proposal_id"]] = row
+            self.proposals[row["proposal_id"]] = slim(row, PROPOSAL_KEYS)
             self.obs_of_proposal[row["proposal_id"]] = row["observation_id"]
             self.proposal_of_obs[row["observation_id"]] = row["proposal_id"]
         elif kind == ev.ProposalStatus.KIND:
@@ -66,11 +75,11 @@ class StepTracker:
                     self.in_flight[row["proposal_id"]] = depth
                     self.pipeline_depth = depth
         elif kind == ev.ActionAttempt.KIND:
-            self.attempts[row["attempt_id"]] = row
+            self.attempts[row["attempt_id"]] = slim(row, ATTEMPT_KEYS)
             self.unresolved[row["attempt_id"]] = row
             self.attempt_of_proposal[row["proposal_id"]] = row["attempt_id"]
         elif kind == ev.ActionResult.KIND:
-            self.results[row["attempt_id"]] = row
+            self.results[row["attempt_id"]] = row.get("outcome", "unknown")
             self.unresolved.pop(row["attempt_id"], None)
             self.results_since_obs += 1
             att = self.attempts.get(row["attempt_id"])
@@ -118,6 +127,11 @@ class StepTracker:
 
     def latest_resolution(self) -> str | None:
         return self.resolution.get(self.last_obs) if self.last_obs else None
+
+
+def slim(row: dict, keys: tuple[str, ...]) -> dict:
+    """The fields ``keys`` of ``row`` that it has."""
+    return {k: row[k] for k in keys if k in row}
 
 
 def pipelined(proposal: dict | None) -> int:
