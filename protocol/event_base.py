@@ -130,6 +130,18 @@ class Event:
                                if k not in kind.names and k != "event" and k not in WRITER_FIELDS}
         return cls(**values)
 
+    @classmethod
+    def from_fields(cls: type[E], fields: dict[str, Any]) -> E:
+        """The event for a writer that holds its fields as a dict (e.g. an error description
+        passed along): checked like ``from_row``, and a key the kind does not declare is
+        refused with ``EventError`` unless the kind is open (nothing is dropped silently)."""
+        kind = spec(cls)
+        if not kind.open:
+            for key in fields:
+                if key not in kind.names and key != "event":
+                    raise EventError(cls.KIND, key, "not a field of this kind")
+        return cls.from_row({**fields, "event": cls.KIND})
+
 
 def check_kind(cls: type[E]) -> type[E]:
     """Refuse a kind class that cannot work (no KIND, no WRITER, an unsupported type)."""

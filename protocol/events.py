@@ -362,15 +362,15 @@ class ActionError(RecordedEvent):
 
 @event_kind
 class ModelError(RecordedEvent):
-    """A model call without a usable answer; ``extra`` holds the kind's own keys
-    (``call_id``, ``timeout_phase``, ``http_status``, ``usage``, ...; docs/models.md)."""
+    """A model call without a usable answer; ``extra`` holds the failure's own keys as the
+    model client or the policy described it (``backend``, ``attempts``, ``request``,
+    ``call_id``, ``timeout_phase``, ``http_status``, ``usage``, ...; docs/models.md): which
+    of them a failure has depends on where it failed (a question refused before any call has
+    no ``backend``)."""
     KIND = "model_error"
     WRITER = "policy (advice)"
     kind: str
     message: str
-    backend: str
-    attempts: int
-    request: Any
     question_kind: str
     observation_id: str | None
     extra: dict = extra_field()

@@ -37,6 +37,7 @@ import zmq
 
 from actors.runtime.actor import ActorContext
 from actors.runtime.transport import RequestFailed, decode_or_count, send_envelope
+from protocol import events as ev
 from protocol import from_emulator as rep
 from protocol.actor_to_supervisor import Heartbeat
 from protocol import to_emulator as req
@@ -81,7 +82,7 @@ class EmulatorActor:
         rom = RomIdentity.from_bytes(self.config.rom)
         regions = dict(DEMO_REGIONS) if is_demo_cartridge(rom.title) else {}
         regions.update(self.config.memory_regions)
-        self._journal("emulator_started", {
+        self._journal(ev.EmulatorStarted, {
             "start_count": self.ctx.start_count, "pid": os.getpid(), "rom": rom.to_json(),
             "rom_source": self.config.rom_source, "record": self.config.record,
             "recording": self._rel(self.recording_dir) if self.config.record else None,
@@ -93,13 +94,13 @@ class EmulatorActor:
         self.session = self._open(regions)
         if self.session.resume_info is not None:
             info = self.session.resume_info
-            self._journal("emulator_resumed", {
+            self._journal(ev.EmulatorResumed, {
                 "start_count": self.ctx.start_count, "recording": self._rel(self.recording_dir),
                 "lost_interval": info["lostInterval"], "branch": info["branch"]},
                 key=f"emulator_resumed:{info['branch']['branchId']}")
             log.info("resumed on %s after losing %s", info["branch"]["branchId"], info["lostInterval"])
         elif not self.config.record and self.ctx.start_count > 1:  # 1 = the first start
-            self._journal("emulator_resumed", {
+            self._journal(ev.EmulatorResumed, {
                 "start_count": self.ctx.start_count, "recording": None,
                 "lost_interval": {"fromFrame": 0, "toFrame": None, "reason": "recording off: restarted from boot"},
                 "branch": None}, key=f"emulator_restarted:{self.ctx.start_count}:{uuid.uuid4().hex}")
@@ -146,7 +147,7 @@ class EmulatorActor:
         data = source.read_bytes()
         write_atomically(c.battery_path, data)
         try:
-            self._journal("emulator_battery_kept", {"path": str(c.battery_path.resolve()), **describe(data)},
+            self._journal(ev.EmulatorBatteryKept, {"path": str(c.battery_path.resolve()), **describe(data)},
                           key=f"emulator_battery_kept:{self.ctx.start_count}:{os.getpid()}", deadline_s=2)
         except RequestFailed as exc:
             log.warning("emulator_battery_kept not recorded: %s", exc)
@@ -285,7 +286,7 @@ class EmulatorActor:
             return
         wall = self.last_done_at - self.first_request_at  # first request to last reply
         try:
-            self._journal("emulator_stats", {
+            self._journal(ev.EmulatorStats, {
                 "start_count": self.ctx.start_count, "requests": self.requests,
                 "frame": session.frame, "actions": session.action_index,
                 "busy_s": round(self.busy_s, 3), "wall_s": round(wall, 3),
@@ -297,9 +298,10 @@ class EmulatorActor:
             log.warning("emulator_stats not recorded: %s", exc)
 
     # -- helpers --------------------------------------------------------------------------
-    def _journal(self, event: str, fields: dict, key: str, deadline_s: float = 60) -> None:
-        """Append a row to the session journal (waits for the recorder; raises if it never answers)."""
-        self.recorder.record_event(event, fields, key, deadline_s=deadline_s)
+    def _journal(self, kind: type[ev.Event], fields: dict, key: str, deadline_s: float = 60) -> None:
+        """Append a row of ``kind`` to the session journal (waits for the recorder; raises if
+        it never answers)."""
+        self.recorder.record(kind.from_fields(fields), key, deadline_s=deadline_s)
 
     def _rel(self, path: Path) -> str:
         return os.path.relpath(path, self.ctx.capture_root)

@@ -26,6 +26,7 @@ import zmq
 
 from actors.runtime.actor import ActorContext, run_actor
 from actors.runtime.transport import RequestFailed, decode_or_count, send_envelope
+from protocol import events as ev
 from protocol.policy_to_model import AskModel
 
 from .errors import ConfigError
@@ -89,7 +90,7 @@ def _record_late(ctx: ActorContext, recorder, fields: dict) -> None:
     log.info("late model %s for ask %s (%.0f ms past the deadline)", fields["outcome"],
              fields["ask_id"], fields["late_by_ms"])
     try:
-        recorder.record_event("model_late_answer", fields, f"model_late_answer-{fields['ask_id']}")
+        recorder.record(ev.ModelLateAnswer.from_fields(fields), f"model_late_answer-{fields['ask_id']}")
     except RequestFailed as exc:
         log.error("model_late_answer not recorded: %s", exc)
 

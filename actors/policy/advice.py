@@ -45,6 +45,7 @@ from actors.model_client.evidence import request_hash
 from actors.model_client.questions import QUESTION_KINDS, build_questions
 from actors.model_client.settings import DEFAULT_GATE
 from actors.runtime.transport import RequestFailed, connect_dealer, decode_or_count
+from protocol import events as ev
 from protocol.model_to_policy import ModelAnswer, ModelFailure
 from protocol.policy_to_model import AskModel
 
@@ -156,7 +157,7 @@ class Advisor:
         if self._recorder is None:
             self._recorder = self.ctx.recorder()
         try:
-            self._recorder.record_event("model_error", fields, key)
+            self._recorder.record(ev.ModelError.from_fields(fields), key)
         except RequestFailed as exc:
             log.error("model_error not recorded: %s", exc)
         log.info("model_error %s on %s: %s", error.get("kind"), kind, error.get("message"))

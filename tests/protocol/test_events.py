@@ -155,3 +155,18 @@ def test_the_command_line_prints_the_table_and_checks_journals(tmp_path):
     out = subprocess.run([sys.executable, "-m", "protocol.events", "--check", str(bad)], cwd=ROOT,
                          capture_output=True, text=True)
     assert out.returncode == 1 and "'action_result': field 'outcome': missing" in out.stdout
+
+
+def test_a_writer_holding_a_dict_gets_its_event_checked_and_nothing_dropped():
+    stats = ev.EmulatorStats.from_fields({"start_count": 1, "requests": 3, "frame": 10, "actions": 2,
+                                          "busy_s": 0.1, "wall_s": 0.2, "cpu_s": 0.1,
+                                          "emulation_s": 0.05, "busy_percent": 50.0})
+    assert stats.to_row()["requests"] == 3
+    with pytest.raises(ev.EventError) as undeclared:  # a closed kind: an unknown key is refused
+        ev.EmulatorStats.from_fields({**stats.to_row(), "surprise": 1})
+    assert "emulator_stats" in str(undeclared.value) and "surprise" in str(undeclared.value)
+    # an open kind keeps what it does not declare, exactly: a question refused before any call
+    # (actors/policy/advice.py) has no backend
+    refused = {"kind": "bad_question", "message": "no such question", "request": None, "attempts": 0,
+               "question_kind": "card_reward", "observation_id": "o-000001"}
+    assert ev.ModelError.from_fields(refused).to_row() == {**refused, "event": "model_error"}
