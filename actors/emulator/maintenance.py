@@ -28,6 +28,7 @@ from pathlib import Path
 from typing import Callable
 
 from . import journal as j
+from .journal import canonical  # the one canonical encoding (protocol.journal.encode_row)
 from .errors import MaintenanceRefused, RecordingCorrupt
 from .frames import decode_rgba, rgba_sha256
 from .lease import LEASE_FILE
@@ -39,10 +40,6 @@ MAX_BYTES = SPECS["max_bytes"].maximum          # 512 MiB, the recording maximum
 ARCHIVABLE = ("stopped", "cancelled", "failed")
 SMALL_FILE_MAX = 1024 * 1024                    # manifests and mapping files are read whole
 CHUNK = 1024 * 1024
-
-
-def canonical(obj) -> bytes:
-    return json.dumps(obj, sort_keys=True, separators=(",", ":"), ensure_ascii=False).encode()
 
 
 def workspace_root(workspace: Path | str) -> Path:
