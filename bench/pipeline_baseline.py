@@ -6,13 +6,14 @@ knobs, checking every POST's intent against the baseline's own journal, as the g
 does), replaying the session's journal in its order:
 
 * each ``observation`` row: GET the state (and the compendium where the pipeline read it),
-  write the observation file exactly as the recorder does, append the observation row (and
+  write the observation file exactly as the recorder does and fsync it and its directory,
+  append the observation row (and
   a ``run_identity_changed`` / ``run_identity_unavailable`` row by the recorder's rule);
 * each ``observation_error`` row: the GET that failed there, and its row;
 * each ``proposal`` / ``proposal_status`` row: the same rows (the policy's fields copied, not
   recomputed: the baseline does not run the policy), and the ``decisions.jsonl`` feed line;
-* each ``action_attempt``: fsync the observation file and its directory (once per file), the
-  ``action_attempt`` row fsynced, then the POST of the same action, then the
+* each ``action_attempt``: the ``action_attempt`` row fsynced (its observation file is
+  durable since it was stored), then the POST of the same action, then the
   ``action_result`` row fsynced.
 
 The recorder's own writer (``JournalWriter``) writes the rows; the recorder's file helpers
@@ -174,6 +175,8 @@ class Mirror:
             relpath = f"sessions/{self.sid}/observations/{number:06d}.json"
         oid = f"o-{number:06d}"
         sha = write_observation(self.root, relpath, state)
+        make_durable(self.root, relpath)  # the recorder makes each observation durable when stored
+        self.durable.add(relpath)
         self.observations += 1
         st = state.get("state_type")
         fields = {"observation_id": oid, "path": relpath, "sha256": sha, "step": self.observations,

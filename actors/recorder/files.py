@@ -42,7 +42,7 @@ def write_observation(capture_root: str, relpath: str, state: dict) -> str:
 
 
 def make_durable(capture_root: str, relpath: str) -> None:
-    """fsync an observation file and its directory (before an intent that cites it)."""
+    """fsync an observation file and its directory (when it is stored: before any intent cites it)."""
     path = os.path.join(capture_root, relpath)
     for target, flags in ((path, os.O_RDONLY), (os.path.dirname(path), os.O_RDONLY)):
         fd = os.open(target, flags)

@@ -223,6 +223,7 @@ class Recorder:
             number, relpath = self._next_observation_file()
             oid = f"o-{number:06d}"
             sha = files.write_observation(self.root, relpath, m.state)
+            self.make_durable(relpath)  # now, so that an intent citing it waits only for its own row
             state_type = m.state.get("state_type")
             row = self.append(Observation(
                 observation_id=oid, path=relpath, sha256=sha, step=self.index.observations + 1,
@@ -237,6 +238,12 @@ class Recorder:
         return ObservationStored(reply_to="", observation_id=done.observation_id, sequence=done.sequence,
                                  path=self.observation_path(done.observation_id), sha256=done.sha256,
                                  step=done.step)
+
+    def make_durable(self, relpath: str) -> None:
+        """fsync an observation file and its directory, once: before any intent citing it."""
+        if relpath not in self.durable_files:
+            files.make_durable(self.root, relpath)
+            self.durable_files[relpath] = None
 
     def observation_path(self, observation_id: str) -> str:
         """The observation file's path, relative to the capture root (``o-000012`` is file 12)."""
@@ -346,10 +353,7 @@ class Recorder:
         obs = self.index.observed.get(prop.observation_id)
         if obs is None:
             raise Refusal("stale_proposal", f"proposal {m.proposal_id!r} is too old to act on")
-        path = self.observation_path(obs.observation_id)
-        if path not in self.durable_files:
-            files.make_durable(self.root, path)
-            self.durable_files[path] = None
+        self.make_durable(self.observation_path(obs.observation_id))  # (done at store, unless resumed)
         number = self.index.attempt_count + 1
         row = self.append(ActionAttempt(
             attempt_id=f"a-{number:06d}", proposal_id=m.proposal_id, observation_id=prop.observation_id,
