@@ -334,8 +334,9 @@ def stop_reason(session_dir: str) -> str:
             lines = fh.read().splitlines()
     except OSError:
         return reason
+    needle = f'"{ev.SessionStopping.KIND}"'.encode()
     for line in reversed(lines):
-        if b'"session_stopping"' in line:
+        if needle in line:
             try:
                 row = json.loads(line)
             except ValueError:

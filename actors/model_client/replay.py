@@ -27,6 +27,8 @@ import time
 from pathlib import Path
 from typing import Iterable, Sequence
 
+from protocol import events
+
 from .answers import check_batch, parse_answers, question_key
 from .backend import ModelAnswer
 from .errors import ModelError, ReplayDivergence, ReplayedError
@@ -113,7 +115,7 @@ class ReplayBackend:
         error = row.get("model_error")
         if isinstance(error, dict):
             self._add("error", error)
-        elif row.get("event") == "model_error" and "request" in row and "kind" in row:
+        elif row.get("event") == events.ModelError.KIND and "request" in row and "kind" in row:
             self._add("error", row)
 
     def _add(self, tag: str, record: dict) -> None:
