@@ -32,7 +32,7 @@ import yaml
 import zmq
 
 from actors.runtime.follow import Follower
-from actors.recorder.files import read_observation
+from actors.runtime.recorder_client import read_observation
 from actors.runtime.transport import Client, Counters, RequestFailed
 from protocol.cli_to_supervisor import StopRequest
 from protocol.events import (ActionAttempt, ActionResult, ActorExit, EmulatorResumed, EmulatorStarted,
