@@ -15,5 +15,8 @@
     rundir.py       runtime records and the 0700 socket directory
     taps.py         the book of attached taps: ids, tokens, keep-alive, refusals
     tcp.py          optional tcp:// endpoints for remote taps, always ZeroMQ CURVE
-    capture/        capture tools: verify, audit
+    capture/        capture tools: verify, audit, coverage, review, clip, recordings
+    fleet/          many sessions from one fleet file (docs/fleet.md)
+    mcp/            ``supervisor mcp``: the MCP playtest server (docs/mcp.md)
+    __main__.py     ``python -m supervisor``: the command line
 """

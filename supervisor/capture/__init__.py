@@ -9,6 +9,8 @@ One module per subcommand, each defining its ``Command`` class next to its entry
                   (actors/emulator/archive.py, lease.py); exit 0 / 1 refused / 3 interrupted
     review.py     ``capture review``: an interval of an emulator recording (actors/emulator/review.py)
     clip.py       ``capture clip``: a GIF from a recording's retained frames (actors/emulator/clips.py)
+    audit.py      ``capture audit``: every stored observation replayed through a fresh policy
+    coverage.py   ``capture coverage``: screen variants, action kinds and runs of STS2MCP captures
     evidence.py   what review and clip share: PATH resolution, errors, exit 0 / 1 refused / 2 usage / 4 damaged
     session.py    one session directory: two streaming passes over events.jsonl
     stream.py     the torn-row marks of recorder_resumed rows, file digests
