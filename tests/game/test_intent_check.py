@@ -6,6 +6,8 @@ import json
 
 import pytest
 
+from actors.game.intent_check import PENDING_MAX, IntentChecker
+
 from .conftest import SP, get, http_client
 
 pytestmark = pytest.mark.timeout(30)
@@ -70,3 +72,30 @@ def test_without_journal_the_check_is_off(client, server):
     send(client, None, action="menu_select", option="singleplayer")
     stats = server.stats()
     assert stats["posts"] == 1 and stats["intent_violations"] == []
+
+
+def test_memory_stays_bounded_and_forgotten_intents_are_read_back(tmp_path):
+    """More intents than the checker keeps: the oldest is forgotten yet still accepted (read
+    back from the journal), its reuse and an unknown attempt are still reported, and after
+    POSTs in order the used attempts are a few runs of ordinals, whatever the session's length."""
+    journal = tmp_path / "events.jsonl"
+    total = PENDING_MAX + 500
+    journal.write_text("".join(attempt(f"a-{i:06d}", "end_turn", n=i) for i in range(total)))
+    checker = IntentChecker(str(journal))
+    checker.check("a-000000", {"action": "end_turn", "n": 0})  # forgotten: read back
+    assert len(checker.pending) == PENDING_MAX and checker.lookups == 1
+    checker.check("a-000000", {"action": "end_turn", "n": 0})
+    checker.check("b-000001", {"action": "end_turn"})
+    checker.check("a-000002", {"action": "end_turn", "n": 3})  # forgotten, wrong body
+    kept = range(total - PENDING_MAX, total)  # the newest intents, still in memory
+    for i in kept:
+        checker.check(f"a-{i:06d}", {"action": "end_turn", "n": i})
+    stats = checker.stats()
+    assert stats["posts_with_intent"] == 1 + len(kept) and checker.lookups == 4
+    assert [r.split(":")[1].strip() for r in stats["intent_violations"]] == [
+        "reused by a second POST", "no action_attempt in the journal",
+        "POST body does not match the recorded intent"]
+    assert checker.used_ordinals.runs == 3 and not checker.pending  # {0}, {2}, kept
+    with checker.lock:
+        assert checker.used == ({f"a-{i:06d}" for i in kept}
+                                | {"a-000000", "a-000002", "b-000001"})
