@@ -1,4 +1,9 @@
-"""The ``supervisor`` command line: a parser built from the command registry."""
+"""The ``supervisor`` command line: a parser built from the command registry.
+
+Only the command being run is imported (``supervisor start`` stays small for the session's
+whole life); without a known command name first (``supervisor --help``, a typo) the parser
+holds every command, so the help lists them all and an unknown name is refused with the
+choices."""
 from __future__ import annotations
 
 import argparse
@@ -6,10 +11,11 @@ import logging
 import os
 import sys
 
-from .commands.registry import REGISTRY
+from .commands.registry import REGISTRY, CommandRef, find
 
 
-def build_parser() -> argparse.ArgumentParser:
+def build_parser(refs: tuple[CommandRef, ...] = REGISTRY) -> argparse.ArgumentParser:
+    """The parser with the commands ``refs`` (default: all of them)."""
     parser = argparse.ArgumentParser(
         prog="supervisor",
         description="gamerig: run and inspect supervised, crash-isolated bot sessions.",
@@ -17,7 +23,8 @@ def build_parser() -> argparse.ArgumentParser:
                "Documentation: docs/ in the repository (start with docs/quickstart.md).")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     sub.required = True
-    for cls in REGISTRY:
+    for ref in refs:
+        cls = ref.load()
         cmd = cls()
         doc = (cls.__doc__ or cls.__module__ and sys.modules[cls.__module__].__doc__ or "").strip()
         summary = doc.splitlines()[0] if doc else ""
@@ -31,7 +38,9 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: list[str] | None = None) -> int:
     logging.basicConfig(level=os.environ.get("GAMERIG_LOG", "WARNING"),
                         format="%(asctime)s supervisor %(levelname)s %(message)s")
-    args = build_parser().parse_args(argv)
+    argv = sys.argv[1:] if argv is None else list(argv)
+    chosen = find(argv[0]) if argv else None
+    args = build_parser((chosen,) if chosen else REGISTRY).parse_args(argv)
     return args._cmd.run(args)
 
 

@@ -23,17 +23,18 @@ from __future__ import annotations
 
 import dataclasses
 import hashlib
+import json
 import os
 from pathlib import Path
 from typing import Any
 
 from . import checkpoints as ck
+from . import journal as j
 from .battery import BatterySave
 from .cartridge import build_rom
-from .errors import EmulatorError, RomError
+from .errors import EmulatorError, RecordingCorrupt, RomError
 from .identity import build_identity
-from .limits import RecordingLimits
-from .reader import RecordingReader
+from .limits import MANIFEST, RecordingLimits
 from .rom import RomIdentity, battery_ram_size
 
 BUILTIN_ROM = ("", "builtin")
@@ -140,7 +141,7 @@ def newest_checkpoint(recording: Path) -> Path:
     if not (recording / "events.jsonl").is_file():
         raise ConfigProblem("game.start_checkpoint", f"{recording} is a directory but not a recording "
                             "(no events.jsonl); name a .ckpt file or a recording directory")
-    checkpoints = list(RecordingReader(recording).summary.checkpoints.values())
+    checkpoints = recorded_checkpoints(recording)
     if not checkpoints:
         raise ConfigProblem("game.start_checkpoint", f"recording {recording} has no checkpoint")
     newest = checkpoints[-1]
@@ -148,6 +149,22 @@ def newest_checkpoint(recording: Path) -> Path:
     if not path.is_file() or hashlib.sha256(path.read_bytes()).hexdigest() != newest["fileSha256"]:
         raise ConfigProblem("game.start_checkpoint", f"{path}: missing, or not the file the journal recorded")
     return path
+
+
+def recorded_checkpoints(recording: Path) -> list[dict]:
+    """The checkpoint rows of a recording's verified journal, one per id, in the order the
+    recording reader's summary lists them (newest last). Read here with the journal module
+    alone: ``validate`` and ``start`` check inputs without the frame codec (numpy, PIL) that
+    the reader imports."""
+    try:
+        json.loads((recording / MANIFEST).read_text(encoding="utf-8"))
+    except (OSError, ValueError) as exc:
+        raise RecordingCorrupt(recording, f"unreadable {MANIFEST} ({exc})") from exc
+    by_id: dict[str, dict] = {}
+    for event in j.read_journal(recording / "events.jsonl").events:
+        if event["kind"] == j.CHECKPOINT:
+            by_id[event["checkpointId"]] = event
+    return list(by_id.values())
 
 
 def load_battery(value: Any, mode: Any, rom: bytes, identity: RomIdentity) -> tuple[Path | None, BatterySave | None]:

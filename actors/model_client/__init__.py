@@ -5,7 +5,8 @@ outside in:
 
     __main__.py   the actor: the ``model`` endpoint's socket loop
     service.py    ModelService — answers ``AskModel`` on a thread pool, errors as replies
-    settings.py   ModelSettings — the profile's ``model:`` with ``replay``; opens the backend
+    settings.py   ModelSettings — the profile's ``model:`` with ``replay`` (no HTTP client)
+    backends.py   open_backend — the ModelClient or ReplayBackend a ModelSettings names
     client.py     ModelClient — one call: budget, concurrency slots, retries, fallback,
                   error binding and redaction (the only place errors leave a call)
     replay.py     ReplayBackend — the same interface, answering from a capture's evidence
@@ -22,29 +23,36 @@ outside in:
     config.py     ModelConfig from the profile's ``model:`` mapping
     errors.py     the exception tree (root ``ModelClientError``)
 
+The names below are imported lazily (on first use, as ``actors.emulator`` does), so that a
+submodule's importer -- the supervisor's profile check reads ``settings.py`` -- loads only
+what it names; ``ModelClient`` is not re-exported at all: import it from ``client.py``
+(it pulls in httpx through ``transport.py``).
+
 See ``docs/models.md`` for the profile keys and what a record does and does not prove.
 """
-from .answers import ANSWER_GATE_SCOPE, Answer
-from .backend import ModelAnswer, ModelBackend
-from .client import ModelClient
-from .config import ModelConfig
-from .errors import (ERROR_KINDS, AnswerError, BudgetExhausted, ConfigError, MalformedAnswer,
-                     ModelCancelled, ModelClientError, ModelConfigError, ModelError,
-                     ModelHTTPStatus, ModelTimeout, ModelTransportError, OffSchemaAnswer,
-                     QuestionError, RefusedAnswer, ReplayDivergence, ReplayedError,
-                     SchemaDefinitionError, TruncatedAnswer)
-from .evidence import UsageTotals, request_hash
-from .questions import (GAMEBOY_BUTTONS, QUESTION_KINDS, ButtonsQuestion, CardRewardQuestion,
-                        EventOptionQuestion, MapNodeQuestion, Question, build_questions)
-from .replay import ReplayBackend
+from __future__ import annotations
 
-__all__ = [
-    "ANSWER_GATE_SCOPE", "Answer", "ModelAnswer", "ModelBackend", "ModelClient", "ModelConfig",
-    "ERROR_KINDS", "AnswerError", "BudgetExhausted", "ConfigError", "MalformedAnswer",
-    "ModelCancelled", "ModelClientError", "ModelConfigError", "ModelError", "ModelHTTPStatus",
-    "ModelTimeout", "ModelTransportError", "OffSchemaAnswer", "QuestionError", "RefusedAnswer",
-    "ReplayDivergence", "ReplayedError", "SchemaDefinitionError", "TruncatedAnswer",
-    "UsageTotals", "request_hash", "GAMEBOY_BUTTONS", "QUESTION_KINDS", "ButtonsQuestion",
-    "CardRewardQuestion", "EventOptionQuestion", "MapNodeQuestion", "Question", "build_questions",
-    "ReplayBackend",
-]
+import importlib
+
+_MODULES = {
+    "answers": ("ANSWER_GATE_SCOPE", "Answer"),
+    "backend": ("ModelAnswer", "ModelBackend"),
+    "config": ("ModelConfig",),
+    "errors": ("ERROR_KINDS", "AnswerError", "BudgetExhausted", "ConfigError", "MalformedAnswer",
+               "ModelCancelled", "ModelClientError", "ModelConfigError", "ModelError",
+               "ModelHTTPStatus", "ModelTimeout", "ModelTransportError", "OffSchemaAnswer",
+               "QuestionError", "RefusedAnswer", "ReplayDivergence", "ReplayedError",
+               "SchemaDefinitionError", "TruncatedAnswer"),
+    "evidence": ("UsageTotals", "request_hash"),
+    "questions": ("GAMEBOY_BUTTONS", "QUESTION_KINDS", "ButtonsQuestion", "CardRewardQuestion",
+                  "EventOptionQuestion", "MapNodeQuestion", "Question", "build_questions"),
+    "replay": ("ReplayBackend",),
+}
+_EXPORTS = {name: module for module, names in _MODULES.items() for name in names}
+__all__ = sorted(_EXPORTS)
+
+
+def __getattr__(name: str):
+    if name in _EXPORTS:
+        return getattr(importlib.import_module(f".{_EXPORTS[name]}", __name__), name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

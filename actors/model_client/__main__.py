@@ -29,6 +29,7 @@ from actors.runtime.transport import RequestFailed, decode_or_count, send_envelo
 from protocol import events as ev
 from protocol.policy_to_model import AskModel
 
+from .backends import open_backend
 from .errors import ConfigError
 from .service import ModelService
 from .settings import ModelSettings
@@ -43,7 +44,7 @@ def open_service(ctx: ActorContext) -> ModelService:
         settings = ModelSettings.from_profile(ctx.setting("model") or {})
         if not settings.configured:
             return ModelService(None)
-        backend = settings.open_backend(ctx.stopping)
+        backend = open_backend(settings, ctx.stopping)
     except (ConfigError, OSError) as exc:
         log.error("model backend unavailable: %s", exc)
         return ModelService(None, failure={"kind": "config", "message": str(exc),

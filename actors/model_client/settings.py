@@ -11,20 +11,19 @@ problem. ``configured`` is False when neither ``base_url`` nor ``replay`` is set
 then answers ``no_model_configured`` and the built-in policy does not ask.
 
     settings = ModelSettings.from_profile(profile["model"])
-    backend = settings.open_backend(stop_event)   # ModelClient or ReplayBackend
+    backend = open_backend(settings, stop_event)   # backends.py: ModelClient or ReplayBackend
+
+This module imports no HTTP client (the profile loader checks ``model:`` with it); opening a
+backend lives in ``backends.py``.
 """
 from __future__ import annotations
 
 import dataclasses
-import threading
 from pathlib import Path
 from typing import Any, Mapping
 
-from .backend import ModelBackend
-from .client import ModelClient
 from .config import _CHECKS, ModelConfig
 from .errors import ConfigError
-from .replay import ReplayBackend
 
 #: keys of ``model:`` owned by the pipeline rather than by ``ModelConfig``.
 PIPELINE_KEYS = ("replay",)
@@ -75,14 +74,6 @@ class ModelSettings:
         return cls(replay=path, replay_gate=gate,
                    confidence_gate=DEFAULT_GATE if gate is None else gate,
                    max_concurrent=workers)
-
-    def open_backend(self, stop_event: threading.Event | None = None) -> ModelBackend:
-        """The backend to answer with (the caller closes it); ``OSError`` if replay is gone."""
-        if self.replay is not None:
-            return ReplayBackend.from_events(self.replay, gate=self.replay_gate)
-        if self.config is None:
-            raise ValueError("no model is configured (model.base_url and model.replay unset)")
-        return ModelClient(self.config, stop_event=stop_event)
 
 
 def replay_path(value: Any) -> Path:

@@ -1,10 +1,35 @@
 """The registry: the only listing of the commands (``supervisor/cli.py`` builds the parser
-from it). It lives apart from the package's ``__init__`` so that importing one command's
-helpers (``commands.base``) does not import every command — the capture tools import
+from it). Commands are named by module path and imported only when used, so that running
+one command (``supervisor start``: the process that supervises a session for its whole
+life) does not import every other command's dependencies; ``supervisor --help`` loads them
+all. It lives apart from the package's ``__init__`` so that importing one command's helpers
+(``commands.base``) does not import every command — the capture tools import
 ``commands.base`` and are themselves listed here."""
 from __future__ import annotations
 
-from . import attach, capture, fleet, mcp, start, status, stop, validate
+import dataclasses
+import importlib
 
-REGISTRY = [start.Start, status.Status, stop.Stop, attach.Attach, validate.Validate, capture.Capture, mcp.Mcp,
-            fleet.Fleet]
+
+@dataclasses.dataclass(frozen=True)
+class CommandRef:
+    """One command: its name on the command line and where its class lives."""
+
+    name: str
+    module: str
+    attr: str
+
+    def load(self) -> type:
+        """The command class (its module imported now)."""
+        return getattr(importlib.import_module(self.module), self.attr)
+
+
+REGISTRY: tuple[CommandRef, ...] = tuple(
+    CommandRef(name, f"supervisor.commands.{name}", attr) for name, attr in (
+        ("start", "Start"), ("status", "Status"), ("stop", "Stop"), ("attach", "Attach"),
+        ("validate", "Validate"), ("capture", "Capture"), ("mcp", "Mcp"), ("fleet", "Fleet")))
+
+
+def find(name: str) -> CommandRef | None:
+    """The command called ``name``, or None."""
+    return next((ref for ref in REGISTRY if ref.name == name), None)

@@ -11,7 +11,8 @@ import zlib
 
 import pytest
 
-from actors.model_client import CardRewardQuestion, ModelClient, ModelConfig
+from actors.model_client import CardRewardQuestion, ModelConfig
+from actors.model_client.client import ModelClient
 from tests.fakes.openai_server import FakeOpenAIServer
 
 SECRET = "sk-test-9f3c2a7e-DO-NOT-LEAK-41b8"

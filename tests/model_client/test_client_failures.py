@@ -7,8 +7,9 @@ import time
 
 import pytest
 
-from actors.model_client import (BudgetExhausted, ModelCancelled, ModelConfig, ModelClient,
+from actors.model_client import (BudgetExhausted, ModelCancelled, ModelConfig,
                                  ModelHTTPStatus, ModelTimeout, ModelTransportError)
+from actors.model_client.client import ModelClient
 from tests.fakes.openai_server import Reply
 
 from .conftest import KEY_ENV, SECRET, card_answer, card_question

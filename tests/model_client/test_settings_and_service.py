@@ -8,7 +8,9 @@ import time
 
 import pytest
 
-from actors.model_client import ConfigError, ModelClient, ReplayBackend
+from actors.model_client import ConfigError, ReplayBackend
+from actors.model_client.backends import open_backend
+from actors.model_client.client import ModelClient
 from actors.model_client.service import ModelService
 from actors.model_client.settings import ModelSettings
 from protocol.model_to_policy import ModelAnswer, ModelFailure
@@ -42,7 +44,7 @@ def test_http_settings_carry_the_config():
                                            "confidence_gate": 0.7, "max_concurrent": 3})
     assert settings.backend_name == "http" and settings.confidence_gate == 0.7
     assert settings.max_concurrent == 3
-    backend = settings.open_backend(threading.Event())
+    backend = open_backend(settings, threading.Event())
     assert isinstance(backend, ModelClient)
     backend.close()
 
@@ -53,7 +55,7 @@ def test_replay_accepts_a_session_dir_and_wins_over_base_url(tmp_path):
                                            "replay": str(tmp_path)})
     assert settings.backend_name == "replay" and settings.replay == tmp_path / "events.jsonl"
     assert settings.replay_gate is None  # the recorded gate unless the profile states one
-    assert isinstance(settings.open_backend(), ReplayBackend)
+    assert isinstance(open_backend(settings), ReplayBackend)
     gated = ModelSettings.from_profile({"replay": str(tmp_path), "confidence_gate": 0.8})
     assert gated.replay_gate == gated.confidence_gate == 0.8
 
