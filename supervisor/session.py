@@ -27,7 +27,6 @@ from actors.runtime.transport import Counters
 from protocol.supervisor_to_actor import StopActor
 from protocol.events import (ActorExit, ActorGiveUp, ActorRestart, ActorStart, ActorUnresponsive,
                              SessionStopping)
-from protocol.to_recorder import Finalize
 
 from . import children as ch
 from .control import Control, SessionFacts
@@ -371,7 +370,7 @@ class Supervisor:
             deadline = time.monotonic() + 10
             while not self.outbox.empty() and time.monotonic() < deadline and rec.alive():
                 self._pump(0.05)
-            summary = self._request_finalize(Finalize(reason=reason, exit_code=code), 15.0)
+            summary = self._request_finalize(reason, code, 15.0)
             if summary is not None:
                 return summary
             log.error("finalization failed (try %d)", attempt + 1)
@@ -379,12 +378,12 @@ class Supervisor:
             self._pump_while(rec.alive, 2.0)
         return None
 
-    def _request_finalize(self, msg: Finalize, seconds: float) -> dict | None:
+    def _request_finalize(self, reason: str, code: int, seconds: float) -> dict | None:
         """Ask for finalization while the loop keeps pumping (heartbeats, rows, exits);
         re-sent on a fresh socket every 3 s (finalization is idempotent)."""
         end = time.monotonic() + seconds
         while time.monotonic() < end and self.children["recorder"].alive():
-            pending = self.recorder.send_nowait(msg)
+            pending = self.recorder.finalize_nowait(reason, code)
             resend = min(end, time.monotonic() + 3.0)
             try:
                 while time.monotonic() < resend:

@@ -26,7 +26,6 @@ from __future__ import annotations
 
 import collections
 import dataclasses
-import json
 import logging
 import os
 import time
@@ -42,6 +41,7 @@ from protocol import from_emulator as rep
 from protocol.actor_to_supervisor import Heartbeat
 from protocol import to_emulator as req
 from protocol.errors import ProtocolError
+from protocol.journal import iter_lines
 
 from .battery import BATTERY_FILE, describe, write_atomically
 from .config import ConfigProblem, EmulatorConfig
@@ -328,19 +328,14 @@ def _dedupe_key(body) -> tuple[str, str] | None:
 def stop_reason(session_dir: str) -> str:
     """The session's stop reason from the tail of its journal (read-only), for the recording."""
     reason = "the gamerig session stopped"
+    path = os.path.join(session_dir, "events.jsonl")
     try:
-        with open(os.path.join(session_dir, "events.jsonl"), "rb") as fh:
-            fh.seek(max(0, os.fstat(fh.fileno()).st_size - 65536))
-            lines = fh.read().splitlines()
+        tail = max(0, os.path.getsize(path) - 65536)
+        rows = [line.row for line in iter_lines(path, offset=tail) if isinstance(line.row, dict)]
     except OSError:
         return reason
-    needle = f'"{ev.SessionStopping.KIND}"'.encode()
-    for line in reversed(lines):
-        if needle in line:
-            try:
-                row = json.loads(line)
-            except ValueError:
-                continue
+    for row in reversed(rows):
+        if row.get("event") == ev.SessionStopping.KIND:
             detail = f": {row['detail']}" if row.get("detail") else ""
             return f"{reason} ({row.get('reason')}{detail})"[:1000]
     return reason

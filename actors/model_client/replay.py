@@ -22,12 +22,12 @@ Truncated or unparseable journal lines are skipped and counted (``skipped_lines`
 from __future__ import annotations
 
 import collections
-import json
 import time
 from pathlib import Path
 from typing import Iterable, Sequence
 
 from protocol import events
+from protocol.journal import iter_lines
 
 from .answers import check_batch, parse_answers, question_key
 from .backend import ModelAnswer
@@ -54,15 +54,11 @@ class ReplayBackend:
     def from_events(cls, path: str | Path, *, gate: float | None = None) -> "ReplayBackend":
         """Load a session's ``events.jsonl`` (a missing file is an ``OSError``)."""
         rows, skipped = [], 0
-        with open(path, "rb") as handle:
-            for line in handle:
-                try:
-                    row = json.loads(line.decode("utf-8"))
-                except (ValueError, RecursionError):  # not UTF-8, not JSON, nested too deep
-                    skipped += 1
-                    continue
-                if isinstance(row, dict):
-                    rows.append(row)
+        for line in iter_lines(str(path)):  # the one journal reader (protocol.journal)
+            if isinstance(line.row, dict):
+                rows.append(line.row)
+            else:  # torn: not UTF-8, not JSON, nested too deep, or an unterminated last line
+                skipped += 1
         backend = cls(rows, gate=gate)
         backend.skipped_lines = skipped
         return backend

@@ -12,6 +12,7 @@
     recorder.record(Event(...), key=None)              # a typed journal event (protocol.events)
     recorder.record_event(kind, fields, key=None)      # an event given as its fields
     recorder.finalize(reason, exit_code)               # -> the summary
+    recorder.finalize_nowait(reason, exit_code)        # -> Pending (the supervisor's loop)
     recorder.snapshot()                                # -> SnapshotReply (on the stream)
     recorder.send_nowait(body) -> Pending              # for loops that never block
     follow_message(after, ...)                         # the follow request (follow.py)
@@ -179,6 +180,11 @@ class RecorderClient:
         """Finalize the session (idempotent); its summary. Raises ``RequestFailed``."""
         reply = self.request(Finalize(reason=reason, exit_code=exit_code), deadline_s=deadline_s, try_s=3.0)
         return getattr(reply, "summary", None)
+
+    def finalize_nowait(self, reason: str, exit_code: int) -> Pending:
+        """``finalize`` for a loop that never blocks (the supervisor's): poll the returned
+        ``Pending`` for the ``finalized`` reply (its ``summary``); safe to send again."""
+        return self.send_nowait(Finalize(reason=reason, exit_code=exit_code))
 
     def snapshot(self) -> SnapshotReply:
         """Counters as of a sequence (on the read-only stream). Raises ``RequestFailed``."""
