@@ -48,11 +48,12 @@ if REPO not in sys.path:
     sys.path.insert(0, REPO)
 
 import protocol  # noqa: E402
+import protocol.events as ev  # noqa: E402
 from actors.recorder.writer import JournalWriter  # noqa: E402
 from actors.sts2mcp import GameClient, ReadFailed  # noqa: E402
 from protocol.actor_to_supervisor import Hello  # noqa: E402
 from protocol.from_recorder import IntentAck, ObservationStored, ProposalRecorded, Recorded  # noqa: E402
-from protocol.journal import COMMON_FIELDS, encode_row  # noqa: E402
+from protocol.journal import encode_row  # noqa: E402
 from protocol.supervisor_to_actor import Ping, StopActor, Welcome  # noqa: E402
 from protocol.to_recorder import RecordIntent, RecordProposal, RecordResult, StoreObservation  # noqa: E402
 
@@ -163,9 +164,17 @@ class Mirror:
         os.makedirs(os.path.join(root, "sessions", sid, "observations"))
         writer = JournalWriter(os.path.join(root, "sessions", sid, "events.jsonl"), sid, resume=False)
         mirror = cls(root, sid, writer)
-        writer.append("session_start", {"profile": profile, "capture_root": root, "baseline": True},
+        # Not an ev.SessionStart: the baseline's first row has always carried only these keys
+        # (and ``baseline``), and the bench's readers need no more; the kind is the same.
+        writer.append(ev.SessionStart.KIND, {"profile": profile, "capture_root": root, "baseline": True},
                       durable=True)
         return mirror
+
+    def append(self, event: ev.Event, *, durable: bool = False) -> dict:
+        """Append ``event``'s row (the writer adds the common fields); return the row."""
+        fields = event.to_row()
+        row, _ = self.writer.append(fields.pop("event"), fields, durable=durable)
+        return row
 
     def observation(self, state: dict, read_ms: float, ident: dict | None) -> dict:
         number = self.observations + 1
@@ -179,15 +188,12 @@ class Mirror:
         self.durable.add(relpath)
         self.observations += 1
         st = state.get("state_type")
-        fields = {"observation_id": oid, "path": relpath, "sha256": sha, "step": self.observations,
-                  "phase": "preflight" if self.last_obs is None else "run",
-                  "state_type": st if isinstance(st, str) else None, "read_id": uuid.uuid4().hex,
-                  "read_ms": read_ms}
-        if self.awaiting_attempt:
-            fields["after_attempt_id"], self.awaiting_attempt = self.awaiting_attempt, None
-        if ident is not None:
-            fields["run_identity"] = ident
-        self.last_obs, _ = self.writer.append("observation", fields)
+        after, self.awaiting_attempt = self.awaiting_attempt or None, None
+        self.last_obs = self.append(ev.Observation(
+            observation_id=oid, path=relpath, sha256=sha, step=self.observations,
+            phase="preflight" if self.last_obs is None else "run",
+            state_type=st if isinstance(st, str) else None, read_id=uuid.uuid4().hex,
+            read_ms=read_ms, after_attempt_id=after, run_identity=ident))
         if ident is not None:
             self._identity_row(oid, ident)
         return self.last_obs
@@ -195,46 +201,47 @@ class Mirror:
     def _identity_row(self, oid: str, ident: dict) -> None:
         if ident.get("status") == "ok" and isinstance(ident.get("run_id"), str):
             if ident["run_id"] != self.last_run_id:
-                self.writer.append("run_identity_changed", {
-                    "observation_id": oid, "previous_run_id": self.last_run_id,
-                    "run_id": ident["run_id"], "seed": ident.get("seed")})
+                self.append(ev.RunIdentityChanged(
+                    observation_id=oid, previous_run_id=self.last_run_id,
+                    run_id=ident["run_id"], seed=ident.get("seed")))
                 self.last_run_id = ident["run_id"]
         else:
-            self.writer.append("run_identity_unavailable", {
-                "observation_id": oid, "status": ident.get("status"),
-                "detail": ident.get("error") or ident.get("reason"), "last_known_run_id": self.last_run_id})
+            self.append(ev.RunIdentityUnavailable(
+                observation_id=oid, status=ident.get("status"),
+                detail=ident.get("error") or ident.get("reason"), last_known_run_id=self.last_run_id))
 
-    def proposal(self, prow: dict, srow: dict) -> dict:
-        fields = {k: v for k, v in prow.items() if k not in COMMON_FIELDS}
-        fields.update(proposal_id=uuid.uuid4().hex, observation_id=self.last_obs["observation_id"])
-        self.writer.append("proposal", fields)
-        status = {k: v for k, v in srow.items() if k not in COMMON_FIELDS}
-        status["proposal_id"] = fields["proposal_id"]
-        row, _ = self.writer.append("proposal_status", status)
-        if status["status"] in ("execute", "dry_run"):
-            feed = {k: v for k, v in fields.items() if k != "model_evidence"}
-            feed.update(event="decide", session=self.sid, disposition=status["status"],
+    def proposal(self, prow: dict, srow: dict) -> ev.Proposal:
+        """The session's proposal and status rows again (the policy's fields as it wrote
+        them), under a new proposal id and this baseline's last observation."""
+        proposal = dataclasses.replace(ev.Proposal.from_row(prow), proposal_id=uuid.uuid4().hex,
+                                       observation_id=self.last_obs["observation_id"])
+        self.append(proposal)
+        status = dataclasses.replace(ev.ProposalStatus.from_row(srow), proposal_id=proposal.proposal_id)
+        row = self.append(status)
+        if status.status in ("execute", "dry_run"):
+            feed = {k: v for k, v in proposal.to_row().items() if k != "model_evidence"}
+            feed.update(event="decide", session=self.sid, disposition=status.status,
                         recorded_at=row["recorded_at"])
             append_feed(os.path.join(self.root, "decisions.jsonl"), feed)
-        return fields
+        return proposal
 
-    def intent(self, proposal: dict) -> dict:
+    def intent(self, proposal: ev.Proposal) -> dict:
         path = self.last_obs["path"]
         if path not in self.durable:
             make_durable(self.root, path)
             self.durable.add(path)
         self.attempts += 1
-        row, _ = self.writer.append("action_attempt", {
-            "attempt_id": f"a-{self.attempts:06d}", "proposal_id": proposal["proposal_id"],
-            "observation_id": proposal["observation_id"], "action": proposal["action"],
-            "parameters": proposal["parameters"], "requester": "baseline"}, durable=True)
+        row = self.append(ev.ActionAttempt(
+            attempt_id=f"a-{self.attempts:06d}", proposal_id=proposal.proposal_id,
+            observation_id=proposal.observation_id, action=proposal.action,
+            parameters=proposal.parameters, requester="baseline"), durable=True)
         self.awaiting_attempt = row["attempt_id"]
         return row
 
     def result(self, attempt_id: str, out) -> None:
-        self.writer.append("action_result", {
-            "attempt_id": attempt_id, "outcome": out.outcome, "http_status": out.http_status,
-            "response": out.response, "error": out.error, "request_ms": out.request_ms}, durable=True)
+        self.append(ev.ActionResult(
+            attempt_id=attempt_id, outcome=out.outcome, http_status=out.http_status,
+            response=out.response, error=out.error, request_ms=out.request_ms), durable=True)
 
 
 def _setting(profile: dict, dotted: str, default=None):
@@ -268,30 +275,30 @@ def replay(rows: list[dict], workdir: str) -> str:
 
 def _replay_rows(rows: list[dict], mirror: Mirror, reader: GameClient, actor: GameClient,
                  poll: float) -> None:
-    statuses = {r["proposal_id"]: r for r in rows if r["event"] == "proposal_status"}
+    statuses = {r["proposal_id"]: r for r in rows if r["event"] == ev.ProposalStatus.KIND}
     proposal = None
     errors = 0
     for row in rows:
-        ev = row["event"]
-        if ev in ("observation", "observation_error"):
+        kind = row["event"]
+        if kind in (ev.Observation.KIND, ev.ObservationError.KIND):
             start = time.monotonic()
             try:
                 state = reader.read_state()
             except ReadFailed:
                 errors += 1
-                mirror.writer.append("observation_error", {k: v for k, v in row.items() if k not in COMMON_FIELDS})
+                mirror.append(ev.ObservationError.from_row(row))  # the session's failure, as written
                 time.sleep(min(2.0, poll * 2 ** errors))
                 continue
             read_ms = round((time.monotonic() - start) * 1000, 3)
             ident = _read_identity(reader, state) if "run_identity" in row else None
             mirror.observation(state, read_ms, ident)
             errors = 0
-        elif ev == "proposal" and mirror.last_obs is not None and row["proposal_id"] in statuses:
+        elif kind == ev.Proposal.KIND and mirror.last_obs is not None and row["proposal_id"] in statuses:
             srow = statuses[row["proposal_id"]]
             proposal = mirror.proposal(row, srow)
             if srow["status"] != "execute":
                 time.sleep(poll)  # the observer waits poll_interval_s after a step that sent nothing
-        elif ev == "action_attempt" and proposal is not None:
+        elif kind == ev.ActionAttempt.KIND and proposal is not None:
             att = mirror.intent(proposal)
             out = actor.send_action(att["action"], att["parameters"], att["attempt_id"])
             mirror.result(att["attempt_id"], out)
