@@ -49,7 +49,9 @@ REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, REPO)
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
+import protocol.events as ev  # noqa: E402
 from pipeline_baseline import AckProbe, replay  # noqa: E402
+from protocol.journal import iter_lines  # noqa: E402
 
 DEFAULT_PROFILE = "run/profiles/demo.yaml"
 STAGES = (("read_ms", "GET of the state (the observation row's read_ms)"),
@@ -72,16 +74,23 @@ def stamp(row: dict) -> float:
 
 
 def read_rows(path: str) -> list[dict]:
-    with open(path, encoding="utf-8") as fh:
-        return [json.loads(line) for line in fh if line.strip()]
+    """Every row of a finished journal (the one reader, ``protocol.journal.iter_lines``);
+    a line that is not a whole row is an error here: the bench measures whole sessions."""
+    rows = []
+    for line in iter_lines(path):
+        if line.row is None and line.data.strip():
+            raise ValueError(f"{path}: line {line.number} is not a whole journal row")
+        if line.row is not None:
+            rows.append(line.row)
+    return rows
 
 
 def action_steps(rows: list[dict]) -> list[dict]:
     """One dict of stage times (ms) per executed step (see the module docstring)."""
-    obs = [r for r in rows if r["event"] == "observation"]
-    prop = {r["observation_id"]: r for r in rows if r["event"] == "proposal"}
-    att = {r["proposal_id"]: r for r in rows if r["event"] == "action_attempt"}
-    res = {r["attempt_id"]: r for r in rows if r["event"] == "action_result"}
+    obs = [r for r in rows if r["event"] == ev.Observation.KIND]
+    prop = {r["observation_id"]: r for r in rows if r["event"] == ev.Proposal.KIND}
+    att = {r["proposal_id"]: r for r in rows if r["event"] == ev.ActionAttempt.KIND}
+    res = {r["attempt_id"]: r for r in rows if r["event"] == ev.ActionResult.KIND}
     out = []
     for o, nxt in zip(obs, obs[1:]):
         p = prop.get(o["observation_id"])
@@ -107,7 +116,7 @@ def pct(values: list[float], q: float) -> float:
 
 def rate(rows: list[dict]) -> tuple[int, float]:
     """(steps, steps/s): observations over the first-to-last observation window."""
-    obs = [stamp(r) for r in rows if r["event"] == "observation"]
+    obs = [stamp(r) for r in rows if r["event"] == ev.Observation.KIND]
     return len(obs), (len(obs) - 1) / (obs[-1] - obs[0]) if len(obs) > 1 else float("nan")
 
 
@@ -222,9 +231,10 @@ def rounds(args, base: str) -> list[dict]:
         brows = read_rows(bjournal)
         p_steps, b_steps = action_steps(s.rows), action_steps(brows)
         p_med, b_med = pct([x["total"] for x in p_steps], 50), pct([x["total"] for x in b_steps], 50)
-        first = next(stamp(r) for r in s.rows if r["event"] == "observation")
+        first = next(stamp(r) for r in s.rows if r["event"] == ev.Observation.KIND)
         same = sum(a["sha256"] == b["sha256"] for a, b in zip(
-            [r for r in s.rows if r["event"] == "observation"], [r for r in brows if r["event"] == "observation"]))
+            [r for r in s.rows if r["event"] == ev.Observation.KIND],
+            [r for r in brows if r["event"] == ev.Observation.KIND]))
         out.append({"exit": s.code, "pipeline": p_steps, "baseline": b_steps, "ratio": p_med / b_med,
                     "p_rate": rate(s.rows), "b_rate": rate(brows), "startup_s": first - s.spawned,
                     "rss_peak": rss.peak, "rss_parts": rss.peak_parts,
@@ -240,7 +250,7 @@ def rounds(args, base: str) -> list[dict]:
 def _outcomes(rows: list[dict]) -> dict:
     out: dict[str, int] = {}
     for r in rows:
-        if r["event"] == "action_result":
+        if r["event"] == ev.ActionResult.KIND:
             out[r["outcome"]] = out.get(r["outcome"], 0) + 1
     return out
 
@@ -295,7 +305,7 @@ def ack_latency(args, base: str, rows: list[dict]) -> dict[str, list[float]]:
     root = rows[0]["profile"]["capture"]["root"]
     states = []
     for r in rows:
-        if r["event"] == "observation" and len(states) < 50:
+        if r["event"] == ev.Observation.KIND and len(states) < 50:
             with open(os.path.join(root, r["path"]), encoding="utf-8") as fh:
                 states.append(json.load(fh))
     workdir = os.path.join(base, "ack")
@@ -329,7 +339,7 @@ def concurrency(args, base: str) -> list[dict]:
         for s in sessions:
             if not s.rows:
                 continue
-            obs = [stamp(r) for r in s.rows if r["event"] == "observation"]
+            obs = [stamp(r) for r in s.rows if r["event"] == ev.Observation.KIND]
             firsts.append(obs[0])
             lasts.append(obs[-1])
             total += len(obs)
