@@ -33,19 +33,34 @@ REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, REPO)
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
+import protocol.events as ev  # noqa: E402
 from chaos_inject import ProcessWatch  # noqa: E402
+from protocol.journal import encode_row, iter_lines, parse_line  # noqa: E402
 
 PROFILES = {"hostile": os.path.join(REPO, "run", "profiles", "hostile.yaml"),
             "demo": os.path.join(REPO, "run", "profiles", "demo.yaml")}
-OBSERVATION = b'"event":"observation"'
-RESUMED = b'"event":"recorder_resumed"'
+
+
+def kind_pattern(kind: str) -> bytes:
+    """The bytes every row of ``kind`` holds: ``"event":"<kind>"`` as the writer encodes it
+    (``protocol.journal.encode_row``, canonical JSON without spaces)."""
+    return encode_row({"event": kind})[1:-1]
+
+
+OBSERVATION = kind_pattern(ev.Observation.KIND)
+RESUMED = kind_pattern(ev.RecorderResumed.KIND)
 
 
 class JournalTail:
-    """Counts observation rows and finds ``recorder_resumed`` rows, reading only new bytes."""
+    """Counts observation rows and finds ``recorder_resumed`` rows, reading only new bytes.
+    Lines come from the one reader (``iter_lines``) unparsed, and are matched by their bytes:
+    parsing every row of a long soak would make this sampler the busiest process on the
+    machine it measures. Only the few ``recorder_resumed`` rows are parsed."""
 
     def __init__(self, capture: str):
-        self.capture, self.path, self.offset, self.partial = capture, None, 0, b""
+        self.capture, self.path = capture, None
+        self.offset = 0  # the end of the last whole line read: the next poll starts there
+        self.seen = 0  # the bytes read so far, an unfinished last line included
         self.steps, self.resumed, self.rows = 0, [], 0
 
     def poll(self) -> None:
@@ -55,18 +70,17 @@ class JournalTail:
             if not found:
                 return
             self.path = found[0]
-        with open(self.path, "rb") as fh:
-            fh.seek(self.offset)
-            data = self.partial + fh.read()
-        self.offset += len(data) - len(self.partial)
-        lines = data.split(b"\n")
-        self.partial = lines.pop()
-        for line in lines:
+        for line in iter_lines(self.path, offset=self.offset, parse=False):
+            end = line.offset + len(line.data) + line.terminated
+            self.seen = max(self.seen, end)
+            if not line.terminated:  # still being written: read it again next time
+                break
+            self.offset = end
             self.rows += 1
-            if OBSERVATION in line:
+            if OBSERVATION in line.data:
                 self.steps += 1
-            elif RESUMED in line:
-                stamp = line.split(b'"recorded_at":"', 1)[1].split(b'"', 1)[0].decode()
+            elif RESUMED in line.data and (row := parse_line(line.data)) is not None:
+                stamp = row["recorded_at"]
                 self.resumed.append(dt.datetime.fromisoformat(stamp.replace("Z", "+00:00")).timestamp())
 
 
@@ -101,7 +115,7 @@ def slope_kb_per_1000(points: list[tuple[int, float]]) -> float | None:
 def kill_recorder(watch: ProcessWatch, tail: JournalTail, timeout: float = 60) -> dict:
     old = watch.scan().get("recorder")
     before = len(tail.resumed)
-    rows, size = tail.rows, tail.offset
+    rows, size = tail.rows, tail.seen
     os.kill(old, signal.SIGKILL)
     end = time.monotonic() + timeout
     new = None
