@@ -31,7 +31,6 @@ import argparse
 import datetime as dt
 import glob
 import io
-import json
 import os
 import shutil
 import statistics
@@ -44,9 +43,11 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+import protocol.events as ev  # noqa: E402
 from actors.emulator.cartridge import build_rom  # noqa: E402
 from actors.emulator.policy import ExplorationInputs  # noqa: E402
 from actors.emulator.session import EmulatorSession, RecordingOptions  # noqa: E402
+from protocol.journal import iter_lines  # noqa: E402
 
 with warnings.catch_warnings():
     warnings.simplefilter("ignore")
@@ -109,20 +110,31 @@ def pipeline(frames: int, record: bool, tmp: Path, step: int = STEP, dedicated: 
     done = subprocess.run(cmd, cwd=REPO, capture_output=True, text=True, timeout=600)
     if done.returncode != 0:
         raise SystemExit(f"pipeline session failed ({done.returncode}):\n{done.stderr[-2000:]}")
-    (journal,) = glob.glob(os.path.join(base, "capture", "sessions", "*", "events.jsonl"))
-    with open(journal, encoding="utf-8") as fh:
-        rows = [json.loads(line) for line in fh]
-    first = next(r for r in rows if r["event"] == "observation")
-    results = [r for r in rows if r["event"] == "action_result"]
+    rows = session_rows(base)
+    first = next(r for r in rows if r["event"] == ev.Observation.KIND)
+    results = [r for r in rows if r["event"] == ev.ActionResult.KIND]
     frames = sum(step for r in results if r["outcome"] == "accepted")
     seconds = _stamp(results[-1]["recorded_at"]) - _stamp(first["recorded_at"])
-    stats = [r for r in rows if r["event"] == "emulator_stats"]
+    stats = [r for r in rows if r["event"] == ev.EmulatorStats.KIND]
     in_pyboy = stats[-1]["emulation_s"] / stats[-1]["wall_s"] if stats and stats[-1]["wall_s"] else float("nan")
     if stats and os.environ.get("BENCH_VERBOSE"):
         print(f"  (record={record} dedicated={dedicated}: {frames / seconds:,.0f} frames/s, "
               f"emulator busy {stats[-1]['busy_percent']}%, CPU {stats[-1].get('cpu_s')} s, "
               f"in PyBoy {stats[-1].get('emulation_s')} s of {stats[-1]['wall_s']} s)", file=sys.stderr)
     return frames / seconds, in_pyboy
+
+
+def session_rows(base: Path) -> list[dict]:
+    """Every row of the one session journal under ``base``'s capture root, read with the one
+    journal reader (``protocol.journal.iter_lines``); a line that is not a whole row is an
+    error (a finished session's journal has none)."""
+    (journal,) = glob.glob(os.path.join(base, "capture", "sessions", "*", "events.jsonl"))
+    rows = []
+    for line in iter_lines(journal):
+        if line.row is None:
+            raise ValueError(f"{journal}: line {line.number} is not a whole journal row")
+        rows.append(line.row)
+    return rows
 
 
 def _stamp(text: str) -> float:

@@ -21,10 +21,7 @@ from __future__ import annotations
 
 import argparse
 import datetime as dt
-import glob
 import io
-import json
-import os
 import shutil
 import statistics
 import subprocess
@@ -36,8 +33,10 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+import protocol.events as ev  # noqa: E402
 from actors.emulator.config import load_rom  # noqa: E402
 from actors.emulator.policy import ExplorationInputs  # noqa: E402
+from emulator import session_rows  # noqa: E402  (bench/emulator.py: the journal's rows)
 
 with warnings.catch_warnings():
     warnings.simplefilter("ignore")
@@ -88,12 +87,10 @@ def pipeline(rom_arg: str, steps: int, sets: list[str], tmp: Path) -> float:
     done = subprocess.run(cmd, cwd=REPO, capture_output=True, text=True, timeout=900)
     if done.returncode != 0:
         raise SystemExit(f"session {sets} failed ({done.returncode}):\n{done.stderr[-2000:]}")
-    (journal,) = glob.glob(os.path.join(base, "capture", "sessions", "*", "events.jsonl"))
-    with open(journal, encoding="utf-8") as fh:
-        rows = [json.loads(line) for line in fh]
-    first = next(r for r in rows if r["event"] == "observation")
-    results = [r for r in rows if r["event"] == "action_result"]
-    frames = {r["attempt_id"]: r["parameters"]["frames"] for r in rows if r["event"] == "action_attempt"}
+    rows = session_rows(base)
+    first = next(r for r in rows if r["event"] == ev.Observation.KIND)
+    results = [r for r in rows if r["event"] == ev.ActionResult.KIND]
+    frames = {r["attempt_id"]: r["parameters"]["frames"] for r in rows if r["event"] == ev.ActionAttempt.KIND}
     run = sum(frames[r["attempt_id"]] for r in results if r["outcome"] == "accepted")
     return run / (_stamp(results[-1]["recorded_at"]) - _stamp(first["recorded_at"]))
 
