@@ -426,12 +426,12 @@ def print_rest(res: list[dict], probe: dict[str, list[float]], conc: list[dict])
           "stands in for the supervisor's control endpoint and is the recorder's client over its real "
           "ZeroMQ endpoint. Each probe stores a fresh observation (a state of the session above), records "
           "an executable proposal, then times record_intent from send to the decoded intent_ack: the "
-          "observation file's and directory's fsync, the action_attempt row and its fsync, both codecs, "
-          "two socket hops. One request at a time, as the actuator sends them.")
+          "action_attempt row and its fsync (the observation file and its directory were fsynced when "
+          "stored), both codecs, two socket hops. One request at a time, as the actuator sends them.")
     print("  the probe's other round trips, p50 / p99 ms: " + "; ".join(
         f"{name} {pct(v, 50):.2f} / {pct(v, 99):.2f} ({what})" for name, what in (
             ("record_proposal", "two rows, no fsync: the messaging floor of one round trip"),
-            ("store_observation", "the state over the wire, its file, a row"),
+            ("store_observation", "the state over the wire, its file and its fsyncs, a row"),
             ("record_result", "a row and its fsync")) for v in [probe[name]]))
     start = [r["startup_s"] for r in res]
     print(f"\nStart-up to the first observation row: {statistics.median(start):.2f} s median "
