@@ -219,7 +219,9 @@ def demo_captures(tmp_path_factory) -> DemoCaptures:
     shared, rej = str(base / "shared"), str(base / "rejecting")
     normal, dry, rejecting = run_sessions([
         (shared, str(base / "rt-normal"), 30, ()),
-        (shared, str(base / "rt-dry"), 30, ("--dry-run",)),
+        # the dry run lasts ~6 s (each preview waits game.poll_interval_s before the next read),
+        # so the two sessions sharing the root surely write at the same time, even under load
+        (shared, str(base / "rt-dry"), 120, ("--dry-run",)),
         (rej, str(base / "rt-rej"), 15, ("--set", "game.knobs.reject_every_nth=2",
                                           "--set", "game.knobs.state_error_every=4")),
     ])

@@ -120,7 +120,7 @@ def _bad_frames(s) -> dict:
 
 
 def test_a_foreign_protocol_version_is_refused_at_the_handshake(session_factory):
-    s = session_factory(*LONG, args=("--max-steps", "60"))
+    s = session_factory(*LONG, args=("--max-steps", "300"))  # still running when the hello comes
     wait_for(s.has_session_dir, 60, "the session to start")
     ctx = zmq.Context.instance()
     sock = ctx.socket(zmq.DEALER)
