@@ -16,9 +16,10 @@ does), replaying the session's journal in its order:
   durable since it was stored), then the POST of the same action, then the
   ``action_result`` row fsynced.
 
-The recorder's own writer (``JournalWriter``) writes the rows; the recorder's file helpers
-(``actors/recorder/files.py``: ``write_observation``, ``make_durable``, ``append_feed``) are
-mirrored here line for line so that the recorder's refactoring cannot break the bench.
+The recorder's own writer (``JournalWriter``) writes the rows, with the recorder's own file
+helpers (``actors/recorder/files.py``: ``write_observation``, ``make_durable``,
+``append_feed``) and the observer's run-identity rule (``actors/identity.py``): the same code,
+so the baseline's work cannot drift from the pipeline's.
 Pauses mirror the observer's: after a step that sent nothing it waits ``game.poll_interval_s``
 before the next read, after a failed read ``min(2, poll * 2**errors)``.
 
@@ -29,8 +30,6 @@ and the bench as its client over the real wire (ZeroMQ DEALER, msgpack envelopes
 from __future__ import annotations
 
 import dataclasses
-import fcntl
-import hashlib
 import json
 import os
 import re
@@ -49,69 +48,14 @@ if REPO not in sys.path:
 
 import protocol  # noqa: E402
 import protocol.events as ev  # noqa: E402
+from actors import identity as run_identity  # noqa: E402
+from actors.recorder.files import append_feed, make_durable, write_observation  # noqa: E402
 from actors.recorder.writer import JournalWriter  # noqa: E402
 from actors.sts2mcp import GameClient, ReadFailed  # noqa: E402
 from protocol.actor_to_supervisor import Hello  # noqa: E402
 from protocol.from_recorder import IntentAck, ObservationStored, ProposalRecorded, Recorded  # noqa: E402
-from protocol.journal import encode_row  # noqa: E402
 from protocol.supervisor_to_actor import Ping, StopActor, Welcome  # noqa: E402
 from protocol.to_recorder import RecordIntent, RecordProposal, RecordResult, StoreObservation  # noqa: E402
-
-UNSTABLE = {"menu", "game_over", "unknown", "overlay"}  # actors/identity.py wants_identity
-
-
-# -- the recorder's file helpers, mirrored (actors/recorder/files.py) ------------------------
-def write_observation(capture_root: str, relpath: str, state: dict) -> str:
-    data = json.dumps(state, ensure_ascii=False, indent=1, allow_nan=False).encode("utf-8")
-    with open(os.path.join(capture_root, relpath), "xb") as fh:
-        fh.write(data)
-        fh.flush()
-    return hashlib.sha256(data).hexdigest()
-
-
-def make_durable(capture_root: str, relpath: str) -> None:
-    path = os.path.join(capture_root, relpath)
-    for target in (path, os.path.dirname(path)):
-        fd = os.open(target, os.O_RDONLY)
-        try:
-            os.fsync(fd)
-        finally:
-            os.close(fd)
-
-
-def append_feed(path: str, row: dict) -> None:
-    line = encode_row(row) + b"\n"
-    fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
-    try:
-        fcntl.flock(fd, fcntl.LOCK_EX)
-        try:
-            os.write(fd, line)
-        finally:
-            fcntl.flock(fd, fcntl.LOCK_UN)
-    finally:
-        os.close(fd)
-
-
-def normalise_identity(compendium) -> dict:
-    """actors/identity.py ``normalise`` (the run identity the observer sends), mirrored."""
-    if not isinstance(compendium, dict):
-        return {"status": "missing", "reason": "the compendium is not a JSON object"}
-    run = compendium.get("current_run")
-    if run is None:
-        return {"status": "missing", "reason": "no current_run"}
-    if not isinstance(run, dict):
-        return {"status": "missing", "reason": "current_run is not an object"}
-    for key in ("parse_error", "limitation"):
-        if run.get(key):
-            return {"status": "missing", "reason": f"{key}: {str(run[key])[:200]}"}
-    if run.get("is_in_progress") is not True:
-        return {"status": "missing", "reason": "is_in_progress is not true"}
-    rid = run.get("run_id")
-    if not isinstance(rid, str) or not rid:
-        return {"status": "missing", "reason": "run_id is absent or not a non-empty string"}
-    return {"status": "ok", "run_id": rid, "seed": run.get("seed"),
-            "act": run.get("current_act_index"), "save_time": run.get("save_time")}
-
 
 # -- the built-in game as its own server -----------------------------------------------------
 class GameServer:
@@ -306,10 +250,10 @@ def _replay_rows(rows: list[dict], mirror: Mirror, reader: GameClient, actor: Ga
 
 
 def _read_identity(client: GameClient, state: dict) -> dict | None:
-    if not isinstance(state.get("state_type"), str) or state["state_type"] in UNSTABLE:
+    if not run_identity.wants_identity(state):
         return None
     try:
-        return normalise_identity(client.read_identity())
+        return run_identity.normalise(client.read_identity())
     except ReadFailed as exc:
         return {"status": "error", "error": str(exc)}
 
