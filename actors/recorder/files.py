@@ -52,11 +52,6 @@ def make_durable(capture_root: str, relpath: str) -> None:
             os.close(fd)
 
 
-def read_observation(capture_root: str, relpath: str) -> dict:
-    with open(os.path.join(capture_root, relpath), "rb") as fh:
-        return json.loads(fh.read())
-
-
 def write_json_atomic(path: str, value: Any) -> None:
     tmp = f"{path}.tmp.{os.getpid()}"
     with open(tmp, "w", encoding="utf-8") as fh:

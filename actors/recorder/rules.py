@@ -38,6 +38,7 @@ from typing import Any, Callable
 import protocol
 from actors.runtime.actor import ActorContext
 from actors.runtime.bounded import BoundedDict
+from actors.runtime.recorder_client import read_observation
 from protocol import to_recorder as req
 from protocol.events import (ActionAttempt, ActionResult, Event, Observation, ObservationError, OutcomeError,
                              Proposal, ProposalStatus, RecorderResumed, RunIdentityChanged,
@@ -192,7 +193,7 @@ class Recorder:
         if seen is None:
             return None
         try:
-            return files.read_observation(self.root, self.observation_path(seen.observation_id))
+            return read_observation(self.root, self.observation_path(seen.observation_id))
         except (OSError, ValueError):
             return None
 
