@@ -107,8 +107,7 @@ class JournalActor:
         return len(rows)
 
     def step(self) -> None:
-        """One turn of the loop (see the module docstring)."""
-        self.follower.pace_s = self.pace_s()
+        """One turn of the loop (see the module docstring); ``follow`` and ``pump`` set the pace."""
         timeout = self.wait_s()
         others = self.wake_sockets()
         if others is None:
