@@ -35,7 +35,8 @@ from .service import ModelService
 from .settings import ModelSettings
 
 log = logging.getLogger("model_client")
-_POLL_MS = 10
+_POLL_MS = 10  # while answers are being made: how soon a finished one is sent
+_IDLE_POLL_MS = 200  # while none is: only a request (or stopping) can change anything
 
 
 def open_service(ctx: ActorContext) -> ModelService:
@@ -71,7 +72,7 @@ def main(ctx: ActorContext) -> int:
                 _report(ctx, service)
             for fields in service.late_outcomes():
                 _record_late(ctx, recorder, fields)
-            if not sock.poll(_POLL_MS):
+            if not sock.poll(_POLL_MS if service.busy else _IDLE_POLL_MS):
                 continue
             frames = sock.recv_multipart()
             env = decode_or_count(frames[-1], ctx.counters, "model")

@@ -64,6 +64,11 @@ class ModelService:
         self.asked = 0
         self.late = 0
 
+    @property
+    def busy(self) -> bool:
+        """Whether an answer is being made or waits to be sent (``finished`` may yield)."""
+        return bool(self._inflight) or not self._done.empty()
+
     def submit(self, request_id: str, ask: AskModel, sent_at: float | None = None) -> None:
         """Start answering ``ask``; ``sent_at`` (the asker's wall clock) starts its deadline."""
         if request_id in self._inflight:

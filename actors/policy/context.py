@@ -75,8 +75,15 @@ GUARDED = {  # action -> pending kind (anything else: "effect")
 }
 
 
+_LAST_DIGEST: list = [None, ""]  # the last state digested (by identity) and its digest
+
+
 def digest(state: dict) -> str:
-    return hashlib.sha256(json.dumps(state, sort_keys=True).encode()).hexdigest()
+    """The SHA-256 of the state's canonical JSON. A step digests the same state object
+    several times (reconcile, decide, effect checks): the last one's digest is kept."""
+    if _LAST_DIGEST[0] is not state:
+        _LAST_DIGEST[:] = [state, hashlib.sha256(json.dumps(state, sort_keys=True).encode()).hexdigest()]
+    return _LAST_DIGEST[1]
 
 
 def action_key(action: str | None, params: dict | None) -> str:
