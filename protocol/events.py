@@ -141,8 +141,9 @@ class ProposalStatus(Event):
     KIND = "proposal_status"
     WRITER = "recorder"
     RESERVED = True
+    STATUSES = ("wait", "suppressed", "dry_run", "execute", "session_stopped")  # (not a field)
     proposal_id: str
-    status: str  # wait | suppressed | dry_run | execute | session_stopped
+    status: str  # one of STATUSES
     stop_reason: str | None = optional()
 
 

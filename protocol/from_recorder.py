@@ -37,6 +37,13 @@ class IntentAck(Message):
 
 
 @message
+class NoIntent(Message):
+    """An ``await_intent`` whose ``wait_ms`` passed with no executable proposal to take."""
+    TYPE = "no_intent"
+    reply_to: str
+
+
+@message
 class Recorded(Message):
     TYPE = "recorded"
     reply_to: str

@@ -108,13 +108,38 @@ class RecordBatch(Message):
 
 
 @message
+class AwaitIntent(Message):
+    """The actuator's standing intent: record the intent for the next ordinary proposal the
+    recorder marks ``execute`` (as ``record_intent`` would for ``requester``: the same checks,
+    the same fsync) and answer with its ``intent_ack`` once durable; or with ``no_intent``
+    after ``wait_ms``. The newest such proposal already waiting without an attempt (on the
+    newest observation) is taken at once. Pipelined proposals are never taken this way.
+    Saves a step the round trips of the status row to the actuator and of ``record_intent``.
+    ``wait_ms`` 0 withdraws the sender's parked request (answered ``no_intent`` at once; it
+    never takes a proposal): an actuator that stops withdraws its own."""
+    TYPE = "await_intent"
+    requester: str
+    wait_ms: int = 500
+
+
+@message
 class Follow(Message):
-    """Ask for journal rows after ``after``; held until rows exist or ``wait_ms`` passes."""
+    """Ask for journal rows after ``after``; held until rows exist or ``wait_ms`` passes.
+
+    Version 2 appended ``wake``: the rows whose arrival answers the held request (None: any
+    row), each entry an event kind (``"action_result"``) or a kind and one field's value
+    (``"proposal_status.status=wait"``, compared as text). Other rows wait, and come in the
+    same reply as the next waking row — or when ``max_rows`` rows wait, or at ``wait_ms``. The
+    reply always holds every row after ``after`` in order (up to ``max_rows``): ``wake``
+    decides when, never what.
+    """
     TYPE = "follow"
+    VERSION = 2
     after: int
     max_rows: int = 256
     wait_ms: int = 1000
     with_states: bool = False
+    wake: list[str] | None = None
 
 
 @message

@@ -1,4 +1,12 @@
-"""``python -m actors.actuator``."""
+"""``python -m actors.actuator``.
+
+An ordinary step's intent comes by the standing request (``await_intent``): while nothing
+else waits, the actuator keeps one parked at the recorder, which records the intent as soon
+as the policy's proposal is marked ``execute`` and answers with its acknowledgement after
+the fsync — the status row need not travel to the actuator and back first. Executed
+proposals seen in the journal that no standing request took (after a restart, a refusal, a
+recorder restart) are acted on from the queue with ``record_intent``, as before; a proposal
+is acted on once whichever way its acknowledgement came (``handled``)."""
 from __future__ import annotations
 
 import logging
@@ -13,7 +21,7 @@ from actors.runtime.journal_actor import JournalActor
 from actors.runtime.steps import pipelined
 from actors.runtime.transport import PeerRefused, RequestFailed
 from protocol import events as ev
-from protocol.from_recorder import Recorded, RecorderError
+from protocol.from_recorder import IntentAck, Recorded, RecorderError
 from protocol.to_recorder import RecordResult
 
 from .sink import make_sink
@@ -24,6 +32,8 @@ MAX_BATCH = 64
 STEP_BATCH = 4  # pipelined steps per emulator_step_batch
 RESULT_BATCH = 4       # pipelined results are recorded this many at a time ...
 RESULT_WAIT_S = 0.01   # ... or after this long, or when nothing else is in flight
+STANDING_MS = 500      # a standing intent's wait_ms; asked again after a no_intent
+STANDING_LOST_S = 2.0  # no reply this long after its wait_ms: the recorder restarted, ask anew
 ORPHAN_ERROR = ("the actuator holding this attempt exited before recording a result; "
                 "the request may or may not have been sent, and it is not sent again")
 
@@ -33,6 +43,7 @@ class Actuator(JournalActor):
     recover orphaned attempts and act on the queue (``on_caught_up``); while pipelined steps
     are in flight, wait on the journal and the emulator at once and record their results."""
     PACE_S = 0.004  # pipelined steps queue ahead: rows can come in batches
+    WAKE = (ev.ProposalStatus.KIND, ev.ActorExit.KIND)  # an execute to act on; an emulator gone
 
     def __init__(self, ctx: ActorContext, sink=None, recorder=None, follower=None):
         super().__init__(follower, stopping=ctx.stopping)
@@ -45,6 +56,7 @@ class Actuator(JournalActor):
         self.done: list = []  # (attempt id, outcome) of pipelined steps, results not yet recorded
         self._done_since = 0.0
         self.emulator_exits = 0  # actor_exit rows of the emulator seen so far
+        self.standing = None  # the recorder_client.StandingIntent, once first parked
         if hasattr(self.sink, "watch"):
             self.sink.watch = self.watch_emulator
 
@@ -76,31 +88,82 @@ class Actuator(JournalActor):
         return min(self.WAIT_S, self.sink.next_deadline_s(), RESULT_WAIT_S if self.done else self.WAIT_S)
 
     def wake_sockets(self) -> list | None:
-        """While pipelined steps are in flight: wait on the journal and the emulator at once."""
+        """While pipelined steps are in flight: wait on the journal and the emulator at once;
+        while a standing intent is parked: on the journal and its reply."""
         if not self.in_flight():
-            return None
+            return [self.standing.socket] if self.standing is not None and self.standing.parked else None
         return [self.sink.socket] if self.sink.socket is not None else []
 
+    def wake_kinds(self) -> tuple[str, ...] | None:
+        """While a standing intent is parked, an execute status row needs no wake-up: the
+        standing request's reply brings the intent."""
+        kinds = super().wake_kinds()
+        if kinds is not None and self.standing is not None and self.standing.parked:
+            kinds = tuple(k for k in kinds if k != ev.ProposalStatus.KIND)
+        return kinds
+
     def on_wake(self) -> None:
+        self.take_standing()
         if self.in_flight():
             self.collect()
 
     def on_caught_up(self) -> None:
         self.recover_orphans()
         self.act_on_queue()
+        self.park_standing()
+
+    # -- the standing intent ----------------------------------------------------------------
+    def park_standing(self) -> None:
+        """Park an ``await_intent`` when nothing else is to be done and none is parked."""
+        if self.queue or self.in_flight() or self.ctx.stopping.is_set() or self.track.stopping:
+            return
+        if self.standing is None:
+            self.standing = self.recorder.standing_intent(self.requester, STANDING_MS)
+        if not self.standing.parked or self.standing.overdue(STANDING_LOST_S):
+            self.standing.park()  # (an overdue one is lost with a restarted recorder: ask anew)
+
+    def take_standing(self) -> None:
+        """Act on what the standing intent's socket brought."""
+        if self.standing is not None:
+            for reply in self.standing.replies():
+                self.act_on_standing(reply)
+
+    def act_on_standing(self, reply) -> None:
+        """An acknowledged request is sent once (unless this proposal was acted on already);
+        a refusal is logged as any refused intent; a ``no_intent`` needs nothing."""
+        if isinstance(reply, RecorderError):
+            self._refused(reply.code, f"{reply.code}: {reply.message}")
+        elif isinstance(reply, IntentAck) and reply.proposal_id not in self.handled:
+            self.handled[reply.proposal_id] = None
+            if reply.proposal_id in self.queue:
+                self.queue.remove(reply.proposal_id)
+            self._record(reply.attempt_id, self.sink.send(reply.action, reply.parameters, reply.attempt_id))
 
     def on_stop(self) -> None:
         self.drain(float(self.ctx.setting("emulator.step_timeout_s", 5)))
 
     def close(self) -> None:
+        if self.standing is not None:  # no intent may be recorded for an actuator gone
+            for reply in self.standing.withdraw():
+                self.act_on_standing(reply)
+            self.standing.close()
         self.sink.close()
         self.recorder.close()
         super().close()
 
     # -- acting ---------------------------------------------------------------------------
     def recover_orphans(self) -> None:
+        """Attempts without a result that nobody will finish: another actuator's (it exited)
+        are recorded ``unknown``, never sent; one recorded for this actuator whose
+        acknowledgement never came (a standing intent answered by a recorder that then died)
+        is asked for again — the same attempt's ``intent_ack`` — and sent once."""
         for att_id, att in list(self.track.unresolved.items()):
-            if att.get("requester") == self.requester or att_id in self.handled:
+            if att_id in self.handled:
+                continue
+            if att.get("requester") == self.requester:
+                if att["proposal_id"] not in self.handled:
+                    self.handled[att["proposal_id"]] = None
+                    self._act(att["proposal_id"])
                 continue
             self.handled[att_id] = None
             self._record_result(RecordResult(attempt_id=att_id, outcome="unknown", error=ORPHAN_ERROR))

@@ -2,7 +2,9 @@
 
 The observer is a ``JournalActor``: it follows the journal, and once caught up with every
 step resolved (``StepTracker.read_due``) it reads the state once, stores it with the recorder
-and follows the stream until its observation row arrives. After an action it reads at once
+and reads no more until that observation's row has come (with the row resolving its step:
+the observer wakes only for results and dispositions other than execute, ``WAKE``). After an
+action it reads at once
 (the policy waits if the effect is not visible yet); after a wait or a preview it gives the
 game ``game.poll_interval_s`` to move; a failed read backs off (doubling, up to 2 s). Once
 ``session.max_steps`` steps are taken it reads no more.
@@ -18,18 +20,22 @@ from actors.runtime.follow import Follower
 from actors.runtime.journal_actor import JournalActor
 from actors.runtime.recorder_client import RecorderClient
 from actors.runtime.transport import NotEncodable, RequestFailed
+from protocol import events as ev
 
 from .source import make_source
 
 log = logging.getLogger("observer")
 
 ACTED = ("accepted", "rejected", "unknown")  # a step resolved by an action's result
-OBSERVATION_ROW_S = 30.0  # how long to follow the stream for a stored observation's row
+OBSERVATION_ROW_S = 30.0  # how long to wait for a stored observation's row before reading again
 
 
 class Observer(JournalActor):
     PACE_S = 0.01  # while pipelined steps run, no read is due per row
     WAIT_S = 0.005  # a read is due: look for rows only briefly
+    #: a step resolved: a result, or a disposition other than execute (an execute's result follows)
+    WAKE = (ev.ActionResult.KIND, *(f"{ev.ProposalStatus.KIND}.status={s}"
+                                    for s in ev.ProposalStatus.STATUSES if s != "execute"))
 
     def __init__(self, ctx: ActorContext, source, recorder: RecorderClient, follower=None):
         super().__init__(follower, max_steps=ctx.setting("session.max_steps"), stopping=ctx.stopping)
@@ -38,14 +44,24 @@ class Observer(JournalActor):
         self.poll = float(ctx.setting("game.poll_interval_s", 0.05))
         self.next_read = 0.0
         self.resolved_seen: str | None = None
+        self.stored: tuple[int, float] | None = None  # our latest observation's row: sequence, deadline
+
+    def row_pending(self) -> bool:
+        """Whether the row of the observation just stored has yet to come (no read until it
+        has: the newest step is the one it opens). It comes with the row that resolves its
+        step; given up after ``OBSERVATION_ROW_S``."""
+        if self.stored is not None and (self.follower.cursor >= self.stored[0]
+                                        or time.monotonic() > self.stored[1]):
+            self.stored = None
+        return self.stored is not None
 
     def wait_s(self) -> float:
-        waiting = not self.follower.caught_up or not self.track.read_due()
+        waiting = not self.follower.caught_up or self.row_pending() or not self.track.read_due()
         return 0.2 if waiting else self.WAIT_S
 
     def on_caught_up(self) -> None:
         track = self.track
-        if track.stopping or not track.read_due():
+        if track.stopping or self.row_pending() or not track.read_due():
             return
         if track.last_obs != self.resolved_seen:  # a step just got resolved: pace the next read
             self.resolved_seen = track.last_obs
@@ -57,9 +73,7 @@ class Observer(JournalActor):
         delay = self.next_read - time.monotonic()
         if delay > 0 and self.ctx.wait(delay):
             return
-        if self.read_once():
-            self.wait_for_observation()
-        else:
+        if not self.read_once():
             self.next_read = time.monotonic() + min(2.0, self.poll * 2 ** track.read_errors)
 
     def read_once(self) -> bool:
@@ -76,7 +90,7 @@ class Observer(JournalActor):
         read_ms = round((time.monotonic() - start) * 1000, 3)
         ident = self.source.read_identity(state) if self.identity else None
         try:
-            self.recorder.store_observation(read_id, state, phase=phase, read_ms=read_ms, identity=ident)
+            stored = self.recorder.store_observation(read_id, state, phase=phase, read_ms=read_ms, identity=ident)
         except NotEncodable as exc:  # a state that cannot travel is a failed read, not a crash
             self.track.read_errors += 1
             self.recorder.report_observation_error(read_id, str(exc), "not_encodable")
@@ -84,14 +98,8 @@ class Observer(JournalActor):
         except RequestFailed as exc:
             log.error("observation not stored: %s", exc)
             return False
+        self.stored = (stored.sequence, time.monotonic() + OBSERVATION_ROW_S)
         return True
-
-    def wait_for_observation(self) -> None:
-        """Follow the stream until the stored observation's row arrives (it is ours)."""
-        seen = self.track.steps
-        deadline = time.monotonic() + OBSERVATION_ROW_S
-        while self.track.steps == seen and time.monotonic() < deadline and not self.stop_event.is_set():
-            self.follow(0.2)
 
     def close(self) -> None:
         self.source.close()

@@ -22,6 +22,7 @@ Refusal codes and the rule behind each:
     bad_outcome          a result whose outcome is not accepted, rejected or unknown
     reserved_event       ``record_event`` for a kind only its own request records
     session_finalized    anything new once ``session_end`` is written
+    no_executable        (internal) an ``await_intent`` with no proposal to take: it is parked
 
 Repeats are idempotent: the same ``read_id``, ``proposal_id``, intent by the same requester,
 ``attempt_id`` result or event ``key`` is answered from the journal, not appended again.
@@ -38,6 +39,7 @@ from typing import Any, Callable
 import protocol
 from actors.runtime.actor import ActorContext
 from actors.runtime.bounded import BoundedDict
+from actors.runtime.steps import pipelined
 from actors.runtime.recorder_client import read_observation
 from protocol import to_recorder as req
 from protocol.events import (ActionAttempt, ActionResult, Event, Observation, ObservationError, OutcomeError,
@@ -88,6 +90,8 @@ class Recorder:
         self.finalized: dict | None = None
         self.orphans_after = 0
         self.durable_files: BoundedDict = BoundedDict(RECENT)  # observation files already fsynced
+        self.undurable: list[str] = []  # observation files stored in the open group, fsynced by commit
+        self.executable: str | None = None  # the newest ordinary executable proposal, not yet attempted
         if resume:
             end = self.replay()
             self.writer = JournalWriter(self.journal_path, self.sid, resume=True, faults=faults, end=end)
@@ -212,6 +216,7 @@ class Recorder:
                 req.ReportObservationError: self.on_report_observation_error,
                 req.RecordProposal: self.on_record_proposal,
                 req.RecordIntent: self.on_record_intent,
+                req.AwaitIntent: self.on_await_intent,
                 req.RecordResult: self.on_record_result,
                 req.RecordEvent: self.on_record_event,
                 req.Finalize: self.on_finalize}
@@ -224,7 +229,11 @@ class Recorder:
             number, relpath = self._next_observation_file()
             oid = f"o-{number:06d}"
             sha = files.write_observation(self.root, relpath, m.state)
-            self.make_durable(relpath)  # now, so that an intent citing it waits only for its own row
+            self.executable = None  # a newer read supersedes a proposal not yet attempted
+            if self.writer.grouped:  # fsynced by ``commit``, after the row went to its followers
+                self.undurable.append(relpath)
+            else:
+                self.make_durable(relpath)
             state_type = m.state.get("state_type")
             row = self.append(Observation(
                 observation_id=oid, path=relpath, sha256=sha, step=self.index.observations + 1,
@@ -239,6 +248,18 @@ class Recorder:
         return ObservationStored(reply_to="", observation_id=done.observation_id, sequence=done.sequence,
                                  path=self.observation_path(done.observation_id), sha256=done.sha256,
                                  step=done.step)
+
+    def commit(self) -> None:
+        """End the group: fsync the observation files stored in it (and their directory),
+        then the journal's durable rows. Before any reply of the group is sent, so a stored
+        observation is acknowledged, and an intent citing it recorded, only once its file is
+        durable. Raises ``OSError`` / ``JournalError``."""
+        pending, self.undurable = self.undurable, []
+        try:
+            for relpath in pending:
+                self.make_durable(relpath)
+        finally:
+            self.writer.end_group()
 
     def make_durable(self, relpath: str) -> None:
         """fsync an observation file and its directory, once: before any intent citing it."""
@@ -311,6 +332,8 @@ class Recorder:
         row = self.append(ProposalStatus(proposal_id=m.proposal_id, status=status, stop_reason=stop_reason))
         if status in ("execute", "dry_run"):
             self._decide_feed(proposal, status)
+        if status == "execute" and not pipelined(proposal):
+            self.executable = m.proposal_id  # for an ``await_intent`` (``on_await_intent``)
         return ProposalRecorded(reply_to="", proposal_id=m.proposal_id, disposition=status,
                                 sequence=row["sequence"])
 
@@ -356,11 +379,23 @@ class Recorder:
             raise Refusal("stale_proposal", f"proposal {m.proposal_id!r} is too old to act on")
         self.make_durable(self.observation_path(obs.observation_id))  # (done at store, unless resumed)
         number = self.index.attempt_count + 1
+        if self.executable == m.proposal_id:
+            self.executable = None
         row = self.append(ActionAttempt(
             attempt_id=f"a-{number:06d}", proposal_id=m.proposal_id, observation_id=prop.observation_id,
             action=prop.action, parameters=prop.parameters, requester=m.requester), durable=True)
         return IntentAck(reply_to="", attempt_id=row["attempt_id"], proposal_id=row["proposal_id"],
                          action=row["action"], parameters=row["parameters"], sequence=row["sequence"])
+
+    def on_await_intent(self, m: req.AwaitIntent) -> IntentAck:
+        """The intent for the waiting executable proposal, recorded for ``m.requester``
+        exactly as ``on_record_intent`` records it (its refusals too); the proposal is taken
+        either way, so a refused one is not offered again. ``Refusal("no_executable")`` when
+        none waits (the server parks the request instead of asking)."""
+        pid, self.executable = self.executable, None
+        if pid is None:
+            raise Refusal("no_executable", "no executable proposal awaits an intent")
+        return self.on_record_intent(req.RecordIntent(proposal_id=pid, requester=m.requester))
 
     def on_record_result(self, m: req.RecordResult) -> Recorded:
         done = self.index.results.get(m.attempt_id)

@@ -10,7 +10,16 @@ plus ``record_batch`` and ``follow``) and the read-only stream endpoint taps att
   reply that waited for it becomes ``journal_failed``.
 * **Batches** — each item of a ``record_batch`` is answered as if it had come alone.
 * **Parked follows** — a ``follow`` with nothing to return waits until rows are appended or
-  its ``wait_ms`` passes.
+  its ``wait_ms`` passes; one that names ``wake`` kinds waits until a row of such a kind is
+  among them (or ``max_rows`` rows wait). Followers get rows as soon as they are written,
+  before the group's fsync: writers' acknowledgements wait for the fsync, reads do not.
+  (A follower acting on a row before it is durable is safe: whatever it records comes
+  later in the same journal, so no fsync can keep its rows and lose the one it read.)
+* **Standing intents** — an ``await_intent`` (the actuator's, on the writers' endpoint) waits
+  until a proposal becomes executable, then gets that proposal's intent, recorded in the same
+  group (so acknowledged after the same fsync); ``no_intent`` at its ``wait_ms``. One per
+  sender: a newer one replaces it, and the sender's ``actor_exit`` row drops it, so an intent
+  is not recorded for an actuator known to be gone.
 * **Errors** — ``RecorderServer.error_reply`` is the one place an exception becomes a
   ``recorder_error`` reply (a ``Refusal``'s own code, ``journal_failed``, ``storage_failed``,
   ``bad_request``); the journal and storage failures also ask the supervisor to stop.
@@ -29,8 +38,8 @@ from actors.runtime.transport import decode_or_count, send_envelope
 from protocol import message
 from protocol import to_recorder as req
 from protocol.errors import ProtocolError
-from protocol.events import Observation, TapWriteRefused
-from protocol.from_recorder import BatchReplies, RecorderError, Rows
+from protocol.events import ActorExit, Observation, TapWriteRefused
+from protocol.from_recorder import BatchReplies, NoIntent, RecorderError, Rows
 
 from .rules import Recorder, Refusal
 from .writer import InjectedFailure, JournalError
@@ -39,7 +48,7 @@ log = logging.getLogger("recorder")
 
 BATCH = 64  # requests taken off the socket before one group fsync and the replies
 GROUPED = (req.StoreObservation, req.ReportObservationError, req.RecordProposal, req.RecordIntent,
-           req.RecordResult, req.RecordEvent)  # and batches of them
+           req.RecordResult, req.RecordEvent, req.AwaitIntent)  # and batches of them
 MAX_WAIT_MS = 60_000
 MAX_ROWS = 1024
 #: what ``error_reply`` turns into a reply; anything else is a bug and ends the actor
@@ -53,6 +62,37 @@ class Parked:
     msg_id: str
     follow: req.Follow
     deadline: float
+    checked: int = 0  # rows after the cursor already seen to hold no waking row
+    wakes: Callable[[dict], bool] | None = None  # ``follow.wake`` as a test of one row
+
+
+def wake_test(wake: list[str]) -> Callable[[dict], bool]:
+    """A follow's ``wake`` entries (``kind`` or ``kind.field=value``) as a test of one row."""
+    kinds: set[str] = set()
+    fields: dict[str, list[tuple[str, str]]] = {}
+    for entry in wake:
+        kind, _, condition = entry.partition(".")
+        if not condition:
+            kinds.add(kind)
+            continue
+        name, _, value = condition.partition("=")
+        fields.setdefault(kind, []).append((name, value))
+
+    def wakes(row: dict) -> bool:
+        kind = row.get("event")
+        return kind in kinds or any(str(row.get(name)) == value for name, value in fields.get(kind, ()))
+    return wakes
+
+
+@dataclasses.dataclass
+class Awaiting:
+    """A parked ``await_intent``."""
+    sock: zmq.Socket
+    routing: list[bytes]
+    msg_id: str
+    body: req.AwaitIntent
+    sender: str
+    deadline: float
 
 
 class RecorderServer:
@@ -60,6 +100,7 @@ class RecorderServer:
         self.recorder = recorder
         self.ctx = ctx
         self.parked: list[Parked] = []
+        self.awaiting: list[Awaiting] = []
         self.writers = {**recorder.handlers(), req.RecordBatch: self.on_batch}
         self.readers = {req.Snapshot: recorder.on_snapshot}
 
@@ -80,6 +121,7 @@ class RecorderServer:
                 if stream is not None and stream in ready:
                     self._serve_reader(stream)
                 self._serve_parked()
+                self._expire_awaiting()
                 self.ctx.status["sequence"] = self.recorder.writer.sequence
         finally:
             for s in (sock, stream):
@@ -88,9 +130,9 @@ class RecorderServer:
             self.recorder.writer.close()
 
     def _poll_ms(self) -> int:
-        if not self.parked:
+        if not self.parked and not self.awaiting:
             return 200
-        first = min(p.deadline for p in self.parked)
+        first = min(p.deadline for p in [*self.parked, *self.awaiting])
         return max(1, min(200, int((first - time.monotonic()) * 1000)))
 
     def _bind(self, name: str) -> zmq.Socket:
@@ -141,13 +183,15 @@ class RecorderServer:
             if not isinstance(env.body, (*GROUPED, req.RecordBatch)):
                 replies = self._commit(replies)  # finalizing writes its files in order: no deferred fsync
             replies.append((frames[:-1], self._answer(env, self.writers)))
+            self._after_request(env, replies)
+        self._serve_parked()  # the rows go to their followers now; the writers wait for the fsync
         for routing, reply in self._commit(replies):
             self._reply(sock, routing, reply)
 
     def _commit(self, replies: list[tuple[list[bytes], object]]) -> list[tuple[list[bytes], object]]:
         """fsync the group's durable rows; if that fails, none of ``replies`` (which waited
         for it) is acknowledged: each becomes the failure's ``recorder_error``."""
-        failure = self.answer("commit", self.recorder.writer.end_group)
+        failure = self.answer("commit", self.recorder.commit)
         if not isinstance(failure, RecorderError):
             return replies
         return [(routing, dataclasses.replace(failure, reply_to=reply.reply_to)) for routing, reply in replies]
@@ -160,7 +204,39 @@ class RecorderServer:
             self.parked.append(Parked(sock, frames[:-1], env.id, env.body,
                                       time.monotonic() + min(env.body.wait_ms, MAX_WAIT_MS) / 1000))
             return None
+        if env is not None and isinstance(env.body, req.AwaitIntent) and endpoint == "recorder" \
+                and (self.recorder.executable is None or env.body.wait_ms <= 0):
+            self._drop_awaiting(env.sender)  # one standing intent per sender: the newest
+            if env.body.wait_ms <= 0:  # a withdrawal
+                self._reply(sock, frames[:-1], NoIntent(reply_to=env.id))
+                return None
+            self.awaiting.append(Awaiting(sock, frames[:-1], env.id, env.body, env.sender,
+                                          time.monotonic() + min(max(env.body.wait_ms, 0), MAX_WAIT_MS) / 1000))
+            return None
         return env
+
+    # -- standing intents ---------------------------------------------------------------------
+    def _after_request(self, env, replies: list[tuple[list[bytes], object]]) -> None:
+        """After each writer request: a proposal that became executable goes to the oldest
+        parked ``await_intent`` (its reply joins the group's); an ``actor_exit`` row drops
+        the exited actor's."""
+        body = env.body
+        if isinstance(body, req.RecordEvent) and body.event == ActorExit.KIND:
+            self._drop_awaiting(body.fields.get("actor"))
+        if self.awaiting and self.recorder.executable is not None:
+            w = self.awaiting.pop(0)
+            reply = self.answer(req.AwaitIntent.TYPE, lambda: self.recorder.on_await_intent(w.body))
+            replies.insert(0, (w.routing, dataclasses.replace(reply, reply_to=w.msg_id)))  # the step's next hop: first
+
+    def _drop_awaiting(self, sender) -> None:
+        self.awaiting = [w for w in self.awaiting if w.sender != sender]
+
+    def _expire_awaiting(self) -> None:
+        """``no_intent`` to each parked ``await_intent`` whose ``wait_ms`` passed."""
+        now = time.monotonic()
+        for w in [w for w in self.awaiting if now >= w.deadline]:
+            self.awaiting.remove(w)
+            self._reply(w.sock, w.routing, NoIntent(reply_to=w.msg_id))
 
     def _answer(self, env, handlers: dict, read_only: bool = False):
         def call():
@@ -186,6 +262,22 @@ class RecorderServer:
             out.append(body.to_item())
         return BatchReplies(reply_to="", items=out)
 
+    def _due(self, p: Parked) -> bool:
+        """Whether a parked follow is answered now (before its deadline): rows wait after its
+        cursor and, if it names ``wake`` entries, one of them wakes it or ``max_rows`` wait."""
+        last = self.recorder.writer.sequence
+        after, limit = p.follow.after, max(1, min(p.follow.max_rows, MAX_ROWS))
+        if last <= after:
+            return False
+        if p.follow.wake is None or last - after >= limit:
+            return True
+        if p.wakes is None:
+            p.wakes = wake_test(p.follow.wake)
+        first = after + max(p.checked, 0) + 1
+        new = self.recorder.rows_after(first - 1, last - first + 1)
+        p.checked = last - after
+        return any(p.wakes(r) for r in new)
+
     # -- the read-only stream endpoint and parked follows -----------------------------------
     def _serve_reader(self, stream: zmq.Socket) -> None:
         frames = stream.recv_multipart()
@@ -206,10 +298,10 @@ class RecorderServer:
         keep = []
         rec = self.recorder
         for p in self.parked:
-            rows = rec.rows_after(p.follow.after, max(1, min(p.follow.max_rows, MAX_ROWS)))
-            if not rows and now < p.deadline:
+            if now < p.deadline and not self._due(p):
                 keep.append(p)
                 continue
+            rows = rec.rows_after(p.follow.after, max(1, min(p.follow.max_rows, MAX_ROWS)))
             states = None
             if p.follow.with_states:
                 states = {r["observation_id"]: s for r in rows if r["event"] == Observation.KIND
@@ -226,6 +318,6 @@ class RecorderServer:
 def _batch_item(n: int, item: dict):
     """A batch item's request; ``Refusal`` when its type cannot be batched."""
     cls = message.lookup(item.get("type"))
-    if cls not in GROUPED:
+    if cls not in GROUPED or cls is req.AwaitIntent:
         raise Refusal("bad_batch_item", f"items[{n}]: {item.get('type')!r} cannot be batched")
     return cls.from_body(item.get("body"))

@@ -112,6 +112,11 @@ class JournalWriter:
         self._grouped = False
         self._sync_due = False
 
+    @property
+    def grouped(self) -> bool:
+        """Whether a group commit is open (durable appends wait for ``end_group``)."""
+        return self._grouped
+
     def begin_group(self) -> None:
         """Durable appends from here on share one fsync, done by ``end_group``."""
         self._grouped = True

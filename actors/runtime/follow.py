@@ -9,6 +9,14 @@ can resume from any sequence, also after the recorder or the consumer restarted.
 so rows appended meanwhile come in one reply. Consumers that do not act on each row at once
 (the supervisor's progress and stop conditions, the observer while pipelined steps run)
 pace themselves and save the recorder and themselves many small round trips.
+
+``wake`` names the event kinds a consumer acts on at once (None: every kind). Once the
+consumer has caught up, its held request is answered only when a row of such a kind is
+appended (or ``max_rows`` rows wait, or ``wait_ms`` passes), the rows of other kinds coming
+along in the same reply: each row of a step wakes only the actor that acts on it, instead
+of every follower. While behind (the first request, a resume, a full reply) it asks without
+``wake`` and gets whatever rows there are at once. ``wake`` changes when rows come, never
+which: every row still arrives, in order.
 """
 from __future__ import annotations
 
@@ -33,7 +41,8 @@ class Follower:
 
     def __init__(self, zctx: zmq.Context, endpoint: str, *, session: str, sender: str,
                  counters: Counters, after: int = 0, with_states: bool = False,
-                 wait_ms: int = 500, max_rows: int = 256, pace_s: float = 0.0):
+                 wait_ms: int = 500, max_rows: int = 256, pace_s: float = 0.0,
+                 wake: tuple[str, ...] | None = None):
         self.zctx, self.endpoint, self.session, self.sender = zctx, endpoint, session, sender
         self.counters = counters
         self.cursor = after
@@ -46,6 +55,7 @@ class Follower:
         self.states: dict[str, dict] = {}
         self.last_known = 0  # the recorder's last sequence at its latest reply
         self.pace_s = pace_s
+        self.wake = wake
         self._next_request_at = 0.0
 
     @property
@@ -65,8 +75,9 @@ class Follower:
             self.close()  # the recorder restarted or is gone: drop the stale request
             sock = self._ensure_socket()
         if self._pending is None and now >= self._next_request_at:
-            env = protocol.wrap(follow_message(self.cursor, max_rows=self.max_rows,
-                                               wait_ms=self.wait_ms, with_states=self.with_states),
+            wake = self.wake if self.caught_up else None  # behind: whatever rows there are, now
+            env = protocol.wrap(follow_message(self.cursor, max_rows=self.max_rows, wait_ms=self.wait_ms,
+                                               with_states=self.with_states, wake=wake),
                                 session=self.session, sender=self.sender)
             sock.send(protocol.encode(env))
             self._pending, self._sent_at = env.id, now

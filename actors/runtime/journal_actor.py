@@ -23,6 +23,13 @@ then results and decisions come a pipeline at a time, so taking rows in batches 
 recorder and the actor many round trips without delaying anything. One-at-a-time steps are
 never delayed. A consumer that only counts (the supervisor's watch) never awaits a row.
 
+Waking (``wake_kinds``): the event kinds the actor acts on at once, declared as ``WAKE``
+(None: every kind; also while the follow is paced). The follow request carries them: the recorder answers it when such a row
+is appended, and the other rows come along in the same reply, so a row wakes only the actors
+that act on it (``actors.runtime.follow``). ``session_stopping`` is always among them. Rows
+still arrive all and in order; a kind left out only comes later (at the next waking row, or
+after the follow's ``wait_ms``).
+
 ``session.max_steps`` lives in the tracker (``StepTracker.max_steps``): the observer, the
 policy and the supervisor ask it (``max_steps_reached``, ``ended_by_max_steps``).
 
@@ -43,12 +50,15 @@ from typing import ClassVar
 
 import zmq
 
+from protocol import events as ev
+
 from .steps import StepTracker
 
 
 class JournalActor:
     PACE_S: ClassVar[float] = 0.0  # the follow pace while no row is awaited (see the docstring)
     WAIT_S: ClassVar[float] = 0.2  # how long a read blocks for rows by default
+    WAKE: ClassVar[tuple[str, ...] | None] = None  # the kinds acted on at once (see the docstring)
 
     def __init__(self, follower=None, *, max_steps: int | None = None,
                  stopping: threading.Event | None = None):
@@ -86,9 +96,21 @@ class JournalActor:
         """Whether a row may call for action at once (then the follow is not paced)."""
         return not self.track.in_flight
 
+    def wake_kinds(self) -> tuple[str, ...] | None:
+        """The event kinds whose rows answer the follow at once (None: every kind, as while
+        pipelined steps are in flight: then the follow is paced instead)."""
+        if self.WAKE is None or not self.awaits_rows():
+            return None
+        return (*self.WAKE, ev.SessionStopping.KIND)
+
     # -- the loop -------------------------------------------------------------------------
     def pace_s(self) -> float:
         return 0.0 if self.awaits_rows() else self.PACE_S
+
+    def _prepare(self) -> None:
+        """Set the next follow request's pace and waking kinds."""
+        self.follower.pace_s = self.pace_s()
+        self.follower.wake = self.wake_kinds()
 
     @property
     def caught_up(self) -> bool:
@@ -100,14 +122,15 @@ class JournalActor:
 
     def follow(self, timeout_s: float) -> int:
         """Wait up to ``timeout_s`` for rows and feed them; how many came."""
-        self.follower.pace_s = self.pace_s()
+        self._prepare()
         rows = self.follower.next_rows(timeout_s)
         for row in rows:
             self.feed(row)
         return len(rows)
 
     def step(self) -> None:
-        """One turn of the loop (see the module docstring); ``follow`` and ``pump`` set the pace."""
+        """One turn of the loop (see the module docstring); ``follow`` and ``pump`` set the
+        pace and the waking kinds."""
         timeout = self.wait_s()
         others = self.wake_sockets()
         if others is None:
@@ -130,7 +153,7 @@ class JournalActor:
     # -- for a caller with its own poll loop ----------------------------------------------
     def socket(self) -> zmq.Socket | None:
         """The follow socket to poll (a request is made outstanding first, paced)."""
-        self.follower.pace_s = self.pace_s()
+        self._prepare()
         return self.follower.ensure_request()
 
     def pump(self, timeout_s: float = 0.0, others: list[zmq.Socket] = ()) -> int:

@@ -19,6 +19,7 @@ class MemoryFollower:
         self.cursor = 0
         self.max_rows = max_rows
         self.pace_s = 0.0
+        self.wake = None  # (answers at once whatever the kinds: nothing is held in memory)
         self.socket = None
         self.closed = False
         for row in rows or []:

@@ -7,6 +7,7 @@
     recorder.record_proposals([RecordProposal, ...])   # one request, or one record_batch
     recorder.record_intent(proposal_id, requester)     # -> IntentAck (after the fsync)
     recorder.record_intents(proposal_ids, requester)   # -> [IntentAck | RecorderError]
+    recorder.standing_intent(requester, wait_ms)       # -> StandingIntent (the actuator's)
     recorder.record_result(RecordResult)               # a response that cannot travel: kept
     recorder.record_results([RecordResult, ...])       #   without it; a batch item by item
     recorder.record(Event(...), key=None)              # a typed journal event (protocol.events)
@@ -43,8 +44,9 @@ from protocol import ProtocolError
 from protocol.events import Event
 from protocol.from_recorder import BatchReplies, IntentAck, SnapshotReply
 from protocol.message import Message, from_item
-from protocol.to_recorder import (Finalize, Follow, RecordBatch, RecordEvent, RecordIntent, RecordProposal,
-                                  RecordResult, ReportObservationError, Snapshot, StoreObservation)
+from protocol.to_recorder import (AwaitIntent, Finalize, Follow, RecordBatch, RecordEvent, RecordIntent,
+                                  RecordProposal, RecordResult, ReportObservationError, Snapshot,
+                                  StoreObservation)
 
 from .transport import Client, Counters, NotEncodable, PeerRefused, RequestFailed, connect_dealer, decode_or_count
 
@@ -60,9 +62,11 @@ SNAPSHOT_S, SNAPSHOT_TRY_S = 15.0, 2.5
 
 
 def follow_message(after: int, *, max_rows: int = 256, wait_ms: int = 1000,
-                   with_states: bool = False) -> Follow:
-    """The ``follow`` request: rows after sequence ``after`` (``actors.runtime.follow``)."""
-    return Follow(after=after, max_rows=max_rows, wait_ms=wait_ms, with_states=with_states)
+                   with_states: bool = False, wake: list[str] | None = None) -> Follow:
+    """The ``follow`` request: rows after sequence ``after`` (``actors.runtime.follow``),
+    answered when a row of a ``wake`` kind is among them (None: any row)."""
+    return Follow(after=after, max_rows=max_rows, wait_ms=wait_ms, with_states=with_states,
+                  wake=list(wake) if wake is not None else None)
 
 
 def read_observation(capture_root: str, relpath: str) -> dict:
@@ -94,6 +98,68 @@ class Pending:
         if self.socket is not None:
             self.socket.close(0)
             self.socket = None
+
+
+class StandingIntent:
+    """The actuator's standing intent, kept on one socket for the actor's life.
+
+    ``park()`` sends an ``await_intent`` (the recorder keeps the newest per sender, so a
+    re-sent one replaces the last); ``replies()`` reads whatever came: every ``IntentAck``,
+    whichever request it answers (each is an intent recorded for this requester: it must be
+    sent once), and the answer that ends the current request (``NoIntent`` or a
+    ``RecorderError``). ``withdraw()`` takes the parked request back before the actor stops
+    and returns what the recorder answered before it (it answers in order)."""
+
+    def __init__(self, sock: zmq.Socket, requester: str, wait_ms: int, *, session: str, sender: str,
+                 counters: Counters, endpoint: str):
+        self.socket, self.requester, self.wait_ms = sock, requester, wait_ms
+        self.session, self.sender, self.counters, self.endpoint = session, sender, counters, endpoint
+        self.current: str | None = None  # the parked request's id
+        self.sent_at = 0.0
+
+    @property
+    def parked(self) -> bool:
+        return self.current is not None
+
+    def park(self, wait_ms: int | None = None) -> str:
+        env = protocol.wrap(AwaitIntent(requester=self.requester,
+                                        wait_ms=self.wait_ms if wait_ms is None else wait_ms),
+                            session=self.session, sender=self.sender)
+        self.socket.send(protocol.encode(env))
+        self.current, self.sent_at = env.id, time.monotonic()
+        return env.id
+
+    def overdue(self, grace_s: float) -> bool:
+        """No answer ``grace_s`` past the request's ``wait_ms`` (the recorder restarted)."""
+        return self.parked and time.monotonic() - self.sent_at > self.wait_ms / 1000 + grace_s
+
+    def replies(self) -> list[Message]:
+        out = []
+        while self.socket.poll(0):
+            env = decode_or_count(self.socket.recv(), self.counters, self.endpoint)
+            body = getattr(env, "body", None)
+            reply_to = getattr(body, "reply_to", None)
+            if isinstance(body, IntentAck) or (reply_to is not None and reply_to == self.current):
+                out.append(body)
+            if reply_to is not None and reply_to == self.current:
+                self.current = None
+        return out
+
+    def withdraw(self, deadline_s: float = 0.5) -> list[Message]:
+        """Withdraw the parked request (``wait_ms`` 0); the replies that came before the
+        confirmation (act on its ``IntentAck``s). Waits up to ``deadline_s``."""
+        out = self.replies()
+        if self.parked:
+            withdrawal = self.park(0)
+            end = time.monotonic() + deadline_s
+            while self.current == withdrawal and time.monotonic() < end:
+                if self.socket.poll(max(1, int((end - time.monotonic()) * 1000))):
+                    out += [r for r in self.replies() if isinstance(r, IntentAck)]
+        self.current = None
+        return out
+
+    def close(self) -> None:
+        self.socket.close(0)
 
 
 class RecorderClient:
@@ -146,6 +212,13 @@ class RecorderClient:
         ``RecorderError`` each. Raises ``PeerRefused`` / ``RequestFailed``."""
         intents = [RecordIntent(proposal_id=pid, requester=requester) for pid in proposal_ids]
         return self.request_batch(intents, deadline_s=INTENT_S)
+
+    def standing_intent(self, requester: str, wait_ms: int) -> "StandingIntent":
+        """The actuator's standing intent (``protocol.to_recorder.AwaitIntent``) on a socket
+        of its own (see ``StandingIntent``)."""
+        return StandingIntent(connect_dealer(self.zctx, self.endpoint), requester, wait_ms,
+                              session=self.session, sender=self.sender, counters=self.counters,
+                              endpoint=self.endpoint)
 
     def record_result(self, msg: RecordResult) -> Message:
         """Record an attempt's result; a response that cannot travel is recorded without it

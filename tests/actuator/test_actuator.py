@@ -62,6 +62,56 @@ def test_an_executed_proposal_gets_exactly_one_attempt_and_one_result(live):
         act.close()
 
 
+def test_an_executed_proposal_comes_by_the_standing_intent_and_is_sent_once(live):
+    act = Actuator(live.context("actuator"), follower=live.follower("actuator"))
+    try:
+        wait_for(lambda: act.step() or (act.standing is not None and act.standing.parked), 20,
+                 "a standing intent parked")
+        pid = executed(live, "p-act-standing")
+        [attempt] = rows_of(live, "action_attempt", pid)  # recorded with the proposal, for this actuator
+        assert attempt["requester"] == act.requester
+        result = wait_for(lambda: act.step() or [r for r in live.rows("action_result")
+                                                  if r["attempt_id"] == attempt["attempt_id"]], 20, "the result")[0]
+        assert result["outcome"] in ("accepted", "rejected") and result["http_status"] is not None, \
+            "the game answered: the request was sent"
+        for _ in range(5):  # the status row reaching the queue later does not send it again
+            act.step()
+        assert len(rows_of(live, "action_attempt", pid)) == 1
+        assert len([r for r in live.rows("action_result") if r["attempt_id"] == attempt["attempt_id"]]) == 1
+    finally:
+        act.close()
+
+
+def test_an_intent_recorded_for_it_whose_acknowledgement_was_lost_is_asked_again_and_sent_once(live):
+    # as when a standing intent was answered by a recorder that died before the reply left
+    act = Actuator(live.context("actuator"), follower=live.follower("actuator"))
+    try:
+        pid = executed(live, "p-act-lost-ack")
+        rec = live.recorder()
+        lost = rec.record_intent(pid, act.requester)
+        rec.close()
+        result = wait_for(lambda: act.step() or [r for r in live.rows("action_result")
+                                                  if r["attempt_id"] == lost.attempt_id], 20, "the result")[0]
+        assert result["outcome"] in ("accepted", "rejected"), "sent, and the game answered"
+        for _ in range(5):
+            act.step()
+        assert len(rows_of(live, "action_attempt", pid)) == 1
+        assert len([r for r in live.rows("action_result") if r["attempt_id"] == lost.attempt_id]) == 1
+    finally:
+        act.close()
+
+
+def test_a_closed_actuator_leaves_no_standing_intent_behind(live):
+    act = Actuator(live.context("actuator"), follower=live.follower("actuator"))
+    try:
+        wait_for(lambda: act.step() or (act.standing is not None and act.standing.parked), 20,
+                 "a standing intent parked")
+    finally:
+        act.close()
+    pid = executed(live, "p-act-after-close")  # the reply comes after any intent it made
+    assert rows_of(live, "action_attempt", pid) == [], "no intent for an actuator that stopped"
+
+
 def test_an_attempt_left_without_a_result_is_recorded_unknown_and_never_sent(live):
     pid = executed(live, "p-act-orphan")
     rec = live.recorder()

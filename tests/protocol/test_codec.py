@@ -11,7 +11,7 @@ from hypothesis import given, settings, strategies as st
 import protocol
 from protocol import errors
 from protocol.actor_to_supervisor import Heartbeat, Hello
-from protocol.to_recorder import RecordProposal, RecordResult
+from protocol.to_recorder import Follow, RecordProposal, RecordResult
 from tests.protocol.samples import all_types, golden_frame, sample
 
 GOLDEN = json.load(open(os.path.join(os.path.dirname(__file__), "golden_vectors.json")))
@@ -76,6 +76,27 @@ def test_oversized_frames_are_refused_both_ways():
 def test_unknown_body_fields_are_ignored_so_senders_can_append_fields():
     env = protocol.decode(_frame(body={"actor": "a", "added_later": [1, 2]}))
     assert env.body == Heartbeat(actor="a")
+
+
+#: ``follow`` version 1 as older followers send it (the golden vector before ``wake`` was
+#: appended): still read, as a follow that any row answers
+FOLLOW_V1 = ("9aa767616d657269670100a6666f6c6c6f7701d9203030303030303030303030303030303030303030303030"
+             "303030303030303031b23230323631313239543030303030305a2d30a6676f6c64656ecb3ff4000000000000"
+             "84a5616674657207a86d61785f726f777307a7776169745f6d7307ab776974685f737461746573c3")
+
+
+def test_a_version_1_follow_still_decodes_without_wake():
+    env = protocol.decode(bytes.fromhex(FOLLOW_V1))
+    assert env.type_version == 1
+    assert (env.body.after, env.body.with_states, env.body.wake) == (7, True, None)
+
+
+def test_follow_wake_must_be_a_list_of_kinds():
+    bad = protocol.encode(protocol.wrap(Follow(after=1), session="s", sender="t"))
+    body = msgpack.unpackb(bad, raw=False)
+    body[-1]["wake"] = "observation"
+    with pytest.raises(errors.BadBody, match="wake"):
+        protocol.decode(msgpack.packb(body, use_bin_type=True))
 
 
 def test_nested_types_are_checked():

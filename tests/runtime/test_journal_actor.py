@@ -183,3 +183,27 @@ def test_the_in_memory_follower_refuses_rows_out_of_order_or_without_a_kind():
     follower.append(observation(2), state={"state_type": "map"})
     assert follower.take_state("o-000002") == {"state_type": "map"}
     assert follower.take_state("o-000002") is None
+
+
+class Waker(Probe):
+    WAKE = ("observation",)
+
+
+def test_the_follow_carries_the_waking_kinds_and_session_stopping_while_steps_go_one_at_a_time():
+    follower = MemoryFollower([observation(1)])
+    actor = Waker(follower)
+    actor.step()
+    assert follower.wake == ("observation", "session_stopping")
+    assert Probe(MemoryFollower()).wake_kinds() is None, "no WAKE: every row wakes it"
+
+
+def test_pipelined_steps_in_flight_wake_on_every_row_paced_instead():
+    follower = MemoryFollower([observation(1)])
+    actor = Waker(follower)
+    for k in range(2):
+        follower.append(proposal(1, k, depth=2))
+        follower.append(status(proposal(1, k)["proposal_id"]))
+    actor.step()
+    assert actor.track.in_flight and follower.wake is not None  # set before the read that showed them
+    actor.step()
+    assert follower.wake is None and follower.pace_s == Waker.PACE_S

@@ -140,3 +140,21 @@ def test_a_follower_reads_everything_appended_at_once_without_the_long_poll(live
         assert follower.read_now() == []  # nothing new: nothing returned, the cursor stays
     finally:
         follower.close()
+
+
+def test_a_follower_with_waking_kinds_is_held_only_once_caught_up(live, client):
+    oid = client.store_observation("read-rc-wake", {"state_type": "map"}).observation_id
+    follower = live.follower("test", wake=("no_such_kind",), wait_ms=20_000)
+    try:
+        behind = follower.next_rows(10)  # the first request asks without wake: answered at once
+        assert behind and follower.caught_up
+        assert any(r.get("observation_id") == oid for r in behind)
+        client.record_event("note_rc_wake", {"n": 1})
+        assert follower.next_rows(0.3) == [], "caught up: a row of no waking kind waits"
+        follower.close()
+        follower.wake = ("note_rc_wake",)
+        client.record_event("note_rc_wake", {"n": 2})
+        rows = follower.next_rows(10)
+        assert [r.get("n") for r in rows if r["event"] == "note_rc_wake"] == [1, 2], "every row, in order"
+    finally:
+        follower.close()
