@@ -15,14 +15,18 @@ moment after the first observation:
   game:close         slower than ``game.timeout_s`` (1 s here), close = no answer at all
   journal:fail       the Nth append of one row kind fails in the recorder (the profile's
                      ``recorder.inject_failure``; before anything is written)
+  journal:fsync      the Nth fsync of the journal fails (EIO) after its rows were written
+                     (``recorder.inject_failure={event: fsync, nth: N}``): they are in the
+                     file, never acknowledged, and that recorder's journal is unusable
   disk_full          the capture's filesystem (a 24 MiB loop-mounted ext4; needs root) fills
 
 After each session the run is judged from its own evidence (``bench/chaos_judge.py``):
 ``capture verify`` (never damaged; intact when the session was finalized; incomplete, never
 intact, when it was not), the verifier's last row equal to the journal's last whole row, the
 exit code and reason (``session_end`` agrees with the process), the game's own counters (no
-POST without a durable intent, no duplicated guarded action, no more POSTs than attempts;
-as many when the fault cannot leave an acknowledged attempt unsent), every attempt the game
+POST without a durable intent, no duplicated guarded action, no more POSTs than acknowledged
+attempts — an attempt whose intent's fsync failed is in the file but must not be sent; as
+many when the fault cannot leave an acknowledged attempt unsent), every attempt the game
 received present in the final journal (proxy runs), and no actor process left 10 s after
 the supervisor ended. A table per run, the totals; exit 1 on any violation.
 
@@ -52,7 +56,7 @@ sys.path.insert(0, REPO)
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 from chaos_inject import ProcessWatch, ProxiedGame, SmallDisk, signal_pid, stop_then_continue  # noqa: E402
-from chaos_judge import Run, game_stats_from_logs, judge  # noqa: E402
+from chaos_judge import Run, actuator_evidence, game_stats_from_logs, judge  # noqa: E402
 from conformance import HOSTILE  # noqa: E402
 from protocol.events import ActionAttempt, ActionResult, Observation, Proposal  # noqa: E402
 
@@ -65,13 +69,18 @@ PROXY_FAULTS = {"game:garbage": ["not_json", "garbage_http", "wrong_types"],
 # recorder.inject_failure (actors/recorder/writer.py FaultPlan): the Nth append of one kind fails
 JOURNAL_FAILS = {Observation.KIND: (2, 100), Proposal.KIND: (2, 100), ActionAttempt.KIND: (1, 30),
                  ActionResult.KIND: (1, 30)}
+# recorder.inject_failure={event: fsync, nth: N}: about one journal fsync per durable group
+# (session_start, then each intent and each result). Counted with strace: a 150-step hostile
+# session makes ~100 (49 attempts), a demo-cartridge session ~230 (114 attempts); so N lands
+# mid-session. N = 1 (session_start's) is left out: the session would fail before it began.
+JOURNAL_FSYNCS = {"game": (2, 90), "pyboy": (2, 220)}
 HOLD_S = 3.0  # SIGSTOP held this long: past 3 heartbeats of 0.5 s
 LEFT_OVER_S = 10.0
 
 
 def faults_for(target: str, disk: bool) -> list[str]:
     out = [f"{k}:{a}" for a in ACTORS[target] for k in ("kill", "stop")]
-    out += ["supervisor:term", "supervisor:kill", "journal:fail"]
+    out += ["supervisor:term", "supervisor:kill", "journal:fail", "journal:fsync"]
     if target == "game":
         out += list(PROXY_FAULTS)
     return out + (["disk_full"] if disk else [])
@@ -163,9 +172,13 @@ def execute(run: Run, base: str, seed: int, timeout: float) -> Run:
         sets += ["game.builtin=false", f"game.base_url={proxied.url}", "game.timeout_s=1"]
     if run.fault == "journal:fail":
         event = rng.choice(sorted(JOURNAL_FAILS))
-        nth = rng.randint(*JOURNAL_FAILS[event])
-        run.detail = f"{event} #{nth} fails"
-        sets.append(f"recorder.inject_failure={{event: {event}, nth: {nth}}}")
+        run.nth = rng.randint(*JOURNAL_FAILS[event])
+        run.detail = f"{event} #{run.nth} fails"
+        sets.append(f"recorder.inject_failure={{event: {event}, nth: {run.nth}}}")
+    if run.fault == "journal:fsync":
+        run.nth = rng.randint(*JOURNAL_FSYNCS[run.target])
+        run.detail = f"fsync #{run.nth} fails"
+        sets.append(f"recorder.inject_failure={{event: fsync, nth: {run.nth}}}")
     cmd = [sys.executable, "-m", "supervisor", "start", HOSTILE if run.target == "game" else PYBOY,
            *(["--max-steps", str(GAME_STEPS)] if run.target == "game" else []), *_sets(*sets)]
     began = time.monotonic()
@@ -192,7 +205,7 @@ def _drive(run, proc, watch, capture, proxied, disk, timeout) -> None:
             proxied.point_intent_check(journal[0])
     if not _wait(lambda: _first_observation(capture) or proc.poll() is not None, 60, watch):
         run.violations.append("no first observation within 60 s")
-    if not proxied and run.fault != "journal:fail":
+    if not proxied and not run.fault.startswith("journal:"):  # those are armed at the start
         _wait(lambda: proc.poll() is not None, run.at_s, watch)  # the moment, or the end
         if proc.poll() is None:
             inject(run, proc, watch, disk)
@@ -215,6 +228,7 @@ def _after(run, watch, base, capture, disk, proxied, runtime) -> None:
         proxied.close()
     else:
         stats = game_stats_from_logs(runtime)
+    run.unacknowledged, run.unrecorded_results = actuator_evidence(runtime)
     if disk:
         capture = os.path.join(base, "capture")
         disk.copy_out(base)  # the small disk holds capture/; it is unmounted next

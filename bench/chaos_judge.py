@@ -3,8 +3,9 @@
 ``judge(run)`` fills ``run.violations``: the verifier's verdict against what the fault
 allows, the session finalized or reported incomplete at the exact last row, the exit code and
 reason recorded and agreeing, the game's own counters (POSTs without a durable intent,
-duplicated guarded actions, POSTs against attempts), every attempt the game received present
-in the final journal, and no actor process left 10 s after the supervisor ended.
+duplicated guarded actions, POSTs against acknowledged attempts), no attempt whose intent's
+fsync failed sent (the actuator's logs), every attempt the game received present in the final
+journal, and no actor process left 10 s after the supervisor ended.
 """
 from __future__ import annotations
 
@@ -13,6 +14,7 @@ import datetime
 import glob
 import json
 import os
+import re
 
 from protocol.events import ActionAttempt, ActionResult, RecorderResumed, SessionEnd, SessionStopping
 from supervisor.capture.verify import verify_path
@@ -21,6 +23,16 @@ NORMAL = {"max_steps", "run_ended", "run_changed"}  # exit 0 (docs/supervision.m
 # Faults after which an acknowledged attempt may never have been sent (its sender died
 # holding it, or the game that counted it died): the game may count fewer POSTs than attempts.
 JOURNAL_REASONS = {"journal_failed", "intent_not_recorded", "result_not_recorded"}
+# journal:fsync: the supervisor finalizes with a restarted recorder that resumes the journal;
+# it reads the same profile, so its FaultPlan is armed again with the same N. Its own fsyncs
+# up to session_end are recorder_resumed's and session_end's: with N <= 2 the finalization
+# fails too and the honest verdict is incomplete; with N > 2 it must be finalized and intact.
+RESUMED_FSYNCS = 2
+# the actuator's log line when an intent's acknowledgement was refused because the fsync of
+# its group failed (actors/actuator/__main__.py _refused; the recorder's JournalWriter.end_group
+# message): the attempt row was written, never acknowledged, and must not be sent
+INTENT_FSYNC_FAILED = ("intent not recorded, request not sent", "fsync of the journal failed")
+RESULT_NOT_RECORDED = re.compile(r"actuator ERROR result of (\S+) not recorded")  # its _record_result
 STOP_RACE_S = 0.5  # a stop decided this close to a SIGTERM was decided before it counted
 MAY_LEAVE_UNSENT = ("kill:actuator", "stop:actuator", "kill:game", "stop:game",
                     "supervisor:kill", "disk_full")
@@ -45,6 +57,9 @@ class Run:
     posts: int | None = None
     intent_violations: int | None = None
     duplicates: int | None = None
+    nth: int | None = None  # journal:fail / journal:fsync: which append or fsync fails
+    unacknowledged: int = 0  # intents refused because their fsync failed (the actuator's log)
+    unrecorded_results: list[str] = dataclasses.field(default_factory=list)  # sent, result refused
     left_over: list[str] = dataclasses.field(default_factory=list)
     signalled_at: float | None = None  # wall-clock time a supervisor signal was sent
     stopping_at: float | None = None  # wall-clock time of the journal's session_stopping row
@@ -87,6 +102,22 @@ def game_stats_from_logs(runtime: str) -> dict | None:
     return out
 
 
+def actuator_evidence(runtime: str) -> tuple[int, list[str]]:
+    """From the actuator's logs (every actuator process): how many intents it was refused
+    because the fsync of their group failed (``INTENT_FSYNC_FAILED``; each such attempt row is
+    in the journal but was never acknowledged, so it must never be sent), and the attempts
+    whose result it obtained but could not record (``RESULT_NOT_RECORDED``: it sent them)."""
+    refused, unrecorded = 0, []
+    for path in glob.glob(os.path.join(runtime, "*.logs", "actuator.log")):
+        with open(path, encoding="utf-8", errors="replace") as fh:
+            for ln in fh:
+                refused += all(part in ln for part in INTENT_FSYNC_FAILED)
+                m = RESULT_NOT_RECORDED.search(ln)
+                if m:
+                    unrecorded.append(m.group(1))
+    return refused, unrecorded
+
+
 def judge(run: Run, game_stats: dict | None, posted: set[str] | None) -> None:
     """Fill ``run``'s evidence fields and ``run.violations``."""
     if not run.session_dir:
@@ -95,6 +126,7 @@ def judge(run: Run, game_stats: dict | None, posted: set[str] | None) -> None:
     rows, torn = read_journal(run.session_dir)
     _judge_journal(run, rows, torn)
     _judge_end(run, rows)
+    _judge_unacknowledged(run, rows)
     if run.target == "game":
         _judge_game(run, rows, game_stats, posted)
     if run.left_over:
@@ -117,10 +149,18 @@ def _judge_journal(run: Run, rows: list[dict], torn: list[int]) -> None:
         (not torn or torn == [len(rows) + len(torn)] or _resumed_over(rows, torn),
          f"torn line(s) {torn} not at the end and not named by a recorder_resumed row"),
     ]
-    if run.fault not in ("supervisor:kill", "disk_full") or not run.landed:
+    if (run.fault not in ("supervisor:kill", "disk_full") or not run.landed) \
+            and not _finalization_may_fail(run):
         checks.append((run.verdict == "intact", f"capture verify: {run.verdict} "
                                                 f"{_first_finding(report)}"))
     run.violations += [msg for ok, msg in checks if not ok]
+
+
+def _finalization_may_fail(run: Run) -> bool:
+    """journal:fsync with N <= RESUMED_FSYNCS: the recorder restarted to finalize fails its
+    own Nth fsync (session_end's at most), so incomplete is honest; intact is still allowed
+    (only with a session_end, checked above), damaged never."""
+    return run.fault == "journal:fsync" and run.nth is not None and run.nth <= RESUMED_FSYNCS
 
 
 def _resumed_over(rows: list[dict], torn: list[int]) -> bool:
@@ -167,7 +207,7 @@ def _judge_end(run: Run, rows: list[dict]) -> None:
 
 def _expected_end(run: Run) -> str | None:
     """The exit code and reason a session may end with after its fault; None when fine."""
-    if run.fault == "journal:fail":  # armed at the start: it landed if the session died of it
+    if run.fault.startswith("journal:"):  # armed at the start: landed if the session died of it
         run.landed = run.reason in JOURNAL_REASONS
     code, reason, fault = run.exit_code, run.reason, run.fault if run.landed else "none"
     if fault == "supervisor:kill":
@@ -179,6 +219,10 @@ def _expected_end(run: Run) -> str | None:
     if fault == "journal:fail":
         return None if code == 1 and run.verdict == "intact" else \
             f"exit {code} ({reason}), {run.verdict}, after a failed journal append"
+    if fault == "journal:fsync":  # the rows of the failed fsync stay in the file, unacknowledged
+        fine = code == 1 and reason in JOURNAL_REASONS and (
+            run.verdict == "intact" or (run.verdict == "incomplete" and _finalization_may_fail(run)))
+        return None if fine else f"exit {code} ({reason}), {run.verdict}, after a failed journal fsync"
     if fault == "disk_full":
         fine = (code == 1 and (reason in JOURNAL_REASONS | {"storage_failed"} or not run.finalized)) \
             or (code == 0 and reason in NORMAL)
@@ -196,6 +240,26 @@ def _already_stopping(run: Run) -> bool:
             and run.signalled_at is not None and run.stopping_at <= run.signalled_at + STOP_RACE_S)
 
 
+def _judge_unacknowledged(run: Run, rows: list[dict]) -> None:
+    """An attempt whose intent's fsync failed was never acknowledged, so it is never sent.
+    Which rows those are: the writer is unusable after a failed fsync, attempt rows are
+    durable (each in the group whose fsync acknowledges it), and the recorder restarted to
+    finalize takes no new intent (the session is stopping): the refused intents are the
+    journal's last attempt rows.
+    Sent shows as a result for one (a row, or the actuator's "result of X not recorded"). On
+    the game, the POST count (``_judge_game``) is the independent evidence; this check is all
+    the cartridge runs have (the emulator's stats row cannot be written once the journal broke)."""
+    if not run.unacknowledged:
+        return
+    attempts = [r["attempt_id"] for r in rows if r.get("event") == ActionAttempt.KIND]
+    unacked = set(attempts[-run.unacknowledged:])
+    results = {r.get("attempt_id") for r in rows if r.get("event") == ActionResult.KIND}
+    sent = sorted(unacked & (results | set(run.unrecorded_results)))
+    if sent:
+        run.violations.append(f"attempt(s) {sent} sent although their intent's fsync failed "
+                              "(never acknowledged)")
+
+
 def _judge_game(run: Run, rows: list[dict], stats: dict | None, posted: set[str] | None) -> None:
     if stats is None:
         run.violations.append("the game reported no counters (no GAME_STATS)")
@@ -203,14 +267,19 @@ def _judge_game(run: Run, rows: list[dict], stats: dict | None, posted: set[str]
     run.posts = stats["posts"]
     run.intent_violations = len(stats["intent_violations"])
     run.duplicates = stats["duplicate_guarded_actions"]
+    # an attempt whose intent's fsync failed is in the journal (the game's intent check finds
+    # its row) but was never acknowledged: it is not among the attempts that may be POSTed
+    acknowledged = run.attempts - run.unacknowledged
     checks = [
         (run.intent_violations == 0, f"{run.intent_violations} POST(s) without a durable intent: "
                                      f"{stats['intent_violations'][:2]}"),
         (run.duplicates == 0, f"{run.duplicates} duplicated guarded action(s)"),
-        (run.posts <= run.attempts, f"{run.posts} POSTs for {run.attempts} attempts (resent)"),
+        (run.posts <= acknowledged, f"{run.posts} POSTs for {acknowledged} acknowledged attempts"
+                                    f" of {run.attempts} (resent, or one sent unacknowledged)"),
     ]
     if run.fault not in MAY_LEAVE_UNSENT or not run.landed:
-        checks.append((run.posts == run.attempts, f"{run.posts} POSTs for {run.attempts} attempts"))
+        checks.append((run.posts == acknowledged, f"{run.posts} POSTs for {acknowledged} "
+                                                  f"acknowledged attempts of {run.attempts}"))
     if posted is not None:
         journal = {r["attempt_id"] for r in rows if r.get("event") == ActionAttempt.KIND}
         missing = posted - journal
