@@ -57,6 +57,7 @@ class Actuator(JournalActor):
         self._done_since = 0.0
         self.emulator_exits = 0  # actor_exit rows of the emulator seen so far
         self.standing = None  # the recorder_client.StandingIntent, once first parked
+        self.journal_failed = False  # an intent was refused because the journal failed: act no more
         if hasattr(self.sink, "watch"):
             self.sink.watch = self.watch_emulator
 
@@ -108,6 +109,8 @@ class Actuator(JournalActor):
             self.collect()
 
     def on_caught_up(self) -> None:
+        if self.journal_failed:  # the session is stopping: never ask again for an intent whose
+            return               # fsync failed (its row is in the file, never acknowledged)
         self.recover_orphans()
         self.act_on_queue()
         self.park_standing()
@@ -239,6 +242,7 @@ class Actuator(JournalActor):
     def _refused(self, code: str, message: str) -> None:
         if code in ("journal_failed", "storage_failed"):
             log.error("intent not recorded, request not sent: %s", message)
+            self.journal_failed = True
             self.ctx.request_stop("intent_not_recorded", message)
         else:
             log.warning("intent refused, request not sent: %s", message)

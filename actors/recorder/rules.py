@@ -211,7 +211,17 @@ class Recorder:
             raise Refusal("session_finalized", "the session is finalized; nothing more is recorded")
 
     def handlers(self) -> dict[type, Callable]:
-        """The writer endpoint's requests and their handlers."""
+        """The writer endpoint's requests and their handlers; once the journal is broken,
+        each refuses (``JournalError``) before anything, repeats included."""
+        return {t: self._usable(h) for t, h in self._handlers().items()}
+
+    def _usable(self, handler: Callable) -> Callable:
+        def call(m):
+            self.writer.check_usable()
+            return handler(m)
+        return call
+
+    def _handlers(self) -> dict[type, Callable]:
         return {req.StoreObservation: self.on_store_observation,
                 req.ReportObservationError: self.on_report_observation_error,
                 req.RecordProposal: self.on_record_proposal,

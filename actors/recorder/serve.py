@@ -205,7 +205,8 @@ class RecorderServer:
                                       time.monotonic() + min(env.body.wait_ms, MAX_WAIT_MS) / 1000))
             return None
         if env is not None and isinstance(env.body, req.AwaitIntent) and endpoint == "recorder" \
-                and (self.recorder.executable is None or env.body.wait_ms <= 0):
+                and (self.recorder.executable is None or env.body.wait_ms <= 0) \
+                and not self.recorder.writer.broken:  # (broken: refused at once, by the handler)
             self._drop_awaiting(env.sender)  # one standing intent per sender: the newest
             if env.body.wait_ms <= 0:  # a withdrawal
                 self._reply(sock, frames[:-1], NoIntent(reply_to=env.id))
@@ -225,7 +226,7 @@ class RecorderServer:
             self._drop_awaiting(body.fields.get("actor"))
         if self.awaiting and self.recorder.executable is not None:
             w = self.awaiting.pop(0)
-            reply = self.answer(req.AwaitIntent.TYPE, lambda: self.recorder.on_await_intent(w.body))
+            reply = self.answer(req.AwaitIntent.TYPE, lambda: self.writers[req.AwaitIntent](w.body))
             replies.insert(0, (w.routing, dataclasses.replace(reply, reply_to=w.msg_id)))  # the step's next hop: first
 
     def _drop_awaiting(self, sender) -> None:

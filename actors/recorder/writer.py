@@ -103,14 +103,21 @@ class JournalWriter:
             self.fd = os.open(path, os.O_WRONLY | os.O_APPEND)
             if end.ends_torn:
                 os.write(self.fd, b"\n")
-                os.fsync(self.fd)
                 self.offset += 1
+            os.fsync(self.fd)  # the rows it adopts (some perhaps never fsynced) are durable first
         else:
             self.sequence, self.last_digest, self.offset, self.lines = 0, GENESIS, 0, 0
             self.fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_EXCL, 0o644)
         self.broken: str | None = None
         self._grouped = False
         self._sync_due = False
+
+    def check_usable(self) -> None:
+        """Raises ``JournalError`` once an append or fsync has failed: from then on nothing is
+        acknowledged, not even a repeat answered from rows already written (they may not be
+        durable)."""
+        if self.broken:
+            raise JournalError(f"journal unusable after an earlier failure: {self.broken}")
 
     @property
     def grouped(self) -> bool:
@@ -134,8 +141,7 @@ class JournalWriter:
 
     def append(self, event: str, fields: dict[str, Any], *, durable: bool = False) -> tuple[dict, int]:
         """Append one row; return it and its byte offset. Raises ``JournalError``."""
-        if self.broken:
-            raise JournalError(f"journal unusable after an earlier failure: {self.broken}")
+        self.check_usable()
         self.faults.check(event)
         row = dict(fields)
         row.update(schema_version=SCHEMA_VERSION, session=self.session_id,

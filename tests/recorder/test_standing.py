@@ -12,7 +12,8 @@ from actors.runtime.transport import send_envelope
 from protocol.events import ActionAttempt, ActorExit
 from protocol.from_recorder import IntentAck, NoIntent, ObservationStored, RecorderError, Rows
 from protocol.message import from_item
-from protocol.to_recorder import AwaitIntent, Follow, RecordBatch, RecordEvent, RecordIntent, StoreObservation
+from protocol.to_recorder import (AwaitIntent, Follow, RecordBatch, RecordEvent, RecordIntent, RecordResult,
+                                  StoreObservation)
 
 from .conftest import SESSION, kinds, proposal, rows
 
@@ -242,3 +243,20 @@ def test_a_follower_gets_a_row_before_its_fsync_and_the_writer_only_after(serve,
         assert isinstance(second, RecorderError) and second.code == "journal_failed"
     else:
         assert isinstance(second, IntentAck) and second.sequence == first.rows[0]["sequence"]
+
+
+def test_a_broken_journal_acknowledges_no_repeat_of_a_row_it_wrote_but_never_made_durable(serve, peers):
+    # found by the fault campaign (journal:fsync): the intent's fsync failed, the same
+    # request again was answered from the index with an intent_ack, and the action was sent
+    s = serve({"recorder": {"inject_failure": {"event": "fsync", "nth": 2}}})
+    s.ask(proposal("p1", observed(s)))
+    first = s.ask(RecordIntent(proposal_id="p1", requester="a"))
+    assert isinstance(first, RecorderError) and first.code == "journal_failed"
+    again = s.ask(RecordIntent(proposal_id="p1", requester="a"))
+    assert isinstance(again, RecorderError) and again.code == "journal_failed"
+    [attempt] = attempts(s)
+    reply = s.ask(RecordResult(attempt_id=attempt["attempt_id"], outcome="accepted"))
+    assert isinstance(reply, RecorderError) and reply.code == "journal_failed"
+    act = peers(s)
+    act.send(AwaitIntent(requester="a", wait_ms=20_000))
+    assert isinstance(act.receive(), RecorderError)
