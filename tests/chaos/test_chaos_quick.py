@@ -26,7 +26,7 @@ from chaos_judge import Run, judge  # noqa: E402
 
 pytestmark = pytest.mark.timeout(240)
 
-FAULTS = ["kill:actuator", "pyboy/kill:emulator", "supervisor:kill", "game:close"]
+FAULTS = ["kill:actuator", "pyboy/kill:emulator", "supervisor:kill", "game:close", "journal:fsync"]
 
 
 def rows(session_dir: str) -> list[dict]:
@@ -93,6 +93,14 @@ def test_a_closed_connection_is_one_unknown_or_failed_read_never_a_resend(campai
     else:
         assert [x for x in journal if x.get("event") == "observation_error"]
     assert r["posts"] == r["attempts"] and r["intent_violations"] == 0
+
+
+def test_a_failed_journal_fsync_ends_the_session_and_its_rows_are_never_acknowledged(campaign):
+    _, _, runs = campaign
+    r = runs["journal:fsync"]
+    assert r["exit_code"] == 1 and r["reason"] in ("journal_failed", "intent_not_recorded", "result_not_recorded")
+    assert r["verdict"] in ("intact", "incomplete") and r["intent_violations"] == 0 and r["duplicates"] == 0
+    assert r["posts"] <= r["attempts"]
 
 
 def test_the_judge_fails_a_journal_with_one_changed_byte(campaign, tmp_path):
