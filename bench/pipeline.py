@@ -16,7 +16,9 @@ What one run measures, on the built-in game (``run/profiles/demo.yaml`` with
 3. **Profiles**: one more session with ``GAMERIG_PROFILE_DIR`` (each actor dumps cProfile
    statistics of its main thread): per actor, its busy time per step and its top functions.
 4. **Intent acknowledgement**: a real recorder process started for the bench; the bench is
-   its client, and times each ``RecordIntent`` from send to the decoded ``IntentAck``.
+   its client, and times each ``RecordIntent`` from send to the decoded ``IntentAck``; and,
+   as the pipeline's steps get it, from sending a proposal to the ``IntentAck`` of a standing
+   ``AwaitIntent`` parked before it.
 5. **Start-up** (spawn to the first observation row) and **memory**: the summed RSS of the
    session's process tree (supervisor and actors), sampled every 0.2 s during each round.
 6. **Concurrency**: 1, 2, 4 and 8 sessions started at once (``--counts``), each
@@ -55,13 +57,14 @@ from protocol.journal import iter_lines  # noqa: E402
 
 DEFAULT_PROFILE = "run/profiles/demo.yaml"
 STAGES = (("read_ms", "GET of the state (the observation row's read_ms)"),
-          ("obs_prop", "observation → proposal: the row to the policy, decide, record_proposal"),
-          ("prop_att", "proposal → attempt: status row, row to the actuator, record_intent, "
-                       "observation file + dir fsync"),
+          ("obs_prop", "observation → proposal: the row to the policy (the observation file's and "
+                       "directory's fsync meanwhile), decide, record_proposal"),
+          ("prop_att", "proposal → attempt: the status row, the attempt row (the standing intent, "
+                       "same group)"),
           ("att_res", "attempt → result: the intent's fsync, the ack, the POST, record_result"),
           ("request_ms", "… of which the POST (the result row's request_ms)"),
-          ("res_obs", "result → next observation: the result's fsync, the row to the observer, "
-                      "GET state (+ compendium), store"))
+          ("res_obs", "result → next observation: the row to the observer (the result's fsync "
+                      "meanwhile), GET state (+ compendium), store"))
 #: functions whose own time is blocking, not work (cProfile's names for them)
 WAITS = ("zmq/sugar/poll.py:80(poll)", "<method 'acquire' of '_thread.lock' objects>",
          "<built-in method time.sleep>", "<method 'poll' of 'select.epoll' objects>",
@@ -422,6 +425,10 @@ def print_rest(res: list[dict], probe: dict[str, list[float]], conc: list[dict])
     ack = probe["record_intent"]
     print(f"\nIntent acknowledgement: p50 {pct(ack, 50):.2f} ms, p99 {pct(ack, 99):.2f} ms, max {max(ack):.2f} ms "
           f"over {len(ack)} intents (target p99 < 2 ms)")
+    standing = probe["await_intent"]
+    print(f"  by a standing intent, as the pipeline's steps get it (proposal sent → intent_ack decoded: the "
+          f"proposal's rows, the attempt row, one fsync): p50 {pct(standing, 50):.2f} ms, p99 "
+          f"{pct(standing, 99):.2f} ms, max {max(standing):.2f} ms over {len(standing)}")
     print("  method: a real recorder process (python -m actors.recorder) started for the bench; the bench "
           "stands in for the supervisor's control endpoint and is the recorder's client over its real "
           "ZeroMQ endpoint. Each probe stores a fresh observation (a state of the session above), records "

@@ -55,7 +55,8 @@ from actors.sts2mcp import GameClient, ReadFailed  # noqa: E402
 from protocol.actor_to_supervisor import Hello  # noqa: E402
 from protocol.from_recorder import IntentAck, ObservationStored, ProposalRecorded, Recorded  # noqa: E402
 from protocol.supervisor_to_actor import Ping, StopActor, Welcome  # noqa: E402
-from protocol.to_recorder import RecordIntent, RecordProposal, RecordResult, StoreObservation  # noqa: E402
+from protocol.to_recorder import (AwaitIntent, RecordIntent, RecordProposal, RecordResult,  # noqa: E402
+                                  StoreObservation)
 
 # -- the built-in game as its own server -----------------------------------------------------
 class GameServer:
@@ -288,6 +289,9 @@ class AckProbe:
         self.client = self.zctx.socket(zmq.DEALER)
         self.client.setsockopt(zmq.LINGER, 0)
         self.client.connect(self.endpoints["recorder"])
+        self.standing = self.zctx.socket(zmq.DEALER)  # the actuator's standing intent
+        self.standing.setsockopt(zmq.LINGER, 0)
+        self.standing.connect(self.endpoints["recorder"])
 
     def _control(self) -> None:
         sock = self.zctx.socket(zmq.ROUTER)
@@ -333,8 +337,9 @@ class AckProbe:
         """``count`` steps, each a fresh observation, an executable proposal, its intent and
         its result; every round trip (send → reply decoded) timed, in ms, by request type."""
         out: dict[str, list[float]] = {n: [] for n in ("store_observation", "record_proposal",
-                                                      "record_intent", "record_result")}
+                                                      "record_intent", "record_result", "await_intent")}
         for i in range(count):
+            self._standing_step(out, states[i % len(states)])
             stored = self._timed(out, StoreObservation(read_id=uuid.uuid4().hex, state=states[i % len(states)],
                                                        read_ms=0.0), ObservationStored)
             pid = uuid.uuid4().hex
@@ -345,6 +350,29 @@ class AckProbe:
             self._timed(out, RecordResult(attempt_id=ack.attempt_id, outcome="accepted", http_status=200,
                                           response={"status": "ok"}, request_ms=0.0), Recorded)
         return out
+
+    def _standing_step(self, out: dict, state: dict) -> None:
+        """One step as the pipeline takes it: a standing intent parked (``await_intent``, on
+        a socket of its own, as the actuator's), then the proposal; timed from sending the
+        proposal to the decoded ``intent_ack`` on the standing socket (the proposal's rows,
+        the attempt row, their one fsync, the ack)."""
+        stored = self.request(StoreObservation(read_id=uuid.uuid4().hex, state=state, read_ms=0.0),
+                              ObservationStored)
+        env = protocol.wrap(AwaitIntent(requester="bench-standing", wait_ms=30_000), session=self.sid,
+                            sender="bench-actuator")
+        self.standing.send(protocol.encode(env))
+        start = time.perf_counter()
+        self.request(RecordProposal(proposal_id=uuid.uuid4().hex, observation_id=stored.observation_id,
+                                    action="end_turn", parameters={}, reason="ack probe", source="bench",
+                                    wish="execute"), ProposalRecorded)
+        if not self.standing.poll(30_000):
+            raise RuntimeError("await_intent: no intent_ack within 30 s")
+        ack = protocol.decode(self.standing.recv()).body
+        if not isinstance(ack, IntentAck) or ack.reply_to != env.id:
+            raise RuntimeError(f"await_intent: the recorder answered {ack!r}")
+        out["await_intent"].append((time.perf_counter() - start) * 1000)
+        self.request(RecordResult(attempt_id=ack.attempt_id, outcome="accepted", http_status=200,
+                                  response={"status": "ok"}, request_ms=0.0), Recorded)
 
     def _timed(self, out: dict, body, expect: type):
         start = time.perf_counter()
@@ -362,6 +390,7 @@ class AckProbe:
             self.proc.wait(5)
         if hasattr(self, "client"):
             self.client.close(0)
+            self.standing.close(0)
         self.zctx.term()
         self.log.close()
         for name in os.listdir(self.sock_dir):
