@@ -9,8 +9,11 @@ observations in a row without progress and without an accepted action, lasting a
    many reads, the last attempts and the game's last refusals — so the journal says what the
    policy was doing;
 2. each of the screen's documented ways out (``escapes`` from the screen rules, taken from the
-   mod's actions for that screen) is proposed once, marked ``escape: true``, skipping any the
-   policy memory refuses (rejected too often, or accepted without effect);
+   mod's actions for that screen) is proposed once per round, marked ``escape: true``,
+   skipping any the policy memory refuses (rejected too often, or accepted without effect);
+   once a round is spent, a new one begins ``stall_after_s`` after the last began (a way out
+   refused for a passing reason — "the game is busy" — gets another chance; the policy
+   memory's limit on identical refusals ends the retries of one the game keeps refusing);
 3. once none is left and ``stuck_seconds`` passed since the last progress, the policy stops the
    session with reason ``stuck`` and the same ``stall`` record.
 
@@ -43,6 +46,7 @@ class StallWatch:
         self.reads = 0
         self.reported = False
         self.tried: set[str] = set()
+        self.round_began = self.since  # when this round of ways out began
         self.history: collections.deque = collections.deque(maxlen=8)
 
     def observe(self, state_digest: str, popup: bool = False) -> None:
@@ -102,18 +106,30 @@ class StallWatch:
             p.extra["stall"] = self.record(screen)
             p.reason = f"stalled on {screen}: {p.reason}; trying the screen's ways out next"
             return p
-        for e in escapes:
-            key = action_key(e.action, e.parameters)
-            if e.wish == "execute" and key not in self.tried and allowed(e):
-                self.tried.add(key)
-                e.extra.update(escape=True, stall=self.record(screen))
-                e.reason = f"stalled on {screen}: way out: {e.reason}"
-                return e
+        e = self._way_out(escapes, allowed)
+        if e is None and self.tried and now - self.round_began >= self.stall_after_s:
+            self.tried = set()  # a new round
+            e = self._way_out(escapes, allowed)
+        if e is not None:
+            if not self.tried:
+                self.round_began = now
+            self.tried.add(action_key(e.action, e.parameters))
+            e.extra.update(escape=True, stall=self.record(screen))
+            e.reason = f"stalled on {screen}: way out: {e.reason}"
+            return e
         if idle < self.stuck_s:
             return p
         info = self.record(screen)
         return Proposal.stop("stuck", extra={"stall": info,
                                              "stuck_on": f"{screen} for {info['seconds']:.0f}s: {describe(info)}"})
+
+
+    def _way_out(self, escapes: list[Proposal], allowed: Callable[[Proposal], bool]) -> Proposal | None:
+        """The first way out not yet tried in this round that the policy memory allows."""
+        for e in escapes:
+            if e.wish == "execute" and action_key(e.action, e.parameters) not in self.tried and allowed(e):
+                return e
+        return None
 
 
 def describe(info: dict) -> str:

@@ -141,13 +141,37 @@ def test_a_stall_is_journalled_ways_out_tried_then_the_session_stops_stuck(monke
     stall_rows = [r for r in rows if "stall" in r]
     assert stall_rows[0]["wish"] == "wait" and stall_rows[0]["stall"]["screen"] == "overlay"
     escapes = [r for r in rows if r.get("escape")]
-    assert [r["action"] for r in escapes] == ["proceed"]
+    # a round of ways out every stall_after_seconds; the third identical refusal on this very
+    # state ends the retries of the one the game keeps refusing (the policy memory's limit)
+    assert [r["action"] for r in escapes] == ["proceed"] * 3
+    reads_apart = [rows.index(b) - rows.index(a) for a, b in zip(escapes, escapes[1:])]
+    assert all(n * 0.5 >= d.policy.stall.stall_after_s for n in reads_apart), reads_apart
     last = rows[-1]
     assert last["wish"] == "stop" and last["action"] is None and p.reason == "stuck"
     assert last["stuck_on"].startswith("overlay for ")
     assert last["stall"]["refusals"][-1]["error"] == "No proceed button available or enabled"
     assert rows.index(escapes[0]) > rows.index(stall_rows[0])
     assert (len(rows) - 1) * 0.5 <= 20 + 0.5, "ends within stuck_seconds of the last change"
+
+
+def test_a_way_out_refused_for_a_passing_reason_is_tried_again_and_ends_the_stall(monkeypatch):
+    # found by a 24,000-step soak of the hostile profile: the one way out off a popup over the
+    # game over met the game's "busy" refusal once, was never tried again, and the session
+    # ended stuck
+    clock = Clock(monkeypatch)
+    d = Driver(stuck_seconds=20)
+    st = sample("overlay")
+    answers = iter([("rejected", "Action rejected: the game is busy"), ("accepted", None)])
+    escapes = []
+    for _ in range(80):
+        p = d.see(st)
+        if p.wish == "execute":
+            escapes.append(p.action)
+            d.answer(*next(answers))
+        if p.wish == "stop" or len(escapes) == 2:
+            break
+        clock.advance(0.5)
+    assert escapes == ["proceed", "proceed"], "tried again after the busy refusal, before any stop"
 
 
 def test_a_state_that_keeps_changing_with_nothing_accepted_still_ends_stuck(monkeypatch):
