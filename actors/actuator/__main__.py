@@ -34,6 +34,7 @@ RESULT_BATCH = 4       # pipelined results are recorded this many at a time ...
 RESULT_WAIT_S = 0.01   # ... or after this long, or when nothing else is in flight
 STANDING_MS = 500      # a standing intent's wait_ms; asked again after a no_intent
 STANDING_LOST_S = 2.0  # no reply this long after its wait_ms: the recorder restarted, ask anew
+PIPELINED = f"{ev.Proposal.KIND}.pipeline_depth"  # a wake entry: a proposal decided ahead
 ORPHAN_ERROR = ("the actuator holding this attempt exited before recording a result; "
                 "the request may or may not have been sent, and it is not sent again")
 
@@ -96,11 +97,12 @@ class Actuator(JournalActor):
         return [self.sink.socket] if self.sink.socket is not None else []
 
     def wake_kinds(self) -> tuple[str, ...] | None:
-        """While a standing intent is parked, an execute status row needs no wake-up: the
-        standing request's reply brings the intent."""
+        """While a standing intent is parked, an ordinary execute needs no wake-up (the
+        standing request's reply brings its intent) but a pipelined proposal does: the
+        recorder never hands those to a standing intent (its status row comes with it)."""
         kinds = super().wake_kinds()
         if kinds is not None and self.standing is not None and self.standing.parked:
-            kinds = tuple(k for k in kinds if k != ev.ProposalStatus.KIND)
+            kinds = tuple(k for k in kinds if k != ev.ProposalStatus.KIND) + (PIPELINED,)
         return kinds
 
     def on_wake(self) -> None:
@@ -140,15 +142,20 @@ class Actuator(JournalActor):
             self.handled[reply.proposal_id] = None
             if reply.proposal_id in self.queue:
                 self.queue.remove(reply.proposal_id)
-            self._record(reply.attempt_id, self.sink.send(reply.action, reply.parameters, reply.attempt_id))
+            self._send(reply)
+
+    def withdraw_standing(self) -> None:
+        """Take the parked standing intent back (acting on an intent it got before)."""
+        if self.standing is not None and self.standing.parked:
+            for reply in self.standing.withdraw():
+                self.act_on_standing(reply)
 
     def on_stop(self) -> None:
         self.drain(float(self.ctx.setting("emulator.step_timeout_s", 5)))
 
     def close(self) -> None:
         if self.standing is not None:  # no intent may be recorded for an actuator gone
-            for reply in self.standing.withdraw():
-                self.act_on_standing(reply)
+            self.withdraw_standing()
             self.standing.close()
         self.sink.close()
         self.recorder.close()
@@ -185,6 +192,7 @@ class Actuator(JournalActor):
                 self.handled[pid] = None
                 self._act(pid)
                 continue
+            self.withdraw_standing()  # no ordinary step may go while pipelined ones are in flight
             run = []  # consecutive pipelined proposals: one batch of intents
             while self.queue and len(run) < MAX_BATCH:
                 pid = self.queue[0]
@@ -264,6 +272,10 @@ class Actuator(JournalActor):
         except RequestFailed as exc:
             log.error("no acknowledgement, request not sent: %s", exc)
             return
+        self._send(ack)
+
+    def _send(self, ack: IntentAck) -> None:
+        """The acknowledged request, sent once; then its result recorded."""
         self._record(ack.attempt_id, self.sink.send(ack.action, ack.parameters, ack.attempt_id))
 
     def _record(self, attempt_id: str, outcome) -> None:

@@ -35,9 +35,9 @@ class PolicyDriver(JournalActor):
     """The policy actor's loop: replay each row through the policy's hooks (``on_row``);
     once caught up, decide on the ``pending`` observation and record it (``propose``)."""
     PACE_S = 0.004  # while decisions are ahead of their results, take rows in batches
-    #: what it decides on; and a result, so that its memory takes it in while the next state
-    #: is read, not after (the other rows come along with these)
-    WAKE = (ev.Observation.KIND, ev.ActionResult.KIND)
+    #: what it decides on (the other rows come along with it; waking for results too, to take
+    #: them in during the next read, measured slower: bench/step_ab.py, CPU beside the read)
+    WAKE = (ev.Observation.KIND,)
 
     def __init__(self, ctx: ActorContext, policy: Policy, follower=None,
                  recorder: RecorderClient | None = None):

@@ -23,6 +23,7 @@ Refusal codes and the rule behind each:
     reserved_event       ``record_event`` for a kind only its own request records
     session_finalized    anything new once ``session_end`` is written
     no_executable        (internal) an ``await_intent`` with no proposal to take: it is parked
+    bad_cursor, bad_wake (serve.py) a follow after a negative sequence, or with malformed ``wake``
 
 Repeats are idempotent: the same ``read_id``, ``proposal_id``, intent by the same requester,
 ``attempt_id`` result or event ``key`` is answered from the journal, not appended again.
@@ -240,10 +241,7 @@ class Recorder:
             oid = f"o-{number:06d}"
             sha = files.write_observation(self.root, relpath, m.state)
             self.executable = None  # a newer read supersedes a proposal not yet attempted
-            if self.writer.grouped:  # fsynced by ``commit``, after the row went to its followers
-                self.undurable.append(relpath)
-            else:
-                self.make_durable(relpath)
+            self.make_durable_by_reply(relpath)
             state_type = m.state.get("state_type")
             row = self.append(Observation(
                 observation_id=oid, path=relpath, sha256=sha, step=self.index.observations + 1,
@@ -255,9 +253,20 @@ class Recorder:
                 self._identity_rows(oid, m.identity)
             return ObservationStored(reply_to="", observation_id=oid, sequence=row["sequence"],
                                      path=relpath, sha256=sha, step=row["step"])
+        path = self.observation_path(done.observation_id)
+        self.make_durable_by_reply(path)  # a repeat to a resumed recorder: its file was perhaps never fsynced
         return ObservationStored(reply_to="", observation_id=done.observation_id, sequence=done.sequence,
-                                 path=self.observation_path(done.observation_id), sha256=done.sha256,
-                                 step=done.step)
+                                 path=path, sha256=done.sha256, step=done.step)
+
+    def make_durable_by_reply(self, relpath: str) -> None:
+        """The observation file and its directory fsynced before the reply: by ``commit``
+        inside a group (after the row went to its followers), else now."""
+        if relpath in self.durable_files:
+            return
+        if self.writer.grouped:
+            self.undurable.append(relpath)
+        else:
+            self.make_durable(relpath)
 
     def commit(self) -> None:
         """End the group: fsync the observation files stored in it (and their directory),

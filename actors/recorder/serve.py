@@ -19,7 +19,8 @@ plus ``record_batch`` and ``follow``) and the read-only stream endpoint taps att
   until a proposal becomes executable, then gets that proposal's intent, recorded in the same
   group (so acknowledged after the same fsync); ``no_intent`` at its ``wait_ms``. One per
   sender: a newer one replaces it, and the sender's ``actor_exit`` row drops it, so an intent
-  is not recorded for an actuator known to be gone.
+  is not recorded for an actuator known to be gone (a replaced or dropped request is answered
+  ``no_intent``; a withdrawal too, with the group's replies, after any intent it got before).
 * **Errors** — ``RecorderServer.error_reply`` is the one place an exception becomes a
   ``recorder_error`` reply (a ``Refusal``'s own code, ``journal_failed``, ``storage_failed``,
   ``bad_request``); the journal and storage failures also ask the supervisor to stop.
@@ -66,21 +67,36 @@ class Parked:
     wakes: Callable[[dict], bool] | None = None  # ``follow.wake`` as a test of one row
 
 
+def wake_error(wake: list[str] | None) -> str | None:
+    """What is wrong with a follow's ``wake`` entries, or None when they are fine."""
+    if wake is None:
+        return None
+    if not wake:
+        return "wake names no row (null: every row wakes the follow)"
+    for n, entry in enumerate(wake):
+        kind, dot, condition = entry.partition(".")
+        if not kind or "=" in kind or (dot and not condition.partition("=")[0]):
+            return f"wake[{n}] {entry!r}: expected 'kind', 'kind.field' or 'kind.field=value'"
+    return None
+
+
 def wake_test(wake: list[str]) -> Callable[[dict], bool]:
-    """A follow's ``wake`` entries (``kind`` or ``kind.field=value``) as a test of one row."""
+    """A follow's ``wake`` entries as a test of one row: ``kind`` (any row of it),
+    ``kind.field`` (the field present and not null), ``kind.field=value`` (compared as text)."""
     kinds: set[str] = set()
-    fields: dict[str, list[tuple[str, str]]] = {}
+    fields: dict[str, list[tuple[str, str | None]]] = {}
     for entry in wake:
         kind, _, condition = entry.partition(".")
         if not condition:
             kinds.add(kind)
             continue
-        name, _, value = condition.partition("=")
-        fields.setdefault(kind, []).append((name, value))
+        name, eq, value = condition.partition("=")
+        fields.setdefault(kind, []).append((name, value if eq else None))
 
     def wakes(row: dict) -> bool:
         kind = row.get("event")
-        return kind in kinds or any(str(row.get(name)) == value for name, value in fields.get(kind, ()))
+        return kind in kinds or any(row.get(name) is not None if value is None else str(row.get(name)) == value
+                                    for name, value in fields.get(kind, ()))
     return wakes
 
 
@@ -178,7 +194,7 @@ class RecorderServer:
             except zmq.Again:
                 break
             env = self._decode(sock, frames, "recorder")
-            if env is None:
+            if env is None or self._standing(env, sock, frames[:-1], replies):
                 continue
             if not isinstance(env.body, (*GROUPED, req.RecordBatch)):
                 replies = self._commit(replies)  # finalizing writes its files in order: no deferred fsync
@@ -200,23 +216,28 @@ class RecorderServer:
         """The request's envelope, or None when there is nothing to answer now (an
         undecodable frame, counted; or a follow, parked until rows come)."""
         env = decode_or_count(frames[-1], self.ctx.counters, endpoint)
-        if env is not None and isinstance(env.body, req.Follow) and env.body.after >= 0:
-            self.parked.append(Parked(sock, frames[:-1], env.id, env.body,
-                                      time.monotonic() + min(env.body.wait_ms, MAX_WAIT_MS) / 1000))
-            return None
-        if env is not None and isinstance(env.body, req.AwaitIntent) and endpoint == "recorder" \
-                and (self.recorder.executable is None or env.body.wait_ms <= 0) \
-                and not self.recorder.writer.broken:  # (broken: refused at once, by the handler)
-            self._drop_awaiting(env.sender)  # one standing intent per sender: the newest
-            if env.body.wait_ms <= 0:  # a withdrawal
-                self._reply(sock, frames[:-1], NoIntent(reply_to=env.id))
-                return None
-            self.awaiting.append(Awaiting(sock, frames[:-1], env.id, env.body, env.sender,
-                                          time.monotonic() + min(max(env.body.wait_ms, 0), MAX_WAIT_MS) / 1000))
+        if env is not None and isinstance(env.body, req.Follow) and env.body.after >= 0 \
+                and wake_error(env.body.wake) is None:  # (else refused by ``_answer``)
+            self.parked.append(Parked(sock, frames[:-1], env.id, env.body, _deadline(env.body.wait_ms)))
             return None
         return env
 
     # -- standing intents ---------------------------------------------------------------------
+    def _standing(self, env, sock: zmq.Socket, routing: list[bytes], replies: list) -> bool:
+        """Park an ``await_intent``, or take a withdrawal (``wait_ms`` 0, answered with the
+        group's replies: after any intent it got before); True when done here. Not when a
+        proposal waits to be taken or the journal is broken: the handler answers then."""
+        body = env.body
+        if not isinstance(body, req.AwaitIntent) or self.recorder.writer.broken \
+                or (body.wait_ms > 0 and self.recorder.executable is not None):
+            return False
+        self._drop_awaiting(env.sender)  # one standing intent per sender: the newest
+        if body.wait_ms <= 0:
+            replies.append((routing, NoIntent(reply_to=env.id)))
+        else:
+            self.awaiting.append(Awaiting(sock, routing, env.id, body, env.sender, _deadline(body.wait_ms)))
+        return True
+
     def _after_request(self, env, replies: list[tuple[list[bytes], object]]) -> None:
         """After each writer request: a proposal that became executable goes to the oldest
         parked ``await_intent`` (its reply joins the group's); an ``actor_exit`` row drops
@@ -230,7 +251,11 @@ class RecorderServer:
             replies.insert(0, (w.routing, dataclasses.replace(reply, reply_to=w.msg_id)))  # the step's next hop: first
 
     def _drop_awaiting(self, sender) -> None:
-        self.awaiting = [w for w in self.awaiting if w.sender != sender]
+        """Drop ``sender``'s parked ``await_intent``, answered ``no_intent`` (a live sender
+        asks again at once; a dead one's answer goes nowhere)."""
+        for w in [w for w in self.awaiting if w.sender == sender]:
+            self.awaiting.remove(w)
+            self._reply(w.sock, w.routing, NoIntent(reply_to=w.msg_id))
 
     def _expire_awaiting(self) -> None:
         """``no_intent`` to each parked ``await_intent`` whose ``wait_ms`` passed."""
@@ -242,8 +267,10 @@ class RecorderServer:
     def _answer(self, env, handlers: dict, read_only: bool = False):
         def call():
             body = env.body
-            if isinstance(body, req.Follow):
+            if isinstance(body, req.Follow) and body.after < 0:
                 raise Refusal("bad_cursor", f"follow after {body.after}: must be >= 0")
+            if isinstance(body, req.Follow):
+                raise Refusal("bad_wake", f"follow: {wake_error(body.wake)}")
             handler = handlers.get(type(body))
             if handler is None and read_only:
                 self._refuse_write(env)
@@ -267,7 +294,7 @@ class RecorderServer:
         """Whether a parked follow is answered now (before its deadline): rows wait after its
         cursor and, if it names ``wake`` entries, one of them wakes it or ``max_rows`` wait."""
         last = self.recorder.writer.sequence
-        after, limit = p.follow.after, max(1, min(p.follow.max_rows, MAX_ROWS))
+        after, limit = p.follow.after, _limit(p.follow)
         if last <= after:
             return False
         if p.follow.wake is None or last - after >= limit:
@@ -302,7 +329,7 @@ class RecorderServer:
             if now < p.deadline and not self._due(p):
                 keep.append(p)
                 continue
-            rows = rec.rows_after(p.follow.after, max(1, min(p.follow.max_rows, MAX_ROWS)))
+            rows = rec.rows_after(p.follow.after, _limit(p.follow))
             states = None
             if p.follow.with_states:
                 states = {r["observation_id"]: s for r in rows if r["event"] == Observation.KIND
@@ -314,6 +341,14 @@ class RecorderServer:
                 self._reply(p.sock, p.routing, Rows(reply_to=p.msg_id, rows=rows[:1],
                                                     last_sequence=rec.writer.sequence))
         self.parked = keep
+
+
+def _deadline(wait_ms: int) -> float:
+    return time.monotonic() + min(max(wait_ms, 0), MAX_WAIT_MS) / 1000
+
+
+def _limit(follow: req.Follow) -> int:
+    return max(1, min(follow.max_rows, MAX_ROWS))
 
 
 def _batch_item(n: int, item: dict):

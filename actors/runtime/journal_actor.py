@@ -23,10 +23,11 @@ then results and decisions come a pipeline at a time, so taking rows in batches 
 recorder and the actor many round trips without delaying anything. One-at-a-time steps are
 never delayed. A consumer that only counts (the supervisor's watch) never awaits a row.
 
-Waking (``wake_kinds``): the event kinds the actor acts on at once, declared as ``WAKE``
-(None: every kind; also while the follow is paced). The follow request carries them: the recorder answers it when such a row
-is appended, and the other rows come along in the same reply, so a row wakes only the actors
-that act on it (``actors.runtime.follow``). ``session_stopping`` is always among them. Rows
+Waking (``wake_kinds``): the rows the actor acts on at once, declared as ``WAKE`` (None:
+every row; so too while the follow is paced). The follow request carries them: the recorder
+answers it when such a row is appended, and the other rows come along in the same reply, so
+a row wakes only the actors that act on it (``actors.runtime.follow``; an entry is a kind,
+``kind.field`` or ``kind.field=value``). ``session_stopping`` is always among them. Rows
 still arrive all and in order; a kind left out only comes later (at the next waking row, or
 after the follow's ``wait_ms``).
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 import socket
 import threading
 
+import httpx
 import pytest
 import zmq
 
@@ -42,6 +43,13 @@ def executed(live: LiveRecorder, pid: str, action: str = "end_turn") -> str:
     return pid
 
 
+def game_posts(live: LiveRecorder) -> tuple[int, list[str]]:
+    """The built-in game's own count of POSTs and its intent violations (a second POST of an
+    attempt is one: ``actors/game/intent_check.py``)."""
+    stats = httpx.get(live.profile["game"]["base_url"] + "/__gamerig/stats", timeout=10).json()
+    return stats["posts"], stats["intent_violations"]
+
+
 def rows_of(live: LiveRecorder, kind: str, pid: str) -> list[dict]:
     return [r for r in live.rows(kind) if r.get("proposal_id") == pid]
 
@@ -67,6 +75,7 @@ def test_an_executed_proposal_comes_by_the_standing_intent_and_is_sent_once(live
     try:
         wait_for(lambda: act.step() or (act.standing is not None and act.standing.parked), 20,
                  "a standing intent parked")
+        posts_before, _ = game_posts(live)
         pid = executed(live, "p-act-standing")
         [attempt] = rows_of(live, "action_attempt", pid)  # recorded with the proposal, for this actuator
         assert attempt["requester"] == act.requester
@@ -78,6 +87,8 @@ def test_an_executed_proposal_comes_by_the_standing_intent_and_is_sent_once(live
             act.step()
         assert len(rows_of(live, "action_attempt", pid)) == 1
         assert len([r for r in live.rows("action_result") if r["attempt_id"] == attempt["attempt_id"]]) == 1
+        posts, violations = game_posts(live)
+        assert posts == posts_before + 1 and violations == [], "the game got it exactly once"
     finally:
         act.close()
 
@@ -86,6 +97,7 @@ def test_an_intent_recorded_for_it_whose_acknowledgement_was_lost_is_asked_again
     # as when a standing intent was answered by a recorder that died before the reply left
     act = Actuator(live.context("actuator"), follower=live.follower("actuator"))
     try:
+        posts_before, _ = game_posts(live)
         pid = executed(live, "p-act-lost-ack")
         rec = live.recorder()
         lost = rec.record_intent(pid, act.requester)
@@ -97,6 +109,8 @@ def test_an_intent_recorded_for_it_whose_acknowledgement_was_lost_is_asked_again
             act.step()
         assert len(rows_of(live, "action_attempt", pid)) == 1
         assert len([r for r in live.rows("action_result") if r["attempt_id"] == lost.attempt_id]) == 1
+        posts, violations = game_posts(live)
+        assert posts == posts_before + 1 and violations == [], "the game got it exactly once"
     finally:
         act.close()
 

@@ -5,6 +5,7 @@ exactly ``max_steps`` decisions; a SIGKILL of the emulator with steps in flight 
 from __future__ import annotations
 
 import collections
+import datetime
 import signal
 import subprocess
 import sys
@@ -33,6 +34,15 @@ def _in_flight_peak(rows: list[dict]) -> int:
     return peak
 
 
+def _slowest_intent_s(rows: list[dict]) -> float:
+    """The longest wait from a proposal's execute status row to its attempt row (seconds): a
+    row that woke nobody waits for the actuator's follow to time out (0.5 s)."""
+    stamp = lambda r: datetime.datetime.fromisoformat(r["recorded_at"].replace("Z", "+00:00")).timestamp()  # noqa: E731
+    executed = {r["proposal_id"]: stamp(r) for r in rows
+                if r["event"] == "proposal_status" and r["status"] == "execute"}
+    return max(stamp(r) - executed[r["proposal_id"]] for r in rows if r["event"] == "action_attempt")
+
+
 def test_pipelined_steps_each_keep_their_own_intent_and_result(pyboy_session):
     s = pyboy_session(*EXPLORE, "policy.settings.pipeline_depth=6", "emulator.frames_per_step=20",
                       "game.seed=4", args=("--max-steps", "60"))
@@ -49,6 +59,7 @@ def test_pipelined_steps_each_keep_their_own_intent_and_result(pyboy_session):
     assert all(ahead == list(range(len(ahead))) for ahead in per_observation.values())
     assert len(per_observation) < 60 and max(map(len, per_observation.values())) > 1, "decided ahead"
     assert 1 < _in_flight_peak(s.rows()) <= 6, "pipelined, and never deeper than the policy's depth"
+    assert _slowest_intent_s(s.rows()) < 0.25, "an executed proposal waited for the follow's timeout"
     inputs = recording_events(s, "input")
     assert [e["actionIndex"] for e in inputs] == list(range(1, 61)), "the emulator ran each step once"
     assert [(sorted(e["buttons"]), e["frames"]) for e in inputs] == \

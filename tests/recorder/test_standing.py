@@ -134,32 +134,53 @@ def test_a_standing_intent_is_answered_no_intent_after_its_wait(serve, peers):
 def test_a_withdrawn_standing_intent_takes_nothing(serve, peers):
     s = serve()
     act = peers(s)
-    parked(s, act)
+    park = parked(s, act)
     withdrawal = act.send(AwaitIntent(requester="act-1", wait_ms=0))
-    reply = act.receive()
-    assert isinstance(reply, NoIntent) and reply.reply_to == withdrawal
+    answers = [act.receive(), act.receive()]
+    assert all(isinstance(a, NoIntent) for a in answers)
+    assert [a.reply_to for a in answers] == [park, withdrawal], "the withdrawn request, then the withdrawal"
     s.ask(proposal("p1", observed(s)))
     assert act.receive(QUIET_MS) is None and attempts(s) == []
 
 
-def test_a_newer_standing_intent_replaces_the_senders_last(serve, peers):
+def test_a_newer_standing_intent_replaces_the_senders_last_which_is_answered_no_intent(serve, peers):
     s = serve()
     act = peers(s)
-    parked(s, act)
+    first = parked(s, act)
     newer = act.send(AwaitIntent(requester="act-2", wait_ms=20_000))
+    replaced = act.receive()
+    assert isinstance(replaced, NoIntent) and replaced.reply_to == first
     s.ask(proposal("p1", observed(s)))
     ack = act.receive()
     assert isinstance(ack, IntentAck) and ack.reply_to == newer
     assert [a["requester"] for a in attempts(s)] == ["act-2"]
-    assert act.receive(QUIET_MS) is None, "the replaced request is never answered"
+
+
+def test_a_withdrawal_is_answered_after_an_intent_the_request_got_before_it(serve, peers):
+    # one socket parks, records the proposal and withdraws at once: the intent recorded for
+    # the parked request must reach it before the withdrawal's answer (the actuator stops
+    # reading at that answer)
+    s = serve()
+    act = peers(s)
+    park = parked(s, act)
+    oid = observed(s)
+    act.send(proposal("p1", oid))
+    withdrawal = act.send(AwaitIntent(requester="act-1", wait_ms=0))
+    got = [act.receive() for _ in range(3)]
+    order = {type(g).__name__: n for n, g in enumerate(got)}
+    assert set(order) == {"IntentAck", "ProposalRecorded", "NoIntent"}, got
+    assert got[order["IntentAck"]].reply_to == park and got[order["NoIntent"]].reply_to == withdrawal
+    assert order["IntentAck"] < order["NoIntent"]
 
 
 def test_the_exit_of_its_actor_drops_a_standing_intent(serve, peers):
     s = serve()
     act = peers(s, sender="actuator")
-    parked(s, act)
+    msg_id = parked(s, act)
     exit_row = ActorExit(actor="actuator", pid=1, code=None, signal="SIGKILL", expected=False)
     s.ask(RecordEvent.of(exit_row))
+    dropped = act.receive()
+    assert isinstance(dropped, NoIntent) and dropped.reply_to == msg_id, "a live sender would ask again"
     s.ask(proposal("p1", observed(s)))
     assert act.receive(QUIET_MS) is None
     assert attempts(s) == [], "no intent is recorded for an actuator known to be gone"
@@ -211,6 +232,26 @@ def test_a_wake_entry_can_name_one_fields_value(serve):
     env = s.receive("stream")
     assert [(r["event"], r.get("status")) for r in env.body.rows][-1] == ("proposal_status", "wait")
     assert [r["sequence"] for r in env.body.rows] == list(range(last + 1, last + 1 + len(env.body.rows)))
+
+
+def test_a_wake_entry_can_ask_for_a_field_being_present(serve):
+    s = serve()
+    oid = observed(s)
+    last = s.recorder.writer.sequence
+    s.send(Follow(after=last, wait_ms=20_000, wake=["proposal.pipeline_depth"]), "stream")
+    s.ask(proposal("p1", oid))  # no pipeline_depth: no wake-up
+    assert not s.socks["stream"].poll(QUIET_MS)
+    s.ask(proposal("p2", oid, extra={"pipeline_depth": 4}))
+    env = s.receive("stream")
+    assert [r.get("proposal_id") for r in env.body.rows if r["event"] == "proposal"] == ["p1", "p2"]
+
+
+@pytest.mark.parametrize("wake", [[], [""], [".status"], ["proposal_status.=x"], ["a=b"]])
+def test_a_malformed_wake_is_refused_naming_the_entry(serve, wake):
+    s = serve()
+    reply = s.ask(Follow(after=0, wait_ms=20_000, wake=wake), "stream")
+    assert isinstance(reply, RecorderError) and reply.code == "bad_wake", reply
+    assert "wake" in reply.message
 
 
 def test_a_follow_naming_wake_rows_is_answered_when_max_rows_wait(serve):
