@@ -63,40 +63,28 @@ class Parked:
     msg_id: str
     follow: req.Follow
     deadline: float
+    wakes: Callable[[dict], bool] | None  # ``follow.wake`` as a test of one row (None: any row)
     checked: int = 0  # rows after the cursor already seen to hold no waking row
-    wakes: Callable[[dict], bool] | None = None  # ``follow.wake`` as a test of one row
-
-
-def wake_error(wake: list[str] | None) -> str | None:
-    """What is wrong with a follow's ``wake`` entries, or None when they are fine."""
-    if wake is None:
-        return None
-    if not wake:
-        return "wake names no row (null: every row wakes the follow)"
-    for n, entry in enumerate(wake):
-        kind, dot, condition = entry.partition(".")
-        if not kind or "=" in kind or (dot and not condition.partition("=")[0]):
-            return f"wake[{n}] {entry!r}: expected 'kind', 'kind.field' or 'kind.field=value'"
-    return None
 
 
 def wake_test(wake: list[str]) -> Callable[[dict], bool]:
     """A follow's ``wake`` entries as a test of one row: ``kind`` (any row of it),
-    ``kind.field`` (the field present and not null), ``kind.field=value`` (compared as text)."""
-    kinds: set[str] = set()
-    fields: dict[str, list[tuple[str, str | None]]] = {}
-    for entry in wake:
-        kind, _, condition = entry.partition(".")
-        if not condition:
-            kinds.add(kind)
-            continue
+    ``kind.field`` (the field present and not null), ``kind.field=value`` (compared as text).
+    ``ValueError`` naming the first malformed entry (or an empty list: null wakes on any row)."""
+    if not wake:
+        raise ValueError("wake names no row (null: every row wakes the follow)")
+    entries: list[tuple[str, str | None, str | None]] = []  # (kind, field, value)
+    for n, entry in enumerate(wake):
+        kind, dot, condition = entry.partition(".")
         name, eq, value = condition.partition("=")
-        fields.setdefault(kind, []).append((name, value if eq else None))
+        if not kind or "=" in kind or (dot and not name):
+            raise ValueError(f"wake[{n}] {entry!r}: expected 'kind', 'kind.field' or 'kind.field=value'")
+        entries.append((kind, name or None, value if eq else None))
 
     def wakes(row: dict) -> bool:
-        kind = row.get("event")
-        return kind in kinds or any(row.get(name) is not None if value is None else str(row.get(name)) == value
-                                    for name, value in fields.get(kind, ()))
+        return any(row.get("event") == kind and (
+            name is None or (row.get(name) is not None if value is None else str(row.get(name)) == value))
+            for kind, name, value in entries)
     return wakes
 
 
@@ -216,11 +204,14 @@ class RecorderServer:
         """The request's envelope, or None when there is nothing to answer now (an
         undecodable frame, counted; or a follow, parked until rows come)."""
         env = decode_or_count(frames[-1], self.ctx.counters, endpoint)
-        if env is not None and isinstance(env.body, req.Follow) and env.body.after >= 0 \
-                and wake_error(env.body.wake) is None:  # (else refused by ``_answer``)
-            self.parked.append(Parked(sock, frames[:-1], env.id, env.body, _deadline(env.body.wait_ms)))
-            return None
-        return env
+        if env is None or not isinstance(env.body, req.Follow) or env.body.after < 0:
+            return env
+        try:
+            wakes = None if env.body.wake is None else wake_test(env.body.wake)
+        except ValueError:
+            return env  # refused by ``_answer``, naming the entry
+        self.parked.append(Parked(sock, frames[:-1], env.id, env.body, _deadline(env.body.wait_ms), wakes))
+        return None
 
     # -- standing intents ---------------------------------------------------------------------
     def _standing(self, env, sock: zmq.Socket, routing: list[bytes], replies: list) -> bool:
@@ -267,10 +258,13 @@ class RecorderServer:
     def _answer(self, env, handlers: dict, read_only: bool = False):
         def call():
             body = env.body
-            if isinstance(body, req.Follow) and body.after < 0:
-                raise Refusal("bad_cursor", f"follow after {body.after}: must be >= 0")
-            if isinstance(body, req.Follow):
-                raise Refusal("bad_wake", f"follow: {wake_error(body.wake)}")
+            if isinstance(body, req.Follow):  # not parked: a negative cursor or a malformed wake
+                if body.after < 0:
+                    raise Refusal("bad_cursor", f"follow after {body.after}: must be >= 0")
+                try:
+                    wake_test(body.wake)
+                except ValueError as exc:
+                    raise Refusal("bad_wake", f"follow: {exc}") from None
             handler = handlers.get(type(body))
             if handler is None and read_only:
                 self._refuse_write(env)
@@ -297,12 +291,9 @@ class RecorderServer:
         after, limit = p.follow.after, _limit(p.follow)
         if last <= after:
             return False
-        if p.follow.wake is None or last - after >= limit:
+        if p.wakes is None or last - after >= limit:
             return True
-        if p.wakes is None:
-            p.wakes = wake_test(p.follow.wake)
-        first = after + max(p.checked, 0) + 1
-        new = self.recorder.rows_after(first - 1, last - first + 1)
+        new = self.recorder.rows_after(after + p.checked, last - after - p.checked)
         p.checked = last - after
         return any(p.wakes(r) for r in new)
 
