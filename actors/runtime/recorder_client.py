@@ -39,7 +39,6 @@ from typing import Callable
 
 import zmq
 
-import protocol
 from protocol import ProtocolError
 from protocol.events import Event
 from protocol.from_recorder import BatchReplies, IntentAck, SnapshotReply
@@ -48,7 +47,8 @@ from protocol.to_recorder import (AwaitIntent, Finalize, Follow, RecordBatch, Re
                                   RecordProposal, RecordResult, ReportObservationError, Snapshot,
                                   StoreObservation)
 
-from .transport import Client, Counters, NotEncodable, PeerRefused, RequestFailed, connect_dealer, decode_or_count
+from .transport import (Client, Counters, NotEncodable, PeerRefused, RequestFailed, connect_dealer,
+                        decode_or_count, send_envelope)
 
 log = logging.getLogger("gamerig.recorder_client")
 
@@ -122,12 +122,10 @@ class StandingIntent:
         return self.current is not None
 
     def park(self, wait_ms: int | None = None) -> str:
-        env = protocol.wrap(AwaitIntent(requester=self.requester,
-                                        wait_ms=self.wait_ms if wait_ms is None else wait_ms),
-                            session=self.session, sender=self.sender)
-        self.socket.send(protocol.encode(env))
-        self.current, self.sent_at = env.id, time.monotonic()
-        return env.id
+        body = AwaitIntent(requester=self.requester, wait_ms=self.wait_ms if wait_ms is None else wait_ms)
+        self.current = send_envelope(self.socket, body, session=self.session, sender=self.sender)
+        self.sent_at = time.monotonic()
+        return self.current
 
     def overdue(self, grace_s: float) -> bool:
         """No answer ``grace_s`` past the request's ``wait_ms`` (the recorder restarted)."""
@@ -267,9 +265,8 @@ class RecorderClient:
         """Send ``body`` on a fresh socket without waiting (the supervisor's loop never
         blocks on the recorder); poll the returned ``Pending`` and close it when done."""
         sock = connect_dealer(self.zctx, self.endpoint)
-        env = protocol.wrap(body, session=self.session, sender=self.sender)
-        sock.send(protocol.encode(env))
-        return Pending(sock, env.id, self.counters, self.endpoint)
+        msg_id = send_envelope(sock, body, session=self.session, sender=self.sender)
+        return Pending(sock, msg_id, self.counters, self.endpoint)
 
     # -- the wire -------------------------------------------------------------------------
     def request(self, body: Message, *, deadline_s: float, try_s: float = 2.0) -> Message:
