@@ -93,7 +93,7 @@ class Actuator(JournalActor):
         """While pipelined steps are in flight: wait on the journal and the emulator at once;
         while a standing intent is parked: on the journal and its reply."""
         if not self.in_flight():
-            return [self.standing.socket] if self.standing is not None and self.standing.parked else None
+            return [self.standing.socket] if self.standing_parked else None
         return [self.sink.socket] if self.sink.socket is not None else []
 
     def wake_kinds(self) -> tuple[str, ...] | None:
@@ -101,7 +101,7 @@ class Actuator(JournalActor):
         standing request's reply brings its intent) but a pipelined proposal does: the
         recorder never hands those to a standing intent (its status row comes with it)."""
         kinds = super().wake_kinds()
-        if kinds is not None and self.standing is not None and self.standing.parked:
+        if kinds is not None and self.standing_parked:
             kinds = tuple(k for k in kinds if k != ev.ProposalStatus.KIND) + (PIPELINED,)
         return kinds
 
@@ -118,6 +118,10 @@ class Actuator(JournalActor):
         self.park_standing()
 
     # -- the standing intent ----------------------------------------------------------------
+    @property
+    def standing_parked(self) -> bool:
+        return self.standing is not None and self.standing.parked
+
     def park_standing(self) -> None:
         """Park an ``await_intent`` when nothing else is to be done and none is parked."""
         if self.queue or self.in_flight() or self.ctx.stopping.is_set() or self.track.stopping:
@@ -146,7 +150,7 @@ class Actuator(JournalActor):
 
     def withdraw_standing(self) -> None:
         """Take the parked standing intent back (acting on an intent it got before)."""
-        if self.standing is not None and self.standing.parked:
+        if self.standing_parked:
             for reply in self.standing.withdraw():
                 self.act_on_standing(reply)
 

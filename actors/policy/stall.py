@@ -123,7 +123,6 @@ class StallWatch:
         return Proposal.stop("stuck", extra={"stall": info,
                                              "stuck_on": f"{screen} for {info['seconds']:.0f}s: {describe(info)}"})
 
-
     def _way_out(self, escapes: list[Proposal], allowed: Callable[[Proposal], bool]) -> Proposal | None:
         """The first way out not yet tried in this round that the policy memory allows."""
         for e in escapes:
