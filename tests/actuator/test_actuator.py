@@ -70,25 +70,36 @@ def test_an_executed_proposal_gets_exactly_one_attempt_and_one_result(live):
         act.close()
 
 
+def park(act: Actuator) -> None:
+    wait_for(lambda: act.step() or act.standing_parked, 20, "a standing intent parked")
+
+
+def result_sent_once(live: LiveRecorder, act: Actuator, pid: str, attempt_id: str, posts_before: int) -> dict:
+    """Step ``act`` until ``attempt_id``'s result is in, and a few turns more (a status row
+    reaching the queue later must not send it again); its result row, once the proposal is
+    seen attempted once, its result recorded once, and the game to have had one more POST."""
+    result = wait_for(lambda: act.step() or [r for r in live.rows("action_result")
+                                              if r["attempt_id"] == attempt_id], 20, "the result")[0]
+    for _ in range(5):
+        act.step()
+    assert len(rows_of(live, "action_attempt", pid)) == 1
+    assert len([r for r in live.rows("action_result") if r["attempt_id"] == attempt_id]) == 1
+    posts, violations = game_posts(live)
+    assert posts == posts_before + 1 and violations == [], "the game got it exactly once"
+    return result
+
+
 def test_an_executed_proposal_comes_by_the_standing_intent_and_is_sent_once(live):
     act = Actuator(live.context("actuator"), follower=live.follower("actuator"))
     try:
-        wait_for(lambda: act.step() or (act.standing is not None and act.standing.parked), 20,
-                 "a standing intent parked")
+        park(act)
         posts_before, _ = game_posts(live)
         pid = executed(live, "p-act-standing")
         [attempt] = rows_of(live, "action_attempt", pid)  # recorded with the proposal, for this actuator
         assert attempt["requester"] == act.requester
-        result = wait_for(lambda: act.step() or [r for r in live.rows("action_result")
-                                                  if r["attempt_id"] == attempt["attempt_id"]], 20, "the result")[0]
+        result = result_sent_once(live, act, pid, attempt["attempt_id"], posts_before)
         assert result["outcome"] in ("accepted", "rejected") and result["http_status"] is not None, \
             "the game answered: the request was sent"
-        for _ in range(5):  # the status row reaching the queue later does not send it again
-            act.step()
-        assert len(rows_of(live, "action_attempt", pid)) == 1
-        assert len([r for r in live.rows("action_result") if r["attempt_id"] == attempt["attempt_id"]]) == 1
-        posts, violations = game_posts(live)
-        assert posts == posts_before + 1 and violations == [], "the game got it exactly once"
     finally:
         act.close()
 
@@ -102,15 +113,8 @@ def test_an_intent_recorded_for_it_whose_acknowledgement_was_lost_is_asked_again
         rec = live.recorder()
         lost = rec.record_intent(pid, act.requester)
         rec.close()
-        result = wait_for(lambda: act.step() or [r for r in live.rows("action_result")
-                                                  if r["attempt_id"] == lost.attempt_id], 20, "the result")[0]
+        result = result_sent_once(live, act, pid, lost.attempt_id, posts_before)
         assert result["outcome"] in ("accepted", "rejected"), "sent, and the game answered"
-        for _ in range(5):
-            act.step()
-        assert len(rows_of(live, "action_attempt", pid)) == 1
-        assert len([r for r in live.rows("action_result") if r["attempt_id"] == lost.attempt_id]) == 1
-        posts, violations = game_posts(live)
-        assert posts == posts_before + 1 and violations == [], "the game got it exactly once"
     finally:
         act.close()
 
@@ -118,8 +122,7 @@ def test_an_intent_recorded_for_it_whose_acknowledgement_was_lost_is_asked_again
 def test_a_closed_actuator_leaves_no_standing_intent_behind(live):
     act = Actuator(live.context("actuator"), follower=live.follower("actuator"))
     try:
-        wait_for(lambda: act.step() or (act.standing is not None and act.standing.parked), 20,
-                 "a standing intent parked")
+        park(act)
     finally:
         act.close()
     pid = executed(live, "p-act-after-close")  # the reply comes after any intent it made

@@ -65,6 +65,13 @@ def result(aid: str, outcome: str = "accepted") -> dict:
     return {"event": "action_result", "attempt_id": aid, "outcome": outcome}
 
 
+def two_pipelined(follower: MemoryFollower) -> None:
+    """Two proposals on observation 1 decided ahead (depth 2), both executed."""
+    for k in range(2):
+        follower.append(proposal(1, k, depth=2))
+        follower.append(status(proposal(1, k)["proposal_id"]))
+
+
 def one_step(follower: MemoryFollower, n: int) -> None:
     """An observation whose executed proposal got its result."""
     for row in (observation(n), proposal(n), status(f"p-{n:06d}"),
@@ -112,9 +119,7 @@ def test_one_step_at_a_time_is_never_paced():
 def test_pipelined_steps_in_flight_pace_the_follow_until_their_results_are_in():
     follower = MemoryFollower([observation(1)])
     actor = Probe(follower)
-    for k in range(2):
-        follower.append(proposal(1, k, depth=2))
-        follower.append(status(proposal(1, k)["proposal_id"]))
+    two_pipelined(follower)
     actor.step()
     assert set(actor.track.in_flight) == {"p-000001", "p-000001-2"}
     assert actor.pace_s() == Probe.PACE_S
@@ -200,9 +205,7 @@ def test_the_follow_carries_the_waking_kinds_and_session_stopping_while_steps_go
 def test_pipelined_steps_in_flight_wake_on_every_row_paced_instead():
     follower = MemoryFollower([observation(1)])
     actor = Waker(follower)
-    for k in range(2):
-        follower.append(proposal(1, k, depth=2))
-        follower.append(status(proposal(1, k)["proposal_id"]))
+    two_pipelined(follower)
     actor.step()
     assert actor.track.in_flight and follower.wake is not None  # set before the read that showed them
     actor.step()
