@@ -7,7 +7,11 @@ in the journal, read incrementally). At each ``--kill-recorder-at`` step count i
 recorder with SIGKILL; the supervisor restarts it, the new recorder resumes the same journal
 and writes a ``recorder_resumed`` row. Resume time = that row's ``recorded_at`` minus the new
 recorder process's start time (so it includes the interpreter's start-up and imports; the
-smallest journal's figure is that floor).
+smallest journal's figure is that floor). The start time is the kernel's (``/proc/PID/stat``,
+in clock ticks since boot) on a boot time taken from ``/proc/uptime``: psutil's
+``create_time()`` adds the ticks to ``/proc/stat``'s ``btime``, whole seconds, so it reads up
+to 1 s early (0.52 s on the machine the figures of 2026-12-01 came from: every resume
+printed before then was too long by that much).
 
 Prints the RSS table over time, each actor's growth after warm-up (KB per 1,000 steps, a
 least-squares slope over the samples past ``--warmup`` of the steps), and the resume table.
@@ -112,6 +116,17 @@ def slope_kb_per_1000(points: list[tuple[int, float]]) -> float | None:
     return sxy / sxx * 1024 * 1000
 
 
+def started_at(pid: int) -> float:
+    """The wall-clock time the process ``pid`` started, to the kernel's clock tick (10 ms)."""
+    with open(f"/proc/{pid}/stat", "rb") as fh:
+        fields = fh.read().rsplit(b")", 1)[1].split()  # after the command name, which may hold spaces
+    ticks = int(fields[19])  # field 22 of proc(5), "starttime"; fields[0] is field 3
+    with open("/proc/uptime", "rb") as fh:
+        uptime = float(fh.read().split()[0])
+    boot = time.time() - uptime
+    return boot + ticks / os.sysconf("SC_CLK_TCK")
+
+
 def kill_recorder(watch: ProcessWatch, tail: JournalTail, timeout: float = 60) -> dict:
     old = watch.scan().get("recorder")
     before = len(tail.resumed)
@@ -125,7 +140,7 @@ def kill_recorder(watch: ProcessWatch, tail: JournalTail, timeout: float = 60) -
             new = psutil.Process(pid)
             break
         time.sleep(0.02)
-    created = new.create_time() if new else None
+    created = started_at(new.pid) if new else None
     while time.monotonic() < end and len(tail.resumed) == before:
         tail.poll()
         time.sleep(0.02)
