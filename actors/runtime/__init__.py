@@ -8,6 +8,7 @@
     journal_actor.py  JournalActor: the one journal-driven loop (hooks, pacing, max_steps)
     steps.py      step bookkeeping every journal follower shares (StepTracker)
     bounded.py    BoundedDict: per-step bookkeeping that forgets its oldest entries
+    hoplog.py     GAMERIG_HOPLOG: every frame encoded or decoded, timed (bench/step_timeline.py)
 
 Nothing here imports an actor package or the supervisor: they import this.
 """

@@ -18,7 +18,9 @@ Lifecycle and failure behaviour:
   supervisor's restart policy decides what happens next.
 
 Environment (set by the supervisor): ``GAMERIG_CONTROL`` (endpoint), ``GAMERIG_SESSION``,
-``GAMERIG_START_COUNT`` (1 for the first start of this actor in the session).
+``GAMERIG_START_COUNT`` (1 for the first start of this actor in the session). For bench/
+work only: ``GAMERIG_PROFILE_DIR`` (cProfile of ``main``) and ``GAMERIG_HOPLOG`` (every
+frame timed, ``hoplog.py``).
 """
 from __future__ import annotations
 
@@ -39,6 +41,7 @@ import protocol
 from protocol.actor_to_supervisor import Heartbeat, Hello, RequestStop
 from protocol.supervisor_to_actor import Ping, Refused, StopActor, Welcome
 
+from . import hoplog
 from .recorder_client import RecorderClient
 from .transport import Client, Counters, decode_or_count, send_envelope
 
@@ -173,6 +176,7 @@ def run_actor(name: str, main: Callable[[ActorContext], int | None]) -> None:
     session = os.environ.get("GAMERIG_SESSION", "")
     zctx = zmq.Context()
     counters = Counters()
+    hoplog.install(name)
     sock, welcome = _handshake(zctx, name, endpoint, session, counters)
     ctx = ActorContext(name=name, session_id=welcome.session_id,
                        session_dir=welcome.session_dir, capture_root=welcome.capture_root,
@@ -194,6 +198,7 @@ def run_actor(name: str, main: Callable[[ActorContext], int | None]) -> None:
         code = 1
     finally:
         _dump_profile(profiler, name)
+        hoplog.close()
         flush_until = time.monotonic() + 2 * ctx.heartbeat_s
         while not ctx.outbox.empty() and beat.is_alive() and time.monotonic() < flush_until:
             time.sleep(0.01)  # let the heartbeat thread deliver a final stop request

@@ -1,0 +1,47 @@
+"""``bench/step_timeline.py``: one short session with every frame logged
+(``GAMERIG_HOPLOG``, ``actors/runtime/hoplog.py``), each executed step walked along its six
+messages. The segments must tile the step: they add up to the observation-to-observation time
+of every step, each hop's parts are in causal order, and the six messages were all seen."""
+from __future__ import annotations
+
+import math
+import os
+import sys
+
+import pytest
+
+import protocol
+from actors.runtime import hoplog
+from tests.harness import REPO
+
+sys.path.insert(0, os.path.join(REPO, "bench"))
+
+import step_timeline  # noqa: E402
+
+pytestmark = pytest.mark.timeout(240)
+
+
+def test_the_segments_of_every_step_add_up_to_the_step_and_follow_each_other(tmp_path):
+    rows = step_timeline.run_session(str(tmp_path), os.path.join(REPO, "run", "profiles", "demo.yaml"), 40)
+    hops = step_timeline.Hops(str(tmp_path / "hops"))
+    found = step_timeline.steps(rows, hops)
+    executed = sum(1 for r in rows if r["event"] == "action_result")
+    assert len(found) >= executed // 2 > 0, (len(found), executed)
+    keys = [k for k, _, _ in step_timeline.SEGMENTS]
+    for s in found:
+        assert math.isclose(sum(s[k] for k in keys), s["total"], abs_tol=1e-6), s
+        for k in keys:
+            if k.endswith((".encode", ".transit", ".decode")):
+                assert s[k] >= 0, (k, s)  # one clock (time.time) in every process
+        assert s["actuator"] >= s["request_ms"] - 0.5, s  # the POST lies inside the actuator's turn
+    msgs = step_timeline.per_message(hops)
+    for kind in ("rows", "record_proposal", "intent_ack", "record_result", "store_observation"):
+        assert msgs[kind]["n"] >= len(found), (kind, msgs[kind])
+
+
+def test_without_the_variable_no_frame_is_logged(tmp_path, monkeypatch):
+    monkeypatch.delenv(hoplog.ENV, raising=False)
+    encode = protocol.encode
+    assert hoplog.install("x") is False
+    assert protocol.encode is encode
+    assert list(tmp_path.iterdir()) == []
