@@ -11,12 +11,20 @@ error type it is (``actors.runtime.transport``).
 from __future__ import annotations
 
 import dataclasses
-from typing import Any, ClassVar, TypeVar
+import operator
+from typing import Any, Callable, ClassVar, TypeVar
 
 from .errors import UnknownMessageType
 from .fields import body_to_fields
 
 _REGISTRY: dict[str, type["Message"]] = {}
+_new = object.__new__
+#: per message class made by ``message`` with the generated ``__init__`` alone (none of its
+#: own, no ``__post_init__``, no field outside ``__init__``, no default_factory): its fields'
+#: defaults, so that ``from_body`` can fill a new instance's ``__dict__`` as ``__init__`` would
+_PLAIN_INIT: dict[type, dict[str, Any]] = {}
+#: per message class: its field names in order, and one getter of all their values as a tuple
+_READERS: dict[type, tuple[tuple[str, ...], Callable[[Any], tuple]]] = {}
 
 M = TypeVar("M", bound="Message")
 
@@ -28,20 +36,47 @@ class Message:
     ERROR_REPLY: ClassVar[bool] = False  # True: a refusal carrying ``code`` and ``message``
 
     def to_body(self) -> dict[str, Any]:
-        return {f.name: getattr(self, f.name) for f in dataclasses.fields(self)}
+        """The fields by name, in their declared order (the wire's order)."""
+        names, values = _READERS.get(type(self)) or _reader(type(self))
+        return dict(zip(names, values(self)))
 
     @classmethod
     def from_body(cls: type[M], body: Any) -> M:
-        return cls(**body_to_fields(cls, body))
+        fields = body_to_fields(cls, body)
+        defaults = _PLAIN_INIT.get(cls)
+        if defaults is None:
+            return cls(**fields)
+        msg = _new(cls)  # __init__ without its frozen __setattr__ per field (see _PLAIN_INIT)
+        state = msg.__dict__
+        state.update(defaults)
+        state.update(fields)
+        return msg
 
     def to_item(self) -> dict[str, Any]:
         """This message as one item of a batch message: ``{"type": TYPE, "body": {...}}``."""
         return {"type": self.TYPE, "body": self.to_body()}
 
 
+def _reader(cls: type) -> tuple[tuple[str, ...], Callable[[Any], tuple]]:
+    """``cls``'s field names and a getter of their values as one tuple, made once per class
+    (``dataclasses.fields`` on every frame is slow)."""
+    names = tuple(f.name for f in dataclasses.fields(cls))
+    if len(names) == 1:
+        (only,) = names
+        values: Callable[[Any], tuple] = lambda msg: (getattr(msg, only),)  # noqa: E731
+    else:  # attrgetter of two names or more returns a tuple; of none, ``()`` is right
+        values = operator.attrgetter(*names) if names else (lambda msg: ())
+    _READERS[cls] = found = (names, values)
+    return found
+
+
 def message(cls: type[M]) -> type[M]:
     """Class decorator: make ``cls`` a frozen dataclass and register its ``TYPE``."""
+    own_init = "__init__" in cls.__dict__ or hasattr(cls, "__post_init__")
     cls = dataclasses.dataclass(frozen=True)(cls)
+    fields = dataclasses.fields(cls)
+    if not own_init and all(f.init and f.default_factory is dataclasses.MISSING for f in fields):
+        _PLAIN_INIT[cls] = {f.name: f.default for f in fields if f.default is not dataclasses.MISSING}
     if not cls.TYPE:
         raise TypeError(f"{cls.__name__} has no TYPE")
     if cls.TYPE in _REGISTRY and _REGISTRY[cls.TYPE] is not cls:
