@@ -8,18 +8,27 @@ does), replaying the session's journal in its order:
 * each ``observation`` row: GET the state (and the compendium where the pipeline read it),
   write the observation file exactly as the recorder does and fsync it and its directory,
   append the observation row (and
-  a ``run_identity_changed`` / ``run_identity_unavailable`` row by the recorder's rule);
+  a ``run_identity_changed`` / ``run_identity_unavailable`` row by the recorder's rule), and
+  hand the row and state to the policy's ``observe``;
 * each ``observation_error`` row: the GET that failed there, and its row;
-* each ``proposal`` / ``proposal_status`` row: the same rows (the policy's fields copied, not
-  recomputed: the baseline does not run the policy), and the ``decisions.jsonl`` feed line;
+* each ``proposal`` / ``proposal_status`` row: the session's policy, built from the session's
+  profile as the policy actor builds it and fed every row through the same hooks in the same
+  order (``PolicyMirror``), decides on the newest observation (timed, as the actor times it:
+  ``decide_ms``); then the proposal and status rows of that decision, the ``decisions.jsonl``
+  feed line, and ``record_proposal``. The decision must be the session's — action,
+  parameters, reason, source, extra fields, and the disposition its wish gets: checked once
+  the replay is done (outside the timed steps), the first that is not raises
+  ``DecisionMismatch`` naming the observation and both values;
 * each ``action_attempt``: the ``action_attempt`` row fsynced (its observation file is
   durable since it was stored), then the POST of the same action, then the
-  ``action_result`` row fsynced.
+  ``action_result`` row fsynced and ``record_result`` with the proposal's row.
 
 The recorder's own writer (``JournalWriter``) writes the rows, with the recorder's own file
 helpers (``actors/recorder/files.py``: ``write_observation``, ``make_durable``,
 ``append_feed``) and the observer's run-identity rule (``actors/identity.py``): the same code,
-so the baseline's work cannot drift from the pipeline's.
+so the baseline's work cannot drift from the pipeline's; the policy is the session's own
+class (``actors/policy/registry.py``), used through its public hooks. A profile with a model
+configured is refused: the baseline has no model-client actor to replay its advice.
 Pauses mirror the observer's: after a step that sent nothing it waits ``game.poll_interval_s``
 before the next read, after a failed read ``min(2, poll * 2**errors)``.
 
@@ -49,6 +58,9 @@ if REPO not in sys.path:
 import protocol  # noqa: E402
 import protocol.events as ev  # noqa: E402
 from actors import identity as run_identity  # noqa: E402
+from actors.policy.advice import Advisor  # noqa: E402
+from actors.policy.base import Observation, Proposal  # noqa: E402
+from actors.policy.registry import load_policy_class  # noqa: E402
 from actors.recorder.files import append_feed, make_durable, write_observation  # noqa: E402
 from actors.recorder.writer import JournalWriter  # noqa: E402
 from actors.sts2mcp import GameClient, ReadFailed  # noqa: E402
@@ -155,20 +167,18 @@ class Mirror:
                 observation_id=oid, status=ident.get("status"),
                 detail=ident.get("error") or ident.get("reason"), last_known_run_id=self.last_run_id))
 
-    def proposal(self, prow: dict, srow: dict) -> ev.Proposal:
-        """The session's proposal and status rows again (the policy's fields as it wrote
-        them), under a new proposal id and this baseline's last observation."""
-        proposal = dataclasses.replace(ev.Proposal.from_row(prow), proposal_id=uuid.uuid4().hex,
-                                       observation_id=self.last_obs["observation_id"])
-        self.append(proposal)
-        status = dataclasses.replace(ev.ProposalStatus.from_row(srow), proposal_id=proposal.proposal_id)
+    def proposal(self, proposal: ev.Proposal, status: ev.ProposalStatus) -> tuple[ev.Proposal, dict]:
+        """The proposal and status rows of this baseline's own decision (``PolicyMirror``),
+        and the ``decisions.jsonl`` feed line, as the recorder writes them; return the
+        proposal and its row."""
+        prow = self.append(proposal)
         row = self.append(status)
         if status.status in ("execute", "dry_run"):
             feed = {k: v for k, v in proposal.to_row().items() if k != "model_evidence"}
             feed.update(event="decide", session=self.sid, disposition=status.status,
                         recorded_at=row["recorded_at"])
             append_feed(os.path.join(self.root, "decisions.jsonl"), feed)
-        return proposal
+        return proposal, prow
 
     def intent(self, proposal: ev.Proposal) -> dict:
         path = self.last_obs["path"]
@@ -183,10 +193,158 @@ class Mirror:
         self.awaiting_attempt = row["attempt_id"]
         return row
 
-    def result(self, attempt_id: str, out) -> None:
-        self.append(ev.ActionResult(
+    def result(self, attempt_id: str, out) -> dict:
+        return self.append(ev.ActionResult(
             attempt_id=attempt_id, outcome=out.outcome, http_status=out.http_status,
             response=out.response, error=out.error, request_ms=out.request_ms), durable=True)
+
+
+class DecisionMismatch(RuntimeError):
+    """The baseline's policy decided otherwise than the session's policy on the same state."""
+
+
+class ProfileSettings:
+    """A profile's settings by dotted name, read as the actors read them
+    (``ActorContext.setting``), for the policy actor's own rules taken from it."""
+
+    def __init__(self, profile: dict):
+        self.profile = profile
+
+    def setting(self, dotted: str, default=None):
+        node = self.profile
+        for part in dotted.split("."):
+            if not isinstance(node, dict) or part not in node:
+                return default
+            node = node[part]
+        return node
+
+
+class PolicyMirror:
+    """The policy actor's work, in this process (``actors/policy/__main__.py``): the policy
+    built as its ``main`` builds it, every row through the same hooks in the same order as
+    ``PolicyDriver.on_row`` (observe, record_proposal, record_result with the proposal row),
+    and each decision made as ``PolicyDriver._decide`` makes it. The driver's bookkeeping
+    (proposal rows by proposal and attempt id, decisions per observation) is private to it,
+    so it is restated here."""
+
+    def __init__(self, profile: dict):
+        ctx = ProfileSettings(profile)
+        cls = load_policy_class(ctx.setting("policy.module", "sts2"))
+        self.policy = cls(dict(ctx.setting("policy.settings") or {}), dict(ctx.setting("session") or {}))
+        if Advisor.from_context(ctx, self.policy.settings) is not None:
+            raise ValueError("the session's profile configures a model (model.base_url or model.replay, "
+                             "policy.settings.consult_model not false): the baseline runs the policy in "
+                             "one process without the model-client actor and cannot replay its advice")
+        self.policy.advisor = None  # as the actor's, without a model
+        self.dry_run = bool(ctx.setting("session.dry_run", False))
+        self.latest: Observation | None = None
+        self.made: dict[str, int] = {}  # decisions on the newest observation
+        self.proposals: dict[str, dict] = {}  # proposal rows by proposal id and by attempt id
+
+    def observe(self, row: dict, state: dict) -> None:
+        obs = Observation(row["observation_id"], row.get("step", 0), row.get("phase", "run"), state, dict(row))
+        self.policy.observe(obs)
+        self.latest, self.made = obs, {}
+
+    def decide(self) -> tuple[ev.Proposal, str]:
+        """A decision on the newest observation, as the actor makes it; with its wish."""
+        obs = self.latest
+        made = self.made.get(obs.observation_id, 0)
+        start = time.monotonic()
+        try:
+            p = self.policy.decide(obs)
+        except Exception as exc:  # as the actor: a policy error becomes a wait
+            p = Proposal.wait(f"policy error: {type(exc).__name__}: {exc}", source="policy_error")
+        extra = dict(p.extra)
+        if p.then_stop:
+            extra["then_stop"] = p.then_stop
+        depth = self.policy.pipeline_depth(obs) if p.wish == "execute" else 1
+        if depth > 1:
+            extra.update(pipeline_depth=depth, decided_ahead=made)
+        self.made[obs.observation_id] = made + 1
+        return ev.Proposal(proposal_id=uuid.uuid4().hex, observation_id=obs.observation_id, action=p.action,
+                           parameters=dict(p.parameters), reason=p.reason, source=p.source,
+                           decide_ms=round((time.monotonic() - start) * 1000, 3),
+                           model_evidence=p.model_evidence, extra=extra), p.wish
+
+    def proposed(self, row: dict) -> None:
+        row = dict(row)
+        self.proposals[row["proposal_id"]] = row
+        self.policy.record_proposal(row)
+
+    def disposed(self, status: str, proposal_id: str) -> None:
+        if status != "execute":  # no attempt follows
+            self.proposals.pop(proposal_id, None)
+
+    def attempted(self, row: dict) -> None:
+        prop = self.proposals.get(row["proposal_id"])
+        if prop is not None:
+            prop["_attempt_id"] = row["attempt_id"]
+            self.proposals[row["attempt_id"]] = prop
+
+    def resulted(self, row: dict) -> None:
+        prop = self.proposals.pop(row["attempt_id"], None)
+        if prop is not None:
+            self.proposals.pop(prop["proposal_id"], None)
+            self.policy.record_result(prop, dict(row))
+
+
+def disposition(wish: str, reason: str, dry_run: bool, stopping: str | None) -> ev.ProposalStatus:
+    """The recorder's disposition of a proposal (``_disposition`` and ``_record_status`` in
+    actors/recorder/rules.py, private there, restated), under a placeholder proposal id."""
+    if wish == "stop" or (wish == "execute" and stopping):
+        status = "session_stopped"
+    elif wish == "execute" and dry_run:
+        status = "dry_run"
+    else:
+        status = wish
+    stop_reason = reason if wish == "stop" else stopping if status == "session_stopped" else None
+    return ev.ProposalStatus(proposal_id="", status=status, stop_reason=stop_reason)
+
+
+#: keys of a decision that hold the time it took the policy to notice something (a stall's
+#: or a released action's ``seconds``, the ``stuck_on`` text): they differ between two runs
+TIMED_KEYS = frozenset({"seconds", "stuck_on"})
+ABSENT = "(absent)"  # an extra field one side has and the other has not, as a mismatch shows it
+
+
+def check_decisions(decisions: list[tuple]) -> None:
+    """``check_decision`` for each ``(mine, status, prow, srow)``, after the replay: a check
+    costs about as much as a decision (≈ 0.1 ms: the session's row parsed and compared), work
+    the pipeline does not do, so it stays out of the timed steps. The first mismatch raises."""
+    for mine, status, prow, srow in decisions:
+        check_decision(mine, status, prow, srow)
+
+
+def check_decision(mine: ev.Proposal, status: ev.ProposalStatus, prow: dict, srow: dict) -> None:
+    """Raise ``DecisionMismatch`` unless the baseline's decision is the session's: action,
+    parameters, reason, source, model evidence, every extra field (timed ones aside), and
+    the disposition and stop reason its wish gets."""
+    theirs = ev.Proposal.from_row(prow)
+    a = {**_decision(mine), "status": status.status, "stop_reason": status.stop_reason}
+    b = {**_decision(theirs), "status": srow.get("status"), "stop_reason": srow.get("stop_reason")}
+    differ = sorted(k for k in a.keys() | b.keys() if a.get(k, ABSENT) != b.get(k, ABSENT))
+    if differ:
+        raise DecisionMismatch(
+            f"observation {mine.observation_id}: the baseline's policy decided "
+            f"{json.dumps({k: a.get(k, ABSENT) for k in differ}, sort_keys=True, default=str)}, the session "
+            f"recorded {json.dumps({k: b.get(k, ABSENT) for k in differ}, sort_keys=True, default=str)} "
+            f"(proposal {prow.get('proposal_id')!r})")
+
+
+def _decision(p: ev.Proposal) -> dict:
+    out = {"action": p.action, "parameters": p.parameters, "reason": p.reason, "source": p.source,
+           "model_evidence": p.model_evidence}
+    out.update(("extra." + k, _untimed(v)) for k, v in (p.extra or {}).items())
+    return out
+
+
+def _untimed(value):
+    if isinstance(value, dict):
+        return {k: "<timed>" if k in TIMED_KEYS else _untimed(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_untimed(v) for v in value]
+    return value
 
 
 def _setting(profile: dict, dotted: str, default=None):
@@ -199,8 +357,11 @@ def _setting(profile: dict, dotted: str, default=None):
 
 
 def replay(rows: list[dict], workdir: str) -> str:
-    """Replay the session ``rows`` in one process on a fresh game; return the baseline's journal."""
+    """Replay the session ``rows`` in one process on a fresh game, deciding each proposal
+    again with the session's policy; return the baseline's journal. A decision other than
+    the session's raises ``DecisionMismatch``."""
     profile = rows[0]["profile"]
+    policy = PolicyMirror(profile)  # first: a profile it cannot replay fails before any work
     root = os.path.join(workdir, "capture")
     os.makedirs(root, exist_ok=True)
     mirror = Mirror.create(root, profile)
@@ -209,7 +370,7 @@ def replay(rows: list[dict], workdir: str) -> str:
     timeout = float(_setting(profile, "game.timeout_s", 5))
     reader, actor = GameClient(game.url, timeout), GameClient(game.url, timeout)
     try:
-        _replay_rows(rows, mirror, reader, actor, float(_setting(profile, "game.poll_interval_s", 0.05)))
+        _replay_rows(rows, mirror, policy, reader, actor, float(_setting(profile, "game.poll_interval_s", 0.05)))
     finally:
         reader.close()
         actor.close()
@@ -218,11 +379,13 @@ def replay(rows: list[dict], workdir: str) -> str:
     return mirror.writer.path
 
 
-def _replay_rows(rows: list[dict], mirror: Mirror, reader: GameClient, actor: GameClient,
-                 poll: float) -> None:
+def _replay_rows(rows: list[dict], mirror: Mirror, policy: PolicyMirror, reader: GameClient,
+                 actor: GameClient, poll: float) -> None:
     statuses = {r["proposal_id"]: r for r in rows if r["event"] == ev.ProposalStatus.KIND}
+    decisions: list[tuple] = []  # checked after the replay (check_decisions)
     proposal = None
     errors = 0
+    stopping = None  # the session's stop, as the recorder's index keeps it (its dispositions)
     for row in rows:
         kind = row["event"]
         if kind in (ev.Observation.KIND, ev.ObservationError.KIND):
@@ -236,18 +399,35 @@ def _replay_rows(rows: list[dict], mirror: Mirror, reader: GameClient, actor: Ga
                 continue
             read_ms = round((time.monotonic() - start) * 1000, 3)
             ident = _read_identity(reader, state) if "run_identity" in row else None
-            mirror.observation(state, read_ms, ident)
+            policy.observe(mirror.observation(state, read_ms, ident), state)
             errors = 0
+        elif kind == ev.SessionStopping.KIND:
+            stopping = row.get("reason") or "stopping"
         elif kind == ev.Proposal.KIND and mirror.last_obs is not None and row["proposal_id"] in statuses:
-            srow = statuses[row["proposal_id"]]
-            proposal = mirror.proposal(row, srow)
-            if srow["status"] != "execute":
+            proposal = _propose(mirror, policy, row, statuses[row["proposal_id"]], stopping, decisions)
+            if proposal is None:
                 time.sleep(poll)  # the observer waits poll_interval_s after a step that sent nothing
         elif kind == ev.ActionAttempt.KIND and proposal is not None:
             att = mirror.intent(proposal)
+            policy.attempted(att)
             out = actor.send_action(att["action"], att["parameters"], att["attempt_id"])
-            mirror.result(att["attempt_id"], out)
+            policy.resulted(mirror.result(att["attempt_id"], out))
             proposal = None
+    check_decisions(decisions)
+
+
+def _propose(mirror: Mirror, policy: PolicyMirror, prow: dict, srow: dict, stopping: str | None,
+             decisions: list[tuple]) -> ev.Proposal | None:
+    """Decide on the newest observation where the session did, record the decision's rows and
+    keep it beside the session's for ``check_decisions``; return the proposal if it is to be
+    executed."""
+    mine, wish = policy.decide()
+    status = disposition(wish, mine.reason, policy.dry_run, stopping)
+    decisions.append((mine, status, prow, srow))
+    mine, row = mirror.proposal(mine, dataclasses.replace(status, proposal_id=mine.proposal_id))
+    policy.proposed(row)
+    policy.disposed(status.status, mine.proposal_id)
+    return mine if status.status == "execute" else None
 
 
 def _read_identity(client: GameClient, state: dict) -> dict | None:
