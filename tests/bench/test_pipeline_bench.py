@@ -1,10 +1,12 @@
 """The quick variant of ``bench/pipeline.py`` (the full run is a documented command,
 docs/performance.md "Game path"): its parts on a short real session — the pipeline's steps
-read from the journal, the one-process baseline replaying that session on a fresh game and
-seeing the same states, and the intent-acknowledgement probe against a real recorder process
-timing both intent paths."""
+read from the journal, the one-process baseline replaying that session on a fresh game,
+seeing the same states and running the session's policy to the same decisions (and refusing
+a journal whose decision its policy does not make), and the intent-acknowledgement probe
+against a real recorder process timing both intent paths."""
 from __future__ import annotations
 
+import copy
 import json
 import os
 import sys
@@ -16,7 +18,8 @@ from tests.harness import REPO
 
 sys.path.insert(0, os.path.join(REPO, "bench"))  # bench/ is not a package
 import pipeline as bench  # noqa: E402
-from pipeline_baseline import AckProbe, replay  # noqa: E402
+from journal_diff import masked  # noqa: E402
+from pipeline_baseline import AckProbe, DecisionMismatch, replay  # noqa: E402
 
 pytestmark = pytest.mark.timeout(180)
 
@@ -32,6 +35,16 @@ def session(tmp_path_factory):
 
 def observation_rows(rows: list[dict]) -> list[dict]:
     return [r for r in rows if r["event"] == "observation"]
+
+
+def of_kind(rows: list[dict], kind: str) -> list[dict]:
+    return [r for r in rows if r["event"] == kind]
+
+
+def decision(row: dict) -> dict:
+    """A proposal row as two runs of the same decision write it (journal_diff's masking, and
+    the proposal id, which the baseline draws afresh)."""
+    return masked({k: v for k, v in row.items() if k not in ("proposal_id", "sequence")}, {})
 
 
 def test_the_pipeline_session_yields_executed_steps_with_every_stage(session):
@@ -55,6 +68,57 @@ def test_the_baseline_replays_the_session_and_sees_its_states_byte_for_byte(sess
     assert [sum(r["event"] == k for r in rows) for k in kinds] == \
            [sum(r["event"] == k for r in s.rows) for k in kinds]
     assert len(bench.action_steps(rows)) == len(bench.action_steps(s.rows))
+
+
+def test_the_baseline_runs_the_sessions_policy_to_the_same_decisions_within_the_step(session):
+    base, s, _ = session
+    rows = scan_file(replay(s.rows, str(base / "baseline-policy"))).rows
+    mine, theirs = of_kind(rows, "proposal"), of_kind(s.rows, "proposal")
+    assert [decision(r) for r in mine] == [decision(r) for r in theirs]
+    assert [r["status"] for r in of_kind(rows, "proposal_status")] == \
+           [r["status"] for r in of_kind(s.rows, "proposal_status")]
+    # its own decide_ms, timed between its observation row and its proposal row
+    obs = {r["observation_id"]: r for r in observation_rows(rows)}
+    assert [r["decide_ms"] for r in mine] != [r["decide_ms"] for r in theirs]
+    for r in mine:
+        assert isinstance(r["decide_ms"], float) and r["decide_ms"] > 0
+        assert bench.stamp(r) - bench.stamp(obs[r["observation_id"]]) >= r["decide_ms"] / 1000 - 1e-6
+
+
+@pytest.mark.parametrize("field,value", [("parameters", {"option": "not-what-the-policy-chose"}),
+                                         ("action", "end_turn")])
+def test_the_baseline_refuses_a_proposal_its_policy_does_not_make(session, field, value):
+    base, s, _ = session
+    rows = copy.deepcopy(s.rows)
+    target = of_kind(rows, "proposal")[2]
+    was = target[field]
+    target[field] = value
+    with pytest.raises(DecisionMismatch) as err:
+        replay(rows, str(base / f"altered-{field}"))
+    text = str(err.value)
+    assert target["observation_id"] in text and field in text
+    assert json.dumps(was) in text and json.dumps(value) in text
+
+
+def test_the_baseline_refuses_a_disposition_the_policys_wish_does_not_get(session):
+    base, s, _ = session
+    rows = copy.deepcopy(s.rows)
+    prop = of_kind(rows, "proposal")[1]
+    status = next(r for r in of_kind(rows, "proposal_status") if r["proposal_id"] == prop["proposal_id"])
+    assert status["status"] == "execute"
+    status["status"] = "dry_run"
+    with pytest.raises(DecisionMismatch) as err:
+        replay(rows, str(base / "altered-status"))
+    assert prop["observation_id"] in str(err.value) and '"dry_run"' in str(err.value)
+
+
+def test_the_baseline_refuses_a_session_whose_policy_consulted_a_model(session, tmp_path):
+    _, s, _ = session
+    rows = copy.deepcopy(s.rows)
+    rows[0]["profile"]["model"]["base_url"] = "http://127.0.0.1:9/v1"
+    with pytest.raises(ValueError, match="configures a model"):
+        replay(rows, str(tmp_path))
+    assert not os.listdir(tmp_path), "refused before any work"
 
 
 def test_the_probe_times_both_intent_paths_against_a_real_recorder(session):
