@@ -57,6 +57,16 @@ def _frame(**over):
     (_frame(body=[1]), errors.BadBody, "expected a map"),
     (_frame(id=5), errors.BadEnvelope, "id (position 5)"),
     (_frame(sent_at="now"), errors.BadEnvelope, "sent_at"),
+    (_frame(sent_at=True), errors.BadEnvelope, "sent_at (position 8) has type bool"),
+    (_frame(major=True), errors.BadEnvelope, "major version (position 1) has type bool"),
+    (_frame(minor=1.0), errors.BadEnvelope, "minor version (position 2) has type float"),
+    (_frame(major=2, minor="0"), errors.BadEnvelope, "minor version (position 2) has type str"),
+    (_frame(type=7), errors.BadEnvelope, "type (position 3) has type int"),
+    (_frame(tv=None), errors.BadEnvelope, "type version (position 4) has type NoneType"),
+    (_frame(session=b"s"), errors.BadEnvelope, "session (position 6) has type bytes"),
+    (_frame(sender=["x"]), errors.BadEnvelope, "sender (position 7) has type list"),
+    (_frame(magic="gamerig", id=None, type="launch_missiles"), errors.BadEnvelope, "id (position 5)"),
+    ("not bytes", errors.NotMsgpack, "expected bytes, got str"),
 ])
 def test_decoding_refuses_bad_frames_with_a_clear_error(data, error, words):
     with pytest.raises(error) as exc:
