@@ -30,9 +30,10 @@ _new = object.__new__
 
 @dataclasses.dataclass(frozen=True)
 class Envelope:
-    """One frame. ``decode`` fills a new instance's ``__dict__`` as its generated ``__init__``
-    would, without the frozen per-field ``__setattr__`` (a third of a small frame's decoding):
-    keep it a plain frozen dataclass, no ``__post_init__`` and no ``__slots__``."""
+    """One frame. ``wrap`` and ``decode`` fill a new instance's ``__dict__`` as its generated
+    ``__init__`` would, without the frozen per-field ``__setattr__`` (a third of a small
+    frame's decoding): keep it a plain frozen dataclass, no ``__post_init__``, no
+    ``__slots__``, and any field added here added to both."""
     type: str
     type_version: int
     id: str
@@ -51,9 +52,12 @@ def new_id() -> str:
 def wrap(body: Message, *, session: str, sender: str, msg_id: str | None = None,
          sent_at: float | None = None) -> Envelope:
     """Put a message in an envelope with a fresh id and the current time."""
-    return Envelope(type=body.TYPE, type_version=body.VERSION, id=msg_id or new_id(),
-                    session=session, sender=sender,
-                    sent_at=time.time() if sent_at is None else sent_at, body=body)
+    env = _new(Envelope)  # as in decode: Envelope's __init__ minus its frozen __setattr__ calls
+    env.__dict__.update(type=body.TYPE, type_version=body.VERSION, id=msg_id or new_id(),
+                        session=session, sender=sender,
+                        sent_at=time.time() if sent_at is None else sent_at, body=body,
+                        major=PROTOCOL_MAJOR, minor=PROTOCOL_MINOR)
+    return env
 
 
 def encode(env: Envelope) -> bytes:
