@@ -33,6 +33,13 @@ def session(tmp_path_factory):
     return base, s, rss
 
 
+@pytest.fixture(scope="module")
+def baseline(session):
+    """The baseline's journal rows, replaying the session above."""
+    base, s, _ = session
+    return scan_file(replay(s.rows, str(base / "baseline"))).rows
+
+
 def observation_rows(rows: list[dict]) -> list[dict]:
     return [r for r in rows if r["event"] == "observation"]
 
@@ -58,9 +65,9 @@ def test_the_pipeline_session_yields_executed_steps_with_every_stage(session):
     assert rss.peak > 0 and rss.samples
 
 
-def test_the_baseline_replays_the_session_and_sees_its_states_byte_for_byte(session):
-    base, s, _ = session
-    rows = scan_file(replay(s.rows, str(base / "baseline"))).rows
+def test_the_baseline_replays_the_session_and_sees_its_states_byte_for_byte(session, baseline):
+    _, s, _ = session
+    rows = baseline
     mine, theirs = observation_rows(s.rows), observation_rows(rows)
     assert len(theirs) == len(mine)
     assert [r["sha256"] for r in theirs] == [r["sha256"] for r in mine]
@@ -70,9 +77,9 @@ def test_the_baseline_replays_the_session_and_sees_its_states_byte_for_byte(sess
     assert len(bench.action_steps(rows)) == len(bench.action_steps(s.rows))
 
 
-def test_the_baseline_runs_the_sessions_policy_to_the_same_decisions_within_the_step(session):
-    base, s, _ = session
-    rows = scan_file(replay(s.rows, str(base / "baseline-policy"))).rows
+def test_the_baseline_runs_the_sessions_policy_to_the_same_decisions_within_the_step(session, baseline):
+    _, s, _ = session
+    rows = baseline
     mine, theirs = of_kind(rows, "proposal"), of_kind(s.rows, "proposal")
     assert [decision(r) for r in mine] == [decision(r) for r in theirs]
     assert [r["status"] for r in of_kind(rows, "proposal_status")] == \
