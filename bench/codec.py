@@ -1,4 +1,4 @@
-"""The codec's cost per frame: ``python bench/codec.py [--session DIR] [--n N] [--rounds R]``.
+"""The codec's cost per frame: ``python bench/codec.py [--session DIR] [--n N] [--rounds R] [--base REV]``.
 
 For each message type a game step sends over its six ZeroMQ hops, built with real bodies
 taken from a session's journal and observation files, this prints one line::
@@ -19,6 +19,12 @@ Python work beyond msgpack (codec minus floor) over one frame of every type.
 ``--session DIR`` is a session directory (``events.jsonl`` and ``observations/``) of a game
 session; without it the demo profile is run for 50 steps into a temporary directory first
 (``supervisor start run/profiles/demo.yaml``, a few seconds) and its session is used.
+
+``--base REV`` compares instead: the bench runs ``--pairs`` times (3) with commit ``REV``'s
+``protocol`` package (``git archive``, in a temporary directory) and as often with this
+tree's, alternated, on the same session and each in its own process; it prints per type the
+medians of encode and decode before -> after and their ratios to msgpack, and the work beyond
+msgpack before -> after. ``--json PATH`` writes the figures of a plain run to a file.
 """
 from __future__ import annotations
 
@@ -35,12 +41,15 @@ import time
 import msgpack
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-sys.path.insert(0, REPO)
+#: where ``protocol`` is imported from (``--base`` runs this bench with an older tree's)
+TREE_VAR = "GAMERIG_CODEC_BENCH_TREE"
+sys.path.insert(0, os.environ.get(TREE_VAR) or REPO)
 
 import protocol  # noqa: E402
 from protocol import from_recorder as rep  # noqa: E402
 from protocol import to_recorder as req  # noqa: E402
 
+MAGIC = "gamerig"
 DEMO = os.path.join(REPO, "run", "profiles", "demo.yaml")
 #: proposal row keys the policy sends in ``extra`` (the rest are its named fields or the
 #: writer's own: sequence, hashes, timestamps)
@@ -128,7 +137,8 @@ def measure(msg, n: int, rounds: int) -> dict[str, float]:
     data = protocol.encode(env)
     if protocol.decode(data) != env:
         sys.exit(f"{msg.TYPE}: the frame does not decode to the message it was made of")
-    frame = msgpack.unpackb(data, raw=False, strict_map_key=True)
+    frame = [MAGIC, env.major, env.minor, env.type, env.type_version, env.id, env.session,
+             env.sender, env.sent_at, msg.to_body()]  # the objects encode packs, made once
     if msgpack.packb(frame, use_bin_type=True) != data:
         sys.exit(f"{msg.TYPE}: plain msgpack of the frame differs from the codec's bytes")
 
@@ -149,26 +159,84 @@ def measure(msg, n: int, rounds: int) -> dict[str, float]:
     return out
 
 
+def table(session: str, n: int, rounds: int) -> dict[str, dict[str, float]]:
+    """Print the figures of every hot message type (module docstring); return them by type."""
+    print(f"{'type':<20} {'bytes':>6} {'encode us':>10} {'packb us':>9} {'x':>5}"
+          f" {'decode us':>10} {'unpackb us':>11} {'x':>5}")
+    found = {}
+    for msg in messages(session):
+        m = found[msg.TYPE] = measure(msg, n, rounds)
+        print(f"{msg.TYPE:<20} {m['bytes']:>6} {m['encode']:>10.2f} {m['packb']:>9.2f}"
+              f" {m['encode'] / m['packb']:>5.2f} {m['decode']:>10.2f} {m['unpackb']:>11.2f}"
+              f" {m['decode'] / m['unpackb']:>5.2f}", flush=True)
+    enc, dec = beyond(found)
+    print(f"beyond msgpack, one frame of each type: encode {enc:.1f} us, decode {dec:.1f} us")
+    return found
+
+
+def beyond(found: dict[str, dict[str, float]]) -> tuple[float, float]:
+    """The codec's time over msgpack's, summed over one frame of each type: encode, decode."""
+    return (sum(m["encode"] - m["packb"] for m in found.values()),
+            sum(m["decode"] - m["unpackb"] for m in found.values()))
+
+
+def run_tree(tree: str, session: str, args: argparse.Namespace, out: str) -> dict:
+    """This bench in a child process importing ``protocol`` from ``tree``; its figures."""
+    cmd = [sys.executable, os.path.abspath(__file__), "--session", session, "--n", str(args.n),
+           "--rounds", str(args.rounds), "--json", out]
+    proc = subprocess.run(cmd, env={**os.environ, TREE_VAR: tree}, capture_output=True, text=True)
+    if proc.returncode != 0:
+        sys.exit(f"the bench from {tree} failed:\n{proc.stderr[-2000:]}")
+    with open(out) as fh:
+        return json.load(fh)
+
+
+def compare(base: str, session: str, args: argparse.Namespace, tmp: str) -> None:
+    """``--base``: the protocol package of commit ``base`` and this tree's, alternated
+    ``--pairs`` times on the same session; the medians of the runs, before and after."""
+    tree = os.path.join(tmp, "base")
+    os.makedirs(tree)
+    archive = subprocess.run(["git", "-C", REPO, "archive", base, "protocol"], capture_output=True)
+    if archive.returncode != 0:
+        sys.exit(f"git archive {base}: {archive.stderr.decode(errors='replace').strip()}")
+    subprocess.run(["tar", "-x", "-C", tree], input=archive.stdout, check=True)
+    runs: dict[str, list[dict]] = {"before": [], "after": []}
+    for i in range(args.pairs):
+        runs["before"].append(run_tree(tree, session, args, os.path.join(tmp, f"before{i}.json")))
+        runs["after"].append(run_tree(REPO, session, args, os.path.join(tmp, f"after{i}.json")))
+    med = {side: {t: {k: statistics.median(r[t][k] for r in rs) for k in rs[0][t]} for t in rs[0]}
+           for side, rs in runs.items()}
+    b, a = med["before"], med["after"]
+    print(f"{base} -> this tree, medians of {args.pairs} alternated runs each (us; x: over msgpack)")
+    print(f"{'type':<20} {'bytes':>6} {'encode':>14} {'x':>11} {'decode':>14} {'x':>11}")
+    for t in a:
+        print(f"{t:<20} {int(a[t]['bytes']):>6} {b[t]['encode']:>6.2f} -> {a[t]['encode']:<5.2f}"
+              f" {b[t]['encode'] / b[t]['packb']:>4.2f} -> {a[t]['encode'] / a[t]['packb']:<4.2f}"
+              f" {b[t]['decode']:>6.2f} -> {a[t]['decode']:<5.2f}"
+              f" {b[t]['decode'] / b[t]['unpackb']:>4.2f} -> {a[t]['decode'] / a[t]['unpackb']:<4.2f}")
+    (be, bd), (ae, ad) = beyond(b), beyond(a)
+    print(f"beyond msgpack, one frame of each type: encode {be:.1f} -> {ae:.1f} us ({be / ae:.1f}x),"
+          f" decode {bd:.1f} -> {ad:.1f} us ({bd / ad:.1f}x)")
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--session", help="a session directory (default: run the demo for 50 steps)")
     ap.add_argument("--n", type=int, default=2000, help="calls per round")
     ap.add_argument("--rounds", type=int, default=7, help="rounds per figure (the median is printed)")
+    ap.add_argument("--base", help="compare with the protocol package of this commit")
+    ap.add_argument("--pairs", type=int, default=3, help="with --base: runs of each, alternated")
+    ap.add_argument("--json", help="also write the figures to this file")
     args = ap.parse_args(argv)
     with tempfile.TemporaryDirectory(prefix="codec-bench-") as tmp:
         session = args.session or demo_session(tmp)
-        msgs = messages(session)
-    print(f"{'type':<20} {'bytes':>6} {'encode us':>10} {'packb us':>9} {'x':>5}"
-          f" {'decode us':>10} {'unpackb us':>11} {'x':>5}")
-    beyond_enc = beyond_dec = 0.0
-    for msg in msgs:
-        m = measure(msg, args.n, args.rounds)
-        beyond_enc += m["encode"] - m["packb"]
-        beyond_dec += m["decode"] - m["unpackb"]
-        print(f"{msg.TYPE:<20} {m['bytes']:>6} {m['encode']:>10.2f} {m['packb']:>9.2f}"
-              f" {m['encode'] / m['packb']:>5.2f} {m['decode']:>10.2f} {m['unpackb']:>11.2f}"
-              f" {m['decode'] / m['unpackb']:>5.2f}")
-    print(f"beyond msgpack, one frame of each type: encode {beyond_enc:.1f} us, decode {beyond_dec:.1f} us")
+        if args.base:
+            compare(args.base, session, args, tmp)
+            return 0
+        found = table(session, args.n, args.rounds)
+    if args.json:
+        with open(args.json, "w") as fh:
+            json.dump(found, fh, indent=1)
     return 0
 
 
