@@ -76,18 +76,26 @@ GUARDED = {  # action -> pending kind (anything else: "effect")
 
 
 _LAST_DIGEST: list = [None, ""]  # the last state digested (by identity) and its digest
+# The encoders ``json.dumps(x, sort_keys=True)`` (``default=str`` for situations) builds anew on
+# every call, built once. A state came off the wire (msgpack or JSON): it cannot hold itself,
+# so its encoder skips the cycle check, which costs a sixth of the state's digest. The bytes
+# are ``json.dumps``'s exactly: journaled digests and situations do not change.
+_STATE_JSON = json.JSONEncoder(sort_keys=True, check_circular=False)
+_SORTED_JSON = json.JSONEncoder(sort_keys=True)
+_SITUATION_JSON = json.JSONEncoder(sort_keys=True, default=str)
 
 
 def digest(state: dict) -> str:
-    """The SHA-256 of the state's canonical JSON. A step digests the same state object
-    several times (reconcile, decide, effect checks): the last one's digest is kept."""
+    """The SHA-256 of the state's canonical JSON (``json.dumps(state, sort_keys=True)``). A step
+    digests the same state object several times (reconcile, decide, effect checks): the last
+    one's digest is kept."""
     if _LAST_DIGEST[0] is not state:
-        _LAST_DIGEST[:] = [state, hashlib.sha256(json.dumps(state, sort_keys=True).encode()).hexdigest()]
+        _LAST_DIGEST[:] = [state, hashlib.sha256(_STATE_JSON.encode(state).encode()).hexdigest()]
     return _LAST_DIGEST[1]
 
 
 def action_key(action: str | None, params: dict | None) -> str:
-    return json.dumps([action, params or {}], sort_keys=True)
+    return _SORTED_JSON.encode([action, params or {}])
 
 
 def is_blocking_popup(state: dict) -> bool:
@@ -403,7 +411,7 @@ def target_of(action: str | None, params: dict, state: dict) -> Any:
 
 def situation_of(action: str | None, params: dict, state: dict) -> str:
     """A short key for "this action on this thing, on this screen flow"."""
-    raw = json.dumps([flow_of(state), action, target_of(action, params, state)], sort_keys=True, default=str)
+    raw = _SITUATION_JSON.encode([flow_of(state), action, target_of(action, params, state)])
     return hashlib.sha256(raw.encode()).hexdigest()[:16]
 
 

@@ -36,6 +36,7 @@ class Sts2Heuristic(Policy):
         self.stall = StallWatch(self.stuck, settings["stall_reads"], settings["stall_after_seconds"],
                                 enabled=not session.get("dry_run") and bool(session.get("stuck_seconds", 20)))
         self.deciding: Observation | None = None
+        self.checked: tuple | None = None  # (proposal, state, situation) of the last ``allowed`` check
 
     # -- memory ---------------------------------------------------------------------
     def observe(self, obs: Observation) -> None:
@@ -60,6 +61,7 @@ class Sts2Heuristic(Policy):
         st = obs.state
         d = digest(st)
         self.deciding = obs  # read by advice.consult (the model_error row's observation_id)
+        self.checked = None
         released = None
         popup = is_blocking_popup(st)
         if self.ctx.overdue(popup):
@@ -73,8 +75,17 @@ class Sts2Heuristic(Policy):
             p.extra["session_join"] = join
         if p.wish == "execute" and p.action:
             p.extra.setdefault("guard_snapshot", snapshot_for(p.action, p.parameters, st))
-            p.extra.setdefault("situation", situation_of(p.action, p.parameters, st))
+            if "situation" not in p.extra:
+                p.extra["situation"] = self._situation(p, st)
         return p
+
+    def _situation(self, p: Proposal, st: dict) -> str:
+        """``situation_of`` the proposal, taken from its ``allowed`` check when that was the
+        last one made (the proposal it let through, on this state): computed once per step."""
+        checked = self.checked
+        if checked is not None and checked[0] is p and checked[1] is st:
+            return checked[2]
+        return situation_of(p.action, p.parameters, st)
 
     def _decide(self, obs: Observation, d: str) -> Proposal:
         if self.run.stop_reason:
@@ -117,6 +128,7 @@ class Sts2Heuristic(Policy):
     def _allowed(self, st: dict, d: str, escape: bool = False):
         def allowed(p: Proposal) -> bool:
             situation = situation_of(p.action, p.parameters, st)
+            self.checked = (p, st, situation)
             return self.ctx.refusal(d, p.action, p.parameters, situation, escape) is None
         return allowed
 
