@@ -11,8 +11,7 @@ error type it is (``actors.runtime.transport``).
 from __future__ import annotations
 
 import dataclasses
-import operator
-from typing import Any, Callable, ClassVar, TypeVar
+from typing import Any, ClassVar, TypeVar
 
 from .errors import UnknownMessageType
 from .fields import body_to_fields
@@ -23,8 +22,8 @@ _new = object.__new__
 #: own, no ``__post_init__``, no field outside ``__init__``, no default_factory): its fields'
 #: defaults, so that ``from_body`` can fill a new instance's ``__dict__`` as ``__init__`` would
 _PLAIN_INIT: dict[type, dict[str, Any]] = {}
-#: per message class: its field names in order, and one getter of all their values as a tuple
-_READERS: dict[type, tuple[tuple[str, ...], Callable[[Any], tuple]]] = {}
+#: per message class: its field names in declared order (``dataclasses.fields`` per frame is slow)
+_NAMES: dict[type, tuple[str, ...]] = {}
 
 M = TypeVar("M", bound="Message")
 
@@ -37,8 +36,10 @@ class Message:
 
     def to_body(self) -> dict[str, Any]:
         """The fields by name, in their declared order (the wire's order)."""
-        names, values = _READERS.get(type(self)) or _reader(type(self))
-        return dict(zip(names, values(self)))
+        names = _NAMES.get(type(self))
+        if names is None:
+            names = _NAMES[type(self)] = tuple(f.name for f in dataclasses.fields(self))
+        return {name: getattr(self, name) for name in names}
 
     @classmethod
     def from_body(cls: type[M], body: Any) -> M:
@@ -55,19 +56,6 @@ class Message:
     def to_item(self) -> dict[str, Any]:
         """This message as one item of a batch message: ``{"type": TYPE, "body": {...}}``."""
         return {"type": self.TYPE, "body": self.to_body()}
-
-
-def _reader(cls: type) -> tuple[tuple[str, ...], Callable[[Any], tuple]]:
-    """``cls``'s field names and a getter of their values as one tuple, made once per class
-    (``dataclasses.fields`` on every frame is slow)."""
-    names = tuple(f.name for f in dataclasses.fields(cls))
-    if len(names) == 1:
-        (only,) = names
-        values: Callable[[Any], tuple] = lambda msg: (getattr(msg, only),)  # noqa: E731
-    else:  # attrgetter of two names or more returns a tuple; of none, ``()`` is right
-        values = operator.attrgetter(*names) if names else (lambda msg: ())
-    _READERS[cls] = found = (names, values)
-    return found
 
 
 def message(cls: type[M]) -> type[M]:
