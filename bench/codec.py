@@ -215,8 +215,13 @@ def compare(base: str, session: str, args: argparse.Namespace, tmp: str) -> None
               f" {b[t]['decode']:>6.2f} -> {a[t]['decode']:<5.2f}"
               f" {b[t]['decode'] / b[t]['unpackb']:>4.2f} -> {a[t]['decode'] / a[t]['unpackb']:<4.2f}")
     (be, bd), (ae, ad) = beyond(b), beyond(a)
-    print(f"beyond msgpack, one frame of each type: encode {be:.1f} -> {ae:.1f} us ({be / ae:.1f}x),"
-          f" decode {bd:.1f} -> {ad:.1f} us ({bd / ad:.1f}x)")
+    print(f"beyond msgpack, one frame of each type: encode {be:.1f} -> {ae:.1f} us ({times(be, ae)}),"
+          f" decode {bd:.1f} -> {ad:.1f} us ({times(bd, ad)})")
+
+
+def times(before: float, after: float) -> str:
+    """``before / after`` as ``2.0x``; ``n/a`` where noise left either at or under zero."""
+    return f"{before / after:.1f}x" if before > 0 and after > 0 else "n/a"
 
 
 def main(argv: list[str] | None = None) -> int:
