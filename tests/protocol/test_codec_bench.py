@@ -31,8 +31,9 @@ def test_the_bench_prints_every_hot_type_beside_plain_msgpack(tmp_path):
     assert list(lines) == TYPES
     for name, (size, enc, packb, enc_x, dec, unpackb, dec_x) in lines.items():
         assert int(size) > 100 and 0 < float(packb) and 0 < float(unpackb), name
-        assert float(enc_x) == pytest.approx(float(enc) / float(packb), abs=0.02)
-        assert float(dec_x) == pytest.approx(float(dec) / float(unpackb), abs=0.02)
+        # the ratio is of the unrounded times: the printed ones are rounded to 0.01 us
+        assert float(enc_x) == pytest.approx(float(enc) / float(packb), rel=0.05, abs=0.02)
+        assert float(dec_x) == pytest.approx(float(dec) / float(unpackb), rel=0.05, abs=0.02)
     assert int(lines["rows"][0]) > int(lines["recorded"][0])  # the rows carry the state
     assert re.search(r"beyond msgpack, one frame of each type: encode -?[\d.]+ us, decode -?[\d.]+ us", out)
     saved = json.loads((tmp_path / "codec.json").read_text())
