@@ -162,6 +162,7 @@ def test_decoded_messages_equal_constructed_ones_defaults_included():
     env = protocol.decode(frame(Follow, {"after": 7}))
     assert env.body == Follow(after=7)
     assert repr(env.body) == repr(Follow(after=7))
+    assert vars(env.body) == vars(Follow(after=7))  # the defaults are the instance's own too
     assert (env.body.max_rows, env.body.wait_ms, env.body.with_states, env.body.wake) == (256, 1000, False, None)
     sent = protocol.wrap(Follow(after=7, wake=["observation"]), session="s", sender="t", sent_at=2.0)
     back = protocol.decode(protocol.encode(sent))
