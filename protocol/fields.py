@@ -177,7 +177,9 @@ def _check_value(type_name: str, field: str, tp: Any, value: Any) -> Any:
 
 
 _SCHEMAS: dict[type, tuple[tuple[str, Any, bool], ...]] = {}
-_PLANS: dict[type, tuple[tuple[str, Any, bool, frozenset | None, Callable[[Any], Any] | None], ...]] = {}
+#: ``(field, annotation, required, accept, convert)``: a schema entry and its compiled check
+Planned = tuple[str, Any, bool, frozenset | None, Callable[[Any], Any] | None]
+_PLANS: dict[type, tuple[Planned, ...]] = {}
 
 
 def schema(cls: type) -> tuple[tuple[str, Any, bool], ...]:
@@ -192,7 +194,7 @@ def schema(cls: type) -> tuple[tuple[str, Any, bool], ...]:
     return found
 
 
-def _plan(cls: type) -> tuple[tuple[str, Any, bool, frozenset | None, Callable[[Any], Any] | None], ...]:
+def _plan(cls: type) -> tuple[Planned, ...]:
     """``schema(cls)`` with each field's compiled check appended, built once per class."""
     found = _PLANS.get(cls)
     if found is None:
