@@ -51,6 +51,9 @@ class PolicyDriver(JournalActor):
         self.last_disposition: str | None = None
         self.latest: Observation | None = None
         self.stopping = False
+        self.takes = {ev.Observation.KIND: self._observation, ev.Proposal.KIND: self._proposal,
+                      ev.ProposalStatus.KIND: self._status, ev.ActionAttempt.KIND: self._attempt,
+                      ev.ActionResult.KIND: self._result, ev.SessionStopping.KIND: self._stopping}
 
     def _decided(self, proposal_id: str, observation_id: str) -> None:
         if proposal_id not in self.decided:
@@ -72,36 +75,43 @@ class PolicyDriver(JournalActor):
         super().close()
 
     def on_row(self, row: dict) -> None:
-        kind = row["event"]
-        if kind == ev.Observation.KIND:
-            state = self.follower.take_state(row["observation_id"])
-            if state is None:
-                state = read_observation(self.ctx.capture_root, row["path"])
-            obs = Observation(row["observation_id"], row.get("step", 0), row.get("phase", "run"),
-                              state, row)
-            self.policy.observe(obs)
-            self.latest = obs
-        elif kind == ev.Proposal.KIND:
-            self.proposals[row["proposal_id"]] = row
-            self._decided(row["proposal_id"], row["observation_id"])
-            self.policy.record_proposal(row)
-        elif kind == ev.ProposalStatus.KIND:
-            if row["proposal_id"] not in self.replied:  # (a reply told this instance already)
-                self.last_disposition = row["status"]
-            if row["status"] != "execute":  # no attempt follows: the row is not needed again
-                self.proposals.pop(row["proposal_id"], None)
-        elif kind == ev.ActionAttempt.KIND:
-            prop = self.proposals.get(row["proposal_id"])
-            if prop is not None:
-                prop["_attempt_id"] = row["attempt_id"]
-                self.proposals[row["attempt_id"]] = prop
-        elif kind == ev.ActionResult.KIND:
-            prop = self.proposals.pop(row["attempt_id"], None)  # one result per attempt: done
-            if prop is not None:
-                self.proposals.pop(prop["proposal_id"], None)
-                self.policy.record_result(prop, row)
-        elif kind == ev.SessionStopping.KIND:
-            self.stopping = True
+        take = self.takes.get(row["event"])  # (a table: every row of a step passes here)
+        if take is not None:
+            take(row)
+
+    def _observation(self, row: dict) -> None:
+        state = self.follower.take_state(row["observation_id"])
+        if state is None:
+            state = read_observation(self.ctx.capture_root, row["path"])
+        obs = Observation(row["observation_id"], row.get("step", 0), row.get("phase", "run"), state, row)
+        self.policy.observe(obs)
+        self.latest = obs
+
+    def _proposal(self, row: dict) -> None:
+        self.proposals[row["proposal_id"]] = row
+        self._decided(row["proposal_id"], row["observation_id"])
+        self.policy.record_proposal(row)
+
+    def _status(self, row: dict) -> None:
+        if row["proposal_id"] not in self.replied:  # (a reply told this instance already)
+            self.last_disposition = row["status"]
+        if row["status"] != "execute":  # no attempt follows: the row is not needed again
+            self.proposals.pop(row["proposal_id"], None)
+
+    def _attempt(self, row: dict) -> None:
+        prop = self.proposals.get(row["proposal_id"])
+        if prop is not None:
+            prop["_attempt_id"] = row["attempt_id"]
+            self.proposals[row["attempt_id"]] = prop
+
+    def _result(self, row: dict) -> None:
+        prop = self.proposals.pop(row["attempt_id"], None)  # one result per attempt: done
+        if prop is not None:
+            self.proposals.pop(prop["proposal_id"], None)
+            self.policy.record_result(prop, row)
+
+    def _stopping(self, row: dict) -> None:
+        self.stopping = True
 
     def pending(self) -> Observation | None:
         """The observation to decide on now, if any (see the module docstring)."""

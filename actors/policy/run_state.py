@@ -97,7 +97,7 @@ class RunContext:
         if kind in COMBAT and self.reported_run_id and room is not None:
             player = state.get("player") or {}
             present = [p for p in PILES if isinstance(player.get(p), list)]
-            counts = Counter(c.get("name") for p in present for c in player.get(p) or [])
+            counts = Counter([c.get("name") for p in present for c in player[p]])
             self.evidence = {"source": "combat_piles", "run_id": self.reported_run_id,
                              "observed_step": row.get("step"), "act": room[0], "floor": room[1],
                              "persistent_deck": False, "piles_present": present,

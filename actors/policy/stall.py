@@ -90,9 +90,10 @@ class StallWatch:
                 "refusals": [h for h in self.history if h["outcome"] == "rejected"][-3:],
                 "escapes_tried": sorted(self.tried)}
 
-    def check(self, p: Proposal, screen: str, escapes: list[Proposal],
+    def check(self, p: Proposal, screen: str, escapes: Callable[[], list[Proposal]],
               allowed: Callable[[Proposal], bool]) -> Proposal:
-        """``p`` itself, or a way out, or the stop (see the module docstring)."""
+        """``p`` itself, or a way out, or the stop (see the module docstring). ``escapes``
+        gives the screen's ways out; it is called only once they are due (seldom)."""
         if not self.enabled or p.wish not in ("wait", "suppressed"):
             return p
         now = time.monotonic()
@@ -106,10 +107,11 @@ class StallWatch:
             p.extra["stall"] = self.record(screen)
             p.reason = f"stalled on {screen}: {p.reason}; trying the screen's ways out next"
             return p
-        e = self._way_out(escapes, allowed)
+        ways = escapes()
+        e = self._way_out(ways, allowed)
         if e is None and self.tried and now - self.round_began >= self.stall_after_s:
             self.tried = set()  # a new round
-            e = self._way_out(escapes, allowed)
+            e = self._way_out(ways, allowed)
         if e is not None:
             if not self.tried:
                 self.round_began = now

@@ -16,6 +16,8 @@ happen, ``released_no_effect``, ``stall``/``escape``, ``session_join``, ``run_ou
 """
 from __future__ import annotations
 
+import functools
+
 from .base import Observation, Policy, Proposal
 from .context import PolicyContext, digest, flow_of, is_blocking_popup, situation_of, snapshot_for
 from .run_state import RunContext
@@ -93,11 +95,11 @@ class Sts2Heuristic(Policy):
         st = obs.state
         kind = st.get("state_type")
         screen = screen_name(st)
-        escapes = self._escapes(st)
+        escapes = functools.partial(self._escapes, st)  # (wanted only on a stall)
         escape_ok = self._allowed(st, d, escape=True)
         waiting = self._waiting(st, d)
         if waiting is not None:  # no way out is tried while an accepted action awaits evidence
-            return self.stall.check(waiting, screen, [], escape_ok)
+            return self.stall.check(waiting, screen, list, escape_ok)
         rule = screens.RULES.get(kind)
         if not is_blocking_popup(st) and self.ctx.grid_is_stale():
             rule = lambda *_: [Proposal.wait("the grid changed while accepted toggles are in use")]
