@@ -8,5 +8,6 @@ tmp_path; the whole-process recorder tests stay in tests/journal and tests/chaos
                         commit, batches, the read-only stream endpoint, parked follows
     test_checkpoint.py  actors/recorder/checkpoint.py (and index.py's bounds): a resume from a
                         checkpoint rebuilds the index a full scan would
+    test_files.py       actors/recorder/files.py: the observation file's bytes are json.dumps's
     conftest.py         a real Recorder on tmp files; a real RecorderServer on loopback
 """
