@@ -93,6 +93,7 @@ class Recorder:
         self.durable_files: BoundedDict = BoundedDict(RECENT)  # observation files already fsynced
         self.undurable: list[str] = []  # observation files stored in the open group, fsynced by commit
         self.executable: str | None = None  # the newest ordinary executable proposal, not yet attempted
+        self.decided: list[dict] = []  # decide rows of the open group, for ``after_group``
         if resume:
             end = self.replay()
             self.writer = JournalWriter(self.journal_path, self.sid, resume=True, faults=faults, end=end)
@@ -155,9 +156,23 @@ class Recorder:
         fields = dict(fields)
         row, offset = self.writer.append(fields.pop("event"), fields, durable=durable)
         self.remember(row, offset)
+        if not self.writer.grouped:
+            self.after_group()
+        return row
+
+    def after_group(self) -> None:
+        """The work no reply waits for, kept off the replies' path: the ``decisions.jsonl``
+        lines of the proposals decided and, every ``checkpoint.EVERY`` rows, the checkpoint.
+        The server calls it once a group's replies are sent; outside a group, each append
+        does."""
+        decided, self.decided = self.decided, []
+        for row in decided:
+            try:
+                files.append_feed(os.path.join(self.root, "decisions.jsonl"), row)
+            except OSError as exc:  # a compatibility feed never stops the session
+                log.error("decisions.jsonl append failed: %s", exc)
         if self.rows - self.checkpointed >= checkpoint.EVERY:
             self.write_checkpoint()
-        return row
 
     def remember(self, row: dict, offset: int) -> None:
         self.index.apply(row)
@@ -365,14 +380,14 @@ class Recorder:
 
     def _decide_feed(self, proposal: dict, status: str) -> None:
         """The ``decisions.jsonl`` compatibility feed's row: the proposal's row without its
-        model evidence, as a ``decide`` event with the disposition."""
+        model evidence, as a ``decide`` event with the disposition (and the status row's
+        time); appended by ``after_group``."""
         row = {k: v for k, v in proposal.items() if k != "model_evidence"}
         row.update(event="decide", session=self.sid, disposition=status,
                    recorded_at=self.cache[-1]["recorded_at"])
-        try:
-            files.append_feed(os.path.join(self.root, "decisions.jsonl"), row)
-        except OSError as exc:  # a compatibility feed never stops the session
-            log.error("decisions.jsonl append failed: %s", exc)
+        self.decided.append(row)
+        if not self.writer.grouped:
+            self.after_group()
 
     # -- intents and results --------------------------------------------------------------
     def on_record_intent(self, m: req.RecordIntent) -> IntentAck:

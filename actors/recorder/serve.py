@@ -7,7 +7,8 @@ plus ``record_batch`` and ``follow``) and the read-only stream endpoint taps att
 
 * **Group commit** — up to ``BATCH`` waiting writer requests are answered with one fsync for
   all the durable rows among them; no reply is sent before that fsync, and if it fails every
-  reply that waited for it becomes ``journal_failed``.
+  reply that waited for it becomes ``journal_failed``. What no reply waits for (the
+  ``decisions.jsonl`` lines, a due checkpoint: ``Recorder.after_group``) comes after the replies.
 * **Batches** — each item of a ``record_batch`` is answered as if it had come alone.
 * **Parked follows** — a ``follow`` with nothing to return waits until rows are appended or
   its ``wait_ms`` passes; one that names ``wake`` kinds waits until a row of such a kind is
@@ -191,6 +192,7 @@ class RecorderServer:
         self._serve_parked()  # the rows go to their followers now; the writers wait for the fsync
         for routing, reply in self._commit(replies):
             self._reply(sock, routing, reply)
+        self.recorder.after_group()  # the feed lines and a due checkpoint: no reply waits for them
 
     def _commit(self, replies: list[tuple[list[bytes], object]]) -> list[tuple[list[bytes], object]]:
         """fsync the group's durable rows; if that fails, none of ``replies`` (which waited

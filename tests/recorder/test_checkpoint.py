@@ -19,6 +19,8 @@ from .conftest import context, observe, proposal, rows
 
 pytestmark = pytest.mark.timeout(120)
 TIMING = ("recorded_at", "ts", "prev_sha256")
+BOUNDED = ("reads", "observed", "proposals", "pending", "dispositions", "attempts", "attempt_by_proposal",
+           "results", "event_keys")  # the index's bounded maps
 
 
 def notes(rec: Recorder, count: int, start: int = 0) -> None:
@@ -39,6 +41,12 @@ def resumed_both_ways(root: str, tmp_path) -> tuple[Recorder, Recorder]:
     shutil.copytree(root, copy)
     os.remove(os.path.join(context(copy).session_dir, checkpoint.NAME))
     return Recorder(context(root, start_count=2)), Recorder(context(copy, start_count=2))
+
+
+def same_index(a: Recorder, b: Recorder) -> bool:
+    """The two indexes hold the same entries in the same order (the order decides what a
+    bounded map forgets next)."""
+    return json.dumps(a.index.to_state()) == json.dumps(b.index.to_state())
 
 
 def last_row_untimed(rec: Recorder) -> dict:
@@ -69,7 +77,7 @@ def test_a_resume_from_the_checkpoint_rebuilds_what_a_full_scan_does(make_record
     rec.writer.close()
     fast, full = resumed_both_ways(root, tmp_path)
     try:
-        assert fast.index.to_state() == full.index.to_state()
+        assert same_index(fast, full)
         assert fast.index.unresolved_attempts() == ["a-000302"]
         assert last_row_untimed(fast) == last_row_untimed(full)
         assert fast.rows_after(0, 50) == full.rows_after(0, 50)  # older rows come from disk
@@ -96,13 +104,13 @@ def test_torn_lines_before_the_checkpoint_are_still_named_on_the_next_resume(mak
     try:
         named = rows(fast)[-1]["torn_rows"]
         assert named == rows(full)[-1]["torn_rows"] == [{**first, "terminated": True}]
-        assert fast.index.to_state() == full.index.to_state()
+        assert same_index(fast, full)
     finally:
         fast.writer.close()
         full.writer.close()
 
 
-@pytest.mark.parametrize("damage", ["other_session", "journal_cut", "different_row", "garbage"])
+@pytest.mark.parametrize("damage", ["other_session", "journal_cut", "different_row", "garbage", "old_format"])
 def test_a_checkpoint_that_does_not_match_the_journal_is_ignored(make_recorder, root, tmp_path, damage, caplog):
     rec = make_recorder()
     notes(rec, checkpoint.EVERY + 5)
@@ -112,6 +120,9 @@ def test_a_checkpoint_that_does_not_match_the_journal_is_ignored(make_recorder, 
         state = json.load(fh)
     if damage == "other_session":
         state["session"] = "20260101T000000Z-someoneelse"
+    elif damage == "old_format":  # format 1 held the bounded maps as lists of pairs
+        state["format"] = 1
+        state["index"].update({name: [[k, v] for k, v in state["index"][name].items()] for name in BOUNDED})
     elif damage == "different_row":
         state["point"]["digest"] = "0" * 64
     elif damage == "journal_cut":
@@ -121,9 +132,27 @@ def test_a_checkpoint_that_does_not_match_the_journal_is_ignored(make_recorder, 
         fh.write("{not json" if damage == "garbage" else json.dumps(state))
     again = make_recorder(start_count=2)
     assert "checkpoint" in caplog.text and "ignored" in caplog.text
+    if damage == "old_format":
+        assert "format 1, not 2" in caplog.text
     scan = scan_file(again.journal_path)
     assert again.index.counts["note"] == sum(1 for r in scan.rows if r["event"] == "note")
     assert rows(again)[-1]["resumed_after_sequence"] == scan.rows[-2]["sequence"]
+
+
+def test_a_checkpoint_due_in_a_group_is_written_after_it(make_recorder):
+    """Inside a group commit the checkpoint waits for ``after_group`` (the server calls it
+    once the group's replies are sent), and then covers the group's last row."""
+    rec = make_recorder()
+    rec.writer.begin_group()
+    notes(rec, checkpoint.EVERY + 3)
+    path = os.path.join(rec.dir, checkpoint.NAME)
+    assert not os.path.exists(path)
+    rec.commit()
+    rec.after_group()
+    with open(path) as fh:
+        state = json.load(fh)
+    assert state["format"] == checkpoint.FORMAT
+    assert state["point"]["sequence"] == rec.writer.sequence == checkpoint.EVERY + 4
 
 
 def test_the_index_keeps_the_newest_entries_only(make_recorder):

@@ -127,6 +127,24 @@ def test_a_proposal_gets_its_wished_disposition_and_an_executed_one_a_decide_row
     assert [(d["proposal_id"], d["event"], d["disposition"]) for d in decides] == [("p1", "decide", "execute")]
 
 
+def test_in_a_group_the_decide_row_is_appended_after_it_with_its_status_rows_time(make_recorder):
+    """The feed line waits for ``after_group`` (the server calls it once the group's
+    replies are sent): no acknowledgement waits for a compatibility feed."""
+    rec = make_recorder()
+    oid = observe(rec, "r1").observation_id
+    feed = os.path.join(rec.root, "decisions.jsonl")
+    rec.writer.begin_group()
+    rec.on_record_proposal(proposal("p1", oid))
+    assert not os.path.exists(feed)
+    rec.commit()
+    rec.after_group()
+    with open(feed) as fh:
+        [decide] = [json.loads(line) for line in fh]
+    status = [r for r in rows(rec) if r["event"] == ProposalStatus.KIND][-1]
+    assert (decide["proposal_id"], decide["disposition"]) == ("p1", "execute")
+    assert decide["recorded_at"] == status["recorded_at"]
+
+
 def test_a_dry_run_session_previews_instead_of_executing(make_recorder):
     rec = make_recorder(profile={"session": {"dry_run": True}})
     oid = observe(rec, "r1").observation_id
