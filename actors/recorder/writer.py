@@ -14,6 +14,7 @@ import dataclasses
 import datetime as dt
 import errno
 import os
+import time
 from typing import Any
 
 from protocol.journal import GENESIS, SCHEMA_VERSION, JournalScan, encode_row, line_digest, scan_file
@@ -31,8 +32,23 @@ def utc_now() -> str:
     return dt.datetime.now(dt.timezone.utc).isoformat(timespec="microseconds").replace("+00:00", "Z")
 
 
-def local_ts() -> str:
-    return dt.datetime.now().astimezone().strftime("%Y-%m-%d %H:%M:%S")
+class Stamps:
+    """A row's ``recorded_at`` (as ``utc_now()`` gives it: microseconds floored, as
+    ``datetime.now`` does) and ``ts`` (local time, ``%Y-%m-%d %H:%M:%S``) from one clock
+    read; each second's two texts are formatted once (a row costs a clock read and one
+    f-string, not two datetimes and a time-zone lookup)."""
+
+    def __init__(self) -> None:
+        self.second = None
+        self.utc = self.local = ""
+
+    def now(self) -> tuple[str, str]:
+        second, micro = divmod(time.time_ns() // 1000, 1_000_000)
+        if second != self.second:
+            self.second = second
+            self.utc = time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(second))
+            self.local = time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(second))
+        return f"{self.utc}.{micro:06d}Z", self.local
 
 
 class FaultPlan:
@@ -111,6 +127,7 @@ class JournalWriter:
         self.broken: str | None = None
         self._grouped = False
         self._sync_due = False
+        self._stamps = Stamps()
 
     def check_usable(self) -> None:
         """Raises ``JournalError`` once an append or fsync has failed: from then on nothing is
@@ -144,8 +161,9 @@ class JournalWriter:
         self.check_usable()
         self.faults.check(event)
         row = dict(fields)
+        recorded_at, ts = self._stamps.now()
         row.update(schema_version=SCHEMA_VERSION, session=self.session_id,
-                   sequence=self.sequence + 1, recorded_at=utc_now(), ts=local_ts(),
+                   sequence=self.sequence + 1, recorded_at=recorded_at, ts=ts,
                    event=event, prev_sha256=self.last_digest)
         line = encode_row(row)
         try:

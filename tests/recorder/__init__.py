@@ -9,5 +9,6 @@ tmp_path; the whole-process recorder tests stay in tests/journal and tests/chaos
     test_checkpoint.py  actors/recorder/checkpoint.py (and index.py's bounds): a resume from a
                         checkpoint rebuilds the index a full scan would
     test_files.py       actors/recorder/files.py: the observation file's bytes are json.dumps's
+    test_writer.py      actors/recorder/writer.py: a row's recorded_at and ts
     conftest.py         a real Recorder on tmp files; a real RecorderServer on loopback
 """
