@@ -74,18 +74,19 @@ def wake_test(wake: list[str]) -> Callable[[dict], bool]:
     ``ValueError`` naming the first malformed entry (or an empty list: null wakes on any row)."""
     if not wake:
         raise ValueError("wake names no row (null: every row wakes the follow)")
-    entries: list[tuple[str, str | None, str | None]] = []  # (kind, field, value)
+    by_kind: dict[str, list[tuple[str | None, str | None]]] = {}  # kind -> its (field, value)s
     for n, entry in enumerate(wake):
         kind, dot, condition = entry.partition(".")
         name, eq, value = condition.partition("=")
         if not kind or "=" in kind or (dot and not name):
             raise ValueError(f"wake[{n}] {entry!r}: expected 'kind', 'kind.field' or 'kind.field=value'")
-        entries.append((kind, name or None, value if eq else None))
+        by_kind.setdefault(kind, []).append((name or None, value if eq else None))
 
-    def wakes(row: dict) -> bool:
-        return any(row.get("event") == kind and (
-            name is None or (row.get(name) is not None if value is None else str(row.get(name)) == value))
-            for kind, name, value in entries)
+    def wakes(row: dict) -> bool:  # most rows are of no kind named: one dict miss
+        conditions = by_kind.get(row.get("event"))
+        return conditions is not None and any(
+            name is None or (row.get(name) is not None if value is None else str(row.get(name)) == value)
+            for name, value in conditions)
     return wakes
 
 
@@ -108,6 +109,7 @@ class RecorderServer:
         self.awaiting: list[Awaiting] = []
         self.writers = {**recorder.handlers(), req.RecordBatch: self.on_batch}
         self.readers = {req.Snapshot: recorder.on_snapshot}
+        self.parked_seen = (-1, 0.0)  # (sequence, first deadline) after the last pass: nothing due before either
 
     def serve(self) -> None:
         """Serve both endpoints until the actor is asked to stop; then close the journal."""
@@ -178,6 +180,8 @@ class RecorderServer:
         replies: list[tuple[list[bytes], object]] = []
         self.recorder.writer.begin_group()
         for _ in range(BATCH):
+            if not sock.getsockopt(zmq.EVENTS) & zmq.POLLIN:  # (cheaper than recv raising Again)
+                break
             try:
                 frames = sock.recv_multipart(zmq.NOBLOCK)
             except zmq.Again:
@@ -213,6 +217,7 @@ class RecorderServer:
         except ValueError:
             return env  # refused by ``_answer``, naming the entry
         self.parked.append(Parked(sock, frames[:-1], env.id, env.body, _deadline(env.body.wait_ms), wakes))
+        self.parked_seen = (-1, 0.0)
         return None
 
     # -- standing intents ---------------------------------------------------------------------
@@ -315,9 +320,14 @@ class RecorderServer:
                 log.error("%s", exc)
 
     def _serve_parked(self) -> None:
+        """Answer each parked follow now due (``_due``) or at its deadline. Skipped when no
+        row came, no follow was parked and no deadline passed since the last pass (which
+        then answered every follow it could)."""
         now = time.monotonic()
-        keep = []
         rec = self.recorder
+        if rec.writer.sequence == self.parked_seen[0] and now < self.parked_seen[1]:
+            return
+        keep = []
         for p in self.parked:
             if now < p.deadline and not self._due(p):
                 keep.append(p)
@@ -334,6 +344,7 @@ class RecorderServer:
                 self._reply(p.sock, p.routing, Rows(reply_to=p.msg_id, rows=rows[:1],
                                                     last_sequence=rec.writer.sequence))
         self.parked = keep
+        self.parked_seen = (rec.writer.sequence, min((p.deadline for p in keep), default=float("inf")))
 
 
 def _deadline(wait_ms: int) -> float:
