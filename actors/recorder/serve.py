@@ -52,6 +52,7 @@ BATCH = 64  # requests taken off the socket before one group fsync and the repli
 GROUPED = (req.StoreObservation, req.ReportObservationError, req.RecordProposal, req.RecordIntent,
            req.RecordResult, req.RecordEvent, req.AwaitIntent)  # and batches of them
 MAX_WAIT_MS = 60_000
+POLLIN = int(zmq.POLLIN)  # a plain int: ``&`` with the enum member builds an enum each time
 MAX_ROWS = 1024
 #: what ``error_reply`` turns into a reply; anything else is a bug and ends the actor
 ANSWERED = (Refusal, ProtocolError, JournalError, OSError, ValueError, TypeError, OverflowError)
@@ -180,7 +181,7 @@ class RecorderServer:
         replies: list[tuple[list[bytes], object]] = []
         self.recorder.writer.begin_group()
         for _ in range(BATCH):
-            if not sock.getsockopt(zmq.EVENTS) & zmq.POLLIN:  # (cheaper than recv raising Again)
+            if not sock.getsockopt(zmq.EVENTS) & POLLIN:  # (cheaper than recv raising Again)
                 break
             try:
                 frames = sock.recv_multipart(zmq.NOBLOCK)
