@@ -218,7 +218,9 @@ def demo_captures(tmp_path_factory) -> DemoCaptures:
     base = tmp_path_factory.mktemp("demo")
     shared, rej = str(base / "shared"), str(base / "rejecting")
     normal, dry, rejecting = run_sessions([
-        (shared, str(base / "rt-normal"), 30, ()),
+        # 90 steps: its decide rows span ~2 s even on a quiet machine (30 spanned 0.8 s, and a
+        # dry run whose start-up lagged ~1 s under load began writing after the last of them)
+        (shared, str(base / "rt-normal"), 90, ()),
         # the dry run lasts ~6 s (each preview waits game.poll_interval_s before the next read),
         # so the two sessions sharing the root surely write at the same time, even under load
         (shared, str(base / "rt-dry"), 120, ("--dry-run",)),
