@@ -12,6 +12,7 @@ from __future__ import annotations
 import logging
 import time
 import uuid
+from typing import Callable
 
 
 from actors.runtime.actor import ActorContext, run_actor
@@ -146,7 +147,13 @@ class Actuator(JournalActor):
             self.handled[reply.proposal_id] = None
             if reply.proposal_id in self.queue:
                 self.queue.remove(reply.proposal_id)
-            self._send(reply)
+            self._send(reply, then=self.park_next)
+
+    def park_next(self) -> None:
+        """The next standing intent, parked right after a result is sent (the recorder takes
+        both in one turn) rather than once its reply has come."""
+        if not self.journal_failed:
+            self.park_standing()
 
     def withdraw_standing(self) -> None:
         """Take the parked standing intent back (acting on an intent it got before)."""
@@ -278,16 +285,18 @@ class Actuator(JournalActor):
             return
         self._send(ack)
 
-    def _send(self, ack: IntentAck) -> None:
-        """The acknowledged request, sent once; then its result recorded."""
-        self._record(ack.attempt_id, self.sink.send(ack.action, ack.parameters, ack.attempt_id))
+    def _send(self, ack: IntentAck, then: Callable[[], object] | None = None) -> None:
+        """The acknowledged request, sent once; then its result recorded (``then`` called
+        once the result is sent, before its reply)."""
+        outcome = self.sink.send(ack.action, ack.parameters, ack.attempt_id)
+        self._record_result(_result_message(ack.attempt_id, outcome), then)
 
     def _record(self, attempt_id: str, outcome) -> None:
         self._record_result(_result_message(attempt_id, outcome))
 
-    def _record_result(self, msg: RecordResult) -> None:
+    def _record_result(self, msg: RecordResult, then: Callable[[], object] | None = None) -> None:
         try:
-            self.recorder.record_result(msg)  # (a response that cannot travel: kept without it)
+            self.recorder.record_result(msg, after_send=then)  # (a response that cannot travel: kept without it)
         except RequestFailed as exc:
             log.error("result of %s not recorded: %s", msg.attempt_id, exc)
             try:

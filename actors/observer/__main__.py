@@ -4,8 +4,9 @@ The observer is a ``JournalActor``: it follows the journal, and once caught up w
 step resolved (``StepTracker.read_due``) it reads the state once, stores it with the recorder
 and reads no more until that observation's row has come (with the row resolving its step:
 the observer wakes only for results and dispositions other than execute, ``WAKE``). Its next
-follow request goes out just before the store, so that the recorder takes both in one turn
-rather than being woken for the follow while the policy's proposal is on its way. After an
+follow request goes out right after the store, before the store's reply, so that the recorder
+takes both in one turn rather than being woken for the follow while the policy's proposal is
+on its way. After an
 action it reads at once
 (the policy waits if the effect is not visible yet); after a wait or a preview it gives the
 game ``game.poll_interval_s`` to move; a failed read backs off (doubling, up to 2 s). Once
@@ -91,9 +92,9 @@ class Observer(JournalActor):
             return False
         read_ms = round((time.monotonic() - start) * 1000, 3)
         ident = self.source.read_identity(state) if self.identity else None
-        self.socket()  # the next follow goes out with the store, not after its reply (below)
-        try:
-            stored = self.recorder.store_observation(read_id, state, phase=phase, read_ms=read_ms, identity=ident)
+        try:  # (the next follow goes out right after the store: the recorder takes both in one turn)
+            stored = self.recorder.store_observation(read_id, state, phase=phase, read_ms=read_ms,
+                                                     identity=ident, after_send=self.socket)
         except NotEncodable as exc:  # a state that cannot travel is a failed read, not a crash
             self.track.read_errors += 1
             self.recorder.report_observation_error(read_id, str(exc), "not_encodable")

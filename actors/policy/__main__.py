@@ -141,7 +141,11 @@ class PolicyDriver(JournalActor):
                 break
             batch.append(self._decide(obs, made + len(batch)))
         try:
-            replies = self.recorder.record_proposals([msg for msg, _ in batch])
+            # one ordinary decision: the next follow goes out right after it (the recorder takes
+            # both in one turn); pipelined ones wait for their replies (their follow's pace and
+            # waking kinds depend on what is in flight then)
+            early = self.socket if len(batch) == 1 and batch[0][1] <= 1 else None
+            replies = self.recorder.record_proposals([msg for msg, _ in batch], after_send=early)
         except RequestFailed as exc:
             log.error("proposal not recorded: %s", exc)
             return

@@ -172,11 +172,13 @@ class RecorderClient:
 
     # -- the step path --------------------------------------------------------------------
     def store_observation(self, read_id: str, state: dict, *, phase: str = "run",
-                          read_ms: float | None = None, identity: dict | None = None) -> Message:
+                          read_ms: float | None = None, identity: dict | None = None,
+                          after_send: Callable[[], object] | None = None) -> Message:
         """Store one read state. Raises ``NotEncodable`` (a state that cannot travel: a
-        failed read for the caller) or ``RequestFailed`` (not stored)."""
+        failed read for the caller) or ``RequestFailed`` (not stored). ``after_send``: see
+        ``Client.request``."""
         msg = StoreObservation(read_id=read_id, state=state, phase=phase, read_ms=read_ms, identity=identity)
-        return self.request(msg, deadline_s=OBSERVATION_S)
+        return self.request(msg, deadline_s=OBSERVATION_S, after_send=after_send)
 
     def report_observation_error(self, read_id: str, error: str, error_type: str = "") -> bool:
         """Record a failed read; False (logged) if the recorder did not take it."""
@@ -188,14 +190,15 @@ class RecorderClient:
             return False
         return True
 
-    def record_proposals(self, msgs: list[RecordProposal]) -> list[Message | PeerRefused]:
+    def record_proposals(self, msgs: list[RecordProposal], *,
+                         after_send: Callable[[], object] | None = None) -> list[Message | PeerRefused]:
         """Record decisions: one request, or one ``record_batch`` for several. Returns one
         reply per proposal (``ProposalRecorded``, a batch item's ``RecorderError``, or the
         ``PeerRefused`` that refused them all); raises ``RequestFailed`` if not recorded."""
         try:
             if len(msgs) == 1:
-                return [self.request(msgs[0], deadline_s=PROPOSAL_S)]
-            return self.request_batch(list(msgs), deadline_s=PROPOSAL_S)
+                return [self.request(msgs[0], deadline_s=PROPOSAL_S, after_send=after_send)]
+            return self.request_batch(list(msgs), deadline_s=PROPOSAL_S, after_send=after_send)
         except PeerRefused as exc:
             log.error("proposal refused: %s", exc)
             return [exc] * len(msgs)
@@ -218,11 +221,12 @@ class RecorderClient:
                               session=self.session, sender=self.sender, counters=self.counters,
                               endpoint=self.endpoint)
 
-    def record_result(self, msg: RecordResult) -> Message:
+    def record_result(self, msg: RecordResult, *, after_send: Callable[[], object] | None = None) -> Message:
         """Record an attempt's result; a response that cannot travel is recorded without it
-        (the outcome is kept, the error says why). Raises ``RequestFailed``."""
+        (the outcome is kept, the error says why). Raises ``RequestFailed``. ``after_send``:
+        see ``Client.request`` (not called when the result could not be encoded)."""
         try:
-            return self.request(msg, deadline_s=RESULT_S)
+            return self.request(msg, deadline_s=RESULT_S, after_send=after_send)
         except NotEncodable as exc:
             return self.request(RecordResult(
                 attempt_id=msg.attempt_id, outcome=msg.outcome, http_status=msg.http_status,
@@ -269,13 +273,17 @@ class RecorderClient:
         return Pending(sock, msg_id, self.counters, self.endpoint)
 
     # -- the wire -------------------------------------------------------------------------
-    def request(self, body: Message, *, deadline_s: float, try_s: float = 2.0) -> Message:
-        return self.client.request(body, deadline_s=deadline_s, try_s=try_s, should_stop=self.should_stop)
+    def request(self, body: Message, *, deadline_s: float, try_s: float = 2.0,
+                after_send: Callable[[], object] | None = None) -> Message:
+        return self.client.request(body, deadline_s=deadline_s, try_s=try_s, should_stop=self.should_stop,
+                                   after_send=after_send)
 
-    def request_batch(self, bodies: list[Message], *, deadline_s: float, try_s: float = 2.0) -> list[Message]:
+    def request_batch(self, bodies: list[Message], *, deadline_s: float, try_s: float = 2.0,
+                      after_send: Callable[[], object] | None = None) -> list[Message]:
         """Several requests as one ``record_batch``; their replies in order (a refused item
         comes back as its ``recorder_error``, not raised)."""
-        reply = self.request(RecordBatch(items=[b.to_item() for b in bodies]), deadline_s=deadline_s, try_s=try_s)
+        reply = self.request(RecordBatch(items=[b.to_item() for b in bodies]), deadline_s=deadline_s, try_s=try_s,
+                             after_send=after_send)
         if not isinstance(reply, BatchReplies) or len(reply.items) != len(bodies):
             raise PeerRefused("record_batch", "bad_reply", f"unexpected reply {reply.TYPE!r} to a batch")
         try:

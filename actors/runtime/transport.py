@@ -8,7 +8,7 @@ from __future__ import annotations
 import logging
 import os
 import time
-from typing import Iterable
+from typing import Callable, Iterable
 
 import zmq
 
@@ -112,8 +112,11 @@ class Client:
         self.reset()
 
     def request(self, body: Message, *, deadline_s: float = 10.0, try_s: float = 2.0,
-                should_stop=lambda: False, max_tries: int | None = None) -> Message:
-        """Send ``body`` and return the reply; ``max_tries=1`` sends it exactly once."""
+                should_stop=lambda: False, max_tries: int | None = None,
+                after_send: Callable[[], object] | None = None) -> Message:
+        """Send ``body`` and return the reply; ``max_tries=1`` sends it exactly once.
+        ``after_send`` is called once, right after the first send, before the wait for the
+        reply (for a message of the caller's own to go out meanwhile, on another socket)."""
         env = protocol.wrap(body, session=self.session, sender=self.sender)
         try:
             data = protocol.encode(env)
@@ -125,6 +128,8 @@ class Client:
             tries += 1
             sock = self._open()
             sock.send(data)
+            if after_send is not None and tries == 1:
+                after_send()
             reply = self._await_reply(sock, env.id, min(try_s, max(0.05, start + deadline_s - time.monotonic())))
             if reply is not None:
                 if reply.ERROR_REPLY:  # the recorder's or the supervisor's refusal
