@@ -29,6 +29,8 @@ from typing import Any
 
 import httpx
 
+from actors.runtime import hoplog
+
 #: The largest answer read (a state is tens of KB; the wire's frame limit is 16 MiB).
 MAX_BODY_BYTES = 8 * 1024 * 1024
 STATE_PATH = "/api/v1/singleplayer"
@@ -80,12 +82,25 @@ class GameClient:
         self.timeout_s = timeout_s
         self.http = httpx.Client(base_url=self.base_url, timeout=timeout_s,
                                  headers={"Accept": "application/json"})
+        self.times = hoplog.open_log("http-client", buffered=False)  # bench/step_timeline.py only
 
     def close(self) -> None:
         self.http.close()
 
     def _exchange(self, method: str, path: str, **kwargs) -> Answer:
-        """One request; the whole answer within ``MAX_BODY_BYTES`` and ``timeout_s``."""
+        """One request; the whole answer within ``MAX_BODY_BYTES`` and ``timeout_s``. With
+        ``GAMERIG_HOPLOG`` set, its CPU time on this thread and its wall time are logged
+        (``C <method> <path> <cpu ms> <wall ms>``, ``actors/runtime/hoplog.py``)."""
+        if self.times is None:
+            return self._exchange_once(method, path, **kwargs)
+        cpu, wall = time.thread_time(), time.perf_counter()
+        try:
+            return self._exchange_once(method, path, **kwargs)
+        finally:
+            self.times.write(f"C {method} {path} {(time.thread_time() - cpu) * 1000:.3f} "
+                             f"{(time.perf_counter() - wall) * 1000:.3f}\n".encode())
+
+    def _exchange_once(self, method: str, path: str, **kwargs) -> Answer:
         deadline = time.monotonic() + self.timeout_s
         with self.http.stream(method, path, **kwargs) as resp:
             declared = resp.headers.get("content-length", "")

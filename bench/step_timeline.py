@@ -15,6 +15,12 @@ transit (bytes out to bytes in: ZeroMQ, the kernel, the receiver's wake-up and p
 decode. The segments add up to the step. Then the same medians summed per place (hops,
 recorder, policy, actuator, observer) and, for every message type, its encode / transit /
 decode medians. Journal stamps are taken before a row is written (``bench/pipeline.py``).
+Then the game path's HTTP requests per route: the built-in game's own handling of each
+(``actors/game/http.py``), the HTTP client's CPU time on its thread and its wall time
+(``actors/sts2mcp.py``) — for the session's observer and actuator, and for the in-process
+baseline (``bench/pipeline_baseline.py``'s replay of the same session, run right after it
+with the same logging; ``--no-baseline`` skips it): the same client code doing the same
+requests, in seven processes sharing two cores or in one.
 
 Logging a frame costs a few microseconds in each process; read the figures as a breakdown,
 and ``bench/pipeline.py`` for the step's cost against the in-process baseline. Options:
@@ -38,7 +44,9 @@ REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, REPO)
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
+from actors.runtime.hoplog import ENV  # noqa: E402
 from pipeline import finish_session, start_session, stamp  # noqa: E402
+from pipeline_baseline import replay  # noqa: E402
 from protocol import events as ev  # noqa: E402
 
 #: (segment, place, what it holds), in the step's order; each ends where the next begins
@@ -91,6 +99,7 @@ class Hops:
                         self.got[(actor, f[1])].append((float(f[3]), float(f[4]), float(f[5]), f[2]))
         for v in self.got.values():
             v.sort()
+        self.http = http_times(folder)
 
     def first(self, receiver: str, kind: str, after: float) -> tuple[float, float, float, float] | None:
         """The first ``kind`` frame ``receiver`` got that was wrapped at or after ``after``:
@@ -101,6 +110,42 @@ class Hops:
             return None
         wrapped, received, decoded, msg_id = got[i]
         return wrapped, self.sent[msg_id][2], received, decoded
+
+
+def http_times(folder: str) -> dict[str, dict[str, list[float]]]:
+    """The game path's HTTP requests logged in ``folder``, by route (``GET /api/v1/...``):
+    ``game`` (the built-in game's own handling, ms), ``cpu`` and ``wall`` (the client's CPU
+    time on its thread and its wall time, ms; ``actors/sts2mcp.py``)."""
+    out: dict[str, dict[str, list[float]]] = collections.defaultdict(lambda: collections.defaultdict(list))
+    for path in glob.glob(os.path.join(folder, "*.hops")):
+        with open(path) as fh:
+            for line in fh:
+                f = line.split()
+                if len(f) == 5 and f[0] == "H":
+                    out[f"{f[1]} {f[2]}"]["game"].append((float(f[4]) - float(f[3])) * 1000)
+                elif len(f) == 5 and f[0] == "C":
+                    out[f"{f[1]} {f[2]}"]["cpu"].append(float(f[3]))
+                    out[f"{f[1]} {f[2]}"]["wall"].append(float(f[4]))
+    return out
+
+
+def print_http(session: dict, baseline: dict | None) -> dict:
+    """The HTTP requests of the session (and of the in-process baseline replaying it):
+    medians per route of the game's handling, the client's CPU and its wall time."""
+    sides = [("session", session)] + ([("baseline", baseline)] if baseline is not None else [])
+    print(f"\nHTTP requests (median ms){'':16}" + "".join(f"{n + ': game  cpu  wall':>27}" for n, _ in sides))
+    out = {}
+    for route in sorted(session):
+        cells = ""
+        for name, side in sides:
+            got = side.get(route, {})
+            med = {k: statistics.median(got[k]) if got.get(k) else float("nan") for k in ("game", "cpu", "wall")}
+            out.setdefault(route, {})[name] = med
+            cells += f"{med['game']:>15.3f}{med['cpu']:>6.3f}{med['wall']:>6.3f}"
+        print(f"{route:42}{cells}")
+    print("(game: the built-in game's own handling; cpu: the HTTP client's CPU time on its thread; "
+          "wall: the client's wait for the whole answer)")
+    return out
 
 
 def _hop(out: dict, name: str, h: tuple, with_decode: bool = True) -> None:
@@ -209,6 +254,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--profile", default=os.path.join(REPO, "run", "profiles", "demo.yaml"))
     ap.add_argument("--keep", metavar="DIR", help="keep the capture and the hop logs in DIR")
     ap.add_argument("--json", metavar="PATH", help="also write the figures as JSON")
+    ap.add_argument("--no-baseline", action="store_true",
+                    help="skip the in-process replay whose HTTP requests are shown beside the session's")
     args = ap.parse_args(argv)
     workdir = args.keep or tempfile.mkdtemp(prefix="gamerig-timeline-")
     os.makedirs(workdir, exist_ok=True)
@@ -219,6 +266,17 @@ def main(argv: list[str] | None = None) -> int:
         print("no executed step had all six frames logged", file=sys.stderr)
         return 1
     figures = report(found, per_message(hops))
+    baseline = None
+    if not args.no_baseline:
+        base_dir = os.path.join(workdir, "baseline")
+        os.makedirs(os.path.join(base_dir, "hops"), exist_ok=True)
+        os.environ[ENV] = os.path.join(base_dir, "hops")  # the replay's client and its game log too
+        try:
+            replay(rows, base_dir)
+        finally:
+            del os.environ[ENV]
+        baseline = http_times(os.path.join(base_dir, "hops"))
+    figures["http"] = print_http(hops.http, baseline)
     if args.json:
         with open(args.json, "w") as fh:
             json.dump(figures, fh, indent=1)

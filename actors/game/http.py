@@ -26,11 +26,14 @@ import json
 import socket
 import socketserver
 import threading
+import time
 import traceback
 from collections import Counter
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
+
+from actors.runtime import hoplog
 
 from . import endpoints, markdown, wiki
 from .engine import Game
@@ -81,6 +84,7 @@ class GameServer:
         self.actions_by_name: Counter[str] = Counter()
         self.httpd = _Server((host, port), Handler)
         self.httpd.game_server = self  # type: ignore[attr-defined]
+        self.times = hoplog.open_log("game-http", buffered=False)  # bench/step_timeline.py only
         self.host = host
         self.port = self.httpd.server_address[1]
         self.url = f"http://{host}:{self.port}"
@@ -178,7 +182,14 @@ class Handler(BaseHTTPRequestHandler):
             return game.run is not None and bool(game.knobs.multiplayer_run)
 
     def _handle(self, method: str) -> None:
-        """``HandleRequest``: route by exact path, then by method."""
+        """``HandleRequest``: route by exact path, then by method (timed when
+        ``GAMERIG_HOPLOG`` is set: ``hoplog``)."""
+        began = time.time()
+        self._route(method)
+        if self.gs.times is not None:
+            self.gs.times.write(f"H {method} {urlsplit(self.path).path} {began:.6f} {time.time():.6f}\n".encode())
+
+    def _route(self, method: str) -> None:
         parts = urlsplit(self.path)
         path = parts.path
         query = {k: v[-1] for k, v in parse_qs(parts.query).items()}

@@ -8,7 +8,11 @@ per frame to ``DIR/<name>-<pid>.hops``::
     R <type> <message id> <wrapped_at> <received_at> <decoded_at>
 
 ``wrapped_at`` is the envelope's ``sent_at`` (stamped when the message was wrapped);
-``received_at`` is taken just before the bytes are decoded, ``decoded_at`` just after. All are
+``received_at`` is taken just before the bytes are decoded, ``decoded_at`` just after. The
+built-in game (``actors/game/http.py``) logs its own handling of each request to
+``DIR/game-http-<pid>.hops`` the same way: ``H <method> <path> <began> <answered>``; and the
+game's HTTP client (``actors/sts2mcp.py``) each request's CPU time on its thread and its wall
+time, to ``DIR/http-client-<pid>.hops``: ``C <method> <path> <cpu ms> <wall ms>``. All are
 ``time.time()``, so lines from different processes compare. Lines are buffered and written
 out by ``close()`` (and whenever the buffer fills). ``bench/step_timeline.py`` reads
 them beside the journal. Without the variable nothing is wrapped and nothing is written.
@@ -24,13 +28,23 @@ ENV = "GAMERIG_HOPLOG"
 _open: list = []  # the log file while installed (``close`` writes out what is buffered)
 
 
-def install(name: str) -> bool:
-    """Wrap the codec if ``GAMERIG_HOPLOG`` names a directory; True if it did."""
+def open_log(name: str, *, buffered: bool = True):
+    """``DIR/<name>-<pid>.hops`` opened for appending (binary: safe to share between
+    threads) when ``GAMERIG_HOPLOG`` names a directory, else None. ``close`` closes it; an
+    unbuffered log needs no closing (for a process that may end without calling it)."""
     folder = os.environ.get(ENV)
     if not folder:
-        return False
-    out = open(os.path.join(folder, f"{name}-{os.getpid()}.hops"), "ab", buffering=1 << 16)  # (binary: thread-safe)
+        return None
+    out = open(os.path.join(folder, f"{name}-{os.getpid()}.hops"), "ab", buffering=(1 << 16) if buffered else 0)
     _open.append(out)
+    return out
+
+
+def install(name: str) -> bool:
+    """Wrap the codec if ``GAMERIG_HOPLOG`` names a directory; True if it did."""
+    out = open_log(name)
+    if out is None:
+        return False
     encode, decode = protocol.encode, protocol.decode
 
     def timed_encode(env):

@@ -4,6 +4,7 @@ messages. The segments must tile the step: they add up to the observation-to-obs
 of every step, each hop's parts are in causal order, and the six messages were all seen."""
 from __future__ import annotations
 
+import json
 import math
 import os
 import sys
@@ -37,6 +38,23 @@ def test_the_segments_of_every_step_add_up_to_the_step_and_follow_each_other(tmp
     msgs = step_timeline.per_message(hops)
     for kind in ("rows", "record_proposal", "intent_ack", "record_result", "store_observation"):
         assert msgs[kind]["n"] >= len(found), (kind, msgs[kind])
+    post = hops.http["POST /api/v1/singleplayer"]  # the actuator's client and the game, each logged
+    assert len(post["game"]) == len(post["cpu"]) == len(post["wall"]) == executed, {k: len(v) for k, v in post.items()}
+    for cpu, wall in zip(post["cpu"], post["wall"]):
+        assert 0 < cpu <= wall + 0.05, (cpu, wall)  # a thread's CPU time within its wall time
+    assert max(post["game"]) > 0 and min(post["game"]) >= 0
+
+
+def test_the_command_shows_the_session_s_and_the_baseline_s_requests_side_by_side(tmp_path):
+    out = tmp_path / "figures.json"
+    assert step_timeline.main(["--steps", "30", "--keep", str(tmp_path / "work"), "--json", str(out)]) == 0
+    figures = json.loads(out.read_text())
+    for route in ("GET /api/v1/singleplayer", "POST /api/v1/singleplayer"):
+        sides = figures["http"][route]
+        assert set(sides) == {"session", "baseline"}, sides
+        for side in sides.values():
+            assert all(side[k] > 0 for k in ("game", "cpu", "wall")), sides
+    assert figures["steps"] > 0
 
 
 def test_without_the_variable_no_frame_is_logged(tmp_path, monkeypatch):
