@@ -60,6 +60,7 @@ class Actuator(JournalActor):
         self.emulator_exits = 0  # actor_exit rows of the emulator seen so far
         self.standing = None  # the recorder_client.StandingIntent, once first parked
         self.journal_failed = False  # an intent was refused because the journal failed: act no more
+        self.closing = False  # close() began: no standing intent is parked any more
         if hasattr(self.sink, "watch"):
             self.sink.watch = self.watch_emulator
 
@@ -125,7 +126,7 @@ class Actuator(JournalActor):
 
     def park_standing(self) -> None:
         """Park an ``await_intent`` when nothing else is to be done and none is parked."""
-        if self.queue or self.in_flight() or self.ctx.stopping.is_set() or self.track.stopping:
+        if self.closing or self.queue or self.in_flight() or self.ctx.stopping.is_set() or self.track.stopping:
             return
         if self.standing is None:
             self.standing = self.recorder.standing_intent(self.requester, STANDING_MS)
@@ -165,6 +166,7 @@ class Actuator(JournalActor):
         self.drain(float(self.ctx.setting("emulator.step_timeout_s", 5)))
 
     def close(self) -> None:
+        self.closing = True  # (an intent taken while withdrawing is sent, and parks no other)
         if self.standing is not None:  # no intent may be recorded for an actuator gone
             self.withdraw_standing()
             self.standing.close()

@@ -129,6 +129,24 @@ def test_a_closed_actuator_leaves_no_standing_intent_behind(live):
     assert rows_of(live, "action_attempt", pid) == [], "no intent for an actuator that stopped"
 
 
+def test_an_actuator_closing_with_an_intent_unread_sends_it_and_parks_no_other(live):
+    """Closed without the stop event (as ``run`` closes after a step raised) while its standing
+    intent's ``intent_ack`` waits unread: the withdrawal takes it and sends it — and the
+    result must not park a new standing intent for an actuator that is going."""
+    act = Actuator(live.context("actuator"), follower=live.follower("actuator"))
+    try:
+        park(act)
+        first = executed(live, "p-act-closing-1")  # the recorder answers the parked standing intent
+        wait_for(lambda: rows_of(live, "action_attempt", first), 20, "the standing intent's attempt")
+    finally:
+        act.close()
+    attempt = rows_of(live, "action_attempt", first)[0]
+    wait_for(lambda: [r for r in live.rows("action_result") if r["attempt_id"] == attempt["attempt_id"]],
+             20, "the result of the intent taken while closing")
+    later = executed(live, "p-act-closing-2")  # the reply comes after any intent it made
+    assert rows_of(live, "action_attempt", later) == [], "no intent for an actuator that closed"
+
+
 def test_an_attempt_left_without_a_result_is_recorded_unknown_and_never_sent(live):
     pid = executed(live, "p-act-orphan")
     rec = live.recorder()
