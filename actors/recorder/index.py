@@ -101,8 +101,8 @@ class SessionIndex:
         event = row.get("event")
         self.counts[event] = self.counts.get(event, 0) + 1
         key = row.get("event_key")
-        if key:
-            self.event_keys[key] = None
+        if key and isinstance(key, str):  # (a request's key is a string: no other can repeat one,
+            self.event_keys[key] = None   # and a checkpoint's JSON would turn it into one)
         handler = _APPLY.get(event)
         if handler:
             try:

@@ -89,6 +89,27 @@ def test_a_resume_from_the_checkpoint_rebuilds_what_a_full_scan_does(make_record
         full.writer.close()
 
 
+def test_a_row_whose_event_key_is_no_string_resumes_alike_from_the_checkpoint(make_recorder, root, tmp_path):
+    """``record_event`` passes its fields through: a row may carry ``event_key: 7``. A
+    checkpoint (JSON) cannot keep that key an integer, so no such key is indexed: resumed
+    either way, the index is the same and a later request keyed ``"7"`` is no repeat."""
+    rec = make_recorder()
+    rec.on_record_event(RecordEvent(event="note", fields={"event_key": 7}))
+    for n in range(checkpoint.EVERY + 5):  # unkeyed: the bounded map keeps the odd key
+        rec.on_record_event(RecordEvent(event="note", fields={"n": n}))
+    rec.writer.close()
+    fast, full = resumed_both_ways(root, tmp_path)
+    try:
+        assert list(fast.index.event_keys) == list(full.index.event_keys)
+        for r in (fast, full):
+            before = r.writer.sequence
+            r.on_record_event(RecordEvent(event="note", fields={"x": 1}, key="7"))
+            assert r.writer.sequence == before + 1, "a new request keyed '7' is appended"
+    finally:
+        fast.writer.close()
+        full.writer.close()
+
+
 def test_torn_lines_before_the_checkpoint_are_still_named_on_the_next_resume(make_recorder, root, tmp_path):
     rec = make_recorder()
     notes(rec, 10)
