@@ -97,8 +97,8 @@ class GameClient:
         try:
             return self._exchange_once(method, path, **kwargs)
         finally:
-            self.times.write(f"C {method} {path} {(time.thread_time() - cpu) * 1000:.3f} "
-                             f"{(time.perf_counter() - wall) * 1000:.3f}\n".encode())
+            hoplog.write(self.times, f"C {method} {path} {(time.thread_time() - cpu) * 1000:.3f} "
+                                     f"{(time.perf_counter() - wall) * 1000:.3f}\n")
 
     def _exchange_once(self, method: str, path: str, **kwargs) -> Answer:
         deadline = time.monotonic() + self.timeout_s

@@ -187,7 +187,7 @@ class Handler(BaseHTTPRequestHandler):
         began = time.time()
         self._route(method)
         if self.gs.times is not None:
-            self.gs.times.write(f"H {method} {urlsplit(self.path).path} {began:.6f} {time.time():.6f}\n".encode())
+            hoplog.write(self.gs.times, f"H {method} {urlsplit(self.path).path} {began:.6f} {time.time():.6f}\n")
 
     def _route(self, method: str) -> None:
         parts = urlsplit(self.path)

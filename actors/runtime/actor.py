@@ -198,12 +198,12 @@ def run_actor(name: str, main: Callable[[ActorContext], int | None]) -> None:
         code = 1
     finally:
         _dump_profile(profiler, name)
-        hoplog.close()
         flush_until = time.monotonic() + 2 * ctx.heartbeat_s
         while not ctx.outbox.empty() and beat.is_alive() and time.monotonic() < flush_until:
             time.sleep(0.01)  # let the heartbeat thread deliver a final stop request
         main_done.set()
         beat.join(timeout=2 * ctx.heartbeat_s + 1)
+        hoplog.close()  # (after the heartbeat thread's last frames)
     if ctx.status.get("orphaned") and code == 0:
         code = EXIT_ORPHANED  # an abnormal exit: transient actors are restarted
     sys.stderr.flush()

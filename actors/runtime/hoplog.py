@@ -49,13 +49,13 @@ def install(name: str) -> bool:
 
     def timed_encode(env):
         data = encode(env)
-        out.write(f"S {env.type} {env.id} {env.sent_at:.6f} {time.time():.6f} {len(data)}\n".encode())
+        write(out, f"S {env.type} {env.id} {env.sent_at:.6f} {time.time():.6f} {len(data)}\n")
         return data
 
     def timed_decode(data):
         received = time.time()
         env = decode(data)
-        out.write(f"R {env.type} {env.id} {env.sent_at:.6f} {received:.6f} {time.time():.6f}\n".encode())
+        write(out, f"R {env.type} {env.id} {env.sent_at:.6f} {received:.6f} {time.time():.6f}\n")
         return env
 
     protocol.encode, protocol.decode = timed_encode, timed_decode
@@ -67,3 +67,12 @@ def close() -> None:
     ``atexit``); nothing when not installed."""
     while _open:
         _open.pop().close()
+
+
+def write(out, line: str) -> None:
+    """One line; nothing once the log is closed (a thread still sending as the process
+    ends must not fail for a bench's log)."""
+    try:
+        out.write(line.encode())
+    except ValueError:  # closed
+        pass

@@ -13,6 +13,7 @@ import pytest
 
 import protocol
 from actors.runtime import hoplog
+from actors.runtime.recorder_client import follow_message
 from tests.harness import REPO
 
 sys.path.insert(0, os.path.join(REPO, "bench"))
@@ -57,9 +58,19 @@ def test_the_command_shows_the_session_s_and_the_baseline_s_requests_side_by_sid
     assert figures["steps"] > 0
 
 
-def test_without_the_variable_no_frame_is_logged(tmp_path, monkeypatch):
+def test_frames_are_logged_only_with_the_variable_and_never_after_close(tmp_path, monkeypatch):
+    monkeypatch.setattr(protocol, "encode", protocol.encode)  # restored after the test
+    monkeypatch.setattr(protocol, "decode", protocol.decode)
+    env = protocol.wrap(follow_message(0), session="s", sender="t")
     monkeypatch.delenv(hoplog.ENV, raising=False)
     encode = protocol.encode
-    assert hoplog.install("x") is False
-    assert protocol.encode is encode
-    assert list(tmp_path.iterdir()) == []
+    assert hoplog.install("x") is False and protocol.encode is encode
+    monkeypatch.setenv(hoplog.ENV, str(tmp_path))
+    assert hoplog.install("x") is True
+    data = protocol.encode(env)
+    assert protocol.decode(data).id == env.id
+    hoplog.close()
+    protocol.encode(env)  # after close: still encodes, writes nothing
+    [log] = list(tmp_path.iterdir())
+    lines = [ln.split() for ln in log.read_text().splitlines()]
+    assert [ln[0] for ln in lines] == ["S", "R"] and lines[0][2] == lines[1][2] == env.id, lines
