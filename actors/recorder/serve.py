@@ -55,7 +55,8 @@ MAX_WAIT_MS = 60_000
 POLLIN = int(zmq.POLLIN)  # a plain int: ``&`` with the enum member builds an enum each time
 MAX_ROWS = 1024
 #: what ``error_reply`` turns into a reply; anything else is a bug and ends the actor
-ANSWERED = (Refusal, ProtocolError, JournalError, OSError, ValueError, TypeError, OverflowError)
+ANSWERED = (Refusal, ProtocolError, JournalError, OSError, ValueError, TypeError, OverflowError,
+            RecursionError)  # (a state the wire carries nested deeper than JSON can write)
 
 
 @dataclasses.dataclass

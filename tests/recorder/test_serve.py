@@ -53,6 +53,20 @@ def test_a_value_json_cannot_hold_is_a_bad_request_naming_the_request(serve):
     assert kinds(s.recorder)[-1] == "session_start"
 
 
+def test_a_state_nested_deeper_than_json_can_write_is_a_bad_request_and_the_server_goes_on(serve):
+    """A state the wire carries (msgpack nests ≈ 1,024 deep) but JSON cannot write out (Python's
+    recursion limit): refused ``bad_request`` naming the request, nothing written for it, and
+    the recorder goes on (it used to end on the RecursionError)."""
+    s = serve()
+    state: dict = {"state_type": "map"}
+    for _ in range(1010):
+        state = {"k": state}
+    reply = error(s.ask(StoreObservation(read_id="r-deep", state=state)), "bad_request")
+    assert reply.message.startswith("store_observation: "), reply.message
+    assert "observation" not in kinds(s.recorder)
+    assert isinstance(s.ask(StoreObservation(read_id="r-flat", state={"state_type": "map"})), ObservationStored)
+
+
 def test_an_injected_append_failure_is_journal_failed_and_asks_for_a_stop(serve):
     s = serve({"recorder": {"inject_failure": {"event": "action_attempt", "nth": 1}}})
     executable(s)
