@@ -88,19 +88,25 @@ def read_rows(path: str) -> list[dict]:
     return rows
 
 
-def action_steps(rows: list[dict]) -> list[dict]:
-    """One dict of stage times (ms) per executed step (see the module docstring)."""
+def executed_steps(rows: list[dict]):
+    """Each executed step's rows: (observation, proposal, attempt, result, next observation),
+    where the next observation carries that attempt's id."""
     obs = [r for r in rows if r["event"] == ev.Observation.KIND]
     prop = {r["observation_id"]: r for r in rows if r["event"] == ev.Proposal.KIND}
     att = {r["proposal_id"]: r for r in rows if r["event"] == ev.ActionAttempt.KIND}
     res = {r["attempt_id"]: r for r in rows if r["event"] == ev.ActionResult.KIND}
-    out = []
     for o, nxt in zip(obs, obs[1:]):
         p = prop.get(o["observation_id"])
         a = att.get(p["proposal_id"]) if p else None
         r = res.get(a["attempt_id"]) if a else None
-        if r is None or nxt.get("after_attempt_id") != a["attempt_id"]:
-            continue
+        if r is not None and nxt.get("after_attempt_id") == a["attempt_id"]:
+            yield o, p, a, r, nxt
+
+
+def action_steps(rows: list[dict]) -> list[dict]:
+    """One dict of stage times (ms) per executed step (see the module docstring)."""
+    out = []
+    for o, p, a, r, nxt in executed_steps(rows):
         t = [stamp(x) for x in (o, p, a, r, nxt)]
         out.append({"total": (t[4] - t[0]) * 1000, "obs_prop": (t[1] - t[0]) * 1000,
                     "prop_att": (t[2] - t[1]) * 1000, "att_res": (t[3] - t[2]) * 1000,

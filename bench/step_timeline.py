@@ -45,9 +45,8 @@ sys.path.insert(0, REPO)
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 from actors.runtime.hoplog import ENV  # noqa: E402
-from pipeline import finish_session, start_session, stamp  # noqa: E402
+from pipeline import executed_steps, finish_session, start_session, stamp  # noqa: E402
 from pipeline_baseline import replay  # noqa: E402
-from protocol import events as ev  # noqa: E402
 
 #: (segment, place, what it holds), in the step's order; each ends where the next begins
 SEGMENTS = (
@@ -185,17 +184,8 @@ def one_step(hops: Hops, o: dict, p: dict, a: dict, r: dict, nxt: dict) -> dict 
 
 def steps(rows: list[dict], hops: Hops) -> list[dict]:
     """The segments of every executed step whose six frames were all logged."""
-    obs = [r for r in rows if r["event"] == ev.Observation.KIND]
-    prop = {r["observation_id"]: r for r in rows if r["event"] == ev.Proposal.KIND}
-    att = {r["proposal_id"]: r for r in rows if r["event"] == ev.ActionAttempt.KIND}
-    res = {r["attempt_id"]: r for r in rows if r["event"] == ev.ActionResult.KIND}
     out = []
-    for o, nxt in zip(obs, obs[1:]):
-        p = prop.get(o["observation_id"])
-        a = att.get(p["proposal_id"]) if p else None
-        r = res.get(a["attempt_id"]) if a else None
-        if r is None or nxt.get("after_attempt_id") != a["attempt_id"]:
-            continue
+    for o, p, a, r, nxt in executed_steps(rows):
         one = one_step(hops, o, p, a, r, nxt)
         if one is not None:
             out.append(one)
