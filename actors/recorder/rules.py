@@ -357,12 +357,8 @@ class Recorder:
         return self._record_status(m, proposal.to_row())
 
     def _record_status(self, m: req.RecordProposal, proposal: dict) -> ProposalRecorded:
-        status = self._disposition(m.wish)
-        stop_reason = None
-        if m.wish == "stop":
-            stop_reason = m.reason
-        elif status == "session_stopped":
-            stop_reason = self.index.stopping
+        status, stop_reason = disposition(m.wish, m.reason, stopping=self.index.stopping,
+                                          dry_run=bool(self.ctx.setting("session.dry_run", False)))
         row = self.append(ProposalStatus(proposal_id=m.proposal_id, status=status, stop_reason=stop_reason))
         if status in ("execute", "dry_run"):
             self._decide_feed(proposal, status)
@@ -370,13 +366,6 @@ class Recorder:
             self.executable = m.proposal_id  # for an ``await_intent`` (``on_await_intent``)
         return ProposalRecorded(reply_to="", proposal_id=m.proposal_id, disposition=status,
                                 sequence=row["sequence"])
-
-    def _disposition(self, wish: str) -> str:
-        if wish == "stop" or (wish == "execute" and self.index.stopping):
-            return "session_stopped"
-        if wish == "execute" and self.ctx.setting("session.dry_run", False):
-            return "dry_run"
-        return wish
 
     def _decide_feed(self, proposal: dict, status: str) -> None:
         """The ``decisions.jsonl`` compatibility feed's row: the proposal's row without its
@@ -500,3 +489,17 @@ def version() -> str:
         return importlib.metadata.version("gamerig")
     except Exception:
         return "unknown"
+
+
+def disposition(wish: str, reason: str, *, stopping: str | None, dry_run: bool) -> tuple[str, str | None]:
+    """A proposal's status and stop reason: ``session_stopped`` for a ``stop`` wish (its own
+    reason) or an ``execute`` while the session stops (the stop's reason), ``dry_run`` for an
+    ``execute`` in a dry run; otherwise the wish itself."""
+    if wish == "stop" or (wish == "execute" and stopping):
+        status = "session_stopped"
+    elif wish == "execute" and dry_run:
+        status = "dry_run"
+    else:
+        status = wish
+    stop_reason = reason if wish == "stop" else stopping if status == "session_stopped" else None
+    return status, stop_reason
