@@ -3,6 +3,7 @@
     base.py               the policy interface users implement (Observation, Proposal, Policy)
     registry.py           finding the policy a profile names (``policy.module``)
     __main__.py           the actor: journal replay, decide, record proposals
+    driving.py            one decision as the actor records it; the proposal rows it keeps
     advice.py             asking the model-client actor, turning advice into candidates
     sts2.py               the built-in STS2MCP heuristic policy (``sts2``)
     sts2_menus.py         its rules for menus, tutorials, popups and game over

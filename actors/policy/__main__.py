@@ -13,7 +13,6 @@ pipeline once half of it has results, recording the new decisions in one ``recor
 from __future__ import annotations
 
 import logging
-import time
 
 from actors.runtime.actor import ActorContext, run_actor
 from actors.runtime.bounded import BoundedDict
@@ -26,7 +25,8 @@ from protocol.from_recorder import ProposalRecorded, RecorderError
 from protocol.to_recorder import RecordProposal
 
 from .advice import Advisor
-from .base import Observation, Policy, Proposal
+from .base import Observation, Policy
+from .driving import ProposalBook, decide
 from .registry import load_policy_class
 
 log = logging.getLogger("policy")
@@ -43,7 +43,7 @@ class PolicyDriver(JournalActor):
                  recorder: RecorderClient | None = None):
         super().__init__(follower, max_steps=ctx.setting("session.max_steps"), stopping=ctx.stopping)
         self.ctx, self.policy, self.recorder = ctx, policy, recorder
-        self.proposals: dict[str, dict] = BoundedDict()  # by proposal id and by attempt id
+        self.book = ProposalBook(BoundedDict())  # proposal rows awaiting their result
         self.proposed_for: BoundedDict = BoundedDict()  # observation id -> proposals made on it
         self.decided: BoundedDict = BoundedDict()  # proposal ids made (recorded or replied)
         self.replied: BoundedDict = BoundedDict()  # proposal ids whose disposition came by reply
@@ -88,26 +88,21 @@ class PolicyDriver(JournalActor):
         self.latest = obs
 
     def _proposal(self, row: dict) -> None:
-        self.proposals[row["proposal_id"]] = row
+        self.book.proposed(row)
         self._decided(row["proposal_id"], row["observation_id"])
         self.policy.record_proposal(row)
 
     def _status(self, row: dict) -> None:
         if row["proposal_id"] not in self.replied:  # (a reply told this instance already)
             self.last_disposition = row["status"]
-        if row["status"] != "execute":  # no attempt follows: the row is not needed again
-            self.proposals.pop(row["proposal_id"], None)
+        self.book.disposed(row["proposal_id"], row["status"])
 
     def _attempt(self, row: dict) -> None:
-        prop = self.proposals.get(row["proposal_id"])
-        if prop is not None:
-            prop["_attempt_id"] = row["attempt_id"]
-            self.proposals[row["attempt_id"]] = prop
+        self.book.attempted(row)
 
     def _result(self, row: dict) -> None:
-        prop = self.proposals.pop(row["attempt_id"], None)  # one result per attempt: done
+        prop = self.book.resulted(row)
         if prop is not None:
-            self.proposals.pop(prop["proposal_id"], None)
             self.policy.record_result(prop, row)
 
     def _stopping(self, row: dict) -> None:
@@ -164,24 +159,13 @@ class PolicyDriver(JournalActor):
 
     def _decide(self, obs: Observation, made: int) -> tuple[RecordProposal, int]:
         """One decision as a proposal request, and the pipeline depth it was made with."""
-        start = time.monotonic()
-        try:
-            p = self.policy.decide(obs)
-        except Exception as exc:  # a policy bug must not take the session down silently
-            log.exception("decide failed on %s", obs.observation_id)
-            p = Proposal.wait(f"policy error: {type(exc).__name__}: {exc}", source="policy_error")
-        extra = dict(p.extra)
-        if p.then_stop:
-            extra["then_stop"] = p.then_stop
-        depth = self.policy.pipeline_depth(obs) if p.wish == "execute" else 1
-        if depth > 1:
-            extra.update(pipeline_depth=depth, decided_ahead=made)
+        p, extra, depth, decide_ms = decide(self.policy, obs, made)
         proposal_id = "p-" + obs.observation_id.split("-", 1)[-1] + (f"-{made + 1}" if made else "")
         return RecordProposal(proposal_id=proposal_id,
                               observation_id=obs.observation_id, action=p.action,
                               parameters=dict(p.parameters), reason=p.reason, source=p.source,
                               wish=p.wish, model_evidence=p.model_evidence, extra=extra,
-                              decide_ms=round((time.monotonic() - start) * 1000, 3)), depth
+                              decide_ms=decide_ms), depth
 
 
 def main(ctx: ActorContext) -> int:
