@@ -59,9 +59,11 @@ import protocol  # noqa: E402
 import protocol.events as ev  # noqa: E402
 from actors import identity as run_identity  # noqa: E402
 from actors.policy.advice import Advisor  # noqa: E402
-from actors.policy.base import Observation, Proposal  # noqa: E402
+from actors.policy.base import Observation  # noqa: E402
+from actors.policy.driving import ProposalBook, decide  # noqa: E402
 from actors.policy.registry import load_policy_class  # noqa: E402
 from actors.recorder.files import append_feed, make_durable, write_observation  # noqa: E402
+from actors.recorder.rules import disposition as recorder_disposition  # noqa: E402
 from actors.recorder.writer import JournalWriter  # noqa: E402
 from actors.sts2mcp import GameClient, ReadFailed  # noqa: E402
 from protocol.actor_to_supervisor import Hello  # noqa: E402
@@ -69,6 +71,7 @@ from protocol.from_recorder import IntentAck, ObservationStored, ProposalRecorde
 from protocol.supervisor_to_actor import Ping, StopActor, Welcome  # noqa: E402
 from protocol.to_recorder import (AwaitIntent, RecordIntent, RecordProposal, RecordResult,  # noqa: E402
                                   StoreObservation)
+from supervisor.profile import get as profile_get  # noqa: E402
 
 # -- the built-in game as its own server -----------------------------------------------------
 class GameServer:
@@ -211,21 +214,15 @@ class ProfileSettings:
         self.profile = profile
 
     def setting(self, dotted: str, default=None):
-        node = self.profile
-        for part in dotted.split("."):
-            if not isinstance(node, dict) or part not in node:
-                return default
-            node = node[part]
-        return node
+        return profile_get(self.profile, dotted, default)
 
 
 class PolicyMirror:
     """The policy actor's work, in this process (``actors/policy/__main__.py``): the policy
     built as its ``main`` builds it, every row through the same hooks in the same order as
     ``PolicyDriver.on_row`` (observe, record_proposal, record_result with the proposal row),
-    and each decision made as ``PolicyDriver._decide`` makes it. The driver's bookkeeping
-    (proposal rows by proposal and attempt id, decisions per observation) is private to it,
-    so it is restated here."""
+    and each decision made as ``PolicyDriver._decide`` makes it (``actors.policy.driving``:
+    ``decide`` and the ``ProposalBook`` of proposal rows, the actor's own)."""
 
     def __init__(self, profile: dict):
         ctx = ProfileSettings(profile)
@@ -239,7 +236,7 @@ class PolicyMirror:
         self.dry_run = bool(ctx.setting("session.dry_run", False))
         self.latest: Observation | None = None
         self.made: dict[str, int] = {}  # decisions on the newest observation
-        self.proposals: dict[str, dict] = {}  # proposal rows by proposal id and by attempt id
+        self.book = ProposalBook({})  # proposal rows by proposal id and by attempt id
 
     def observe(self, row: dict, state: dict) -> None:
         obs = Observation(row["observation_id"], row.get("step", 0), row.get("phase", "run"), state, dict(row))
@@ -250,55 +247,33 @@ class PolicyMirror:
         """A decision on the newest observation, as the actor makes it; with its wish."""
         obs = self.latest
         made = self.made.get(obs.observation_id, 0)
-        start = time.monotonic()
-        try:
-            p = self.policy.decide(obs)
-        except Exception as exc:  # as the actor: a policy error becomes a wait
-            p = Proposal.wait(f"policy error: {type(exc).__name__}: {exc}", source="policy_error")
-        extra = dict(p.extra)
-        if p.then_stop:
-            extra["then_stop"] = p.then_stop
-        depth = self.policy.pipeline_depth(obs) if p.wish == "execute" else 1
-        if depth > 1:
-            extra.update(pipeline_depth=depth, decided_ahead=made)
+        p, extra, _, decide_ms = decide(self.policy, obs, made)
         self.made[obs.observation_id] = made + 1
         return ev.Proposal(proposal_id=uuid.uuid4().hex, observation_id=obs.observation_id, action=p.action,
                            parameters=dict(p.parameters), reason=p.reason, source=p.source,
-                           decide_ms=round((time.monotonic() - start) * 1000, 3),
-                           model_evidence=p.model_evidence, extra=extra), p.wish
+                           decide_ms=decide_ms, model_evidence=p.model_evidence, extra=extra), p.wish
 
     def proposed(self, row: dict) -> None:
         row = dict(row)
-        self.proposals[row["proposal_id"]] = row
+        self.book.proposed(row)
         self.policy.record_proposal(row)
 
     def disposed(self, status: str, proposal_id: str) -> None:
-        if status != "execute":  # no attempt follows
-            self.proposals.pop(proposal_id, None)
+        self.book.disposed(proposal_id, status)
 
     def attempted(self, row: dict) -> None:
-        prop = self.proposals.get(row["proposal_id"])
-        if prop is not None:
-            prop["_attempt_id"] = row["attempt_id"]
-            self.proposals[row["attempt_id"]] = prop
+        self.book.attempted(row)
 
     def resulted(self, row: dict) -> None:
-        prop = self.proposals.pop(row["attempt_id"], None)
+        prop = self.book.resulted(row)
         if prop is not None:
-            self.proposals.pop(prop["proposal_id"], None)
             self.policy.record_result(prop, dict(row))
 
 
 def disposition(wish: str, reason: str, dry_run: bool, stopping: str | None) -> ev.ProposalStatus:
-    """The recorder's disposition of a proposal (``_disposition`` and ``_record_status`` in
-    actors/recorder/rules.py, private there, restated), under a placeholder proposal id."""
-    if wish == "stop" or (wish == "execute" and stopping):
-        status = "session_stopped"
-    elif wish == "execute" and dry_run:
-        status = "dry_run"
-    else:
-        status = wish
-    stop_reason = reason if wish == "stop" else stopping if status == "session_stopped" else None
+    """The recorder's disposition of a proposal (``actors.recorder.rules.disposition``) as its
+    status row, under a placeholder proposal id."""
+    status, stop_reason = recorder_disposition(wish, reason, stopping=stopping, dry_run=dry_run)
     return ev.ProposalStatus(proposal_id="", status=status, stop_reason=stop_reason)
 
 
@@ -348,12 +323,8 @@ def _untimed(value):
 
 
 def _setting(profile: dict, dotted: str, default=None):
-    node = profile
-    for part in dotted.split("."):
-        if not isinstance(node, dict) or part not in node:
-            return default
-        node = node[part]
-    return node if node is not None else default
+    value = profile_get(profile, dotted)
+    return default if value is None else value
 
 
 def replay(rows: list[dict], workdir: str) -> str:
