@@ -14,8 +14,15 @@ Outcome mapping (the request is never retried here or anywhere):
 
 Hostile answers are bounded: a body over ``MAX_BODY_BYTES`` (declared or received) is cut
 off, a body still arriving ``timeout_s`` after the request began (a drip-fed answer: each
-byte in time for httpx's per-read timeout, the whole never) is abandoned, and JSON nested
-past the parser's recursion limit, NaN or Infinity is not JSON. A read then fails with a
+byte in time for a per-read timeout, the whole never) is abandoned, and JSON nested
+past the parser's recursion limit, NaN or Infinity is not JSON. (The status line and headers
+are bounded per read by ``timeout_s`` and in size by ``http.client``: 100 headers, 64 KiB a
+line.)
+
+The client is ``http.client`` on one keep-alive connection, not httpx: a request costs
+≈ 0.13 ms of CPU against httpx's ≈ 0.5 ms (``docs/performance.md``), on every step of both
+the observer and the actuator. Proxy variables (``HTTP_PROXY``...) are not consulted: the game
+is reached directly at ``game.base_url``. A read then fails with a
 ``ReadFailed`` of kind ``size``, ``transport`` or ``decode``; an action's outcome is
 ``unknown`` with the reason in ``error`` (the game may have taken it). Nothing here raises
 anything else, so neither the observer nor the actuator can be crashed by an answer.
@@ -23,11 +30,12 @@ anything else, so neither the observer nor the actuator can be crashed by an ans
 from __future__ import annotations
 
 import dataclasses
+import http.client
 import json
+import select
 import time
+import urllib.parse
 from typing import Any
-
-import httpx
 
 from actors.runtime import hoplog
 
@@ -36,6 +44,7 @@ MAX_BODY_BYTES = 8 * 1024 * 1024
 STATE_PATH = "/api/v1/singleplayer"
 IDENTITY_PATH = "/api/v1/compendium"
 ATTEMPT_HEADER = "X-Gamerig-Attempt"
+READ_CHUNK = 64 * 1024
 
 
 class ReadFailed(Exception):
@@ -48,7 +57,9 @@ class ReadFailed(Exception):
 
 
 class BadAnswer(Exception):
-    """An answer that is cut off: too large, or too slow as a whole (``kind`` size|transport)."""
+    """A request without a whole answer within the limits: ``kind`` is ``size`` (too
+    large) or ``transport`` (no connection, no answer in time, an answer that is not HTTP,
+    a body still arriving at the deadline)."""
 
     def __init__(self, kind: str, message: str):
         super().__init__(message)
@@ -76,54 +87,120 @@ class ActionOutcome:
     request_ms: float
 
 
+@dataclasses.dataclass(frozen=True)
+class BaseUrl:
+    scheme: str
+    host: str
+    port: int
+    prefix: str  # a path the API sits under ("" for the mod's own address)
+
+
+def parse_base_url(url: str) -> BaseUrl:
+    """``http://host:port[/prefix]`` (or https); ``ValueError`` naming what is wrong."""
+    parts = urllib.parse.urlsplit(url.strip())
+    if parts.scheme not in ("http", "https"):
+        raise ValueError(f"{url!r} is not an http:// or https:// address")
+    if not parts.hostname:
+        raise ValueError(f"{url!r} names no host")
+    try:
+        port = parts.port or (443 if parts.scheme == "https" else 80)
+    except ValueError:
+        raise ValueError(f"{url!r} has no valid port") from None
+    if parts.query or parts.fragment or parts.username:
+        raise ValueError(f"{url!r}: a game address has no query, fragment or credentials")
+    return BaseUrl(parts.scheme, parts.hostname, port, parts.path.rstrip("/"))
+
+
 class GameClient:
+    """One keep-alive HTTP/1.1 connection to the game (``http.client``; a connection the
+    game closed while idle is replaced before a request goes out, never after)."""
+
     def __init__(self, base_url: str, timeout_s: float = 5.0):
+        self.base = parse_base_url(base_url)
         self.base_url = base_url.rstrip("/")
         self.timeout_s = timeout_s
-        self.http = httpx.Client(base_url=self.base_url, timeout=timeout_s,
-                                 headers={"Accept": "application/json"})
+        self.conn: http.client.HTTPConnection | None = None
+        self.headers = {"Accept": "application/json", "User-Agent": "gamerig"}
         self.times = hoplog.open_log("http-client", buffered=False)  # bench/step_timeline.py only
 
     def close(self) -> None:
-        self.http.close()
+        if self.conn is not None:
+            self.conn.close()
+            self.conn = None
 
-    def _exchange(self, method: str, path: str, **kwargs) -> Answer:
+    def _connection(self) -> http.client.HTTPConnection:
+        """The open connection if the game has not closed it (an idle keep-alive socket
+        that reads as ready holds an end or bytes nobody asked for), else a new one."""
+        conn = self.conn
+        if conn is not None and conn.sock is not None:
+            if not select.select([conn.sock], [], [], 0)[0]:
+                return conn
+        self.close()
+        kind = http.client.HTTPSConnection if self.base.scheme == "https" else http.client.HTTPConnection
+        self.conn = kind(self.base.host, self.base.port, timeout=self.timeout_s)
+        return self.conn
+
+    def _exchange(self, method: str, path: str, body: bytes | None = None,
+                  headers: dict | None = None) -> Answer:
         """One request; the whole answer within ``MAX_BODY_BYTES`` and ``timeout_s``. With
         ``GAMERIG_HOPLOG`` set, its CPU time on this thread and its wall time are logged
         (``C <method> <path> <cpu ms> <wall ms>``, ``actors/runtime/hoplog.py``)."""
         if self.times is None:
-            return self._exchange_once(method, path, **kwargs)
+            return self._exchange_once(method, path, body, headers)
         cpu, wall = time.thread_time(), time.perf_counter()
         try:
-            return self._exchange_once(method, path, **kwargs)
+            return self._exchange_once(method, path, body, headers)
         finally:
             hoplog.write(self.times, f"C {method} {path} {(time.thread_time() - cpu) * 1000:.3f} "
                                      f"{(time.perf_counter() - wall) * 1000:.3f}\n")
 
-    def _exchange_once(self, method: str, path: str, **kwargs) -> Answer:
+    def _exchange_once(self, method: str, path: str, body: bytes | None,
+                       headers: dict | None) -> Answer:
         deadline = time.monotonic() + self.timeout_s
-        with self.http.stream(method, path, **kwargs) as resp:
-            declared = resp.headers.get("content-length", "")
-            if declared.isdigit() and int(declared) > MAX_BODY_BYTES:
-                raise BadAnswer("size", f"the answer declares {int(declared)} bytes, over the "
-                                        f"limit of {MAX_BODY_BYTES}")
-            chunks, size = [], 0
-            for chunk in resp.iter_bytes():
-                size += len(chunk)
-                if size > MAX_BODY_BYTES:
-                    raise BadAnswer("size", f"the answer exceeds the limit of "
-                                            f"{MAX_BODY_BYTES} bytes")
-                if time.monotonic() > deadline:
-                    raise BadAnswer("transport", f"the answer was still arriving after "
-                                                 f"{self.timeout_s:g}s ({size} bytes so far)")
-                chunks.append(chunk)
-            return Answer(resp.status_code, b"".join(chunks))
+        conn = self._connection()
+        try:
+            if conn.sock is not None:
+                conn.sock.settimeout(self.timeout_s)  # (a reused one keeps its last read's)
+            conn.request(method, self.base.prefix + path, body=body,
+                         headers={**self.headers, **headers} if headers else self.headers)
+            conn.sock.settimeout(max(0.001, deadline - time.monotonic()))
+            resp = conn.getresponse()
+            answer = Answer(resp.status, self._body(resp, deadline))
+        except (OSError, http.client.HTTPException, ValueError) as exc:
+            self.close()  # its state is unknown: the next request opens a new one
+            raise BadAnswer("transport", _transport_text(exc, self.timeout_s)) from None
+        except BadAnswer:
+            self.close()
+            raise
+        if resp.will_close:
+            self.close()
+        return answer
+
+    def _body(self, resp: http.client.HTTPResponse, deadline: float) -> bytes:
+        declared = resp.getheader("content-length", "")
+        if declared.isdigit() and int(declared) > MAX_BODY_BYTES:
+            raise BadAnswer("size", f"the answer declares {int(declared)} bytes, over the "
+                                    f"limit of {MAX_BODY_BYTES}")
+        chunks, size = [], 0
+        while True:
+            left = deadline - time.monotonic()
+            if left <= 0:
+                raise BadAnswer("transport", f"the answer was still arriving after "
+                                             f"{self.timeout_s:g}s ({size} bytes so far)")
+            if self.conn is not None and self.conn.sock is not None:
+                self.conn.sock.settimeout(left)  # the whole answer by the deadline
+            chunk = resp.read1(READ_CHUNK) if resp.length != 0 else b""
+            if not chunk:
+                resp.close()  # (the answer is whole: the connection can carry the next)
+                return b"".join(chunks)
+            size += len(chunk)
+            if size > MAX_BODY_BYTES:
+                raise BadAnswer("size", f"the answer exceeds the limit of {MAX_BODY_BYTES} bytes")
+            chunks.append(chunk)
 
     def _get_json(self, path: str) -> dict:
         try:
             resp = self._exchange("GET", path)
-        except httpx.HTTPError as exc:
-            raise ReadFailed("transport", f"GET {self.base_url}{path}: {type(exc).__name__}: {exc}") from exc
         except BadAnswer as exc:
             raise ReadFailed(exc.kind, f"GET {self.base_url}{path}: {exc}") from None
         try:
@@ -152,12 +229,8 @@ class GameClient:
         body = {"action": action, **parameters}
         start = time.monotonic()
         try:
-            resp = self._exchange("POST", STATE_PATH, content=json.dumps(body).encode(),
-                                  headers={"Content-Type": "application/json",
-                                           ATTEMPT_HEADER: attempt_id})
-        except httpx.HTTPError as exc:
-            return ActionOutcome("unknown", None, None, f"{type(exc).__name__}: {exc}",
-                                 _ms(start))
+            resp = self._exchange("POST", STATE_PATH, json.dumps(body).encode(),
+                                  {"Content-Type": "application/json", ATTEMPT_HEADER: attempt_id})
         except BadAnswer as exc:
             return ActionOutcome("unknown", None, None, str(exc), _ms(start))
         ms = _ms(start)
@@ -176,6 +249,20 @@ class GameClient:
             return ActionOutcome("rejected", resp.status_code, payload, _error_text(payload), ms)
         return ActionOutcome("unknown", resp.status_code, payload,
                              f"unexpected HTTP {resp.status_code} answer", ms)
+
+
+def _transport_text(exc: BaseException, timeout_s: float) -> str:
+    """What went wrong on the wire, in words (the exception's class name in brackets)."""
+    name = type(exc).__name__
+    if isinstance(exc, TimeoutError):
+        return f"timed out: no answer within {timeout_s:g}s ({name})"
+    if isinstance(exc, http.client.RemoteDisconnected):
+        return f"the game closed the connection without an answer ({name})"
+    if isinstance(exc, http.client.BadStatusLine):
+        return f"the answer is not HTTP: {str(exc)[:80]!r} ({name})"
+    if isinstance(exc, ConnectionRefusedError):
+        return f"connection refused ({name})"
+    return f"{name}: {str(exc)[:200]}"
 
 
 def _reject_constant(name: str):

@@ -17,6 +17,7 @@ import yaml
 
 from actors.model_client.errors import ConfigError
 from actors.model_client.settings import ModelSettings
+from actors.sts2mcp import parse_base_url
 
 ANY = object()
 NUM = (int, float)
@@ -267,6 +268,11 @@ def _cross_checks(where: str, p: dict) -> None:
     game = p["game"]
     if game["backend"] == "http" and not game["builtin"] and not game["base_url"]:
         raise ProfileError(where, "game.base_url", "required when game.builtin is false")
+    if game["backend"] == "http" and game["base_url"]:
+        try:
+            parse_base_url(game["base_url"])
+        except ValueError as exc:
+            raise ProfileError(where, "game.base_url", str(exc)) from None
     if game["backend"] == "pyboy" and not game["rom"] and not game["builtin"]:
         raise ProfileError(where, "game.rom", "required for the pyboy backend unless game.builtin is true")
     if p["session"]["max_steps"] is not None and p["session"]["max_steps"] < 1:

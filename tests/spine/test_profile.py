@@ -38,6 +38,10 @@ def test_set_overrides_are_typed_by_yaml():
     ("actors:\n  recorder: {}\n  painter: {}", "actors.painter: unknown actor"),
     ("actors:\n  recorder: {max_restarts: many}", "actors.recorder.max_restarts: expected a whole number"),
     ("game:\n  builtin: false", "game.base_url: required when game.builtin is false"),
+    ("game:\n  builtin: false\n  base_url: 127.0.0.1:15526",
+     "game.base_url: '127.0.0.1:15526' is not an http:// or https:// address"),
+    ("game:\n  builtin: false\n  base_url: 'http://:15526'", "game.base_url: 'http://:15526' names no host"),
+    ("game:\n  builtin: false\n  base_url: 'http://localhost:port'", "has no valid port"),
     ("game: {backend: http\n", "not valid YAML at line"),
     ("- a\n- b", "must be a mapping at the top level"),
 ])
