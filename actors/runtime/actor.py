@@ -168,9 +168,12 @@ def _dump_profile(profiler, name: str) -> None:
 
 
 def run_actor(name: str, main: Callable[[ActorContext], int | None]) -> None:
-    logging.basicConfig(level=os.environ.get("GAMERIG_LOG", "INFO"),
-                        format=f"%(asctime)s {name} %(levelname)s %(message)s",
+    level = os.environ.get("GAMERIG_LOG", "INFO")
+    logging.basicConfig(level=level, format=f"%(asctime)s {name} %(levelname)s %(message)s",
                         stream=sys.stderr)
+    if level.upper() != "DEBUG":  # httpx logs every request at INFO: a line per model call
+        for chatty in ("httpx", "httpcore"):  # in a session of days (GAMERIG_LOG=DEBUG shows them)
+            logging.getLogger(chatty).setLevel(logging.WARNING)
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     endpoint = os.environ["GAMERIG_CONTROL"]
     session = os.environ.get("GAMERIG_SESSION", "")

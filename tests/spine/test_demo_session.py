@@ -72,3 +72,15 @@ def test_dry_run_records_proposals_without_acting(session_factory):
     assert statuses and set(statuses) == {"dry_run"}
     assert s.events("action_attempt") == []
     assert s.game_stats()["posts"] == 0
+
+
+def test_the_actors_logs_hold_no_line_per_step(session_factory):
+    """A session runs for days: an actor's log (its stderr, kept under
+    ``run/runtime/<session>.logs/``) must not grow with the steps at the default level."""
+    s = session_factory(args=("--max-steps", "60"))
+    assert s.wait() == 0, s.stderr
+    steps = len(s.events("observation"))
+    assert steps >= 50
+    for actor in ("recorder", "observer", "policy", "actuator", "game", "model_client"):
+        lines = s.log(actor).splitlines()
+        assert len(lines) < 10, f"{actor}.log: {len(lines)} lines after {steps} steps: {lines[:3]}"
