@@ -1,4 +1,5 @@
-"""Quick variants of ``bench/step_ab.py`` (A/B of the step between a commit and this tree)
+"""Quick variants of ``bench/step_ab.py`` (A/B of the step between a commit and this tree),
+``bench/http_client.py`` (the game client against httpx, per request)
 and ``bench/floor.py`` (the machine's ZeroMQ and fsync floors), run as their users run them."""
 from __future__ import annotations
 
@@ -38,3 +39,12 @@ def test_step_ab_runs_the_same_session_from_a_commit_and_from_this_tree():
     assert out.count("CPU per executed step") == 2 and "recorder" in out
     worktrees = subprocess.run(["git", "-C", REPO, "worktree", "list"], capture_output=True, text=True).stdout
     assert "step-ab-" not in worktrees, "the temporary checkout is removed"
+
+
+def test_http_client_bench_times_both_clients_on_the_three_requests():
+    out = run("bench/http_client.py", "--requests", "100")
+    for name in ("GET state", "GET compendium", "POST (refused)"):
+        [found] = [ln for ln in out.splitlines() if ln.startswith(name)]
+        ours_cpu, ours_wall, old_cpu, old_wall, ratio = (float(x) for x in re.findall(r"[\d.]+", found[16:]))
+        assert 0 < ours_cpu <= ours_wall and 0 < old_cpu <= old_wall, found
+        assert ratio == pytest.approx(old_cpu / ours_cpu, rel=0.02), found
