@@ -32,6 +32,7 @@ from __future__ import annotations
 import dataclasses
 import http.client
 import json
+import re
 import select
 import time
 import urllib.parse
@@ -45,6 +46,7 @@ STATE_PATH = "/api/v1/singleplayer"
 IDENTITY_PATH = "/api/v1/compendium"
 ATTEMPT_HEADER = "X-Gamerig-Attempt"
 READ_CHUNK = 64 * 1024
+UNSAFE = re.compile(r"[\x00-\x20\x7f]")  # in a host or path, http.client refuses the request
 
 
 class ReadFailed(Exception):
@@ -97,18 +99,23 @@ class BaseUrl:
 
 def parse_base_url(url: str) -> BaseUrl:
     """``http://host:port[/prefix]`` (or https); ``ValueError`` naming what is wrong."""
-    parts = urllib.parse.urlsplit(url.strip())
+    try:
+        parts = urllib.parse.urlsplit(url.strip())
+        port = parts.port
+    except ValueError as exc:
+        raise ValueError(f"{url!r} is not a valid address ({exc})") from None
     if parts.scheme not in ("http", "https"):
         raise ValueError(f"{url!r} is not an http:// or https:// address")
     if not parts.hostname:
         raise ValueError(f"{url!r} names no host")
-    try:
-        port = parts.port or (443 if parts.scheme == "https" else 80)
-    except ValueError:
-        raise ValueError(f"{url!r} has no valid port") from None
-    if parts.query or parts.fragment or parts.username:
+    if port == 0:
+        raise ValueError(f"{url!r}: port 0 is not an address to connect to")
+    if parts.query or parts.fragment or parts.username is not None or parts.password is not None:
         raise ValueError(f"{url!r}: a game address has no query, fragment or credentials")
-    return BaseUrl(parts.scheme, parts.hostname, port, parts.path.rstrip("/"))
+    if UNSAFE.search(parts.hostname) or UNSAFE.search(parts.path):
+        raise ValueError(f"{url!r}: a space or control character in the host or the path")
+    return BaseUrl(parts.scheme, parts.hostname, port if port is not None else
+                   (443 if parts.scheme == "https" else 80), parts.path.rstrip("/"))
 
 
 class GameClient:
@@ -133,7 +140,9 @@ class GameClient:
         that reads as ready holds an end or bytes nobody asked for), else a new one."""
         conn = self.conn
         if conn is not None and conn.sock is not None:
-            if not select.select([conn.sock], [], [], 0)[0]:
+            idle = select.poll()  # (not select(): file descriptors above 1024)
+            idle.register(conn.sock, select.POLLIN)
+            if not idle.poll(0):
                 return conn
         self.close()
         kind = http.client.HTTPSConnection if self.base.scheme == "https" else http.client.HTTPConnection
@@ -157,16 +166,20 @@ class GameClient:
     def _exchange_once(self, method: str, path: str, body: bytes | None,
                        headers: dict | None) -> Answer:
         deadline = time.monotonic() + self.timeout_s
-        conn = self._connection()
         try:
+            conn = self._connection()
             if conn.sock is not None:
                 conn.sock.settimeout(self.timeout_s)  # (a reused one keeps its last read's)
             conn.request(method, self.base.prefix + path, body=body,
                          headers={**self.headers, **headers} if headers else self.headers)
-            conn.sock.settimeout(max(0.001, deadline - time.monotonic()))
+            sock = conn.sock  # (getresponse hands it to an answer that closes the connection)
+            sock.settimeout(max(0.001, deadline - time.monotonic()))
             resp = conn.getresponse()
-            answer = Answer(resp.status, self._body(resp, deadline))
-        except (OSError, http.client.HTTPException, ValueError) as exc:
+            if resp.status < 200:  # http.client skips 100 only: another interim answer is
+                raise BadAnswer("transport", f"an interim answer (HTTP {resp.status}) where "
+                                             f"the answer was due")  # no answer, its final one would be the next's
+            answer = Answer(resp.status, self._body(resp, deadline, sock))
+        except (OSError, http.client.HTTPException, ValueError, OverflowError) as exc:
             self.close()  # its state is unknown: the next request opens a new one
             raise BadAnswer("transport", _transport_text(exc, self.timeout_s)) from None
         except BadAnswer:
@@ -176,21 +189,26 @@ class GameClient:
             self.close()
         return answer
 
-    def _body(self, resp: http.client.HTTPResponse, deadline: float) -> bytes:
+    def _body(self, resp: http.client.HTTPResponse, deadline: float, sock) -> bytes:
         declared = resp.getheader("content-length", "")
         if declared.isdigit() and int(declared) > MAX_BODY_BYTES:
             raise BadAnswer("size", f"the answer declares {int(declared)} bytes, over the "
                                     f"limit of {MAX_BODY_BYTES}")
         chunks, size = [], 0
+        late = f"the answer was still arriving after {self.timeout_s:g}s"
         while True:
             left = deadline - time.monotonic()
             if left <= 0:
-                raise BadAnswer("transport", f"the answer was still arriving after "
-                                             f"{self.timeout_s:g}s ({size} bytes so far)")
-            if self.conn is not None and self.conn.sock is not None:
-                self.conn.sock.settimeout(left)  # the whole answer by the deadline
-            chunk = resp.read1(READ_CHUNK) if resp.length != 0 else b""
+                raise BadAnswer("transport", f"{late} ({size} bytes so far)")
+            sock.settimeout(left)  # the whole answer by the deadline
+            try:
+                chunk = resp.read1(READ_CHUNK) if resp.length != 0 else b""
+            except TimeoutError:
+                raise BadAnswer("transport", f"{late} ({size} bytes so far)") from None
             if not chunk:
+                if resp.length:  # read1 ends quietly where read() raises IncompleteRead
+                    raise BadAnswer("transport", f"the answer ended {resp.length} bytes short "
+                                                 f"of its declared length ({size} read)")
                 resp.close()  # (the answer is whole: the connection can carry the next)
                 return b"".join(chunks)
             size += len(chunk)
@@ -255,7 +273,7 @@ def _transport_text(exc: BaseException, timeout_s: float) -> str:
     """What went wrong on the wire, in words (the exception's class name in brackets)."""
     name = type(exc).__name__
     if isinstance(exc, TimeoutError):
-        return f"timed out: no answer within {timeout_s:g}s ({name})"
+        return f"timed out: no whole answer within {timeout_s:g}s ({name})"
     if isinstance(exc, http.client.RemoteDisconnected):
         return f"the game closed the connection without an answer ({name})"
     if isinstance(exc, http.client.BadStatusLine):

@@ -268,6 +268,9 @@ def _cross_checks(where: str, p: dict) -> None:
     game = p["game"]
     if game["backend"] == "http" and not game["builtin"] and not game["base_url"]:
         raise ProfileError(where, "game.base_url", "required when game.builtin is false")
+    if not 0 < game["timeout_s"] <= 3600:
+        raise ProfileError(where, "game.timeout_s", f"must be more than 0 and at most 3600 s, "
+                                                    f"got {game['timeout_s']!r}")
     if game["backend"] == "http" and game["base_url"]:
         try:
             parse_base_url(game["base_url"])

@@ -20,6 +20,7 @@ import threading
 import httpx
 
 HUGE = 20 * 1024 * 1024
+WHOLE = b'{"state_type": "menu", "status": "ok"}'  # a state and an acceptance alike, if whole
 
 
 def _body(handler, status: int, data: bytes, content_type: str = "application/json",
@@ -83,6 +84,8 @@ FAULTS = {
     "teapot": lambda h: _body(h, 418, b"<html>I'm a teapot</html>", "text/html"),
     "redirect": lambda h: _body(h, 302, b"", extra=(("Location", "/elsewhere"),)),
     "unavailable": lambda h: _body(h, 503, b'{"error": "Service Unavailable"}'),
+    "short": lambda h: _body(h, 200, WHOLE, length=len(WHOLE) + 1),  # a byte short, then closed
+    "interim": lambda h: (h.wfile.write(b"HTTP/1.1 102 Processing\r\n\r\n"), _body(h, 200, WHOLE)),
     "no_answer": lambda h: setattr(h, "close_connection", True),
     "garbage_http": lambda h: h.wfile.write(b"HELLO THERE\r\n\r\n"),
 }

@@ -17,7 +17,7 @@ import httpx
 import pytest
 
 from actors.game.http import start_server
-from actors.sts2mcp import GameClient, ReadFailed
+from actors.sts2mcp import BaseUrl, GameClient, ReadFailed, parse_base_url
 from tests.fuzz.hostile_http import HostileGame
 from tests.harness import REPO
 
@@ -124,6 +124,8 @@ READ_FAULTS = {
     "redirect": ("decode", "HTTP 302"), "unavailable": ("http", "HTTP 503"),
     "no_answer": ("transport", "closed the connection without an answer"),
     "garbage_http": ("transport", "not HTTP"),
+    "short": ("transport", "1 bytes short of its declared length"),
+    "interim": ("transport", "an interim answer (HTTP 102)"),
 }
 #: fault -> (the action's outcome, words in its error)
 POST_FAULTS = {
@@ -135,6 +137,8 @@ POST_FAULTS = {
     "redirect": ("unknown", "not JSON"), "unavailable": ("rejected", "Service Unavailable"),
     "no_answer": ("unknown", "closed the connection without an answer"),
     "garbage_http": ("unknown", "not HTTP"),
+    "short": ("unknown", "1 bytes short of its declared length"),
+    "interim": ("unknown", "an interim answer (HTTP 102)"),
 }
 
 
@@ -254,3 +258,56 @@ def test_a_connection_the_game_closed_while_idle_is_replaced_before_the_action_g
         assert server.posts == n, "each action reached the game exactly once"
     client.close()
     server.shutdown()
+
+
+def test_the_whole_answer_is_bounded_by_the_timeout_when_the_game_closes_after_it():
+    """The headers come late (0.8 of ``timeout_s``), say ``Connection: close``, and the body
+    never follows: the read ends at ``timeout_s`` from the request, not a whole ``timeout_s``
+    after the headers (``http.client`` hands such an answer its own socket)."""
+    listener = socket.socket()
+    listener.bind(("127.0.0.1", 0))
+    listener.listen()
+    done = threading.Event()
+
+    def serve():
+        conn, _ = listener.accept()
+        conn.recv(65536)
+        done.wait(0.8)
+        conn.sendall(b"HTTP/1.1 200 OK\r\nContent-Length: 40\r\nConnection: close\r\n\r\n{")
+        done.wait(30)
+        conn.close()
+
+    threading.Thread(target=serve, daemon=True).start()
+    client = GameClient(f"http://127.0.0.1:{listener.getsockname()[1]}", 1.0)
+    started = time.monotonic()
+    with pytest.raises(ReadFailed) as info:
+        client.read_state()
+    took = time.monotonic() - started
+    done.set()
+    listener.close()
+    assert info.value.kind == "transport" and "still arriving after 1s" in str(info.value), str(info.value)
+    assert took < 1.5, f"the read took {took:.2f}s with timeout_s 1.0"
+
+
+@pytest.mark.parametrize("url,words", [
+    ("127.0.0.1:15526", "is not an http:// or https:// address"),
+    ("http://:15526", "names no host"),
+    ("http://h:0", "port 0 is not an address"),
+    ("http://:secret@h:1", "no query, fragment or credentials"),
+    ("http://h:1/?x=1", "no query, fragment or credentials"),
+    ("http://game host:15526", "a space or control character"),
+    ("http://h:1/a b", "a space or control character"),
+    ("http://[::1:8080", "'http://[::1:8080' is not a valid address"),
+    ("http://h:port", "is not a valid address"),
+])
+def test_a_bad_game_address_is_refused_naming_it(url, words):
+    with pytest.raises(ValueError) as info:
+        GameClient(url, 1.0)
+    assert words in str(info.value) and url in str(info.value), str(info.value)
+
+
+def test_good_game_addresses_are_taken_apart():
+    assert parse_base_url("http://[::1]:8080") == BaseUrl("http", "::1", 8080, "")
+    assert parse_base_url("http://localhost:15526/") == BaseUrl("http", "localhost", 15526, "")
+    assert parse_base_url("https://game.example/pre/fix/") == BaseUrl("https", "game.example", 443, "/pre/fix")
+    assert parse_base_url("http://127.0.0.1") == BaseUrl("http", "127.0.0.1", 80, "")

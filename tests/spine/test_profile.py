@@ -41,7 +41,10 @@ def test_set_overrides_are_typed_by_yaml():
     ("game:\n  builtin: false\n  base_url: 127.0.0.1:15526",
      "game.base_url: '127.0.0.1:15526' is not an http:// or https:// address"),
     ("game:\n  builtin: false\n  base_url: 'http://:15526'", "game.base_url: 'http://:15526' names no host"),
-    ("game:\n  builtin: false\n  base_url: 'http://localhost:port'", "has no valid port"),
+    ("game:\n  builtin: false\n  base_url: 'http://localhost:port'", "is not a valid address"),
+    ("game:\n  builtin: false\n  base_url: 'http://game host:15526'", "a space or control character"),
+    ("game:\n  timeout_s: 0", "game.timeout_s: must be more than 0 and at most 3600 s, got 0"),
+    ("game:\n  timeout_s: 1.0e+300", "game.timeout_s: must be more than 0 and at most 3600 s"),
     ("game: {backend: http\n", "not valid YAML at line"),
     ("- a\n- b", "must be a mapping at the top level"),
 ])
@@ -62,6 +65,11 @@ def test_bad_override_syntax():
         prof.load(DEMO, ["session.max_steps"])
     with pytest.raises(prof.ProfileError, match="unknown key"):
         prof.load(DEMO, ["session.max_stepz=3"])
+
+
+def test_good_game_addresses_pass_the_profile_check():
+    for url in ("http://[::1]:8080", "http://localhost:15526/", "http://127.0.0.1:9/pre/fix"):
+        assert prof.load(DEMO, ["game.builtin=false", f"game.base_url={url}"])["game"]["base_url"] == url
 
 
 def test_yaml_off_means_the_string_off():
