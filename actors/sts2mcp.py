@@ -13,19 +13,24 @@ Outcome mapping (the request is never retried here or anywhere):
   ``unknown``: the request may or may not have taken effect.
 
 Hostile answers are bounded: a body over ``MAX_BODY_BYTES`` (declared or received) is cut
-off, a body still arriving ``timeout_s`` after the request began (a drip-fed answer: each
-byte in time for a per-read timeout, the whole never) is abandoned, and JSON nested
-past the parser's recursion limit, NaN or Infinity is not JSON. (The status line and headers
-are bounded per read by ``timeout_s`` and in size by ``http.client``: 100 headers, 64 KiB a
-line.)
+off; the whole answer must come within ``timeout_s`` of the request's start (a drip-fed body,
+each byte in time for a per-read timeout, is abandoned); a body that ends short of its
+declared length, an interim ``1xx`` answer and anything that is not HTTP are transport
+failures; JSON nested past the parser's recursion limit, NaN or Infinity is not JSON. (The
+status line and headers are bounded per read by ``timeout_s`` and in size by
+``http.client``: 100 headers, 64 KiB a line.) A read then fails with a ``ReadFailed`` of
+kind ``size``, ``transport`` or ``decode``; an action's outcome is ``unknown`` with the
+reason in ``error`` (the game may have taken it). Nothing here raises anything else, so
+neither the observer nor the actuator can be crashed by an answer.
 
-The client is ``http.client`` on one keep-alive connection, not httpx: a request costs
-≈ 0.13 ms of CPU against httpx's ≈ 0.5 ms (``docs/performance.md``), on every step of both
-the observer and the actuator. Proxy variables (``HTTP_PROXY``...) are not consulted: the game
-is reached directly at ``game.base_url``. A read then fails with a
-``ReadFailed`` of kind ``size``, ``transport`` or ``decode``; an action's outcome is
-``unknown`` with the reason in ``error`` (the game may have taken it). Nothing here raises
-anything else, so neither the observer nor the actuator can be crashed by an answer.
+The mod answers each request with a ``Content-Length`` on a keep-alive connection of .NET's
+``HttpListener`` (``McpMod.Helpers.cs``, ``SendJson``/``SendText``: ``ContentLength64``;
+``McpMod.cs``, ``Initialize``). The client is ``http.client`` on one keep-alive connection,
+not httpx: a request costs a third to a quarter of httpx's CPU (``bench/http_client.py``,
+``docs/performance.md``), three requests a step in the observer and the actuator. A
+connection the game closed while idle is replaced before a request goes out; after a request
+went out nothing is ever sent again. Proxy variables (``HTTP_PROXY``...) are not consulted:
+the game is reached directly at ``game.base_url``.
 """
 from __future__ import annotations
 
