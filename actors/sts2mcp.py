@@ -180,9 +180,10 @@ class GameClient:
             sock = conn.sock  # (getresponse hands it to an answer that closes the connection)
             sock.settimeout(max(0.001, deadline - time.monotonic()))
             resp = conn.getresponse()
-            if resp.status < 200:  # http.client skips 100 only: another interim answer is
+            if resp.status < 200:  # an interim answer (http.client skips only 100): the final
+                # one would follow on this connection and be read as the next request's answer
                 raise BadAnswer("transport", f"an interim answer (HTTP {resp.status}) where "
-                                             f"the answer was due")  # no answer, its final one would be the next's
+                                             f"the answer was due")
             answer = Answer(resp.status, self._body(resp, deadline, sock))
         except (OSError, http.client.HTTPException, ValueError, OverflowError) as exc:
             self.close()  # its state is unknown: the next request opens a new one
