@@ -16,9 +16,11 @@ Hostile answers are bounded: a body over ``MAX_BODY_BYTES`` (declared or receive
 off; the whole answer must come within ``timeout_s`` of the request's start (a drip-fed body,
 each byte in time for a per-read timeout, is abandoned); a body that ends short of its
 declared length, an interim ``1xx`` answer and anything that is not HTTP are transport
-failures; JSON nested past the parser's recursion limit, NaN or Infinity is not JSON. (The
-status line and headers are bounded per read by ``timeout_s`` and in size by
-``http.client``: 100 headers, 64 KiB a line.) A read then fails with a ``ReadFailed`` of
+failures; JSON nested past the parser's recursion limit, NaN or Infinity is not JSON. Every
+read of an answer — status line, headers, body, a chunked body's trailers — is given only the
+time left (``_DeadlineReader``), so no run of interim answers, trailer lines or drip-fed
+headers outlasts ``timeout_s`` (``http.client`` bounds the headers' size: 100, 64 KiB a
+line). A read then fails with a ``ReadFailed`` of
 kind ``size``, ``transport`` or ``decode``; an action's outcome is ``unknown`` with the
 reason in ``error`` (the game may have taken it). Nothing here raises anything else, so
 neither the observer nor the actuator can be crashed by an answer.
@@ -35,7 +37,9 @@ the game is reached directly at ``game.base_url``.
 from __future__ import annotations
 
 import dataclasses
+import functools
 import http.client
+import io
 import json
 import re
 import select
@@ -123,6 +127,41 @@ def parse_base_url(url: str) -> BaseUrl:
                    (443 if parts.scheme == "https" else 80), parts.path.rstrip("/"))
 
 
+class _DeadlineReader(io.RawIOBase):
+    """The answer's bytes off the socket, each read given only the time left before the
+    deadline: the status line, the headers, the body and a chunked body's trailers alike
+    (``http.client`` loops over interim ``100`` answers and trailer lines itself)."""
+
+    def __init__(self, sock, deadline: float):
+        super().__init__()
+        self.sock, self.deadline = sock, deadline
+        self.raw = sock.makefile("rb", buffering=0)
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, buffer) -> int:
+        left = self.deadline - time.monotonic()
+        if left <= 0:
+            raise TimeoutError("the answer's deadline passed")
+        self.sock.settimeout(left)
+        return self.raw.readinto(buffer)
+
+    def close(self) -> None:
+        self.raw.close()
+        super().close()
+
+
+class _DeadlineResponse(http.client.HTTPResponse):
+    """``http.client``'s answer, read through a ``_DeadlineReader``."""
+
+    def __init__(self, sock, debuglevel: int = 0, method: str | None = None, url: str | None = None,
+                 *, deadline: float):
+        super().__init__(sock, debuglevel, method, url)
+        self.fp.close()  # (the plain reader it opened; the socket stays open)
+        self.fp = io.BufferedReader(_DeadlineReader(sock, deadline))
+
+
 class GameClient:
     """One keep-alive HTTP/1.1 connection to the game (``http.client``; a connection the
     game closed while idle is replaced before a request goes out, never after)."""
@@ -171,33 +210,40 @@ class GameClient:
     def _exchange_once(self, method: str, path: str, body: bytes | None,
                        headers: dict | None) -> Answer:
         deadline = time.monotonic() + self.timeout_s
+        resp = None
         try:
             conn = self._connection()
             if conn.sock is not None:
                 conn.sock.settimeout(self.timeout_s)  # (a reused one keeps its last read's)
+            conn.response_class = functools.partial(_DeadlineResponse, deadline=deadline)
             conn.request(method, self.base.prefix + path, body=body,
                          headers={**self.headers, **headers} if headers else self.headers)
-            sock = conn.sock  # (getresponse hands it to an answer that closes the connection)
-            sock.settimeout(max(0.001, deadline - time.monotonic()))
             resp = conn.getresponse()
             if resp.status < 200:  # an interim answer (http.client skips only 100): the final
                 # one would follow on this connection and be read as the next request's answer
                 raise BadAnswer("transport", f"an interim answer (HTTP {resp.status}) where "
                                              f"the answer was due")
-            answer = Answer(resp.status, self._body(resp, deadline, sock))
+            answer = Answer(resp.status, self._body(resp, deadline))
         except (OSError, http.client.HTTPException, ValueError, OverflowError) as exc:
-            self.close()  # its state is unknown: the next request opens a new one
+            self._drop(resp)  # its state is unknown: the next request opens a new one
             raise BadAnswer("transport", _transport_text(exc, self.timeout_s)) from None
         except BadAnswer:
-            self.close()
+            self._drop(resp)
             raise
         if resp.will_close:
             self.close()
         return answer
 
-    def _body(self, resp: http.client.HTTPResponse, deadline: float, sock) -> bytes:
+    def _drop(self, resp: http.client.HTTPResponse | None) -> None:
+        """Close the connection after a failed request, and the answer's own hold on the
+        socket (an answer that said ``Connection: close`` was handed it)."""
+        if resp is not None:
+            resp.close()
+        self.close()
+
+    def _body(self, resp: http.client.HTTPResponse, deadline: float) -> bytes:
         declared = resp.getheader("content-length", "")
-        if declared.isdigit() and int(declared) > MAX_BODY_BYTES:
+        if declared.isascii() and declared.isdigit() and int(declared) > MAX_BODY_BYTES:
             raise BadAnswer("size", f"the answer declares {int(declared)} bytes, over the "
                                     f"limit of {MAX_BODY_BYTES}")
         chunks, size = [], 0
@@ -206,8 +252,7 @@ class GameClient:
             left = deadline - time.monotonic()
             if left <= 0:
                 raise BadAnswer("transport", f"{late} ({size} bytes so far)")
-            sock.settimeout(left)  # the whole answer by the deadline
-            try:
+            try:  # (each read given the time left: _DeadlineReader)
                 chunk = resp.read1(READ_CHUNK) if resp.length != 0 else b""
             except TimeoutError:
                 raise BadAnswer("transport", f"{late} ({size} bytes so far)") from None
@@ -284,6 +329,8 @@ def _transport_text(exc: BaseException, timeout_s: float) -> str:
         return f"the game closed the connection without an answer ({name})"
     if isinstance(exc, http.client.BadStatusLine):
         return f"the answer is not HTTP: {str(exc)[:80]!r} ({name})"
+    if isinstance(exc, http.client.IncompleteRead):
+        return f"the answer ended before its end: a chunked body cut short or malformed ({name})"
     if isinstance(exc, ConnectionRefusedError):
         return f"connection refused ({name})"
     return f"{name}: {str(exc)[:200]}"

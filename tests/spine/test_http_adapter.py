@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import http.server
 import json
+import os
+import resource
 import socket
 import subprocess
 import sys
@@ -260,33 +262,120 @@ def test_a_connection_the_game_closed_while_idle_is_replaced_before_the_action_g
     server.shutdown()
 
 
-def test_the_whole_answer_is_bounded_by_the_timeout_when_the_game_closes_after_it():
-    """The headers come late (0.8 of ``timeout_s``), say ``Connection: close``, and the body
-    never follows: the read ends at ``timeout_s`` from the request, not a whole ``timeout_s``
-    after the headers (``http.client`` hands such an answer its own socket)."""
-    listener = socket.socket()
-    listener.bind(("127.0.0.1", 0))
-    listener.listen()
-    done = threading.Event()
+class RawGame:
+    """A server on 127.0.0.1 that takes each connection's request and then runs ``script(conn,
+    stop)`` — HTTP as a broken server might write it, byte for byte. ``close()`` ends it."""
 
-    def serve():
-        conn, _ = listener.accept()
-        conn.recv(65536)
-        done.wait(0.8)
-        conn.sendall(b"HTTP/1.1 200 OK\r\nContent-Length: 40\r\nConnection: close\r\n\r\n{")
-        done.wait(30)
-        conn.close()
+    def __init__(self, script):
+        self.listener = socket.socket()
+        self.listener.bind(("127.0.0.1", 0))
+        self.listener.listen()
+        self.url = f"http://127.0.0.1:{self.listener.getsockname()[1]}"
+        self.stop = threading.Event()
+        threading.Thread(target=self._serve, args=(script,), daemon=True).start()
 
-    threading.Thread(target=serve, daemon=True).start()
-    client = GameClient(f"http://127.0.0.1:{listener.getsockname()[1]}", 1.0)
+    def _serve(self, script):
+        while not self.stop.is_set():
+            try:
+                conn, _ = self.listener.accept()
+            except OSError:
+                return
+            with conn:
+                conn.recv(65536)
+                try:
+                    script(conn, self.stop)
+                except OSError:  # the client hung up: its right
+                    pass
+
+    def close(self):
+        self.stop.set()
+        self.listener.close()
+
+
+def late_headers_then_nothing(conn, stop):
+    stop.wait(1.0)  # half the client's timeout
+    conn.sendall(b"HTTP/1.1 200 OK\r\nContent-Length: 40\r\nConnection: close\r\n\r\n{")
+    stop.wait(30)
+
+
+def endless_continue(conn, stop):
+    """``100 Continue`` after ``100 Continue``, each at once: http.client skips them in a loop
+    of its own, every read answered, so no per-read timeout ever fires."""
+    end = time.monotonic() + 8  # (a client without the bound fails in 8 s, not at the test's timeout)
+    while not stop.wait(0.01) and time.monotonic() < end:
+        conn.sendall(b"HTTP/1.1 100 Continue\r\n\r\n" * 50)
+
+
+def endless_trailers(conn, stop):
+    conn.sendall(b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n2\r\n{}\r\n0\r\n")
+    end = time.monotonic() + 8
+    while not stop.wait(0.01) and time.monotonic() < end:
+        conn.sendall(b"X-Trailer: 1\r\n" * 50)
+
+
+@pytest.mark.parametrize("script", [late_headers_then_nothing, endless_continue, endless_trailers])
+def test_the_whole_answer_is_bounded_by_the_timeout(script):
+    """Each read of the answer — status line, headers, body, trailers — gets only the time
+    left of ``timeout_s`` (2 s here): headers sent late with ``Connection: close`` and then no
+    body (``http.client`` hands such an answer its own socket), an endless run of interim
+    answers, endless trailers. Before, these took 3 s, and the last two as long as the game
+    kept sending."""
+    game = RawGame(script)
+    client = GameClient(game.url, 2.0)
     started = time.monotonic()
     with pytest.raises(ReadFailed) as info:
         client.read_state()
-    took = time.monotonic() - started
-    done.set()
-    listener.close()
-    assert info.value.kind == "transport" and "still arriving after 1s" in str(info.value), str(info.value)
-    assert took < 1.5, f"the read took {took:.2f}s with timeout_s 1.0"
+    read_took = time.monotonic() - started
+    started = time.monotonic()
+    out = client.send_action("end_turn", {}, "a-1")
+    post_took = time.monotonic() - started
+    game.close()
+    text = str(info.value)
+    assert info.value.kind == "transport" and ("within 2s" in text or "after 2s" in text), text
+    assert out.outcome == "unknown" and out.error, out
+    assert read_took < 2.6 and post_took < 2.6, f"{read_took:.2f}s, {post_took:.2f}s with timeout_s 2"
+
+
+def test_a_failed_answer_lets_go_of_its_connection_at_once():
+    """An answer that said ``Connection: close`` holds the socket itself; when its body then
+    fails, the connection is closed at once — not whenever the error is collected."""
+    closed = threading.Event()
+
+    def half_an_answer(conn, stop):
+        conn.sendall(b"HTTP/1.1 200 OK\r\nContent-Length: 40\r\nConnection: close\r\n\r\n{")
+        conn.settimeout(10)
+        if conn.recv(1) == b"":
+            closed.set()  # the client's end of the connection is closed
+
+    game = RawGame(half_an_answer)
+    client = GameClient(game.url, 0.5)
+    with pytest.raises(ReadFailed) as info:
+        client.read_state()
+    assert closed.wait(5), f"the connection stays open while the error is held: {info.value}"
+    game.close()
+
+
+def test_a_connection_on_a_descriptor_above_1024_is_checked_and_reused(game):
+    """The idle check before reuse works whatever the descriptor's number (``select()`` refuses
+    one above 1024: a long session with many files open would lose every second request)."""
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    if hard != resource.RLIM_INFINITY and hard < 1200:
+        pytest.skip(f"the open-files limit is {hard}: no descriptor above 1024 to test")
+    resource.setrlimit(resource.RLIMIT_NOFILE, (max(soft, 1200), hard))
+    held = []
+    try:
+        while len(held) < 1100:
+            held.append(os.open(os.devnull, os.O_RDONLY))
+        client = GameClient(game.url, 5)
+        assert client.read_state()["state_type"] == "menu"
+        assert client.conn.sock.fileno() > 1024
+        assert client.read_state()["state_type"] == "menu", "the second request on the same connection"
+        assert client.send_action("end_turn", {}, "a-1").outcome == "rejected"
+        client.close()
+    finally:
+        for fd in held:
+            os.close(fd)
+        resource.setrlimit(resource.RLIMIT_NOFILE, (soft, hard))
 
 
 @pytest.mark.parametrize("url,words", [
