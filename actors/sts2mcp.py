@@ -41,12 +41,11 @@ import functools
 import http.client
 import io
 import json
-import re
 import select
 import time
-import urllib.parse
 from typing import Any
 
+from actors.game_address import parse_base_url
 from actors.runtime import hoplog
 
 #: The largest answer read (a state is tens of KB; the wire's frame limit is 16 MiB).
@@ -55,7 +54,6 @@ STATE_PATH = "/api/v1/singleplayer"
 IDENTITY_PATH = "/api/v1/compendium"
 ATTEMPT_HEADER = "X-Gamerig-Attempt"
 READ_CHUNK = 64 * 1024
-UNSAFE = re.compile(r"[\x00-\x20\x7f]")  # in a host or path, http.client refuses the request
 
 
 class ReadFailed(Exception):
@@ -96,35 +94,6 @@ class ActionOutcome:
     response: Any
     error: str | None
     request_ms: float
-
-
-@dataclasses.dataclass(frozen=True)
-class BaseUrl:
-    scheme: str
-    host: str
-    port: int
-    prefix: str  # a path the API sits under ("" for the mod's own address)
-
-
-def parse_base_url(url: str) -> BaseUrl:
-    """``http://host:port[/prefix]`` (or https); ``ValueError`` naming what is wrong."""
-    try:
-        parts = urllib.parse.urlsplit(url.strip())
-        port = parts.port
-    except ValueError as exc:
-        raise ValueError(f"{url!r} is not a valid address ({exc})") from None
-    if parts.scheme not in ("http", "https"):
-        raise ValueError(f"{url!r} is not an http:// or https:// address")
-    if not parts.hostname:
-        raise ValueError(f"{url!r} names no host")
-    if port == 0:
-        raise ValueError(f"{url!r}: port 0 is not an address to connect to")
-    if parts.query or parts.fragment or parts.username is not None or parts.password is not None:
-        raise ValueError(f"{url!r}: a game address has no query, fragment or credentials")
-    if UNSAFE.search(parts.hostname) or UNSAFE.search(parts.path):
-        raise ValueError(f"{url!r}: a space or control character in the host or the path")
-    return BaseUrl(parts.scheme, parts.hostname, port if port is not None else
-                   (443 if parts.scheme == "https" else 80), parts.path.rstrip("/"))
 
 
 class _DeadlineReader(io.RawIOBase):

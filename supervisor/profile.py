@@ -17,7 +17,7 @@ import yaml
 
 from actors.model_client.errors import ConfigError
 from actors.model_client.settings import ModelSettings
-from actors.sts2mcp import parse_base_url
+from actors.game_address import parse_base_url
 
 ANY = object()
 NUM = (int, float)

@@ -19,7 +19,8 @@ import httpx
 import pytest
 
 from actors.game.http import start_server
-from actors.sts2mcp import BaseUrl, GameClient, ReadFailed, parse_base_url
+from actors.game_address import BaseUrl, parse_base_url
+from actors.sts2mcp import GameClient, ReadFailed
 from tests.fuzz.hostile_http import HostileGame
 from tests.harness import REPO
 
