@@ -192,7 +192,7 @@ class GameClient:
                 # one would follow on this connection and be read as the next request's answer
                 raise BadAnswer("transport", f"an interim answer (HTTP {resp.status}) where "
                                              f"the answer was due")
-            answer = Answer(resp.status, self._body(resp, deadline))
+            answer = Answer(resp.status, self._body(resp))
         except (OSError, http.client.HTTPException, ValueError, OverflowError) as exc:
             self._drop(resp)  # its state is unknown: the next request opens a new one
             raise BadAnswer("transport", _transport_text(exc, self.timeout_s)) from None
@@ -210,21 +210,17 @@ class GameClient:
             resp.close()
         self.close()
 
-    def _body(self, resp: http.client.HTTPResponse, deadline: float) -> bytes:
-        declared = resp.getheader("content-length", "")
-        if declared.isascii() and declared.isdigit() and int(declared) > MAX_BODY_BYTES:
-            raise BadAnswer("size", f"the answer declares {int(declared)} bytes, over the "
+    def _body(self, resp: http.client.HTTPResponse) -> bytes:
+        if resp.length is not None and resp.length > MAX_BODY_BYTES:  # (its Content-Length)
+            raise BadAnswer("size", f"the answer declares {resp.length} bytes, over the "
                                     f"limit of {MAX_BODY_BYTES}")
         chunks, size = [], 0
-        late = f"the answer was still arriving after {self.timeout_s:g}s"
         while True:
-            left = deadline - time.monotonic()
-            if left <= 0:
-                raise BadAnswer("transport", f"{late} ({size} bytes so far)")
-            try:  # (each read given the time left: _DeadlineReader)
-                chunk = resp.read1(READ_CHUNK) if resp.length != 0 else b""
+            try:  # each read is given the time left (_DeadlineReader), and fails after it
+                chunk = resp.read1(READ_CHUNK)
             except TimeoutError:
-                raise BadAnswer("transport", f"{late} ({size} bytes so far)") from None
+                raise BadAnswer("transport", f"the answer was still arriving after "
+                                             f"{self.timeout_s:g}s ({size} bytes so far)") from None
             if not chunk:
                 if resp.length:  # read1 ends quietly where read() raises IncompleteRead
                     raise BadAnswer("transport", f"the answer ended {resp.length} bytes short "
