@@ -1,7 +1,7 @@
 """The game client's cost per request: ``python bench/http_client.py [--requests N]``.
 
-Starts the built-in game (``python -m actors.game``-style, in a process of its own: the
-server is ``actors.game.http.start_server``, as the game actor runs it) and times, for each
+Starts the built-in game in a process of its own (``pipeline_baseline.GameServer``: ``python
+-m actors.game``, as the in-process baseline starts it) and times, for each
 of the game path's three requests (GET the state, GET the compendium, POST an action the
 game refuses, so the state never changes), ``--requests`` calls of:
 
@@ -22,22 +22,19 @@ import argparse
 import json
 import os
 import statistics
-import subprocess
 import sys
+import tempfile
 import time
 
 import httpx
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, REPO)
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 from actors.sts2mcp import IDENTITY_PATH, STATE_PATH, GameClient  # noqa: E402
+from pipeline_baseline import GameServer  # noqa: E402
 
-SERVE = ("import sys\n"
-         "from actors.game.http import start_server\n"
-         "game = start_server('127.0.0.1', 0, 7)\n"
-         "print(game.url, flush=True)\n"
-         "sys.stdin.read()\n")
 ROUND = 100
 
 
@@ -62,12 +59,11 @@ def main(argv: list[str] | None = None) -> int:
     args = ap.parse_args(argv)
     if args.requests < ROUND:
         ap.error(f"--requests must be at least {ROUND}")
-    game = subprocess.Popen([sys.executable, "-c", SERVE], cwd=REPO, stdin=subprocess.PIPE,
-                            stdout=subprocess.PIPE, text=True, env={**os.environ, "PYTHONPATH": REPO})
+    with tempfile.NamedTemporaryFile(prefix="http-client-game-", suffix=".log", delete=False) as log:
+        pass  # (the game's stderr, kept only while it runs)
+    game = GameServer(7, {}, None, log.name)
+    url = game.url
     try:
-        url = game.stdout.readline().strip()
-        if not url.startswith("http://"):
-            raise SystemExit("the built-in game did not start")
         ours = GameClient(url, 5.0)
         theirs = httpx.Client(base_url=url, timeout=5.0, headers={"Accept": "application/json"})
         post = json.dumps({"action": "end_turn"}).encode()  # refused on the menu: nothing changes
@@ -88,8 +84,8 @@ def main(argv: list[str] | None = None) -> int:
         ours.close()
         theirs.close()
     finally:
-        game.stdin.close()
-        game.wait(10)
+        game.stop()
+        os.unlink(log.name)
     return 0
 
 
