@@ -5,20 +5,17 @@ Prints native frames per second on the demo cartridge for
 1. raw PyBoy in one process (``tick(60)`` per step, the same button changes),
 2. the session core with recording off (60 frames per step),
 3. the session core recording at the default sampling (every 4th frame retained),
-
-4. the same frames driven through the real supervised pipeline (``supervisor start
+4. raw PyBoy rendering every 4th frame (``15 × tick(4, render=True)`` per step instead of
+   ``tick(60, render=True)``, which renders only the last frame): what recording at the
+   default sampling pays in PyBoy — the 15 renders and the step run in 4-frame pieces, as
+   the session core runs it to take its samples — before a single byte is hashed or written,
+5. the same frames driven through the real supervised pipeline (``supervisor start
    run/profiles/pyboy-demo.yaml`` with the ``pyboy_explore`` policy at 60 frames per step,
    pipelined as that policy is by default: every step still has its own proposal, its own
    fsynced intent before it is sent, and its own result), with the emulator's recording off,
-5. the same with recording at the default sampling,
-6. and 7. rows 4 and 5 with the emulator on a CPU of its own (``supervisor.dedicated_cpu:
+6. the same with recording at the default sampling,
+7. and 8. rows 5 and 6 with the emulator on a CPU of its own (``supervisor.dedicated_cpu:
    emulator``; the other five processes share the remaining CPUs),
-
-and, for the cost of rendering alone,
-
-8. raw PyBoy rendering every 4th frame (``15 × tick(4, render=True)`` per step instead of
-   ``tick(60, render=True)``, which renders only the last frame): what recording at the
-   default sampling must pay before a single byte is hashed or written,
 
 each as a ratio to raw measured in the same run. Shared machines drift a lot (raw PyBoy alone
 has measured anywhere from 7,000 to 13,000 frames/s here within minutes), so every row is
@@ -29,8 +26,9 @@ its ``emulator_stats`` row), which the host's drift does not distort. The
 pipeline rows are wall-clock only (their work is spread over six processes) and measure the
 steady state: native frames of accepted steps divided by the time from the first
 observation to the last action result in the session journal (process start-up excluded);
-below the table, each pipeline row's median milliseconds per accepted step and its start-up
-(from starting ``supervisor`` to the first observation row).
+below the table, for each pipeline row, the mean milliseconds per accepted step in that
+window (the window divided by the accepted steps) and the start-up (from starting
+``supervisor`` to the first observation row), each the median over the rounds.
 
 ``--depth N`` sets the policy's ``pipeline_depth`` in the pipeline rows (``--depth 1``: one
 step at a time, each step waiting for the observation after the previous result, as
@@ -59,6 +57,7 @@ import protocol.events as ev  # noqa: E402
 from actors.emulator.cartridge import build_rom  # noqa: E402
 from actors.emulator.policy import ExplorationInputs  # noqa: E402
 from actors.emulator.session import EmulatorSession, RecordingOptions  # noqa: E402
+from actors.policy.pyboy import MAX_PIPELINE_DEPTH  # noqa: E402
 from protocol.journal import iter_lines  # noqa: E402
 
 with warnings.catch_warnings():
@@ -179,8 +178,10 @@ def main(argv: list[str] | None = None) -> int:
     unknown = [r for r in wanted if r not in LABELS]
     if unknown or not wanted:
         parser.error(f"--rows: unknown row(s) {', '.join(unknown) or '(none given)'}; choose from {', '.join(LABELS)}")
-    if args.depth is not None and args.depth < 1:
-        parser.error(f"--depth must be at least 1, not {args.depth}")
+    if args.depth is not None and not 1 <= args.depth <= MAX_PIPELINE_DEPTH:
+        parser.error(f"--depth must be 1..{MAX_PIPELINE_DEPTH} (pyboy_explore's pipeline_depth), not {args.depth}")
+    if args.pipeline_step < 1:
+        parser.error(f"--pipeline-step must be at least 1 frame, not {args.pipeline_step}")
     rom, plan = build_rom(), inputs(max(1, args.frames // STEP))
     tmp = Path(tempfile.mkdtemp(prefix="gamerig-bench-"))
     frames, step, depth = len(plan) * STEP, args.pipeline_step, args.depth
@@ -203,7 +204,8 @@ def main(argv: list[str] | None = None) -> int:
                 pairs[key].append((((before[0] + after[0]) / 2, (before[1] + after[1]) / 2), row))
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
-    report(pairs, len(plan) * STEP, args.repeats, args.pipeline_step, depth)
+    piped = any(key.startswith("pipe") for key in runs)
+    report(pairs, len(plan) * STEP, args.repeats, args.pipeline_step, depth if piped else None, piped)
     return 0
 
 
@@ -216,13 +218,15 @@ LABELS = {"off": "session core, recording off",
           "pipe-recording-cpu": "  the same, default sampling, emulator on a CPU of its own"}
 
 
-def report(pairs: dict, frames: int, repeats: int, pipeline_step: int, depth: int | None = None) -> None:
+def report(pairs: dict, frames: int, repeats: int, pipeline_step: int, depth: int | None = None,
+           piped: bool = True) -> None:
     """Each row against the mean of the raw figures measured just before and just after it
     (host speed drifts a lot on shared machines): the median of the paired ratios, and their
     range. The last column is the process-CPU ratio for core rows; for pipeline rows, the
     share of the emulator's time (first request to last reply) spent inside PyBoy's tick."""
-    print(f"demo cartridge, {frames} frames per run, {STEP} frames per step "
-          f"({pipeline_step} in the pipeline rows, pipeline_depth {depth or 'as the policy sets it'}), "
+    piping = (f" ({pipeline_step} in the pipeline rows, pipeline_depth {depth or 'as the policy sets it'})"
+              if piped else "")
+    print(f"demo cartridge, {frames} frames per run, {STEP} frames per step{piping}, "
           f"{repeats} rounds; every row is paired with raw runs just before and after it")
     print(f"{'':<58} {'frames/s':>9} {'raw':>7} {'ratio':>7} {'(range)':>15} {'CPU ratio / in PyBoy':>21}")
     raws = [raw[0] for rows in pairs.values() for raw, _ in rows]
@@ -242,8 +246,8 @@ def report(pairs: dict, frames: int, repeats: int, pipeline_step: int, depth: in
               f"{f'{min(ratios):.0%}..{max(ratios):.0%}':>15} {last:>21}")
     piped = [key for key in LABELS if key in pairs and key.startswith("pipe")]
     if piped:
-        print("pipeline rows: ms per accepted step (steady state) and start-up (supervisor start to the "
-              "first observation row), median (range)")
+        print("pipeline rows: mean ms per accepted step (the steady-state window / accepted steps) and "
+              "start-up (supervisor start to the first observation row), median of the rounds (range)")
         for key in piped:
             ms = [row[2] for _, row in pairs[key]]
             up = [row[3] for _, row in pairs[key]]
