@@ -6,9 +6,12 @@
 
 Outcome mapping (the request is never retried here or anywhere):
 
-* HTTP 200 with ``status: "ok"`` → ``accepted`` ("ok" means queued, not done);
-* HTTP 200 with ``status: "error"``, or an HTTP 4xx/5xx answer with an ``error`` body
-  (either of the mod's two error shapes) → ``rejected``: the game answered and refused;
+* HTTP 200 with ``status: "ok"`` → ``accepted`` ("ok" means queued, not done: every handler
+  of ``McpMod.Actions.cs``);
+* HTTP 200 with ``status: "error"`` (``McpMod.Helpers.cs``, ``Error``), or an HTTP 4xx/5xx
+  answer with an ``error`` body (``McpMod.Helpers.cs``, ``SendError``; ``McpMod.cs``,
+  ``HandlePostAction``) → ``rejected``: the game answered and refused (samples with their
+  lines: ``vendor/sts2mcp/reply__*.json``, listed in ``vendor/sts2mcp/README.md``);
 * a timeout, a dropped connection, a refused connection or an unreadable answer →
   ``unknown``: the request may or may not have taken effect.
 
