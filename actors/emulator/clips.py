@@ -254,10 +254,8 @@ def render(req: ClipRequest, root: Path) -> tuple[RecordingReader, list[dict], l
     return reader, cuts, frames, encode_gif(frames, data)
 
 
-def clip(request: ClipRequest | dict, workspace: Path | str | None = None) -> dict:
-    """Write the GIF and return its metadata (see the module docstring)."""
-    req = request if isinstance(request, ClipRequest) else ClipRequest.from_json(request)
-    workspace = Path(os.path.abspath(workspace or Path.cwd()))
+def _rendered(req: ClipRequest) -> tuple[Path, RecordingReader, list[dict], list, bytes]:
+    """The refusals every clip meets (an archived or live recording) and its rendering."""
     resolved = locate_recording(req.recording_path)
     if resolved.archived:
         raise IntervalRefused("recordingPath", req.recording_path,
@@ -267,6 +265,27 @@ def clip(request: ClipRequest | dict, workspace: Path | str | None = None) -> di
     reader, cuts, frames, gif = render(req, root)
     if writer_alive(root):
         raise RecordingBusy(root)
+    return root, reader, cuts, frames, gif
+
+
+def preview(request: ClipRequest | dict) -> tuple[dict, bytes]:
+    """The GIF :func:`clip` would write, and its timing, without writing anything (``supervisor
+    view`` shows it): the same plan, limits and refusals. ``outputPath`` is required only by
+    the request's shape; nothing is written there."""
+    req = request if isinstance(request, ClipRequest) else ClipRequest.from_json(request)
+    root, reader, cuts, frames, gif = _rendered(req)
+    native = sum(c["nativeFrames"] for c in cuts)
+    return {"kind": "gamerig.emulator.clip-preview", "recordingPath": str(root),
+            "sessionId": reader.header.get("sessionId"), "bytes": len(gif), "sourceImages": len(frames),
+            "cuts": cuts, "nativeFrames": native, "nativeMs": native_ms(native), **_encoded(gif),
+            "interpolated": False, "replayed": False, "semanticValidity": "not-adjudicated"}, gif
+
+
+def clip(request: ClipRequest | dict, workspace: Path | str | None = None) -> dict:
+    """Write the GIF and return its metadata (see the module docstring)."""
+    req = request if isinstance(request, ClipRequest) else ClipRequest.from_json(request)
+    workspace = Path(os.path.abspath(workspace or Path.cwd()))
+    root, reader, cuts, frames, gif = _rendered(req)
     finalized = reader.summary.stop is not None
     with lease.hold(root, lease.ARTIFACT_WORKER, "clip"):
         target = authorize_output(req.output_path, root, workspace, ".gif")

@@ -27,7 +27,8 @@ class CommandRef:
 REGISTRY: tuple[CommandRef, ...] = tuple(
     CommandRef(name, f"supervisor.commands.{name}", attr) for name, attr in (
         ("start", "Start"), ("status", "Status"), ("stop", "Stop"), ("attach", "Attach"),
-        ("validate", "Validate"), ("capture", "Capture"), ("mcp", "Mcp"), ("fleet", "Fleet")))
+        ("validate", "Validate"), ("capture", "Capture"), ("view", "View"), ("mcp", "Mcp"),
+        ("fleet", "Fleet")))
 
 
 def find(name: str) -> CommandRef | None:

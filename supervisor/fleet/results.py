@@ -16,9 +16,11 @@ key is a column of its own (``game.seed``), besides ``cell``, the whole cell as 
     not_run        the fleet was stopped before it started
 
 Steps are observations, or decisions when the policy pipelines its steps (as ``supervisor
-start`` counts them). Runs and wins come from the journal alone: a proposal carrying ``run_outcome`` ends a run
-when it is a stop (the emulator's demo policy) or its action was accepted (the STS2 game
-over dismissal); a win is ``run_outcome`` ``won`` or ``victory``.
+start`` counts them). Runs and wins come from the journal alone, by
+``supervisor.capture.facts.SessionFacts``: a run ends on the game-over screen the policy
+recorded (its ``run_outcome``), a win is ``won`` or ``victory``, and ``runs_inferred`` counts
+the outcomes the policy inferred rather than read (the STS2 policy infers them from the
+player's HP).
 """
 from __future__ import annotations
 
@@ -26,17 +28,15 @@ import json
 import os
 from typing import Any, Iterable
 
-from protocol.events import (ActionAttempt, ActionResult, EmulatorStats, Observation, Proposal,
-                             ProposalStatus, SessionEnd)
 from protocol.journal import iter_lines
+from supervisor.capture.facts import SessionFacts
 
 from . import layout
 from .matrix import SessionPlan
 
 OUTCOMES = ("ok", "failed", "stopped", "timed_out", "needs_review", "not_run")
-WIN = ("won", "victory")
 FIELDS = ("fleet", "index", "slot", "cell", "repeat", "outcome", "exit_code", "reason", "steps",
-          "runs", "wins", "frames", "accepted", "rejected", "unknown", "duration_s", "started_at",
+          "runs", "wins", "runs_inferred", "frames", "accepted", "rejected", "unknown", "duration_s", "started_at",
           "ended_at", "attempts", "session_id", "session_dir", "host", "detail")
 
 
@@ -77,46 +77,15 @@ def session_row(fleet: str, root: str, plan: SessionPlan, attempts: list[dict], 
 
 
 def journal_facts(session_dir: str) -> dict[str, Any]:
-    """Steps, runs, wins, frames, action results and the exit reason of one session."""
-    facts: dict[str, Any] = {"steps": 0, "runs": 0, "wins": 0, "frames": None, "accepted": 0,
-                             "rejected": 0, "unknown": 0, "reason": None}
-    observations = 0
-    outcome_of_proposal: dict[str, str] = {}
-    outcome_of_attempt: dict[str, str] = {}
+    """Steps, runs, wins, frames, action results and the exit reason of one session
+    (``supervisor.capture.facts``: the same counts ``supervisor view`` shows)."""
+    acc = SessionFacts()
     journal = os.path.join(session_dir, "events.jsonl")
-    if not os.path.exists(journal):
-        return facts
-    for line in iter_lines(journal):
-        row = line.row or {}
-        event = row.get("event")
-        if event == Observation.KIND:
-            observations += 1
-        elif event == ProposalStatus.KIND:
-            facts["steps"] += 1
-        if event == Proposal.KIND and row.get("run_outcome"):
-            if row.get("action") is None:
-                _count_run(facts, row["run_outcome"])
-            else:
-                outcome_of_proposal[str(row.get("proposal_id"))] = row["run_outcome"]
-        elif event == ActionAttempt.KIND and str(row.get("proposal_id")) in outcome_of_proposal:
-            outcome_of_attempt[str(row.get("attempt_id"))] = outcome_of_proposal[str(row["proposal_id"])]
-        elif event == ActionResult.KIND:
-            kind = row.get("outcome")
-            if kind in ("accepted", "rejected", "unknown"):
-                facts[kind] += 1
-            if kind == "accepted" and str(row.get("attempt_id")) in outcome_of_attempt:
-                _count_run(facts, outcome_of_attempt.pop(str(row["attempt_id"])))
-        elif event == EmulatorStats.KIND and isinstance(row.get("frame"), int):
-            facts["frames"] = row["frame"]
-        elif event == SessionEnd.KIND:
-            facts["reason"] = row.get("reason")
-    facts["steps"] = max(facts["steps"], observations)  # decisions, when a policy pipelines
-    return facts
-
-
-def _count_run(facts: dict, outcome: str) -> None:
-    facts["runs"] += 1
-    facts["wins"] += outcome in WIN
+    if os.path.exists(journal):
+        for line in iter_lines(journal):
+            if line.row is not None:
+                acc.add(line.row)
+    return acc.facts()
 
 
 def totals(rows: Iterable[dict], elapsed_s: float | None = None) -> dict[str, Any]:

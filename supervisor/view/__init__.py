@@ -1,0 +1,22 @@
+"""``supervisor view``: a read-only web app over captures, sessions and fleets.
+
+    catalog.py   what was given (resolved as ``capture verify`` resolves a PATH), the sessions
+                 and fleets found in it, kept current; the background verifier
+    track.py     one session's journal followed as it grows: a few numbers per step, rows
+                 read back by offset
+    metrics.py   the chart figures of one observation (HP, gold, floor, act, deck, frame)
+    pages.py     the JSON of the session pages: list entry, summary, a page of steps, the
+                 chart series, one step's evidence
+    emulator.py  an emulator session's recording: status, checkpoints, branches, frames;
+                 an interval's contact sheet and GIF through the review and clip code
+    fleets.py    a fleet's matrix and aggregates (``supervisor.fleet.report.group_rows``),
+                 comparisons (``supervisor.fleet.stats``)
+    api.py       the answers by path, shared by the server and the bundle
+    server.py    the HTTP server on loopback (standard library), its Host check and headers
+    bundle.py    ``--bundle``: the same answers as a static folder
+    static/      the page: index.html, app.js, app.css, and uPlot (vendor/uplot, MIT)
+
+It imports the capture tools, the fleet's results and the emulator's reader, review and clip
+code; nothing imports it but ``supervisor/commands/view.py``. Nothing here writes into a
+capture.
+"""

@@ -1,0 +1,188 @@
+"""A fleet on the page: its matrix, the aggregates per cell and per policy, the sessions to
+look at, and comparisons of two fleets or of two groups of one fleet.
+
+The aggregates are ``supervisor.fleet.report.group_rows`` over the fleet's ``results.jsonl``
+(what ``supervisor fleet report`` prints), given the two figures a results row lacks: each
+session's highest floor (read from its observations by the session's track) and its model
+tokens (``session.json``'s ``model_usage``, or the evidence summed while it runs). The
+statistics are ``supervisor.fleet.stats``.
+"""
+from __future__ import annotations
+
+import itertools
+from typing import Any
+
+from supervisor.fleet import stats
+from supervisor.fleet.report import group_rows
+from supervisor.fleet.results import OUTCOMES
+
+from . import metrics
+from .catalog import Catalog, Fleet, public_verdict
+from .pages import read_summary
+from .track import Track
+
+FLAGGED = ("failed", "needs_review", "timed_out")
+POLICY_KEY = "policy.module"
+
+
+def floor_reached(track: Track) -> tuple[int | None, bool]:
+    """The highest floor the session's observations show, and whether every one was read."""
+    col = track.figs[metrics.NAMES.index("floor")]
+    with track.lock:
+        best = max(col[:track.figures_read], default=-1)
+        complete = track.figures_read >= track.steps
+    ends = [r["floor"] for r in track.facts.runs if r.get("floor") is not None]
+    best = max([best, *ends])
+    return (best if best >= 0 else None), complete
+
+
+def tokens_of(track: Track) -> int | None:
+    summary = read_summary(track)
+    usage = (summary or {}).get("model_usage")
+    if isinstance(usage, dict) and isinstance(usage.get("total_tokens"), (int, float)):
+        return int(usage["total_tokens"])
+    return track.model["tokens"] or None
+
+
+def _tracks_by_id(catalog: Catalog, fleet: Fleet) -> dict[str, Track]:
+    return {t.id: t for t in catalog.fleet_tracks(fleet.key)}
+
+
+def _side(catalog: Catalog, fleet: Fleet) -> tuple[list[dict], dict, dict, int]:
+    rows = fleet.rows()
+    tracks = _tracks_by_id(catalog, fleet)
+    floors, tokens, pending = {}, {}, 0
+    for r in rows:
+        t = tracks.get(r.get("session_id"))
+        if t is None:
+            continue
+        floors[t.id], complete = floor_reached(t)
+        pending += not complete
+        tokens[t.id] = tokens_of(t)
+    return rows, floors, tokens, pending
+
+
+def group_keys(info: dict) -> list[str]:
+    matrix = info.get("matrix") if isinstance(info.get("matrix"), dict) else {}
+    return list(matrix)
+
+
+def fleet_page(catalog: Catalog, fleet: Fleet) -> dict[str, Any]:
+    info = fleet.info()
+    rows, floors, tokens, pending = _side(catalog, fleet)
+    tracks = _tracks_by_id(catalog, fleet)
+    keys = group_keys(info)
+    policy_key = POLICY_KEY if POLICY_KEY in keys else None
+    policy = (info.get("set") or {}).get(POLICY_KEY) if isinstance(info.get("set"), dict) else None
+    flagged = []
+    sessions = []
+    for r in sorted(rows, key=lambda r: r["index"]):
+        t = tracks.get(r.get("session_id"))
+        verdict = public_verdict(catalog.verdict(t.key)) if t else None
+        why = []
+        if r.get("outcome") in FLAGGED:
+            why.append(f"{r['outcome']}: {r.get('reason') or r.get('detail') or 'no reason recorded'}")
+        if verdict and verdict.get("verdict") in ("damaged", "incomplete"):
+            first = verdict.get("first") or {}
+            why.append(f"evidence {verdict['verdict']}: {first.get('where', '')} {first.get('message', '')}".strip())
+        entry = {"index": r["index"], "slot": r.get("slot"), "cell": r.get("cell"), "repeat": r.get("repeat"),
+                 "outcome": r.get("outcome"), "reason": r.get("reason"), "steps": r.get("steps"),
+                 "runs": r.get("runs"), "wins": r.get("wins"), "session": t.key if t else None,
+                 "floor": floors.get(r.get("session_id")), "tokens": tokens.get(r.get("session_id")),
+                 "verdict": (verdict or {}).get("verdict")}
+        sessions.append(entry)
+        if why:
+            flagged.append({**entry, "why": why})
+    done = {r.get("session_id") for r in rows}
+    running = [{"session": t.key, "steps": t.steps} for t in tracks.values() if t.id not in done]
+    return {
+        "key": fleet.key, "name": info.get("name") or fleet.name, "state": info.get("state"),
+        "info": {k: info.get(k) for k in ("description", "profile", "set", "matrix", "sessions", "backend",
+                                          "concurrency", "error")},
+        "group_keys": keys, "policy_key": policy_key, "policy": policy,
+        "cells": group_rows(rows, "cell", floors, tokens),
+        "policies": group_rows(rows, policy_key, floors, tokens) if policy_key else None,
+        "sessions": sessions, "flagged": flagged, "running": running,
+        "outcomes": OUTCOMES, "floors_pending": pending, "cost": "not recorded (no model price is kept)",
+    }
+
+
+# -- comparisons ------------------------------------------------------------------------------
+
+def _select(rows: list[dict], column: str | None, value: str | None) -> list[dict]:
+    return [r for r in rows if column is None or str(r.get(column)) == value]
+
+
+def _summary(rows: list[dict], floors: dict, label: str) -> dict:
+    runs = sum(r.get("runs") or 0 for r in rows)
+    wins = sum(r.get("wins") or 0 for r in rows)
+    fl = [floors[r["session_id"]] for r in rows if floors.get(r.get("session_id")) is not None]
+    steps = [r["steps"] for r in rows if isinstance(r.get("steps"), int)]
+    mean, se = stats.mean_se(fl)
+    smean, sse = stats.mean_se(steps)
+    ci = stats.wilson(wins, runs)
+    return {"label": label, "sessions": len(rows), "runs": runs, "wins": wins,
+            "win_rate": wins / runs if runs else None, "win_rate_ci95": ci,
+            "floor_mean": mean, "floor_se": se, "floor_n": len(fl), "floors": fl,
+            "steps_mean": smean, "steps_se": sse, "steps": steps}
+
+
+def compare(a: tuple[list[dict], dict, str], b: tuple[list[dict], dict, str]) -> dict[str, Any]:
+    """Win rate (Fisher's exact test, Newcombe's interval of the difference), mean floor and
+    steps per session (Welch's t-test) of side ``a`` against side ``b``."""
+    sa, sb = _summary(a[0], a[1], a[2]), _summary(b[0], b[1], b[2])
+    metrics_out = []
+    p = stats.fisher_exact(sa["wins"], sa["runs"], sb["wins"], sb["runs"])
+    diff = (sa["win_rate"] - sb["win_rate"]) if sa["win_rate"] is not None and sb["win_rate"] is not None else None
+    metrics_out.append({
+        "metric": "win rate (per run)", "a": sa["win_rate"], "b": sb["win_rate"], "difference": diff,
+        "interval": stats.newcombe(sa["wins"], sa["runs"], sb["wins"], sb["runs"]),
+        "test": "Fisher's exact test", "p": p,
+        "sentence": stats.verdict(p, sa["runs"], sb["runs"], "win rate", sa["label"], sb["label"],
+                                  (diff or 0) > 0)})
+    for name, key in (("mean floor reached (per session)", "floors"), ("steps per session", "steps")):
+        w = stats.welch(sa[key], sb[key])
+        higher = w is not None and w["difference"] > 0
+        metrics_out.append({
+            "metric": name, "a": stats.mean_se(sa[key])[0], "b": stats.mean_se(sb[key])[0],
+            "difference": w["difference"] if w else None, "interval": w["interval"] if w else None,
+            "test": "Welch's t-test", "p": w["p"] if w else None,
+            "sentence": stats.verdict(w["p"] if w else None, len(sa[key]), len(sb[key]), name.split(" (")[0],
+                                      sa["label"], sb["label"], higher)})
+    for s in (sa, sb):
+        s.pop("floors"), s.pop("steps")
+    return {"a": sa, "b": sb, "metrics": metrics_out}
+
+
+def compare_fleets(catalog: Catalog, fa: Fleet, fb: Fleet) -> dict[str, Any]:
+    ra, floors_a, _t, _p = _side(catalog, fa)
+    rb, floors_b, _t, _p = _side(catalog, fb)
+    out = compare((ra, floors_a, fa.name), (rb, floors_b, fb.name))
+    out.update(kind="fleets", fleet_a=fa.key, fleet_b=fb.key)
+    return out
+
+
+def compare_groups(catalog: Catalog, fleet: Fleet, column: str, va: str, vb: str) -> dict[str, Any]:
+    rows, floors, _t, _p = _side(catalog, fleet)
+    out = compare((_select(rows, column, va), floors, f"{column}={va}"),
+                  (_select(rows, column, vb), floors, f"{column}={vb}"))
+    out.update(kind="groups", fleet=fleet.key, column=column, value_a=va, value_b=vb)
+    return out
+
+
+def group_values(fleet: Fleet, column: str) -> list[str]:
+    seen: list[str] = []
+    for r in fleet.rows():
+        v = str(r.get(column))
+        if v not in seen:
+            seen.append(v)
+    return seen
+
+
+def all_group_pairs(fleet: Fleet) -> list[tuple[str, str, str]]:
+    """(column, a, b) for every matrix key and pair of its values (what a bundle precomputes)."""
+    out = []
+    for column in group_keys(fleet.info()):
+        for va, vb in itertools.combinations(group_values(fleet, column), 2):
+            out.append((column, va, vb))
+    return out

@@ -1,0 +1,498 @@
+/* gamerig view: the pages over the viewer's JSON answers (supervisor/view/api.py).
+ *
+ * Every string from a capture (the game's text, a model's answer, a policy's reason) reaches
+ * the document through text nodes (el() below), never as markup: a capture cannot run script
+ * here. Live: answers are fetched from the server and the pages poll every second. Bundle
+ * (supervisor view --bundle): each answer is a script file data/<bundleName(path)>.js that
+ * calls gamerigData(path, answer).
+ */
+"use strict";
+
+const MODE = document.documentElement.dataset.mode || "live";
+const POLL_MS = 1000;
+const PAGE = 100;
+let pollTimer = null;
+let charts = [];
+
+// ---- data ------------------------------------------------------------------------------
+function bundleName(path) {   // the same rule as api.bundle_name
+  let out = "";
+  for (const c of path) {
+    out += /^[A-Za-z0-9-]$/.test(c) ? c : "_" + c.codePointAt(0).toString(16) + "_";
+  }
+  return out;
+}
+const waiting = {};
+window.gamerigData = function (path, data) {
+  const w = waiting[path];
+  if (w) { delete waiting[path]; w.resolve(data); }
+};
+function api(path) {
+  if (MODE === "bundle") {
+    return new Promise((resolve, reject) => {
+      waiting[path] = { resolve, reject };
+      const s = document.createElement("script");
+      s.src = "data/" + bundleName(path) + ".js";
+      s.onerror = () => { delete waiting[path]; reject(new Error("not in this bundle: " + path)); };
+      document.head.appendChild(s);
+      s.remove();
+    });
+  }
+  return fetch(path, { cache: "no-store" }).then(async r => {
+    const body = await r.json().catch(() => ({ error: "unreadable answer (" + r.status + ")" }));
+    if (!r.ok) throw new Error(body.error || ("HTTP " + r.status));
+    return body;
+  });
+}
+function asset(path) {   // an image answer
+  return MODE === "bundle" ? "data/" + bundleName(path) : path;
+}
+function enc(s) { return encodeURIComponent(String(s)); }
+
+// ---- DOM helpers -----------------------------------------------------------------------
+function el(tag, attrs, ...kids) {
+  const n = document.createElement(tag);
+  for (const [k, v] of Object.entries(attrs || {})) {
+    if (v === null || v === undefined || v === false) continue;
+    if (k === "class") n.className = v;
+    else if (k === "on") for (const [ev, f] of Object.entries(v)) n.addEventListener(ev, f);
+    else n.setAttribute(k, v === true ? "" : String(v));
+  }
+  for (const kid of kids.flat(Infinity)) {
+    if (kid === null || kid === undefined || kid === false) continue;
+    n.appendChild(kid instanceof Node ? kid : document.createTextNode(String(kid)));
+  }
+  return n;
+}
+function badge(text, kind) { return el("span", { class: "badge b-" + (kind || text) }, text); }
+function num(x, digits) {
+  if (x === null || x === undefined || Number.isNaN(x)) return "–";
+  return typeof x === "number" && digits !== undefined ? x.toFixed(digits) : String(x);
+}
+function pct(x) { return x === null || x === undefined ? "–" : (100 * x).toFixed(0) + "%"; }
+function dur(s) {
+  if (s === null || s === undefined) return "–";
+  if (s < 120) return s.toFixed(1) + " s";
+  if (s < 7200) return (s / 60).toFixed(1) + " min";
+  return (s / 3600).toFixed(1) + " h";
+}
+function short(text, n) { text = String(text ?? ""); return text.length > n ? text.slice(0, n) + "…" : text; }
+function json(v) { return JSON.stringify(v, null, 2); }
+function main(...kids) {
+  const m = document.getElementById("main");
+  m.replaceChildren(...kids.flat(Infinity).filter(k => k !== null && k !== undefined && k !== false));
+  return m;
+}
+function status(text) { document.getElementById("status").textContent = text; }
+function fail(err) { main(el("p", { class: "error", id: "error" }, String(err.message || err))); }
+function verdictBadge(v, live) {
+  if (live) return badge("running", "live");
+  if (!v) return badge("waiting", "waiting");
+  if (v.state === "verifying") return badge("verifying");
+  if (v.state === "error") return badge("verifier error", "error");
+  return badge(v.verdict || "?", v.verdict);
+}
+
+// sortable, filterable table ---------------------------------------------------------------
+function table(columns, rows, opts = {}) {
+  const state = opts.state || { key: null, dir: 1 };
+  const t = el("table", { id: opts.id || null, class: opts.class || null });
+  const head = el("tr", {}, columns.map(c => {
+    const th = el("th", { class: (c.num ? "num " : "") + (c.sort ? "sortable" : ""), "data-key": c.key }, c.label);
+    if (c.sort) {
+      if (state.key === c.key) th.classList.add(state.dir > 0 ? "sorted-asc" : "sorted-desc");
+      th.addEventListener("click", () => {
+        state.dir = state.key === c.key ? -state.dir : 1; state.key = c.key;
+        if (opts.onSort) opts.onSort(state);
+      });
+    }
+    return th;
+  }));
+  let body = rows.slice();
+  if (state.key) {
+    const col = columns.find(c => c.key === state.key);
+    const val = col.sort === true ? (r => r[col.key]) : col.sort;
+    body.sort((a, b) => { const x = val(a), y = val(b); return (x > y ? 1 : x < y ? -1 : 0) * state.dir; });
+  }
+  t.appendChild(el("thead", {}, head));
+  t.appendChild(el("tbody", {}, body.map(r => el("tr", { "data-key": r.key || null },
+    columns.map(c => el("td", { class: c.num ? "num" : (c.class || null) }, c.cell ? c.cell(r) : num(r[c.key])))))));
+  return t;
+}
+
+// ---- routing ---------------------------------------------------------------------------
+function route() {
+  clearTimeout(pollTimer);
+  shownSession = { key: null, sig: null, emu: null };
+  charts.forEach(c => c.destroy()); charts = [];
+  const hash = decodeURIComponent(location.hash.replace(/^#\/?/, ""));
+  const [path, query] = hash.split("?");
+  const q = new URLSearchParams(query || "");
+  const p = path.split("/").filter(Boolean);
+  const go = p[0] === "session" && p[2] === "step" ? () => stepPage(p[1], +p[3])
+    : p[0] === "session" ? () => sessionPage(p[1], +(q.get("page") || 0), q.get("sel"))
+    : p[0] === "fleets" ? fleetsPage
+    : p[0] === "fleet" ? () => fleetPage(p[1])
+    : p[0] === "compare" ? () => comparePage(p.slice(1))
+    : sessionsPage;
+  go().catch(fail);
+}
+window.addEventListener("hashchange", route);
+function poll(f) { if (MODE === "live") pollTimer = setTimeout(() => f().catch(e => status(String(e.message))), POLL_MS); }
+
+// ---- sessions --------------------------------------------------------------------------
+const listState = { key: "started", dir: -1, filter: "", verdict: "" };
+async function sessionsPage() {
+  const data = await api("api/sessions");
+  const rows = data.sessions.map(s => ({ ...s, verdictText: s.live ? "running" : (s.verdict && s.verdict.verdict) || "" }));
+  const f = listState.filter.toLowerCase();
+  const shown = rows.filter(s => (!f || [s.id, s.profile, s.policy, s.game, s.reason, s.fleet].join(" ").toLowerCase().includes(f))
+    && (!listState.verdict || s.verdictText === listState.verdict));
+  const filter = el("input", { id: "filter", type: "search", placeholder: "filter: id, profile, policy, game, reason", value: listState.filter, size: 40 });
+  filter.addEventListener("input", () => { listState.filter = filter.value; sessionsPage().then(() => { const n = document.getElementById("filter"); n.focus(); n.setSelectionRange(n.value.length, n.value.length); }); });
+  const vsel = el("select", { id: "verdict-filter" }, ["", "running", "intact", "incomplete", "damaged"].map(v =>
+    el("option", { value: v, selected: v === listState.verdict }, v || "any verification")));
+  vsel.addEventListener("change", () => { listState.verdict = vsel.value; sessionsPage(); });
+  const cols = [
+    { key: "id", label: "session", sort: true, cell: s => el("a", { href: "#/session/" + enc(s.key), class: "session-link" }, s.id) },
+    { key: "game", label: "game", sort: true, cell: s => s.game },
+    { key: "profile", label: "profile", sort: true, cell: s => s.profile ?? "–" },
+    { key: "policy", label: "policy", sort: true, cell: s => s.policy ?? "–" },
+    { key: "started", label: "started (UTC)", sort: true, cell: s => (s.started || "–").replace("T", " ").slice(0, 19) },
+    { key: "duration_s", label: "duration", sort: true, num: true, cell: s => dur(s.duration_s) },
+    { key: "steps", label: "steps", sort: true, num: true, cell: s => el("span", { class: "steps" }, s.steps) },
+    { key: "runs", label: "runs", sort: true, cell: s => s.runs ? [s.runs + " (" + s.wins + " won) ", s.run_outcomes.slice(-5).map(o => badge(o))] : "–" },
+    { key: "reason", label: "exit", sort: true, cell: s => s.live ? "–" : (s.reason ?? "no session_end") },
+    { key: "verdictText", label: "evidence", sort: true, cell: s => [verdictBadge(s.verdict, s.live),
+        s.verdict && s.verdict.first ? el("div", { class: "muted kv" }, short(s.verdict.first.where, 60)) : null] },
+    { key: "restarts", label: "restarts", sort: true, num: true },
+    { key: "model_errors", label: "model errors", sort: true, num: true, cell: s => s.model_errors ? el("span", { class: "error" }, s.model_errors) : (s.model_calls ? "0" : "–") },
+  ];
+  main(
+    el("h1", {}, "Sessions ", el("span", { class: "muted", id: "session-count" }, String(rows.length))),
+    el("div", { class: "controls" }, filter, vsel, el("span", { class: "muted" }, shown.length + " shown")),
+    table(cols, shown, { id: "sessions", state: listState, onSort: () => sessionsPage() }));
+  status(MODE === "live" ? "live · updated " + new Date().toLocaleTimeString() : "bundle");
+  poll(sessionsPage);
+}
+
+// ---- one session -----------------------------------------------------------------------
+const OUT_COLORS = { hp: "#c0392b", max_hp: "#e6a0a0", gold: "#b7950b", floor: "#2457a6", act: "#7d3c98", deck: "#138d75", frame: "#555" };
+function markerLines(markers) {
+  return u => {
+    const ctx = u.ctx; ctx.save();
+    for (const m of markers) {
+      const x = u.valToPos(m.step + 1, "x", true);
+      if (x < u.bbox.left || x > u.bbox.left + u.bbox.width) continue;
+      ctx.strokeStyle = m.kind === "run_start" ? "#2457a6" : m.kind === "session_end" ? "#555" : "#d35400";
+      ctx.setLineDash([4, 3]); ctx.beginPath(); ctx.moveTo(x, u.bbox.top); ctx.lineTo(x, u.bbox.top + u.bbox.height); ctx.stroke();
+    }
+    ctx.restore();
+  };
+}
+function chart(target, title, xs, series, markers, onPick) {
+  const width = Math.max(400, target.clientWidth || 900);
+  const scales = {}; const axes = [{ label: "step" }];
+  series.forEach((s, i) => {
+    if (!scales[s.scale]) { scales[s.scale] = {}; axes.push({ scale: s.scale, side: Object.keys(scales).length > 1 ? 1 : 3, label: s.axis || s.label, grid: { show: i === 0 } }); }
+  });
+  const box = el("div", { class: "chart" }, el("h3", {}, title));
+  target.appendChild(box);
+  const u = new uPlot({
+    width, height: 190, scales: { x: { time: false }, ...scales }, axes,
+    series: [{ label: "step" }, ...series.map(s => ({ label: s.label, stroke: s.color, scale: s.scale, width: 1.5, spanGaps: false, points: { show: false } }))],
+    hooks: { draw: [markerLines(markers)] }, cursor: { drag: { x: true, y: false } },
+  }, [xs, ...series.map(s => s.values)], box);
+  u.over.addEventListener("click", () => { const i = u.cursor.idx; if (i !== null && i !== undefined) onPick(i); });
+  charts.push(u);
+}
+function drawCharts(target, key, s, markers) {
+  target.replaceChildren();
+  const c = s.columns; if (!c.step || !c.step.length) { target.appendChild(el("p", { class: "muted" }, "no steps yet")); return; }
+  const pick = i => { const idx = c.index[i]; location.hash = "#/session/" + enc(key) + "?page=" + Math.floor(idx / PAGE) + "&sel=" + idx; };
+  const has = n => s.shown.includes(n);
+  const mk = (n, scale, axis) => ({ label: s.labels[n], values: c[n], color: OUT_COLORS[n], scale, axis });
+  if (has("hp") || has("gold")) chart(target, "HP, max HP and gold", c.step,
+    [has("hp") && mk("hp", "hp", "HP"), has("max_hp") && mk("max_hp", "hp", "HP"), has("gold") && mk("gold", "gold", "gold")].filter(Boolean), markers, pick);
+  if (has("floor") || has("deck")) chart(target, "floor, act and combat deck", c.step,
+    [has("floor") && mk("floor", "floor", "floor / act"), has("act") && mk("act", "floor", "floor / act"), has("deck") && mk("deck", "deck", "cards")].filter(Boolean), markers, pick);
+  if (has("frame")) chart(target, "emulator frame", c.step, [mk("frame", "frame", "frame")], markers, pick);
+  chart(target, "latency (ms): decision, request, whole step", c.step, [
+    { label: "decision", values: c.decide_ms, color: "#7d3c98", scale: "ms", axis: "ms" },
+    { label: "request", values: c.request_ms, color: "#2457a6", scale: "ms", axis: "ms" },
+    { label: "step", values: c.step_ms, color: "#999", scale: "ms", axis: "ms" }], markers, pick);
+  if (s.stride > 1) target.appendChild(el("p", { class: "muted kv" }, "charts show every " + s.stride + "th step of " + s.total + " (each bucket's last); zoom by dragging"));
+}
+
+function groupFor(groups, idx) {
+  let lo = 0, hi = groups.length - 1;
+  while (lo <= hi) { const m = (lo + hi) >> 1; if (groups[m].last < idx) lo = m + 1; else if (groups[m].first > idx) hi = m - 1; else return groups[m]; }
+  return null;
+}
+function groupLabel(g) {
+  if (!g) return "";
+  const parts = [g.run ? "run " + g.run : "before the first run"];
+  if (g.act !== null) parts.push("act " + g.act);
+  if (g.floor !== null) parts.push("floor " + g.floor);
+  return parts.join(" · ");
+}
+function outcomeCell(p) {
+  if (!p) return "–";
+  const r = p.result;
+  if (r) return [badge(r.outcome), r.rejection ? el("div", { class: "rejection" }, r.rejection) : null, r.error ? el("div", { class: "rejection" }, r.error) : null];
+  return p.status ? badge(p.status, p.status === "execute" ? "waiting" : "stopped") : "–";
+}
+function stepRows(key, pageData, groups, sel, emu) {
+  const out = []; let lastGroup = null;
+  for (const s of pageData.steps) {
+    const g = groupFor(groups, s.index);
+    if (g && g !== lastGroup) {
+      out.push(el("tr", { class: "group" }, el("td", { colspan: 9 }, groupLabel(g),
+        g.hp_start !== null ? el("span", { class: "muted" }, "  HP " + g.hp_start + " → " + g.hp_end + (g.damage ? " (−" + g.damage + " taken)" : "")) : null)));
+      lastGroup = g;
+    }
+    for (const m of s.markers || []) out.push(el("tr", { class: "marker" }, el("td", { colspan: 9 }, "⚑ " + m.kind + " ", el("span", { class: "muted" }, short(JSON.stringify(m.detail), 200)))));
+    const p = (s.proposals || [])[0];
+    const inputs = emu && p && p.parameters ? [(p.parameters.buttons || []).join("+") || "no buttons", " × ", p.parameters.frames ?? "?", " frames"] : null;
+    out.push(el("tr", { class: "step" + (String(s.index) === String(sel) ? " sel" : ""), id: "step-" + s.index },
+      el("td", { class: "num" }, el("a", { href: "#/session/" + enc(key) + "/step/" + s.index, class: "step-link" }, s.step)),
+      el("td", {}, s.state_type ?? "–", emu && s.frame ? el("div", {}, el("img", { class: "thumb", alt: "frame " + s.frame.frame, src: asset("api/session/" + key + "/frame/" + s.frame.name) })) : null),
+      el("td", {}, p ? (p.action ?? el("span", { class: "muted" }, "(none)")) : "–"),
+      el("td", { class: "params" }, inputs || (p && p.parameters && Object.keys(p.parameters).length ? JSON.stringify(p.parameters) : "")),
+      el("td", { class: "reason" }, p ? p.reason : "", p && p.model_evidence && p.model_evidence.length ? el("div", {}, badge("model ×" + p.model_evidence.length, "waiting")) : null),
+      el("td", {}, p ? p.source : ""),
+      el("td", {}, outcomeCell(p)),
+      el("td", { class: "num" }, p && p.result ? num(p.result.request_ms, 1) : "–"),
+      el("td", { class: "num" }, p ? num(p.decide_ms, 2) : "–")));
+  }
+  return out;
+}
+
+let shownSession = { key: null, sig: null, emu: null };
+function signature(s) {
+  const v = s.verdict || {};
+  return [s.steps, s.figures_read, s.journal_bytes, s.live, v.state, v.verdict, v.count].join("|");
+}
+async function sessionPage(key, pageNo, sel, polled) {
+  const s0 = await api("api/session/" + enc(key));
+  if (polled && shownSession.key === key && shownSession.sig === signature(s0)) {   // nothing new
+    poll(() => sessionPage(key, pageNo, sel, true));
+    return;
+  }
+  const s = s0;
+  const series = await api("api/session/" + enc(key) + "/series");
+  const total = s.steps === undefined ? 0 : Math.max(s.steps, series.total);
+  const pages = Math.max(1, Math.ceil(series.total / PAGE));
+  pageNo = Math.min(Math.max(0, pageNo), pages - 1);
+  const pageData = await api("api/session/" + enc(key) + "/page/" + pageNo * PAGE);
+  const emu = s.backend === "pyboy" || !!s.emulator;
+  const v = s.verdict;
+  const summaryJson = s.session_json || {};
+  const facts = el("div", { class: "facts" },
+    [["game", s.game], ["profile", s.profile ?? "–"], ["policy", s.policy ?? "–"], ["started (UTC)", (s.started || "–").replace("T", " ").slice(0, 19)],
+     ["duration", dur(s.duration_s)], ["steps", el("b", { id: "step-count" }, String(series.total))], ["actions", s.accepted + " accepted · " + s.rejected + " rejected · " + s.unknown + " unknown"],
+     ["exit", s.live ? "running" : (s.reason ?? "no session_end")], ["restarts", s.restarts],
+     ["runs", s.runs ? s.runs + " ended, " + s.wins + " won" + (s.runs_inferred ? " (" + s.runs_inferred + " inferred from HP)" : "") : (s.runs_entered ? s.runs_entered + " entered, none ended" : "–")],
+     ["model", s.model.calls || s.model.errors ? s.model.calls + " answers · " + s.model.errors + " errors · " + s.model.tokens + " tokens" : "–"],
+     ["journal", s.journal_lines + " lines, " + (s.journal_bytes / 1e6).toFixed(1) + " MB"]].map(([k, val]) => el("div", {}, el("span", {}, k), val)));
+  const evidence = el("div", { class: "panel", id: "evidence" }, el("b", {}, "Evidence: "), verdictBadge(v, s.live),
+    v && v.first ? el("span", { id: "verdict-where" }, " at " + v.first.where + ": " + v.first.message) : null,
+    v && v.state === "done" && v.verdict === "intact" ? el("span", { class: "muted" }, " hash chain, sequences, join keys and observation files check out (capture verify)") : null,
+    s.torn_tail ? el("div", { class: "error" }, "the journal ends in a row still being written (or torn)") : null,
+    s.problem ? el("div", { class: "error" }, s.problem) : null,
+    v && v.count > 1 ? el("div", {}, el("a", { href: "#/session/" + enc(key) + "/step/0?verify=1", id: "findings-link" }, v.count + " findings")) : null);
+  const chartBox = el("div", { class: "charts", id: "charts" });
+  const fig = s.figures_read < series.total ? el("p", { class: "muted kv" }, "reading observation figures: " + s.figures_read + " of " + series.total) : null;
+  const groupTable = table([
+    { key: "run", label: "run", num: true }, { key: "act", label: "act", num: true }, { key: "floor", label: "floor", num: true },
+    { key: "first_step", label: "steps", cell: g => el("a", { href: "#/session/" + enc(key) + "?page=" + Math.floor(g.first / PAGE) + "&sel=" + g.first }, (g.first + 1) + "–" + (g.last + 1)) },
+    { key: "hp", label: "HP", cell: g => g.hp_start === null ? "–" : g.hp_start + " → " + g.hp_end + " / " + num(g.max_hp) },
+    { key: "damage", label: "HP lost", num: true, class: "damage", cell: g => g.damage ? "−" + g.damage : "0" },
+    { key: "hp_min", label: "lowest HP", num: true }, { key: "gold", label: "gold", cell: g => g.gold_start === null ? "–" : g.gold_start + " → " + g.gold_end },
+  ], s.groups.filter(g => g.floor !== null || g.act !== null), { id: "groups" });
+  const markers = s.markers.filter(m => m.kind !== "session_end");
+  const nav = el("div", { class: "controls" },
+    el("a", { href: pageNo > 0 ? "#/session/" + enc(key) + "?page=" + (pageNo - 1) : null, id: "prev" }, "← previous"),
+    el("span", { id: "page-of" }, "page " + (pageNo + 1) + " of " + pages + " (steps " + (pageNo * PAGE + 1) + "–" + Math.min(series.total, (pageNo + 1) * PAGE) + ")"),
+    el("a", { href: pageNo + 1 < pages ? "#/session/" + enc(key) + "?page=" + (pageNo + 1) : null, id: "next" }, "next →"),
+    (() => { const i = el("input", { type: "number", min: 1, max: series.total, placeholder: "go to step", id: "goto" });
+      i.addEventListener("change", () => { const idx = Math.max(0, +i.value - 1); location.hash = "#/session/" + enc(key) + "?page=" + Math.floor(idx / PAGE) + "&sel=" + idx; }); return i; })());
+  const steps = el("table", { id: "timeline" },
+    el("thead", {}, el("tr", {}, ["step", "screen", "action", emu ? "inputs" : "parameters", "reason", "source", "outcome", "request ms", "decide ms"].map(h => el("th", {}, h)))),
+    el("tbody", {}, stepRows(key, pageData, s.groups, sel, emu)));
+  main(
+    el("h1", {}, s.id, " ", s.live ? badge("running", "live") : null),
+    s.fleet ? el("p", {}, "fleet ", el("a", { href: "#/fleet/" + enc(s.fleet) }, s.fleet)) : null,
+    el("div", { class: "panel" }, facts), evidence,
+    el("h2", {}, "Charts"), fig, chartBox,
+    emu ? (shownSession.key === key && shownSession.emu ? shownSession.emu : el("div", { id: "emulator" })) : null,
+    groupTable.querySelector("tbody").children.length ? [el("h2", {}, "Runs, acts and floors"), groupTable] : null,
+    markers.length ? [el("h2", {}, "Supervision and run events (" + s.marker_count + ")"), table([
+      { key: "kind", label: "event", cell: m => badge(m.kind, ["killed", "give_up", "model_error", "read_error"].includes(m.kind) ? "error" : "waiting") },
+      { key: "step", label: "at step", num: true, cell: m => el("a", { href: "#/session/" + enc(key) + "?page=" + Math.floor(Math.max(0, m.step) / PAGE) + "&sel=" + m.step }, m.step + 1) },
+      { key: "line", label: "journal line", num: true }, { key: "detail", label: "detail", cell: m => short(JSON.stringify(m.detail), 300) }], markers.slice(0, 500), { id: "markers" })] : null,
+    s.runs_detail.length ? [el("h2", {}, "Runs ended"), table([
+      { key: "step", label: "at step", num: true }, { key: "outcome", label: "outcome", cell: r => badge(r.outcome) },
+      { key: "inferred_from", label: "how known", cell: r => r.inferred_from ? "inferred from " + r.inferred_from : "stated" },
+      { key: "act", label: "act", num: true }, { key: "floor", label: "floor", num: true }], s.runs_detail, { id: "runs" })] : null,
+    el("h2", {}, "Steps"), nav, steps);
+  drawCharts(chartBox, key, series, markers);
+  if (emu && !(shownSession.key === key && shownSession.emu)) {
+    shownSession.emu = document.getElementById("emulator");
+    emulatorPanel(key, shownSession.emu).catch(e => shownSession.emu.appendChild(el("p", { class: "error" }, e.message)));
+  }
+  if (shownSession.key !== key) shownSession.emu = emu ? document.getElementById("emulator") : null;
+  shownSession.key = key; shownSession.sig = signature(s);
+  if (sel !== null && sel !== undefined) { const row = document.getElementById("step-" + sel); if (row) row.scrollIntoView({ block: "center" }); }
+  status(MODE === "live" ? (s.live ? "live · following the journal" : "finished") : "bundle");
+  if (s.live || !v || v.state !== "done" || s.figures_read < series.total) poll(() => sessionPage(key, pageNo === pages - 1 && s.live ? 1e9 : pageNo, sel, true));
+}
+
+async function emulatorPanel(key, box) {
+  const e = await api("api/session/" + enc(key) + "/emulator");
+  if (!e.recording) { box.appendChild(el("p", { class: "muted" }, e.problem)); return; }
+  const r = e.recording;
+  box.appendChild(el("h2", {}, "Recording"));
+  box.appendChild(el("div", { class: "panel facts" }, [["status", r.status], ["ROM", (r.rom && r.rom.title) || "–"], ["frames", r.frame], ["actions", r.actionCount],
+    ["retained frames", e.samples_total], ["checkpoints", r.checkpointCount], ["branches", r.branchCount], ["lost intervals", r.lostIntervals.length]].map(([k, v]) => el("div", {}, el("span", {}, k), v))));
+  box.appendChild(el("h2", {}, "Retained frames along the timeline"));
+  box.appendChild(el("div", { class: "strip", id: "strip" }, e.samples.filter(x => x.png).slice(0, 400).map(x =>
+    el("figure", {}, el("img", { src: asset("api/session/" + key + "/frame/" + x.png), alt: "frame " + x.frame, title: x.branchId + " action " + x.actionIndex }),
+      el("figcaption", {}, "frame " + x.frame + " · action " + x.actionIndex)))));
+  if (e.checkpoints.length) box.appendChild(table(Object.keys(e.checkpoints[0]).map(k => ({ key: k, label: k, cell: c => num(c[k]) })), e.checkpoints, { id: "checkpoints" }));
+  if (e.branches.length) box.appendChild(table(Object.keys(e.branches[0]).map(k => ({ key: k, label: k, cell: c => num(c[k]) })), e.branches, { id: "branches" }));
+  if (MODE !== "live") { box.appendChild(el("p", { class: "muted" }, "contact sheets and GIFs of an interval are made by the live viewer (supervisor view)")); return; }
+  const branches = [e.current_branch, ...e.branches.map(b => b.branchId)].filter((b, i, a) => b && a.indexOf(b) === i);
+  const bsel = el("select", { id: "iv-branch" }, branches.map(b => el("option", { value: b }, b)));
+  const from = el("input", { id: "iv-from", type: "number", min: 0, value: 0, size: 6 });
+  const to = el("input", { id: "iv-to", type: "number", min: 0, value: Math.min(r.actionIndex, 60), size: 6 });
+  const sf = el("input", { id: "iv-start", type: "number", min: 0, value: (e.samples[0] || {}).frame ?? 0, size: 6 });
+  const ef = el("input", { id: "iv-end", type: "number", min: 0, value: (e.samples[Math.min(e.samples.length - 1, 5)] || {}).frame ?? 0, size: 6 });
+  const out = el("div", { id: "iv-out" });
+  async function show(url, alt) {
+    out.replaceChildren(el("p", { class: "muted" }, "working…"));
+    const resp = await fetch(url, { cache: "no-store" });
+    if (!resp.ok) { const b = await resp.json().catch(() => ({})); out.replaceChildren(el("p", { class: "error", id: "iv-error" }, b.error || ("HTTP " + resp.status))); return; }
+    const blob = await resp.blob();
+    out.replaceChildren(el("img", { class: "sheet", id: "iv-image", alt, src: URL.createObjectURL(blob) }));
+  }
+  const sheetBtn = el("button", { id: "iv-sheet" }, "contact sheet");
+  sheetBtn.addEventListener("click", () => show("api/session/" + enc(key) + "/sheet/" + enc(bsel.value) + "/" + from.value + "/" + to.value, "contact sheet"));
+  const gifBtn = el("button", { id: "iv-gif" }, "GIF");
+  gifBtn.addEventListener("click", () => show("api/session/" + enc(key) + "/gif/" + enc(bsel.value) + "/" + sf.value + "/" + ef.value, "GIF"));
+  box.appendChild(el("h2", {}, "An interval"));
+  box.appendChild(el("div", { class: "controls" }, "branch", bsel, "actions (", from, ",", to, "]", sheetBtn, " · retained frames", sf, "to", ef, gifBtn));
+  box.appendChild(el("p", { class: "muted kv" }, "The same code, limits and refusals as supervisor capture review --contact-sheet and capture clip; nothing is written."));
+  box.appendChild(out);
+}
+
+// ---- one step ----------------------------------------------------------------------------
+async function stepPage(key, i) {
+  const [d, s] = await Promise.all([api("api/session/" + enc(key) + "/step/" + i), api("api/session/" + enc(key))]);
+  const verify = location.hash.includes("verify=1") ? await api("api/session/" + enc(key) + "/verify") : null;
+  const prevNext = el("div", { class: "controls" },
+    el("a", { href: "#/session/" + enc(key) + "?page=" + Math.floor(i / PAGE) + "&sel=" + i }, "↑ timeline"),
+    i > 0 ? el("a", { href: "#/session/" + enc(key) + "/step/" + (i - 1), id: "prev-step" }, "← step " + i) : null,
+    i + 1 < s.steps ? el("a", { href: "#/session/" + enc(key) + "/step/" + (i + 1), id: "next-step" }, "step " + (i + 2) + " →") : null);
+  const evidence = [];
+  for (const r of d.rows) for (const e of r.row.model_evidence || []) evidence.push(e);
+  main(
+    el("h1", {}, "Step " + d.step + " ", el("span", { class: "muted" }, "of " + s.id)), prevNext,
+    verify ? [el("h2", {}, "Verifier findings (" + (verify.count ?? 0) + ")"), table([
+      { key: "severity", label: "severity", cell: f => badge(f.severity, f.severity === "note" ? "waiting" : f.severity) },
+      { key: "where", label: "where" }, { key: "message", label: "finding" }], verify.findings || [], { id: "findings" })] : null,
+    el("h2", {}, "Observation ", el("span", { class: "muted" }, d.observation_path || "")),
+    el("p", { id: "hash-status", class: d.hash_ok ? "" : "error" }, d.hash_ok ? "✓ sha256 " + d.sha256.slice(0, 16) + "… matches the journal row" : "✗ " + (d.problem || "not checked")),
+    d.emulator && d.observation && d.observation.frame_png ? el("img", { class: "sheet", alt: "frame", src: asset("api/session/" + key + "/frame/" + d.observation.frame_png.split("/").pop()) }) : null,
+    el("pre", { class: "json", id: "observation" }, d.observation === null ? "(not readable)" : json(d.observation)),
+    evidence.length ? [el("h2", {}, "Model evidence"), evidence.map(e => el("div", { class: "panel" },
+      el("div", { class: "kv" }, "model " + ((e.request || {}).model ?? "?") + " · " + ((e.request || {}).question_kind ?? "") + " · tokens " + num((e.usage || {}).total_tokens) + " · latency " + num((e.usage || {}).latency_ms) + " ms · attempts " + num(e.attempts)),
+      el("pre", { class: "json" }, json({ questions: (e.request || {}).questions, answers: e.answers, error: e.message || e.error }))))] : null,
+    el("h2", {}, "Journal rows"),
+    el("div", { id: "rows" }, d.rows.map(r => el("div", {}, el("div", { class: "kv muted" }, "line " + (r.line ?? "?") + " · seq " + r.row.sequence + " · " + r.row.event),
+      el("pre", { class: "json" }, json(r.row))))));
+  status(MODE === "live" ? "live" : "bundle");
+}
+
+// ---- fleets ------------------------------------------------------------------------------
+async function fleetsPage() {
+  const d = await api("api/fleets");
+  main(el("h1", {}, "Fleets"), d.fleets.length ? table([
+    { key: "name", label: "fleet", cell: f => el("a", { href: "#/fleet/" + enc(f.key) }, f.name) },
+    { key: "state", label: "state", cell: f => f.state ?? "–" }, { key: "finished", label: "finished", num: true, cell: f => f.finished + " / " + num(f.sessions) },
+    { key: "matrix", label: "matrix", cell: f => f.matrix ? Object.keys(f.matrix).join(", ") : "–" }], d.fleets, { id: "fleets" })
+    : el("p", { class: "muted" }, "no fleet root among the given paths (give one: supervisor view run/capture/fleets/NAME-...)"),
+    d.fleets.length > 1 ? compareFleetsForm(d.fleets) : null);
+  status(MODE === "live" ? "live" : "bundle");
+}
+function compareFleetsForm(fleets, current) {
+  const a = el("select", { id: "cmp-a" }, fleets.map(f => el("option", { value: f.key, selected: f.key === current }, f.name)));
+  const b = el("select", { id: "cmp-b" }, fleets.map((f, i) => el("option", { value: f.key, selected: i === (fleets[0].key === current ? 1 : 0) }, f.name)));
+  const go = el("button", { id: "cmp-fleets" }, "compare fleets");
+  go.addEventListener("click", () => { location.hash = "#/compare/fleets/" + enc(a.value) + "/" + enc(b.value); });
+  return el("div", { class: "controls" }, "compare", a, "with", b, go);
+}
+function ciText(c) { return c.win_rate_ci95 ? pct(c.win_rate_ci95[0]) + "–" + pct(c.win_rate_ci95[1]) : "–"; }
+function aggTable(rows, key, id) {
+  return table([
+    { key, label: key === "cell" ? "cell" : key, cell: c => c[key] },
+    { key: "sessions", label: "sessions", num: true }, { key: "ok", label: "ok", num: true },
+    { key: "failed", label: "failed", num: true }, { key: "needs_review", label: "review", num: true },
+    { key: "steps", label: "steps", num: true }, { key: "runs", label: "runs", num: true }, { key: "wins", label: "wins", num: true },
+    { key: "win_rate", label: "win rate", num: true, cell: c => el("span", { class: "win-rate" }, pct(c.win_rate)) },
+    { key: "ci", label: "95 % interval (Wilson)", num: true, cell: c => el("span", { class: "win-ci" }, ciText(c)) },
+    { key: "floor_mean", label: "mean floor ± SE", num: true, cell: c => c.floor_mean === null ? "–" : num(c.floor_mean, 2) + " ± " + (c.floor_se === null ? "–" : num(c.floor_se, 2)) },
+    { key: "model_tokens", label: "model tokens", num: true }], rows, { id });
+}
+async function fleetPage(key) {
+  const [d, all] = await Promise.all([api("api/fleet/" + enc(key)), api("api/fleets")]);
+  const cells = {}; for (const s of d.sessions) (cells[s.cell] = cells[s.cell] || []).push(s);
+  const matrix = el("table", { class: "matrix", id: "matrix" }, el("thead", {}, el("tr", {}, el("th", {}, "cell"), el("th", {}, "sessions (by outcome)"))),
+    el("tbody", {}, Object.entries(cells).map(([cell, ss]) => el("tr", {}, el("td", {}, cell), el("td", { class: "cellbox" },
+      ss.map(s => el("a", { class: "o-" + s.outcome, href: s.session ? "#/session/" + enc(s.session) : null, title: s.outcome + (s.reason ? ": " + s.reason : "") + " · " + s.steps + " steps" }, s.wins ? "W" : (s.runs ? "L" : "·"))))))));
+  const groupCompare = d.group_keys.length ? (() => {
+    const col = el("select", { id: "grp-col" }, d.group_keys.map(k => el("option", { value: k }, k)));
+    const va = el("input", { id: "grp-a", placeholder: "value A", size: 16 }); const vb = el("input", { id: "grp-b", placeholder: "value B", size: 16 });
+    const go = el("button", { id: "grp-go" }, "compare");
+    go.addEventListener("click", () => { location.hash = "#/compare/group/" + enc(key) + "/" + enc(col.value) + "/" + enc(va.value) + "/" + enc(vb.value); });
+    return el("div", { class: "controls" }, "compare", col, va, "with", vb, go);
+  })() : null;
+  main(
+    el("h1", {}, "Fleet " + d.name + " ", d.state ? badge(d.state, d.state === "finished" ? "ok" : "waiting") : null),
+    el("div", { class: "panel kv" }, el("div", {}, "profile ", d.info.profile ?? "–"), el("div", {}, "matrix ", JSON.stringify(d.info.matrix || {})),
+      el("div", {}, "sessions ", num(d.info.sessions), " · backend ", d.info.backend ?? "–"), el("div", {}, "model cost: ", d.cost),
+      d.floors_pending ? el("div", { class: "muted" }, "reading floors from " + d.floors_pending + " sessions' observations…") : null),
+    el("h2", {}, "Matrix"), matrix,
+    el("h2", {}, "Per cell"), aggTable(d.cells, "cell", "cells"),
+    d.policies ? [el("h2", {}, "Per policy"), aggTable(d.policies, d.policy_key, "policies")] : el("p", { class: "muted" }, "one policy: " + (d.policy ?? "the profile's")),
+    groupCompare, all.fleets.length > 1 ? compareFleetsForm(all.fleets, key) : null,
+    el("h2", {}, "Sessions that need a look (" + d.flagged.length + ")"),
+    d.flagged.length ? table([{ key: "slot", label: "slot", cell: s => s.session ? el("a", { href: "#/session/" + enc(s.session) }, s.slot) : s.slot },
+      { key: "cell", label: "cell" }, { key: "outcome", label: "outcome", cell: s => badge(s.outcome) }, { key: "why", label: "why", cell: s => s.why.join("; ") }], d.flagged, { id: "flagged" })
+      : el("p", { class: "muted", id: "flagged" }, "none: every session ended ok and its evidence verified"),
+    d.running.length ? [el("h2", {}, "Running"), el("ul", {}, d.running.map(r => el("li", {}, el("a", { href: "#/session/" + enc(r.session) }, r.session), " · " + r.steps + " steps")))] : null);
+  status(MODE === "live" ? "live" : "bundle");
+  if (d.running.length || d.floors_pending || d.state !== "finished") poll(() => fleetPage(key));
+}
+
+async function comparePage(parts) {
+  const path = "api/compare/" + parts.map(enc).join("/");
+  const d = await api(path);
+  const label = x => typeof x === "number" ? (Math.abs(x) <= 1 && d.metrics && x !== Math.round(x) ? num(x, 3) : num(x, 2)) : "–";
+  main(
+    el("h1", {}, "Compare ", d.a.label, " with ", d.b.label),
+    el("div", { class: "panel kv" }, [d.a, d.b].map(s => el("div", {}, s.label + ": " + s.sessions + " sessions, " + s.runs + " runs, " + s.wins + " wins, floor " + (s.floor_mean === null ? "–" : num(s.floor_mean, 2) + " ± " + num(s.floor_se, 2)) + " (n = " + s.floor_n + ")"))),
+    table([{ key: "metric", label: "metric" }, { key: "a", label: d.a.label, num: true, cell: m => label(m.a) }, { key: "b", label: d.b.label, num: true, cell: m => label(m.b) },
+      { key: "difference", label: "difference (A − B)", num: true, cell: m => label(m.difference) },
+      { key: "interval", label: "95 % interval", num: true, cell: m => m.interval ? label(m.interval[0]) + " … " + label(m.interval[1]) : "–" },
+      { key: "test", label: "test" }, { key: "p", label: "p", num: true, cell: m => m.p === null ? "–" : m.p.toPrecision(2) },
+      { key: "sentence", label: "in words", cell: m => el("span", { class: "sentence" }, m.sentence) }], d.metrics, { id: "compare" }),
+    el("p", { class: "muted kv" }, "Win rate: Fisher's exact test, the difference's interval by Newcombe's method from the two Wilson intervals; runs are taken as independent trials. Means: Welch's t-test."));
+  status(MODE === "live" ? "live" : "bundle");
+}
+
+// ---- start -------------------------------------------------------------------------------
+api("api/meta").then(m => {
+  document.getElementById("given").textContent = m.given.map(g => g.path).join("  ·  ");
+}).catch(() => {});
+route();

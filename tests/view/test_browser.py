@@ -1,0 +1,193 @@
+"""The viewer's pages in a real headless Chromium over real captures.
+
+Each test computes what the page should show from the capture itself (the journal's rows,
+the observation files), never from the viewer's own code, and saves a screenshot under
+tests/artifacts/view/.
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import signal
+
+from selenium.webdriver.common.by import By
+from selenium.webdriver.support.ui import WebDriverWait
+
+from tests.harness import Session
+
+from .helpers import Viewer, journal_rows, shot
+
+WAIT = 20
+
+
+def wait(driver, cond, what: str, timeout: float = WAIT):
+    return WebDriverWait(driver, timeout, poll_frequency=0.1).until(cond, message=what)
+
+
+def text(driver, css: str) -> str:
+    return driver.find_element(By.CSS_SELECTOR, css).text
+
+
+def sessions_of(capture: str) -> list[str]:
+    return sorted(os.listdir(os.path.join(capture, "sessions")))
+
+
+def demo_session(capture: str) -> str:
+    """The built-in game's session directory (its first row names the http backend)."""
+    for sid in sessions_of(capture):
+        d = os.path.join(capture, "sessions", sid)
+        if journal_rows(d)[0]["game_backend"] == "http":
+            return d
+    raise AssertionError("no http session")
+
+
+def test_the_list_shows_every_session_of_a_real_capture_and_the_timeline_counts_its_steps(demo_capture, driver):
+    v = Viewer(demo_capture)
+    try:
+        driver.get(v.url)
+        wait(driver, lambda d: len(d.find_elements(By.CSS_SELECTOR, "#sessions tbody tr")) == 2, "two rows")
+        shown = sorted(a.text for a in driver.find_elements(By.CSS_SELECTOR, "#sessions a.session-link"))
+        assert shown == sessions_of(demo_capture)
+        wait(driver, lambda d: len(d.find_elements(By.CSS_SELECTOR, "#sessions .b-intact")) == 2,
+             "both sessions verified intact")
+        shot(driver, "sessions")
+        session = demo_session(demo_capture)
+        steps = sum(1 for r in journal_rows(session) if r["event"] == "observation")
+        driver.find_element(By.LINK_TEXT, os.path.basename(session)).click()
+        wait(driver, lambda d: d.find_elements(By.ID, "step-count") and text(d, "#step-count") == str(steps),
+             f"the step count {steps}")
+        rows = driver.find_elements(By.CSS_SELECTOR, "#timeline tr.step")
+        assert len(rows) == min(100, steps)
+        wait(driver, lambda d: d.find_elements(By.CSS_SELECTOR, "#charts canvas"), "charts drawn")
+        wait(driver, lambda d: "reading observation figures" not in d.find_element(By.ID, "main").text, "figures read")
+        shot(driver, "session")
+    finally:
+        v.close()
+
+
+def test_opening_a_step_shows_its_observation_with_its_hash_checked_and_its_rows(demo_capture, driver):
+    session = demo_session(demo_capture)
+    rows = journal_rows(session)
+    obs = [r for r in rows if r["event"] == "observation"][9]
+    with open(os.path.join(os.path.dirname(os.path.dirname(session)), obs["path"]), "rb") as fh:
+        data = fh.read()
+    assert hashlib.sha256(data).hexdigest() == obs["sha256"]
+    v = Viewer(demo_capture)
+    try:
+        driver.get(v.url + f"#/session/{os.path.basename(session)}/step/9")
+        wait(driver, lambda d: d.find_elements(By.ID, "observation"), "the observation")
+        assert json.loads(text(driver, "#observation")) == json.loads(data)
+        assert "matches the journal row" in text(driver, "#hash-status")
+        shown_rows = driver.find_elements(By.CSS_SELECTOR, "#rows pre")
+        seqs = {json.loads(p.text)["sequence"] for p in shown_rows}
+        proposal = next(r for r in rows if r["event"] == "proposal" and r["observation_id"] == obs["observation_id"])
+        assert {obs["sequence"], proposal["sequence"]} <= seqs
+        shot(driver, "step")
+    finally:
+        v.close()
+
+
+def test_a_changed_observation_file_and_a_tampered_row_are_shown_at_the_right_place(copy_capture, driver):
+    capture = copy_capture()
+    session = demo_session(capture)
+    journal = os.path.join(session, "events.jsonl")
+    with open(journal, "rb") as fh:
+        lines = fh.readlines()
+    n = len(lines) // 2  # a proposal or any row in the middle: change one value in place
+    row = json.loads(lines[n])
+    row["ts"] = "tampered"
+    lines[n] = json.dumps(row, sort_keys=True, separators=(",", ":"), ensure_ascii=False).encode() + b"\n"
+    with open(journal, "wb") as fh:
+        fh.writelines(lines)
+    observations = [r for r in journal_rows(session) if r["event"] == "observation"]
+    last = len(observations) - 1     # after the edited row: the edited row is the first damage
+    with open(os.path.join(capture, observations[last]["path"]), "ab") as fh:
+        fh.write(b" ")
+    v = Viewer(capture)
+    try:
+        driver.get(v.url)
+        wait(driver, lambda d: d.find_elements(By.CSS_SELECTOR, "#sessions .b-damaged"), "a damaged session")
+        driver.find_element(By.LINK_TEXT, os.path.basename(session)).click()
+        wait(driver, lambda d: d.find_elements(By.ID, "verdict-where"), "the verdict's row")
+        where = text(driver, "#verdict-where")
+        assert f"line {n + 1}" in where, where    # the edited row (1-based) is the one named
+        shot(driver, "damaged")
+        driver.get(v.url + f"#/session/{os.path.basename(session)}/step/{last}")
+        wait(driver, lambda d: d.find_elements(By.ID, "hash-status"), "the step")
+        assert "was changed" in text(driver, "#hash-status")
+    finally:
+        v.close()
+
+
+def test_a_running_session_appears_and_updates_on_the_page(tmp_path, driver):
+    base = str(tmp_path / "live")
+    os.makedirs(os.path.join(base, "capture", "sessions"))
+    v = Viewer(os.path.join(base, "capture"))
+    s = Session(base, os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(__file__))), "run", "profiles", "demo.yaml"),
+                "session.stop_on_run_end=false", "session.max_steps=20000")
+    try:
+        driver.get(v.url)
+        wait(driver, lambda d: d.find_elements(By.CSS_SELECTOR, "#sessions .b-live"), "a running session listed")
+        driver.find_element(By.CSS_SELECTOR, "#sessions a.session-link").click()
+        wait(driver, lambda d: d.find_elements(By.ID, "step-count") and int(text(d, "#step-count")) > 0, "steps")
+        first = int(text(driver, "#step-count"))
+        wait(driver, lambda d: int(text(d, "#step-count")) > first + 20, "the count to grow", timeout=15)
+        shot(driver, "running", full=False)
+        s.signal(signal.SIGINT)
+        assert s.wait(60) in (0, 130)
+        steps = sum(1 for r in journal_rows(s.session_dir) if r["event"] == "observation")
+        wait(driver, lambda d: text(d, "#step-count") == str(steps), f"the final count {steps}")
+        wait(driver, lambda d: d.find_elements(By.CSS_SELECTOR, "#evidence .b-intact"), "verified intact", timeout=30)
+    finally:
+        if s.proc.poll() is None:
+            s.proc.kill()
+        v.close()
+
+
+def test_a_pyboy_session_shows_its_retained_frames_a_contact_sheet_and_a_refused_gif(demo_capture, driver):
+    sid = next(s for s in sessions_of(demo_capture)
+               if journal_rows(os.path.join(demo_capture, "sessions", s))[0]["game_backend"] == "pyboy")
+    with open(os.path.join(demo_capture, "sessions", sid, "recording", "events.jsonl"), "rb") as fh:
+        retained = [r for r in map(json.loads, fh) if r.get("kind") == "sample" and r.get("png")]
+    v = Viewer(demo_capture)
+    try:
+        driver.get(v.url + f"#/session/{sid}")
+        wait(driver, lambda d: len(d.find_elements(By.CSS_SELECTOR, "#strip img")) == len(retained), "the strip")
+        wait(driver, lambda d: d.execute_script(
+            "return [...document.querySelectorAll('#strip img')].every(i => i.complete && i.naturalWidth === 160)"),
+            "every retained frame loaded at 160 px")
+        driver.find_element(By.ID, "iv-sheet").click()
+        wait(driver, lambda d: d.find_elements(By.ID, "iv-image") and d.execute_script(
+            "const i = document.getElementById('iv-image'); return i.complete && i.naturalWidth > 160"), "a sheet")
+        shot(driver, "emulator")
+        start = driver.find_element(By.ID, "iv-start")
+        start.clear()
+        start.send_keys(str(retained[0]["frame"] + 1))    # not a retained frame: clip refuses it
+        driver.find_element(By.ID, "iv-gif").click()
+        wait(driver, lambda d: d.find_elements(By.ID, "iv-error"), "the refusal")
+        assert "not a retained frame" in text(driver, "#iv-error")
+    finally:
+        v.close()
+
+
+def test_text_from_a_capture_is_shown_as_text_never_run(copy_capture, driver):
+    capture = copy_capture()
+    session = demo_session(capture)
+    journal = os.path.join(session, "events.jsonl")
+    with open(journal, "rb") as fh:
+        lines = fh.readlines()
+    i = next(k for k, ln in enumerate(lines) if b'"event":"proposal"' in ln)
+    row = json.loads(lines[i])
+    evil = '<img src=x id=pwned onerror="document.title=\'pwned\'"><script>document.title="pwned"</script>'
+    row["reason"] = evil
+    lines[i] = json.dumps(row, sort_keys=True, separators=(",", ":"), ensure_ascii=False).encode() + b"\n"
+    with open(journal, "wb") as fh:
+        fh.writelines(lines)
+    v = Viewer(capture)
+    try:
+        driver.get(v.url + f"#/session/{os.path.basename(session)}")
+        wait(driver, lambda d: evil in d.find_element(By.ID, "timeline").text, "the reason as text")
+        assert not driver.find_elements(By.ID, "pwned") and driver.title != "pwned"
+    finally:
+        v.close()
