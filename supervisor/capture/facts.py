@@ -4,25 +4,33 @@
 ``supervisor fleet report`` (``results.jsonl``) and ``supervisor view`` show, so a figure on a
 page and the same figure in a fleet's results come from this one class.
 
-A **run ends** where the game showed its game-over screen and the policy recorded it: the
-first proposal carrying ``run_outcome`` after the game left its last game-over screen (the
-proposal is the policy's reading of the screen the game showed, whether or not the dismissal
-that followed was sent: a session that stops at the end of its run never sends it). Several
-proposals on one game-over screen (a refused dismissal tried again) end one run. The outcome
-is ``run_outcome`` itself when it is text (the emulator's demo policy: ``won``) or its
-``outcome`` when it is an object (the STS2 policy: ``{"outcome": "victory", "inferred_from":
-"player.hp", "floor": 9, ...}``); an outcome the game did not state but the policy inferred
-carries ``inferred_from`` and is counted in ``inferred``. A **win** is ``won`` or ``victory``.
+A **run ends** on the game's own evidence, the same way whatever the policy:
+
+* where the game shows its game-over screen (an observation whose ``state_type`` is
+  ``game_over``, the first after the run's screens: menus and popups over it do not start a
+  new one). Its outcome is inferred from the player's HP on that screen, as ``capture
+  coverage`` infers it (the mod's ``game_over`` block does not say who won): ``victory``
+  above 0, ``defeat`` at 0, with ``inferred_from: "player.hp"``; ``unknown`` when the state
+  cannot be read (``read_state`` returns None or is not given);
+* for a game without a game-over screen (an emulator cartridge), where the policy recorded
+  the run's end in a proposal's ``run_outcome`` (the demo cartridge's policy stops with
+  ``run_outcome: won``, read from the cartridge's memory): text, or an object with
+  ``outcome``.
+
+A **win** is ``won`` or ``victory``; ``runs_inferred`` counts the outcomes inferred from HP.
 """
 from __future__ import annotations
 
-from typing import Any
+import json
+import os
+from typing import Any, Callable
 
 from protocol.events import (ActionResult, ActorRestart, EmulatorStats, Observation, Proposal,
                              ProposalStatus, RunIdentityChanged, SessionEnd)
 
 WIN = ("won", "victory")
 GAME_OVER = "game_over"
+OVER_A_RUN = ("menu", "unknown")   # screens that do not start a new run (the main menu, a popup)
 RESULTS = ("accepted", "rejected", "unknown")
 
 
@@ -41,14 +49,30 @@ def run_end(outcome: Any) -> dict[str, Any] | None:
     return None
 
 
+def game_over_outcome(state: Any) -> dict[str, Any]:
+    """The outcome of a run from its game-over screen: victory while the player has HP left,
+    defeat at 0, unknown when the screen cannot be read."""
+    player = state.get("player") if isinstance(state, dict) and isinstance(state.get("player"), dict) else {}
+    run = state.get("run") if isinstance(state, dict) and isinstance(state.get("run"), dict) else {}
+    hp = player.get("hp")
+    if not isinstance(hp, (int, float)) or isinstance(hp, bool):
+        return {"outcome": "unknown", "won": False, "inferred_from": None, "floor": None, "act": None}
+    outcome = "victory" if hp > 0 else "defeat"
+    return {"outcome": outcome, "won": outcome in WIN, "inferred_from": "player.hp",
+            "floor": run.get("floor") if _is_int(run.get("floor")) else None,
+            "act": run.get("act") if _is_int(run.get("act")) else None}
+
+
 def _is_int(v) -> bool:
     return isinstance(v, int) and not isinstance(v, bool)
 
 
 class SessionFacts:
-    """Counts over a journal's rows, fed in order (see the module docstring)."""
+    """Counts over a journal's rows, fed in order (see the module docstring). ``read_state``
+    reads the observation a row names (``None`` when it cannot): the game-over screen's HP."""
 
-    def __init__(self):
+    def __init__(self, read_state: Callable[[dict], Any] | None = None):
+        self.read_state = read_state
         self.observations = 0
         self.decisions = 0
         self.runs: list[dict[str, Any]] = []
@@ -58,7 +82,7 @@ class SessionFacts:
         self.restarts = 0
         self.reason: str | None = None
         self.exit_code: int | None = None
-        self._on_game_over = False   # a run end was counted on the screen still shown
+        self._on_game_over = False   # the run that ended on the screen still shown is counted
         self._step = 0
 
     def add(self, row: dict[str, Any]) -> None:
@@ -66,16 +90,26 @@ class SessionFacts:
         if event == Observation.KIND:
             self.observations += 1
             self._step = row.get("step") if _is_int(row.get("step")) else self.observations
-            if row.get("state_type") != GAME_OVER:
+            kind = row.get("state_type")
+            if kind == GAME_OVER and not self._on_game_over:
+                self._on_game_over = True
+                state = self.read_state(row) if self.read_state else None
+                self.runs.append({**game_over_outcome(state), "step": self._step,
+                                  "observation_id": row.get("observation_id"), "sequence": row.get("sequence")})
+            elif kind not in (GAME_OVER, *OVER_A_RUN):
                 self._on_game_over = False
         elif event == ProposalStatus.KIND:
             self.decisions += 1
-        elif event == Proposal.KIND and row.get("run_outcome") is not None and not self._on_game_over:
+        elif event == Proposal.KIND and row.get("run_outcome") is not None:
             end = run_end(row["run_outcome"])
-            if end is not None:
+            if end is None:
+                return
+            if self._on_game_over:   # counted by its screen; the policy may know what it could not
+                if self.runs and self.runs[-1]["outcome"] == "unknown":
+                    self.runs[-1].update(end)
+            else:
                 self.runs.append({**end, "step": self._step, "proposal_id": row.get("proposal_id"),
                                   "sequence": row.get("sequence")})
-                self._on_game_over = row.get("state_type") == GAME_OVER
         elif event == ActionResult.KIND and row.get("outcome") in self.results:
             self.results[row["outcome"]] += 1
         elif event == RunIdentityChanged.KIND:
@@ -99,3 +133,18 @@ class SessionFacts:
         return {"steps": self.steps, "runs": len(self.runs), "wins": wins,
                 "runs_inferred": sum(1 for r in self.runs if r["inferred_from"]),
                 "frames": self.frames, **self.results, "reason": self.reason}
+
+
+def observation_reader(capture_root: str) -> Callable[[dict], Any]:
+    """``read_state`` for a capture root: the parsed observation file an observation row
+    names (``None`` when it cannot be read)."""
+    def read(row: dict) -> Any:
+        rel = row.get("path")
+        if not isinstance(rel, str):
+            return None
+        try:
+            with open(os.path.join(capture_root, rel), "rb") as fh:
+                return json.loads(fh.read())
+        except (OSError, ValueError, RecursionError):
+            return None
+    return read

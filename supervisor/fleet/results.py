@@ -29,7 +29,7 @@ import os
 from typing import Any, Iterable
 
 from protocol.journal import iter_lines
-from supervisor.capture.facts import SessionFacts
+from supervisor.capture.facts import SessionFacts, observation_reader
 
 from . import layout
 from .matrix import SessionPlan
@@ -79,7 +79,7 @@ def session_row(fleet: str, root: str, plan: SessionPlan, attempts: list[dict], 
 def journal_facts(session_dir: str) -> dict[str, Any]:
     """Steps, runs, wins, frames, action results and the exit reason of one session
     (``supervisor.capture.facts``: the same counts ``supervisor view`` shows)."""
-    acc = SessionFacts()
+    acc = SessionFacts(read_state=observation_reader(os.path.dirname(os.path.dirname(session_dir))))
     journal = os.path.join(session_dir, "events.jsonl")
     if os.path.exists(journal):
         for line in iter_lines(journal):

@@ -117,7 +117,7 @@ class Track:
         self.end: dict | None = None
         self.first_at = NAN
         self.last_at = NAN
-        self.facts = SessionFacts()
+        self.facts = SessionFacts(read_state=lambda row: self.observation_state(row)[0])
         self.strings = Strings()
         self.model = {"calls": 0, "errors": 0, "tokens": 0, "latency_ms": 0.0}
         self.markers: list[dict] = []

@@ -1,0 +1,139 @@
+"""A real fleet on the fleet page, a comparison, and the static bundle opened from disk.
+
+The test counts runs and wins from the sessions' own evidence, the game-over screens among
+their observation files (the player's HP on the first read of each such screen), and
+computes the Wilson interval with its formula here, independently of the viewer and of
+``supervisor fleet report``.
+"""
+from __future__ import annotations
+
+import json
+import math
+import os
+import subprocess
+import sys
+
+import pytest
+from selenium.webdriver.common.by import By
+
+from tests.fleet.helpers import finish, start_fleet, write_fleet
+from tests.harness import REPO
+
+from .helpers import Viewer, journal_rows, shot, tree_state
+from .test_browser import text, wait
+
+CELLS = {"policy.module": ["sts2", "actors.policy.example_first_choice"], "game.seed": [1, 2]}
+
+
+@pytest.fixture(scope="module")
+def fleet_root(tmp_path_factory) -> str:
+    tmp = tmp_path_factory.mktemp("fleet")
+    fleet = write_fleet(tmp, set={"session.max_steps": 400}, matrix=CELLS)
+    root = str(tmp / "root")
+    code, out = finish(start_fleet(fleet, root, "--concurrency", "2"), timeout=200)
+    assert code == 0, out
+    return root
+
+
+def runs_from_screens(session_dir: str) -> tuple[int, int]:
+    """(runs, wins): each stretch of game-over reads is one run; a win leaves HP above 0."""
+    capture = os.path.dirname(os.path.dirname(session_dir))
+    runs = wins = 0
+    before = None
+    for row in journal_rows(session_dir):
+        if row["event"] != "observation":
+            continue
+        if row["state_type"] == "game_over" and before != "game_over":
+            with open(os.path.join(capture, row["path"]), encoding="utf-8") as fh:
+                state = json.load(fh)
+            runs += 1
+            wins += state["player"]["hp"] > 0
+        before = row["state_type"]
+    return runs, wins
+
+
+def wilson(k: int, n: int) -> tuple[float, float]:
+    z = 1.959963984540054
+    p = k / n
+    mid = (p + z * z / (2 * n)) / (1 + z * z / n)
+    half = z / (1 + z * z / n) * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n))
+    return mid - half, mid + half
+
+
+def expected_cells(root: str) -> dict[str, tuple[int, int]]:
+    with open(os.path.join(root, "results.jsonl"), encoding="utf-8") as fh:
+        results = [json.loads(line) for line in fh]
+    out: dict[str, tuple[int, int]] = {}
+    for r in results:
+        runs, wins = runs_from_screens(os.path.join(root, r["session_dir"]))
+        a, b = out.get(r["cell"], (0, 0))
+        out[r["cell"]] = (a + runs, b + wins)
+    return out
+
+
+def pct(x: float) -> str:
+    return f"{100 * x:.0f}%"
+
+
+def test_the_fleet_page_shows_the_aggregates_counted_from_the_game_over_screens(fleet_root, driver):
+    expected = expected_cells(fleet_root)
+    assert sum(r for r, _w in expected.values()) > 0, "no run ended: the test would not test anything"
+    v = Viewer(fleet_root)
+    before = tree_state(fleet_root)
+    try:
+        driver.get(v.url + "#/fleets")
+        wait(driver, lambda d: d.find_elements(By.CSS_SELECTOR, "#fleets a"), "the fleet listed")
+        driver.find_element(By.CSS_SELECTOR, "#fleets a").click()
+        wait(driver, lambda d: len(d.find_elements(By.CSS_SELECTOR, "#cells tbody tr")) == 4, "four cells")
+        wait(driver, lambda d: "reading floors" not in d.find_element(By.ID, "main").text, "floors read")
+        for row in driver.find_elements(By.CSS_SELECTOR, "#cells tbody tr"):
+            cell = row.find_element(By.CSS_SELECTOR, "td").text
+            runs, wins = expected[cell]
+            rate = row.find_element(By.CSS_SELECTOR, ".win-rate").text
+            ci = row.find_element(By.CSS_SELECTOR, ".win-ci").text
+            if runs == 0:
+                assert (rate, ci) == ("–", "–"), cell
+            else:
+                lo, hi = wilson(wins, runs)
+                assert rate == pct(wins / runs) and ci == f"{pct(lo)}–{pct(hi)}", (cell, runs, wins, rate, ci)
+        assert len(driver.find_elements(By.CSS_SELECTOR, "#matrix .cellbox a")) == 4
+        assert driver.find_elements(By.CSS_SELECTOR, "#policies tbody tr")
+        shot(driver, "fleet")
+        driver.find_element(By.ID, "grp-a").send_keys("sts2")
+        driver.find_element(By.ID, "grp-b").send_keys("actors.policy.example_first_choice")
+        driver.find_element(By.ID, "grp-go").click()
+        wait(driver, lambda d: d.find_elements(By.CSS_SELECTOR, "#compare tbody tr"), "the comparison")
+        sentences = [e.text for e in driver.find_elements(By.CSS_SELECTOR, "#compare .sentence")]
+        assert len(sentences) == 3 and all("n = " in s or "not enough data" in s for s in sentences), sentences
+        shot(driver, "compare")
+    finally:
+        v.close()
+    assert tree_state(fleet_root) == before, "the viewer wrote into the fleet root"
+
+
+def test_a_bundle_opens_from_disk_with_the_same_pages(fleet_root, demo_capture, driver, tmp_path):
+    out = str(tmp_path / "bundle")
+    r = subprocess.run([sys.executable, "-m", "supervisor", "view", "--bundle", out, demo_capture, fleet_root],
+                       cwd=REPO, capture_output=True, text=True, timeout=120)
+    assert r.returncode == 0 and r.stdout.startswith("bundle: "), r.stdout + r.stderr
+    assert os.path.isfile(os.path.join(out, "index.html"))
+    driver.get("file://" + out + "/index.html")
+    sessions = sorted(os.listdir(os.path.join(demo_capture, "sessions")))
+    wait(driver, lambda d: len(d.find_elements(By.CSS_SELECTOR, "#sessions tbody tr")) == 2 + 4, "six sessions")
+    shown = {a.text for a in driver.find_elements(By.CSS_SELECTOR, "#sessions a.session-link")}
+    assert set(sessions) <= shown
+    session = os.path.join(demo_capture, "sessions", sessions[-1])
+    steps = sum(1 for r in journal_rows(session) if r["event"] == "observation")
+    driver.find_element(By.LINK_TEXT, sessions[-1]).click()
+    wait(driver, lambda d: d.find_elements(By.ID, "step-count") and text(d, "#step-count") == str(steps), "steps")
+    driver.find_element(By.CSS_SELECTOR, "#timeline a.step-link").click()
+    wait(driver, lambda d: d.find_elements(By.ID, "observation"), "a step from the bundle")
+    assert "matches the journal row" in text(driver, "#hash-status")
+    shot(driver, "bundle")
+
+
+def test_a_bundle_is_refused_inside_a_capture(demo_capture):
+    r = subprocess.run([sys.executable, "-m", "supervisor", "view", "--bundle", os.path.join(demo_capture, "b"),
+                        demo_capture], cwd=REPO, capture_output=True, text=True, timeout=60)
+    assert r.returncode == 2 and "never writes into a capture" in r.stderr
+    assert not os.path.exists(os.path.join(demo_capture, "b"))
