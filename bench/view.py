@@ -81,7 +81,7 @@ def synth_session(src: str, capture: str, sid: str, steps: int) -> str:
             prev = line_digest(line)
         for r in head:
             put(dict(r))
-        made, loop = 0, 0
+        made, loop, pending = 0, 0, None
         while made < steps:
             offset = loop * per_loop
             for r in body:
@@ -91,7 +91,12 @@ def synth_session(src: str, capture: str, sid: str, steps: int) -> str:
                 for k in ID_FIELDS:
                     if isinstance(row.get(k), str):
                         row[k] = _renumber(row[k], offset)
+                if row["event"] == "action_attempt":
+                    pending = row["attempt_id"]
                 if row["event"] == "observation":
+                    row.pop("after_attempt_id", None)
+                    if pending:     # the first read after an attempt names it (docs/journal.md)
+                        row["after_attempt_id"], pending = pending, None
                     made += 1
                     number = int(row["observation_id"][2:])
                     name = f"{number:06d}.json"
@@ -105,7 +110,8 @@ def synth_session(src: str, capture: str, sid: str, steps: int) -> str:
             loop += 1
         put({"event": "session_end", "exit_code": 0, "reason": "max_steps", "schema_version": 1,
              "recorded_at": time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(t0 + seq * 0.2)) + ".000000Z",
-             "ts": "", "outcome_file_candidates": None, "awaiting_observation_after_attempt": [],
+             "ts": "", "outcome_file_candidates": None,
+             "awaiting_observation_after_attempt": [pending] if pending else [],
              "unresolved_attempts": []})
     return out_dir
 

@@ -106,6 +106,8 @@ class Api:
         if track is None:
             raise LookupError(f"no session {rest[0]!r} in the paths this viewer was given")
         self.catalog.looked_at(track.key)
+        if track.offset == 0:        # asked before the background thread reached it
+            track.follow()
         verdict = public_verdict(self.catalog.verdict(track.key))
         sub, args = (rest[1], rest[2:]) if len(rest) > 1 else ("", [])
         if sub == "":

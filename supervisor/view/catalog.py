@@ -7,21 +7,25 @@ appear as a running session creates them); ``Catalog.work()`` is one round of th
 background thread: follow every journal that grew, then read observation figures for the
 sessions someone looks at (and every fleet session, for the fleet's floors).
 
-``Verifier`` runs the capture verifier (``supervisor.capture.session.verify_session``, the
-same checks and verdicts as ``capture verify``) on every session whose journal has been
-still for ``SETTLE_S``, one at a time, and again whenever the journal or its
-``session.json`` changes. Nothing here writes a file.
+``Verifier`` runs the capture verifier (``supervisor capture verify SESSION --json``, in a
+process of its own so that a long session's verification takes neither the server's memory
+nor its interpreter) on every session whose journal has been still for ``SETTLE_S``, one at
+a time, and again whenever the journal or its ``session.json`` changes. Nothing here writes
+a file.
 """
 from __future__ import annotations
 
+import dataclasses
+import json
 import os
+import subprocess
+import sys
 import threading
 import time
 from typing import Any
 
 from supervisor.capture.errors import NotACapture
 from supervisor.capture.findings import Finding
-from supervisor.capture.session import verify_session
 from supervisor.capture.verify import resolve
 from supervisor.fleet import layout as fleet_layout
 from supervisor.fleet.results import read_fleet, read_rows
@@ -30,6 +34,7 @@ from .track import Track
 
 SETTLE_S = 2.0            # a journal still this long is verified
 MAX_FINDINGS = 50         # findings kept per session (the count is kept too)
+VERIFY_TIMEOUT_S = 3600.0  # one session's verification, at most
 FOCUS_S = 30.0            # a session looked at in the last FOCUS_S gets its figures read first
 
 
@@ -162,6 +167,14 @@ class Verifier:
 
     def __init__(self, catalog: Catalog):
         self.catalog = catalog
+        self.current: subprocess.Popen | None = None
+
+    def stop(self) -> None:
+        """End a verification still running (the viewer is closing, or it timed out)."""
+        proc, self.current = self.current, None
+        if proc is not None and proc.poll() is None:
+            proc.kill()
+            proc.wait()
 
     def stamp(self, t: Track) -> tuple:
         def st(path):
@@ -189,20 +202,34 @@ class Verifier:
         return False
 
     def verify(self, t: Track) -> dict:
+        """Run ``supervisor capture verify SESSION --json`` in its own process (its memory and
+        CPU stay out of the server's) and keep the verdict with the first findings."""
         stamp = self.stamp(t)
         self.catalog.verdicts[t.key] = {**(self.catalog.verdicts.get(t.key) or {}), "state": "verifying"}
         try:
-            report = verify_session(t.dir, t.root).report
-            findings = report.findings
-            result = {"state": "done", "verdict": report.verdict, "count": len(findings),
+            self.current = subprocess.Popen([sys.executable, "-m", "supervisor", "capture", "verify", t.dir,
+                                             "--json"], stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+            try:
+                out, _err = self.current.communicate(timeout=VERIFY_TIMEOUT_S)
+            finally:
+                self.stop()
+            data = json.loads(out)
+            if "error" in data:
+                raise ValueError(data["error"])
+            report = data["sessions"][0]
+            findings = [Finding(**{k: f.get(k) for k in _FINDING_FIELDS}) for f in report["findings"]]
+            result = {"state": "done", "verdict": report["verdict"], "count": len(findings),
                       "findings": [_finding(f) for f in findings[:MAX_FINDINGS]],
-                      "first": _first_bad(findings), "stats": report.stats}
-        except Exception as exc:  # the verifier never takes the viewer down: say what broke
-            result = {"state": "error", "verdict": None, "error": f"{type(exc).__name__}: {exc}"}
+                      "first": _first_bad(findings), "stats": report.get("stats")}
+        except (OSError, ValueError, KeyError, IndexError, TypeError, subprocess.TimeoutExpired) as exc:
+            result = {"state": "error", "verdict": None, "error": f"the verifier failed: {type(exc).__name__}: {exc}"}
         result["_stamp"] = stamp
         result["at"] = time.time()
         self.catalog.verdicts[t.key] = result
         return result
+
+
+_FINDING_FIELDS = [f.name for f in dataclasses.fields(Finding)]
 
 
 def _finding(f: Finding) -> dict[str, Any]:

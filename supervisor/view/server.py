@@ -204,4 +204,5 @@ class ViewServer(http.server.ThreadingHTTPServer):
 
     def server_close(self) -> None:
         self.background.stop.set()
+        self.background.verifier.stop()
         super().server_close()

@@ -111,6 +111,21 @@ def journal_rows(session_dir: str) -> list[dict]:
         return [json.loads(line) for line in fh if line.endswith(b"\n")]
 
 
+def edit_row(session_dir: str, pick, change) -> int:
+    """Change one journal row in place as a tamperer would (canonical JSON, the hash chain not
+    mended): ``pick(lines)`` chooses the 0-based line, ``change(row)`` edits it. Returns the line."""
+    journal = os.path.join(session_dir, "events.jsonl")
+    with open(journal, "rb") as fh:
+        lines = fh.readlines()
+    i = pick(lines)
+    row = json.loads(lines[i])
+    change(row)
+    lines[i] = json.dumps(row, sort_keys=True, separators=(",", ":"), ensure_ascii=False).encode() + b"\n"
+    with open(journal, "wb") as fh:
+        fh.writelines(lines)
+    return i
+
+
 def tree_state(root: str) -> dict[str, tuple[int, int]]:
     """Every file under ``root`` with its size and mtime (to prove nothing was written)."""
     out = {}

@@ -16,7 +16,7 @@ from selenium.webdriver.support.ui import WebDriverWait
 
 from tests.harness import Session
 
-from .helpers import Viewer, journal_rows, shot
+from .helpers import Viewer, edit_row, journal_rows, shot
 
 WAIT = 20
 
@@ -91,15 +91,8 @@ def test_opening_a_step_shows_its_observation_with_its_hash_checked_and_its_rows
 def test_a_changed_observation_file_and_a_tampered_row_are_shown_at_the_right_place(copy_capture, driver):
     capture = copy_capture()
     session = demo_session(capture)
-    journal = os.path.join(session, "events.jsonl")
-    with open(journal, "rb") as fh:
-        lines = fh.readlines()
-    n = len(lines) // 2  # a proposal or any row in the middle: change one value in place
-    row = json.loads(lines[n])
-    row["ts"] = "tampered"
-    lines[n] = json.dumps(row, sort_keys=True, separators=(",", ":"), ensure_ascii=False).encode() + b"\n"
-    with open(journal, "wb") as fh:
-        fh.writelines(lines)
+    n = edit_row(session, lambda lines: len(lines) // 2,     # any row in the middle, in place
+                 lambda row: row.update(ts="tampered"))
     observations = [r for r in journal_rows(session) if r["event"] == "observation"]
     last = len(observations) - 1     # after the edited row: the edited row is the first damage
     with open(os.path.join(capture, observations[last]["path"]), "ab") as fh:
@@ -174,16 +167,9 @@ def test_a_pyboy_session_shows_its_retained_frames_a_contact_sheet_and_a_refused
 def test_text_from_a_capture_is_shown_as_text_never_run(copy_capture, driver):
     capture = copy_capture()
     session = demo_session(capture)
-    journal = os.path.join(session, "events.jsonl")
-    with open(journal, "rb") as fh:
-        lines = fh.readlines()
-    i = next(k for k, ln in enumerate(lines) if b'"event":"proposal"' in ln)
-    row = json.loads(lines[i])
     evil = '<img src=x id=pwned onerror="document.title=\'pwned\'"><script>document.title="pwned"</script>'
-    row["reason"] = evil
-    lines[i] = json.dumps(row, sort_keys=True, separators=(",", ":"), ensure_ascii=False).encode() + b"\n"
-    with open(journal, "wb") as fh:
-        fh.writelines(lines)
+    edit_row(session, lambda lines: next(k for k, ln in enumerate(lines) if b'"event":"proposal"' in ln),
+             lambda row: row.update(reason=evil))
     v = Viewer(capture)
     try:
         driver.get(v.url + f"#/session/{os.path.basename(session)}")

@@ -15,6 +15,7 @@ import sys
 
 import pytest
 from selenium.webdriver.common.by import By
+from selenium.webdriver.support.ui import Select
 
 from tests.fleet.helpers import finish, start_fleet, write_fleet
 from tests.harness import REPO
@@ -99,12 +100,18 @@ def test_the_fleet_page_shows_the_aggregates_counted_from_the_game_over_screens(
         assert len(driver.find_elements(By.CSS_SELECTOR, "#matrix .cellbox a")) == 4
         assert driver.find_elements(By.CSS_SELECTOR, "#policies tbody tr")
         shot(driver, "fleet")
-        driver.find_element(By.ID, "grp-a").send_keys("sts2")
-        driver.find_element(By.ID, "grp-b").send_keys("actors.policy.example_first_choice")
+        Select(driver.find_element(By.ID, "grp-col")).select_by_value("policy.module")
+        Select(driver.find_element(By.ID, "grp-a")).select_by_value("sts2")
+        Select(driver.find_element(By.ID, "grp-b")).select_by_value("actors.policy.example_first_choice")
         driver.find_element(By.ID, "grp-go").click()
         wait(driver, lambda d: d.find_elements(By.CSS_SELECTOR, "#compare tbody tr"), "the comparison")
         sentences = [e.text for e in driver.find_elements(By.CSS_SELECTOR, "#compare .sentence")]
-        assert len(sentences) == 3 and all("n = " in s or "not enough data" in s for s in sentences), sentences
+        runs = {p: sum(r for c, (r, _w) in expected.items() if c.endswith("policy.module=" + p))
+                for p in CELLS["policy.module"]}
+        a, b = runs["sts2"], runs["actors.policy.example_first_choice"]
+        n = f"n = {a}" if a == b else f"n = {a} and {b}"
+        assert sentences[0].startswith("win rate: ") and (n in sentences[0] or "not enough data" in sentences[0]), sentences
+        assert "n = 2" in sentences[1] and "n = 2" in sentences[2], sentences   # two sessions a policy
         shot(driver, "compare")
     finally:
         v.close()

@@ -451,8 +451,15 @@ async function fleetPage(key) {
     el("tbody", {}, Object.entries(cells).map(([cell, ss]) => el("tr", {}, el("td", {}, cell), el("td", { class: "cellbox" },
       ss.map(s => el("a", { class: "o-" + s.outcome, href: s.session ? "#/session/" + enc(s.session) : null, title: s.outcome + (s.reason ? ": " + s.reason : "") + " · " + s.steps + " steps" }, s.wins ? "W" : (s.runs ? "L" : "·"))))))));
   const groupCompare = d.group_keys.length ? (() => {
-    const col = el("select", { id: "grp-col" }, d.group_keys.map(k => el("option", { value: k }, k)));
-    const va = el("input", { id: "grp-a", placeholder: "value A", size: 16 }); const vb = el("input", { id: "grp-b", placeholder: "value B", size: 16 });
+    const first = d.policy_key || d.group_keys[0];
+    const col = el("select", { id: "grp-col" }, d.group_keys.map(k => el("option", { value: k, selected: k === first }, k)));
+    const va = el("select", { id: "grp-a" }); const vb = el("select", { id: "grp-b" });
+    const fill = () => {
+      const vals = d.group_values[col.value] || [];
+      va.replaceChildren(...vals.map((x, i) => el("option", { value: x, selected: i === 0 }, x)));
+      vb.replaceChildren(...vals.map((x, i) => el("option", { value: x, selected: i === 1 }, x)));
+    };
+    col.addEventListener("change", fill); fill();
     const go = el("button", { id: "grp-go" }, "compare");
     go.addEventListener("click", () => { location.hash = "#/compare/group/" + enc(key) + "/" + enc(col.value) + "/" + enc(va.value) + "/" + enc(vb.value); });
     return el("div", { class: "controls" }, "compare", col, va, "with", vb, go);
