@@ -6,7 +6,7 @@ has read: a running session costs one ``stat`` and the new bytes per update. An 
 last line is left for the next call (a writer may be in the middle of it); the verifier
 names it if it stays torn.
 
-What a track keeps per step is a few numbers in ``array`` columns (about 60 bytes a step:
+What a track keeps per step is a few numbers in ``array`` columns (about 100 bytes a step:
 the observation row's byte offset, times, latencies, codes of the state, action and
 outcome, and the chart figures once read), never rows: a page of steps is read back from
 the journal by offset (``page``), so memory grows by those bytes per step and nothing else.
