@@ -1,7 +1,7 @@
 """``supervisor view`` on large sessions: how fast a session opens, and the server's memory.
 
     python bench/view.py                       # sessions of 1k, 24k and 200k steps, a 16-session fleet
-    python bench/view.py --steps 1000 --fleet 4   # the quick variant the test suite runs
+    python bench/view.py --steps 600 --fleet 2 --check   # the quick variant the test suite runs
 
 Sessions are built from a real demo session (``supervisor start run/profiles/demo.yaml``,
 run first into a temporary capture): its steps are repeated with new ids, sequences, times
@@ -39,6 +39,7 @@ REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, REPO)
 
 from protocol.journal import GENESIS, encode_row, iter_lines, line_digest  # noqa: E402
+from supervisor.capture.session import verify_session  # noqa: E402
 from supervisor.fleet.results import journal_facts  # noqa: E402
 
 ID_FIELDS = {"observation_id": "o", "proposal_id": "p", "attempt_id": "a", "after_attempt_id": "a"}
@@ -228,6 +229,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--steps", type=int, nargs="+", default=[1000, 24000, 200000])
     ap.add_argument("--fleet", type=int, default=16, help="sessions in the fleet (0: none)")
     ap.add_argument("--json", action="store_true")
+    ap.add_argument("--check", action="store_true",
+                    help="verify each built session with the capture verifier first (exit 1 if damaged)")
     args = ap.parse_args(argv)
     base = tempfile.mkdtemp(prefix="gamerig-view-bench-")
     results = {}
@@ -243,8 +246,13 @@ def main(argv: list[str] | None = None) -> int:
             capture = os.path.join(base, f"c{n}")
             sid = f"20260101T000000Z-bench{n}"
             t = time.perf_counter()
-            synth_session(src, capture, sid, n)
+            built = synth_session(src, capture, sid, n)
             print(f"built a {n}-step session in {time.perf_counter() - t:.1f}s", file=sys.stderr)
+            if args.check:
+                damage = [f.message for f in verify_session(built).report.findings if f.severity == "damaged"]
+                if damage:
+                    print(f"the built {n}-step session is damaged: {damage[:3]}", file=sys.stderr)
+                    return 1
             results[f"session_{n}"] = measure_session(capture, sid)
             shutil.rmtree(capture)
         if args.fleet:

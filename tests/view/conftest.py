@@ -8,9 +8,10 @@ import pytest
 from .helpers import PYBOY_DEMO, browser, run_session
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def demo_capture(tmp_path_factory) -> str:
-    """A capture root holding one demo session (the built-in game) and one PyBoy session."""
+    """A capture root holding one demo session (the built-in game) and one PyBoy session,
+    made once per test process; tests that change it work on ``copy_capture``."""
     base = tmp_path_factory.mktemp("capture")
     run_session(str(base), PYBOY_DEMO)
     run_session(str(base))

@@ -29,7 +29,7 @@ CELLS = {"policy.module": ["sts2", "actors.policy.example_first_choice"], "game.
 @pytest.fixture(scope="module")
 def fleet_root(tmp_path_factory) -> str:
     tmp = tmp_path_factory.mktemp("fleet")
-    fleet = write_fleet(tmp, set={"session.max_steps": 400}, matrix=CELLS)
+    fleet = write_fleet(tmp, set={"session.max_steps": 200}, matrix=CELLS)   # seed 1 ends its run
     root = str(tmp / "root")
     code, out = finish(start_fleet(fleet, root, "--concurrency", "2"), timeout=200)
     assert code == 0, out
