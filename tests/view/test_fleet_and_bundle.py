@@ -144,3 +144,21 @@ def test_a_bundle_is_refused_inside_a_capture(demo_capture):
                         demo_capture], cwd=REPO, capture_output=True, text=True, timeout=60)
     assert r.returncode == 2 and "never writes into a capture" in r.stderr
     assert not os.path.exists(os.path.join(demo_capture, "b"))
+
+
+def test_results_count_runs_and_wins_from_the_game_over_screens_for_every_policy(fleet_root):
+    """``results.jsonl`` (what ``fleet report`` sums) against the screens: the built-in STS2
+    policy and the example policy (which records no ``run_outcome``) are counted alike."""
+    with open(os.path.join(fleet_root, "results.jsonl"), encoding="utf-8") as fh:
+        results = [json.loads(line) for line in fh]
+    ended = 0
+    for r in results:
+        runs, wins = runs_from_screens(os.path.join(fleet_root, r["session_dir"]))
+        assert (r["runs"], r["wins"], r["runs_inferred"]) == (runs, wins, runs), r
+        ended += runs
+    policies = {r["policy.module"] for r in results if r["runs"]}
+    assert ended >= 2 and policies == set(CELLS["policy.module"]), results
+    report = subprocess.run([sys.executable, "-m", "supervisor", "fleet", "report", fleet_root, "--json"],
+                            cwd=REPO, capture_output=True, text=True, timeout=60)
+    cells = json.loads(report.stdout)["cells"]
+    assert sum(c["runs"] for c in cells) == ended
