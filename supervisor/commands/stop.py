@@ -75,11 +75,11 @@ class Stop(Command):
             emit(args, {"ok": reply.accepted, "detail": reply.detail, "finalized": None}, reply.detail)
             return 0
         if not wait_finalized(rec, args.timeout):
-            detail = (f"{reply.detail}; session {rec['session_id']} was still finalizing after {args.timeout:g} s "
+            detail = (f"session {rec['session_id']} was asked to stop and was still finalizing after {args.timeout:g} s "
                       f"(its supervisor, pid {rec['pid']}, is still running): check `supervisor status` and "
                       f"`supervisor capture verify {rec.get('session_dir', 'SESSION_DIR')}` later")
             emit(args, {"ok": False, "detail": detail, "finalized": False}, f"error: {detail}")
             return 1
-        detail = f"{reply.detail}; session {rec['session_id']} finalized"
+        detail = f"session {rec['session_id']} stopped and finalized"
         emit(args, {"ok": True, "detail": detail, "finalized": True, "session_dir": rec.get("session_dir")}, detail)
         return 0
