@@ -1,23 +1,37 @@
 # Two commands do all the set-up on a fresh clone: `make demo` and `make test`.
+# `make demo` installs gamerig and what it needs to run (about 100 MB); `make test` adds the
+# test extras (pytest, Selenium, the MCP SDK, Ray: several hundred MB more). Both print what
+# pip is doing as it goes.
 PYTHON ?= python3
 VENV := .venv
 PY := $(VENV)/bin/python
-STAMP := $(VENV)/.installed
+PIP := $(PY) -m pip install --progress-bar on --disable-pip-version-check
+DEMO_STAMP := $(VENV)/.installed-demo
+TEST_STAMP := $(VENV)/.installed-test
 
 .PHONY: demo test venv clean bench
 
-$(STAMP): pyproject.toml
-	test -x $(PY) || $(PYTHON) -m venv $(VENV)
-	$(PY) -m pip install --quiet --upgrade pip
-	$(PY) -m pip install --quiet -e '.[test]'
-	touch $(STAMP)
+$(PY):
+	@echo "== creating $(VENV) with $(PYTHON)"
+	$(PYTHON) -m venv $(VENV)
+	$(PIP) --upgrade pip
 
-venv: $(STAMP)
+$(DEMO_STAMP): pyproject.toml | $(PY)
+	@echo "== installing gamerig and what it needs to run into $(VENV)"
+	$(PIP) -e .
+	touch $@
 
-demo: $(STAMP)
+$(TEST_STAMP): pyproject.toml $(DEMO_STAMP)
+	@echo "== installing the test extras into $(VENV) (pytest, Selenium, the MCP SDK, Ray: a few minutes the first time)"
+	$(PIP) -e '.[test]'
+	touch $@
+
+venv: $(DEMO_STAMP)
+
+demo: $(DEMO_STAMP)
 	$(VENV)/bin/supervisor start run/profiles/demo.yaml
 
-test: $(STAMP)
+test: $(TEST_STAMP)
 	$(PY) -m pytest -n 2
 
 clean:

@@ -1,0 +1,35 @@
+"""The README's two set-up commands, as ``make`` would run them on a fresh clone (``make -n``
+prints the commands without running them): the demo installs gamerig alone, the tests add
+the test extras."""
+from __future__ import annotations
+
+import shutil
+import subprocess
+
+import pytest
+
+from tests.harness import REPO
+
+
+def planned(target: str, tmp_path) -> str:
+    if shutil.which("make") is None:
+        pytest.skip("make is not installed")
+    venv = tmp_path / "venv"          # a venv that does not exist yet: a fresh clone
+    r = subprocess.run(["make", "-n", target, f"VENV={venv}"], cwd=REPO, capture_output=True, text=True,
+                       timeout=30)
+    assert r.returncode == 0, r.stderr
+    return r.stdout
+
+
+def test_make_demo_installs_what_the_demo_needs_and_not_the_test_extras(tmp_path):
+    out = planned("demo", tmp_path)
+    installs = [ln for ln in out.splitlines() if "pip install" in ln]
+    assert any(ln.rstrip().endswith("-e .") for ln in installs), out
+    assert not any("[test]" in ln for ln in installs), out
+    assert all("--quiet" not in ln and "--progress-bar on" in ln for ln in installs), out
+    assert "supervisor start run/profiles/demo.yaml" in out
+
+
+def test_make_test_installs_the_test_extras_and_runs_the_suite(tmp_path):
+    out = planned("test", tmp_path)
+    assert "-e '.[test]'" in out and "pytest -n 2" in out and "--quiet" not in out
