@@ -16,6 +16,7 @@ Prometheus metric names: ``gamerig_journal_sequence``, ``gamerig_steps_total``,
 from __future__ import annotations
 
 import json
+import os
 import sys
 import time
 
@@ -59,14 +60,31 @@ def format_line(s: dict) -> str:
 
 
 class PlainLines(Paced):
-    def __init__(self, stream=None, every_s: float | None = None):
+    """One line per interval. When the reader of the stream goes away (``attach ... | head``)
+    it stops writing, points the stream's descriptor at /dev/null (so nothing at exit
+    complains of the closed pipe) and calls ``on_gone`` (the command then detaches)."""
+
+    def __init__(self, stream=None, every_s: float | None = None, on_gone=None):
         super().__init__(every_s)
         self.stream = stream or sys.stdout
+        self.on_gone = on_gone
+        self.gone = False
 
     def emit(self, sample: dict, final: str = "") -> None:
+        if self.gone:
+            return
         line = format_line(sample) + (f" | detached: {final}" if final else "")
-        self.stream.write(line + "\n")
-        self.stream.flush()
+        try:
+            self.stream.write(line + "\n")
+            self.stream.flush()
+        except BrokenPipeError:
+            self.gone = True
+            try:
+                os.dup2(os.open(os.devnull, os.O_WRONLY), self.stream.fileno())
+            except (OSError, ValueError, AttributeError):
+                pass
+            if self.on_gone is not None:
+                self.on_gone()
 
 
 class JsonlSink(Paced):

@@ -63,11 +63,11 @@ class Attach(Command):
             if rec is None:
                 return 1
             access = access_from_record(rec, "tcp" if args.tcp else "ipc", args.client_key)
-            tap = self._make_tap(args)
+            stop = threading.Event()
+            tap = self._make_tap(args, stop)
         except (AttachError, ImportError, AttributeError, ValueError, OSError) as exc:
             sys.stderr.write(f"error: {exc}\n")
             return 1
-        stop = threading.Event()
         old = {s: signal.signal(s, lambda *_: stop.set()) for s in (signal.SIGINT, signal.SIGTERM)}
         runner = TapRunner(tap, access, stop)
         try:
@@ -82,16 +82,16 @@ class Attach(Command):
                          + (f"; {runner.dropped} rows dropped" if runner.dropped else "") + "\n")
         return 1 if reason == "session_gone" else 0
 
-    def _make_tap(self, args):
+    def _make_tap(self, args, stop: threading.Event):
         target = BUILTIN.get(args.tap) or args.module
         mod_name, _, cls_name = target.partition(":")
         cls = getattr(importlib.import_module(mod_name), cls_name or "Tap")
         if args.tap != "metrics-tap":
             return cls()
-        return _metrics_tap(cls, args)
+        return _metrics_tap(cls, args, stop)
 
 
-def _metrics_tap(cls, args):
+def _metrics_tap(cls, args, stop: threading.Event):
     metrics, outs = Metrics(), []
     if args.prometheus:
         host, _, port = args.prometheus.rpartition(":")
@@ -103,5 +103,5 @@ def _metrics_tap(cls, args):
     if sys.stdout.isatty() and not args.plain:
         outs.append(mv.Dashboard())
     else:
-        outs.append(mv.PlainLines(sys.stdout, args.interval))
+        outs.append(mv.PlainLines(sys.stdout, args.interval, on_gone=stop.set))   # `| head`: detach
     return cls(outputs=outs, metrics=metrics)

@@ -42,11 +42,19 @@ def test_header_follows_the_rules(demo_rom):
 
 def test_build_is_deterministic_and_cli_writes_the_same_bytes(demo_rom, tmp_path):
     assert build.build_rom() == demo_rom
-    out = tmp_path / "demo.gb"
-    result = subprocess.run([sys.executable, "-m", "actors.emulator.cartridge.build", str(out)],
+    out = tmp_path / "not" / "yet" / "demo.gb"          # missing folders are made
+    result = subprocess.run([sys.executable, "-m", "actors.emulator.cartridge", str(out)],
                             capture_output=True, text=True, check=True)
     assert out.read_bytes() == demo_rom
     assert hashlib.sha256(demo_rom).hexdigest() in result.stdout
+    assert result.stderr == ""                          # no runpy warning, nothing else
+
+
+def test_the_cli_says_plainly_when_it_cannot_write(tmp_path):
+    (tmp_path / "file").write_text("x")
+    result = subprocess.run([sys.executable, "-m", "actors.emulator.cartridge", str(tmp_path / "file" / "demo.gb")],
+                            capture_output=True, text=True)
+    assert result.returncode == 1 and result.stderr.startswith("error: cannot write ") and "Traceback" not in result.stderr
 
 
 def test_assembler_encodes_and_reports_errors():

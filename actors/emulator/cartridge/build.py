@@ -1,4 +1,4 @@
-"""Build the demo cartridge: ``python -m actors.emulator.cartridge.build OUT.gb``.
+"""Build the demo cartridge: ``python -m actors.emulator.cartridge OUT.gb``.
 
 ``build_rom()`` assembles ``game.asm`` with the symbols and data of ``layout.py`` and wraps
 it in a 32 KiB ROM-only cartridge header: entry ``00 C3 50 01`` at 0x100, the logo area
@@ -83,12 +83,17 @@ def build_rom() -> bytes:
 
 def main(argv: list[str] | None = None) -> int:
     """CLI entry: write the ROM to OUT and print its size and SHA-256."""
-    parser = argparse.ArgumentParser(prog="python -m actors.emulator.cartridge.build",
+    parser = argparse.ArgumentParser(prog="python -m actors.emulator.cartridge",
                                      description="Assemble the gamerig demo cartridge.")
-    parser.add_argument("out", type=Path, help="where to write the .gb file")
+    parser.add_argument("out", type=Path, help="where to write the .gb file (missing folders are made)")
     args = parser.parse_args(argv)
     rom = build_rom()
-    args.out.write_bytes(rom)
+    try:
+        args.out.parent.mkdir(parents=True, exist_ok=True)
+        args.out.write_bytes(rom)
+    except OSError as exc:
+        print(f"error: cannot write {args.out}: {exc.strerror or exc}", file=sys.stderr)
+        return 1
     print(f"{args.out}: {len(rom)} bytes, sha256 {hashlib.sha256(rom).hexdigest()}")
     return 0
 
