@@ -6,7 +6,8 @@ Example:
   supervisor fleet start run/fleets/demo-matrix.yaml --ray-address auto
   supervisor fleet status                 (or: supervisor fleet status FLEET_ROOT --json)
   supervisor fleet stop                   (every session gets SIGTERM and finalizes)
-  supervisor fleet report FLEET_ROOT      (a table per matrix cell; --json for the rows)
+  supervisor fleet report [FLEET_ROOT]    (a table per matrix cell; --json for the rows; default:
+                                          the running fleet, else the newest under run/capture/fleets)
   supervisor capture verify FLEET_ROOT    (every session of the fleet)
 
 Exit codes of start: 0 every session ended normally (or was stopped on request), 1 some
@@ -19,7 +20,7 @@ import argparse
 import sys
 
 from supervisor.fleet import control, driver
-from supervisor.fleet.errors import FleetError
+from supervisor.fleet.errors import FleetError, NotAFleet
 from supervisor.fleet.report import cell_rows, table
 from supervisor.fleet.results import read_fleet, read_rows
 
@@ -48,7 +49,11 @@ class Fleet(Command):
                            ("stop", "stop every session of a fleet (SIGTERM; each one finalizes)"),
                            ("report", "a table per matrix cell of a fleet's results")):
             q = sub.add_parser(name, help=text)
-            q.add_argument("root", nargs="?" if name != "report" else None, metavar="FLEET_ROOT")
+            q.add_argument("root", nargs="?", metavar="FLEET_ROOT")
+            if name == "report":
+                q.add_argument("--fleets", default=control.DEFAULT_FLEETS, metavar="DIR",
+                               help="without FLEET_ROOT and no fleet running: the newest fleet under DIR "
+                                    f"(default: {control.DEFAULT_FLEETS})")
             q.add_argument("--runtime-dir", default="run/runtime", help=RUNTIME_HELP)
             q.add_argument("--json", action="store_true", help="machine-readable output")
             if name == "stop":
@@ -85,7 +90,13 @@ class Fleet(Command):
         return 0 if done else 1
 
     def _report(self, args) -> int:
-        root = control.pick_root(args.root, args.runtime_dir)
+        if args.root or control.running_fleets(args.runtime_dir):
+            root = control.pick_root(args.root, args.runtime_dir)
+        else:   # none named and none running: the newest fleet, as a user means it
+            root = control.newest_root(args.fleets)
+            if root is None:
+                raise NotAFleet(args.fleets, "no fleet root here and no running fleet; name a fleet root")
+            sys.stderr.write(f"newest fleet: {root}\n")
         rows = read_rows(root)
         emit(args, {"fleet": read_fleet(root), "cells": cell_rows(rows), "rows": rows}, table(rows))
         return 0

@@ -59,6 +59,20 @@ def pick_root(path: str | None, runtime_dir: str) -> str:
                     + ", ".join(r["root"] for r in recs))
 
 
+DEFAULT_FLEETS = os.path.join("run", "capture", "fleets")   # where run/fleets/*.yaml put their roots
+
+
+def newest_root(base: str = DEFAULT_FLEETS) -> str | None:
+    """The most recently started fleet root under ``base`` (by its ``fleet.json``), or None."""
+    try:
+        names = os.listdir(base)
+    except OSError:
+        return None
+    roots = [os.path.join(base, n) for n in names if layout.is_fleet_root(os.path.join(base, n))]
+    return os.path.abspath(max(roots, key=lambda r: os.path.getmtime(os.path.join(r, layout.FLEET_FILE)))) \
+        if roots else None
+
+
 def live_supervisors(root: str) -> list[dict]:
     """Runtime records of this fleet's supervisors that are alive on this machine."""
     return [rec for slot in layout.slots(root) for rec in running_sessions(layout.runtime_dir(slot))]

@@ -162,3 +162,16 @@ def test_results_count_runs_and_wins_from_the_game_over_screens_for_every_policy
                             cwd=REPO, capture_output=True, text=True, timeout=60)
     cells = json.loads(report.stdout)["cells"]
     assert sum(c["runs"] for c in cells) == ended
+
+
+def test_fleet_report_without_a_root_takes_the_newest_fleet(fleet_root, tmp_path):
+    def report(*args: str) -> subprocess.CompletedProcess:
+        return subprocess.run([sys.executable, "-m", "supervisor", "fleet", "report", *args,
+                               "--runtime-dir", str(tmp_path / "no-runtime")], cwd=REPO, capture_output=True,
+                              text=True, timeout=60)
+    r = report("--fleets", os.path.dirname(fleet_root))
+    assert r.returncode == 0 and r.stderr.strip() == f"newest fleet: {fleet_root}", r.stderr
+    assert "4 sessions: 4 ok" in r.stdout
+    (tmp_path / "none").mkdir()
+    r = report("--fleets", str(tmp_path / "none"))
+    assert r.returncode == 2 and "no fleet root here" in r.stderr
