@@ -1,17 +1,25 @@
-"""Capture tools: verify and audit recorded sessions.
+"""Check, replay, survey and maintain recorded sessions; every subcommand only reads unless
+it says otherwise (archive, retrieve and restore move a finalized recording).
 
-Each subcommand is one module of ``supervisor/capture/`` with a ``Command`` class whose
-docstring is its help; ``SUBCOMMANDS`` below is the only listing of them.
+  verify     is the evidence complete and intact? (exit 0 intact, 3 incomplete, 4 damaged)
+  audit      replay every stored observation through a fresh policy
+  coverage   screen variants reached, actions sent, runs ended (STS2MCP captures)
+  review     an emulator recording's interval: inputs, verified frames, a contact sheet
+  clip       a GIF from a recording's retained frames
+  archive, retrieve, restore, diagnose   move a finalized recording and back, check it
+
+Run `supervisor capture SUBCOMMAND --help` for its options; `supervisor view` shows the
+same evidence in a browser.
 
 Example:
   supervisor capture verify run/capture
   supervisor capture verify run/capture/sessions/<session-id> --json
-  supervisor capture audit run/capture
   supervisor capture coverage run/capture
   supervisor capture review RECORDING --session ID --branch B --from N --to M --contact-sheet
   supervisor capture clip RECORDING --out artifacts/clips/x.gif --start-frame N --end-frame M
-  supervisor capture archive run/capture/sessions/<id>/recording   (also retrieve, restore, diagnose)
 """
+# For developers: each subcommand is one module of supervisor/capture/ with a Command class
+# whose docstring is its help; SUBCOMMANDS below is the only listing of them.
 from __future__ import annotations
 
 import argparse
