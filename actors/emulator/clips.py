@@ -130,7 +130,10 @@ def _nearest(route: BranchRoute, frame: int) -> str:
     frames = [s["frame"] for s in route.retained()]
     before = max((f for f in frames if f < frame), default=None)
     after = min((f for f in frames if f > frame), default=None)
-    return f"nearest retained frames on {route.branch_id}: {before} before, {after} after"
+    near = [f"{before} before" if before is not None else "none before",
+            f"{after} after" if after is not None else "none after"]
+    return (f"nearest retained frames on {route.branch_id}: {', '.join(near)} "
+            "(supervisor capture frames lists them)")
 
 
 def _branch_for(cut: Cut, routes: dict[str, BranchRoute], where: str) -> BranchRoute:

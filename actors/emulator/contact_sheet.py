@@ -33,28 +33,55 @@ def tile_label(index: int, frame: CheckedFrame) -> str:
     return f"#{index + 1} f{s['frame']} a{s['actionIndex']} {s['rgbaSha256'][:8]}"
 
 
-def layout(count: int) -> tuple[int, int, int, int]:
-    """(columns, rows, width, height) of a sheet holding ``count`` tiles."""
+def layout(count: int, title_lines: int = 1) -> tuple[int, int, int, int]:
+    """(columns, rows, width, height) of a sheet holding ``count`` tiles under a title of
+    ``title_lines`` lines."""
     columns = min(COLUMNS, count)
     rows = -(-count // columns)
     width = PAD + columns * (WIDTH + PAD)
-    height = TITLE_H + PAD + rows * (HEIGHT + LABEL_H + PAD)
+    height = TITLE_H * title_lines + PAD + rows * (HEIGHT + LABEL_H + PAD)
     return columns, rows, width, height
+
+
+def wrap(title: str, width: int, measure) -> list[str]:
+    """``title`` in lines no wider than ``width`` pixels (``measure(text)`` gives a width),
+    broken between words; a word longer than a line is broken where it must be."""
+    lines: list[str] = []
+    line = ""
+    for word in title.split():
+        candidate = f"{line} {word}" if line else word
+        if measure(candidate) <= width:
+            line = candidate
+            continue
+        if line:
+            lines.append(line)
+        while measure(word) > width:
+            cut = max(1, max(i for i in range(1, len(word) + 1) if measure(word[:i]) <= width or i == 1))
+            lines.append(word[:cut])
+            word = word[cut:]
+        line = word
+    if line:
+        lines.append(line)
+    return lines or [""]
 
 
 def compose(frames: list[CheckedFrame], title: str) -> tuple[bytes, dict]:
     """(PNG bytes, metadata) of a sheet of the verified ``frames`` in the given order."""
     if not frames or not all(f.verified and f.data for f in frames):
         raise ValueError("a contact sheet is composed only from verified frames")
-    columns, rows, width, height = layout(len(frames))
+    font = ImageFont.load_default(size=10)
+    columns = min(COLUMNS, len(frames))
+    lines = wrap(title, PAD + columns * (WIDTH + PAD) - 2 * PAD, lambda text: font.getlength(text))
+    columns, rows, width, height = layout(len(frames), len(lines))
     sheet = Image.new("RGB", (width, height), BACKGROUND)
     draw = ImageDraw.Draw(sheet)
-    font = ImageFont.load_default(size=10)
-    draw.text((PAD, 2), title, fill=INK, font=font)
+    for n, line in enumerate(lines):   # the whole title, however narrow the sheet
+        draw.text((PAD, 2 + n * TITLE_H), line, fill=INK, font=font)
+    top = TITLE_H * len(lines)
     tiles = []
     for index, frame in enumerate(frames):
         x = PAD + (index % columns) * (WIDTH + PAD)
-        y = TITLE_H + PAD + (index // columns) * (HEIGHT + LABEL_H + PAD)
+        y = top + PAD + (index // columns) * (HEIGHT + LABEL_H + PAD)
         with Image.open(io.BytesIO(frame.data)) as image:
             sheet.paste(image.convert("RGB"), (x, y))
         label = tile_label(index, frame)
@@ -67,6 +94,6 @@ def compose(frames: list[CheckedFrame], title: str) -> tuple[bytes, dict]:
     sheet.save(buf, "PNG", optimize=False)
     data = buf.getvalue()
     return data, {"composed": True, "format": "png", "width": width, "height": height,
-                  "columns": columns, "rows": rows, "title": title, "sha256": hashlib.sha256(data).hexdigest(),
+                  "columns": columns, "rows": rows, "title": title, "titleLines": lines, "sha256": hashlib.sha256(data).hexdigest(),
                   "bytes": len(data), "tiles": tiles,
                   "sources": "verified retained PNGs only (SHA-256, 160x144, pixels checked)"}

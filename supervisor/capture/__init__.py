@@ -7,6 +7,7 @@ One module per subcommand, each defining its ``Command`` class next to its entry
                   exit 0 / 3 incomplete / 4 damaged / 2 usage
     recordings.py ``capture archive|retrieve|restore|diagnose``: emulator recording maintenance
                   (actors/emulator/archive.py, lease.py); exit 0 / 1 refused / 3 interrupted
+    frames.py     ``capture frames``: a recording's retained frames, checkpoints and branches
     review.py     ``capture review``: an interval of an emulator recording (actors/emulator/review.py)
     clip.py       ``capture clip``: a GIF from a recording's retained frames (actors/emulator/clips.py)
     audit.py      ``capture audit``: every stored observation replayed through a fresh policy

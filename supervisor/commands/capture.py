@@ -4,6 +4,7 @@ it says otherwise (archive, retrieve and restore move a finalized recording).
   verify     is the evidence complete and intact? (exit 0 intact, 3 incomplete, 4 damaged)
   audit      replay every stored observation through a fresh policy
   coverage   screen variants reached, actions sent, runs ended (STS2MCP captures)
+  frames     an emulator recording's retained frames (what review and clip can use)
   review     an emulator recording's interval: inputs, verified frames, a contact sheet
   clip       a GIF from a recording's retained frames
   archive, retrieve, restore, diagnose   move a finalized recording and back, check it
@@ -26,12 +27,12 @@ import argparse
 import inspect
 
 from supervisor.capture import audit, coverage, recordings, verify
-from supervisor.capture import clip, review
+from supervisor.capture import clip, frames, review
 
 from .base import Command
 
 SUBCOMMANDS = [verify.Verify, audit.Audit, coverage.Coverage]
-SUBCOMMANDS += [review.Review, clip.Clip]
+SUBCOMMANDS += [frames.Frames, review.Review, clip.Clip]
 SUBCOMMANDS += [recordings.Archive, recordings.Retrieve, recordings.Restore, recordings.Diagnose]
 
 

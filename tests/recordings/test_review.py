@@ -12,7 +12,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from PIL import Image
+from PIL import Image, ImageFont
 
 from actors.emulator.errors import EvidenceLimitExceeded, IntervalRefused, InvalidOption, RecordingCorrupt
 from actors.emulator.frames import decode_rgba
@@ -352,3 +352,19 @@ def test_lost_work_and_missing_physical_events_stay_unavailable(tmp_path):
     assert [m["actionIndex"] for m in cov["physicalEventsMissing"]] == [last]
     assert cov["lostIntervals"] and cov["lostIntervals"][0]["lastActionCompleted"] is False
     assert cov["endpointRetained"] is False and cov["gaps"][-1]["toFrame"] == meta["interval"]["toFrame"]
+
+
+def test_a_one_tile_sheet_carries_its_whole_title(played):
+    result = review(request(played, 20, 60, maxImages=1, imageLayout="contact-sheet"))
+    meta = result.metadata["contactSheet"]
+    assert meta["columns"] == 1 and len(meta["titleLines"]) > 1      # 168 px: the title wraps
+    assert " ".join(meta["titleLines"]) == meta["title"]
+    font = ImageFont.load_default(size=10)
+    assert all(font.getlength(line) <= meta["width"] - 8 for line in meta["titleLines"])
+    sheet = Image.open(io.BytesIO(result.sheet)).convert("RGB")
+    assert sheet.size == (meta["width"], meta["height"])
+    tile = meta["tiles"][0]
+    assert tile["y"] >= 16 * len(meta["titleLines"])                # the tile starts below the title
+    source = Image.open(played.path / tile["png"]).convert("RGB")
+    crop = sheet.crop((tile["x"], tile["y"], tile["x"] + tile["width"], tile["y"] + tile["height"]))
+    assert crop.tobytes() == source.tobytes()

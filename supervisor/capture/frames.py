@@ -1,0 +1,83 @@
+"""List a recording's retained frames: ``supervisor capture frames PATH [--branch B] [--json]``.
+
+The frames ``capture clip`` can start and end on, and the action indices ``capture review``
+takes, one line each: branch, native frame, action index, and the PNG inside the recording;
+checkpoints and branches follow. PATH is a recording directory or a gamerig session
+directory holding ``recording/``. Reads only (``actors.emulator.reader``).
+
+Exit codes: 0 listed; 2 a PATH that is not a recording; 4 the recording's journal does not
+verify.
+
+Example:
+  supervisor capture frames run/capture/sessions/<session-id>
+  supervisor capture frames RECORDING --branch branch-0002 --json
+"""
+from __future__ import annotations
+
+import os
+import sys
+
+from actors.emulator.limits import MANIFEST
+from actors.emulator.reader import RecordingReader
+from supervisor.commands.base import Command, emit
+
+from .evidence import EXIT_OK, EXIT_USAGE, HANDLED, fail, recording_dir
+
+
+def listing(path: str, branch: str | None = None) -> dict:
+    reader = RecordingReader(recording_dir(path))
+    s = reader.summary
+    frames = [{"branchId": x.get("branchId"), "frame": x.get("frame"), "actionIndex": x.get("actionIndex"),
+               "png": x.get("png")} for x in s.samples
+              if x.get("png") and (branch is None or x.get("branchId") == branch)]
+    branches = sorted({x.get("branchId") for x in s.samples} | {b.get("branchId") for b in s.branches} | {s.branch_id})
+    return {"recordingPath": str(reader.path), "sessionId": reader.header.get("sessionId"),
+            "status": reader.status()["status"], "branches": branches, "frames": frames,
+            "checkpoints": [{"checkpointId": k, "frame": v.get("frame"), "actionIndex": v.get("actionIndex"),
+                             "branchId": v.get("branchId")} for k, v in s.checkpoints.items()],
+            "sampleEveryFrames": (reader.header.get("limits") or {}).get("sampleEveryFrames")}
+
+
+def render(data: dict) -> str:
+    lines = [f"recording {data['recordingPath']} (session {data['sessionId']}, {data['status']}): "
+             f"{len(data['frames'])} retained frames, every {data['sampleEveryFrames']} frames; "
+             f"branches {', '.join(b for b in data['branches'] if b)}",
+             f"{'branch':<12} {'frame':>7} {'action':>7}  png"]
+    lines += [f"{f['branchId']:<12} {f['frame']:>7} {f['actionIndex']:>7}  {f['png']}" for f in data["frames"]]
+    if data["checkpoints"]:
+        lines.append("checkpoints: " + ", ".join(f"{c['checkpointId']} (frame {c['frame']}, action "
+                                                  f"{c['actionIndex']}, {c['branchId']})" for c in data["checkpoints"]))
+    if data["frames"]:
+        a, b = data["frames"][0], data["frames"][min(len(data["frames"]) - 1, 4)]
+        lines.append(f"e.g. supervisor capture clip PATH --out artifacts/clips/x.gif --start-frame {a['frame']} "
+                     f"--end-frame {b['frame']}")
+    return "\n".join(lines)
+
+
+class Frames(Command):
+    """List a recording's retained frames (what clip and review can use), checkpoints and branches.
+
+    Exit codes: 0 listed; 2 not a recording; 4 the recording's journal does not verify.
+
+    Example:
+      supervisor capture frames run/capture/sessions/<session-id>
+      supervisor capture frames RECORDING --branch branch-0002 --json
+    """
+    name = "frames"
+
+    def add_arguments(self, p) -> None:
+        p.add_argument("path", metavar="PATH", help="a recording directory, or a session directory with recording/")
+        p.add_argument("--branch", help="only this branch's frames")
+        p.add_argument("--json", action="store_true", help="machine-readable output")
+
+    def run(self, args) -> int:
+        if not os.path.isfile(os.path.join(recording_dir(args.path), MANIFEST)):
+            sys.stderr.write(f"error: {args.path} is not a recording (no {MANIFEST}) nor a session directory "
+                             "holding recording/\n")
+            return EXIT_USAGE
+        try:
+            data = listing(args.path, args.branch)
+        except HANDLED as exc:
+            return fail(args, exc)
+        emit(args, data, render(data))
+        return EXIT_OK
