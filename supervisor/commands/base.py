@@ -8,7 +8,7 @@ import sys
 import zmq
 
 from actors.runtime.transport import Client, Counters, RequestFailed
-from supervisor.rundir import running_sessions
+from supervisor.rundir import find_sessions
 
 
 class Command:
@@ -30,18 +30,19 @@ def emit(args, data, human: str) -> None:
 
 
 def add_runtime_dir(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--runtime-dir", default="run/runtime",
-                        help="where running sessions publish their records (default: run/runtime)")
+    parser.add_argument("--runtime-dir", default=None,
+                        help="look only here for running sessions (default: ./run/runtime and every session "
+                             "of yours started from any folder)")
     parser.add_argument("--session", help="session id (needed when several sessions run)")
 
 
 def pick_session(args) -> dict | None:
-    recs = running_sessions(args.runtime_dir)
+    recs, looked = find_sessions(args.runtime_dir)
     if args.session:
         recs = [r for r in recs if r["session_id"].startswith(args.session)]
     if not recs:
-        sys.stderr.write(f"no running session found in {args.runtime_dir}"
-                         + (f" matching {args.session!r}" if args.session else "") + "\n")
+        sys.stderr.write("no running session found" + (f" matching {args.session!r}" if args.session else "")
+                         + f" (looked in {' and '.join(looked)})\n")
         return None
     if len(recs) > 1:
         sys.stderr.write("several sessions are running; pick one with --session:\n"

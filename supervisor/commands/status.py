@@ -6,7 +6,7 @@ Example:
 """
 from __future__ import annotations
 
-from supervisor.rundir import running_sessions
+from supervisor.rundir import find_sessions
 from protocol.cli_to_supervisor import StatusRequest
 
 from .base import Command, RequestFailed, add_runtime_dir, control_request, emit
@@ -20,7 +20,7 @@ class Status(Command):
         p.add_argument("--json", action="store_true", help="machine-readable output")
 
     def run(self, args) -> int:
-        recs = running_sessions(args.runtime_dir)
+        recs, looked = find_sessions(args.runtime_dir)
         if args.session:
             recs = [r for r in recs if r["session_id"].startswith(args.session)]
         out, lines = [], []
@@ -31,7 +31,8 @@ class Status(Command):
                 st = {"session_id": rec["session_id"], "error": str(exc)}
             out.append(st)
             lines.append(_human(st))
-        emit(args, {"sessions": out}, "\n".join(lines) if lines else "no running sessions")
+        emit(args, {"sessions": out, "looked_in": looked},
+             "\n".join(lines) if lines else f"no running sessions (looked in {' and '.join(looked)})")
         return 0
 
 

@@ -65,7 +65,6 @@ class Stop(Command):
         rec = pick_session(args)
         if rec is None:
             return 1
-        rec["_path"] = os.path.join(args.runtime_dir, f"{rec['session_id']}.json")
         try:
             reply = control_request(rec, StopRequest(token=rec["token"]))
         except RequestFailed as exc:
