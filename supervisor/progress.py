@@ -31,7 +31,8 @@ class Progress:
         o = watch.outcomes
         text = (f"steps {watch.steps}  accepted {o['accepted']}  rejected {o['rejected']}  "
                 f"unknown {o['unknown']}  restarts {restarts}  "
-                f"screen {watch.last_state_type or '-'}{_frames(emulator)}  elapsed {now - self.started:6.1f}s")
+                f"screen {watch.last_state_type or '-'}{_frames(emulator)}{_model(watch)}  "
+                f"elapsed {now - self.started:6.1f}s")
         if self.mode == "line":
             pad = max(0, self._width - len(text))
             self.stream.write("\r" + text + " " * pad)
@@ -44,6 +45,14 @@ class Progress:
         if self.mode == "line" and self._width:
             self.stream.write("\n")
             self.stream.flush()
+
+
+def _model(watch) -> str:
+    """``  model 3 ok 2 err``: answers and errors, once the session asked a model."""
+    m = getattr(watch, "model", None)
+    if m is None or not (m.answers or m.errors):
+        return ""
+    return f"  model {m.answers} ok {m.errors} err"
 
 
 def _frames(emulator: dict | None) -> str:

@@ -79,7 +79,10 @@ class Supervisor:
                                     sup["strategy"])
         self.zctx = zmq.Context()
         self.counters = Counters()
-        self.watch = StreamWatch(profile["session"]["max_steps"])
+        model = profile.get("model") or {}
+        self.watch = StreamWatch(profile["session"]["max_steps"], model_stop_after=(
+            model.get("unreachable_after", 3) if model.get("base_url") and model.get("on_unreachable") == "stop"
+            else None))
         self.progress = Progress(sup["progress"], progress_stream)
         self.stop_reason: str | None = None
         self.stop_detail = ""

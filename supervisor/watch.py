@@ -7,6 +7,9 @@ A session ends (``StreamWatch.stop_reason``) when:
   stop, e.g. ``run_changed``);
 * the result of an attempt whose proposal carried ``then_stop`` arrives (e.g. the game-over
   dismissal in single-run mode: reason ``run_ended``);
+* ``model.on_unreachable: stop`` and ``model.unreachable_after`` questions in a row got no
+  answer from the model (``model_error`` rows with no answered call between them): reason
+  ``model_unreachable``;
 * ``session.max_steps`` steps have been taken and the last one is resolved (reason
   ``max_steps``). A step is an observation with its decision; when a policy pipelines its
   steps (several decisions per observation, see ``actors.runtime.steps``) it is a decision, and the
@@ -27,6 +30,7 @@ import time
 
 from actors.runtime.journal_actor import JournalActor
 from protocol import events as ev
+from supervisor.capture.facts import ModelUse
 
 
 PROGRESS = (ev.Observation.KIND, ev.ProposalStatus.KIND, ev.ActionResult.KIND)  # rows that show progress
@@ -35,8 +39,10 @@ PROGRESS = (ev.Observation.KIND, ev.ProposalStatus.KIND, ev.ActionResult.KIND)  
 class StreamWatch(JournalActor):
     PACE_S = 0.05
 
-    def __init__(self, max_steps: int | None, follower=None):
+    def __init__(self, max_steps: int | None, follower=None, model_stop_after: int | None = None):
         super().__init__(follower, max_steps=max_steps)  # self.track: the actors' step bookkeeping
+        self.model_stop_after = model_stop_after   # None: a model that never answers stops nothing
+        self.model = ModelUse()
         self.outcomes = {"accepted": 0, "rejected": 0, "unknown": 0}
         self.dispositions: dict[str, int] = {}
         self.last_sequence = 0
@@ -60,8 +66,14 @@ class StreamWatch(JournalActor):
             self.last_progress = time.monotonic()
         if kind == ev.Observation.KIND:
             self.last_state_type = row.get("state_type")
-        elif kind == ev.Proposal.KIND and isinstance(row.get("stall"), dict):
-            self.stall = row["stall"]
+        elif kind == ev.Proposal.KIND:
+            if isinstance(row.get("stall"), dict):
+                self.stall = row["stall"]
+            self.model.add(row)
+        elif kind == ev.ModelError.KIND:
+            self.model.add(row)
+            if self.model_stop_after and self.model.unanswered_in_a_row >= self.model_stop_after:
+                self._stop("model_unreachable")
         elif kind == ev.ProposalStatus.KIND:
             st = row["status"]
             self.dispositions[st] = self.dispositions.get(st, 0) + 1

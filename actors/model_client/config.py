@@ -21,6 +21,7 @@ from .errors import ConfigError, ModelConfigError
 
 STRUCTURED_MODES = ("auto", "json_schema", "off")
 MAX_TOKENS_PARAMS = ("max_tokens", "max_completion_tokens")
+UNREACHABLE_MODES = ("fallback", "stop")
 _ENV_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]{0,127}$")
 
 
@@ -45,6 +46,8 @@ class ModelConfig:
     temperature: float | None = 0.0
     max_output_tokens: int = 512
     max_tokens_param: str = "max_tokens"
+    on_unreachable: str = "fallback"   # or "stop": end the session (model_unreachable) ...
+    unreachable_after: int = 3         # ... after this many questions in a row got no answer
 
     @classmethod
     def from_mapping(cls, mapping: Mapping[str, Any] | None, *,
@@ -215,4 +218,6 @@ _CHECKS: dict[str, Callable[[str, Any], Any]] = {
     "temperature": _number(0, 2, nullable=True),
     "max_output_tokens": _integer(1, 1_000_000),
     "max_tokens_param": _one_of(MAX_TOKENS_PARAMS),
+    "on_unreachable": _one_of(UNREACHABLE_MODES),
+    "unreachable_after": _integer(1, 1000),
 }

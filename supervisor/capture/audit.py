@@ -33,6 +33,7 @@ from protocol.journal import iter_lines
 from supervisor.commands.base import Command, emit
 
 from .errors import NotACapture
+from .facts import ModelUse
 from .verify import resolve
 
 SESSIONS = "sessions"
@@ -52,7 +53,9 @@ def audit_session(session_dir: str, capture_root: str, policy_name: str | None) 
     attempts: dict[str, str] = {}
     decided: dict[str, tuple | None] = {}  # observation_id -> the audit's (action, parameters)
     by_screen: dict[str, collections.Counter] = collections.defaultdict(collections.Counter)
+    model = ModelUse()
     for row in _rows(session_dir):
+        model.add(row)
         ev = row.get("event")
         if ev == SessionStart.KIND:
             profile = row.get("profile") or {}
@@ -76,6 +79,8 @@ def audit_session(session_dir: str, capture_root: str, policy_name: str | None) 
             if prop is not None:
                 policy.record_result(prop, row)
     out["by_screen"] = {k: dict(v) for k, v in sorted(by_screen.items())}
+    out["model"] = model.as_dict()
+    out["model_line"] = model.line()
     return out
 
 
@@ -147,6 +152,9 @@ def _human(reports: list[dict], failed: int) -> str:
                      f"{len(r['exceptions'])} exceptions, {r['divergences']} divergent decisions")
         for screen, counts in r["by_screen"].items():
             lines.append(f"  {screen:<15} " + ", ".join(f"{k} {v}" for k, v in sorted(counts.items())))
+        if r.get("model", {}).get("errors"):
+            lines.append(f"  MODEL: {r['model_line']}"
+                         + ("; the model never answered" if r["model"]["never_answered"] else ""))
         for e in r["exceptions"][:20]:
             lines.append(f"  EXCEPTION at {e['observation_id']} ({e['state_type']}): {e['error']}")
     lines.append(f"{'no exceptions' if not failed else f'{failed} exceptions'} in {len(reports)} sessions")

@@ -34,6 +34,8 @@ from protocol.events import ActionAttempt, ActionResult, Observation, SessionEnd
 from protocol.journal import iter_lines
 from supervisor.commands.base import Command, emit
 
+from .facts import ModelUse
+
 from .errors import NotACapture
 from .verify import resolve
 
@@ -124,6 +126,8 @@ class SessionCoverage:
     victories: int = 0
     defeats: int = 0
     outcome_unknown: int = 0
+    model_answers: int = 0
+    model_errors: int = 0
 
     @property
     def stalled(self) -> bool:
@@ -149,7 +153,7 @@ class CoverageReport:
     def totals(self) -> dict:
         return {k: sum(getattr(s, k) for s in self.sessions)
                 for k in ("observations", "unreadable", "runs_entered", "runs_ended", "victories",
-                          "defeats", "outcome_unknown")} | {
+                          "defeats", "outcome_unknown", "model_answers", "model_errors")} | {
             "sessions": len(self.sessions), "stalls": sum(s.stalled for s in self.sessions)}
 
 
@@ -158,8 +162,10 @@ def scan_session(session_dir: str, capture_root: str, cov: CoverageReport) -> Se
     sc = SessionCoverage(os.path.basename(session_dir))
     attempts: dict[str, str] = {}
     walk = _RunWalk(sc)
+    model = ModelUse()
     for line in iter_lines(os.path.join(session_dir, "events.jsonl")):
         row = line.row or {}
+        model.add(row)
         event = row.get("event")
         if event == Observation.KIND:
             state = _load(capture_root, row.get("path"))
@@ -178,6 +184,7 @@ def scan_session(session_dir: str, capture_root: str, cov: CoverageReport) -> Se
             cov.actions[attempts[row["attempt_id"]]][str(row.get("outcome"))] += 1
         elif event == SessionEnd.KIND:
             sc.reason, sc.exit_code = row.get("reason"), row.get("exit_code")
+    sc.model_answers, sc.model_errors = model.answers, model.errors
     cov.sessions.append(sc)
     return sc
 
@@ -263,6 +270,11 @@ def render(cov: CoverageReport, missing: list[str]) -> str:
              f"and {t['defeats']} defeats (inferred from HP on the game over), "
              f"{t['outcome_unknown']} left without a visible game over; {t['stalls']} stalls", "",
              f"{'screen variant':<34}{'reads':>8}"]
+    flagged = [s for s in cov.sessions if s.model_errors]
+    if flagged:
+        silent = [s.session for s in flagged if not s.model_answers]
+        lines.insert(1, f"model errors: {t['model_errors']} in {len(flagged)} session(s), {t['model_answers']} "
+                     "answers" + (f"; never answered in {', '.join(silent)}" if silent else ""))
     lines += [f"{name:<34}{n:>8}" for name, n in sorted(cov.variants.items())]
     lines += ["", f"{'action':<30}{'sent':>7}{'accepted':>10}{'rejected':>10}{'unknown':>9}"]
     for name, c in sorted(cov.actions.items()):

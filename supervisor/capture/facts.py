@@ -25,7 +25,7 @@ import json
 import os
 from typing import Any, Callable
 
-from protocol.events import (ActionResult, ActorRestart, EmulatorStats, Observation, Proposal,
+from protocol.events import (ActionResult, ActorRestart, EmulatorStats, ModelError, Observation, Proposal,
                              ProposalStatus, RunIdentityChanged, SessionEnd)
 
 WIN = ("won", "victory")
@@ -67,6 +67,58 @@ def _is_int(v) -> bool:
     return isinstance(v, int) and not isinstance(v, bool)
 
 
+class ModelUse:
+    """What a session asked of its model, from its rows: answered calls (each ``model_evidence``
+    entry of a proposal), ``model_error`` rows by kind, proposals the heuristic decided because
+    the model gave no usable answer (``source: heuristic_fallback``), and how many questions in
+    a row went unanswered (an answered one resets it). ``supervisor start``'s last lines,
+    ``capture audit``, ``capture coverage``, ``fleet report`` and ``supervisor view`` count with
+    it."""
+
+    def __init__(self):
+        self.answers = 0
+        self.errors = 0
+        self.fallbacks = 0
+        self.unanswered_in_a_row = 0
+        self.error_kinds: dict[str, int] = {}
+
+    def add(self, row: dict[str, Any]) -> None:
+        event = row.get("event")
+        if event == Proposal.KIND:
+            answered = sum(1 for e in row.get("model_evidence") or () if isinstance(e, dict))
+            if answered:
+                self.answers += answered
+                self.unanswered_in_a_row = 0
+            if row.get("source") == "heuristic_fallback":
+                self.fallbacks += 1
+        elif event == ModelError.KIND:
+            self.errors += 1
+            self.unanswered_in_a_row += 1
+            kind = str(row.get("kind"))
+            self.error_kinds[kind] = self.error_kinds.get(kind, 0) + 1
+
+    @property
+    def asked(self) -> bool:
+        return bool(self.answers or self.errors or self.fallbacks)
+
+    @property
+    def never_answered(self) -> bool:
+        return self.errors > 0 and self.answers == 0
+
+    def line(self) -> str:
+        """``model 0 answers, 8 errors (transport 8), 8 heuristic fallbacks``; empty when the
+        session asked no model."""
+        if not self.asked:
+            return ""
+        kinds = ", ".join(f"{k} {n}" for k, n in sorted(self.error_kinds.items(), key=lambda kv: -kv[1]))
+        return (f"model {self.answers} answers, {self.errors} errors" + (f" ({kinds})" if kinds else "")
+                + f", {self.fallbacks} heuristic fallbacks")
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"answers": self.answers, "errors": self.errors, "fallbacks": self.fallbacks,
+                "error_kinds": dict(self.error_kinds), "never_answered": self.never_answered}
+
+
 class SessionFacts:
     """Counts over a journal's rows, fed in order (see the module docstring). ``read_state``
     reads the observation a row names (``None`` when it cannot): the game-over screen's HP."""
@@ -84,9 +136,11 @@ class SessionFacts:
         self.exit_code: int | None = None
         self._on_game_over = False   # the run that ended on the screen still shown is counted
         self._step = 0
+        self.model = ModelUse()
 
     def add(self, row: dict[str, Any]) -> None:
         event = row.get("event")
+        self.model.add(row)
         if event == Observation.KIND:
             self.observations += 1
             self._step = row.get("step") if _is_int(row.get("step")) else self.observations
@@ -132,7 +186,8 @@ class SessionFacts:
         wins = sum(1 for r in self.runs if r["won"])
         return {"steps": self.steps, "runs": len(self.runs), "wins": wins,
                 "runs_inferred": sum(1 for r in self.runs if r["inferred_from"]),
-                "frames": self.frames, **self.results, "reason": self.reason}
+                "frames": self.frames, **self.results, "reason": self.reason,
+                "model_answers": self.model.answers, "model_errors": self.model.errors}
 
 
 def observation_reader(capture_root: str) -> Callable[[dict], Any]:

@@ -60,6 +60,13 @@ class Start(Command):
         else:
             sys.stderr.write(f"session ended: {sup.stop_reason} (exit {code}); the session "
                              "summary could not be written — the journal is incomplete evidence\n")
+        model = sup.watch.model
+        if model.asked:
+            sys.stderr.write(model.line() + "\n")
+            if model.never_answered:
+                sys.stderr.write("warning: the model never answered: every decision it was asked for was made "
+                                 "by the policy's heuristic instead. Is the server at model.base_url running? "
+                                 "(model.on_unreachable: stop ends such a session; docs/models.md)\n")
         if sup.stop_detail:
             sys.stderr.write(f"detail: {sup.stop_detail}\n")
         if (s or {}).get("reason", sup.stop_reason) == "stuck":  # the last line says where

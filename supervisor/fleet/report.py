@@ -76,6 +76,12 @@ def table(rows: list[dict]) -> str:
     lines.append(f"{len(rows)} sessions: {t['ok']} ok, {t['failed']} failed, {t['timed_out']} timed out, "
                  f"{t['needs_review']} need review, {t['stopped']} stopped, {t['not_run']} not run; "
                  f"{t['steps']} steps, {t['runs']} runs, {t['wins']} wins")
+    flagged = [r for r in rows if r.get("model_errors")]
+    if flagged:
+        silent = [r for r in flagged if not r.get("model_answers")]
+        lines.append(f"model errors: {sum(r['model_errors'] for r in flagged)} in {len(flagged)} sessions"
+                     + (f"; {len(silent)} never got an answer (slots {', '.join(r['slot'] for r in silent[:8])}"
+                        + (" ..." if len(silent) > 8 else "") + ")" if silent else ""))
     return "\n".join(lines)
 
 

@@ -36,7 +36,7 @@ from .matrix import SessionPlan
 
 OUTCOMES = ("ok", "failed", "stopped", "timed_out", "needs_review", "not_run")
 FIELDS = ("fleet", "index", "slot", "cell", "repeat", "outcome", "exit_code", "reason", "steps",
-          "runs", "wins", "runs_inferred", "frames", "accepted", "rejected", "unknown", "duration_s", "started_at",
+          "runs", "wins", "runs_inferred", "model_answers", "model_errors", "frames", "accepted", "rejected", "unknown", "duration_s", "started_at",
           "ended_at", "attempts", "session_id", "session_dir", "host", "detail")
 
 

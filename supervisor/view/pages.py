@@ -70,7 +70,7 @@ def entry(track: Track, verdict: dict | None) -> dict[str, Any]:
             "reason": facts["reason"], "exit_code": track.facts.exit_code,
             "restarts": track.facts.restarts, "live": live(track),
             "verdict": verdict, "torn_tail": track.tail_torn, "problem": track.unreadable,
-            "model_errors": track.model["errors"], "model_calls": track.model["calls"],
+            "model_errors": track.facts.model.errors, "model_calls": track.facts.model.answers,
         }
 
 
@@ -125,7 +125,8 @@ def summary(track: Track, verdict: dict | None) -> dict[str, Any]:
             "markers": list(track.markers), "marker_count": track.marker_count,
             "runs_detail": list(track.facts.runs), "runs_entered": track.facts.runs_entered,
             "run_starts": [{"index": i, "run_id": rid} for i, rid in track.run_starts],
-            "model": dict(track.model), "emulator": track.emulator,
+            "model": {"calls": track.facts.model.answers, "errors": track.facts.model.errors,
+                      "fallbacks": track.facts.model.fallbacks, **track.model}, "emulator": track.emulator,
             "profile_full": (track.start or {}).get("profile"),
             "end": track.end,
         })

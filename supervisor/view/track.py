@@ -119,7 +119,7 @@ class Track:
         self.last_at = NAN
         self.facts = SessionFacts(read_state=lambda row: self.observation_state(row)[0])
         self.strings = Strings()
-        self.model = {"calls": 0, "errors": 0, "tokens": 0, "latency_ms": 0.0}
+        self.model = {"tokens": 0, "latency_ms": 0.0}   # answers and errors: self.facts.model
         self.markers: list[dict] = []
         self.marker_count = 0
         self.run_starts: list[tuple[int, str]] = []
@@ -217,8 +217,6 @@ class Track:
             self.start = row
         elif event == SessionEnd.KIND:
             self.end = row
-        elif event == ModelError.KIND:
-            self.model["errors"] += 1
         elif event == "emulator_started":
             self.emulator = {"rom": row.get("rom"), "recording": row.get("recording"),
                              "rom_source": row.get("rom_source")}
@@ -256,7 +254,6 @@ class Track:
             self.action[i] = self.strings.code(row.get("action"))
         for e in row.get("model_evidence") or ():
             if isinstance(e, dict):
-                self.model["calls"] += 1
                 usage = e.get("usage") if isinstance(e.get("usage"), dict) else {}
                 tokens, latency = _num(usage.get("total_tokens")), _num(usage.get("latency_ms"))
                 self.model["tokens"] += int(tokens) if tokens == tokens else 0
