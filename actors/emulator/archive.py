@@ -47,6 +47,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
 
+from actors.runtime.durable import sync
+
 from .errors import AdmissionRefused, MaintenanceInterrupted, MaintenanceRefused
 from .journal import now
 from .lease import MAINTENANCE, SERVICE, Lease, LeaseService, acquire, observe
@@ -92,7 +94,7 @@ def _write_new(path: Path, data: bytes, mode: int = 0o444) -> None:
     fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o600)
     try:
         os.write(fd, data)
-        os.fsync(fd)
+        sync(fd)
         os.fchmod(fd, mode)
     finally:
         os.close(fd)
@@ -101,7 +103,7 @@ def _write_new(path: Path, data: bytes, mode: int = 0o444) -> None:
 def _fsync_dir(path: Path) -> None:
     fd = os.open(path, os.O_RDONLY | os.O_DIRECTORY)
     try:
-        os.fsync(fd)
+        sync(fd)
     finally:
         os.close(fd)
 

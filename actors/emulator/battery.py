@@ -23,6 +23,8 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
+from actors.runtime.durable import sync
+
 from .errors import InvalidOption, RecordingCorrupt
 
 BATTERY_FILE = "battery.ram"
@@ -66,7 +68,7 @@ def write_atomically(path: Path, data: bytes) -> int:
     with open(tmp, "wb") as fh:
         fh.write(data)
         fh.flush()
-        os.fsync(fh.fileno())
+        sync(fh.fileno())
     os.replace(tmp, path)
     return len(data) - old
 

@@ -24,6 +24,8 @@ import struct
 import zlib
 from pathlib import Path
 
+from actors.runtime.durable import sync
+
 from .errors import CheckpointDamaged, CheckpointIncompatible, CheckpointStale
 from .journal import canonical
 
@@ -79,7 +81,7 @@ def write(directory: Path, checkpoint_id: str, data: bytes) -> Path:
     with open(tmp, "wb") as fh:
         fh.write(data)
         fh.flush()
-        os.fsync(fh.fileno())
+        sync(fh.fileno())
     os.replace(tmp, path)
     return path
 

@@ -28,6 +28,8 @@ import stat
 from dataclasses import dataclass
 from pathlib import Path
 
+from actors.runtime.durable import sync
+
 from .archive import ARCHIVES, MAPPING_FILE
 from .errors import LimitExceeded, OutputRefused
 from .journal import now
@@ -133,7 +135,7 @@ def write_no_clobber(path: Path, data: bytes) -> None:
         with os.fdopen(fd, "wb") as fh:
             fh.write(data)
             fh.flush()
-            os.fsync(fh.fileno())
+            sync(fh.fileno())
         os.link(tmp, path)
     except FileExistsError:
         raise OutputRefused(str(path), "it appeared while the clip was written (outputs are never "
@@ -163,7 +165,7 @@ def append_ledger(recording: Path, entry: dict) -> int:
     fd = os.open(recording / LEDGER, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_NOFOLLOW, 0o644)
     try:
         os.write(fd, line)
-        os.fsync(fd)
+        sync(fd)
     finally:
         os.close(fd)
     return len(line)

@@ -24,11 +24,12 @@ from __future__ import annotations
 
 import datetime as dt
 import json
-import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from protocol.journal import GENESIS, encode_row, line_digest, read_lines
+
+from actors.runtime.durable import sync
 
 from .errors import RecordingCorrupt
 
@@ -192,7 +193,7 @@ class JournalWriter:
 
     def sync(self) -> None:
         self.flush()
-        os.fsync(self._fh.fileno())
+        sync(self._fh.fileno())
 
     def close(self) -> None:
         if not self._fh.closed:

@@ -36,6 +36,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterator
 
+from actors.runtime.durable import sync
+
 from .errors import AccessRefused, LeaseUnresolved
 from .journal import now
 
@@ -192,7 +194,7 @@ def _write_exclusive(path: Path, data: bytes) -> os.stat_result:
     fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o644)
     try:
         os.write(fd, data)
-        os.fsync(fd)
+        sync(fd)
         return os.fstat(fd)
     finally:
         os.close(fd)

@@ -28,6 +28,8 @@ import os
 import uuid
 from pathlib import Path
 
+from actors.runtime.durable import sync
+
 from . import journal as j
 from .journal import now
 from .errors import LimitExceeded, PathRefused, RecordingBusy, RecordingCorrupt, RecordingStopped
@@ -265,6 +267,6 @@ class Recording:
         with open(tmp, "wb") as fh:
             fh.write(data)
             fh.flush()
-            os.fsync(fh.fileno())
+            sync(fh.fileno())
         os.replace(tmp, target)
         self.bytes_used += len(data) - old_size

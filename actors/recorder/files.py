@@ -20,6 +20,7 @@ import os
 from json.encoder import encode_basestring
 from typing import Any
 
+from actors.runtime.durable import sync
 from protocol.journal import encode_row
 
 
@@ -108,7 +109,7 @@ def make_durable(capture_root: str, relpath: str) -> None:
     for target, flags in ((path, os.O_RDONLY), (os.path.dirname(path), os.O_RDONLY)):
         fd = os.open(target, flags)
         try:
-            os.fsync(fd)
+            sync(fd)
         finally:
             os.close(fd)
 
@@ -119,11 +120,11 @@ def write_json_atomic(path: str, value: Any) -> None:
         json.dump(value, fh, ensure_ascii=False, indent=2, sort_keys=True)
         fh.write("\n")
         fh.flush()
-        os.fsync(fh.fileno())
+        sync(fh.fileno())
     os.replace(tmp, path)
     dfd = os.open(os.path.dirname(path) or ".", os.O_RDONLY)
     try:
-        os.fsync(dfd)
+        sync(dfd)
     finally:
         os.close(dfd)
 

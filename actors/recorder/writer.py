@@ -18,6 +18,7 @@ import time
 from typing import Any
 
 from protocol.journal import GENESIS, SCHEMA_VERSION, JournalScan, encode_row, line_digest, scan_file
+from actors.runtime.durable import sync
 
 
 class JournalError(Exception):
@@ -120,7 +121,7 @@ class JournalWriter:
             if end.ends_torn:
                 os.write(self.fd, b"\n")
                 self.offset += 1
-            os.fsync(self.fd)  # the rows it adopts (some perhaps never fsynced) are durable first
+            sync(self.fd)  # the rows it adopts (some perhaps never fsynced) are durable first
         else:
             self.sequence, self.last_digest, self.offset, self.lines = 0, GENESIS, 0, 0
             self.fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_EXCL, 0o644)
@@ -187,17 +188,17 @@ class JournalWriter:
 
     def _fsync(self) -> None:
         self.faults.check_fsync()
-        os.fsync(self.fd)
+        sync(self.fd)
 
     def sync(self) -> None:
-        os.fsync(self.fd)
+        sync(self.fd)
 
     def close(self) -> None:
         """fsync and close the journal (a second close does nothing)."""
         if self.fd < 0:
             return
         try:
-            os.fsync(self.fd)
+            sync(self.fd)
         finally:
             os.close(self.fd)
             self.fd = -1

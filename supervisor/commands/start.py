@@ -9,13 +9,15 @@ Example:
 Exit codes: 0 the session ended normally (run ended, max steps, stop command), 1 it failed
 (startup failure, restart intensity exceeded, an actor gone, journal failure, stuck),
 2 bad profile or arguments (for pyboy also a missing or broken game.rom,
-game.start_checkpoint or game.battery_save, as ``supervisor validate`` reports it), 130 SIGINT, 143 SIGTERM.
+game.start_checkpoint or game.battery_save, as ``supervisor validate`` reports it), or a
+system gamerig cannot run on (docs/platforms.md), 130 SIGINT, 143 SIGTERM.
 """
 from __future__ import annotations
 
 import sys
 
 from supervisor import profile as prof
+from supervisor.platform import PlatformUnsupported, note, require_supported
 from supervisor.session import Supervisor
 
 from .base import Command
@@ -38,6 +40,13 @@ class Start(Command):
             extra["session.dry_run"] = True
         if args.max_steps is not None:
             extra["session.max_steps"] = args.max_steps
+        try:
+            require_supported()
+        except PlatformUnsupported as exc:
+            sys.stderr.write(f"error: {exc}\n")
+            return 2
+        if note():
+            sys.stderr.write(note() + "\n")
         try:
             profile = prof.load(args.profile, args.overrides, extra)
             check_emulator_inputs(profile, args.profile)   # a missing/broken ROM: refused before any process

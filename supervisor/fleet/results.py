@@ -28,8 +28,10 @@ import json
 import os
 from typing import Any, Iterable
 
+from actors.runtime.durable import sync
 from protocol.journal import iter_lines
 from supervisor.capture.facts import SessionFacts, observation_reader
+
 
 from . import layout
 from .matrix import SessionPlan
@@ -107,7 +109,7 @@ def append_row(root: str, row: dict) -> None:
     with open(os.path.join(root, layout.RESULTS), "a", encoding="utf-8") as fh:
         fh.write(json.dumps(row, sort_keys=True, default=str) + "\n")
         fh.flush()
-        os.fsync(fh.fileno())
+        sync(fh.fileno())
 
 
 def read_rows(root: str) -> list[dict]:
