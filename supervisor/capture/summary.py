@@ -120,5 +120,8 @@ class SummaryCheck:
 
 
 def _short(value: Any) -> str:
-    text = json.dumps(value, sort_keys=True, default=str)
+    try:
+        text = json.dumps(value, sort_keys=True, default=str)
+    except (TypeError, ValueError):  # keys of mixed types (a damaged row's event: NaN): say it as it is
+        text = repr(value)
     return text if len(text) <= 120 else text[:117] + "..."

@@ -10,14 +10,17 @@ import contextlib
 import io
 import json
 import os
+import shutil
 import tempfile
 
-from hypothesis import HealthCheck, given, settings, strategies as st
+import pytest
+from hypothesis import HealthCheck, assume, given, settings, strategies as st
 
 from actors.model_client import CardRewardQuestion, ModelError, ReplayBackend
 from protocol import events
 from protocol.journal import GENESIS, encode_row, iter_lines, line_digest, scan_bytes
 from supervisor import cli
+from tests.harness import DEMO, Session
 
 from .strategies import deep_nesting, trees
 
@@ -128,10 +131,50 @@ def test_typed_reading_of_a_damaged_row_gives_an_event_or_names_the_field(row, p
     assert events.parse(event.to_row()) == event
 
 
+@pytest.fixture(scope="module")
+def real_session(tmp_path_factory) -> str:
+    """A real, whole, intact session (the demo, five steps): the verifier's undamaged base."""
+    s = Session(str(tmp_path_factory.mktemp("real")), DEMO, "session.max_steps=5")
+    assert s.wait(90) == 0, s.stderr[-2000:]
+    return s.session_dir
+
+
+def verify_json(session: str) -> tuple[int, dict]:
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        code = cli.main(["capture", "verify", session, "--json"])
+    return code, json.loads(out.getvalue())
+
+
+def test_the_verifiers_base_is_intact(real_session):
+    code, report = verify_json(real_session)
+    assert (code, report["verdict"]) == (0, "intact"), report
+
+
+@FUZZ
+@given(st.lists(damage, min_size=1, max_size=3), st.lists(st.integers(0, 10**6), min_size=3,
+                                                          max_size=3))
+def test_the_verifier_calls_any_damage_to_an_intact_journal_damage(real_session, edits, where):
+    with open(os.path.join(real_session, "events.jsonl"), "rb") as fh:
+        original = fh.read()
+    data = damaged(original, edits, where)
+    assume(data != original)      # an edit that changed nothing is no damage
+    with tempfile.TemporaryDirectory() as root:
+        session = os.path.join(root, "sessions", os.path.basename(real_session))
+        shutil.copytree(real_session, session)
+        with open(os.path.join(session, "events.jsonl"), "wb") as fh:
+            fh.write(data)
+        code, report = verify_json(session)
+    assert code in (3, 4) and report["exit_code"] == code, "damage is never called intact"
+    assert report["verdict"] in ("incomplete", "damaged")
+
+
 @FUZZ
 @given(st.lists(damage, min_size=1, max_size=3), st.lists(st.integers(0, 10**6), min_size=3,
                                                           max_size=3))
 def test_the_verifier_gives_a_verdict_on_any_damaged_journal(edits, where):
+    """Anything at all (a journal lacking fields, a summary that is not JSON): a verdict,
+    never a crash."""
     with tempfile.TemporaryDirectory() as root:
         session = os.path.join(root, "sessions", SESSION)
         os.makedirs(session)
@@ -140,11 +183,8 @@ def test_the_verifier_gives_a_verdict_on_any_damaged_journal(edits, where):
         with open(os.path.join(session, "session.json"), "wb") as fh:
             fh.write(damaged(b'{"session": "%s", "last_sequence": 5}' % SESSION.encode(),
                              edits[:1], where[:1]))
-        out = io.StringIO()
-        with contextlib.redirect_stdout(out):
-            code = cli.main(["capture", "verify", session, "--json"])
-    report = json.loads(out.getvalue())
-    assert code in (3, 4) and report["exit_code"] == code, "damage is never called intact"
+        code, report = verify_json(session)
+    assert code in (3, 4) and report["exit_code"] == code
     assert report["verdict"] in ("incomplete", "damaged")
 
 
