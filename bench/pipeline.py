@@ -108,7 +108,8 @@ def action_steps(rows: list[dict]) -> list[dict]:
     out = []
     for o, p, a, r, nxt in executed_steps(rows):
         t = [stamp(x) for x in (o, p, a, r, nxt)]
-        out.append({"total": (t[4] - t[0]) * 1000, "obs_prop": (t[1] - t[0]) * 1000,
+        out.append({"observation_id": o["observation_id"],
+                    "total": (t[4] - t[0]) * 1000, "obs_prop": (t[1] - t[0]) * 1000,
                     "prop_att": (t[2] - t[1]) * 1000, "att_res": (t[3] - t[2]) * 1000,
                     "res_obs": (t[4] - t[3]) * 1000, "read_ms": nxt.get("read_ms") or 0.0,
                     "request_ms": r.get("request_ms") or 0.0})

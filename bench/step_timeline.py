@@ -177,6 +177,7 @@ def one_step(hops: Hops, o: dict, p: dict, a: dict, r: dict, nxt: dict) -> dict 
     _hop(s, "store", st, with_decode=False)
     out = {k: v * 1000 for k, v in s.items()}
     out["total"] = (t_n - t_o) * 1000
+    out["observation_id"] = o["observation_id"]
     out["read_ms"] = nxt.get("read_ms") or 0.0
     out["request_ms"] = r.get("request_ms") or 0.0
     return out
@@ -217,7 +218,7 @@ def run_session(workdir: str, profile: str, n: int) -> list[dict]:
 
 
 def report(found: list[dict], msgs: dict) -> dict:
-    med = {k: statistics.median(s[k] for s in found) for k in found[0]}
+    med = {k: statistics.median(s[k] for s in found) for k in found[0] if k != "observation_id"}
     print(f"{len(found)} executed steps; median step {med['total']:.2f} ms "
           f"(the segments' medians add up to {sum(med[k] for k, _, _ in SEGMENTS):.2f})\n")
     print(f"{'segment':64}{'median ms':>10}")
