@@ -45,7 +45,13 @@ def test_a_matrix_fleet_runs_every_cell_at_the_concurrency_and_a_failure_stops_n
     assert _max_overlap(spans) == 2
     assert "done 4/4" in out and "failed 2" in out  # the live fleet line
     status = control.status(root)
-    steps = sum(r["steps"] for r in got)  # the failing sessions observed before their policy died
+    # steps from the journals themselves (observation rows; the demo policy does not pipeline),
+    # not from the rows the fleet wrote: the failing sessions observed before their policy died
+    counted = {r["slot"]: sum(x["event"] == "observation" for x in journal(os.path.join(root, r["session_dir"])))
+               for r in got}
+    assert {r["slot"]: r["steps"] for r in got} == counted
+    assert [attempt(root, r["slot"], 1)["exit_code"] for r in got] == [0, 1, 0, 1]
+    steps = sum(counted.values())
     assert status["state"] == "finished" and status["outcomes"]["ok"] == 2 and status["steps"] == steps >= 80
     totals = read_fleet(root)["totals"]
     assert (totals["sessions"], totals["ok"], totals["failed"], totals["steps"]) == (4, 2, 2, steps)
