@@ -50,6 +50,8 @@ def start(path: str, *, concurrency: int | None = None, ray_address: str | None 
     Raises ``FleetFileError`` or ``RayUnavailable`` before anything starts."""
     stream = stream or sys.stderr
     spec = fleet_spec.load(path)
+    if root is None:   # fleet roots go under capture_root: never outside the user's tree by accident
+        fleet_spec.check_capture_root(spec)
     plans = matrix.expand(spec)
     module = load_backend_module(ray_address) if ray_address else None
     workdir = os.getcwd()

@@ -41,6 +41,7 @@ class FleetSpec:
     matrix: dict[str, list]        # dotted profile key -> values (file order)
     sessions: int
     capture_root: str              # absolute; fleet roots are made under it
+    capture_root_given: str        # as the file says it (or the default)
     concurrency: int | None        # None: derived from cores and memory
     session_timeout_s: float | None
     ray: RaySettings
@@ -80,6 +81,7 @@ def load(path: str) -> FleetSpec:
         description=data.get("description"),
         profile=profile, sets=sets, matrix=matrix, sessions=sessions,
         capture_root=_path(where, "capture_root", data.get("capture_root", "../capture/fleets"), here),
+        capture_root_given=str(data.get("capture_root", "../capture/fleets")),
         concurrency=None if concurrency == "auto" else concurrency,
         session_timeout_s=_seconds(where, "session_timeout_s", data.get("session_timeout_s")),
         ray=_ray(where, data.get("ray")))
@@ -114,6 +116,26 @@ def _path(where: str, key: str, value: Any, here: str, must_exist: bool = False)
         raise FleetFileError(where, key, f"{value!r} (resolved against the fleet file's "
                              f"directory: {full}) is not a file")
     return full
+
+
+def _inside(path: str, base: str) -> bool:
+    base = os.path.realpath(base)
+    real = os.path.realpath(path)
+    return real == base or real.startswith(base.rstrip(os.sep) + os.sep)
+
+
+def check_capture_root(spec: "FleetSpec") -> None:
+    """Refuse a relative ``capture_root`` (the default ``../capture/fleets`` too) that
+    resolves outside both the current folder and the user's home: it is what a fleet file
+    copied elsewhere does by accident. An absolute one is a choice. ``fleet start`` asks this
+    before it makes anything."""
+    given = os.path.expanduser(spec.capture_root_given)
+    if os.path.isabs(given) or _inside(spec.capture_root, os.getcwd()) \
+            or _inside(spec.capture_root, os.path.expanduser("~")):
+        return
+    raise FleetFileError(spec.path, "capture_root", f"{spec.capture_root_given!r} resolves (against the fleet "
+                         f"file's directory) to {spec.capture_root}, outside this folder and your home; give "
+                         "an absolute capture_root to write there, or move the fleet file")
 
 
 def _owned(where: str, section: str, key: str) -> None:

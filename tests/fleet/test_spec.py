@@ -2,12 +2,16 @@
 that name the file and the key."""
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
+
 import pytest
 import yaml
 
 from supervisor.fleet import matrix, spec
 from supervisor.fleet.errors import FleetFileError
-from tests.harness import DEMO
+from tests.harness import DEMO, REPO
 
 
 def load(tmp_path, **fields):
@@ -69,3 +73,37 @@ def test_a_profile_path_is_relative_to_the_fleet_file(tmp_path):
     with pytest.raises(FleetFileError) as err:
         spec.load(str(tmp_path / "f.yaml"))
     assert err.value.key == "profile" and str(tmp_path / "nope.yaml") in err.value.problem
+
+
+def test_a_relative_capture_root_that_escapes_the_users_tree_is_refused(tmp_path, monkeypatch):
+    """A fleet file copied elsewhere must not silently write its captures outside the user's
+    tree (``fleet start`` asks ``check_capture_root`` first); an absolute capture_root is a
+    choice and is kept."""
+    home, work = tmp_path / "home", tmp_path / "work"
+    (home / "fleets").mkdir(parents=True)
+    work.mkdir()
+    monkeypatch.setenv("HOME", str(home))
+    monkeypatch.chdir(work)
+    path = home / "fleets" / "copied.yaml"
+    path.write_text(yaml.safe_dump({"profile": DEMO, "capture_root": "../../../elsewhere"}))
+    with pytest.raises(FleetFileError) as err:
+        spec.check_capture_root(spec.load(str(path)))
+    assert "capture_root" in str(err.value) and "outside this folder and your home" in str(err.value)
+    assert str(tmp_path.parent / "elsewhere") in str(err.value)
+    for given, where in (("../captures", home / "captures"), (str(tmp_path / "abs"), tmp_path / "abs")):
+        path.write_text(yaml.safe_dump({"profile": DEMO, "capture_root": given}))
+        kept = spec.load(str(path))
+        spec.check_capture_root(kept)           # inside home; absolute: both kept
+        assert kept.capture_root == str(where)
+
+
+def test_fleet_start_refuses_it_before_making_anything(tmp_path):
+    work = tmp_path / "work"
+    work.mkdir()
+    path = tmp_path / "copied.yaml"
+    path.write_text(yaml.safe_dump({"profile": DEMO, "capture_root": "../../escaped"}))
+    env = {**os.environ, "HOME": str(tmp_path / "home")}
+    r = subprocess.run([sys.executable, "-m", "supervisor", "fleet", "start", str(path)], cwd=str(work),
+                       capture_output=True, text=True, timeout=60, env=env)
+    assert r.returncode == 2 and "outside this folder and your home" in r.stderr, r.stderr
+    assert not (tmp_path.parent.parent / "escaped").exists()
