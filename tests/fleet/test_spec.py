@@ -11,7 +11,7 @@ import yaml
 
 from supervisor.fleet import matrix, spec
 from supervisor.fleet.errors import FleetFileError
-from tests.harness import DEMO, REPO
+from tests.harness import DEMO
 
 
 def load(tmp_path, **fields):
