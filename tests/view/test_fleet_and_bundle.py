@@ -175,3 +175,23 @@ def test_fleet_report_without_a_root_takes_the_newest_fleet(fleet_root, tmp_path
     (tmp_path / "none").mkdir()
     r = report("--fleets", str(tmp_path / "none"))
     assert r.returncode == 2 and "no fleet root here" in r.stderr
+
+
+def test_two_fleets_compare_with_their_counts_and_tests(fleet_root, tmp_path):
+    import shutil
+    copy = tmp_path / "copy-of-the-fleet"
+    shutil.copytree(fleet_root, copy)
+    v = Viewer(fleet_root, str(copy))
+    try:
+        fleets = v.json("api/fleets")["fleets"]
+        assert len(fleets) == 2
+        a, b = (f["key"] for f in fleets)
+        out = v.json(f"api/compare/fleets/{a}/{b}")
+        runs = sum(r for r, _w in expected_cells(fleet_root).values())
+        assert out["a"]["runs"] == out["b"]["runs"] == runs and out["a"]["sessions"] == 4
+        win = out["metrics"][0]
+        assert win["test"] == "Fisher's exact test" and win["p"] == 1.0 and win["difference"] in (0, None)
+        assert win["sentence"] == f"win rate: not distinguishable at n = {runs} (p = 1)"
+        assert v.get("api/compare/fleets/nope/" + a)[0] == 404
+    finally:
+        v.close()
