@@ -15,7 +15,7 @@ in use, or a bad --bundle folder.
 Example:
   supervisor view run/capture --open
   supervisor view run/capture/fleets/demo-matrix-20260101T000000Z-abc123 --port 8765
-  supervisor view --bundle /tmp/report run/capture
+  supervisor view --bundle report/ run/capture
 """
 from __future__ import annotations
 
