@@ -10,6 +10,7 @@ statistics are ``supervisor.fleet.stats``.
 from __future__ import annotations
 
 import itertools
+import os
 from typing import Any
 
 from supervisor.fleet import stats
@@ -23,6 +24,14 @@ from .track import Track
 
 FLAGGED = ("failed", "needs_review", "timed_out")
 POLICY_KEY = "policy.module"
+
+
+def shown_path(path):
+    """A path inside the current folder as a relative one (what the user typed, usually)."""
+    if not isinstance(path, str) or not os.path.isabs(path):
+        return path
+    rel = os.path.relpath(path, os.getcwd())
+    return path if rel.startswith("..") else rel
 
 
 def floor_reached(track: Track) -> tuple[int | None, bool]:
@@ -97,8 +106,8 @@ def fleet_page(catalog: Catalog, fleet: Fleet) -> dict[str, Any]:
     running = [{"session": t.key, "steps": t.steps} for t in tracks.values() if t.id not in done]
     return {
         "key": fleet.key, "name": info.get("name") or fleet.name, "state": info.get("state"),
-        "info": {k: info.get(k) for k in ("description", "profile", "set", "matrix", "sessions", "backend",
-                                          "concurrency", "error")},
+        "info": {**{k: info.get(k) for k in ("description", "profile", "set", "matrix", "sessions", "backend",
+                                             "concurrency", "error")}, "profile": shown_path(info.get("profile"))},
         "group_keys": keys, "group_values": {k: group_values(fleet, k) for k in keys},
         "policy_key": policy_key, "policy": policy,
         "cells": group_rows(rows, "cell", floors, tokens),
