@@ -79,6 +79,6 @@ class Stop(Command):
                       f"`supervisor capture verify {rec.get('session_dir', 'SESSION_DIR')}` later")
             emit(args, {"ok": False, "detail": detail, "finalized": False}, f"error: {detail}")
             return 1
-        detail = f"session {rec['session_id']} stopped and finalized"
+        detail = f"{reply.detail}: finalized"
         emit(args, {"ok": True, "detail": detail, "finalized": True, "session_dir": rec.get("session_dir")}, detail)
         return 0
