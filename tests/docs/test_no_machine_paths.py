@@ -1,0 +1,47 @@
+"""No doc, example or help text names a path of the machine it was written on: copy-paste must
+work from any clone. A path under a machine's own folders (``/tmp``, ``/home``, ``/work`` ...)
+is allowed only as a clearly marked placeholder: with a ``<name>`` part, or ``/path/to/...``."""
+from __future__ import annotations
+
+import glob
+import os
+import re
+import subprocess
+import sys
+
+import pytest
+
+from supervisor.commands.registry import REGISTRY
+from tests.harness import REPO
+
+MACHINE = re.compile(r"(?<![\w.<>/~-])/(?:tmp|work|home|root|Users|var|opt|mnt|srv)/[^\s)`\"',;]*")
+DOCS = ["README.md", "CONTRIBUTING.md", "docs/*.md", "run/profiles/*.yaml", "run/fleets/*.yaml",
+        "vendor/*/README.md", "actors/emulator/cartridge/README.md"]
+
+
+def machine_paths(text: str) -> list[str]:
+    return [m.group(0) for m in MACHINE.finditer(text) if "<" not in m.group(0)]
+
+
+def test_the_pattern_finds_machine_paths_and_spares_placeholders():
+    assert machine_paths("run it in /tmp/play and /home/me/x.gif") == ["/tmp/play", "/home/me/x.gif"]
+    assert machine_paths("`/tmp/gamerig-<uid>/`, /path/to/gamerig, <workspace>/roms, run/capture") == []
+
+
+@pytest.mark.parametrize("path", sorted({p for pattern in DOCS for p in glob.glob(os.path.join(REPO, pattern))}),
+                         ids=lambda p: os.path.relpath(p, REPO))
+def test_a_doc_names_no_machine_path(path):
+    with open(path, encoding="utf-8") as fh:
+        found = machine_paths(fh.read())
+    assert found == [], f"{os.path.relpath(path, REPO)} names {found[:5]}: use a relative path or a <placeholder>"
+
+
+def test_no_help_text_names_a_machine_path():
+    helps = [["--help"]] + [[ref.name, "--help"] for ref in REGISTRY]
+    helps += [["capture", sub, "--help"] for sub in ("verify", "audit", "coverage", "frames", "review", "clip",
+                                                     "archive", "retrieve", "restore", "diagnose")]
+    for args in helps:
+        r = subprocess.run([sys.executable, "-m", "supervisor", *args], cwd=REPO, capture_output=True, text=True,
+                           timeout=60)
+        assert r.returncode == 0, (args, r.stderr[-500:])
+        assert machine_paths(r.stdout) == [], (args, machine_paths(r.stdout))
