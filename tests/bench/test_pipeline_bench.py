@@ -1,5 +1,5 @@
 """The quick variant of ``bench/pipeline.py`` (the full run is a documented command,
-docs/performance.md "Game path"): its parts on a short real session — the pipeline's steps
+docs/performance.md, the game path): its parts on a short real session — the pipeline's steps
 read from the journal, the one-process baseline replaying that session on a fresh game,
 seeing the same states and running the session's policy to the same decisions (and refusing
 a journal whose decision its policy does not make), and the intent-acknowledgement probe

@@ -1,4 +1,4 @@
-"""The quick variant of ``bench/codec.py`` (docs/performance.md "Codec"), run as its users run
+"""The quick variant of ``bench/codec.py`` (docs/performance.md, the codec row), run as its users run
 it: a demo session, then each hot message type's encode and decode against plain msgpack;
 and ``--base`` comparing a commit's protocol package with this tree's."""
 from __future__ import annotations
