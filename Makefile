@@ -36,7 +36,7 @@ model-demo: $(DEMO_STAMP)
 	$(PY) -m actors.model_client.standin --port 0 --run $(VENV)/bin/supervisor start run/profiles/model-demo.yaml --set 'model.base_url={url}'
 
 test: $(TEST_STAMP)
-	$(PY) -m pytest -n 2 --dist loadgroup
+	$(PY) -m pytest -n 2
 
 clean:
 	rm -rf $(VENV) run/capture run/runtime

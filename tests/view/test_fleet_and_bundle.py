@@ -23,8 +23,6 @@ from tests.harness import REPO
 from .helpers import Viewer, journal_rows, shot, tree_state
 from .test_browser import text, wait
 
-pytestmark = pytest.mark.xdist_group("view-fleet")   # one fleet per run (make test: --dist loadgroup)
-
 CELLS = {"policy.module": ["sts2", "actors.policy.example_first_choice"], "game.seed": [1, 2]}
 
 
