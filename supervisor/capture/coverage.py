@@ -26,7 +26,6 @@ from __future__ import annotations
 
 import collections
 import dataclasses
-import json
 import os
 from typing import Any, Callable, Iterable
 
@@ -34,7 +33,7 @@ from protocol.events import ActionAttempt, ActionResult, Observation, SessionEnd
 from protocol.journal import iter_lines
 from supervisor.commands.base import Command, emit
 
-from .facts import ModelUse
+from .facts import ModelUse, load_state
 
 from .errors import NotACapture
 from .verify import resolve
@@ -168,7 +167,7 @@ def scan_session(session_dir: str, capture_root: str, cov: CoverageReport) -> Se
         model.add(row)
         event = row.get("event")
         if event == Observation.KIND:
-            state = _load(capture_root, row.get("path"))
+            state = load_state(capture_root, row.get("path"))
             if state is None:
                 sc.unreadable += 1
                 continue
@@ -221,17 +220,6 @@ class _RunWalk:
             self.inside = inside
 
 
-def _load(capture_root: str, rel: Any) -> dict | None:
-    if not isinstance(rel, str):
-        return None
-    try:
-        with open(os.path.join(capture_root, rel), "rb") as fh:
-            state = json.load(fh)
-    except (OSError, ValueError, RecursionError):  # nesting past the recursion limit: not JSON to us
-        return None
-    return state if isinstance(state, dict) else None
-
-
 def scan(*paths: str) -> CoverageReport:
     """Coverage of session directories and of every session under capture roots."""
     cov = CoverageReport()
@@ -255,7 +243,7 @@ def expected_variants(source: str) -> list[str]:
         names = []
         for f in sorted(os.listdir(source)):
             if f.endswith(".json") and not f.startswith(REPLY_PREFIX):
-                sample = _load(source, f)
+                sample = load_state(source, f)
                 if sample is not None and "state_type" in sample:
                     names.append(f[:-5])
         return names

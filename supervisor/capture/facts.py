@@ -190,16 +190,19 @@ class SessionFacts:
                 "model_answers": self.model.answers, "model_errors": self.model.errors}
 
 
+def load_state(root: str, rel: Any) -> dict | None:
+    """The JSON object in the file ``rel`` under ``root`` (an observation file, a sample), or
+    None when it is absent, unreadable or not an object."""
+    if not isinstance(rel, str):
+        return None
+    try:
+        with open(os.path.join(root, rel), "rb") as fh:
+            state = json.load(fh)
+    except (OSError, ValueError, RecursionError):  # nesting past the recursion limit: not JSON to us
+        return None
+    return state if isinstance(state, dict) else None
+
+
 def observation_reader(capture_root: str) -> Callable[[dict], Any]:
-    """``read_state`` for a capture root: the parsed observation file an observation row
-    names (``None`` when it cannot be read)."""
-    def read(row: dict) -> Any:
-        rel = row.get("path")
-        if not isinstance(rel, str):
-            return None
-        try:
-            with open(os.path.join(capture_root, rel), "rb") as fh:
-                return json.loads(fh.read())
-        except (OSError, ValueError, RecursionError):
-            return None
-    return read
+    """``read_state`` for a capture root: the parsed observation file an observation row names."""
+    return lambda row: load_state(capture_root, row.get("path"))

@@ -28,7 +28,6 @@ from __future__ import annotations
 import dataclasses
 import importlib.metadata
 import json
-import os
 import urllib.parse
 from typing import Any, Callable
 
@@ -92,7 +91,7 @@ class Api:
     # -- sessions ---------------------------------------------------------------------------
     def meta(self, rest: list[str]) -> Answer:
         return as_json({"mode": self.mode, "version": _version(),
-                        "given": [{"kind": k, "path": _shown(p)} for k, p in self.catalog.given]})
+                        "given": [{"kind": k, "path": pages.shown_path(p)} for k, p in self.catalog.given]})
 
     def sessions(self, rest: list[str]) -> Answer:
         out = [pages.entry(t, public_verdict(self.catalog.verdict(t.key))) for t in self.catalog.all_tracks()]
@@ -194,11 +193,6 @@ def _version() -> str:
 
 def _short(verdict: dict | None) -> dict | None:
     return None if verdict is None else {k: v for k, v in verdict.items() if k != "findings"}
-
-
-def _shown(path: str) -> str:
-    rel = os.path.relpath(path, os.getcwd())
-    return path if rel.startswith("..") else rel
 
 
 _ROUTES: dict[str, Callable[[Api, list[str]], Answer]] = {

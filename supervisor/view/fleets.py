@@ -10,7 +10,6 @@ statistics are ``supervisor.fleet.stats``.
 from __future__ import annotations
 
 import itertools
-import os
 from typing import Any
 
 from supervisor.fleet import stats
@@ -19,19 +18,11 @@ from supervisor.fleet.results import OUTCOMES
 
 from . import metrics
 from .catalog import Catalog, Fleet, public_verdict
-from .pages import read_summary
+from .pages import read_summary, shown_path
 from .track import Track
 
 FLAGGED = ("failed", "needs_review", "timed_out")
 POLICY_KEY = "policy.module"
-
-
-def shown_path(path):
-    """A path inside the current folder as a relative one (what the user typed, usually)."""
-    if not isinstance(path, str) or not os.path.isabs(path):
-        return path
-    rel = os.path.relpath(path, os.getcwd())
-    return path if rel.startswith("..") else rel
 
 
 def floor_reached(track: Track) -> tuple[int | None, bool]:

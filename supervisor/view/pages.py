@@ -30,6 +30,14 @@ def _finite(x: float) -> float | None:
     return None if x != x or math.isinf(x) else round(x, 3)
 
 
+def shown_path(path):
+    """A path inside the current folder as a relative one (what the user typed, usually)."""
+    if not isinstance(path, str) or not os.path.isabs(path):
+        return path
+    rel = os.path.relpath(path, os.getcwd())
+    return path if rel.startswith("..") else rel
+
+
 def read_summary(track: Track) -> dict | None:
     try:
         with open(os.path.join(track.dir, "session.json"), encoding="utf-8") as fh:
@@ -55,7 +63,7 @@ def entry(track: Track, verdict: dict | None) -> dict[str, Any]:
         rom = emulator.get("rom") if isinstance(emulator.get("rom"), dict) else {}
         return {
             "key": track.key, "id": track.id, "fleet": track.fleet,
-            "dir": os.path.relpath(track.dir, os.getcwd()) if track.dir.startswith(os.getcwd()) else track.dir,
+            "dir": shown_path(track.dir),
             "profile": profile.get("name"),
             "game": (f"{rom.get('title') or 'cartridge'} (PyBoy)" if game.get("backend") == "pyboy"
                      else ("built-in game" if game.get("builtin") else str(game.get("base_url") or "http game"))),
