@@ -142,8 +142,7 @@ class Api:
         first, last = _int(args[1], "from"), _int(args[2], "to")
         try:
             if sub == "sheet":
-                info = emulator.info(track)
-                _meta, data = emulator.sheet(track, info.get("sessionId") or "", args[0], first, last, 8)
+                _meta, data = emulator.sheet(track, args[0], first, last, 8)
                 return Answer(200, "image/png", data)
             _meta, data = emulator.gif(track, args[0] if args[0] != "-" else None, first, last)
             return Answer(200, "image/gif", data)

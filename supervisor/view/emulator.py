@@ -74,12 +74,13 @@ def frame_file(track: Track, name: str) -> str | None:
     return full
 
 
-def sheet(track: Track, session_id: str, branch: str, first: int, last: int, images: int) -> tuple[dict, bytes]:
+def sheet(track: Track, branch: str, first: int, last: int, images: int) -> tuple[dict, bytes]:
     """A contact sheet of actions ``(first, last]`` of one branch (``review``'s limits)."""
     path = recording_dir(track)
     if path is None:
         raise Refused("no_recording", "this session has no recording")
     try:
+        session_id = RecordingReader(path).header.get("sessionId") or ""
         result = review({"recordingPath": path, "sessionId": session_id, "branchId": branch,
                          "fromActionIndex": first, "toActionIndex": last, "maxImages": images,
                          "imageLayout": "contact-sheet"})

@@ -48,18 +48,16 @@ def _tracks_by_id(catalog: Catalog, fleet: Fleet) -> dict[str, Track]:
     return {t.id: t for t in catalog.fleet_tracks(fleet.key)}
 
 
-def _side(catalog: Catalog, fleet: Fleet) -> tuple[list[dict], dict, dict, int]:
-    rows = fleet.rows()
+def _floors(catalog: Catalog, fleet: Fleet, rows: list[dict]) -> tuple[dict, int]:
+    """Each finished session's highest floor, and how many are still being read."""
     tracks = _tracks_by_id(catalog, fleet)
-    floors, tokens, pending = {}, {}, 0
+    floors, pending = {}, 0
     for r in rows:
         t = tracks.get(r.get("session_id"))
-        if t is None:
-            continue
-        floors[t.id], complete = floor_reached(t)
-        pending += not complete
-        tokens[t.id] = tokens_of(t)
-    return rows, floors, tokens, pending
+        if t is not None:
+            floors[t.id], complete = floor_reached(t)
+            pending += not complete
+    return floors, pending
 
 
 def group_keys(info: dict) -> list[str]:
@@ -69,8 +67,10 @@ def group_keys(info: dict) -> list[str]:
 
 def fleet_page(catalog: Catalog, fleet: Fleet) -> dict[str, Any]:
     info = fleet.info()
-    rows, floors, tokens, pending = _side(catalog, fleet)
+    rows = fleet.rows()
+    floors, pending = _floors(catalog, fleet, rows)
     tracks = _tracks_by_id(catalog, fleet)
+    tokens = {t.id: tokens_of(t) for t in tracks.values()}
     keys = group_keys(info)
     policy_key = POLICY_KEY if POLICY_KEY in keys else None
     policy = (info.get("set") or {}).get(POLICY_KEY) if isinstance(info.get("set"), dict) else None
@@ -99,7 +99,7 @@ def fleet_page(catalog: Catalog, fleet: Fleet) -> dict[str, Any]:
         "key": fleet.key, "name": info.get("name") or fleet.name, "state": info.get("state"),
         "info": {**{k: info.get(k) for k in ("description", "profile", "set", "matrix", "sessions", "backend",
                                              "concurrency", "error")}, "profile": shown_path(info.get("profile"))},
-        "group_keys": keys, "group_values": {k: group_values(fleet, k) for k in keys},
+        "group_keys": keys, "group_values": {k: group_values(rows, k) for k in keys},
         "policy_key": policy_key, "policy": policy,
         "cells": group_rows(rows, "cell", floors, tokens),
         "policies": group_rows(rows, policy_key, floors, tokens) if policy_key else None,
@@ -156,24 +156,25 @@ def compare(a: tuple[list[dict], dict, str], b: tuple[list[dict], dict, str]) ->
 
 
 def compare_fleets(catalog: Catalog, fa: Fleet, fb: Fleet) -> dict[str, Any]:
-    ra, floors_a, _t, _p = _side(catalog, fa)
-    rb, floors_b, _t, _p = _side(catalog, fb)
+    ra, rb = fa.rows(), fb.rows()
+    floors_a, floors_b = _floors(catalog, fa, ra)[0], _floors(catalog, fb, rb)[0]
     out = compare((ra, floors_a, fa.name), (rb, floors_b, fb.name))
     out.update(kind="fleets", fleet_a=fa.key, fleet_b=fb.key)
     return out
 
 
 def compare_groups(catalog: Catalog, fleet: Fleet, column: str, va: str, vb: str) -> dict[str, Any]:
-    rows, floors, _t, _p = _side(catalog, fleet)
+    rows = fleet.rows()
+    floors = _floors(catalog, fleet, rows)[0]
     out = compare((_select(rows, column, va), floors, f"{column}={va}"),
                   (_select(rows, column, vb), floors, f"{column}={vb}"))
     out.update(kind="groups", fleet=fleet.key, column=column, value_a=va, value_b=vb)
     return out
 
 
-def group_values(fleet: Fleet, column: str) -> list[str]:
+def group_values(rows: list[dict], column: str) -> list[str]:
     seen: list[str] = []
-    for r in fleet.rows():
+    for r in rows:
         v = str(r.get(column))
         if v not in seen:
             seen.append(v)
@@ -182,8 +183,8 @@ def group_values(fleet: Fleet, column: str) -> list[str]:
 
 def all_group_pairs(fleet: Fleet) -> list[tuple[str, str, str]]:
     """(column, a, b) for every matrix key and pair of its values (what a bundle precomputes)."""
-    out = []
+    out, rows = [], fleet.rows()
     for column in group_keys(fleet.info()):
-        for va, vb in itertools.combinations(group_values(fleet, column), 2):
+        for va, vb in itertools.combinations(group_values(rows, column), 2):
             out.append((column, va, vb))
     return out
