@@ -103,32 +103,31 @@ def find_sessions(runtime_dir: str | None) -> tuple[list[dict], list[str]]:
             continue
         try:
             with open(os.path.join(registry, name), encoding="utf-8") as fh:
-                record = json.load(fh)["record"]
-            directory = os.path.dirname(record)
+                rec = live_record(str(json.load(fh)["record"]))
         except (OSError, ValueError, KeyError, TypeError):
             continue
-        for rec in running_sessions(directory):
-            if rec["_path"] == record:
-                found.setdefault(rec["session_id"], rec)
+        if rec is not None:
+            found.setdefault(rec["session_id"], rec)
     return list(found.values()), [os.path.abspath(DEFAULT_RUNTIME), registry]
 
 
 def running_sessions(runtime_dir: str) -> list[dict]:
     """Records of sessions whose supervisor process is still alive (stale ones are skipped)."""
-    out = []
     try:
         names = sorted(os.listdir(runtime_dir))
     except FileNotFoundError:
-        return out
-    for name in names:
-        if not name.endswith(".json"):
-            continue
-        try:
-            path = os.path.abspath(os.path.join(runtime_dir, name))
-            with open(path, encoding="utf-8") as fh:
-                rec = json.load(fh)
-            os.kill(int(rec["pid"]), 0)
-        except (OSError, ValueError, KeyError, TypeError):
-            continue
-        out.append({**rec, "_path": path})
-    return out
+        return []
+    found = (live_record(os.path.join(runtime_dir, n)) for n in names if n.endswith(".json"))
+    return [rec for rec in found if rec is not None]
+
+
+def live_record(path: str) -> dict | None:
+    """The record at ``path`` with ``_path`` added, when its supervisor process is alive."""
+    path = os.path.abspath(path)
+    try:
+        with open(path, encoding="utf-8") as fh:
+            rec = json.load(fh)
+        os.kill(int(rec["pid"]), 0)
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
+    return {**rec, "_path": path}
