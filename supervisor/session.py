@@ -19,6 +19,7 @@ import uuid
 
 import zmq
 
+from actors.model_client.config import ModelConfig
 from actors.runtime.follow import Follower
 from .taps import TapRegistry
 from .tcp import record_fields, start_gateway, tap_streams
@@ -81,7 +82,7 @@ class Supervisor:
         self.counters = Counters()
         model = profile.get("model") or {}
         self.watch = StreamWatch(profile["session"]["max_steps"], model_stop_after=(
-            model.get("unreachable_after", 3) if model.get("base_url") and model.get("on_unreachable") == "stop"
+            model.get("unreachable_after", ModelConfig.unreachable_after) if model.get("base_url") and model.get("on_unreachable") == "stop"
             else None))
         self.progress = Progress(sup["progress"], progress_stream)
         self.stop_reason: str | None = None

@@ -56,7 +56,9 @@ def wrap(title: str, width: int, measure) -> list[str]:
         if line:
             lines.append(line)
         while measure(word) > width:
-            cut = max(1, max(i for i in range(1, len(word) + 1) if measure(word[:i]) <= width or i == 1))
+            cut = 1
+            while cut < len(word) and measure(word[:cut + 1]) <= width:
+                cut += 1
             lines.append(word[:cut])
             word = word[cut:]
         line = word

@@ -45,8 +45,9 @@ class Start(Command):
         except PlatformUnsupported as exc:
             sys.stderr.write(f"error: {exc}\n")
             return 2
-        if note():
-            sys.stderr.write(note() + "\n")
+        untested = note()
+        if untested:
+            sys.stderr.write(untested + "\n")
         try:
             profile = prof.load(args.profile, args.overrides, extra)
             check_emulator_inputs(profile, args.profile)   # a missing/broken ROM: refused before any process

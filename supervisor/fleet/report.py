@@ -33,7 +33,7 @@ def group_rows(rows: list[dict], key: str = "cell", floors: dict[str, int | None
         t = totals(rs)
         durations = [r["duration_s"] for r in rs if r.get("duration_s") is not None]
         interval = stats.wilson(t["wins"], t["runs"])
-        row = {key if key != "cell" else "cell": value, "sessions": len(rs), "ok": t["ok"],
+        row = {key: value, "sessions": len(rs), "ok": t["ok"],
                "failed": t["failed"] + t["timed_out"], "needs_review": t["needs_review"],
                "stopped": t["stopped"] + t["not_run"], "steps": t["steps"],
                "steps_per_session": round(t["steps"] / len(rs), 1), "runs": t["runs"],

@@ -157,6 +157,7 @@ def page(track: Track, offset: int, limit: int) -> dict[str, Any]:
         start_byte = track.obs_off[offset]
         stop_byte = track.obs_off[end + PAGE_SLACK] if end + PAGE_SLACK < total else None
         base = [{"index": i, "step": track.step_no[i], "line": track.obs_line[i]} for i in range(offset, end)]
+        offsets = [track.obs_off[i] for i in range(offset, end)]
     by_obs: dict[str, dict] = {}
     by_proposal: dict[str, dict] = {}
     by_attempt: dict[str, dict] = {}
@@ -166,7 +167,7 @@ def page(track: Track, offset: int, limit: int) -> dict[str, Any]:
             continue
         event = row.get("event")
         if event == Observation.KIND:
-            if k < len(base) and off == _obs_offset(track, base[k]["index"]):
+            if k < len(base) and off == offsets[k]:
                 s = base[k]
                 s.update(observation_id=row.get("observation_id"), state_type=row.get("state_type"),
                          read_ms=row.get("read_ms"), at=row.get("recorded_at"), sequence=row.get("sequence"),
@@ -195,11 +196,6 @@ def page(track: Track, offset: int, limit: int) -> dict[str, Any]:
         if frames and "observation_id" in s:
             s["frame"] = frame_of(track, s["index"])
     return {"offset": offset, "limit": limit, "total": total, "steps": base}
-
-
-def _obs_offset(track: Track, i: int) -> int:
-    with track.lock:
-        return track.obs_off[i]
 
 
 def _cut(value: Any) -> Any:

@@ -192,8 +192,9 @@ class Track:
         self.facts.add(row)
         event = row.get("event")
         at = epoch(row.get("recorded_at"))
-        if at == at:
-            self.first_at = at if self.first_at != self.first_at else self.first_at
+        if at == at:  # (NaN: no stamp)
+            if self.first_at != self.first_at:
+                self.first_at = at
             self.last_at = at
         if event == Observation.KIND:
             self._observation(row, offset, number, at)
