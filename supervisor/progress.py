@@ -49,8 +49,8 @@ class Progress:
 
 def _model(watch) -> str:
     """``  model 3 ok 2 err``: answers and errors, once the session asked a model."""
-    m = getattr(watch, "model", None)
-    if m is None or not (m.answers or m.errors):
+    m = watch.model
+    if not (m.answers or m.errors):
         return ""
     return f"  model {m.answers} ok {m.errors} err"
 
