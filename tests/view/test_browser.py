@@ -11,6 +11,7 @@ import json
 import os
 import signal
 
+from selenium.common.exceptions import StaleElementReferenceException
 from selenium.webdriver.common.by import By
 from selenium.webdriver.support.ui import WebDriverWait
 
@@ -22,7 +23,15 @@ WAIT = 20
 
 
 def wait(driver, cond, what: str, timeout: float = WAIT):
-    return WebDriverWait(driver, timeout, poll_frequency=0.1).until(cond, message=what)
+    """Wait for ``cond``; a live page redraws itself every second, so an element found a moment
+    ago may be gone: that is a retry, not a failure."""
+    return WebDriverWait(driver, timeout, poll_frequency=0.1,
+                         ignored_exceptions=(StaleElementReferenceException,)).until(cond, message=what)
+
+
+def click(driver, by: str, value: str) -> None:
+    """Click an element of a page that may redraw itself meanwhile (``wait`` retries)."""
+    wait(driver, lambda d: d.find_element(by, value).click() or True, f"to click {value}")
 
 
 def text(driver, css: str) -> str:
@@ -47,14 +56,15 @@ def test_the_list_shows_every_session_of_a_real_capture_and_the_timeline_counts_
     try:
         driver.get(v.url)
         wait(driver, lambda d: len(d.find_elements(By.CSS_SELECTOR, "#sessions tbody tr")) == 2, "two rows")
-        shown = sorted(a.text for a in driver.find_elements(By.CSS_SELECTOR, "#sessions a.session-link"))
+        shown = wait(driver, lambda d: sorted(a.text for a in d.find_elements(By.CSS_SELECTOR, "#sessions a.session-link")),
+                     "the listed ids")
         assert shown == sessions_of(demo_capture)
         wait(driver, lambda d: len(d.find_elements(By.CSS_SELECTOR, "#sessions .b-intact")) == 2,
              "both sessions verified intact")
         shot(driver, "sessions")
         session = demo_session(demo_capture)
         steps = sum(1 for r in journal_rows(session) if r["event"] == "observation")
-        driver.find_element(By.LINK_TEXT, os.path.basename(session)).click()
+        click(driver, By.LINK_TEXT, os.path.basename(session))
         wait(driver, lambda d: d.find_elements(By.ID, "step-count") and text(d, "#step-count") == str(steps),
              f"the step count {steps}")
         rows = driver.find_elements(By.CSS_SELECTOR, "#timeline tr.step")
@@ -101,9 +111,9 @@ def test_a_changed_observation_file_and_a_tampered_row_are_shown_at_the_right_pl
     try:
         driver.get(v.url)
         wait(driver, lambda d: d.find_elements(By.CSS_SELECTOR, "#sessions .b-damaged"), "a damaged session")
-        driver.find_element(By.LINK_TEXT, os.path.basename(session)).click()
-        wait(driver, lambda d: d.find_elements(By.ID, "verdict-where"), "the verdict's row")
-        where = text(driver, "#verdict-where")
+        click(driver, By.LINK_TEXT, os.path.basename(session))
+        where = wait(driver, lambda d: d.find_elements(By.ID, "verdict-where") and text(d, "#verdict-where"),
+                     "the verdict's row")
         assert f"line {n + 1}" in where, where    # the edited row (1-based) is the one named
         shot(driver, "damaged")
         driver.get(v.url + f"#/session/{os.path.basename(session)}/step/{last}")
@@ -122,9 +132,9 @@ def test_a_running_session_appears_and_updates_on_the_page(tmp_path, driver):
     try:
         driver.get(v.url)
         wait(driver, lambda d: d.find_elements(By.CSS_SELECTOR, "#sessions .b-live"), "a running session listed")
-        driver.find_element(By.CSS_SELECTOR, "#sessions a.session-link").click()
+        click(driver, By.CSS_SELECTOR, "#sessions a.session-link")
         wait(driver, lambda d: d.find_elements(By.ID, "step-count") and int(text(d, "#step-count")) > 0, "steps")
-        first = int(text(driver, "#step-count"))
+        first = wait(driver, lambda d: int(text(d, "#step-count")), "the count")
         wait(driver, lambda d: int(text(d, "#step-count")) > first + 20, "the count to grow", timeout=15)
         shot(driver, "running", full=False)
         s.signal(signal.SIGINT)
