@@ -46,6 +46,7 @@ import io
 import json
 import select
 import time
+import urllib.parse
 from typing import Any
 
 from actors.game_address import parse_base_url
@@ -55,6 +56,11 @@ from actors.runtime import hoplog
 MAX_BODY_BYTES = 8 * 1024 * 1024
 STATE_PATH = "/api/v1/singleplayer"
 IDENTITY_PATH = "/api/v1/compendium"
+#: An action named ``profiles:<verb>`` is POSTed to the profiles route as ``{"action": <verb>, ...}``
+#: (McpMod.Profile.cs ``HandlePostProfiles``: ``switch``, ``delete``); every other action goes to
+#: the singleplayer route.
+PROFILES_PATH = "/api/v1/profiles"
+PROFILE_PREFIX = "profiles:"
 ATTEMPT_HEADER = "X-Gamerig-Attempt"
 READ_CHUNK = 64 * 1024
 
@@ -262,11 +268,25 @@ class GameClient:
     def read_identity(self) -> dict:
         return self._get_json(IDENTITY_PATH)
 
+    def read_text(self, path: str, query: dict | None = None) -> tuple[int | None, str]:
+        """A read of one of the game's other routes (``GET path?query``) as (HTTP status, body
+        text); (None, what went wrong) when no whole answer came. Never raises."""
+        if query:
+            path = f"{path}?{urllib.parse.urlencode(query)}"
+        try:
+            resp = self._exchange("GET", path)
+        except BadAnswer as exc:
+            return None, str(exc)
+        return resp.status_code, resp.text
+
     def send_action(self, action: str, parameters: dict, attempt_id: str) -> ActionOutcome:
+        path = STATE_PATH
+        if action.startswith(PROFILE_PREFIX):
+            path, action = PROFILES_PATH, action[len(PROFILE_PREFIX):]
         body = {"action": action, **parameters}
         start = time.monotonic()
         try:
-            resp = self._exchange("POST", STATE_PATH, json.dumps(body).encode(),
+            resp = self._exchange("POST", path, json.dumps(body).encode(),
                                   {"Content-Type": "application/json", ATTEMPT_HEADER: attempt_id})
         except BadAnswer as exc:
             return ActionOutcome("unknown", None, None, str(exc), _ms(start))

@@ -34,6 +34,7 @@ from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
 from actors.runtime import hoplog
+from actors.sts2mcp import PROFILE_PREFIX, PROFILES_PATH
 
 from . import endpoints, markdown, wiki
 from .engine import Game
@@ -279,8 +280,10 @@ class Handler(BaseHTTPRequestHandler):
 
     # ----- POST --------------------------------------------------------------------
     def _post(self, path: str, raw: bytes) -> None:
-        if path == SP:
+        if path in (SP, PROFILES_PATH):  # every action POST (a profile action's is ``profiles:<verb>``)
             parsed = _loads(raw)
+            if path == PROFILES_PATH and isinstance(parsed, dict) and isinstance(parsed.get("action"), str):
+                parsed = {**parsed, "action": PROFILE_PREFIX + parsed["action"]}
             self.gs.intent.check(self.headers.get(HEADER),
                                  None if parsed is _INVALID else parsed)
         if path == MANUAL:
@@ -288,7 +291,7 @@ class Handler(BaseHTTPRequestHandler):
         body = _loads(raw)
         if body is _INVALID or (body is not None and not isinstance(body, dict)):
             return self._send(400, {"error": "Invalid JSON"})
-        if path == "/api/v1/profiles":
+        if path == PROFILES_PATH:
             with self.gs.game.lock:
                 status, reply = endpoints.profiles_post(self.gs.game, body)
             return self._send(status, reply)

@@ -15,8 +15,11 @@ MISSING = object()
 
 @dataclasses.dataclass
 class Answer:
+    """``data`` (JSON) and images; with ``text``, the answer's first content is that text as it
+    is (a game tool's answer in the mod server's words) and ``data`` follows it as JSON."""
     data: dict
     images: list[bytes] = dataclasses.field(default_factory=list)
+    text: str | None = None
 
 
 class Args:

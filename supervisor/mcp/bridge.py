@@ -41,7 +41,7 @@ POLL_S = 0.2
 KINDS = ("step", "checkpoint", "restore", "stop_recording", "clip", "observe", "end")
 
 
-def _alive(pid: int) -> bool:
+def pid_alive(pid: int) -> bool:
     try:
         os.kill(pid, 0)
     except ProcessLookupError:
@@ -65,8 +65,9 @@ def to_proposal(request: dict) -> Proposal:
     return Proposal(kind, dict(params), reason, source="agent", extra=extra)
 
 
-class AgentPolicy(Policy):
-    """Proposes exactly what the agent asked for, one request per observation."""
+class BridgedPolicy(Policy):
+    """A policy whose decisions come from the MCP server over the bridge: ``decide`` asks for
+    the agent's next request on this observation and hands it to ``propose``."""
 
     def __init__(self, settings: dict, session: dict):
         super().__init__(settings, session)
@@ -77,6 +78,19 @@ class AgentPolicy(Policy):
         self.socket: zmq.Socket | None = None
 
     def decide(self, obs: Observation) -> Proposal:
+        request = self.ask(obs)
+        if request is None:
+            return Proposal.stop("mcp_server_gone", source=self.SOURCE,
+                                 extra={"detail": f"the MCP server (pid {self.server_pid}) exited"})
+        return self.propose(request, obs)
+
+    SOURCE = "agent"
+
+    def propose(self, request: dict, obs: Observation) -> Proposal:
+        raise NotImplementedError
+
+    def ask(self, obs: Observation) -> dict | None:
+        """The agent's request for this observation; None once the server process is gone."""
         if self.socket is None:
             self.socket = zmq.Context.instance().socket(zmq.DEALER)
             self.socket.setsockopt(zmq.LINGER, 0)
@@ -88,10 +102,16 @@ class AgentPolicy(Policy):
                 reply = _decode(self.socket.recv())
                 if reply and reply.get("observation_id") == obs.observation_id and isinstance(
                         reply.get("request"), dict):
-                    return to_proposal(reply["request"])
-            elif not _alive(self.server_pid):
-                return Proposal.stop("mcp_server_gone", source="agent",
-                                     extra={"detail": f"the MCP server (pid {self.server_pid}) exited"})
+                    return reply["request"]
+            elif not pid_alive(self.server_pid):
+                return None
+
+
+class AgentPolicy(BridgedPolicy):
+    """Proposes exactly what the agent asked for, one request per observation."""
+
+    def propose(self, request: dict, obs: Observation) -> Proposal:
+        return to_proposal(request)
 
 
 def _decode(data: bytes) -> dict | None:

@@ -1,10 +1,11 @@
 """The MCP server itself: the official ``mcp`` SDK's low-level ``Server`` over stdio (the only
 module, with its tests, that imports the SDK).
 
-``tools/list`` answers the tools of :mod:`.schemas`; ``tools/call`` runs :class:`.tools.Tools`
-in a worker thread, one call at a time (the session is one pipeline). An answer becomes one
-text content (the JSON answer, also sent as ``structuredContent``) followed by one image
-content per PNG. Every refusal — :class:`.errors.ToolRefused`, the emulator library's
+``tools/list`` answers the tools of :mod:`.schemas` (or, with ``--game``, of
+:mod:`.sts2_schemas`); ``tools/call`` runs :class:`.tools.Tools` (:class:`.game.GameTools`) in a
+worker thread, one call at a time (the session is one pipeline). An answer becomes one text
+content (the JSON answer, also sent as ``structuredContent``) followed by one image content per
+PNG; a game tool's answer is the mod server's text followed by the JSON evidence. Every refusal — :class:`.errors.ToolRefused`, the emulator library's
 ``EmulatorError``, and any other exception — becomes a tool error (``isError: true``) whose
 text starts with a stable code; the server keeps serving. When the client closes the
 connection, a running session is ended (its live recording cancelled, never deleted).
@@ -25,7 +26,9 @@ from mcp.server.stdio import stdio_server
 from actors.emulator.errors import EmulatorError
 
 from .args import Answer
+from . import sts2_schemas
 from .errors import ToolRefused
+from .game import GameTools
 from .schemas import TOOLS
 from .tools import Tools
 from .workspace import Workspace
@@ -36,6 +39,11 @@ INSTRUCTIONS = ("Playtest Game Boy ROMs of this workspace through gamerig's supe
                 "emulator_run, then emulator_step / emulator_observe / emulator_checkpoint; review and clip "
                 "retained evidence with emulator_review / emulator_clip; emulator_recording stop, then "
                 "emulator_close. Refusals start with a code; read them, do not retry blindly.")
+GAME_INSTRUCTIONS = ("Play Slay the Spire 2 through gamerig: the STS2MCP mod's tools (get_game_state, menu_select, "
+                     "combat_play_card, ...), each action recorded and its intent fsynced before it reaches the "
+                     "game. After an action, wait_until_actionable returns the next state you can act on. "
+                     "Refusals start with a code (duplicate-refused, invalid-argument, outcome-unknown, "
+                     "mp-refused); nothing refused was sent.")
 
 
 def _error(text: str) -> types.CallToolResult:
@@ -45,12 +53,14 @@ def _error(text: str) -> types.CallToolResult:
 def _result(answer: Answer) -> types.CallToolResult:
     data = json.loads(json.dumps(answer.data, default=str))
     content: list = [types.TextContent(type="text", text=json.dumps(data, indent=2, sort_keys=True))]
+    if answer.text is not None:  # a game tool: the mod server's text first, our evidence after it
+        return types.CallToolResult(content=[types.TextContent(type="text", text=answer.text), *content])
     content += [types.ImageContent(type="image", data=base64.b64encode(png).decode(), mime_type="image/png")
                 for png in answer.images]
     return types.CallToolResult(content=content, structured_content=data)
 
 
-def call(tools: Tools, lock: threading.Lock, name: str, arguments: object) -> types.CallToolResult:
+def call(tools: Tools | GameTools, lock: threading.Lock, name: str, arguments: object) -> types.CallToolResult:
     """One tool call; never raises (see the module docstring)."""
     with lock:
         try:
@@ -64,12 +74,20 @@ def call(tools: Tools, lock: threading.Lock, name: str, arguments: object) -> ty
             return _error(f"internal-error: {type(exc).__name__}: {exc}")
 
 
-def build(tools: Tools) -> Server:
+def listing(tools: Tools | GameTools) -> list[types.Tool]:
+    if isinstance(tools, GameTools):
+        return [types.Tool(name=t.name, description=t.text, input_schema=sts2_schemas.schema(t))
+                for t in sts2_schemas.ALL.values()]
+    return [types.Tool(name=name, description=text, input_schema=schema) for name, (text, schema) in TOOLS.items()]
+
+
+def build(tools: Tools | GameTools) -> Server:
     lock = threading.Lock()
+    listed = listing(tools)
+    instructions = GAME_INSTRUCTIONS if isinstance(tools, GameTools) else INSTRUCTIONS
 
     async def list_tools(ctx, params) -> types.ListToolsResult:
-        return types.ListToolsResult(tools=[types.Tool(name=name, description=text, input_schema=schema)
-                                            for name, (text, schema) in TOOLS.items()])
+        return types.ListToolsResult(tools=listed)
 
     async def call_tool(ctx, params) -> types.CallToolResult:
         return await anyio.to_thread.run_sync(call, tools, lock, params.name, params.arguments)
@@ -78,12 +96,11 @@ def build(tools: Tools) -> Server:
         version = metadata.version("gamerig")
     except metadata.PackageNotFoundError:
         version = "0"
-    return Server("gamerig", version=version, instructions=INSTRUCTIONS,
+    return Server("gamerig", version=version, instructions=instructions,
                   on_list_tools=list_tools, on_call_tool=call_tool)
 
 
-async def serve(workspace: Workspace) -> None:
-    tools = Tools(workspace)
+async def serve(tools: Tools | GameTools) -> None:
     server = build(tools)
     try:
         async with stdio_server() as (read, write):
@@ -92,6 +109,9 @@ async def serve(workspace: Workspace) -> None:
         await anyio.to_thread.run_sync(tools.shutdown)
 
 
-def main(workspace: Workspace) -> int:
-    anyio.run(serve, workspace)
+def main(workspace: Workspace, game: dict | None = None) -> int:
+    """Serve the emulator tools, or with ``game`` (``GameTools``' keyword arguments) the STS2MCP
+    tools."""
+    tools = GameTools(workspace, **game) if game is not None else Tools(workspace)
+    anyio.run(serve, tools)
     return 0

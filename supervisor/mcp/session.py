@@ -22,9 +22,11 @@ from __future__ import annotations
 
 import os
 import secrets
+import shutil
 import signal
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -39,13 +41,39 @@ from protocol.events import (ActionAttempt, ActionResult, ActorExit, EmulatorRes
                              Observation, Proposal, ProposalStatus, SessionStopping)
 from supervisor.rundir import running_sessions
 
-from .bridge import Bridge
+from .bridge import Bridge, pid_alive
 from .errors import SessionGone, ToolRefused
 
 START_TIMEOUT_S = 40.0
 END_TIMEOUT_S = 20.0
 RESUME_WAIT_S = 30.0  # a restarted emulator boots PyBoy and resumes; slow on a loaded machine
 ACTORS = ("recorder", "emulator", "policy", "actuator", "observer")
+
+
+PRIVATE_PREFIX = "gamerig-mcp-"
+OWNER = "owner.pid"
+
+
+def private_dir() -> Path:
+    """A new private directory (0700) for one MCP server: its bridge socket, profiles, logs and
+    the sessions' runtime directories. The directories of servers that died without cleaning up
+    (kill -9) are removed first, once no session of theirs is still running."""
+    base = Path(tempfile.gettempdir())
+    for old in base.glob(PRIVATE_PREFIX + "*"):
+        try:
+            if old.stat().st_uid != os.getuid() or pid_alive(int((old / OWNER).read_text().strip())):
+                continue
+        except (OSError, ValueError):
+            continue  # not ours, or no owner written (yet): left alone
+        if not any(running_sessions(str(rt)) for rt in old.glob("runtime-*")):
+            shutil.rmtree(old, ignore_errors=True)
+    path = Path(tempfile.mkdtemp(prefix=PRIVATE_PREFIX))
+    (path / OWNER).write_text(str(os.getpid()), encoding="utf-8")
+    return path
+
+
+def remove_private(path: Path) -> None:
+    shutil.rmtree(path, ignore_errors=True)
 
 
 def profile_for(rom: Path, attempt: Path, runtime_dir: Path, bridge: str, record: bool,
@@ -104,8 +132,11 @@ class Playtest:
         socks = os.path.dirname(self.record["control"][len("ipc://"):])
         self.follower = Follower(self.zctx, f"ipc://{socks}/recorder.sock", session=self.record["session_id"],
                                  sender="mcp", counters=Counters(), with_states=True, wait_ms=200)
-        self.wait(lambda: self.observation is not None and self.started is not None,
-                  deadline - time.monotonic(), "the session's first observation")
+        self.wait(self.ready, deadline - time.monotonic(), "the session's first observation")
+
+    def ready(self) -> bool:
+        """The session can take requests: its first observation (and the emulator's start) is in."""
+        return self.observation is not None and self.started is not None
 
     @property
     def session_dir(self) -> Path:
@@ -203,13 +234,17 @@ class Playtest:
         return f"the supervisor exited with {code}" if code is not None else "still running"
 
     # -- requests -------------------------------------------------------------------------
-    def request(self, kind: str, parameters: dict, tool: str, timeout_s: float = 30.0) -> dict:
-        """Hand one request to the policy and return its journal rows (module docstring)."""
+    def request(self, kind: str, parameters: dict, tool: str, timeout_s: float = 30.0, *,
+                unexecuted_ok: bool = False, **fields) -> dict:
+        """Hand one request to the policy and return its journal rows (module docstring);
+        ``fields`` go into the request as they are (the game's policy reads them). A proposal
+        not executed is refused (``not-executed``) unless ``unexecuted_ok``: then its rows are
+        returned as they are."""
         if self.stopping is not None or not self.alive():
             raise SessionGone(f"the playtest session has ended ({self.ended_reason()}); start one with emulator_run")
         self.count += 1
         rid = f"{self.token}-{self.count:06d}"
-        self.bridge.submit({"id": rid, "kind": kind, "tool": tool, "parameters": parameters})
+        self.bridge.submit({"id": rid, "kind": kind, "tool": tool, "parameters": parameters, **fields})
         self.wait(lambda: rid in self.proposals, timeout_s, f"the policy to take request {rid}",
                   until_stopped=kind == "end")
         proposal = self.proposals[rid]
@@ -221,7 +256,7 @@ class Playtest:
             seq = status["sequence"]
             self.wait(lambda: self.observation["sequence"] > seq, timeout_s, "a fresh observation")
             return {**out, "observation": self.observation}
-        if kind == "end":
+        if kind == "end" or (status["status"] != "execute" and unexecuted_ok):
             return out
         if status["status"] != "execute":
             raise ToolRefused("not-executed", f"proposal {pid} was not executed: {status['status']} "

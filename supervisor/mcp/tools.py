@@ -10,8 +10,6 @@ call is reported as the ``emulator-restarted`` refusal and nothing is sent.
 """
 from __future__ import annotations
 
-import shutil
-import tempfile
 from pathlib import Path
 
 import zmq
@@ -25,7 +23,7 @@ from .args import Answer, Args
 from .bridge import Bridge
 from .errors import SessionGone, ToolRefused
 from .schemas import LIMITS, TOOLS
-from .session import Playtest, profile_for
+from .session import Playtest, private_dir, profile_for, remove_private
 from .workspace import Workspace, admit
 
 MAX_STEP_FRAMES = 216_000
@@ -35,7 +33,7 @@ MAX_SAMPLES = 64
 class Tools:
     def __init__(self, workspace: Workspace):
         self.ws = workspace
-        self.private = Path(tempfile.mkdtemp(prefix="gamerig-mcp-"))  # 0700: the bridge, profiles, logs
+        self.private = private_dir()  # 0700: the bridge, profiles, logs
         self.zctx = zmq.Context()
         self.bridge = Bridge(self.zctx, f"ipc://{self.private / 'agent.sock'}")
         self.playtest: Playtest | None = None
@@ -61,7 +59,7 @@ class Tools:
         finally:
             self.bridge.close()
             self.zctx.term()
-            shutil.rmtree(self.private, ignore_errors=True)
+            remove_private(self.private)
 
     # -- helpers --------------------------------------------------------------------------
     def _live(self) -> Playtest:

@@ -43,10 +43,23 @@ class Agent:
         return reply.text
 
 
+class GameReply:
+    """A game tool's answer: the mod server's text first, then ``{"gamerig": evidence}``."""
+
+    def __init__(self, result):
+        self.is_error = result.is_error
+        texts = [c.text for c in result.content if c.type == "text"]
+        self.text = texts[0] if texts else ""
+        self.evidence = json.loads(texts[1])["gamerig"] if len(texts) > 1 else None
+
+    def json(self):
+        return json.loads(self.text)
+
+
 @contextlib.asynccontextmanager
-async def connect(workspace: Path | None, errlog, cwd: Path = REPO):
+async def connect(workspace: Path | None, errlog, cwd: Path = REPO, extra: tuple[str, ...] = ()):
     """``supervisor mcp --workspace WORKSPACE`` (no ``--workspace`` when None: the default, ``cwd``)."""
-    flags = ["--workspace", str(workspace)] if workspace is not None else []
+    flags = [*(["--workspace", str(workspace)] if workspace is not None else []), *extra]
     params = StdioServerParameters(command=sys.executable, cwd=cwd, args=["-m", "supervisor", "mcp", *flags])
     async with stdio_client(params, errlog=errlog) as (read, write):
         async with ClientSession(read, write) as session:
