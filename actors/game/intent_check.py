@@ -1,9 +1,10 @@
 """The intent check: every action POST must already be recorded in the session journal.
 
 When the server is given ``journal_path`` (a session's ``events.jsonl``), each POST to
-``/api/v1/singleplayer`` is checked *before* its action is applied: the journal on disk
-must hold a JSON line with ``"event": "action_attempt"``, ``"attempt_id"`` equal to the
-request header ``X-Gamerig-Attempt``, and ``{"action": action, **parameters} == body``;
+``/api/v1/singleplayer`` (and to ``/api/v1/profiles``, whose body's ``action`` is checked as
+``profiles:<action>``, the journal's name for it) is checked *before* its action is applied:
+the journal on disk must hold a JSON line with ``"event": "action_attempt"``, ``"attempt_id"``
+equal to the request header ``X-Gamerig-Attempt``, and ``{"action": action, **parameters} == body``;
 and that attempt id must not have been used by an earlier POST. A torn (non-JSON) last
 line is ignored and re-read next time. The check observes and counts; it never blocks.
 

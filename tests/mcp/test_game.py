@@ -207,3 +207,31 @@ def test_a_duplicate_is_refused_waiting_returns_the_right_state_and_bad_input_se
     assert [r["tool"] for r in reads if r["tool"] != "switch_profile"] == ["get_game_state", "get_compendium"]
     assert any(r["tool"] == "switch_profile" and r["path"] == "/api/v1/profiles" for r in reads)
     assert all(len(r["body"].encode()) == r["bytes"] for r in reads)
+
+
+def test_joining_a_run_in_progress_is_said_once_and_rows_carry_the_run_identity(tmp_path):
+    """The game is already inside a run when the agent connects (knob start_in_run): the first
+    proposal says ``session_join`` (in_run, with the screen, act and floor), and proposals carry
+    the run id the observer read from the compendium, as the built-in policy's do."""
+    async def play() -> Path:
+        async with connect(tmp_path, None, extra=("--game", "builtin", "--knob", "start_in_run=1",
+                                                   "--poll-interval", "0.05")) as agent:
+            p = Player(agent)
+            first = await p.call("get_game_state", {"format": "json"})
+            state = first.json()
+            while state.get("menu_screen") in ("tutorial", "tutorial_prompt", "popup"):  # a fresh profile's
+                await p.call("menu_select", {"option": candidates(state)[0][1]["option"]})
+                state = (await p.call("wait_until_actionable", {"timeout_seconds": 10})).json()
+            assert "run" in state, state
+            for _ in range(3):
+                await p.call("wait_for_change", {"timeout_seconds": 0.2})
+            compendium = json.loads((await p.call("get_compendium")).text)
+            assert compendium["current_run"]["run_id"]
+            return session_dir(first), compendium["current_run"]["run_id"], state
+
+    where, run_id, state = anyio.run(play)
+    proposals = [r for r in journal(where) if r["event"] == "proposal"]
+    joins = [r["session_join"] for r in proposals if r.get("session_join")]
+    assert joins == [{"how": "in_run", "screen": state["state_type"], "act": state["run"]["act"],
+                      "floor": state["run"]["floor"], "run_id": joins[0]["run_id"]}], joins
+    assert proposals[-1]["run_id"] == run_id
