@@ -39,12 +39,14 @@ def test_a_workspace_that_is_not_a_directory_is_refused(tmp_path):
     assert done.returncode == 2 and f"--workspace '{tmp_path / 'nope'}' refused: is not a directory" in done.stderr
 
 
-def config_snippet() -> dict:
-    """docs/mcp.md's `.mcp.json` for Claude Code (also the generic clients' command and args)."""
+def config_snippet(name: str = "gamerig") -> dict:
+    """docs/mcp.md's `.mcp.json` for Claude Code naming the server ``name`` (also the generic
+    clients' command and args)."""
     text = Path(REPO, "docs", "mcp.md").read_text(encoding="utf-8")
-    block = re.search(r"```json\n(\{\n  \"mcpServers\".*?)```", text, re.S)
-    assert block, "docs/mcp.md lost its .mcp.json snippet"
-    return json.loads(block.group(1))["mcpServers"]["gamerig"]
+    blocks = [json.loads(b)["mcpServers"] for b in re.findall(r"```json\n(\{\n  \"mcpServers\".*?)```", text, re.S)]
+    found = [b[name] for b in blocks if name in b]
+    assert found, f"docs/mcp.md lost its .mcp.json snippet for {name!r}"
+    return found[0]
 
 
 def test_the_documented_client_configuration_starts_the_server(tmp_path):
@@ -68,3 +70,23 @@ def test_the_documented_client_configuration_starts_the_server(tmp_path):
     assert sorted(names) == sorted(["emulator_run", "emulator_step", "emulator_observe", "emulator_checkpoint",
                                     "emulator_recording", "emulator_review", "emulator_clip", "emulator_close"])
     assert refused.is_error and f"not inside the workspace {ws}" in refused.content[0].text
+
+
+def test_the_documented_game_configuration_serves_the_mods_tool_names(tmp_path):
+    """The `.mcp.json` of the game section, started as written: the STS2MCP mod server's tools."""
+    server = config_snippet("sts2")
+    assert server["type"] == "stdio" and "--game" in server["args"]
+    command = server["command"].replace("/path/to/gamerig", str(REPO))
+    args = [a.replace("/path/to/agent-folder", str(tmp_path)) for a in server["args"]]
+
+    async def main():
+        params = StdioServerParameters(command=command, args=args, cwd=tmp_path)
+        with open(tmp_path / "server.log", "w") as errlog:
+            async with stdio_client(params, errlog=errlog) as (read, write):
+                async with ClientSession(read, write) as session:
+                    await session.initialize()
+                    return [t.name for t in (await session.list_tools()).tools]
+
+    names = anyio.run(main)
+    assert {"get_game_state", "menu_select", "combat_play_card", "crystal_sphere_proceed", "mp_map_vote",
+            "wait_until_actionable", "wait_for_change"} <= set(names) and len(names) == 66
