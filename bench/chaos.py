@@ -1,9 +1,12 @@
 """Fault campaign: ``python bench/chaos.py --runs N [--seed S] [--jobs J] [--faults F,...]``.
 
 Many short sessions (``supervisor start`` as a subprocess) against the built-in game with the
-hostile knobs (``run/profiles/hostile.yaml``, 150 steps) and the demo cartridge
-(``run/profiles/pyboy-demo.yaml``, played to its win), each with ONE fault at a seeded random
-moment after the first observation:
+hostile knobs (target ``game``: ``run/profiles/hostile.yaml``, 150 steps) and the demo cartridge
+(``pyboy``: ``run/profiles/pyboy-demo.yaml``, played to its win), each with ONE fault at a
+seeded random moment after the first observation. Target ``demo`` (``run/profiles/demo.yaml``,
+the built-in game without knobs, one run to its game over), only when named in ``--faults``, is the one the
+recovery figures come from: there nearly every step is an action, so the next action attempt
+after a kill measures the pipeline's recovery rather than a hostile game's waits.
 
   kill:<actor>       SIGKILL of a running actor (recorder, observer, policy, model_client,
                      actuator, game or emulator, whichever the session runs)
@@ -29,6 +32,12 @@ attempts — an attempt whose intent's fsync failed is in the file but must not 
 many when the fault cannot leave an acknowledged attempt unsent), every attempt the game
 received present in the final journal (proxy runs), and no actor process left 10 s after
 the supervisor ended. A table per run, the totals; exit 1 on any violation.
+
+For every ``kill:<actor>`` the report gives the **recovery** (``chaos_judge.measure_recovery``):
+from the kill to the first ``action_attempt`` row stamped after it that the killed actor did not
+hold, and to the first one the game answered (accepted or rejected), as median, p99 and max
+per target and actor, beside the same sessions' median gap between attempts. ``--recovery N`` runs N kills of each actor kind on
+the ``demo`` target (recorder first) and prints only that table.
 
 The quick variant runs in the test suite (``tests/chaos/``); the full campaign is
 ``--runs 200`` (docs/reliability.md, "Fault campaign").
@@ -61,8 +70,11 @@ from conformance import HOSTILE  # noqa: E402
 from protocol.events import ActionAttempt, ActionResult, Observation, Proposal  # noqa: E402
 
 PYBOY = os.path.join(REPO, "run", "profiles", "pyboy-demo.yaml")
+DEMO = os.path.join(REPO, "run", "profiles", "demo.yaml")
+PROFILES = {"game": HOSTILE, "demo": DEMO, "pyboy": PYBOY}
 GAME_STEPS = 150
 ACTORS = {"game": ["recorder", "observer", "policy", "model_client", "actuator", "game"],
+          "demo": ["recorder", "observer", "policy", "model_client", "actuator", "game"],
           "pyboy": ["recorder", "observer", "policy", "actuator", "emulator"]}
 PROXY_FAULTS = {"game:garbage": ["not_json", "garbage_http", "wrong_types"],
                 "game:hang": ["slow", "drip"], "game:close": ["no_answer"]}
@@ -81,7 +93,7 @@ LEFT_OVER_S = 10.0
 def faults_for(target: str, disk: bool) -> list[str]:
     out = [f"{k}:{a}" for a in ACTORS[target] for k in ("kill", "stop")]
     out += ["supervisor:term", "supervisor:kill", "journal:fail", "journal:fsync"]
-    if target == "game":
+    if target in ("game", "demo"):
         out += list(PROXY_FAULTS)
     return out + (["disk_full"] if disk else [])
 
@@ -98,7 +110,7 @@ def plan(runs: int, seed: int, chosen: list[str] | None, disk: bool) -> list[Run
         else:
             target = "game" if i % 2 == 0 else "pyboy"
             fault = rng.choice(faults_for(target, disk))
-        at = rng.uniform(0.2, 6.0 if target == "game" else 0.8)  # (the demo cartridge plays ≈ 1.5 s)
+        at = rng.uniform(0.2, {"pyboy": 0.8, "demo": 1.2}.get(target, 6.0))  # (demo plays ≈ 3 s to its end)  # (the demo cartridge plays ≈ 1.5 s)
         out.append(Run(i + 1, target, fault, at_s=round(at, 2)))
     return out
 
@@ -149,6 +161,7 @@ def inject(run: Run, proc: subprocess.Popen, watch: ProcessWatch, disk: SmallDis
             run.detail = f"no {who} running"
             return
         run.detail = f"pid {pid}"
+        run.signalled_at = time.time()
         run.landed = (signal_pid(pid, signal.SIGKILL) if kind == "kill"
                       else stop_then_continue(pid, HOLD_S, threading.Event()))
     elif kind == "disk_full" and disk is not None:
@@ -165,7 +178,7 @@ def execute(run: Run, base: str, seed: int, timeout: float) -> Run:
     runtime = os.path.join(base, "runtime")
     proxied = None
     sets = [f"capture.root={capture}", f"supervisor.runtime_dir={runtime}", "supervisor.progress=plain"]
-    if run.target == "game":
+    if run.target != "pyboy":
         sets.append(f"game.seed={seed * 1000 + run.index}")
     if run.fault in PROXY_FAULTS:
         proxied = ProxiedGame(HOSTILE, seed * 1000 + run.index, _proxy_faults(run, rng), slow_s=2.5)
@@ -179,7 +192,7 @@ def execute(run: Run, base: str, seed: int, timeout: float) -> Run:
         run.nth = rng.randint(*JOURNAL_FSYNCS[run.target])
         run.detail = f"fsync #{run.nth} fails"
         sets.append(f"recorder.inject_failure={{event: fsync, nth: {run.nth}}}")
-    cmd = [sys.executable, "-m", "supervisor", "start", HOSTILE if run.target == "game" else PYBOY,
+    cmd = [sys.executable, "-m", "supervisor", "start", PROFILES[run.target],
            *(["--max-steps", str(GAME_STEPS)] if run.target == "game" else []), *_sets(*sets)]
     began = time.monotonic()
     with open(os.path.join(base, "stdout"), "wb") as out, open(os.path.join(base, "stderr"), "wb") as err:
@@ -295,6 +308,33 @@ def totals(runs: list[Run]) -> str:
                               f"{bad} with violations"])
 
 
+def recovery(runs: list[Run]) -> str:
+    """From each actor's kill to the next new action attempt, and to the next one the game
+    answered: median, p99 (the largest under 100 kills) and max, beside the same sessions'
+    median gap between attempts."""
+    by_actor: dict[str, list[Run]] = {}
+    for r in runs:
+        if r.fault.startswith("kill:") and r.recovery_s is not None:
+            by_actor.setdefault(f"{r.target}/{r.fault}", []).append(r)
+
+    def stats(xs: list[float]) -> str:
+        if not xs:
+            return f"{'-':>9}{'-':>8}{'-':>8}"
+        xs = sorted(xs)
+        return f"{xs[len(xs) // 2]:>9.3f}{xs[min(len(xs) - 1, int(0.99 * len(xs)))]:>8.3f}{xs[-1]:>8.3f}"
+
+    head = (f"  {'kill':<22}{'n':>4}  {'next attempt: median':>22}{'p99':>8}{'max':>8}  "
+            f"{'answered: median':>18}{'p99':>8}{'max':>8}{'step_gap':>10}")
+    lines = [head]
+    for key, rs in sorted(by_actor.items()):
+        gaps = sorted(r.step_gap_s for r in rs if r.step_gap_s is not None)
+        lines.append(f"  {key:<22}{len(rs):>4}  {'':>13}{stats([r.recovery_s for r in rs])}  {'':>9}"
+                     f"{stats([r.answered_s for r in rs if r.answered_s is not None])}"
+                     f"{(gaps[len(gaps) // 2] if gaps else float('nan')):>10.3f}")
+    return ("recovery (s): from the kill to the next new action attempt, and to the next one the game "
+            "answered\n" + "\n".join(lines)) if by_actor else ""
+
+
 def _n(v) -> str:
     return "?" if v is None else str(v)
 
@@ -311,13 +351,18 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--no-disk", action="store_true", help="leave out disk_full (it needs root)")
     ap.add_argument("--keep", help="keep every run's capture and logs under this directory")
     ap.add_argument("--json", action="store_true", help="print one JSON report instead of tables")
+    ap.add_argument("--recovery", type=int, metavar="N",
+                    help="N kills of each actor kind on the demo target; print the recovery table")
     args = ap.parse_args(argv)
     disk = not args.no_disk and os.geteuid() == 0
     chosen = [f.strip() for f in args.faults.split(",")] if args.faults else None
+    if args.recovery:
+        chosen = [f"demo/kill:{a}" for a in ("recorder", "observer", "policy", "actuator", "game")]
+        args.runs = args.recovery * len(chosen)
     for spec in chosen or []:
         target, fault = spec.split("/", 1) if "/" in spec else ("game", spec)
         if target not in ACTORS or fault not in faults_for(target, True):
-            ap.error(f"--faults: unknown fault {spec!r} (targets game, pyboy; faults of game: "
+            ap.error(f"--faults: unknown fault {spec!r} (targets game, demo, pyboy; faults of game: "
                      f"{', '.join(faults_for('game', True))})")
     say = (lambda _m: None) if args.json else (lambda m: print(m, flush=True))
     if not disk and any(spec.endswith("disk_full") for spec in chosen or []):
@@ -329,7 +374,11 @@ def main(argv: list[str] | None = None) -> int:
                    "violating_runs": sum(1 for r in runs if r.violations)}, sys.stdout, indent=1)
         print()
     else:
-        print("\n" + table(runs) + "\n\n" + totals(runs))
+        if not args.recovery:
+            print("\n" + table(runs) + "\n\n" + totals(runs))
+        rec = recovery(runs)
+        if rec:
+            print("\n" + rec)
     return 1 if any(r.violations for r in runs) else 0
 
 

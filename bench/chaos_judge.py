@@ -16,6 +16,7 @@ import json
 import os
 import re
 
+from actors.actuator.__main__ import ORPHAN_ERROR
 from protocol.events import ActionAttempt, ActionResult, RecorderResumed, SessionEnd, SessionStopping
 from supervisor.capture.verify import verify_path
 
@@ -61,7 +62,10 @@ class Run:
     unacknowledged: int = 0  # intents refused because their fsync failed (the actuator's log)
     unrecorded_results: list[str] = dataclasses.field(default_factory=list)  # sent, result refused
     left_over: list[str] = dataclasses.field(default_factory=list)
-    signalled_at: float | None = None  # wall-clock time a supervisor signal was sent
+    signalled_at: float | None = None  # wall-clock time a supervisor signal (or a kill) was sent
+    recovery_s: float | None = None  # kill:<actor>: from the kill to the next new action attempt
+    answered_s: float | None = None  # ... to the next attempt the game answered
+    step_gap_s: float | None = None  # the session's median gap between consecutive attempt rows
     stopping_at: float | None = None  # wall-clock time of the journal's session_stopping row
     reported: tuple[str, int] | None = None  # the supervisor's "session ended: R (exit N)"
     seconds: float = 0.0
@@ -124,13 +128,46 @@ def judge(run: Run, game_stats: dict | None, posted: set[str] | None) -> None:
         run.violations.append("no session directory")
         return
     rows, torn = read_journal(run.session_dir)
+    measure_recovery(run, rows)
     _judge_journal(run, rows, torn)
     _judge_end(run, rows)
     _judge_unacknowledged(run, rows)
-    if run.target == "game":
+    if run.target != "pyboy":
         _judge_game(run, rows, game_stats, posted)
     if run.left_over:
         run.violations.append(f"actor processes left 10 s after the end: {', '.join(run.left_over)}")
+
+
+def row_time(row: dict) -> float | None:
+    """A row's ``recorded_at`` (ISO 8601, UTC, microseconds) as a Unix time."""
+    try:
+        return datetime.datetime.fromisoformat(str(row["recorded_at"]).replace("Z", "+00:00")).timestamp()
+    except (KeyError, ValueError):
+        return None
+
+
+def measure_recovery(run: Run, rows: list[dict]) -> None:
+    """For a kill, from the signal (seconds):
+
+    * ``recovery_s`` to the first ``action_attempt`` row stamped after it that the killed actor
+      did not hold (an attempt acknowledged to an actuator that died before recording its
+      result is resolved ``unknown`` by its successor, ``ORPHAN_ERROR``: not a new action);
+    * ``answered_s`` to the first one the game answered (result accepted or rejected).
+
+    The recorder stamps an intent before the actuator may send it. And, to read them against,
+    the session's median gap between consecutive attempt rows."""
+    results = {r.get("attempt_id"): r for r in rows if r.get("event") == ActionResult.KIND}
+    attempts = [(row_time(r), r.get("attempt_id")) for r in rows if r.get("event") == ActionAttempt.KIND]
+    stamps = [t for t, _ in attempts if t is not None]
+    gaps = sorted(b - a for a, b in zip(stamps, stamps[1:]))
+    run.step_gap_s = round(gaps[len(gaps) // 2], 4) if gaps else None
+    if not (run.fault.startswith("kill:") and run.landed and run.signalled_at is not None):
+        return
+    after = [(t, results.get(aid) or {}) for t, aid in attempts if t is not None and t > run.signalled_at]
+    new = [t for t, res in after if ORPHAN_ERROR not in str(res.get("error"))]
+    answered = [t for t, res in after if res.get("outcome") in ("accepted", "rejected")]
+    run.recovery_s = round(new[0] - run.signalled_at, 4) if new else None
+    run.answered_s = round(answered[0] - run.signalled_at, 4) if answered else None
 
 
 def _judge_journal(run: Run, rows: list[dict], torn: list[int]) -> None:

@@ -5,7 +5,8 @@ module decides (Erlang/OTP semantics).
   (a non-zero code or a signal); ``temporary`` — never restarted.
 * Intensity: more than ``max_restarts`` restarts of one actor within ``period_s`` seconds
   makes the supervisor give up and stop the session with a recorded reason.
-* Backoff: the n-th restart within the period waits ``min(BASE * 2**(n-1), CAP)`` seconds.
+* Backoff: the first restart within the period is immediate (recovery from one crash is the
+  step's latency); the n-th (n >= 2) waits ``min(BASE * 2**(n-2), CAP)`` seconds.
 * Group strategy: ``one_for_one`` restarts the failed actor; ``rest_for_one`` also stops and
   restarts every actor started after it; ``one_for_all`` stops and restarts all of them.
 """
@@ -51,7 +52,7 @@ class RestartPolicy:
                 f"{name} exceeded its restart intensity ({spec['max_restarts']} restarts "
                 f"within {spec['period_s']}s)"))
         hist.append(now)
-        delay = min(BASE_BACKOFF_S * 2 ** (len(hist) - 1), CAP_BACKOFF_S)
+        delay = 0.0 if len(hist) == 1 else min(BASE_BACKOFF_S * 2 ** (len(hist) - 2), CAP_BACKOFF_S)
         i = self.order.index(name)
         if self.strategy == "one_for_all":
             group = self.order

@@ -28,7 +28,7 @@ import protocol
 from protocol.from_recorder import RecorderError, Rows
 
 from .recorder_client import follow_message
-from .transport import Client, Counters, RequestFailed, connect_dealer, decode_or_count
+from .transport import Client, Counters, DropWatch, RequestFailed, connect_dealer, decode_or_count
 
 
 class StreamGap(Exception):
@@ -49,6 +49,7 @@ class Follower:
         self.with_states = with_states
         self.wait_ms, self.max_rows = wait_ms, max_rows
         self.socket: zmq.Socket | None = None
+        self.watch: DropWatch | None = None
         self._pending: str | None = None
         self._sent_at = 0.0
         self._seen_reply = False
@@ -65,13 +66,15 @@ class Follower:
     def _ensure_socket(self) -> zmq.Socket:
         if self.socket is None:
             self.socket = connect_dealer(self.zctx, self.endpoint)
+            self.watch = DropWatch(self.socket)
         return self.socket
 
     def ensure_request(self) -> zmq.Socket:
-        """Make sure a follow request is outstanding; re-send it if it went unanswered."""
+        """Make sure a follow request is outstanding; re-send it if it went unanswered, or at
+        once if the connection dropped (the recorder died with it)."""
         sock = self._ensure_socket()
         now = time.monotonic()
-        if self._pending is not None and now - self._sent_at > self.wait_ms / 1000 + 2.0:
+        if self._pending is not None and (now - self._sent_at > self.wait_ms / 1000 + 2.0 or self.watch.dropped()):
             self.close()  # the recorder restarted or is gone: drop the stale request
             sock = self._ensure_socket()
         if self._pending is None and now >= self._next_request_at:
@@ -165,6 +168,7 @@ class Follower:
 
     def close(self) -> None:
         if self.socket is not None:
+            self.watch.close()
             self.socket.close(0)
-            self.socket = None
+            self.socket = self.watch = None
         self._pending = None

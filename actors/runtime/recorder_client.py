@@ -47,7 +47,7 @@ from protocol.to_recorder import (AwaitIntent, Finalize, Follow, RecordBatch, Re
                                   RecordProposal, RecordResult, ReportObservationError, Snapshot,
                                   StoreObservation)
 
-from .transport import (Client, Counters, NotEncodable, PeerRefused, RequestFailed, connect_dealer,
+from .transport import (Client, Counters, DropWatch, NotEncodable, PeerRefused, RequestFailed, connect_dealer,
                         decode_or_count, send_envelope)
 
 log = logging.getLogger("gamerig.recorder_client")
@@ -114,6 +114,7 @@ class StandingIntent:
                  counters: Counters, endpoint: str):
         self.socket, self.requester, self.wait_ms = sock, requester, wait_ms
         self.session, self.sender, self.counters, self.endpoint = session, sender, counters, endpoint
+        self.watch = DropWatch(sock)
         self.current: str | None = None  # the parked request's id
         self.sent_at = 0.0
 
@@ -128,8 +129,10 @@ class StandingIntent:
         return self.current
 
     def overdue(self, grace_s: float) -> bool:
-        """No answer ``grace_s`` past the request's ``wait_ms`` (the recorder restarted)."""
-        return self.parked and time.monotonic() - self.sent_at > self.wait_ms / 1000 + grace_s
+        """No answer ``grace_s`` past the request's ``wait_ms``, or the connection dropped
+        while it was parked (the recorder died with it: it restarts)."""
+        return self.parked and (time.monotonic() - self.sent_at > self.wait_ms / 1000 + grace_s
+                                or self.watch.dropped())
 
     def replies(self) -> list[Message]:
         out = []
@@ -157,6 +160,7 @@ class StandingIntent:
         return out
 
     def close(self) -> None:
+        self.watch.close()
         self.socket.close(0)
 
 

@@ -55,6 +55,32 @@ def connect_dealer(zctx: zmq.Context, endpoint: str) -> zmq.Socket:
     return sock
 
 
+class DropWatch:
+    """Whether a DEALER's connection to its peer dropped: a socket monitor for
+    ``ZMQ_EVENT_DISCONNECTED``. On ``ipc://`` a peer that dies (kill -9 included) has its end
+    closed by the kernel at once, so a request sent to it is known lost the moment it died,
+    instead of after a per-try timeout. ``monitor`` may be polled beside the socket."""
+
+    def __init__(self, sock: zmq.Socket):
+        self.sock = sock
+        self.monitor = sock.get_monitor_socket(zmq.EVENT_DISCONNECTED)
+
+    def dropped(self) -> bool:
+        """True if the connection dropped since the last call (the events are consumed)."""
+        seen = False
+        while self.monitor.poll(0):
+            self.monitor.recv_multipart()
+            seen = True
+        return seen
+
+    def close(self) -> None:
+        try:
+            self.sock.disable_monitor()
+        except zmq.ZMQError:
+            pass
+        self.monitor.close(0)
+
+
 def ipc_endpoint(directory: str, name: str) -> str:
     path = os.path.join(directory, f"{name}.sock")
     if len(path) > 100:
@@ -84,8 +110,10 @@ def decode_or_count(data: bytes, counters: Counters, where: str) -> Envelope | N
 class Client:
     """A request/reply client over DEALER with the Lazy Pirate pattern.
 
-    On a per-try timeout the socket is closed and reopened (dropping anything queued to a dead
-    peer) and the same request is sent again, until the overall deadline. Requests must
+    On a per-try timeout, or as soon as the connection to the peer drops (``DropWatch``: the
+    peer died with the request), the socket is closed and reopened (dropping anything queued
+    to a dead peer) and the same request is sent again, until the overall deadline; a request
+    resent to a peer not yet back waits in the new socket until it binds again. Requests must
     therefore be idempotent; every recorder request is (see ``protocol.to_recorder``).
     An error reply (``Message.ERROR_REPLY``) is raised as ``PeerRefused``. Requests to the
     recorder go through ``actors.runtime.recorder_client.RecorderClient``.
@@ -97,16 +125,23 @@ class Client:
         self.counters = counters
         self.curve = curve
         self.sock: zmq.Socket | None = None
+        self.watch: DropWatch | None = None
+        self.poller: zmq.Poller | None = None
 
     def _open(self) -> zmq.Socket:
         if self.sock is None:
             self.sock = connect_dealer(self.zctx, self.endpoint)
+            self.watch = DropWatch(self.sock)
+            self.poller = zmq.Poller()
+            self.poller.register(self.sock, zmq.POLLIN)
+            self.poller.register(self.watch.monitor, zmq.POLLIN)
         return self.sock
 
     def reset(self) -> None:
         if self.sock is not None:
+            self.watch.close()
             self.sock.close(0)
-            self.sock = None
+            self.sock = self.watch = self.poller = None
 
     def close(self) -> None:
         self.reset()
@@ -143,8 +178,15 @@ class Client:
         end = time.monotonic() + wait_s
         while True:
             left = end - time.monotonic()
-            if left <= 0 or not sock.poll(int(left * 1000) + 1):
+            if left <= 0:
                 return None
+            ready = dict(self.poller.poll(int(left * 1000) + 1))
+            if not ready:
+                return None
+            if sock not in ready:  # only the monitor: the peer went away with the request
+                if self.watch.dropped():
+                    return None
+                continue
             env = decode_or_count(sock.recv(), self.counters, self.endpoint)
             if env is not None and getattr(env.body, "reply_to", None) == msg_id:
                 return env.body

@@ -41,7 +41,7 @@ def test_restarts_outside_the_period_do_not_count():
 def test_backoff_grows_exponentially_and_is_capped():
     p = make(max_restarts=100, period_s=1000)
     delays = [p.on_exit("policy", 1, float(i)).delay_s for i in range(10)]
-    assert delays[:3] == [0.1, 0.2, 0.4]
+    assert delays[:4] == [0.0, 0.1, 0.2, 0.4]  # the first restart within the period is immediate
     assert delays[-1] == CAP_BACKOFF_S and all(a <= b for a, b in zip(delays, delays[1:]))
 
 
