@@ -4,6 +4,7 @@ Example:
   supervisor fleet start run/fleets/demo-matrix.yaml
   supervisor fleet start run/fleets/demo-matrix.yaml --concurrency 4
   supervisor fleet start run/fleets/demo-matrix.yaml --ray-address auto
+  supervisor fleet start --resume FLEET_ROOT     (after its driver died: see docs/fleet.md)
   supervisor fleet status                 (or: supervisor fleet status FLEET_ROOT --json)
   supervisor fleet stop                   (every session gets SIGTERM and finalizes)
   supervisor fleet report [FLEET_ROOT]    (a table per matrix cell; --json for the rows; default:
@@ -36,7 +37,10 @@ class Fleet(Command):
         sub = p.add_subparsers(dest="fleet_command", metavar="SUBCOMMAND")
         sub.required = True
         s = sub.add_parser("start", help="run every session of a fleet file; prints a live fleet line")
-        s.add_argument("fleet_file", metavar="FLEET.yaml")
+        s.add_argument("fleet_file", metavar="FLEET.yaml", nargs="?")
+        s.add_argument("--resume", metavar="FLEET_ROOT",
+                       help="finish a fleet whose driver died: keep finished sessions, run those never "
+                            "started, mark any that may have had an action in flight needs_review")
         s.add_argument("--concurrency", type=_positive, metavar="N",
                        help="sessions at once (default: from CPUs and memory; on Ray: all, as resources allow)")
         s.add_argument("--ray-address", metavar="ADDR|auto",
@@ -68,8 +72,15 @@ class Fleet(Command):
             return 2
 
     def _start(self, args) -> int:
+        if (args.fleet_file is None) == (args.resume is None):
+            sys.stderr.write("error: fleet start takes a FLEET.yaml to start, or --resume FLEET_ROOT (not both)\n")
+            return 2
+        if args.resume and args.fleet_root:
+            sys.stderr.write("error: --fleet-root is for a new fleet; --resume names the fleet root itself\n")
+            return 2
         return driver.start(args.fleet_file, concurrency=args.concurrency, ray_address=args.ray_address,
-                            root=args.fleet_root, runtime_dir=args.runtime_dir, progress=args.progress)
+                            root=args.fleet_root, runtime_dir=args.runtime_dir, progress=args.progress,
+                            resume=args.resume)
 
     def _status(self, args) -> int:
         roots = ([control.pick_root(args.root, args.runtime_dir)] if args.root

@@ -83,7 +83,7 @@ def status(root: str) -> dict:
     rows = read_rows(root)
     counts = {o: sum(r["outcome"] == o for r in rows) for o in OUTCOMES}
     state = info.get("state")
-    if state == "running" and info.get("host") == socket.gethostname() and not _driver_alive(root):
+    if state == "running" and info.get("host") == socket.gethostname() and not driver_alive(root):
         state = "interrupted"  # the fleet process is gone without finishing
     return {"root": root, "name": info.get("name"), "state": state,
             "backend": info.get("backend"), "sessions": info.get("sessions"),
@@ -112,13 +112,13 @@ def wait_stopped(root: str, timeout_s: float) -> bool:
     end = time.monotonic() + timeout_s
     while time.monotonic() < end:
         state = read_fleet(root).get("state")
-        if state != "running" or (not _driver_alive(root) and not live_supervisors(root)):
+        if state != "running" or (not driver_alive(root) and not live_supervisors(root)):
             return True
         time.sleep(0.2)
     return False
 
 
-def _driver_alive(root: str) -> bool:
+def driver_alive(root: str) -> bool:
     pid = read_fleet(root).get("driver_pid")
     try:
         os.kill(int(pid), 0)

@@ -13,11 +13,11 @@ import socket
 import sys
 import time
 
-from . import control, layout, matrix, spec as fleet_spec
-from .errors import FleetFileError, RayUnavailable
+from . import control, layout, matrix, resume as resume_mod, spec as fleet_spec
+from .errors import FleetFileError, NotAFleet, RayUnavailable
 from .local import LocalBackend, default_concurrency
 from .report import table
-from .results import write_fleet
+from .results import append_row, read_fleet, read_rows, write_fleet
 from .scheduler import FleetRun
 
 RAY_BACKEND = "supervisor.fleet.ray_backend"
@@ -43,37 +43,68 @@ def make_root(spec: fleet_spec.FleetSpec, root: str | None) -> str:
     return root
 
 
-def start(path: str, *, concurrency: int | None = None, ray_address: str | None = None,
+def start(path: str | None, *, concurrency: int | None = None, ray_address: str | None = None,
           root: str | None = None, runtime_dir: str = "run/runtime", progress: str = "auto",
-          stream=None) -> int:
-    """Run a fleet to its end; returns the exit code (0 all ok, 1 some session not ok).
-    Raises ``FleetFileError`` or ``RayUnavailable`` before anything starts."""
+          stream=None, resume: str | None = None) -> int:
+    """Run a fleet to its end (or, with ``resume``, what a dead driver left of one: see
+    ``resume``); returns the exit code (0 all ok, 1 some session not ok). Raises
+    ``FleetFileError``, ``NotAFleet`` or ``RayUnavailable`` before anything starts."""
     stream = stream or sys.stderr
-    spec = fleet_spec.load(path)
-    if root is None:   # fleet roots go under capture_root: never outside the user's tree by accident
-        fleet_spec.check_capture_root(spec)
-    plans = matrix.expand(spec)
+    decisions = None
+    if resume is not None:
+        root = os.path.abspath(resume)
+        if not layout.is_fleet_root(root):
+            raise NotAFleet(root, "no fleet.json here: not a fleet root")
+        old_info = read_fleet(root)
+        resume_mod.refuse_if_running(root, old_info)
+        spec = fleet_spec.load(old_info["fleet_file"]) if os.path.isfile(old_info.get("fleet_file") or "") else None
+        plans = resume_mod.plans_of(root, old_info)
+        decisions = resume_mod.decide(root, plans)
+        if os.path.exists(layout.stop_path(root)):  # a stop asked of the dead driver: resuming overrides it
+            os.unlink(layout.stop_path(root))
+    else:
+        spec = fleet_spec.load(path)
+        if root is None:   # fleet roots go under capture_root: never outside the user's tree by accident
+            fleet_spec.check_capture_root(spec)
+        plans = matrix.expand(spec)
+    timeout_s = spec.session_timeout_s if spec else old_info.get("session_timeout_s")
     module = load_backend_module(ray_address) if ray_address else None
     workdir = os.getcwd()
     if module is None:
         n, why = (concurrency, "--concurrency") if concurrency else (
-            (spec.concurrency, "the fleet file") if spec.concurrency else default_concurrency())
+            (spec.concurrency, "the fleet file") if spec and spec.concurrency else
+            (old_info["concurrency"], "the fleet as started") if decisions else default_concurrency())
         if n > len(plans):
             n, why = len(plans), f"{why}; capped at the {len(plans)} sessions"
-        backend = LocalBackend(workdir, n, spec.session_timeout_s)
+        backend = LocalBackend(workdir, n, timeout_s)
     else:  # connects first: nothing is created when the cluster cannot be used
+        if spec is None:
+            raise FleetFileError(old_info.get("fleet_file") or root, "ray", "resuming on Ray needs the fleet "
+                                 "file the fleet started from (its ray section)")
         n = concurrency or spec.concurrency or len(plans)
         why = "in flight at most; Ray places them by their declared resources"
-        backend = module.RayBackend(ray_address, spec.ray, plans, workdir, spec.session_timeout_s)
-    backend.root = root = make_root(spec, root)
-    shutil.copyfile(spec.path, os.path.join(root, layout.FLEET_YAML))
-    info = _info(spec, plans, root, backend.name, ray_address, n, why, workdir)
-    stream.write(f"fleet {spec.name}: {len(plans)} sessions ({spec.cells} cells), "
-                 f"{backend.name}, concurrency {n} ({why})\nfleet root {root}\n")
-    record = control.publish(runtime_dir, root, spec.name)
+        backend = module.RayBackend(ray_address, spec.ray, plans, workdir, timeout_s)
+    if decisions is None:
+        backend.root = root = make_root(spec, root)
+        shutil.copyfile(spec.path, os.path.join(root, layout.FLEET_YAML))
+        info = _info(spec, plans, root, backend.name, ray_address, n, why, workdir)
+        stream.write(f"fleet {spec.name}: {len(plans)} sessions ({spec.cells} cells), "
+                     f"{backend.name}, concurrency {n} ({why})\nfleet root {root}\n")
+    else:
+        backend.root = root
+        info = {**old_info, "backend": backend.name, "ray_address": ray_address, "concurrency": n,
+                "concurrency_basis": why, "host": socket.gethostname(), "driver_pid": os.getpid(),
+                "workdir": workdir, "resumed": [*old_info.get("resumed", []), time.time()]}
+        for row in resume_mod.rows_for(info, root, decisions):
+            append_row(root, row)
+        write_fleet(root, {**info, "state": "starting"})
+        stream.write(f"fleet {info['name']}: resuming {root}\n{resume_mod.summary(decisions)}\n")
+    record = control.publish(runtime_dir, root, info["name"])
     old = {s: signal.signal(s, lambda *_: _request_stop(root)) for s in (signal.SIGINT, signal.SIGTERM)}
     try:
         run = FleetRun(info, plans, root, backend, n, progress, stream)
+        if decisions is not None:
+            run.resume_from(decisions, read_rows(root))
         code = run.run()
     finally:
         for s, h in old.items():
@@ -96,7 +127,6 @@ def _info(spec, plans, root, backend, address, n, why, workdir) -> dict:
             "root": root, "backend": backend, "ray_address": address, "concurrency": n,
             "concurrency_basis": why, "session_timeout_s": spec.session_timeout_s,
             "host": socket.gethostname(), "driver_pid": os.getpid(), "workdir": workdir,
-            "plans": [{k: p.to_dict()[k] for k in ("index", "slot", "cell_id", "repeat", "game", "resource")}
-                      for p in plans]}
+            "plans": [p.to_dict() for p in plans]}  # whole: a resume runs them from this file alone
     write_fleet(root, {**info, "state": "starting"})
     return info

@@ -28,11 +28,13 @@ class Verdict:
     idle: bool          # True: proven that no action was in flight, a retry is safe
     open_attempts: list[str]
     detail: str
+    evidence: list[str] = dataclasses.field(default_factory=list)  # "<sid>/events.jsonl line N: ..."
 
 
 def judge(capture_root: str, session_ids: list[str]) -> Verdict:
     """Judge the sessions one attempt left under ``capture_root``."""
     open_attempts: list[str] = []
+    evidence: list[str] = []
     attempts = 0
     for sid in session_ids:
         journal = os.path.join(capture_root, "sessions", sid, "events.jsonl")
@@ -40,20 +42,26 @@ def judge(capture_root: str, session_ids: list[str]) -> Verdict:
             continue
         seen, resolved, bad = _scan(journal)
         if bad:
-            return Verdict(False, [], f"{sid}/events.jsonl line {bad} does not parse: the "
-                           "journal proves nothing about actions in flight")
+            where = f"{sid}/events.jsonl line {bad}"
+            return Verdict(False, [], f"{where} does not parse: the journal proves nothing about actions "
+                           "in flight", [f"{where}: does not parse"])
         attempts += len(seen)
-        open_attempts += [a for a in seen if a not in resolved]
+        for attempt, line in seen.items():
+            if attempt not in resolved:
+                open_attempts.append(attempt)
+                evidence.append(f"{sid}/events.jsonl line {line}: action_attempt {attempt} has no action_result")
     if open_attempts:
         return Verdict(False, open_attempts, f"{len(open_attempts)} action attempt(s) without a "
-                       f"result ({', '.join(open_attempts[:5])}): the action may have reached the game")
+                       f"result ({'; '.join(evidence[:3])}): the action may have reached the game", evidence)
     if not attempts:
         return Verdict(True, [], "no action attempt was recorded, so none was sent")
     return Verdict(True, [], f"all {attempts} action attempt(s) have a result")
 
 
-def _scan(journal: str) -> tuple[list[str], set[str], int | None]:
-    seen: list[str] = []
+def _scan(journal: str) -> tuple[dict[str, int], set[str], int | None]:
+    """(attempt id -> its line number, attempt ids with a result, the first line that does not
+    parse with more rows after it)."""
+    seen: dict[str, int] = {}
     resolved: set[str] = set()
     pending_bad = None
     for line in iter_lines(journal):
@@ -66,7 +74,7 @@ def _scan(journal: str) -> tuple[list[str], set[str], int | None]:
                 return seen, resolved, pending_bad  # an unreadable line with more after it
             pending_bad = None
         if event == ActionAttempt.KIND:
-            seen.append(str(line.row.get("attempt_id")))
+            seen[str(line.row.get("attempt_id"))] = line.number
         elif event == ActionResult.KIND:
             resolved.add(str(line.row.get("attempt_id")))
     return seen, resolved, None

@@ -67,6 +67,17 @@ class FleetRun:
         self.started = time.monotonic()
         self._next_live = 0.0
 
+    def resume_from(self, decisions: list, rows: list[dict]) -> None:
+        """A resumed fleet (``resume.decide``): only the sessions to run (again) are pending,
+        with their earlier attempts and notes; the rows already written count in the totals."""
+        self.pending = collections.deque((d.plan, d.next_attempt) for d in decisions
+                                         if d.what in ("run", "rerun"))
+        for d in decisions:
+            self.attempts[d.plan.index] = list(d.attempts)
+            if d.what == "rerun":
+                self.notes[d.plan.index].append(d.detail)
+        self.rows = list(rows)
+
     def run(self) -> int:
         self.info.update(state="running", started_at=time.time())
         write_fleet(self.root, self.info)

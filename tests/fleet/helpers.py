@@ -54,3 +54,9 @@ def attempt(root: str, slot: str, n: int) -> dict:
 def journal(session_dir: str) -> list[dict]:
     with open(os.path.join(session_dir, "events.jsonl"), encoding="utf-8") as fh:
         return [json.loads(line) for line in fh if line.endswith("\n")]
+
+
+def resume_fleet(root: str, runtime: str, *args: str) -> subprocess.Popen:
+    cmd = [sys.executable, "-m", "supervisor", "fleet", "start", "--resume", root, "--progress", "plain",
+           "--runtime-dir", runtime, *args]
+    return subprocess.Popen(cmd, cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
