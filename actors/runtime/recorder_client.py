@@ -31,15 +31,13 @@ handles itself.
 """
 from __future__ import annotations
 
-import json
 import logging
-import os
 import time
 from typing import Callable
 
 import zmq
 
-from protocol import ProtocolError
+from protocol import ProtocolError, obspack
 from protocol.events import Event
 from protocol.from_recorder import BatchReplies, IntentAck, SnapshotReply
 from protocol.message import Message, from_item
@@ -70,9 +68,9 @@ def follow_message(after: int, *, max_rows: int = 256, wait_ms: int = 1000,
 
 
 def read_observation(capture_root: str, relpath: str) -> dict:
-    """The state stored in an observation file (``relpath`` is the row's ``path``)."""
-    with open(os.path.join(capture_root, relpath), "rb") as fh:
-        return json.loads(fh.read())
+    """The state stored in an observation file (``relpath`` is the row's ``path``), from the
+    file or the session's pack (``protocol.obspack``)."""
+    return obspack.read_state(capture_root, relpath)
 
 
 class Pending:

@@ -10,6 +10,7 @@ One module per subcommand, each defining its ``Command`` class next to its entry
     frames.py     ``capture frames``: a recording's retained frames, checkpoints and branches
     review.py     ``capture review``: an interval of an emulator recording (actors/emulator/review.py)
     clip.py       ``capture clip``: a GIF from a recording's retained frames (actors/emulator/clips.py)
+    packing.py    ``capture pack|unpack``: observation files <-> observations.pack (protocol/obspack.py)
     audit.py      ``capture audit``: every stored observation replayed through a fresh policy
     coverage.py   ``capture coverage``: screen variants, action kinds and runs of STS2MCP captures
     evidence.py   what review and clip share: PATH resolution, errors, exit 0 / 1 refused / 2 usage / 4 damaged

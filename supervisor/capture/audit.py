@@ -20,13 +20,13 @@ Example:
 from __future__ import annotations
 
 import collections
-import json
 import os
 import sys
 import traceback
 
 from actors.policy.base import Observation
 from actors.policy.registry import PolicyNotFound, load_policy_class
+from protocol import obspack
 from protocol.events import ActionAttempt, ActionResult, Proposal, SessionStart
 from protocol.events import Observation as ObservationEvent  # (the policy's Observation is another thing)
 from protocol.journal import iter_lines
@@ -87,8 +87,7 @@ def audit_session(session_dir: str, capture_root: str, policy_name: str | None) 
 def _audit_one(policy, row: dict, root: str, by_screen, out: dict) -> tuple | None:
     oid = row["observation_id"]
     try:
-        with open(os.path.join(root, row["path"]), encoding="utf-8") as fh:
-            state = json.load(fh)
+        state = obspack.read_state(root, row["path"])
         obs = Observation(oid, row.get("step", 0), row.get("phase", "run"), state, row)
         policy.observe(obs)
         p = policy.decide(obs)

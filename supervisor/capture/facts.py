@@ -22,9 +22,9 @@ A **win** is ``won`` or ``victory``; ``runs_inferred`` counts the outcomes infer
 from __future__ import annotations
 
 import json
-import os
 from typing import Any, Callable
 
+from protocol import obspack
 from protocol.events import (ActionResult, ActorRestart, EmulatorStats, ModelError, Observation, Proposal,
                              ProposalStatus, RunIdentityChanged, SessionEnd)
 
@@ -196,8 +196,7 @@ def load_state(root: str, rel: Any) -> dict | None:
     if not isinstance(rel, str):
         return None
     try:
-        with open(os.path.join(root, rel), "rb") as fh:
-            state = json.load(fh)
+        state = json.loads(obspack.read_bytes(root, rel))  # the file, or the session's pack
     except (OSError, ValueError, RecursionError):  # nesting past the recursion limit: not JSON to us
         return None
     return state if isinstance(state, dict) else None

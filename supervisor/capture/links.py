@@ -17,10 +17,11 @@ from __future__ import annotations
 
 import collections
 import dataclasses
+import hashlib
 import os
 from typing import Any, Callable
 
-from protocol import events as ev  # (ev.Proposal: the row kind; Proposal below: its join entry)
+from protocol import events as ev, obspack  # (ev.Proposal: the row kind; Proposal below: its join entry)
 from protocol.journal import encode_row, line_digest
 
 from .findings import DAMAGED, INCOMPLETE
@@ -161,15 +162,33 @@ class Links:
         try:
             digest = file_sha256(full)
         except FileNotFoundError:
-            self._damaged("observation_missing", f"{rel}, referenced by line {n} "
-                          f"({row['observation_id']}), does not exist", n, row)
-            return
+            digest = self._packed_sha256(n, row, rel)
+            if digest is None:
+                return
         except OSError as exc:
             self._damaged("observation_unreadable", f"{rel} cannot be read: {exc}", n, row)
             return
         if digest != row["sha256"]:
             self._damaged("observation_changed", f"{rel} does not hash to the sha256 that line "
                           f"{n} ({row['observation_id']}) recorded: the file was changed", n, row)
+
+    def _packed_sha256(self, n: int, row: dict, rel: str) -> str | None:
+        """The digest of the observation in the session's pack (``capture pack``); None, with
+        the finding, when there is no such file or the pack cannot give it."""
+        try:
+            pack = obspack.open_pack(self.dir)
+            if pack is not None:
+                return hashlib.sha256(pack.read(os.path.basename(rel))).hexdigest()
+        except FileNotFoundError:
+            pass
+        except OSError as exc:  # PackDamaged: named at the observation it breaks
+            self._damaged("observation_unreadable", f"{rel} (line {n}, {row['observation_id']}) cannot be read "
+                          f"from the pack: {exc}", n, row)
+            return None
+        self._damaged("observation_missing", f"{rel}, referenced by line {n} "
+                      f"({row['observation_id']}), does not exist"
+                      + (" (nor in observations.pack)" if pack is not None else ""), n, row)
+        return None
 
     def _observation_error(self, n: int, row: dict) -> None:
         ref = row.get("last_observation_id")

@@ -10,6 +10,7 @@ from __future__ import annotations
 import dataclasses
 import os
 
+from protocol import obspack
 from protocol.journal import iter_lines
 
 from .chain import Chain
@@ -74,7 +75,7 @@ def _journal_pass(journal: str, sid: str, session_dir: str, root: str, summary: 
 
 def _no_journal(session_dir: str, add) -> None:
     try:
-        contents = [n for n in os.listdir(session_dir) if n != "observations"]
+        contents = [n for n in os.listdir(session_dir) if n not in ("observations", obspack.PACK)]
         observations = os.listdir(os.path.join(session_dir, "observations"))
     except OSError:
         contents, observations = [], []
@@ -92,7 +93,12 @@ def _orphans(session_dir: str, links: Links, add) -> None:
     try:
         names = sorted(os.listdir(os.path.join(session_dir, "observations")))
     except OSError:
-        return
+        names = []
+    try:
+        pack = obspack.open_pack(session_dir)
+    except OSError:
+        pack = None  # a damaged pack is named at the observations it breaks
+    names = sorted(set(names) | set(pack.names() if pack is not None else []))
     orphans = [n for n in names if n not in links.files_seen]
     for name in orphans[:MAX_ORPHANS_LISTED]:
         add(NOTE, "orphan_observation_file", f"observations/{name} is referenced by no row",

@@ -1,5 +1,6 @@
 """Check, replay, survey and maintain recorded sessions; every subcommand only reads unless
-it says otherwise (archive, retrieve and restore move a finalized recording).
+it says otherwise (archive, retrieve and restore move a finalized recording; pack and unpack
+rewrite a finished session's observation files).
 
   verify     is the evidence complete and intact? (exit 0 intact, 3 incomplete, 4 damaged)
   audit      replay every stored observation through a fresh policy
@@ -8,6 +9,7 @@ it says otherwise (archive, retrieve and restore move a finalized recording).
   review     an emulator recording's interval: inputs, verified frames, a contact sheet
   clip       a GIF from a recording's retained frames
   archive, retrieve, restore, diagnose   move a finalized recording and back, check it
+  pack, unpack   a finished session's observation files as one compressed file, and back
 
 Run `supervisor capture SUBCOMMAND --help` for its options; `supervisor view` shows the
 same evidence in a browser.
@@ -27,13 +29,14 @@ import argparse
 import inspect
 
 from supervisor.capture import audit, coverage, recordings, verify
-from supervisor.capture import clip, frames, review
+from supervisor.capture import clip, frames, packing, review
 
 from .base import Command
 
 SUBCOMMANDS = [verify.Verify, audit.Audit, coverage.Coverage]
 SUBCOMMANDS += [frames.Frames, review.Review, clip.Clip]
 SUBCOMMANDS += [recordings.Archive, recordings.Retrieve, recordings.Restore, recordings.Diagnose]
+SUBCOMMANDS += [packing.Pack, packing.Unpack]
 
 
 class Capture(Command):

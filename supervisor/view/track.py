@@ -27,6 +27,7 @@ import threading
 from array import array
 from typing import Any
 
+from protocol import obspack
 from protocol.events import (ActionAttempt, ActionResult, ActorExit, ActorGiveUp, ActorRefused,
                              ActorRestart, ActorStart, ActorUnresponsive, ModelError, Observation,
                              ObservationError, Proposal, ProposalStatus, RecorderResumed,
@@ -349,9 +350,8 @@ class Track:
         if path is None:
             return None, problem
         try:
-            with open(path, "rb") as fh:
-                data = fh.read(MAX_OBSERVATION_BYTES + 1)
-        except OSError as exc:
+            data = obspack.read_bytes(self.root, row["path"])  # the file, or the session's pack
+        except OSError as exc:  # neither the file nor the session's pack has it (or the pack is damaged)
             return None, f"{row.get('path')}: {exc.strerror or exc}"
         if len(data) > MAX_OBSERVATION_BYTES:
             return None, f"{row.get('path')} is larger than {MAX_OBSERVATION_BYTES} bytes: not shown"
