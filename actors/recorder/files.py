@@ -33,6 +33,20 @@ def create_session_dir(capture_root: str, session_id: str) -> str:
     return path
 
 
+def make_session_durable(capture_root: str, session_id: str) -> None:
+    """fsync the directories a new session's names live in: the session directory (its
+    ``events.jsonl`` and ``observations/``), ``sessions/`` (the session directory) and the
+    capture root (``sessions/``). Without them a power cut may drop the journal's name with
+    everything in it, intents already acknowledged included (bench/powercut.py)."""
+    session = os.path.join(capture_root, "sessions", session_id)
+    for path in (session, os.path.dirname(session), capture_root):
+        fd = os.open(path, os.O_RDONLY)
+        try:
+            sync(fd)
+        finally:
+            os.close(fd)
+
+
 def observation_relpath(session_id: str, number: int) -> str:
     return f"sessions/{session_id}/observations/{number:06d}.json"
 
@@ -139,6 +153,26 @@ def append_feed(path: str, row: dict) -> None:
             os.write(fd, line)
         finally:
             fcntl.flock(fd, fcntl.LOCK_UN)
+    finally:
+        os.close(fd)
+
+
+def make_feeds_durable(capture_root: str) -> None:
+    """fsync the root feeds and the capture root's entries (at a session's finalization): a
+    finished session's feed lines, and the feeds' names, survive a power cut. Lines appended
+    since are not durable until the next finalization in this root (docs/journal.md)."""
+    for name in ("decisions.jsonl", "sessions.jsonl"):
+        try:
+            fd = os.open(os.path.join(capture_root, name), os.O_RDONLY)
+        except FileNotFoundError:
+            continue
+        try:
+            sync(fd)
+        finally:
+            os.close(fd)
+    fd = os.open(capture_root, os.O_RDONLY)
+    try:
+        sync(fd)
     finally:
         os.close(fd)
 

@@ -101,6 +101,7 @@ class Recorder:
         else:
             files.create_session_dir(self.root, self.sid)
             self.writer = JournalWriter(self.journal_path, self.sid, resume=False, faults=faults)
+            files.make_session_durable(self.root, self.sid)  # before any row can be acknowledged
             self.start()
 
     # -- start and resume ---------------------------------------------------------------
@@ -456,6 +457,11 @@ class Recorder:
                 root=self.root, session_id=self.sid, session_dir=self.dir, journal_path=self.journal_path,
                 dry_run=bool(self.ctx.setting("session.dry_run", False)),
                 last_digest=self.writer.last_digest), self.index)
+            self.after_group()  # the last decisions' feed lines, then the feeds made durable
+            try:
+                files.make_feeds_durable(self.root)
+            except OSError as exc:  # a compatibility feed never fails the session
+                log.error("the feeds could not be made durable: %s", exc)
         return Finalized(reply_to="", summary=self.finalized)
 
     def _append_end(self, reason: str, exit_code: int) -> None:

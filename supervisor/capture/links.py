@@ -77,6 +77,7 @@ class Links:
         self.end: dict | None = None
         self.last_resume_line = 0
         self.resumes = 0
+        self.missing_tail: list[tuple[int, dict, str]] = []  # missing observation files no intent followed yet
 
     def apply(self, n: int, row: dict) -> None:
         event = row.get("event")
@@ -185,9 +186,11 @@ class Links:
             self._damaged("observation_unreadable", f"{rel} (line {n}, {row['observation_id']}) cannot be read "
                           f"from the pack: {exc}", n, row)
             return None
-        self._damaged("observation_missing", f"{rel}, referenced by line {n} "
-                      f"({row['observation_id']}), does not exist"
-                      + (" (nor in observations.pack)" if pack is not None else ""), n, row)
+        # damaged once an acknowledged intent follows it (the recorder makes every stored
+        # observation durable before it acknowledges an intent); at the tail of an unfinished
+        # journal, a power cut before that (``finish``)
+        self.missing_tail.append((n, row, f"{rel}, referenced by line {n} ({row['observation_id']}), does not "
+                                  "exist" + (" (nor in observations.pack)" if pack is not None else "")))
         return None
 
     def _observation_error(self, n: int, row: dict) -> None:
@@ -224,6 +227,9 @@ class Links:
         self.statuses[row["status"]] += 1
 
     def _action_attempt(self, n: int, row: dict) -> None:
+        for m, missing_row, message in self.missing_tail:
+            self._damaged("observation_missing", message, m, missing_row)
+        self.missing_tail.clear()
         if not self._need(n, row, "attempt_id", "proposal_id", "observation_id"):
             return
         pid = row["proposal_id"]
@@ -312,6 +318,13 @@ class Links:
             return
         if self.start is None:
             add(DAMAGED, "session_start_missing", "no session_start row")
+        for m, missing_row, message in self.missing_tail:
+            if self.end is None:  # stored after the last acknowledged intent: lost with a power cut
+                add(INCOMPLETE, "observation_not_durable", f"{message}: it was stored after the last "
+                    "acknowledged intent, so it may never have been made durable (a power cut)", line=m,
+                    sequence=missing_row.get("sequence"), event=missing_row.get("event"))
+            else:
+                self._damaged("observation_missing", message, m, missing_row)
         if self.end is None:
             add(INCOMPLETE, "no_session_end", f"no session_end row: the journal stops at sequence "
                 f"{self.chain.last_sequence} (line {self.chain.prev_line}); the session was cut "

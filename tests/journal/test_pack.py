@@ -97,3 +97,22 @@ def test_an_unfinished_session_is_refused_and_an_interrupted_pack_is_finished_by
     assert verify(sd)[0] == 0
     assert pack_session(sd)["done"] == "packed" and not os.path.exists(os.path.join(sd, "observations"))
     assert verify(sd)[0] == 0
+
+
+def test_a_lost_tail_observation_of_an_unfinished_session_is_incomplete_and_an_earlier_one_damaged(
+        demo_captures, tmp_path):
+    """What a power cut may leave: the journal's last rows on disk, the newest observation file's
+    name not (it is made durable with the next intent). An earlier file, with an intent after it,
+    was durable: its loss is damage."""
+    root, sd = fresh_copy(demo_captures.normal.root, demo_captures.normal.session_dir, str(tmp_path / "cut"))
+    lines = read_lines(sd)
+    rows = [json.loads(line) for line in lines]
+    last_obs = max(i for i, r in enumerate(rows) if r["event"] == "observation")
+    write_lines(sd, lines[:last_obs + 1])  # the session cut right after its newest observation row
+    os.unlink(os.path.join(root, rows[last_obs]["path"]))
+    code, report = verify(sd)
+    assert code == 3 and "observation_not_durable" in codes(report, "incomplete"), report
+    first_obs = next(r for r in rows if r["event"] == "observation")
+    os.unlink(os.path.join(root, first_obs["path"]))
+    code, report = verify(sd)
+    assert code == 4 and "observation_missing" in codes(report, "damaged"), report

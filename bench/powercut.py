@@ -1,0 +1,182 @@
+"""Power-cut campaign: ``python bench/powercut.py [--steps N] [--every K] [--modes strict,appends,torn]``.
+
+Plays one session of the built-in game (``run/profiles/demo.yaml``) under ``strace -f -y -xx``,
+then builds, offline (``bench/powercut_model.py``), the state the disk may hold after a power
+cut at every file-system call that matters (every fsync, create, rename, unlink and mkdir,
+every action POST, and every K-th write), in each mode (strict: every pending thing lost;
+appends: names lost, data kept; torn: half of each file's pending data kept). On every state:
+
+* **the intent rule**: every action that left for the game before the cut (the traced POST,
+  named by its ``X-Gamerig-Attempt`` header) has its ``action_attempt`` row among the journal's
+  durable whole lines;
+* **verify classifies it**: ``capture verify`` answers intact or incomplete (damaged, or a
+  crash of the verifier, is a violation);
+* **the recorder resumes on it**: a ``Recorder`` is built on a copy (what a restarted recorder
+  does) without an error;
+* **the feeds**: ``decisions.jsonl`` and ``sessions.jsonl`` never end in a torn line that
+  ``capture verify`` calls damage, never name a decision the durable journal lacks (verify on
+  the capture root), and, once the session has finalized, hold every decision and the
+  session's row (they are made durable at finalization; before it they may lag or be absent).
+
+It prints the states tried and every violation, and exits 1 on any. It needs ``strace``
+(``.ci/run`` installs it; the quick variant in the suite is skipped without it).
+"""
+from __future__ import annotations
+
+import argparse
+import glob
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import threading
+
+import zmq
+
+REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, REPO)
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+
+from powercut_model import Disk, materialize, parse  # noqa: E402
+
+from actors.recorder.rules import Recorder  # noqa: E402
+from actors.runtime.actor import ActorContext  # noqa: E402
+from actors.runtime.transport import Counters  # noqa: E402
+from supervisor.capture.verify import verify_path  # noqa: E402
+
+DEMO = os.path.join(REPO, "run", "profiles", "demo.yaml")
+TRACED = "openat,open,creat,write,pwrite64,sendto,fsync,fdatasync,rename,renameat,renameat2,unlink,unlinkat,mkdir," \
+         "mkdirat,rmdir,ftruncate"
+MODES = ("strict", "appends", "torn")
+
+
+def record(work: str, steps: int) -> tuple[str, str]:
+    """Play the session under strace; (capture root, trace text)."""
+    capture = os.path.join(work, "capture")
+    os.makedirs(capture)
+    trace = os.path.join(work, "trace.txt")
+    cmd = ["strace", "-f", "-y", "-xx", "-qq", "-s", "1000000", "-e", f"trace={TRACED}", "-o", trace,
+           sys.executable, "-m", "supervisor", "start", DEMO, "--max-steps", str(steps),
+           "--set", f"capture.root={capture}", "--set", f"supervisor.runtime_dir={work}/runtime",
+           "--set", "session.stop_on_run_end=false", "--set", "supervisor.progress=off"]
+    subprocess.run(cmd, cwd=REPO, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                   timeout=steps * 0.5 + 120)
+    with open(trace, encoding="utf-8", errors="replace") as fh:
+        return capture, fh.read()
+
+
+def durable_rows(data: bytes | None) -> list[dict]:
+    rows = []
+    for line in (data or b"").split(b"\n")[:-1]:  # whole lines only (a torn tail has no newline)
+        try:
+            rows.append(json.loads(line))
+        except ValueError:
+            continue
+    return rows
+
+
+def check_state(state: dict, sends: list[str], work: str, sid: str) -> list[str]:
+    """The violations of one crash state."""
+    out = []
+    jpath = f"sessions/{sid}/events.jsonl"
+    rows = durable_rows(state.get(jpath))
+    attempts = {r.get("attempt_id") for r in rows if r.get("event") == "action_attempt"}
+    for attempt in sends:
+        if attempt not in attempts:
+            out.append(f"intent: attempt {attempt} was sent but its action_attempt row is not durable")
+    where = os.path.join(work, "state")
+    shutil.rmtree(where, ignore_errors=True)
+    materialize(state, where)
+    sd = os.path.join(where, "sessions", sid)
+    if os.path.isdir(sd):
+        try:
+            report = verify_path(where)  # the capture root: the session and the root feeds
+            if report.verdict not in ("intact", "incomplete"):
+                found = [f for s in report.sessions for f in s.findings] + [f for r in report.feeds for f in r.findings]
+                first = next((f for f in found if f.severity == "damaged"), None)
+                out.append(f"verify: {report.verdict}: {first.code + ': ' + first.message if first else ''}")
+        except Exception as exc:  # noqa: BLE001 - the point: the verifier must not crash
+            out.append(f"verify crashed: {type(exc).__name__}: {exc}")
+        if os.path.exists(os.path.join(sd, "events.jsonl")):
+            ctx = ActorContext(name="recorder", session_id=sid, session_dir=sd, capture_root=where, endpoints={},
+                               profile={}, heartbeat_s=1.0, start_count=2, zctx=zmq.Context.instance(),
+                               stopping=threading.Event(), counters=Counters())
+            try:
+                rec = Recorder(ctx)
+                rec.writer.close()
+            except Exception as exc:  # noqa: BLE001
+                out.append(f"resume: {type(exc).__name__}: {exc}")
+    for feed in ("decisions.jsonl", "sessions.jsonl"):
+        data = state.get(feed) or b""
+        if data and not data.endswith(b"\n"):
+            out.append(f"feed: {feed} ends in a torn line")
+    return out
+
+
+def campaign(capture: str, text: str, every: int, modes: tuple[str, ...], work: str, say=print) -> dict:
+    calls = parse(text)
+    sid = os.path.basename(glob.glob(os.path.join(capture, "sessions", "*"))[0])
+    disk = Disk(capture)
+    points = []
+    for c in calls:
+        disk.apply(c)
+        interesting = c.name in ("fsync", "fdatasync", "rename", "renameat", "renameat2", "unlink", "unlinkat",
+                                 "mkdir", "mkdirat") or (disk.sends and disk.sends[-1][0] == c.index)
+        if interesting or c.index % every == 0:
+            points.append((c.index, {m: disk.crash(m) for m in modes}, [a for _, a in disk.sends]))
+    tried, violations = 0, []
+    end = disk.crash("strict")  # a power cut once the session has finalized: the feeds are whole
+    rows = durable_rows(end.get(f"sessions/{sid}/events.jsonl"))
+    fed = [p for p in rows if p.get("event") == "proposal_status" and p.get("status") in ("execute", "dry_run")]
+    decisions = durable_rows(end.get("decisions.jsonl"))
+    sessions = [r for r in durable_rows(end.get("sessions.jsonl")) if r.get("session") == sid or sid in json.dumps(r)]
+    if len(decisions) != len(fed) or not sessions:
+        violations.append({"call": len(calls), "mode": "strict", "violation": (
+            f"feeds: after finalization decisions.jsonl holds {len(decisions)} durable lines for {len(fed)} decisions "
+            f"and sessions.jsonl {len(sessions)} rows of the session")})
+    for n, (index, states, sends) in enumerate(points):
+        for mode, state in states.items():
+            tried += 1
+            for v in check_state(state, sends, work, sid):
+                violations.append({"call": index, "mode": mode, "violation": v})
+        if n % 50 == 0:
+            say(f"  {n}/{len(points)} cut points ({tried} states, {len(violations)} violations)")
+    return {"calls": len(calls), "cut_points": len(points), "states": tried, "sends": len(disk.sends),
+            "violations": violations}
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--steps", type=int, default=60, help="steps of the traced session (60)")
+    ap.add_argument("--every", type=int, default=25, help="also cut after every K-th traced call (25)")
+    ap.add_argument("--modes", default=",".join(MODES), help="strict,appends,torn")
+    ap.add_argument("--json", action="store_true")
+    args = ap.parse_args(argv)
+    if shutil.which("strace") is None:
+        print("strace is not installed (Debian: apt-get install strace)", file=sys.stderr)
+        return 2
+    work = tempfile.mkdtemp(prefix="gamerig-powercut-")
+    try:
+        capture, text = record(work, args.steps)
+        out = campaign(capture, text, args.every, tuple(args.modes.split(",")), work,
+                       say=(lambda _m: None) if args.json else print)
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+    if args.json:
+        print(json.dumps(out, indent=1))
+    else:
+        print(f"{out['calls']} traced calls, {out['sends']} actions sent, {out['cut_points']} cut points, "
+              f"{out['states']} crash states: {len(out['violations'])} violations")
+        seen = set()
+        for v in out["violations"]:
+            key = (v["mode"], v["violation"].split(":")[0])
+            if key not in seen:
+                seen.add(key)
+                print(f"  call {v['call']} ({v['mode']}): {v['violation']}")
+    return 1 if out["violations"] else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,90 @@
+"""The power-cut model on its own (``bench/powercut_model.py``: crash states from a trace), on
+small traces in strace's own format, and the campaign's quick variant on a real traced session."""
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+
+import pytest
+
+from tests.harness import REPO
+
+sys.path.insert(0, os.path.join(REPO, "bench"))
+from powercut_model import Disk, parse  # noqa: E402
+
+
+def hx(text: str | bytes) -> str:
+    data = text.encode() if isinstance(text, str) else text
+    return "".join(f"\\x{b:02x}" for b in data)
+
+
+def trace(*lines: str) -> list:
+    return parse("\n".join(lines))
+
+
+def replay(root: str, calls) -> Disk:
+    disk = Disk(root)
+    for c in calls:
+        disk.apply(c)
+    return disk
+
+
+def opened(path: str, fd: int, flags: str = "O_WRONLY|O_CREAT|O_EXCL") -> str:
+    return f'1 openat(AT_FDCWD<{hx("/")}>, "{hx(path)}", {flags}, 0644) = {fd}<{hx(path)}>'
+
+
+def written(path: str, fd: int, data: str) -> str:
+    return f'1 write({fd}<{hx(path)}>, "{hx(data)}", {len(data)}) = {len(data)}'
+
+
+def synced(path: str, fd: int) -> str:
+    return f"1 fsync({fd}<{hx(path)}>) = 0"
+
+
+def test_a_file_fsynced_without_its_directory_loses_its_name():
+    calls = [opened("/r/a", 3), written("/r/a", 3, "row\n"), synced("/r/a", 3)]
+    disk = replay("/r", trace(*calls))
+    assert disk.crash("strict") == {}
+    disk = replay("/r", trace(*calls, f'1 openat(AT_FDCWD<{hx("/")}>, "{hx("/r")}", O_RDONLY) = 4<{hx("/r")}>',
+                              synced("/r", 4)))
+    assert disk.crash("strict") == {"a": b"row\n"}
+
+
+def test_pending_bytes_are_lost_kept_or_torn_by_mode():
+    disk = replay("/r", trace(f'1 openat(AT_FDCWD<{hx("/")}>, "{hx("/r")}", O_RDONLY) = 4<{hx("/r")}>',
+                              opened("/r/j", 3, "O_WRONLY|O_APPEND|O_CREAT|O_EXCL"), synced("/r", 4),
+                              written("/r/j", 3, "one\n"), synced("/r/j", 3), written("/r/j", 3, "two\n")))
+    assert disk.crash("strict") == {"j": b"one\n"}
+    assert disk.crash("appends") == {"j": b"one\ntwo\n"}
+    assert disk.crash("torn") == {"j": b"one\ntw"}
+
+
+def test_a_rename_without_a_directory_fsync_may_be_undone():
+    d = f'1 openat(AT_FDCWD<{hx("/")}>, "{hx("/r")}", O_RDONLY) = 4<{hx("/r")}>'
+    calls = [d, opened("/r/t", 3), written("/r/t", 3, "{}"), synced("/r/t", 3), synced("/r", 4),
+             f'1 rename("{hx("/r/t")}", "{hx("/r/s.json")}") = 0']
+    assert replay("/r", trace(*calls)).crash("strict") == {"t": b"{}"}
+    assert replay("/r", trace(*calls, synced("/r", 4))).crash("strict") == {"s.json": b"{}"}
+
+
+def test_a_call_split_across_lines_is_taken_when_it_completed_and_posts_are_sends():
+    post = b"POST /api/v1/singleplayer HTTP/1.1\r\nX-Gamerig-Attempt: a-000007\r\n\r\n{}"
+    calls = trace(f'2 sendto(5<{hx("socket:[1]")}>, "{hx(post)}", {len(post)}, 0, NULL, 0 <unfinished ...>',
+                  opened("/r/a", 3), f"2 <... sendto resumed>) = {len(post)}")
+    assert [c.name for c in calls] == ["openat", "sendto"]
+    disk = replay("/r", calls)
+    assert disk.sends == [(1, "a-000007")]
+
+
+@pytest.mark.timeout(120)
+def test_the_quick_campaign_finds_every_sent_intent_durable_in_every_crash_state():
+    if shutil.which("strace") is None:
+        pytest.skip("strace is not installed (.ci/run installs it: apt-get install strace)")
+    done = subprocess.run([sys.executable, "bench/powercut.py", "--steps", "8", "--every", "60"], cwd=REPO,
+                          capture_output=True, text=True, timeout=110)
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-2000:]
+    last = done.stdout.strip().splitlines()[-1]
+    assert "actions sent" in last and last.endswith(": 0 violations"), last
+    assert int(last.split(" actions sent")[0].split(", ")[-1]) >= 5
