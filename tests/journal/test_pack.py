@@ -16,7 +16,7 @@ from supervisor import cli
 from supervisor.capture.packing import pack_session
 from supervisor.fleet.results import journal_facts
 from supervisor.view.track import Track
-from tests.journal.conftest import codes, fresh_copy, line_of, read_lines, verify, write_lines
+from tests.journal.conftest import codes, findings, fresh_copy, line_of, read_lines, verify, write_lines
 
 
 def run(*argv: str) -> tuple[int, str]:
@@ -108,10 +108,12 @@ def test_a_lost_tail_observation_of_an_unfinished_session_is_incomplete_and_an_e
     lines = read_lines(sd)
     rows = [json.loads(line) for line in lines]
     last_obs = max(i for i, r in enumerate(rows) if r["event"] == "observation")
-    write_lines(sd, lines[:last_obs + 1])  # the session cut right after its newest observation row
+    write_lines(sd, lines[:last_obs + 1])  # the session cut right after its newest observation row,
+    os.unlink(os.path.join(sd, "session.json"))  # long before its finalization
     os.unlink(os.path.join(root, rows[last_obs]["path"]))
     code, report = verify(sd)
-    assert code == 3 and "observation_not_durable" in codes(report, "incomplete"), report
+    assert code == 3 and "observation_not_durable" in codes(report, "incomplete"), [
+        (f["severity"], f["code"], f["message"][:120]) for f in findings(report)]
     first_obs = next(r for r in rows if r["event"] == "observation")
     os.unlink(os.path.join(root, first_obs["path"]))
     code, report = verify(sd)
