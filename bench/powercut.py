@@ -1,7 +1,7 @@
 """Power-cut campaign: ``python bench/powercut.py [--steps N] [--every K] [--modes strict,appends,torn]``.
 
 Plays one session of the built-in game (``run/profiles/demo.yaml``) under ``strace -f -y -xx``,
-then builds, offline (``bench/powercut_model.py``), the state the disk may hold after a power
+then packs it (``supervisor capture pack``, traced too), then builds, offline (``bench/powercut_model.py``), the state the disk may hold after a power
 cut at every file-system call that matters (every fsync, create, rename, unlink and mkdir,
 every action POST, and every K-th write), in each mode (strict: every pending thing lost;
 appends: names lost, data kept; torn: half of each file's pending data kept). On every state:
@@ -9,8 +9,9 @@ appends: names lost, data kept; torn: half of each file's pending data kept). On
 * **the intent rule**: every action that left for the game before the cut (the traced POST,
   named by its ``X-Gamerig-Attempt`` header) has its ``action_attempt`` row among the journal's
   durable whole lines;
-* **verify classifies it**: ``capture verify`` answers intact or incomplete (damaged, or a
-  crash of the verifier, is a violation);
+* **verify classifies it**: ``capture verify`` answers intact or incomplete, and intact once
+  the session's ``session.json`` is on disk (through the whole pack); damaged, or a crash of the
+  verifier, is a violation;
 * **the recorder resumes on it**: a ``Recorder`` is built on a copy (what a restarted recorder
   does) without an error;
 * **the feeds**: ``decisions.jsonl`` and ``sessions.jsonl`` never end in a torn line that
@@ -63,8 +64,15 @@ def record(work: str, steps: int) -> tuple[str, str]:
            "--set", "session.stop_on_run_end=false", "--set", "supervisor.progress=off"]
     subprocess.run(cmd, cwd=REPO, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
                    timeout=steps * 0.5 + 120)
-    with open(trace, encoding="utf-8", errors="replace") as fh:
-        return capture, fh.read()
+    packed = os.path.join(work, "pack-trace.txt")  # then the finished session packed (capture pack)
+    subprocess.run(["strace", "-f", "-y", "-xx", "-qq", "-s", "1000000", "-e", f"trace={TRACED}", "-o", packed,
+                    sys.executable, "-m", "supervisor", "capture", "pack", capture], cwd=REPO, check=True,
+                   stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, timeout=300)
+    text = ""
+    for path in (trace, packed):
+        with open(path, encoding="utf-8", errors="replace") as fh:
+            text += fh.read()
+    return capture, text
 
 
 def durable_rows(data: bytes | None) -> list[dict]:
@@ -91,9 +99,10 @@ def check_state(state: dict, sends: list[str], work: str, sid: str) -> list[str]
     materialize(state, where)
     sd = os.path.join(where, "sessions", sid)
     if os.path.isdir(sd):
+        finished = f"sessions/{sid}/session.json" in state  # finalized: packing must keep it intact
         try:
             report = verify_path(where)  # the capture root: the session and the root feeds
-            if report.verdict not in ("intact", "incomplete"):
+            if report.verdict not in (("intact",) if finished else ("intact", "incomplete")):
                 found = [f for s in report.sessions for f in s.findings] + [f for r in report.feeds for f in r.findings]
                 first = next((f for f in found if f.severity == "damaged"), None)
                 out.append(f"verify: {report.verdict}: {first.code + ': ' + first.message if first else ''}")
