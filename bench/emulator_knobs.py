@@ -34,8 +34,8 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 import protocol.events as ev  # noqa: E402
-from actors.emulator.config import load_rom  # noqa: E402
-from actors.emulator.policy import ExplorationInputs  # noqa: E402
+from actors.emulator.session.config import load_rom  # noqa: E402
+from actors.emulator.session.policy import ExplorationInputs  # noqa: E402
 from emulator import session_rows  # noqa: E402  (bench/emulator.py: the journal's rows)
 
 with warnings.catch_warnings():

@@ -1,6 +1,6 @@
 """Compare two session journals row by row, with what legitimately differs between two runs
 of the same profile and seed masked: timestamps, durations, hashes, process ids, random ids,
-ports and the session id.
+ports and the session id (an observation's digest is taken over its file with those masked).
 
     python bench/journal_diff.py A/events.jsonl B/events.jsonl [--show 5]
 
@@ -11,16 +11,22 @@ hostile session with the same seeds before and after, and compare.
 from __future__ import annotations
 
 import argparse
+import hashlib
 import json
+import os
 import re
 import sys
 
+from protocol import obspack
 from protocol.events import ActorStart
 from protocol.journal import scan_file
 
 #: keys whose values differ between two runs of the same session by nature
 MASKED_KEYS = {"recorded_at", "ts", "prev_sha256", "pid", "read_id", "requester", "session",
-               "capture_root", "last_sha256", "started_at", "ended_at", "wall_s"}
+               "capture_root", "last_sha256", "started_at", "ended_at", "wall_s",
+               # an emulator recording's hash chain pins (over rows that name the session), and the
+               # emulator's own clocks
+               "prefixPin", "fromPrefixPin", "sessionId", "emulation_s", "cpu_s", "busy_s", "busy_percent"}
 PORT = re.compile(r"127\.0\.0\.1:\d+")
 
 
@@ -44,7 +50,29 @@ def masked_rows(path: str) -> list[dict]:
     names = {str(first[k]): f"<{k}>" for k in ("session", "capture_root") if first.get(k)}
     names.update((f"-{row['pid']}", "-<pid>") for row in rows
                  if row.get("event") == ActorStart.KIND and isinstance(row.get("pid"), int))
-    return [masked(row, names) for row in rows]
+    for row in rows:  # the emulator's event keys name its pid and its recording's random session id
+        if row.get("event") == "emulator_started":
+            if isinstance(row.get("pid"), int):
+                names[f":{row['pid']}"] = ":<pid>"
+            if isinstance(row.get("event_key"), str):
+                names[row["event_key"]] = "<recording-session>"
+    root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(path))))
+    return [masked(_observed(row, root, names), names) for row in rows]
+
+
+def _observed(row: dict, root: str, names: dict[str, str]) -> dict:
+    """An observation row's ``sha256`` replaced by the digest of its file with the run's names
+    masked: an emulator observation names its session in the paths it holds, so its raw digest
+    differs between any two runs (the file is compared, not its run-bound bytes)."""
+    if row.get("event") != "observation" or not isinstance(row.get("path"), str):
+        return row
+    try:
+        text = obspack.read_bytes(root, row["path"]).decode("utf-8")
+    except (OSError, UnicodeDecodeError):
+        return row
+    for name, mask in names.items():
+        text = text.replace(name, mask)
+    return {**row, "sha256": "masked:" + hashlib.sha256(text.encode()).hexdigest()}
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -74,7 +74,7 @@ class StopRecording(Message):
 class Clip(Message):
     """A GIF of this recording's committed retained frames, written by the emulator that
     writes the recording (an agent's ``emulator_clip`` of a live recording, supervisor/mcp):
-    ``request`` is a clip request without ``recordingPath`` (actors/emulator/clips.py),
+    ``request`` is a clip request without ``recordingPath`` (actors/emulator/tools/clips.py),
     ``workspace`` the root whose top-level ``artifacts/`` may receive it."""
     TYPE = "emulator_clip"
     request: dict

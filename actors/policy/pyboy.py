@@ -1,7 +1,7 @@
 """The built-in Game Boy policies (``game.backend: pyboy``).
 
 * ``pyboy_explore`` (:class:`PyboyExplore`) — seeded random inputs for any cartridge
-  (``actors.emulator.policy.ExplorationInputs``). The seed is ``policy.settings.seed``, else
+  (``actors.emulator.session.policy.ExplorationInputs``). The seed is ``policy.settings.seed``, else
   ``game.seed`` (passed on by the observer in ``policy_hints``). ``frames_per_step`` fixes
   the frames of every step (else the explorer picks 4..60); ``samples_per_step`` asks for
   sampled frames. The n-th proposal is the n-th input of the seeded stream, also after a
@@ -19,7 +19,7 @@ Every executed proposal is ``action: "step"`` with ``parameters: {"buttons", "fr
 """
 from __future__ import annotations
 
-from actors.emulator.policy import DEMO_STEP_FRAMES, ExplorationInputs, demo_next_buttons, is_demo_cartridge
+from actors.emulator.session.policy import DEMO_STEP_FRAMES, ExplorationInputs, demo_next_buttons, is_demo_cartridge
 
 from .base import Observation, Policy, Proposal
 

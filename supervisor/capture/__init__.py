@@ -6,10 +6,10 @@ One module per subcommand, each defining its ``Command`` class next to its entry
     verify.py     ``capture verify``: resolve PATH (session or capture root), run the checks,
                   exit 0 / 3 incomplete / 4 damaged / 2 usage
     recordings.py ``capture archive|retrieve|restore|diagnose``: emulator recording maintenance
-                  (actors/emulator/archive.py, lease.py); exit 0 / 1 refused / 3 interrupted
+                  (actors/emulator/tools/archive.py, lease.py); exit 0 / 1 refused / 3 interrupted
     frames.py     ``capture frames``: a recording's retained frames, checkpoints and branches
-    review.py     ``capture review``: an interval of an emulator recording (actors/emulator/review.py)
-    clip.py       ``capture clip``: a GIF from a recording's retained frames (actors/emulator/clips.py)
+    review.py     ``capture review``: an interval of an emulator recording (actors/emulator/tools/review.py)
+    clip.py       ``capture clip``: a GIF from a recording's retained frames (actors/emulator/tools/clips.py)
     packing.py    ``capture pack|unpack``: observation files <-> observations.pack (protocol/obspack.py)
     audit.py      ``capture audit``: every stored observation replayed through a fresh policy
     coverage.py   ``capture coverage``: screen variants, action kinds and runs of STS2MCP captures

@@ -1,7 +1,7 @@
 """Extract a supporting GIF from retained frames: ``supervisor capture clip PATH --out FILE
 (--start-frame N --end-frame M [--max-frames K] | --cut A:B[@BRANCH] ...) [--branch B] [--json]``.
 
-Uses only the recording's retained, verified PNGs (actors/emulator/clips.py): no ROM is
+Uses only the recording's retained, verified PNGs (actors/emulator/tools/clips.py): no ROM is
 loaded, nothing is replayed or interpolated. FILE is relative to the current directory (the
 workspace) and must lie inside the recording directory or the workspace's top-level
 ``artifacts/``; it is never overwritten, and its bytes are charged to the recording's
@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from actors.emulator.clips import MAX_SOURCE_IMAGES, clip
+from actors.emulator.tools.clips import MAX_SOURCE_IMAGES, clip
 from supervisor.commands.base import Command, emit
 
 from .evidence import EXIT_OK, HANDLED, fail, recording_dir

@@ -11,8 +11,8 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from actors.emulator.errors import EmulatorError, IntervalRefused, InvalidOption, RecordingCorrupt
-from actors.emulator.limits import MANIFEST
+from actors.emulator.recording.errors import EmulatorError, IntervalRefused, InvalidOption, RecordingCorrupt
+from actors.emulator.recording.limits import MANIFEST
 from supervisor.commands.base import emit
 
 EXIT_OK, EXIT_REFUSED, EXIT_USAGE, EXIT_DAMAGED = 0, 1, 2, 4

@@ -3,7 +3,7 @@
 The frames ``capture clip`` can start and end on, and the action indices ``capture review``
 takes, one line each: branch, native frame, action index, and the PNG inside the recording;
 checkpoints and branches follow. PATH is a recording directory or a gamerig session
-directory holding ``recording/``. Reads only (``actors.emulator.reader``).
+directory holding ``recording/``. Reads only (``actors.emulator.recording.reader``).
 
 Exit codes: 0 listed; 2 a PATH that is not a recording; 4 the recording's journal does not
 verify.
@@ -17,8 +17,8 @@ from __future__ import annotations
 import os
 import sys
 
-from actors.emulator.limits import MANIFEST
-from actors.emulator.reader import RecordingReader
+from actors.emulator.recording.limits import MANIFEST
+from actors.emulator.recording.reader import RecordingReader
 from supervisor.commands.base import Command, emit
 
 from .evidence import EXIT_OK, EXIT_USAGE, HANDLED, fail, recording_dir

@@ -1,6 +1,6 @@
 """Emulator recording maintenance: ``supervisor capture archive|retrieve|restore|diagnose PATH``.
 
-The logic lives in ``actors/emulator/archive.py`` and ``actors/emulator/lease.py``; these
+The logic lives in ``actors/emulator/tools/archive.py`` and ``actors/emulator/recording/lease.py``; these
 commands print its results. Filesystem only: no ROM is loaded and no emulator is started.
 
 Exit codes (archive, retrieve, restore):
@@ -15,9 +15,9 @@ from __future__ import annotations
 import os
 import sys
 
-from actors.emulator.archive import archive, restore, retrieve
-from actors.emulator.errors import AccessRefused, MaintenanceInterrupted, RecordingError
-from actors.emulator.lease import access_diagnostic, describe_claim
+from actors.emulator.tools.archive import archive, restore, retrieve
+from actors.emulator.recording.errors import AccessRefused, MaintenanceInterrupted, RecordingError
+from actors.emulator.recording.lease import access_diagnostic, describe_claim
 from supervisor.commands.base import Command, emit
 
 EXIT_REFUSED, EXIT_USAGE, EXIT_INTERRUPTED = 1, 2, 3

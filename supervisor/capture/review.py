@@ -5,7 +5,7 @@ The request is the exact ``recordingSpan`` a step returned (its ``action_result`
 give PATH and ``--session/--branch/--from/--to`` (plus ``--from-frame/--to-frame/--prefix-pin``
 to have them checked), or the span itself with ``--span JSON``. Never reconstruct indices
 from step counts. The review reads the recording and writes nothing into it
-(actors/emulator/review.py). The individual layout prints the verified PNG paths inside the
+(actors/emulator/tools/review.py). The individual layout prints the verified PNG paths inside the
 recording; ``--contact-sheet`` saves the returned sheet under ``artifacts/review/`` (or
 ``--sheet-out FILE`` inside ``artifacts/``, never inside the recording) and prints its path.
 """
@@ -15,8 +15,8 @@ import json
 import secrets
 from pathlib import Path
 
-from actors.emulator.derived import authorize_output, write_no_clobber
-from actors.emulator.review import DEFAULT_IMAGES, ReviewResult, review
+from actors.emulator.tools.derived import authorize_output, write_no_clobber
+from actors.emulator.tools.review import DEFAULT_IMAGES, ReviewResult, review
 from supervisor.commands.base import Command, emit
 
 from .evidence import EXIT_DAMAGED, EXIT_OK, HANDLED, fail, recording_dir

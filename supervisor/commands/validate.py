@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import sys
 
-from actors.emulator.config import ConfigProblem, EmulatorConfig
+from actors.emulator.session.config import ConfigProblem, EmulatorConfig
 from supervisor import profile as prof
 
 from .base import Command, emit

@@ -5,7 +5,7 @@ starts with its stable ``code``; none ever ends the server.
     ├── PathRefused          a path the authorized workspace does not allow (path-refused)
     └── SessionGone          no running playtest, or it ended under the request (no-session)
 
-The emulator library's own errors (``actors.emulator.errors.EmulatorError``, each with a
+The emulator library's own errors (``actors.emulator.recording.errors.EmulatorError``, each with a
 stable ``code`` such as ``checkpoint-stale`` or ``access-refused``) pass through unchanged.
 """
 from __future__ import annotations

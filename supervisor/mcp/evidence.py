@@ -17,11 +17,12 @@ import json
 import os
 from pathlib import Path
 
-from actors.emulator import archive as maintenance
-from actors.emulator import clips, lease
-from actors.emulator.errors import AccessRefused
-from actors.emulator.reader import writer_alive
-from actors.emulator.review import review as review_interval
+from actors.emulator.tools import archive as maintenance
+from actors.emulator.tools import clips
+from actors.emulator.recording import lease
+from actors.emulator.recording.errors import AccessRefused
+from actors.emulator.recording.reader import writer_alive
+from actors.emulator.tools.review import review as review_interval
 
 from .args import Answer, Args
 from .errors import ToolRefused

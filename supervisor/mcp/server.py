@@ -23,7 +23,7 @@ from mcp import types
 from mcp.server.lowlevel import Server
 from mcp.server.stdio import stdio_server
 
-from actors.emulator.errors import EmulatorError
+from actors.emulator.recording.errors import EmulatorError
 
 from .args import Answer
 from . import sts2_schemas

@@ -14,9 +14,9 @@ from pathlib import Path
 
 import zmq
 
-from actors.emulator.limits import RecordingLimits
-from actors.emulator.reader import RecordingReader
-from actors.emulator.rom import RomIdentity
+from actors.emulator.recording.limits import RecordingLimits
+from actors.emulator.recording.reader import RecordingReader
+from actors.emulator.recording.rom import RomIdentity
 
 from . import evidence
 from .args import Answer, Args

@@ -25,8 +25,8 @@ import secrets
 import stat
 from pathlib import Path
 
-from actors.emulator.errors import AdmissionRefused
-from actors.emulator.limits import PARENT_MAX_RECORDINGS, PARENT_MAX_RESERVED_BYTES, reserved_by
+from actors.emulator.recording.errors import AdmissionRefused
+from actors.emulator.recording.limits import PARENT_MAX_RECORDINGS, PARENT_MAX_RESERVED_BYTES, reserved_by
 
 from .errors import PathRefused
 

@@ -1,9 +1,9 @@
 """An emulator session's recording on the page: status, checkpoints, branches, retained frames,
 and an interval as a contact sheet or a GIF.
 
-The recording is read by its own reader (``actors.emulator.reader.RecordingReader``); the
-contact sheet is ``actors.emulator.review.review`` with the contact-sheet layout and the GIF
-is ``actors.emulator.clips.preview``: the same code, limits and refusals as ``supervisor
+The recording is read by its own reader (``actors.emulator.recording.reader.RecordingReader``); the
+contact sheet is ``actors.emulator.tools.review.review`` with the contact-sheet layout and the GIF
+is ``actors.emulator.tools.clips.preview``: the same code, limits and refusals as ``supervisor
 capture review`` and ``capture clip``, and neither writes a file (the sheet and the GIF go
 to the browser, not to disk).
 """
@@ -12,10 +12,10 @@ from __future__ import annotations
 import os
 import re
 
-from actors.emulator.clips import preview
-from actors.emulator.errors import EmulatorError
-from actors.emulator.reader import RecordingReader
-from actors.emulator.review import review
+from actors.emulator.tools.clips import preview
+from actors.emulator.recording.errors import EmulatorError
+from actors.emulator.recording.reader import RecordingReader
+from actors.emulator.tools.review import review
 
 from .track import Track
 

@@ -1,8 +1,13 @@
-"""Tests of the emulator core library and the demo cartridge (real PyBoy, no mocks).
+"""Tests of the emulator (real PyBoy, real processes, no mocks), mirroring its rooms:
 
-One ``test_*.py`` per library module or behaviour (session, recording, checkpoints, battery,
-start checkpoints, restored frames, crash resume, limits, frames, policy, the cartridge, a
-third-party ROM); ``conftest.py`` holds the shared fixtures, ``cartridges.py`` the demo
-cartridge's header variants (a battery cartridge, any header byte with the checksum fixed),
-``crash_worker.py`` / ``restore_worker.py`` helper processes.
+    session/     actors/emulator/session: the PyBoy session, checkpoints, battery, start
+                 checkpoints, restored frames, crash resume, policies, a third-party ROM
+                 (``crash_worker.py`` / ``restore_worker.py`` helper processes)
+    recording/   actors/emulator/recording: the writer and journal, frames, limits, leases
+    tools/       actors/emulator/tools: review, clips, archive / retrieve / restore and the
+                 ``supervisor capture`` commands over them
+    test_cartridge.py  the demo cartridge
+
+``conftest.py`` holds the shared fixtures, ``cartridges.py`` the demo cartridge's header variants
+(a battery cartridge, any header byte with the checksum fixed).
 """

@@ -2,7 +2,7 @@
 header (the header checksum at 0x14D recomputed, as the boot ROM and PyBoy verify it)."""
 from __future__ import annotations
 
-from actors.emulator.rom import header_checksum
+from actors.emulator.recording.rom import header_checksum
 
 #: 8 KiB no cartridge RAM starts with by itself
 BATTERY_PATTERN = bytes((i * 7 + 3) & 0xFF for i in range(8192))

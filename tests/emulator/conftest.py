@@ -7,8 +7,8 @@ from pathlib import Path
 import pytest
 
 from actors.emulator.cartridge import build_rom
-from actors.emulator.policy import DEMO_REGIONS
-from actors.emulator.session import EmulatorSession, RecordingOptions
+from actors.emulator.session.policy import DEMO_REGIONS
+from actors.emulator.session.core import EmulatorSession, RecordingOptions
 
 from . import cartridges
 

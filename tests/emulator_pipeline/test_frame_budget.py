@@ -7,7 +7,7 @@ import re
 
 import pytest
 
-from actors.emulator.limits import SPECS
+from actors.emulator.recording.limits import SPECS
 from supervisor import profile as prof
 
 from .conftest import PYBOY_DEMO, recording_dir

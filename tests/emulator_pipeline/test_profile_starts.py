@@ -13,7 +13,7 @@ import sys
 import pytest
 
 from actors.emulator.cartridge import build_rom
-from actors.emulator.reader import RecordingReader
+from actors.emulator.recording.reader import RecordingReader
 from tests.emulator.cartridges import BATTERY_PATTERN as PATTERN
 from tests.emulator.cartridges import battery_rom, with_header
 from tests.harness import REPO

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from actors.emulator.reader import RecordingReader
+from actors.emulator.recording.reader import RecordingReader
 from tests.harness import kill, wait_for
 
 from .conftest import recording_dir, recording_events

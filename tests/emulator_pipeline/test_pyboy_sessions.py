@@ -8,8 +8,8 @@ import os
 
 import pytest
 
-from actors.emulator.frames import decode_rgba
-from actors.emulator.reader import RecordingReader
+from actors.emulator.recording.frames import decode_rgba
+from actors.emulator.recording.reader import RecordingReader
 
 from .conftest import recording_dir, recording_events
 

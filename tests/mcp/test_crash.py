@@ -13,7 +13,7 @@ from pathlib import Path
 import anyio
 import pytest
 
-from actors.emulator.reader import directory_bytes, ledger_outside_bytes
+from actors.emulator.recording.reader import directory_bytes, ledger_outside_bytes
 from tests.mcp.agent import Agent, connect, journal, workspace_with_demo
 
 pytestmark = pytest.mark.timeout(60)

@@ -7,16 +7,21 @@ import json
 
 import pytest
 
-from actors.emulator import clips
+from actors.emulator.tools import clips
 from actors.emulator.cartridge import build_rom
-from actors.emulator.errors import LimitExceeded, OutputRefused, RecordingBusy
-from actors.emulator.limits import RecordingLimits
-from actors.emulator.policy import DEMO_REGIONS
-from actors.emulator.reader import directory_bytes, ledger_outside_bytes
-from actors.emulator.session import EmulatorSession, RecordingOptions
+from actors.emulator.recording.errors import LimitExceeded, OutputRefused, RecordingBusy
+from actors.emulator.recording.limits import RecordingLimits
+from actors.emulator.session.policy import DEMO_REGIONS
+from actors.emulator.recording.reader import directory_bytes, ledger_outside_bytes
+from actors.emulator.session.core import EmulatorSession, RecordingOptions
 
 pytestmark = pytest.mark.timeout(60)
 CLIP = {"startFrame": 4, "endFrame": 120}
+
+
+def live_clip(session, request: dict, workspace):
+    """What the emulator actor does for an agent's clip of its live recording."""
+    return clips.clip_live(session.live_recording(), request, workspace)
 
 
 def session_in(workspace, **limits) -> EmulatorSession:
@@ -32,7 +37,7 @@ def test_the_writer_clips_its_live_recording_and_charges_its_own_budget(tmp_path
     session = session_in(tmp_path)
     try:
         before = session.status()["recording"]["bytesUsed"]
-        made = session.clip({**CLIP, "outputPath": "artifacts/clips/boot.gif"}, tmp_path)
+        made = live_clip(session, {**CLIP, "outputPath": "artifacts/clips/boot.gif"}, tmp_path)
         gif = tmp_path / "artifacts" / "clips" / "boot.gif"
         assert gif.read_bytes()[:6] == b"GIF89a" and made["bytes"] == gif.stat().st_size
         assert made["sourceImages"] == 30 and made["ledger"]["bytesUsedBefore"] == before  # frames 4, 8 .. 120
@@ -43,10 +48,10 @@ def test_the_writer_clips_its_live_recording_and_charges_its_own_budget(tmp_path
         with pytest.raises(RecordingBusy):  # from disk, beside the writer: refused
             clips.clip({**CLIP, "recordingPath": str(recording), "outputPath": "artifacts/clips/x.gif"}, tmp_path)
         with pytest.raises(OutputRefused, match="already exists"):
-            session.clip({**CLIP, "outputPath": "artifacts/clips/boot.gif"}, tmp_path)
+            live_clip(session, {**CLIP, "outputPath": "artifacts/clips/boot.gif"}, tmp_path)
         with pytest.raises(OutputRefused, match="only the recording directory"):
-            session.clip({**CLIP, "outputPath": str(tmp_path.parent / "out.gif")}, tmp_path)
-        inside = session.clip({**CLIP, "outputPath": str(recording / "clips" / "in.gif")}, tmp_path)
+            live_clip(session, {**CLIP, "outputPath": str(tmp_path.parent / "out.gif")}, tmp_path)
+        inside = live_clip(session, {**CLIP, "outputPath": str(recording / "clips" / "in.gif")}, tmp_path)
         assert inside["outputRoot"] == "recording" and (recording / "clips" / "in.gif").is_file()
         assert directory_bytes(recording) + ledger_outside_bytes(recording) == \
             session.status()["recording"]["bytesUsed"]  # the writer's count is what is on disk
@@ -65,7 +70,7 @@ def test_a_clip_past_the_writers_byte_budget_is_refused_and_writes_nothing(tmp_p
                     session.step(["right"] if n % 2 else [], frames)
         used = session.status()["recording"]["bytesUsed"]
         with pytest.raises(LimitExceeded, match=f"maxBytes exceeded: {used} used"):
-            session.clip({**CLIP, "outputPath": "artifacts/clips/late.gif"}, tmp_path)
+            live_clip(session, {**CLIP, "outputPath": "artifacts/clips/late.gif"}, tmp_path)
         assert not (tmp_path / "artifacts" / "clips" / "late.gif").exists()
         assert (session.recording_path / "quota-ledger.jsonl").read_text() == ""
         assert session.status()["recording"]["bytesUsed"] == used

@@ -30,7 +30,7 @@ def loaded_after(code: str) -> list[str]:
 def test_a_session_supervisor_imports_no_heavy_package():
     loaded = loaded_after("import supervisor.commands.start")
     assert [m for m in HEAVY if m in loaded] == []
-    assert "actors.model_client.client" not in loaded and "actors.emulator.reader" not in loaded
+    assert "actors.model_client.client" not in loaded and "actors.emulator.recording.reader" not in loaded
 
 
 def test_the_command_line_imports_only_the_command_it_runs():

@@ -15,7 +15,7 @@ import sys
 from importlib import resources
 from pathlib import Path
 
-from ..rom import header_checksum
+from ..recording.rom import header_checksum
 from .layout import (DOOR, HEIGHT, KEY, MAGIC, START, TILE_SYMBOLS, TILES, TITLE, TORCHES, WIDTH,
                      WRAM, room_tiles, tile_bytes)
 from .asm import assemble

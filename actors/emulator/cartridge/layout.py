@@ -1,7 +1,7 @@
 """The demo cartridge's data, defined once: room map, tile graphics and the WRAM map.
 
 ``build.py`` turns these into assembler symbols and ``db`` data; the demo policy
-(:mod:`actors.emulator.policy`) reads the same room map and WRAM addresses, so the policy
+(:mod:`actors.emulator.session.policy`) reads the same room map and WRAM addresses, so the policy
 and the cartridge cannot drift apart.
 
 Room legend: ``#`` wall, ``.`` floor, ``K`` key, ``D`` door, ``P`` player start (floor),

@@ -1,0 +1,18 @@
+"""The emulator actor and its PyBoy session: what plays.
+
+    actor        EmulatorActor: one session served over a ROUTER (observe / step / checkpoint /
+                 restore / stop / clip), resume after a crash, journal rows through the recorder
+    core         EmulatorSession (observe / step / checkpoint / restore / status / export / stop
+                 / close), RecordingOptions, sample_points
+    machine      Machine: the PyBoy instance (ROM as bytes, window "null", sound off, CGB resolved)
+    checkpoints  the checkpoint container format and its identity checks
+    battery      BatterySave: battery RAM a session starts from; the battery/ files of a recording
+    buttons      button names and the held-set diff
+    resume       resume_from_latest_checkpoint: continue an interrupted recording in a new process
+    config       EmulatorConfig: the profile's ``game.rom`` and ``emulator.*`` keys, checked
+    policy       demo_next_buttons (the demo cart's policy), ExplorationInputs (seeded explorer)
+
+It owns PyBoy: the only room that imports it. It may import ``actors.emulator.recording``
+(it writes recordings) and ``actors.emulator.cartridge``; it never imports
+``actors.emulator.tools`` (a live clip is a function the entry point hands to the actor).
+"""
