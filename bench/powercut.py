@@ -62,8 +62,8 @@ def record(work: str, steps: int) -> tuple[str, str]:
            sys.executable, "-m", "supervisor", "start", DEMO, "--max-steps", str(steps),
            "--set", f"capture.root={capture}", "--set", f"supervisor.runtime_dir={work}/runtime",
            "--set", "session.stop_on_run_end=false", "--set", "supervisor.progress=off"]
-    subprocess.run(cmd, cwd=REPO, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-                   timeout=steps * 0.5 + 120)
+    with open(os.path.join(work, "strace.err"), "wb") as err:
+        subprocess.run(cmd, cwd=REPO, check=True, stdout=subprocess.DEVNULL, stderr=err, timeout=steps * 0.5 + 120)
     packed = os.path.join(work, "pack-trace.txt")  # then the finished session packed (capture pack)
     subprocess.run(["strace", "-f", "-y", "-xx", "-qq", "-s", "1000000", "-e", f"trace={TRACED}", "-o", packed,
                     sys.executable, "-m", "supervisor", "capture", "pack", capture], cwd=REPO, check=True,
@@ -169,6 +169,13 @@ def main(argv: list[str] | None = None) -> int:
     work = tempfile.mkdtemp(prefix="gamerig-powercut-")
     try:
         capture, text = record(work, args.steps)
+        if not parse(text):  # nothing traced: say why instead of judging an empty trace
+            with open(os.path.join(work, "strace.err"), encoding="utf-8", errors="replace") as fh:
+                why = fh.read()[-2000:]
+            print(f"strace recorded no call we parse ({len(text)} bytes of trace; first line: "
+                  f"{text.splitlines()[0][:200] if text else '(none)'}); strace said: {why or '(nothing)'}",
+                  file=sys.stderr)
+            return 2
         out = campaign(capture, text, args.every, tuple(args.modes.split(",")), work,
                        say=(lambda _m: None) if args.json else print)
     finally:

@@ -76,7 +76,7 @@ def test_a_worker_killed_with_an_action_in_flight_is_never_rerun(tmp_path, head,
     assert code == 1, out
     (row,) = rows(root)
     assert row["outcome"] == "needs_review" and row["attempts"] == 1, row
-    assert "attempt 1 lost (WorkerCrashedError" in row["detail"] and "without a result (a-000001)" in row["detail"]
+    assert "attempt 1 lost (WorkerCrashedError" in row["detail"] and "action_attempt a-000001 has no action_result" in row["detail"]
     assert not os.path.exists(os.path.join(root, "s0000", "attempt-2.json"))
     assert game.posts == 1  # the action was sent once, and never again
     events = [r["event"] for r in _session_journal(root)]
