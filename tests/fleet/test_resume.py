@@ -23,7 +23,10 @@ def attempts_in(root: str, slot: str) -> int:
     sessions = os.path.join(root, slot, "capture", "sessions")
     if not os.path.isdir(sessions) or not os.listdir(sessions):
         return 0
-    return sum(r["event"] == "action_attempt" for r in journal(os.path.join(sessions, os.listdir(sessions)[0])))
+    session = os.path.join(sessions, os.listdir(sessions)[0])
+    if not os.path.exists(os.path.join(session, "events.jsonl")):  # the directory comes first
+        return 0
+    return sum(r["event"] == "action_attempt" for r in journal(session))
 
 
 def cut_after(session_dir: str, last_event: str) -> tuple[int, dict]:
