@@ -20,7 +20,7 @@ import os
 from json.encoder import encode_basestring
 from typing import Any
 
-from actors.runtime.durable import sync
+from actors.runtime.durable import sync, sync_path
 from protocol.journal import encode_row
 
 
@@ -40,11 +40,7 @@ def make_session_durable(capture_root: str, session_id: str) -> None:
     everything in it, intents already acknowledged included (bench/powercut.py)."""
     session = os.path.join(capture_root, "sessions", session_id)
     for path in (session, os.path.dirname(session), capture_root):
-        fd = os.open(path, os.O_RDONLY)
-        try:
-            sync(fd)
-        finally:
-            os.close(fd)
+        sync_path(path)
 
 
 def observation_relpath(session_id: str, number: int) -> str:
@@ -120,12 +116,8 @@ def _indented(value: Any, newline: str) -> str:
 def make_durable(capture_root: str, relpath: str) -> None:
     """fsync an observation file and its directory (when it is stored: before any intent cites it)."""
     path = os.path.join(capture_root, relpath)
-    for target, flags in ((path, os.O_RDONLY), (os.path.dirname(path), os.O_RDONLY)):
-        fd = os.open(target, flags)
-        try:
-            sync(fd)
-        finally:
-            os.close(fd)
+    sync_path(path)
+    sync_path(os.path.dirname(path))
 
 
 def write_json_atomic(path: str, value: Any) -> None:
@@ -163,18 +155,10 @@ def make_feeds_durable(capture_root: str) -> None:
     since are not durable until the next finalization in this root (docs/journal.md)."""
     for name in ("decisions.jsonl", "sessions.jsonl"):
         try:
-            fd = os.open(os.path.join(capture_root, name), os.O_RDONLY)
+            sync_path(os.path.join(capture_root, name))
         except FileNotFoundError:
             continue
-        try:
-            sync(fd)
-        finally:
-            os.close(fd)
-    fd = os.open(capture_root, os.O_RDONLY)
-    try:
-        sync(fd)
-    finally:
-        os.close(fd)
+    sync_path(capture_root)
 
 
 def list_outcome_dir(path: str | None) -> list[str] | None:

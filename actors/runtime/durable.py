@@ -29,3 +29,12 @@ def sync(fd: int) -> None:
         except OSError:
             pass   # not supported by this file system: fsync is the best it offers
     os.fsync(fd)
+
+
+def sync_path(path: str) -> None:
+    """``sync`` of the file or directory at ``path`` (a directory: the names it holds)."""
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        sync(fd)
+    finally:
+        os.close(fd)

@@ -24,7 +24,7 @@ import os
 import shutil
 import sys
 
-from actors.runtime.durable import sync
+from actors.runtime.durable import sync, sync_path
 from protocol import obspack
 from protocol.events import Observation, SessionEnd
 from protocol.journal import iter_lines
@@ -52,14 +52,6 @@ def sessions_of(path: str) -> list[str]:
         base = os.path.join(root, "sessions")
         out += [os.path.join(base, d) for d in sorted(os.listdir(base)) if os.path.isdir(os.path.join(base, d))]
     return out
-
-
-def _sync_dir(path: str) -> None:
-    fd = os.open(path, os.O_RDONLY)
-    try:
-        sync(fd)
-    finally:
-        os.close(fd)
 
 
 def journal_observations(session_dir: str) -> tuple[dict[str, str], bool]:
@@ -103,13 +95,9 @@ def pack_session(session_dir: str, progress=None) -> dict:
     if not os.path.exists(pack_path):  # (present: a pack finished before a crash; it is checked below)
         tmp = os.path.join(session_dir, TMP)
         obspack.write(tmp, files())
-        fd = os.open(tmp, os.O_RDONLY)
-        try:
-            sync(fd)
-        finally:
-            os.close(fd)
+        sync_path(tmp)
         os.replace(tmp, pack_path)
-        _sync_dir(session_dir)
+        sync_path(session_dir)
     pack = obspack.Pack(pack_path)
     if sorted(pack.names()) != names:
         raise Refused(f"{obspack.PACK} does not hold exactly the files of observations/; nothing was removed "
@@ -119,7 +107,7 @@ def pack_session(session_dir: str, progress=None) -> dict:
             if fh.read() != pack.read(name):
                 raise Refused(f"{obspack.PACK} gives other bytes for {name} than its file; nothing was removed")
     shutil.rmtree(obs_dir)
-    _sync_dir(session_dir)
+    sync_path(session_dir)
     return {"session": os.path.basename(session_dir), "done": "packed", "observations": len(names),
             "bytes_before": before, "pack_bytes": os.path.getsize(pack_path), "segments": len(pack.segments)}
 
@@ -150,16 +138,16 @@ def unpack_session(session_dir: str) -> dict:
             fh.write(blob)
             fh.flush()
             sync(fh.fileno())
-    _sync_dir(tmp)
+    sync_path(tmp)
     if os.path.isdir(obs_dir):  # files a crashed pack left: the pack's copies are the same bytes
         for name in os.listdir(obs_dir):
             if not os.path.exists(os.path.join(tmp, name)):
                 os.replace(os.path.join(obs_dir, name), os.path.join(tmp, name))
         shutil.rmtree(obs_dir)
     os.replace(tmp, obs_dir)
-    _sync_dir(session_dir)
+    sync_path(session_dir)
     os.unlink(pack_path)
-    _sync_dir(session_dir)
+    sync_path(session_dir)
     return {"session": os.path.basename(session_dir), "done": "unpacked", "observations": len(data)}
 
 

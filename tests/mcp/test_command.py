@@ -49,6 +49,17 @@ def config_snippet(name: str = "gamerig") -> dict:
     return found[0]
 
 
+async def served(command: str, args: list[str], cwd, call: tuple[str, dict] | None):
+    """Start the server as a client configuration would; (its tool names, the answer to ``call``)."""
+    params = StdioServerParameters(command=command, args=args, cwd=cwd)
+    with open(cwd / "server.log", "w") as errlog:
+        async with stdio_client(params, errlog=errlog) as (read, write):
+            async with ClientSession(read, write) as session:
+                await session.initialize()
+                names = [t.name for t in (await session.list_tools()).tools]
+                return names, (await session.call_tool(*call) if call else None)
+
+
 def test_the_documented_client_configuration_starts_the_server(tmp_path):
     server = config_snippet()
     assert server["type"] == "stdio" and set(server) == {"type", "command", "args"}
@@ -56,17 +67,7 @@ def test_the_documented_client_configuration_starts_the_server(tmp_path):
     command = server["command"].replace("/path/to/gamerig", str(REPO))
     args = [a.replace("/path/to/mygame", str(ws)) for a in server["args"]]
 
-    async def main():
-        params = StdioServerParameters(command=command, args=args, cwd=tmp_path)
-        with open(tmp_path / "server.log", "w") as errlog:
-            async with stdio_client(params, errlog=errlog) as (read, write):
-                async with ClientSession(read, write) as session:
-                    await session.initialize()
-                    listed = await session.list_tools()
-                    refused = await session.call_tool("emulator_run", {"romPath": "/etc/hostname"})
-                    return [t.name for t in listed.tools], refused
-
-    names, refused = anyio.run(main)
+    names, refused = anyio.run(served, command, args, tmp_path, ("emulator_run", {"romPath": "/etc/hostname"}))
     assert sorted(names) == sorted(["emulator_run", "emulator_step", "emulator_observe", "emulator_checkpoint",
                                     "emulator_recording", "emulator_review", "emulator_clip", "emulator_close"])
     assert refused.is_error and f"not inside the workspace {ws}" in refused.content[0].text
@@ -79,14 +80,6 @@ def test_the_documented_game_configuration_serves_the_mods_tool_names(tmp_path):
     command = server["command"].replace("/path/to/gamerig", str(REPO))
     args = [a.replace("/path/to/agent-folder", str(tmp_path)) for a in server["args"]]
 
-    async def main():
-        params = StdioServerParameters(command=command, args=args, cwd=tmp_path)
-        with open(tmp_path / "server.log", "w") as errlog:
-            async with stdio_client(params, errlog=errlog) as (read, write):
-                async with ClientSession(read, write) as session:
-                    await session.initialize()
-                    return [t.name for t in (await session.list_tools()).tools]
-
-    names = anyio.run(main)
+    names, _ = anyio.run(served, command, args, tmp_path, None)
     assert {"get_game_state", "menu_select", "combat_play_card", "crystal_sphere_proceed", "mp_map_vote",
             "wait_until_actionable", "wait_for_change"} <= set(names) and len(names) == 66
