@@ -141,10 +141,14 @@ def test_status_and_stop_commands_drive_a_running_session(session_factory):
     wait_for(lambda: len(s.events("action_result")) >= 3, 60, "three results")
     run = lambda *a: subprocess.run([sys.executable, "-m", "supervisor", *a, "--runtime-dir", s.runtime],
                                     cwd=REPO, capture_output=True, text=True, timeout=30)
-    st = run("status", "--json")
-    assert st.returncode == 0, st.stderr
-    info = json.loads(st.stdout)["sessions"][0]
-    assert info["steps"] >= 3 and set(info["actors"]) >= {"recorder", "policy", "observer", "actuator"}
+    def status() -> dict:
+        st = run("status", "--json")
+        assert st.returncode == 0, st.stderr
+        return json.loads(st.stdout)["sessions"][0]
+
+    # the supervisor follows the journal at its own pace: its count catches up with the file's
+    info = wait_for(lambda: (lambda i: i if i["steps"] >= 3 else None)(status()), 20, "status to count three steps")
+    assert set(info["actors"]) >= {"recorder", "policy", "observer", "actuator"}
     assert all(a["alive"] and a["rss_bytes"] > 0 for a in info["actors"].values())
     human = run("status")
     assert info["session_id"] in human.stdout and "recorder" in human.stdout
