@@ -26,7 +26,7 @@ import dataclasses
 import os
 import re
 
-LINE = re.compile(r"^(\d+) (.*)$")
+LINE = re.compile(r"^(\d+)\s+(.*)$")  # strace pads a pid to five columns: "5303  openat("
 CALL = re.compile(r"^([a-z0-9_]+)\((.*)\)\s+=\s+(-?\d+)(?:<([^>]*)>)?")
 UNFINISHED = re.compile(r"^([a-z0-9_]+)\((.*) <unfinished \.\.\.>$")
 RESUMED = re.compile(r"^<\.\.\. ([a-z0-9_]+) resumed>(.*)\)\s+=\s+(-?\d+)(?:<([^>]*)>)?")

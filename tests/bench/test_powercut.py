@@ -20,6 +20,9 @@ def hx(text: str | bytes) -> str:
     return "".join(f"\\x{b:02x}" for b in data)
 
 
+PID = f"{1:<5} "  # strace -f -o FILE leads each line with the pid left-justified in five columns
+
+
 def trace(*lines: str) -> list:
     return parse("\n".join(lines))
 
@@ -32,28 +35,28 @@ def replay(root: str, calls) -> Disk:
 
 
 def opened(path: str, fd: int, flags: str = "O_WRONLY|O_CREAT|O_EXCL") -> str:
-    return f'1 openat(AT_FDCWD<{hx("/")}>, "{hx(path)}", {flags}, 0644) = {fd}<{hx(path)}>'
+    return f'{PID}openat(AT_FDCWD<{hx("/")}>, "{hx(path)}", {flags}, 0644) = {fd}<{hx(path)}>'
 
 
 def written(path: str, fd: int, data: str) -> str:
-    return f'1 write({fd}<{hx(path)}>, "{hx(data)}", {len(data)}) = {len(data)}'
+    return f'{PID}write({fd}<{hx(path)}>, "{hx(data)}", {len(data)}) = {len(data)}'
 
 
 def synced(path: str, fd: int) -> str:
-    return f"1 fsync({fd}<{hx(path)}>) = 0"
+    return f"{PID}fsync({fd}<{hx(path)}>) = 0"
 
 
 def test_a_file_fsynced_without_its_directory_loses_its_name():
     calls = [opened("/r/a", 3), written("/r/a", 3, "row\n"), synced("/r/a", 3)]
     disk = replay("/r", trace(*calls))
     assert disk.crash("strict") == {}
-    disk = replay("/r", trace(*calls, f'1 openat(AT_FDCWD<{hx("/")}>, "{hx("/r")}", O_RDONLY) = 4<{hx("/r")}>',
+    disk = replay("/r", trace(*calls, f'{PID}openat(AT_FDCWD<{hx("/")}>, "{hx("/r")}", O_RDONLY) = 4<{hx("/r")}>',
                               synced("/r", 4)))
     assert disk.crash("strict") == {"a": b"row\n"}
 
 
 def test_pending_bytes_are_lost_kept_or_torn_by_mode():
-    disk = replay("/r", trace(f'1 openat(AT_FDCWD<{hx("/")}>, "{hx("/r")}", O_RDONLY) = 4<{hx("/r")}>',
+    disk = replay("/r", trace(f'{PID}openat(AT_FDCWD<{hx("/")}>, "{hx("/r")}", O_RDONLY) = 4<{hx("/r")}>',
                               opened("/r/j", 3, "O_WRONLY|O_APPEND|O_CREAT|O_EXCL"), synced("/r", 4),
                               written("/r/j", 3, "one\n"), synced("/r/j", 3), written("/r/j", 3, "two\n")))
     assert disk.crash("strict") == {"j": b"one\n"}
@@ -62,17 +65,17 @@ def test_pending_bytes_are_lost_kept_or_torn_by_mode():
 
 
 def test_a_rename_without_a_directory_fsync_may_be_undone():
-    d = f'1 openat(AT_FDCWD<{hx("/")}>, "{hx("/r")}", O_RDONLY) = 4<{hx("/r")}>'
+    d = f'{PID}openat(AT_FDCWD<{hx("/")}>, "{hx("/r")}", O_RDONLY) = 4<{hx("/r")}>'
     calls = [d, opened("/r/t", 3), written("/r/t", 3, "{}"), synced("/r/t", 3), synced("/r", 4),
-             f'1 rename("{hx("/r/t")}", "{hx("/r/s.json")}") = 0']
+             f'{PID}rename("{hx("/r/t")}", "{hx("/r/s.json")}") = 0']
     assert replay("/r", trace(*calls)).crash("strict") == {"t": b"{}"}
     assert replay("/r", trace(*calls, synced("/r", 4))).crash("strict") == {"s.json": b"{}"}
 
 
 def test_a_call_split_across_lines_is_taken_when_it_completed_and_posts_are_sends():
     post = b"POST /api/v1/singleplayer HTTP/1.1\r\nX-Gamerig-Attempt: a-000007\r\n\r\n{}"
-    calls = trace(f'2 sendto(5<{hx("socket:[1]")}>, "{hx(post)}", {len(post)}, 0, NULL, 0 <unfinished ...>',
-                  opened("/r/a", 3), f"2 <... sendto resumed>) = {len(post)}")
+    calls = trace(f'123456 sendto(5<{hx("socket:[1]")}>, "{hx(post)}", {len(post)}, 0, NULL, 0 <unfinished ...>',
+                  opened("/r/a", 3), f"123456 <... sendto resumed>) = {len(post)}")  # a pid wider than five
     assert [c.name for c in calls] == ["openat", "sendto"]
     disk = replay("/r", calls)
     assert disk.sends == [(1, "a-000007")]
