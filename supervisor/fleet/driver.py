@@ -56,7 +56,7 @@ def start(path: str | None, *, concurrency: int | None = None, ray_address: str 
         if not layout.is_fleet_root(root):
             raise NotAFleet(root, "no fleet.json here: not a fleet root")
         old_info = read_fleet(root)
-        resume_mod.refuse_if_running(root, old_info)
+        resume_mod.refuse_if_running(root, old_info, say=lambda m: stream.write(m + "\n"))
         spec = fleet_spec.load(old_info["fleet_file"]) if os.path.isfile(old_info.get("fleet_file") or "") else None
         plans = resume_mod.plans_of(root, old_info)
         decisions = resume_mod.decide(root, plans)

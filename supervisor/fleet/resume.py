@@ -15,7 +15,9 @@ Each session of the plan is decided from its own evidence, in plan order:
 
 A resume is refused while the fleet's driver still lives on this host, or while a session of
 the fleet is still running (its supervisor survived the driver): both would run a session
-twice.
+twice. Actors whose supervisor was killed exit on their own a few heartbeats later; until they
+have, one of them may still append a row (an intent) to the journal being judged, so a resume
+waits for them (``ORPHAN_WAIT_S``) and refuses, naming the process, if one outlives the wait.
 """
 from __future__ import annotations
 
@@ -23,8 +25,11 @@ import dataclasses
 import json
 import os
 import socket
+import time
 
-from protocol.events import SessionEnd
+import psutil
+
+from protocol.events import ActorStart, SessionEnd
 from protocol.journal import iter_lines
 from . import inflight, layout, matrix, spec as fleet_spec
 from .control import driver_alive, live_supervisors
@@ -62,7 +67,31 @@ def plans_of(root: str, info: dict) -> list[SessionPlan]:
     return plans
 
 
-def refuse_if_running(root: str, info: dict) -> None:
+ORPHAN_WAIT_S = 30.0  # an orphaned actor exits within five heartbeats and a second
+
+
+def orphaned_actors(root: str) -> list[tuple[str, str, int]]:
+    """(session id, actor, pid) of each live actor process of an unfinished session of the fleet:
+    the pids of its journal's ``actor_start`` rows, each confirmed by the process's own
+    ``GAMERIG_SESSION`` (a reused pid belongs to somebody else)."""
+    out = []
+    ended = {row.get("slot") for row in read_rows(root)}
+    for slot in layout.slots(root):
+        if os.path.basename(slot) in ended:
+            continue
+        for sid in session_ids(slot):
+            journal = os.path.join(layout.capture_dir(slot), "sessions", sid, "events.jsonl")
+            if not os.path.exists(journal):
+                continue
+            pids: dict[int, str] = {}
+            for line in iter_lines(journal):
+                if line.row is not None and line.row.get("event") == ActorStart.KIND and line.row.get("pid"):
+                    pids[int(line.row["pid"])] = str(line.row.get("actor"))
+            out += [(sid, actor, pid) for pid, actor in pids.items() if _alive_in((sid, actor, pid))]
+    return out
+
+
+def refuse_if_running(root: str, info: dict, say=None, wait_s: float = ORPHAN_WAIT_S) -> None:
     pid = info.get("driver_pid")
     if info.get("host") == socket.gethostname() and pid != os.getpid() and driver_alive(root):
         raise FleetFileError(root, "driver_pid", f"the fleet's driver (pid {pid}) is still running; stop it "
@@ -72,6 +101,25 @@ def refuse_if_running(root: str, info: dict) -> None:
         raise FleetFileError(root, "sessions", f"session {live[0].get('session_id')} (supervisor pid "
                              f"{live[0].get('pid')}) of this fleet is still running; stop it (supervisor "
                              "stop) or let it end, then resume")
+    deadline = time.monotonic() + wait_s
+    orphans = orphaned_actors(root)
+    if orphans and say:
+        say(f"resume: waiting up to {wait_s:.0f}s for {len(orphans)} actor(s) of the killed sessions to exit")
+    while orphans and time.monotonic() < deadline:
+        time.sleep(0.1)
+        orphans = [o for o in orphans if _alive_in(o)]
+    if orphans:
+        sid, actor, pid = orphans[0]
+        raise FleetFileError(root, "sessions", f"the {actor} actor (pid {pid}) of session {sid} is still running "
+                             f"{wait_s:.0f}s after its supervisor died; kill it, then resume")
+
+
+def _alive_in(orphan: tuple[str, str, int]) -> bool:
+    """The process ``orphan`` names is alive and is an actor of that session."""
+    try:
+        return psutil.Process(orphan[2]).environ().get("GAMERIG_SESSION") == orphan[0]
+    except (psutil.Error, OSError):
+        return False
 
 
 def attempt_records(slot: str) -> list[dict]:

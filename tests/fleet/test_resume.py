@@ -10,9 +10,10 @@ import os
 import signal
 import time
 
+import psutil
 import pytest
 
-from supervisor.fleet import control
+from supervisor.fleet import control, resume as resume_mod
 from tests.fleet.helpers import attempt, finish, journal, resume_fleet, rows, start_fleet, supervisor, write_fleet
 from tests.harness import wait_for
 
@@ -27,6 +28,14 @@ def attempts_in(root: str, slot: str) -> int:
     if not os.path.exists(os.path.join(session, "events.jsonl")):  # the directory comes first
         return 0
     return sum(r["event"] == "action_attempt" for r in journal(session))
+
+
+def alive(proc: psutil.Process) -> bool:
+    """Running and not a zombie (a dead orphan this container's init has not reaped yet)."""
+    try:
+        return proc.status() != psutil.STATUS_ZOMBIE
+    except psutil.Error:
+        return False
 
 
 def cut_after(session_dir: str, last_event: str) -> tuple[int, dict]:
@@ -52,13 +61,20 @@ def test_a_killed_fleet_resumes_keeping_what_finished_and_never_rerunning_an_act
              timeout=60, what="s0000 finished and s0002 acting")
     refused = supervisor("fleet", "start", "--resume", root, "--runtime-dir", runtime)
     assert refused.returncode == 2 and "is still running" in refused.stderr, refused.stderr
-    # a reboot: the driver and every running session die at once
+    # the driver and every running session's supervisor die at once; their actors, orphaned, exit
+    # on their own a few heartbeats later, and a resume waits for them (one might still append an
+    # intent to the journal it judges)
     running = [attempt(root, s, 1)["supervisor_pid"] for s in ("s0001", "s0002")]
+    actors = [c for pid in running for c in psutil.Process(pid).children()]
+    assert len(actors) >= 10, actors
     proc.send_signal(signal.SIGKILL)
     for pid in running:
         os.killpg(pid, signal.SIGKILL)
     proc.communicate(timeout=10)
     wait_for(lambda: not control.live_supervisors(root), timeout=20, what="the killed sessions gone")
+    said = []
+    resume_mod.refuse_if_running(root, {}, say=said.append)
+    assert not [a.pid for a in actors if alive(a)], said
     assert [r["slot"] for r in rows(root)] == ["s0000"]
     kept = rows(root)[0]
     sessions = {s: os.path.join(root, s, "capture", "sessions") for s in ("s0001", "s0002")}
