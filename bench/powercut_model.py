@@ -17,8 +17,10 @@ is the tree a power cut at that moment may leave:
   the middle of a line).
 
 Only files under ``root`` are modelled; directories that existed before the trace are durable
-and empty-known. Sends (``write``/``sendto`` whose bytes start with ``POST /api/``) are kept as
-events with their ``X-Gamerig-Attempt`` header: the actions that left for the game.
+and empty-known. Sends are kept as events with their attempt id: the actions that left for the
+game. To an HTTP game that is a ``write``/``sendto`` whose bytes start with ``POST /api/`` (its
+``X-Gamerig-Attempt`` header); in the emulator, the ``input`` line its recording writes before
+the step's frames run (its ``attemptId``).
 """
 from __future__ import annotations
 
@@ -31,6 +33,8 @@ CALL = re.compile(r"^([a-z0-9_]+)\((.*)\)\s+=\s+(-?\d+)(?:<([^>]*)>)?")
 UNFINISHED = re.compile(r"^([a-z0-9_]+)\((.*) <unfinished \.\.\.>$")
 RESUMED = re.compile(r"^<\.\.\. ([a-z0-9_]+) resumed>(.*)\)\s+=\s+(-?\d+)(?:<([^>]*)>)?")
 ATTEMPT = re.compile(rb"X-Gamerig-Attempt: ([^\r\n]+)")
+INPUT_ATTEMPT = re.compile(rb'"attemptId":\s*"([^"]+)"')
+RECORDING_JOURNAL = os.path.join("recording", "events.jsonl")
 
 
 def unhex(text: str) -> bytes:
@@ -194,9 +198,15 @@ class Disk:
                 m = ATTEMPT.search(data)
                 self.sends.append((c.index, m.group(1).decode() if m else ""))
                 return
-            node = self.lookup(c.path(0) or "")
+            path = c.path(0) or ""
+            node = self.lookup(path)
             if node is None or self.inodes[node].is_dir:
                 return
+            if path.endswith(os.sep + RECORDING_JOURNAL):  # the emulator runs a step's frames after this
+                for line in data.split(b"\n"):
+                    m = INPUT_ATTEMPT.search(line) if b'"kind":"input"' in line else None  # canonical JSON
+                    if m:
+                        self.sends.append((c.index, m.group(1).decode()))
             fd = int(c.args[0].split("<", 1)[0])
             buf = self.inodes[node].data
             at = int(c.args[3]) if name == "pwrite64" else self.positions.get((c.pid, fd), len(buf))

@@ -20,7 +20,7 @@ import os
 from json.encoder import encode_basestring
 from typing import Any
 
-from actors.runtime.durable import sync, sync_path
+from actors.runtime.durable import replace_durably, sync, sync_path
 from protocol.journal import encode_row
 
 
@@ -121,18 +121,7 @@ def make_durable(capture_root: str, relpath: str) -> None:
 
 
 def write_json_atomic(path: str, value: Any) -> None:
-    tmp = f"{path}.tmp.{os.getpid()}"
-    with open(tmp, "w", encoding="utf-8") as fh:
-        json.dump(value, fh, ensure_ascii=False, indent=2, sort_keys=True)
-        fh.write("\n")
-        fh.flush()
-        sync(fh.fileno())
-    os.replace(tmp, path)
-    dfd = os.open(os.path.dirname(path) or ".", os.O_RDONLY)
-    try:
-        sync(dfd)
-    finally:
-        os.close(dfd)
+    replace_durably(path, (json.dumps(value, ensure_ascii=False, indent=2, sort_keys=True) + "\n").encode("utf-8"))
 
 
 def append_feed(path: str, row: dict) -> None:

@@ -38,3 +38,21 @@ def sync_path(path: str) -> None:
         sync(fd)
     finally:
         os.close(fd)
+
+
+def replace_durably(path: str | os.PathLike, data: bytes, *, sync_dir: bool = True) -> None:
+    """Replace the file at ``path`` with ``data`` so that a power cut leaves the old file or the
+    new one, whole: written beside it as ``.<name>.tmp.<pid>``, made durable, renamed over it,
+    and then (``sync_dir``) its directory made durable, so the new name survives too. A caller
+    that replaces many files in one directory may pass ``sync_dir=False`` and ``sync_path`` the
+    directory once before it relies on them."""
+    path = os.fspath(path)
+    directory, name = os.path.split(path)
+    tmp = os.path.join(directory, f".{name}.tmp.{os.getpid()}")
+    with open(tmp, "wb") as fh:
+        fh.write(data)
+        fh.flush()
+        sync(fh.fileno())
+    os.replace(tmp, path)
+    if sync_dir:
+        sync_path(directory or ".")

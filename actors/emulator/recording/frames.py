@@ -19,6 +19,8 @@ from pathlib import Path
 import numpy as np
 from PIL import Image
 
+from actors.runtime.durable import sync_path
+
 WIDTH, HEIGHT = 160, 144
 
 
@@ -113,6 +115,7 @@ class FrameStore:
         self._png_sha: dict[str, str | None] = {p.stem: None for p in directory.glob("*.png")}
         self._pool: ThreadPoolExecutor | None = None
         self._pending: list[Future] = []
+        self._unsynced: list[str] = []  # frames stored since the last make_durable
 
     def relative(self, rgba_hash: str) -> str:
         return f"{self.directory.name}/{rgba_hash}.png"
@@ -137,13 +140,28 @@ class FrameStore:
             self._pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="frame-writer")
         self._pending = [f for f in self._pending if not f.done() or f.result() is not None]
         self._pending.append(self._pool.submit(_write_atomically, self.directory, rgba_hash, png))
+        self._unsynced.append(f"{rgba_hash}.png")
         return len(png)
 
     def flush(self) -> None:
-        """Wait until every queued frame is on disk; raise the first write error."""
+        """Wait until every queued frame is on disk (handed to the OS); raise the first write error."""
         pending, self._pending = self._pending, []
         for future in pending:
             future.result()
+
+    def make_durable(self) -> None:
+        """``flush``, then make every frame stored since the last call durable: each file, then
+        their names with one fsync of the directory (the recording's sync points: checkpoints,
+        branches, stop; not every step, which only needs the frames on disk)."""
+        self.flush()
+        unsynced, self._unsynced = self._unsynced, []
+        for name in unsynced:
+            try:
+                sync_path(str(self.directory / name))
+            except FileNotFoundError:  # removed behind the writer's back: the readers report it missing
+                continue
+        if unsynced:
+            sync_path(str(self.directory))
 
     def close(self) -> None:
         try:

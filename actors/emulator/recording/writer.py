@@ -28,7 +28,7 @@ import os
 import uuid
 from pathlib import Path
 
-from actors.runtime.durable import sync
+from actors.runtime.durable import replace_durably, sync
 
 from . import journal as j
 from .journal import now
@@ -123,7 +123,8 @@ class Recording:
             writer.sync()
             recording = cls(path, limits, header, writer, Summary(), lock_fd)
             recording.lease = lease
-            recording.write_manifest()
+            recording.write_manifest()  # fsyncs the recording's directory: every name above
+            sync(parent_fd)  # and the recording's own name in its parent
         finally:
             os.close(parent_fd)
         return recording
@@ -158,13 +159,11 @@ class Recording:
 
     def stop(self, outcome: str | None, reason: str | None, status: str, *, battery: dict | None = None) -> None:
         """Finalize: the ``stop`` event (with the battery RAM left, if any), fsync, manifest."""
-        self.frames.flush()
         fields = {"status": status, "outcome": outcome, "reason": reason, "at": now(),
                   "executionWallTimeMs": round(self.execution_ms, 3), "framesExecuted": self.frames_executed}
         if battery is not None:
             fields["battery"] = battery
-        self.append(j.STOP, fields)
-        self.journal.sync()
+        self.append_synced(j.STOP, fields)
         self.status, self.outcome, self.reason = status, outcome, reason
         self.write_manifest()
 
@@ -198,9 +197,19 @@ class Recording:
         self.bytes_used += self.journal.bytes_written - before
         return row
 
+    def append_synced(self, kind: str, fields: dict) -> dict:
+        """A sync point (a checkpoint, a branch, the stop): the frames made durable first, then
+        the row appended and the journal fsynced, so that whatever part of the journal a power
+        cut keeps, a sync-point row in it vouches for every frame named before it."""
+        self.frames.make_durable()
+        event = self.append(kind, fields)
+        self.journal.sync()
+        return event
+
     def sync(self) -> None:
-        """Frames on disk, then the journal fsynced (checkpoints, branches, stop)."""
-        self.frames.flush()
+        """The frames made durable, then the journal fsynced (checkpoints, branches, stop): a
+        power cut keeps every row up to here and every frame those rows name."""
+        self.frames.make_durable()
         self.journal.sync()
 
     def charge(self, nbytes: int) -> None:
@@ -263,10 +272,5 @@ class Recording:
         target = self.path / MANIFEST
         old_size = target.stat().st_size if target.exists() else 0
         data = (json.dumps(manifest, indent=2, sort_keys=True) + "\n").encode()
-        tmp = self.path / f".{MANIFEST}.tmp"
-        with open(tmp, "wb") as fh:
-            fh.write(data)
-            fh.flush()
-            sync(fh.fileno())
-        os.replace(tmp, target)
+        replace_durably(target, data)  # and the directory: every name the recording holds so far
         self.bytes_used += len(data) - old_size

@@ -245,7 +245,7 @@ class EmulatorActor:
                             recording=self._rel(self.recording_dir) if s.recording_path else None)
 
     def on_step(self, m: req.Step) -> rep.Stepped:
-        result = self.session.step(m.buttons, m.frames, m.samples)
+        result = self.session.step(m.buttons, m.frames, m.samples, attempt_id=m.attempt_id or None)
         if result.samples:
             self.session.flush_evidence()
         samples = [{**sample.to_json(), "png": self._frame_rel(sample.png_path)} for sample in result.samples]

@@ -23,7 +23,7 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
-from actors.runtime.durable import sync
+from actors.runtime.durable import replace_durably
 
 from ..recording.errors import InvalidOption, RecordingCorrupt
 
@@ -64,12 +64,7 @@ def write_atomically(path: Path, data: bytes) -> int:
     """Replace ``path`` with ``data`` (tmp + fsync + rename); return the change in bytes on disk."""
     old = path.stat().st_size if path.is_file() else 0
     path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(f".{path.name}.tmp")
-    with open(tmp, "wb") as fh:
-        fh.write(data)
-        fh.flush()
-        sync(fh.fileno())
-    os.replace(tmp, path)
+    replace_durably(path, data)
     return len(data) - old
 
 

@@ -24,7 +24,7 @@ import struct
 import zlib
 from pathlib import Path
 
-from actors.runtime.durable import sync
+from actors.runtime.durable import replace_durably
 
 from ..recording.errors import CheckpointDamaged, CheckpointIncompatible, CheckpointStale
 from ..recording.journal import canonical
@@ -77,12 +77,7 @@ def write(directory: Path, checkpoint_id: str, data: bytes) -> Path:
     """Write a checkpoint file atomically and durably; return its path."""
     directory.mkdir(exist_ok=True)
     path = directory / f"{checkpoint_id}{SUFFIX}"
-    tmp = directory / f".{checkpoint_id}.tmp"
-    with open(tmp, "wb") as fh:
-        fh.write(data)
-        fh.flush()
-        sync(fh.fileno())
-    os.replace(tmp, path)
+    replace_durably(path, data)  # its name too: the journal row that names it is fsynced next
     return path
 
 

@@ -222,8 +222,11 @@ class EmulatorSession:
         return elapsed
 
     # ---- step ----------------------------------------------------------------------------
-    def step(self, buttons: Iterable[str], frames: int, samples: int = 0) -> StepResult:
-        """Hold exactly ``buttons`` for ``frames`` native frames; sample evenly (endpoint included)."""
+    def step(self, buttons: Iterable[str], frames: int, samples: int = 0, *,
+             attempt_id: str | None = None) -> StepResult:
+        """Hold exactly ``buttons`` for ``frames`` native frames; sample evenly (endpoint included).
+        ``attempt_id``: the session journal's ``action_attempt`` that asked for this step (the
+        emulator actor passes it), kept in the ``input`` row so the recording names its intent."""
         self._require_open("step")
         wanted = normalize(buttons)
         _check_int("frames", frames, 1, MAX_STEP_FRAMES)
@@ -242,7 +245,8 @@ class EmulatorSession:
             rec.append(j.INPUT, {"branchId": self.branch_id, "actionIndex": action,
                                  "buttons": ordered(wanted), "pressed": pressed, "released": released,
                                  "frames": frames, "fromFrame": from_frame, "toFrame": from_frame + frames,
-                                 "samplesRequested": samples})
+                                 "samplesRequested": samples,
+                                 **({"attemptId": attempt_id} if attempt_id else {})})
             if self._fsync_inputs:
                 rec.sync()
             rec.frames_executed += frames
@@ -332,9 +336,8 @@ class EmulatorSession:
         rec.charge(len(data))
         info = CheckpointInfo(checkpoint_id, f"checkpoints/{path.name}", self.frame, self.branch_id,
                               self.action_index, label, automatic, hashlib.sha256(data).hexdigest(), len(data))
-        event = rec.append(j.CHECKPOINT, {**info.to_json(), "executionMs": self._account(started)})
+        event = rec.append_synced(j.CHECKPOINT, {**info.to_json(), "executionMs": self._account(started)})
         rec.checkpoints[checkpoint_id] = event
-        rec.sync()
         rec.write_manifest()
         self._frames_since_checkpoint = 0
         return info
@@ -378,8 +381,7 @@ class EmulatorSession:
             source = {} if event else {"checkpointFile": str(Path(checkpoint).resolve()), "fileSha256": file_sha,
                                        "sourceSessionId": header.get("sessionId"),
                                        "sourceCheckpointId": header.get("checkpointId")}
-            rec.append(j.BRANCH, {**info.to_json(), **source, "executionMs": self._account(started)})
-            rec.sync()
+            rec.append_synced(j.BRANCH, {**info.to_json(), **source, "executionMs": self._account(started)})
             rec.write_manifest()
             return info
         return BranchInfo(parent, parent, checkpoint_id, self.action_index, self.frame, reason)

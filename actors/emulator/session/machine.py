@@ -15,6 +15,8 @@ import time
 import warnings
 from pathlib import Path
 
+from actors.runtime.durable import replace_durably
+
 from .buttons import diff
 from ..recording.errors import CheckpointDamaged, InvalidOption
 from ..recording.rom import RAM_BANK, RomIdentity, battery_ram_size
@@ -155,8 +157,6 @@ class Machine:
         for path, data in ((battery_path, ram.getvalue()), (battery_path.with_suffix(".rtc"), rtc.getvalue())):
             if data:
                 path.parent.mkdir(parents=True, exist_ok=True)
-                tmp = path.with_name(path.name + ".tmp")
-                tmp.write_bytes(data)
-                os.replace(tmp, path)
+                replace_durably(path, data)  # the player's save: a power cut keeps the old or the new
                 written += len(data)
         return written

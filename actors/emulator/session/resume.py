@@ -81,8 +81,7 @@ def _boot_branch(session: EmulatorSession, rec: Recording) -> BranchInfo:
     """No checkpoint to restore: the fresh machine starts from boot on a new branch."""
     rec.branch_count += 1
     branch = BranchInfo(f"branch-{rec.branch_count:04d}", session.branch_id, None, 0, 0, "resume")
-    rec.append(j.BRANCH, branch.to_json())
-    rec.sync()
+    rec.append_synced(j.BRANCH, branch.to_json())
     rec.write_manifest()
     session.branch_id, session.action_index, session.frame = branch.branch_id, 0, 0
     return branch
