@@ -91,3 +91,18 @@ def test_the_quick_campaign_finds_every_sent_intent_durable_in_every_crash_state
     last = done.stdout.strip().splitlines()[-1]
     assert "actions sent" in last and last.endswith(": 0 violations"), last
     assert int(last.split(" actions sent")[0].split(", ")[-1]) >= 5
+
+
+@pytest.mark.timeout(150)
+def test_the_quick_emulator_campaign_keeps_the_recording_and_its_checkpoints_in_every_crash_state():
+    """The demo cartridge in the emulator: the intent rule against the recording's input lines,
+    and the recording's own promise (a prefix through its newest checkpoint, resumable)."""
+    if shutil.which("strace") is None:
+        pytest.skip("strace is not installed (.ci/run installs it: apt-get install strace)")
+    done = subprocess.run([sys.executable, "bench/powercut.py", "--game", "pyboy", "--steps", "14", "--every", "100"],
+                          cwd=REPO, capture_output=True, text=True, timeout=140)
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-2000:]
+    last = done.stdout.strip().splitlines()[-1]
+    assert last.endswith(": 0 violations"), last
+    assert int(last.split(" actions sent")[0].split(", ")[-1]) >= 10, last
+    assert int(last.split(" emulator resumes")[0].split(", ")[-1]) >= 3, last  # resumed on checkpoints
