@@ -20,7 +20,7 @@ import os
 from json.encoder import encode_basestring
 from typing import Any
 
-from actors.runtime.durable import replace_durably, sync, sync_path
+from actors.runtime.durable import replace_durably, sync_path
 from protocol.journal import encode_row
 
 

@@ -19,7 +19,6 @@ against the header's SHA-256.
 from __future__ import annotations
 
 import hashlib
-import os
 from dataclasses import dataclass
 from pathlib import Path
 

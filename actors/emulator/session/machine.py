@@ -10,13 +10,11 @@ from __future__ import annotations
 
 import hashlib
 import io
-import os
 import time
 import warnings
 from pathlib import Path
 
-from actors.runtime.durable import replace_durably
-
+from .battery import write_atomically
 from .buttons import diff
 from ..recording.errors import CheckpointDamaged, InvalidOption
 from ..recording.rom import RAM_BANK, RomIdentity, battery_ram_size
@@ -156,7 +154,6 @@ class Machine:
         written = 0
         for path, data in ((battery_path, ram.getvalue()), (battery_path.with_suffix(".rtc"), rtc.getvalue())):
             if data:
-                path.parent.mkdir(parents=True, exist_ok=True)
-                replace_durably(path, data)  # the player's save: a power cut keeps the old or the new
+                write_atomically(path, data)  # the player's save: a power cut keeps the old or the new
                 written += len(data)
         return written
