@@ -86,6 +86,11 @@ JOURNAL_FAILS = {Observation.KIND: (2, 100), Proposal.KIND: (2, 100), ActionAtte
 # session makes ~100 (49 attempts), a demo-cartridge session ~230 (114 attempts); so N lands
 # mid-session. N = 1 (session_start's) is left out: the session would fail before it began.
 JOURNAL_FSYNCS = {"game": (2, 90), "pyboy": (2, 220)}
+# The moment comes at ``at_s`` after the first observation or once the journal holds this many
+# action attempts, whichever is first: the demo cartridge's session lasts about 1.5 s
+# (≈ 200 attempts), so a driver late on a loaded machine would otherwise signal an actor that
+# had already ended by itself.
+LATEST_ATTEMPT = {"pyboy": 80, "demo": 80}
 HOLD_S = 3.0  # SIGSTOP held this long: past 3 heartbeats of 0.5 s
 LEFT_OVER_S = 10.0
 
@@ -137,6 +142,14 @@ def _first_observation(capture: str):
             if f'"event":"{Observation.KIND}"'.encode() in fh.read():
                 return path
     return None
+
+
+def _attempts(capture: str) -> int:
+    found = 0
+    for path in glob.glob(os.path.join(capture, "sessions", "*", "events.jsonl")):
+        with open(path, "rb") as fh:
+            found += fh.read().count(f'"event":"{ActionAttempt.KIND}"'.encode())
+    return found
 
 
 def _proxy_faults(run: Run, rng: random.Random) -> dict[tuple[str, int], str]:
@@ -219,7 +232,9 @@ def _drive(run, proc, watch, capture, proxied, disk, timeout) -> None:
     if not _wait(lambda: _first_observation(capture) or proc.poll() is not None, 60, watch):
         run.violations.append("no first observation within 60 s")
     if not proxied and not run.fault.startswith("journal:"):  # those are armed at the start
-        _wait(lambda: proc.poll() is not None, run.at_s, watch)  # the moment, or the end
+        latest = LATEST_ATTEMPT.get(run.target)
+        _wait(lambda: proc.poll() is not None or (latest and _attempts(capture) >= latest),
+              run.at_s, watch)  # the moment, or the end
         if proc.poll() is None:
             inject(run, proc, watch, disk)
         else:

@@ -17,7 +17,7 @@ import os
 import re
 
 from actors.actuator.__main__ import ORPHAN_ERROR
-from protocol.events import ActionAttempt, ActionResult, RecorderResumed, SessionEnd, SessionStopping
+from protocol.events import ActionAttempt, ActionResult, ActorExit, RecorderResumed, SessionEnd, SessionStopping
 from supervisor.capture.verify import verify_path
 
 NORMAL = {"max_steps", "run_ended", "run_changed"}  # exit 0 (docs/supervision.md)
@@ -128,6 +128,7 @@ def judge(run: Run, game_stats: dict | None, posted: set[str] | None) -> None:
         run.violations.append("no session directory")
         return
     rows, torn = read_journal(run.session_dir)
+    _confirm_kill(run, rows)
     measure_recovery(run, rows)
     _judge_journal(run, rows, torn)
     _judge_end(run, rows)
@@ -136,6 +137,19 @@ def judge(run: Run, game_stats: dict | None, posted: set[str] | None) -> None:
         _judge_game(run, rows, game_stats, posted)
     if run.left_over:
         run.violations.append(f"actor processes left 10 s after the end: {', '.join(run.left_over)}")
+
+
+def _confirm_kill(run: Run, rows: list[dict]) -> None:
+    """A ``kill:<actor>`` landed only if the journal shows it: an ``actor_exit`` of that pid
+    by SIGKILL. A signal sent to an actor that had just ended by itself (a zombie accepts
+    it) killed nothing."""
+    if not (run.fault.startswith("kill:") and run.landed):
+        return
+    pid = run.detail.removeprefix("pid ")
+    if not any(r.get("event") == ActorExit.KIND and str(r.get("pid")) == pid
+               and r.get("signal") == "SIGKILL" for r in rows):
+        run.landed = False
+        run.detail += ": no SIGKILL exit of it in the journal (it had ended by itself)"
 
 
 def row_time(row: dict) -> float | None:

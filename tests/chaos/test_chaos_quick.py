@@ -118,3 +118,17 @@ def test_the_judge_fails_a_journal_with_one_changed_byte(campaign, tmp_path):
     judge(run, None, None)
     assert any("damaged" in v for v in run.violations), run.violations
     assert glob.glob(os.path.join(dst, "observations", "*"))
+
+
+def test_a_kill_counts_as_landed_only_when_the_journal_shows_that_pid_killed(campaign):
+    _, _, runs = campaign
+    r = runs["kill:emulator"]
+    shown = Run(2, "pyboy", "kill:emulator", landed=True, exit_code=0, detail=r["detail"],
+                session_dir=r["session_dir"], reported=(r["reason"], 0))
+    judge(shown, None, None)
+    assert shown.landed, shown.detail
+    # a signal sent to another pid (an actor that had just ended by itself) killed nothing
+    other = Run(2, "pyboy", "kill:emulator", landed=True, exit_code=0, detail="pid 1",
+                session_dir=r["session_dir"], reported=(r["reason"], 0))
+    judge(other, None, None)
+    assert not other.landed and "no SIGKILL exit" in other.detail
