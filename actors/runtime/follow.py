@@ -82,7 +82,12 @@ class Follower:
             env = protocol.wrap(follow_message(self.cursor, max_rows=self.max_rows, wait_ms=self.wait_ms,
                                                with_states=self.with_states, wake=wake),
                                 session=self.session, sender=self.sender)
-            sock.send(protocol.encode(env))
+            try:  # never blocking: a peer whose handshake failed leaves no pipe to queue to
+                sock.send(protocol.encode(env), zmq.NOBLOCK)
+            except zmq.Again:
+                self.close()  # a new socket, a new connection, at the next call
+                self._next_request_at = now + 0.25
+                return self._ensure_socket()
             self._pending, self._sent_at = env.id, now
         return sock
 

@@ -162,10 +162,13 @@ class Client:
         while True:
             tries += 1
             sock = self._open()
-            sock.send(data)
-            if after_send is not None and tries == 1:
-                after_send()
-            reply = self._await_reply(sock, env.id, min(try_s, max(0.05, start + deadline_s - time.monotonic())))
+            wait_s = min(try_s, max(0.05, start + deadline_s - time.monotonic()))
+            reply = None
+            if self._send_within(sock, data, wait_s):
+                if after_send is not None:
+                    after_send()
+                    after_send = None
+                reply = self._await_reply(sock, env.id, wait_s)
             if reply is not None:
                 if reply.ERROR_REPLY:  # the recorder's or the supervisor's refusal
                     raise PeerRefused(body.TYPE, reply.code, reply.message)
@@ -173,6 +176,21 @@ class Client:
             self.reset()
             if time.monotonic() - start >= deadline_s or should_stop() or tries == max_tries:
                 raise PeerUnavailable(self.endpoint, body.TYPE, time.monotonic() - start)
+
+    @staticmethod
+    def _send_within(sock: zmq.Socket, data: bytes, wait_s: float) -> bool:
+        """Queue ``data`` unless the socket has had no peer to queue it to for ``wait_s``.
+        A DEALER normally queues at once (its pipe exists from ``connect``, so a request waits
+        for a peer that is not bound yet), but a peer whose handshake failed (a CURVE server
+        meeting a client without its key) takes that pipe away, and a plain send would then
+        block for ever."""
+        if not sock.poll(int(wait_s * 1000) + 1, zmq.POLLOUT):
+            return False
+        try:
+            sock.send(data, zmq.NOBLOCK)
+        except zmq.Again:
+            return False
+        return True
 
     def _await_reply(self, sock: zmq.Socket, msg_id: str, wait_s: float) -> Message | None:
         end = time.monotonic() + wait_s
