@@ -5,6 +5,7 @@ against the real built-in game. Waits are on conditions with deadlines, never ba
 """
 from __future__ import annotations
 
+import fcntl
 import glob
 import json
 import os
@@ -16,6 +17,28 @@ from typing import Callable
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 DEMO = os.path.join(REPO, "run", "profiles", "demo.yaml")
+
+
+def built_once(tmp_path_factory, name: str, build: Callable[[str], dict]) -> dict:
+    """What ``build(directory)`` returns, built by the first pytest-xdist worker that asks and
+    read back by the others: a module fixture otherwise runs once in every worker that gets
+    one of its tests, and the expensive ones (a whole fault campaign, a fleet) cost a worker
+    20-30 s each time. The result must be JSON; the directory is shared by every worker and
+    its tests must only read it (copy it to change it). A failed build is tried again by the
+    next worker that asks."""
+    base = tmp_path_factory.getbasetemp()
+    if os.environ.get("PYTEST_XDIST_WORKER"):
+        base = base.parent  # the run's directory, above each worker's own
+    directory = base / f"built-once-{name}"
+    with open(base / f"built-once-{name}.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)  # the others wait for the one building it
+        done = directory / "built.json"
+        if done.exists():
+            return json.loads(done.read_text(encoding="utf-8"))
+        directory.mkdir(exist_ok=True)
+        result = build(str(directory))
+        done.write_text(json.dumps(result), encoding="utf-8")
+        return result
 
 
 def wait_for(predicate: Callable[[], object], timeout: float, what: str, every: float = 0.02):

@@ -16,10 +16,11 @@ import os
 import shutil
 import subprocess
 import sys
+from types import SimpleNamespace
 
 import pytest
 
-from tests.harness import REPO
+from tests.harness import REPO, built_once
 
 sys.path.insert(0, os.path.join(REPO, "bench"))  # bench/ is not a package
 from chaos_judge import Run, judge  # noqa: E402
@@ -40,15 +41,19 @@ def rows(session_dir: str) -> list[dict]:
     return out
 
 
-@pytest.fixture(scope="module")
-def campaign(tmp_path_factory):
-    keep = tmp_path_factory.mktemp("chaos")
+def _run_campaign(keep: str) -> dict:
     cmd = [sys.executable, os.path.join(REPO, "bench", "chaos.py"), "--runs", str(len(FAULTS)),
            "--seed", "7", "--jobs", "2", "--timeout", "120", "--faults", ",".join(FAULTS),
-           "--json", "--keep", str(keep)]
+           "--json", "--keep", keep]
     proc = subprocess.run(cmd, cwd=REPO, capture_output=True, text=True, timeout=230)
-    report = json.loads(proc.stdout)
-    return proc, report, {r["fault"]: r for r in report["runs"]}
+    return {"returncode": proc.returncode, "stderr": proc.stderr, "report": json.loads(proc.stdout)}
+
+
+@pytest.fixture(scope="module")
+def campaign(tmp_path_factory):
+    done = built_once(tmp_path_factory, "chaos-quick", _run_campaign)  # kept runs: read only
+    report = done["report"]
+    return SimpleNamespace(**done), report, {r["fault"]: r for r in report["runs"]}
 
 
 def test_each_fault_lands_and_no_run_violates_a_promise(campaign):

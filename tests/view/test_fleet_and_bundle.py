@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import math
 import os
+import pathlib
 import subprocess
 import sys
 
@@ -18,7 +19,7 @@ from selenium.webdriver.common.by import By
 from selenium.webdriver.support.ui import Select
 
 from tests.fleet.helpers import finish, start_fleet, write_fleet
-from tests.harness import REPO
+from tests.harness import REPO, built_once
 
 from .helpers import Viewer, journal_rows, shot, tree_state
 from .test_browser import text, wait
@@ -26,14 +27,18 @@ from .test_browser import text, wait
 CELLS = {"policy.module": ["sts2", "actors.policy.example_first_choice"], "game.seed": [1, 2]}
 
 
-@pytest.fixture(scope="module")
-def fleet_root(tmp_path_factory) -> str:
-    tmp = tmp_path_factory.mktemp("fleet")
+def _run_fleet(directory: str) -> dict:
+    tmp = pathlib.Path(directory)
     fleet = write_fleet(tmp, set={"session.max_steps": 200}, matrix=CELLS)   # seed 1 ends its run
     root = str(tmp / "root")
     code, out = finish(start_fleet(fleet, root, "--concurrency", "2"), timeout=200)
     assert code == 0, out
-    return root
+    return {"root": root}
+
+
+@pytest.fixture(scope="module")
+def fleet_root(tmp_path_factory) -> str:
+    return built_once(tmp_path_factory, "view-fleet", _run_fleet)["root"]  # read only
 
 
 def runs_from_screens(session_dir: str) -> tuple[int, int]:
