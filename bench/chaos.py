@@ -136,19 +136,12 @@ def _wait(cond, timeout: float, watch: ProcessWatch | None, every: float = 0.05)
     return None
 
 
-def _first_observation(capture: str):
-    for path in glob.glob(os.path.join(capture, "sessions", "*", "events.jsonl")):
-        with open(path, "rb") as fh:
-            if f'"event":"{Observation.KIND}"'.encode() in fh.read():
-                return path
-    return None
-
-
-def _attempts(capture: str) -> int:
+def _rows_of(capture: str, kind: str) -> int:
+    """How many rows of ``kind`` the session journals under ``capture`` hold so far."""
     found = 0
     for path in glob.glob(os.path.join(capture, "sessions", "*", "events.jsonl")):
         with open(path, "rb") as fh:
-            found += fh.read().count(f'"event":"{ActionAttempt.KIND}"'.encode())
+            found += fh.read().count(f'"event":"{kind}"'.encode())
     return found
 
 
@@ -229,11 +222,11 @@ def _drive(run, proc, watch, capture, proxied, disk, timeout) -> None:
                         60, watch, every=0.005)
         if journal:
             proxied.point_intent_check(journal[0])
-    if not _wait(lambda: _first_observation(capture) or proc.poll() is not None, 60, watch):
+    if not _wait(lambda: _rows_of(capture, Observation.KIND) or proc.poll() is not None, 60, watch):
         run.violations.append("no first observation within 60 s")
     if not proxied and not run.fault.startswith("journal:"):  # those are armed at the start
         latest = LATEST_ATTEMPT.get(run.target)
-        _wait(lambda: proc.poll() is not None or (latest and _attempts(capture) >= latest),
+        _wait(lambda: proc.poll() is not None or (latest and _rows_of(capture, ActionAttempt.KIND) >= latest),
               run.at_s, watch)  # the moment, or the end
         if proc.poll() is None:
             inject(run, proc, watch, disk)

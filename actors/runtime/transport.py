@@ -184,13 +184,15 @@ class Client:
         for a peer that is not bound yet), but a peer whose handshake failed (a CURVE server
         meeting a client without its key) takes that pipe away, and a plain send would then
         block for ever."""
-        if not sock.poll(int(wait_s * 1000) + 1, zmq.POLLOUT):
-            return False
-        try:
-            sock.send(data, zmq.NOBLOCK)
-        except zmq.Again:
-            return False
-        return True
+        for wait_ms in (0, int(wait_s * 1000) + 1):  # the usual case queues at once, no poll
+            if wait_ms and not sock.poll(wait_ms, zmq.POLLOUT):
+                return False
+            try:
+                sock.send(data, zmq.NOBLOCK)
+                return True
+            except zmq.Again:
+                continue
+        return False
 
     def _await_reply(self, sock: zmq.Socket, msg_id: str, wait_s: float) -> Message | None:
         end = time.monotonic() + wait_s
