@@ -74,6 +74,8 @@ class StreamWatch(JournalActor):
             self.model.add(row)
             if self.model_stop_after and self.model.unanswered_in_a_row >= self.model_stop_after:
                 self._stop("model_unreachable")
+        elif kind == ev.ModelLateAnswer.KIND:   # its tokens were spent all the same
+            self.model.add(row)
         elif kind == ev.ProposalStatus.KIND:
             st = row["status"]
             self.dispositions[st] = self.dispositions.get(st, 0) + 1

@@ -22,11 +22,12 @@ A **win** is ``won`` or ``victory``; ``runs_inferred`` counts the outcomes infer
 from __future__ import annotations
 
 import json
+import math
 from typing import Any, Callable
 
 from protocol import obspack
-from protocol.events import (ActionResult, ActorRestart, EmulatorStats, ModelError, Observation, Proposal,
-                             ProposalStatus, RunIdentityChanged, SessionEnd)
+from protocol.events import (ActionResult, ActorRestart, EmulatorStats, ModelError, ModelLateAnswer, Observation,
+                             Proposal, ProposalStatus, RunIdentityChanged, SessionEnd)
 
 WIN = ("won", "victory")
 GAME_OVER = "game_over"
@@ -73,7 +74,17 @@ class ModelUse:
     the model gave no usable answer (``source: heuristic_fallback``), and how many questions in
     a row went unanswered (an answered one resets it). ``supervisor start``'s last lines,
     ``capture audit``, ``capture coverage``, ``fleet report`` and ``supervisor view`` count with
-    it."""
+    it.
+
+    Tokens and cost: ``prompt_tokens``, ``completion_tokens``, ``cached_tokens`` and
+    ``total_tokens`` sum the integers the server reported in the ``usage`` of every call that
+    has one (each evidence entry, each ``model_error`` row with ``usage``, and each
+    ``model_late_answer`` row: a reply the policy stopped waiting for was spent all the same).
+    ``cost_usd`` sums the known costs (``usage.cost_usd``); ``cost_unknown_calls`` counts those
+    calls whose cost is None, and ``cost_unknown_reasons`` says why (``no_usage``: the server
+    reported no tokens; ``no_price``: the profile set no ``model.price``)."""
+
+    TOKEN_KEYS = ("prompt_tokens", "completion_tokens", "cached_tokens", "total_tokens")
 
     def __init__(self):
         self.answers = 0
@@ -81,14 +92,24 @@ class ModelUse:
         self.fallbacks = 0
         self.unanswered_in_a_row = 0
         self.error_kinds: dict[str, int] = {}
+        self.prompt_tokens = 0
+        self.completion_tokens = 0
+        self.cached_tokens = 0
+        self.total_tokens = 0
+        self.cost_usd = 0.0
+        self.cost_unknown_calls = 0
+        self.cost_unknown_reasons: dict[str, int] = {}
+        self.priced_calls = 0   # calls whose cost is known
 
     def add(self, row: dict[str, Any]) -> None:
         event = row.get("event")
         if event == Proposal.KIND:
-            answered = sum(1 for e in row.get("model_evidence") or () if isinstance(e, dict))
-            if answered:
-                self.answers += answered
+            evidence = [e for e in row.get("model_evidence") or () if isinstance(e, dict)]
+            if evidence:
+                self.answers += len(evidence)
                 self.unanswered_in_a_row = 0
+            for e in evidence:
+                self._add_usage(e.get("usage") if isinstance(e.get("usage"), dict) else {})
             if row.get("source") == "heuristic_fallback":
                 self.fallbacks += 1
         elif event == ModelError.KIND:
@@ -96,6 +117,27 @@ class ModelUse:
             self.unanswered_in_a_row += 1
             kind = str(row.get("kind"))
             self.error_kinds[kind] = self.error_kinds.get(kind, 0) + 1
+            if isinstance(row.get("usage"), dict):
+                self._add_usage(row["usage"])
+        elif event == ModelLateAnswer.KIND and isinstance(row.get("usage"), dict):
+            self._add_usage(row["usage"])
+
+    def _add_usage(self, usage: dict[str, Any]) -> None:
+        """One call's tokens and cost; a cost that is not a number is unknown (never 0)."""
+        for key in self.TOKEN_KEYS:
+            if _is_int(usage.get(key)):
+                setattr(self, key, getattr(self, key) + usage[key])
+        cost = usage.get("cost_usd")
+        if isinstance(cost, (int, float)) and not isinstance(cost, bool) and math.isfinite(cost):
+            self.cost_usd += float(cost)
+            self.priced_calls += 1
+            return
+        self.cost_unknown_calls += 1
+        why = usage.get("cost_unknown")
+        if not isinstance(why, str):   # a record from before prices: say what it lacks
+            reported = any(_is_int(usage.get(k)) for k in self.TOKEN_KEYS)
+            why = "no_price" if reported else "no_usage"
+        self.cost_unknown_reasons[why] = self.cost_unknown_reasons.get(why, 0) + 1
 
     @property
     def asked(self) -> bool:
@@ -105,18 +147,71 @@ class ModelUse:
     def never_answered(self) -> bool:
         return self.errors > 0 and self.answers == 0
 
-    def line(self) -> str:
-        """``model 0 answers, 8 errors (transport 8), 8 heuristic fallbacks``; empty when the
-        session asked no model."""
+    def cost_short(self) -> str:
+        """``$0.0123``, ``$0.0123+?`` when some calls' cost is unknown, ``$?`` when none is
+        known."""
+        if self.cost_unknown_calls and not self.priced_calls:
+            return "$?"
+        return usd(self.cost_usd) + ("+?" if self.cost_unknown_calls else "")
+
+    def cost_words(self, runs: int | None = None) -> str:
+        """``41,234 tokens (1,024 cached); cost $0.0123 ($0.0041 per run, 3 runs)``, and
+        why any part of the cost is unknown; empty when no call reported usage or cost."""
+        if not (self.priced_calls or self.cost_unknown_calls):
+            return ""
+        tokens = f"{self.total_tokens:,} tokens" + (f" ({self.cached_tokens:,} cached)" if self.cached_tokens else "")
+        if not self.priced_calls:
+            cost = "cost unknown"
+        else:
+            cost = f"cost {usd(self.cost_usd)}" + (" for the calls with a known cost" if self.cost_unknown_calls else "")
+            if runs and not self.cost_unknown_calls:
+                cost += f" ({usd(self.cost_usd / runs)} per run, {runs} run{'s' if runs != 1 else ''})"
+        why = [f"{UNKNOWN_WORDS.get(k, k)} on {n} call{'s' if n != 1 else ''}"
+               for k, n in sorted(self.cost_unknown_reasons.items())]
+        return f"{tokens}; {cost}" + (f"; cost unknown: {'; '.join(why)}" if why else "")
+
+    def line(self, runs: int | None = None) -> str:
+        """``model 0 answers, 8 errors (transport 8), 8 heuristic fallbacks``, then tokens and
+        cost in words (``cost_words``; ``runs``: runs that ended, for the cost per run); empty
+        when the session asked no model."""
         if not self.asked:
             return ""
         kinds = ", ".join(f"{k} {n}" for k, n in sorted(self.error_kinds.items(), key=lambda kv: -kv[1]))
+        words = self.cost_words(runs)
         return (f"model {self.answers} answers, {self.errors} errors" + (f" ({kinds})" if kinds else "")
-                + f", {self.fallbacks} heuristic fallbacks")
+                + f", {self.fallbacks} heuristic fallbacks" + (f"; {words}" if words else ""))
 
     def as_dict(self) -> dict[str, Any]:
         return {"answers": self.answers, "errors": self.errors, "fallbacks": self.fallbacks,
-                "error_kinds": dict(self.error_kinds), "never_answered": self.never_answered}
+                "error_kinds": dict(self.error_kinds), "never_answered": self.never_answered,
+                "prompt_tokens": self.prompt_tokens, "completion_tokens": self.completion_tokens,
+                "cached_tokens": self.cached_tokens, "total_tokens": self.total_tokens,
+                "cost_usd": round(self.cost_usd, 6), "cost_unknown_calls": self.cost_unknown_calls,
+                "cost_unknown_reasons": dict(sorted(self.cost_unknown_reasons.items()))}
+
+
+#: why a call's cost is unknown (``usage.cost_unknown``), in words
+UNKNOWN_WORDS = {"no_usage": "the server reported no usage", "no_price": "no price set (model.price)"}
+
+
+def usd(amount: float) -> str:
+    """``$0.0123`` under a dollar (``$0.000012`` under a hundredth of a cent), ``$12.35`` above."""
+    if amount >= 1:
+        return f"${amount:,.2f}"
+    if 0 < amount < 0.0001:
+        return f"${amount:.6f}"
+    return f"${amount:.4f}"
+
+
+def short_count(n: int) -> str:
+    """``950``, ``41k``, ``4.1k``, ``1.2M``: a token count for a one-line display."""
+    if n < 1000:
+        return str(n)
+    if n < 10_000:
+        return f"{n / 1000:.1f}k"
+    if n < 1_000_000:
+        return f"{n // 1000}k"
+    return f"{n / 1_000_000:.1f}M"
 
 
 class SessionFacts:
