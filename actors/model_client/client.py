@@ -18,7 +18,10 @@ to text parsing for the rest of the session and the call is re-sent at once (not
 a retry; the rejection is recorded in the request parameters as
 ``response_format_rejected``). In ``structured: json_schema`` the same answer ends the call
 at once: re-sending a request the server refuses by its shape cannot succeed. The answer is
-then interpreted (``wire.interpret``).
+then interpreted (``wire.interpret``). Before that, the reported usage is priced with
+``model.price`` (``price.cost_fields``: ``cost_usd``, ``cost_unknown``, ``price``) and
+charged to the token and money budgets: an answer that cannot be used was paid for all the
+same, and its ``model_error`` record carries that usage.
 
 ``ask`` is thread-safe and the one place where errors leave a call: every ``ModelError`` is
 bound to its request state and attempt count, redacted of the key, and counted in the usage
@@ -43,6 +46,7 @@ from .config import ModelConfig
 from .errors import MalformedAnswer, ModelCancelled, ModelConfigError, ModelError, \
     ModelHTTPStatus
 from .evidence import UsageTotals, new_call_id, redact, request_state, success_evidence
+from .price import cost_fields, priced_cached_as_input
 from .questions import Question
 from .retry import RetryPolicy
 from .transport import HttpReply, HttpTransport, Transport
@@ -79,7 +83,7 @@ class ModelClient:
         self._transport = transport or HttpTransport(config.timeout_s, config.max_concurrent)
         self._slots = threading.BoundedSemaphore(config.max_concurrent)
         self._retry = RetryPolicy.from_config(config)
-        self._budget = Budget(config.budget_calls, config.budget_tokens)
+        self._budget = Budget(config.budget_calls, config.budget_tokens, config.budget_usd)
         self._totals = UsageTotals()
         self._structured_supported = True
 
@@ -114,6 +118,8 @@ class ModelClient:
         except ModelError as err:
             err.bind(request=self._request(call), attempts=call.attempts, usage=call.usage,
                      call_id=call.call_id, secret=secret)
+            if call.usage is not None and priced_cached_as_input(call.usage):
+                err.details["cached_priced_as_input"] = True
             self._totals.add_error(redact(err.to_record(), secret))
             raise
 
@@ -131,13 +137,17 @@ class ModelClient:
     def _answer(self, call: _Call, secret: str | None) -> ModelAnswer:
         completion, latency_ms = self._exchange(call, secret)
         call.usage = {**completion.usage, "latency_ms": latency_ms,
-                      "wall_ms": round((time.monotonic() - call.started) * 1000, 3)}
+                      "wall_ms": round((time.monotonic() - call.started) * 1000, 3),
+                      **cost_fields(completion.usage, self.config.price)}
         self._budget.charge_tokens(completion.billed_tokens())
+        self._budget.charge_usd(call.usage["cost_usd"])
         answers = interpret(completion, call.questions, self.config.confidence_gate,
                             self.config.max_output_tokens)
         evidence = success_evidence(self._request(call), answers, call.usage,
                                     gate=self.config.confidence_gate, attempts=call.attempts,
                                     call_id=call.call_id)
+        if priced_cached_as_input(call.usage):
+            evidence["cached_priced_as_input"] = True
         evidence = redact(evidence, secret)
         self._totals.add_evidence(evidence)
         return ModelAnswer(tuple(answers), evidence)

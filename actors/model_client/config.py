@@ -18,6 +18,7 @@ import re
 from typing import Any, Callable, Mapping
 
 from .errors import ConfigError, ModelConfigError
+from .price import Price, check_price
 
 STRUCTURED_MODES = ("auto", "json_schema", "off")
 MAX_TOKENS_PARAMS = ("max_tokens", "max_completion_tokens")
@@ -36,6 +37,8 @@ class ModelConfig:
     max_concurrent: int = 2
     budget_calls: int | None = 500
     budget_tokens: int | None = 1_000_000
+    budget_usd: float | None = None    # known spend per session, in USD (needs price)
+    price: Price | None = None         # USD per million tokens; None: every cost is unknown
     max_retries: int = 3
     backoff_s: float = 1.0
     backoff_max_s: float = 30.0
@@ -69,6 +72,14 @@ class ModelConfig:
         if config.backoff_max_s < config.backoff_s:
             raise ConfigError("backoff_max_s", f"must be >= backoff_s ({config.backoff_s:g}),"
                               f" got {config.backoff_max_s:g}")
+        if config.price is not None and config.price.model != config.model:
+            raise ConfigError("price.model", f"{config.price.model!r} is not the model in use "
+                              f"({config.model!r}): a price never follows another model; set "
+                              "model.price for the model you call, or remove it (its cost is "
+                              "then unknown)")
+        if config.budget_usd is not None and config.price is None:
+            raise ConfigError("budget_usd", "needs model.price: without a price no call's cost "
+                              "is known, so a money budget could never be enforced")
         return config
 
     @classmethod
@@ -90,7 +101,7 @@ class ModelConfig:
         try:
             return cls.from_mapping(flat)
         except ConfigError as exc:
-            if exc.key in nested:
+            if exc.key.split(".", 1)[0] in nested:   # price.model: where price was given
                 raise ConfigError(f"settings.{exc.key}", exc.problem) from None
             raise
 
@@ -208,6 +219,8 @@ _CHECKS: dict[str, Callable[[str, Any], Any]] = {
     "max_concurrent": _integer(1, 256),
     "budget_calls": _integer(0, nullable=True),
     "budget_tokens": _integer(0, nullable=True),
+    "budget_usd": _number(0, None, nullable=True),
+    "price": check_price,
     "max_retries": _integer(0, 10),
     "backoff_s": _number(0, 600),
     "backoff_max_s": _number(0, 3600),

@@ -186,7 +186,7 @@ class ModelHTTPStatus(ModelError):
 class BudgetExhausted(ModelError):
     kind = "budget_exhausted"
 
-    def __init__(self, resource: str, used: int, limit: int):
+    def __init__(self, resource: str, used: float, limit: float):
         super().__init__(f"session model budget exhausted: {resource} used {used} of {limit};"
                          " no call was made", budget=resource, used=used, limit=limit)
 

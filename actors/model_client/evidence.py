@@ -8,9 +8,13 @@ A successful call yields an evidence dict, stored with the proposal that used it
      "answers": [{"question_index", "answer", "confidence", "reason", "gated",
                   "answer_gate_scope": "default_helper_not_policy_gate"}],
      "confidence_gate": 0.6,
-     "usage": {"prompt_tokens", "completion_tokens", "total_tokens", "model",
-               "latency_ms", "wall_ms"},
+     "usage": {"prompt_tokens", "completion_tokens", "total_tokens", "cached_tokens", "model",
+               "latency_ms", "wall_ms", "cost_usd", "cost_unknown", "price"},
      "attempts": 1}
+
+plus ``"cached_priced_as_input": true`` when the price set no cached-input rate (the cost is
+then an upper bound). ``cost_usd`` is None (with ``cost_unknown`` saying why: ``no_price``,
+``no_usage``) whenever it cannot be known; never 0 for an unknown cost (price.py).
 
 A failed call yields ``ModelError.to_record()`` (the ``model_error`` dict) with the same
 ``request``. Neither is an HTTP transcript: no headers, no key, no raw bodies, no per-retry
@@ -19,7 +23,7 @@ them (``null`` when it did not). No record carries a correctness label: ``gated`
 the model's own confidence with the helper's default gate, nothing more.
 
 ``request_hash(kind, questions)`` is the canonical SHA-256 that keys replay.
-``UsageTotals`` sums evidence and errors for the session summary.
+``UsageTotals`` sums evidence and errors for the model client's own totals (its ``usage()``).
 """
 from __future__ import annotations
 
@@ -80,7 +84,7 @@ def success_evidence(request: dict, answers: Sequence[Answer], usage: dict, *, g
 class UsageTotals:
     """Thread-safe sums over a session's evidence and ``model_error`` records."""
 
-    _TOKEN_KEYS = ("prompt_tokens", "completion_tokens", "total_tokens")
+    _TOKEN_KEYS = ("prompt_tokens", "completion_tokens", "total_tokens", "cached_tokens")
 
     def __init__(self):
         self._lock = threading.Lock()
@@ -90,6 +94,8 @@ class UsageTotals:
         self.tokens = dict.fromkeys(self._TOKEN_KEYS, 0)
         self.requests = 0
         self.calls_without_usage = 0
+        self.cost_usd = 0.0            # the sum of the known costs
+        self.calls_cost_unknown = 0    # calls with usage whose cost_usd is None
         self.latency_ms_total = 0.0
         self.models: dict[str, int] = {}
 
@@ -113,6 +119,11 @@ class UsageTotals:
         reported = [usage.get(k) for k in self._TOKEN_KEYS]
         if all(v is None for v in reported) and count_missing:
             self.calls_without_usage += 1
+        cost = usage.get("cost_usd")
+        if isinstance(cost, (int, float)) and not isinstance(cost, bool):
+            self.cost_usd += cost
+        else:
+            self.calls_cost_unknown += 1
         for key, value in zip(self._TOKEN_KEYS, reported):
             if isinstance(value, int):
                 self.tokens[key] += value
@@ -131,6 +142,8 @@ class UsageTotals:
                 "http_requests": self.requests,
                 **self.tokens,
                 "calls_without_usage": self.calls_without_usage,
+                "cost_usd": round(self.cost_usd, 9),
+                "calls_cost_unknown": self.calls_cost_unknown,
                 "latency_ms_total": round(self.latency_ms_total, 3),
                 "models_reported": dict(sorted(self.models.items())),
             }

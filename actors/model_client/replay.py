@@ -17,6 +17,8 @@ n-th recorded outcome for it is given. A question the capture never asked, or as
 times, raises ``ReplayDivergence`` — reported, never invented. A recorded answer that no
 longer fits the question's schema is a divergence too. Duplicate rows carrying the same
 ``call_id`` count once. ``gated`` is recomputed with ``gate`` (default: the recorded gate).
+A replayed answer reports ``null`` tokens and ``cost_usd: 0.0`` with a ``cost_note``: nothing
+was spent (the original usage and cost stay in ``replay_of.usage``).
 Truncated or unparseable journal lines are skipped and counted (``skipped_lines``).
 """
 from __future__ import annotations
@@ -34,6 +36,11 @@ from .backend import ModelAnswer
 from .errors import ModelError, ReplayDivergence, ReplayedError
 from .evidence import UsageTotals, new_call_id, request_hash, success_evidence
 from .questions import Question
+
+
+#: why a replayed answer's ``cost_usd`` is 0.0
+REPLAY_COST_NOTE = ("replayed from a capture: nothing was sent or spent; the original call's "
+                    "usage and cost are in replay_of.usage")
 
 
 class ReplayBackend:
@@ -145,8 +152,10 @@ class ReplayBackend:
                                    f"the recorded answer no longer fits: {exc}") from exc
         recorded_usage = evidence.get("usage") or {}
         usage = {"prompt_tokens": None, "completion_tokens": None, "total_tokens": None,
-                 "model": recorded_usage.get("model"),
-                 "latency_ms": round((time.monotonic() - started) * 1000, 3)}
+                 "cached_tokens": None, "model": recorded_usage.get("model"),
+                 "latency_ms": round((time.monotonic() - started) * 1000, 3),
+                 "cost_usd": 0.0, "cost_unknown": None, "price": None,
+                 "cost_note": REPLAY_COST_NOTE}
         result = success_evidence(evidence["request"], answers, usage, gate=gate, attempts=0,
                                   call_id=new_call_id(), backend="replay")
         result["replay_of"] = {"call_id": evidence.get("call_id"), "usage": recorded_usage}

@@ -37,7 +37,7 @@ class Completion:
     content: str | None
     refusal: str | None
     finish_reason: str | None
-    usage: dict  # prompt_tokens, completion_tokens, total_tokens (as reported or None), model
+    usage: dict  # prompt_tokens, completion_tokens, total_tokens, cached_tokens (as reported or None), model
 
     def billed_tokens(self) -> int:
         """Tokens to charge to the budget: the reported total, else prompt + completion."""
@@ -108,6 +108,7 @@ def parse_completion(data: Any) -> Completion:
     usage_in = data.get("usage") if isinstance(data.get("usage"), dict) else {}
     usage = {k: usage_in.get(k) if isinstance(usage_in.get(k), int) else None
              for k in ("prompt_tokens", "completion_tokens", "total_tokens")}
+    usage["cached_tokens"] = _cached_tokens(usage_in)
     usage["model"] = data.get("model") if isinstance(data.get("model"), str) else None
     return Completion(
         content=_content_text(content),
@@ -115,6 +116,17 @@ def parse_completion(data: Any) -> Completion:
         finish_reason=choice.get("finish_reason") if isinstance(choice, dict) else None,
         usage=usage,
     )
+
+
+def _cached_tokens(usage: dict) -> int | None:
+    """``usage.prompt_tokens_details.cached_tokens``: the prompt tokens served from the
+    server's prompt cache, part of ``prompt_tokens``; None when not reported. The shape is
+    openai-python's ``CompletionUsage.prompt_tokens_details: Optional[PromptTokensDetails]``
+    with ``PromptTokensDetails.cached_tokens: Optional[int]`` ("Cached tokens present in the
+    prompt", src/openai/types/completion_usage.py)."""
+    details = usage.get("prompt_tokens_details")
+    cached = details.get("cached_tokens") if isinstance(details, dict) else None
+    return cached if isinstance(cached, int) and not isinstance(cached, bool) and cached >= 0 else None
 
 
 def interpret(completion: Completion, questions: Sequence[Question], gate: float,

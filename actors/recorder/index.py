@@ -136,8 +136,8 @@ class SessionIndex:
 
     def _add_usage(self, usage: dict) -> None:
         for k, v in usage.items():
-            if isinstance(v, (int, float)) and not isinstance(v, bool):
-                self.model_usage[k] = round(self.model_usage.get(k, 0) + v, 3)
+            if isinstance(v, (int, float)) and not isinstance(v, bool):   # a cost: to 1e-9 USD
+                self.model_usage[k] = round(self.model_usage.get(k, 0) + v, 9 if k == "cost_usd" else 3)
 
     def _status(self, row: dict) -> None:
         self.dispositions[row["proposal_id"]] = Disposed(row["status"], row["sequence"])
@@ -232,9 +232,14 @@ class SessionIndex:
 
 
 def _call_usage(record: dict) -> dict:
-    """Tokens (as reported), latency and HTTP requests of one model call's evidence or error."""
+    """Tokens (as reported), cost, latency and HTTP requests of one model call's evidence or
+    error. A call with usage whose ``cost_usd`` is not a number counts in
+    ``calls_cost_unknown`` (its cost is unknown, never 0)."""
     usage = record.get("usage") if isinstance(record.get("usage"), dict) else {}
-    out = {k: usage.get(k) for k in ("prompt_tokens", "completion_tokens", "total_tokens")}
+    out = {k: usage.get(k) for k in ("prompt_tokens", "completion_tokens", "total_tokens",
+                                     "cached_tokens", "cost_usd")}
+    if usage and not (isinstance(usage.get("cost_usd"), (int, float)) and not isinstance(usage.get("cost_usd"), bool)):
+        out["calls_cost_unknown"] = 1
     out["latency_ms_total"] = usage.get("latency_ms")
     out["http_requests"] = record.get("attempts")
     return out

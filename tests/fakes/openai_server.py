@@ -17,6 +17,8 @@ carrying ``response_format`` gets the 400 real servers send, without consuming t
 
 Every request is recorded (headers — including ``Authorization`` — body, arrival time on
 ``time.monotonic()``), and the number of requests in flight is tracked (``max_inflight``).
+Every reply body sent is kept as the bytes that went out (``sent``, in order): a test reads
+the usage a reply reported from there, not from the client's records.
 """
 from __future__ import annotations
 
@@ -43,6 +45,20 @@ def completion_body(content: str | None, *, refusal: str | None = None,
         "usage": usage if usage is not None else
         {"prompt_tokens": 100, "completion_tokens": 20, "total_tokens": 120},
     }
+
+
+def usage(prompt: int, completion: int, cached: int | None = None) -> dict:
+    """A reply's ``usage`` as OpenAI reports it, with ``prompt_tokens_details.cached_tokens``
+    when ``cached`` is given: openai-python's ``CompletionUsage`` (prompt_tokens,
+    completion_tokens, total_tokens, ``prompt_tokens_details: Optional[PromptTokensDetails]``)
+    and ``PromptTokensDetails`` (``cached_tokens: Optional[int]``, "Cached tokens present in
+    the prompt", so part of ``prompt_tokens``; ``audio_tokens``), src/openai/types/
+    completion_usage.py."""
+    out: dict = {"prompt_tokens": prompt, "completion_tokens": completion,
+                 "total_tokens": prompt + completion}
+    if cached is not None:
+        out["prompt_tokens_details"] = {"cached_tokens": cached, "audio_tokens": 0}
+    return out
 
 
 @dataclasses.dataclass(frozen=True)
@@ -132,6 +148,7 @@ class FakeOpenAIServer:
         self.reject_response_format = reject_response_format
         self.default = default
         self.requests: list[RecordedRequest] = []
+        self.sent: list[bytes] = []   # each reply body as sent (not for endless bodies)
         self.inflight = 0
         self.max_inflight = 0
         self._script: collections.deque[Reply] = collections.deque()
@@ -245,6 +262,9 @@ def _make_handler(server: FakeOpenAIServer) -> type[BaseHTTPRequestHandler]:
             body = reply.body(request) if callable(reply.body) else reply.body
             data = body if isinstance(body, bytes) else \
                 (body if isinstance(body, str) else json.dumps(body)).encode("utf-8")
+            if not reply.endless:
+                with server._cond:
+                    server.sent.append(data)
             self.send_response(reply.status)
             self.send_header("Content-Type", "application/json")
             if reply.endless:
