@@ -127,6 +127,7 @@ def _info(spec, plans, root, backend, address, n, why, workdir) -> dict:
             "root": root, "backend": backend, "ray_address": address, "concurrency": n,
             "concurrency_basis": why, "session_timeout_s": spec.session_timeout_s,
             "host": socket.gethostname(), "driver_pid": os.getpid(), "workdir": workdir,
+            "prices": spec.prices,
             "plans": [p.to_dict() for p in plans]}  # whole: a resume runs them from this file alone
     write_fleet(root, {**info, "state": "starting"})
     return info

@@ -20,7 +20,7 @@ from .errors import FleetFileError
 #: runtime directory and progress lines), so a fleet file may not set them.
 FLEET_OWNED = ("capture.root", "supervisor.runtime_dir", "supervisor.progress")
 KEYS = ("name", "description", "profile", "set", "matrix", "sessions", "capture_root",
-        "concurrency", "session_timeout_s", "ray")
+        "concurrency", "session_timeout_s", "ray", "prices")
 RAY_KEYS = {"num_cpus": 1.0, "memory_mb": None, "node_retries": 1}
 
 
@@ -45,6 +45,9 @@ class FleetSpec:
     concurrency: int | None        # None: derived from cores and memory
     session_timeout_s: float | None
     ray: RaySettings
+    #: model name -> its price (``model.price`` without ``model``), set on every session of
+    #: that ``model.model`` (``matrix.expand``); the profile loader checks the figures
+    prices: dict[str, dict] = dataclasses.field(default_factory=dict)
 
     @property
     def cells(self) -> int:
@@ -84,7 +87,7 @@ def load(path: str) -> FleetSpec:
         capture_root_given=str(data.get("capture_root", "../capture/fleets")),
         concurrency=None if concurrency == "auto" else concurrency,
         session_timeout_s=_seconds(where, "session_timeout_s", data.get("session_timeout_s")),
-        ray=_ray(where, data.get("ray")))
+        ray=_ray(where, data.get("ray")), prices=_prices(where, data.get("prices")))
 
 
 def _read(path: str) -> dict:
@@ -175,6 +178,29 @@ def _matrix(where: str, value: Any) -> dict[str, list]:
                 raise FleetFileError(where, f"matrix.{key}[{i}]", f"{v!r} is listed twice")
             seen.append(v)
         out[key] = list(values)
+    return out
+
+
+def _prices(where: str, value: Any) -> dict[str, dict]:
+    """``prices:``: model name -> ``{input_per_mtok, output_per_mtok, cached_input_per_mtok}``.
+    The figures are checked as ``model.price`` by the profile loader (``matrix.expand``), which
+    also refuses an entry no session uses."""
+    if value is None:
+        return {}
+    if not isinstance(value, dict):
+        raise FleetFileError(where, "prices", "expected a mapping of model names to prices "
+                             f"({{input_per_mtok: ..., output_per_mtok: ...}}), got {value!r}")
+    out = {}
+    for name, price in value.items():
+        if not isinstance(name, str) or not name:
+            raise FleetFileError(where, "prices", f"expected model names as keys, got {name!r}")
+        if not isinstance(price, dict):
+            raise FleetFileError(where, f"prices.{name}", "expected a mapping "
+                                 f"({{input_per_mtok: ..., output_per_mtok: ...}}), got {price!r}")
+        if price.get("model", name) != name:
+            raise FleetFileError(where, f"prices.{name}.model", f"{price['model']!r} differs from the "
+                                 f"entry's key {name!r} (the key names the model; leave model out)")
+        out[name] = {k: v for k, v in price.items() if k != "model"}
     return out
 
 
