@@ -26,8 +26,8 @@ import math
 from typing import Any, Callable
 
 from protocol import obspack
-from protocol.events import (ActionResult, ActorRestart, EmulatorStats, ModelError, ModelLateAnswer, Observation,
-                             Proposal, ProposalStatus, RunIdentityChanged, SessionEnd)
+from protocol.events import (ActionAttempt, ActionResult, ActorRestart, EmulatorStats, ModelError, ModelLateAnswer,
+                             Observation, Proposal, ProposalStatus, RunIdentityChanged, SessionEnd, SessionStart)
 
 WIN = ("won", "victory")
 GAME_OVER = "game_over"
@@ -155,20 +155,27 @@ class ModelUse:
         return usd(self.cost_usd) + ("+?" if self.cost_unknown_calls else "")
 
     def cost_words(self, runs: int | None = None) -> str:
-        """``41,234 tokens (1,024 cached); cost $0.0123 ($0.0041 per run, 3 runs)``, and
-        why any part of the cost is unknown; empty when no call reported usage or cost."""
-        if not (self.priced_calls or self.cost_unknown_calls):
+        """``41,234 tokens (1,024 cached); cost $0.0123 ($0.0041 per run, 3 runs)``; when a
+        cost is unknown it says why (``cost unknown: the server reported no usage on 2
+        calls``) rather than showing 0. Empty when no call reported usage or cost."""
+        calls = self.priced_calls + self.cost_unknown_calls
+        if not calls:
             return ""
-        tokens = f"{self.total_tokens:,} tokens" + (f" ({self.cached_tokens:,} cached)" if self.cached_tokens else "")
-        if not self.priced_calls:
-            cost = "cost unknown"
-        else:
-            cost = f"cost {usd(self.cost_usd)}" + (" for the calls with a known cost" if self.cost_unknown_calls else "")
-            if runs and not self.cost_unknown_calls:
+        unreported = self.cost_unknown_reasons.get("no_usage", 0) == calls and not self.total_tokens
+        tokens = "no tokens reported" if unreported else \
+            f"{self.total_tokens:,} tokens" + (f" ({self.cached_tokens:,} cached)" if self.cached_tokens else "")
+        why = "; ".join(f"{UNKNOWN_WORDS.get(k, k)} on {_calls(n)}"
+                        for k, n in sorted(self.cost_unknown_reasons.items()))
+        if not self.cost_unknown_calls:
+            cost = f"cost {usd(self.cost_usd)}"
+            if runs:
                 cost += f" ({usd(self.cost_usd / runs)} per run, {runs} run{'s' if runs != 1 else ''})"
-        why = [f"{UNKNOWN_WORDS.get(k, k)} on {n} call{'s' if n != 1 else ''}"
-               for k, n in sorted(self.cost_unknown_reasons.items())]
-        return f"{tokens}; {cost}" + (f"; cost unknown: {'; '.join(why)}" if why else "")
+        elif not self.priced_calls:
+            cost = f"cost unknown: {why}"
+        else:
+            cost = (f"cost {usd(self.cost_usd)} on {_calls(self.priced_calls)}, unknown on "
+                    f"{_calls(self.cost_unknown_calls)} ({why})")
+        return f"{tokens}; {cost}"
 
     def line(self, runs: int | None = None) -> str:
         """``model 0 answers, 8 errors (transport 8), 8 heuristic fallbacks``, then tokens and
@@ -194,6 +201,10 @@ class ModelUse:
 UNKNOWN_WORDS = {"no_usage": "the server reported no usage", "no_price": "no price set (model.price)"}
 
 
+def _calls(n: int) -> str:
+    return f"{n} call{'s' if n != 1 else ''}"
+
+
 def usd(amount: float) -> str:
     """``$0.0123`` under a dollar (``$0.000012`` under a hundredth of a cent), ``$12.35`` above."""
     if amount >= 1:
@@ -216,7 +227,20 @@ def short_count(n: int) -> str:
 
 class SessionFacts:
     """Counts over a journal's rows, fed in order (see the module docstring). ``read_state``
-    reads the observation a row names (``None`` when it cannot): the game-over screen's HP."""
+    reads the observation a row names (``None`` when it cannot): the game-over screen's HP, and
+    the character-select screen a ``menu_select`` was sent on.
+
+    ``facts()`` also names what the session played with: ``model``, the profile's
+    ``model.model`` as its ``session_start`` row records it (None when no model server or
+    replay was configured), and ``character``, the STS2 character it played: the last one
+    picked with an accepted ``menu_select`` on a character-select screen (the built-in policy
+    marks its pick ``character_pick``; any other policy's pick is recognised on the screen),
+    else the profile's ``policy.settings.character`` (a continued saved run picks none); None
+    for a Game Boy session. Its model figures come from ``ModelUse``: ``model_calls`` (calls
+    that may have spent tokens), ``model_tokens`` and ``model_cached_tokens`` (None when
+    calls were made and none reported usage), ``model_cost_usd`` (the sum of the known costs;
+    None when calls were made and none had a known cost: an unknown cost is never 0),
+    ``model_cost_unknown_calls`` and ``model_fallbacks``."""
 
     def __init__(self, read_state: Callable[[dict], Any] | None = None):
         self.read_state = read_state
@@ -232,10 +256,18 @@ class SessionFacts:
         self._on_game_over = False   # the run that ended on the screen still shown is counted
         self._step = 0
         self.model = ModelUse()
+        self.profile: dict | None = None        # the session_start row's profile
+        self.character_picked: str | None = None
+        self._menu: dict | None = None           # the newest observation row, when a menu
+        self._pick_proposals: dict[str, str] = {}  # proposal_id -> character (character_pick)
+        self._picks: dict[str, str] = {}           # attempt_id -> the character it picks
 
     def add(self, row: dict[str, Any]) -> None:
         event = row.get("event")
         self.model.add(row)
+        self._follow_character(row, event)
+        if event == SessionStart.KIND and isinstance(row.get("profile"), dict):
+            self.profile = row["profile"]
         if event == Observation.KIND:
             self.observations += 1
             self._step = row.get("step") if _is_int(row.get("step")) else self.observations
@@ -271,6 +303,65 @@ class SessionFacts:
             self.reason = row.get("reason") if isinstance(row.get("reason"), str) else None
             self.exit_code = row.get("exit_code") if _is_int(row.get("exit_code")) else None
 
+    def _follow_character(self, row: dict[str, Any], event: Any) -> None:
+        """A character pick: proposed (``character_pick``) or sent on a character-select screen,
+        then accepted by the game."""
+        if event == Observation.KIND:
+            self._menu = row if row.get("state_type") == "menu" else None
+        elif event == Proposal.KIND and row.get("character_pick"):
+            option = (row.get("parameters") or {}).get("option") if isinstance(row.get("parameters"), dict) else None
+            if isinstance(option, str) and option:
+                self._pick_proposals[str(row.get("proposal_id"))] = option
+        elif event == ActionAttempt.KIND and row.get("action") == "menu_select":
+            option = (row.get("parameters") or {}).get("option") if isinstance(row.get("parameters"), dict) else None
+            if not isinstance(option, str) or not option:
+                return
+            picked = self._pick_proposals.pop(str(row.get("proposal_id")), None) \
+                or self._character_on_screen(row.get("observation_id"), option)
+            if picked:
+                self._picks[str(row.get("attempt_id"))] = picked
+        elif event == ActionResult.KIND:
+            picked = self._picks.pop(str(row.get("attempt_id")), None)
+            if picked is not None and row.get("outcome") == "accepted":
+                self.character_picked = picked
+
+    def _character_on_screen(self, observation_id: Any, option: str) -> str | None:
+        """The character ``option`` names on the character-select screen it was sent on (the
+        game's own spelling of its id; the mod matches ids case-insensitively)."""
+        menu = self._menu
+        if menu is None or menu.get("observation_id") != observation_id or self.read_state is None:
+            return None
+        state = self.read_state(menu)
+        if not isinstance(state, dict) or state.get("menu_screen") != "character_select":
+            return None
+        for c in state.get("characters") or ():
+            if isinstance(c, dict) and isinstance(c.get("id"), str) and c["id"].lower() == option.lower():
+                return c["id"]
+        return None
+
+    def _section(self, name: str) -> dict:
+        value = (self.profile or {}).get(name)
+        return value if isinstance(value, dict) else {}
+
+    @property
+    def model_name(self) -> str | None:
+        """The profile's ``model.model`` when a model server or a replay was configured."""
+        model = self._section("model")
+        name = model.get("model")
+        configured = model.get("base_url") is not None or model.get("replay") is not None
+        return name if configured and isinstance(name, str) and name else None
+
+    @property
+    def character(self) -> str | None:
+        """The STS2 character played (see the class docstring); None for a Game Boy session."""
+        if self._section("game").get("backend") == "pyboy":
+            return None
+        if self.character_picked:
+            return self.character_picked
+        settings = self._section("policy").get("settings")
+        wanted = settings.get("character") if isinstance(settings, dict) else None
+        return wanted if isinstance(wanted, str) and wanted else None
+
     @property
     def steps(self) -> int:
         """Observations, or decisions when the policy pipelines its steps (as ``supervisor
@@ -282,7 +373,24 @@ class SessionFacts:
         return {"steps": self.steps, "runs": len(self.runs), "wins": wins,
                 "runs_inferred": sum(1 for r in self.runs if r["inferred_from"]),
                 "frames": self.frames, **self.results, "reason": self.reason,
-                "model_answers": self.model.answers, "model_errors": self.model.errors}
+                "model_answers": self.model.answers, "model_errors": self.model.errors,
+                "model": self.model_name, "character": self.character, **model_spent(self.model)}
+
+
+def model_spent(m: ModelUse) -> dict[str, Any]:
+    """What one session's model calls spent, as results rows and ``capture coverage`` give it:
+    ``model_calls`` (calls that may have spent tokens), ``model_tokens`` and
+    ``model_cached_tokens`` (None when calls were made and none reported usage),
+    ``model_cost_usd`` (the sum of the known costs; None when calls were made and none had a
+    known cost: an unknown cost is never 0), ``model_cost_unknown_calls``, ``model_fallbacks``."""
+    calls = m.priced_calls + m.cost_unknown_calls
+    reported = calls - m.cost_unknown_reasons.get("no_usage", 0)
+    tokens_known = reported > 0 or calls == 0
+    return {"model_calls": calls,
+            "model_tokens": m.total_tokens if tokens_known else None,
+            "model_cached_tokens": m.cached_tokens if tokens_known else None,
+            "model_cost_usd": round(m.cost_usd, 9) if m.priced_calls or calls == 0 else None,
+            "model_cost_unknown_calls": m.cost_unknown_calls, "model_fallbacks": m.fallbacks}
 
 
 def load_state(root: str, rel: Any) -> dict | None:

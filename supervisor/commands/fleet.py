@@ -7,8 +7,10 @@ Example:
   supervisor fleet start --resume FLEET_ROOT     (after its driver died: see docs/fleet.md)
   supervisor fleet status                 (or: supervisor fleet status FLEET_ROOT --json)
   supervisor fleet stop                   (every session gets SIGTERM and finalizes)
-  supervisor fleet report [FLEET_ROOT]    (a table per matrix cell; --json for the rows; default:
-                                          the running fleet, else the newest under run/capture/fleets)
+  supervisor fleet report [FLEET_ROOT]    (a table per matrix cell, and per model when the fleet used
+                                          several: runs, wins, tokens, cost, cost per run and per win;
+                                          --json for the rows; default: the running fleet, else the
+                                          newest under run/capture/fleets)
   supervisor capture verify FLEET_ROOT    (every session of the fleet)
 
 Exit codes of start: 0 every session ended normally (or was stopped on request), 1 some
@@ -22,8 +24,8 @@ import sys
 
 from supervisor.fleet import control, driver
 from supervisor.fleet.errors import FleetError, NotAFleet
-from supervisor.fleet.report import cell_rows, table
-from supervisor.fleet.results import read_fleet, read_rows
+from supervisor.fleet.report import cell_rows, model_groups, table
+from supervisor.fleet.results import read_fleet, read_rows, totals
 
 from .base import Command, emit
 
@@ -51,7 +53,7 @@ class Fleet(Command):
                        help="the live fleet line: redrawn, a line every 5 s, or none")
         for name, text in (("status", "how many sessions of a fleet are done, running, failed"),
                            ("stop", "stop every session of a fleet (SIGTERM; each one finalizes)"),
-                           ("report", "a table per matrix cell of a fleet's results")):
+                           ("report", "a table per matrix cell (and per model) of a fleet's results: wins, tokens, cost")):
             q = sub.add_parser(name, help=text)
             q.add_argument("root", nargs="?", metavar="FLEET_ROOT")
             if name == "report":
@@ -109,7 +111,9 @@ class Fleet(Command):
                 raise NotAFleet(args.fleets, "no fleet root here and no running fleet; name a fleet root")
             sys.stderr.write(f"newest fleet: {root}\n")
         rows = read_rows(root)
-        emit(args, {"fleet": read_fleet(root), "cells": cell_rows(rows), "rows": rows}, table(rows))
+        key, models = model_groups(rows)
+        emit(args, {"fleet": read_fleet(root), "cells": cell_rows(rows), "model_key": key, "models": models,
+                    "totals": totals(rows), "rows": rows}, table(rows))
         return 0
 
 

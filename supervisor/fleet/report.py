@@ -2,8 +2,14 @@
 
 The table has one row per cell: sessions, outcomes, steps (total and per session), runs
 ended, wins, the win rate with its 95 % Wilson interval (``stats.wilson``), and the mean
-session duration; a totals line closes it. ``supervisor view`` shows the same aggregates
-(``group_rows``) per cell and per policy.
+session duration; when the fleet's sessions called a model, its tokens, what they cost, the
+cost per run ended and per win. A fleet whose sessions used more than one model gets a line
+per model too (``model_key``). A totals line closes it. ``supervisor view`` shows the same
+aggregates (``group_rows``) per cell, per policy and per model, with the same texts.
+
+Costs are the sums of the known costs (``results.model_totals``): ``$0.0123`` when every call's
+cost is known, ``≥ $0.0123`` when some are not (a lower bound), ``unknown`` when none is;
+a cost per win with no win is ``—``.
 """
 from __future__ import annotations
 
@@ -12,19 +18,73 @@ import re
 import time
 from typing import Any
 
+from supervisor.capture.facts import short_count, usd
+
 from . import layout, stats
-from .results import totals
+from .results import model_totals, totals
+
+MODEL_KEYS = ("model", "model.base_url")   # the columns a fleet's models differ by
+NO_WINS = "—"
 
 _STEPS = re.compile(rb"^steps (\d+) ", re.M)
 
 
-def group_rows(rows: list[dict], key: str = "cell", floors: dict[str, int | None] | None = None,
-               tokens: dict[str, int | None] | None = None) -> list[dict[str, Any]]:
-    """One aggregate per value of ``key`` (a results column: ``cell``, or a matrix key such as
-    ``policy.module``), in plan order: sessions, outcomes, steps, runs ended and wins with the
-    win rate and its 95 % Wilson interval (runs are the trials), the mean session duration;
-    with ``floors`` (session_id -> the highest floor it reached) the mean floor and its
-    standard error, with ``tokens`` (session_id -> model tokens) the tokens spent."""
+def cost_text(amount: float | None, state: str) -> str:
+    """``$0.0123``; ``≥ $0.0123`` when some calls' cost is unknown; ``unknown`` when none is known."""
+    if state == "unknown" or amount is None:
+        return "unknown"
+    return ("≥ " if state == "partial" else "") + usd(amount)
+
+
+def cost_per(amount: float | None, n: int, state: str) -> tuple[float | None, str]:
+    """The cost per run (or per win): its value and its text; ``—`` when ``n`` is 0."""
+    if not n:
+        return None, NO_WINS
+    per = None if amount is None or state == "unknown" else amount / n
+    return (None if per is None else round(per, 9)), cost_text(per, state)
+
+
+def tokens_text(m: dict[str, Any]) -> str:
+    if m["model_tokens"] is None:
+        return "unknown"
+    return ("≥ " if not m["model_tokens_complete"] else "") + short_count(m["model_tokens"])
+
+
+def model_figures(rows: list[dict], runs: int, wins: int) -> dict[str, Any]:
+    """``results.model_totals`` of ``rows``, with the cost per run ended and per win, and the
+    texts a table shows (``cost_text``, ``tokens_text``)."""
+    m = model_totals(rows)
+    state, cost = m["model_cost_state"], m["model_cost_usd"]
+    m["cost_per_run"], m["cost_per_run_text"] = cost_per(cost, runs, state)
+    m["cost_per_win"], m["cost_per_win_text"] = cost_per(cost, wins, state)
+    m["cost_text"] = cost_text(cost, state)
+    m["tokens_text"] = tokens_text(m)
+    return m
+
+
+def uses_models(rows: list[dict]) -> bool:
+    """Did any session name a model or call one?"""
+    return any(r.get("model") is not None or r.get("model_calls") or r.get("model_answers")
+               or r.get("model_errors") for r in rows)
+
+
+def model_key(rows: list[dict]) -> str | None:
+    """The column that tells the fleet's models apart: ``model`` when its sessions used more
+    than one model (a matrix crossing ``model.model``), ``model.base_url`` when they name one
+    model but the matrix crosses servers; None with one model."""
+    for key in MODEL_KEYS:
+        if any(key in r for r in rows) and len({str(r.get(key)) for r in rows}) > 1:
+            return key
+    return None
+
+
+def group_rows(rows: list[dict], key: str = "cell", floors: dict[str, int | None] | None = None) -> list[dict[str, Any]]:
+    """One aggregate per value of ``key`` (a results column: ``cell``, ``model``, or a matrix
+    key such as ``policy.module``), in plan order: sessions, outcomes, steps, runs ended and
+    wins with the win rate and its 95 % Wilson interval (runs are the trials), the mean
+    session duration, and what the model calls spent (``model_figures``: tokens, cost, cost
+    per run and per win); with ``floors`` (session_id -> the highest floor it reached) the
+    mean floor and its standard error."""
     groups: dict[str, list[dict]] = {}
     for r in sorted(rows, key=lambda r: r["index"]):
         groups.setdefault(str(r.get(key)), []).append(r)
@@ -41,15 +101,12 @@ def group_rows(rows: list[dict], key: str = "cell", floors: dict[str, int | None
                "win_rate_ci95": [round(interval[0], 3), round(interval[1], 3)] if interval else None,
                "runs_inferred": sum(r.get("runs_inferred") or 0 for r in rs),
                "mean_duration_s": round(sum(durations) / len(durations), 2) if durations else None,
-               "session_ids": [r.get("session_id") for r in rs]}
+               "session_ids": [r.get("session_id") for r in rs], **model_figures(rs, t["runs"], t["wins"])}
         if floors is not None:
             xs = [floors[r["session_id"]] for r in rs if floors.get(r.get("session_id")) is not None]
             mean, se = stats.mean_se(xs)
             row.update(floor_mean=None if mean is None else round(mean, 2),
                        floor_se=None if se is None else round(se, 2), floor_n=len(xs))
-        if tokens is not None:
-            known = [tokens[r["session_id"]] for r in rs if tokens.get(r.get("session_id")) is not None]
-            row["model_tokens"] = sum(known) if known else None
         out.append(row)
     return out
 
@@ -59,23 +116,61 @@ def cell_rows(rows: list[dict]) -> list[dict[str, Any]]:
     return group_rows(rows, "cell")
 
 
+def model_groups(rows: list[dict]) -> tuple[str | None, list[dict[str, Any]] | None]:
+    """The column the fleet's models differ by and one aggregate per model (``group_rows``), or
+    (None, None) when its sessions used one model."""
+    key = model_key(rows)
+    return key, (group_rows(rows, key) if key else None)
+
+
+def _rate(c: dict) -> tuple[str, str]:
+    rate = "-" if c["win_rate"] is None else f"{100 * c['win_rate']:.0f}%"
+    ci = "-" if c["win_rate_ci95"] is None else f"{100 * c['win_rate_ci95'][0]:.0f}-{100 * c['win_rate_ci95'][1]:.0f}%"
+    return rate, ci
+
+
+_MONEY = f" {'tokens':>8} {'cost':>12} {'cost/run':>12} {'cost/win':>12}"
+
+
+def _money(c: dict) -> str:
+    return f" {c['tokens_text']:>8} {c['cost_text']:>12} {c['cost_per_run_text']:>12} {c['cost_per_win_text']:>12}"
+
+
 def table(rows: list[dict]) -> str:
     cells = cell_rows(rows)
+    money = uses_models(rows)
     width = max([len("cell")] + [len(c["cell"]) for c in cells])
     head = (f"{'cell':<{width}} {'sess':>5} {'ok':>4} {'fail':>5} {'review':>7} {'stop':>5} "
-            f"{'steps':>8} {'steps/sess':>10} {'runs':>5} {'wins':>5} {'win%':>6} {'95% CI':>11} {'mean s':>7}")
+            f"{'steps':>8} {'steps/sess':>10} {'runs':>5} {'wins':>5} {'win%':>6} {'95% CI':>11} {'mean s':>7}"
+            + (_MONEY if money else ""))
     lines = [head]
     for c in cells:
-        rate = "-" if c["win_rate"] is None else f"{100 * c['win_rate']:.0f}%"
-        ci = "-" if c["win_rate_ci95"] is None else f"{100 * c['win_rate_ci95'][0]:.0f}-{100 * c['win_rate_ci95'][1]:.0f}%"
+        rate, ci = _rate(c)
         mean = "-" if c["mean_duration_s"] is None else f"{c['mean_duration_s']:.1f}"
         lines.append(f"{c['cell']:<{width}} {c['sessions']:>5} {c['ok']:>4} {c['failed']:>5} "
                      f"{c['needs_review']:>7} {c['stopped']:>5} {c['steps']:>8} "
-                     f"{c['steps_per_session']:>10} {c['runs']:>5} {c['wins']:>5} {rate:>6} {ci:>11} {mean:>7}")
+                     f"{c['steps_per_session']:>10} {c['runs']:>5} {c['wins']:>5} {rate:>6} {ci:>11} {mean:>7}"
+                     + (_money(c) if money else ""))
+    key, models = model_groups(rows)
+    if models:
+        mwidth = max([len(key)] + [len(str(m[key])) for m in models])
+        lines += ["", f"{key:<{mwidth}} {'sess':>5} {'runs':>5} {'wins':>5} {'win%':>6} {'95% CI':>11}" + _MONEY]
+        for m in models:
+            rate, ci = _rate(m)
+            lines.append(f"{str(m[key]):<{mwidth}} {m['sessions']:>5} {m['runs']:>5} {m['wins']:>5} {rate:>6} {ci:>11}"
+                         + _money(m))
+        lines.append("")
     t = totals(rows)
     lines.append(f"{len(rows)} sessions: {t['ok']} ok, {t['failed']} failed, {t['timed_out']} timed out, "
                  f"{t['needs_review']} need review, {t['stopped']} stopped, {t['not_run']} not run; "
                  f"{t['steps']} steps, {t['runs']} runs, {t['wins']} wins")
+    if money:
+        m = model_figures(rows, t["runs"], t["wins"])
+        lines.append(f"model: {m['tokens_text']} tokens"
+                     + (f" ({short_count(m['model_cached_tokens'])} cached)" if m["model_cached_tokens"] else "")
+                     + f", cost {m['cost_text']}, {m['cost_per_run_text']} per run, {m['cost_per_win_text']} per win"
+                     + (f"; {m['model_cost_unknown_calls']} of {m['model_calls']} calls without a known cost"
+                        " (results.jsonl: model_cost_unknown_calls)" if m["model_cost_unknown_calls"] else ""))
     flagged = [r for r in rows if r.get("model_errors")]
     if flagged:
         silent = [r for r in flagged if not r.get("model_answers")]

@@ -21,6 +21,13 @@ start`` counts them). Runs and wins come from the journal alone, by
 recorded (its ``run_outcome``), a win is ``won`` or ``victory``, and ``runs_inferred`` counts
 the outcomes the policy inferred rather than read (the STS2 policy infers them from the
 player's HP).
+
+``model`` and ``character`` say what the session played with (its ``session_start`` row's
+profile and its accepted character pick, ``SessionFacts``; for a session that left no journal,
+what its plan names), and ``model_tokens``, ``model_cost_usd`` ... what its model calls spent:
+``model_cost_usd`` is the sum of the known costs, None when calls were made and none had a
+known cost (an unknown cost is never written as 0), and ``model_cost_unknown_calls`` counts
+the calls whose cost is unknown.
 """
 from __future__ import annotations
 
@@ -38,7 +45,9 @@ from .matrix import SessionPlan
 
 OUTCOMES = ("ok", "failed", "stopped", "timed_out", "needs_review", "not_run")
 FIELDS = ("fleet", "index", "slot", "cell", "repeat", "outcome", "exit_code", "reason", "steps",
-          "runs", "wins", "runs_inferred", "model_answers", "model_errors", "frames", "accepted", "rejected", "unknown", "duration_s", "started_at",
+          "runs", "wins", "runs_inferred", "model", "character", "model_answers", "model_errors", "model_calls",
+          "model_tokens", "model_cached_tokens", "model_cost_usd", "model_cost_unknown_calls", "model_fallbacks",
+          "frames", "accepted", "rejected", "unknown", "duration_s", "started_at",
           "ended_at", "attempts", "session_id", "session_dir", "host", "detail")
 
 
@@ -70,24 +79,70 @@ def session_row(fleet: str, root: str, plan: SessionPlan, attempts: list[dict], 
     if last.get("started_at") and last.get("ended_at"):
         row["started_at"], row["ended_at"] = last["started_at"], last["ended_at"]
         row["duration_s"] = round(last["ended_at"] - last["started_at"], 3)
+    recorded = None
     if ids:
         session_dir = os.path.join(layout.capture_dir(os.path.join(root, plan.slot)), "sessions", ids[-1])
         row["session_id"] = ids[-1]
         row["session_dir"] = os.path.relpath(session_dir, root)
-        row.update(journal_facts(session_dir))
+        recorded = read_journal(session_dir)
+        row.update(recorded.facts())
+    if recorded is None or recorded.profile is None:   # no journal says it: what the plan names
+        row["model"] = plan.model
+        row["character"] = row.get("character") or plan.character
     return row
 
 
-def journal_facts(session_dir: str) -> dict[str, Any]:
-    """Steps, runs, wins, frames, action results and the exit reason of one session
-    (``supervisor.capture.facts``: the same counts ``supervisor view`` shows)."""
+def read_journal(session_dir: str) -> SessionFacts:
+    """One session's journal, read through ``SessionFacts``."""
     acc = SessionFacts(read_state=observation_reader(os.path.dirname(os.path.dirname(session_dir))))
     journal = os.path.join(session_dir, "events.jsonl")
     if os.path.exists(journal):
         for line in iter_lines(journal):
             if line.row is not None:
                 acc.add(line.row)
-    return acc.facts()
+    return acc
+
+
+def journal_facts(session_dir: str) -> dict[str, Any]:
+    """Steps, runs, wins, frames, action results, the exit reason, the model and character and
+    what the model spent, of one session (``supervisor.capture.facts``: the same counts
+    ``supervisor view`` shows)."""
+    return read_journal(session_dir).facts()
+
+
+def model_totals(rows: Iterable[dict]) -> dict[str, Any]:
+    """What the rows' model calls spent: ``model_calls``, ``model_tokens`` and
+    ``model_cached_tokens`` (sums of the known counts; None when calls were made and none
+    reported usage), ``model_cost_usd`` (the sum of the known costs; None when calls were
+    made and none had a known cost), ``model_cost_unknown_calls``, ``model_fallbacks``, and
+    ``model_cost_state``: ``known`` (every call's cost is known, or no call was made),
+    ``partial`` (some are not: ``model_cost_usd`` is a lower bound) or ``unknown``.
+
+    A row written before results carried costs (no ``model_calls``) counts its answers and
+    errors as calls of unknown cost and tokens."""
+    calls = unknown = fallbacks = tokens = cached = 0
+    cost = 0.0
+    tokens_known = tokens_unknown = False
+    for r in rows:
+        if "model_calls" in r:
+            n, u = r.get("model_calls") or 0, r.get("model_cost_unknown_calls") or 0
+        else:
+            n = u = (r.get("model_answers") or 0) + (r.get("model_errors") or 0)
+        calls, unknown, fallbacks = calls + n, unknown + u, fallbacks + (r.get("model_fallbacks") or 0)
+        if isinstance(r.get("model_cost_usd"), (int, float)):
+            cost += r["model_cost_usd"]
+        if isinstance(r.get("model_tokens"), int):
+            tokens += r["model_tokens"]
+            cached += r.get("model_cached_tokens") or 0
+            tokens_known = True
+        elif n:
+            tokens_unknown = True
+    state = "known" if not unknown else ("partial" if unknown < calls else "unknown")
+    return {"model_calls": calls, "model_tokens": tokens if tokens_known or not tokens_unknown else None,
+            "model_cached_tokens": cached if tokens_known or not tokens_unknown else None,
+            "model_tokens_complete": not tokens_unknown,
+            "model_cost_usd": None if state == "unknown" else round(cost, 9),
+            "model_cost_unknown_calls": unknown, "model_cost_state": state, "model_fallbacks": fallbacks}
 
 
 def totals(rows: Iterable[dict], elapsed_s: float | None = None) -> dict[str, Any]:
@@ -98,6 +153,7 @@ def totals(rows: Iterable[dict], elapsed_s: float | None = None) -> dict[str, An
     frames = [r["frames"] for r in rows if isinstance(r.get("frames"), int)]
     out["frames"] = sum(frames) if frames else None
     out["sessions"] = len(rows)
+    out.update(model_totals(rows))
     if elapsed_s:
         out["elapsed_s"] = round(elapsed_s, 3)
         out["steps_per_s"] = round(out["steps"] / elapsed_s, 2)
