@@ -9,7 +9,7 @@ PIP := $(PY) -m pip install --progress-bar on --disable-pip-version-check
 DEMO_STAMP := $(VENV)/.installed-demo
 TEST_STAMP := $(VENV)/.installed-test
 
-.PHONY: demo model-demo test venv clean bench
+.PHONY: demo model-demo agent-demo test venv clean bench
 
 $(PY):
 	@echo "== creating $(VENV) with $(PYTHON)"
@@ -34,6 +34,10 @@ demo: $(DEMO_STAMP)
 # the model path with no GPU: a stand-in OpenAI-compatible server (legal answers, not good ones)
 model-demo: $(DEMO_STAMP)
 	$(PY) -m actors.model_client.standin --port 0 --run $(VENV)/bin/supervisor start run/profiles/model-demo.yaml --set 'model.base_url={url}'
+
+# the model chooses every action (policy.module: llm), answered by the same stand-in server
+agent-demo: $(DEMO_STAMP)
+	$(PY) -m actors.model_client.standin --port 0 --run $(VENV)/bin/supervisor start run/profiles/agent-demo.yaml --set 'model.base_url={url}'
 
 test: $(TEST_STAMP)
 	$(PY) -m pytest -n 2

@@ -18,6 +18,8 @@ import yaml
 from actors.model_client.errors import ConfigError
 from actors.model_client.settings import ModelSettings
 from actors.game_address import parse_base_url
+from actors.policy import llm as llm_policy
+from actors.policy.agent import AgentSettingError
 
 ANY = object()
 NUM = (int, float)
@@ -282,10 +284,26 @@ def _cross_checks(where: str, p: dict) -> None:
         raise ProfileError(where, "session.max_steps", "must be at least 1")
     if p["supervisor"]["heartbeat_s"] < 0.05:
         raise ProfileError(where, "supervisor.heartbeat_s", "must be at least 0.05")
+    _check_agent(where, p)
     dedicated = p["supervisor"]["dedicated_cpu"]
     if dedicated is not None and dedicated not in p["actors"]:
         raise ProfileError(where, "supervisor.dedicated_cpu",
                            f"{dedicated!r} is not an actor of this profile ({', '.join(p['actors'])})")
+
+
+def _check_agent(where: str, p: dict) -> None:
+    """The llm policy's settings (its prompt template read and rendered) and its model."""
+    if p["policy"]["module"] != "llm":
+        return
+    try:
+        llm_policy.check_settings(p["policy"]["settings"])
+    except (AgentSettingError, ValueError) as exc:
+        key, _, problem = str(exc).partition(": ")
+        raise ProfileError(where, key, problem) from None
+    model = p.get("model") or {}
+    if not model.get("base_url") and not model.get("replay"):
+        raise ProfileError(where, "model.base_url", "the llm policy needs a model to ask: set model.base_url "
+                                                    "(or model.replay to answer from a recorded session)")
 
 
 def get(profile: dict, dotted: str, default: Any = None) -> Any:

@@ -11,6 +11,7 @@ import inspect
 from .base import Policy
 
 BUILTIN = {"sts2": "actors.policy.sts2:Sts2Heuristic",
+           "llm": "actors.policy.llm:Sts2Agent",
            "pyboy_demo": "actors.policy.pyboy:PyboyDemo",
            "pyboy_explore": "actors.policy.pyboy:PyboyExplore"}
 

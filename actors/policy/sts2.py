@@ -106,8 +106,8 @@ class Sts2Heuristic(Policy):
         if rule is None:
             return self.stall.check(Proposal.wait(f"no rule for screen {kind!r}: read again"), screen,
                                     escapes, escape_ok)
-        candidates = rule(self, st, screens.block_of(st))
         allowed = self._allowed(st, d)
+        candidates = self._candidates(rule, obs, allowed)
         refused = []
         for p in candidates if isinstance(candidates, list) else [candidates]:
             if p.wish != "execute" or allowed(p):
@@ -116,6 +116,11 @@ class Sts2Heuristic(Policy):
         wait = Proposal.wait(f"every candidate on this {screen} screen is refused ({', '.join(refused)}); "
                              "waiting for a change")
         return self.stall.check(wait, screen, escapes, escape_ok)
+
+    def _candidates(self, rule, obs: Observation, allowed) -> list[Proposal] | Proposal:
+        """The screen rule's candidates, in preference order (an agent policy asks its model
+        here; ``allowed`` is the memory's check of one proposal on this state)."""
+        return rule(self, obs.state, screens.block_of(obs.state))
 
     def _waiting(self, st: dict, d: str) -> Proposal | None:
         """A suppressed duplicate or a wait while a pending action blocks (never on a popup)."""
