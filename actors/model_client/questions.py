@@ -4,6 +4,7 @@
     EventOptionQuestion  which event option to choose
     MapNodeQuestion      which of the map's next nodes to travel to
     ButtonsQuestion      which Game Boy buttons to press next, given a PNG screenshot
+    AgentActionQuestion  which of a screen's legal actions to take (the agent policy's question)
 
 Every question is a frozen dataclass with:
 
@@ -24,6 +25,7 @@ from __future__ import annotations
 import dataclasses
 import hashlib
 import json
+import string
 from typing import Any, ClassVar, Mapping, Sequence
 
 from .errors import QuestionError
@@ -87,6 +89,8 @@ class Question:
 
     kind: ClassVar[str] = ""
     choice_field: ClassVar[str] = ""
+    #: the system message (``{schema}`` is replaced by the reply's schema); None: the default
+    system: ClassVar[str | None] = None
 
     def __init_subclass__(cls, **kwargs):
         super().__init_subclass__(**kwargs)
@@ -282,3 +286,131 @@ class ButtonsQuestion(Question):
                                     f"{len(images)} images")
             fields["screenshot_png"] = bytes(images[index])
         return super().from_item(fields, images, position)
+
+
+#: the placeholders an agent prompt template may use (``string.Template`` syntax: ``$screen``)
+TEMPLATE_PLACEHOLDERS = ("screen_type", "screen", "memory", "actions", "feedback")
+
+
+def template_problem(text: Any) -> str | None:
+    """Why ``text`` cannot be an agent prompt template, or None: not text, a ``$`` that is no
+    placeholder (write ``$$`` for a dollar sign), or a placeholder that is not one of
+    ``TEMPLATE_PLACEHOLDERS``."""
+    if not isinstance(text, str) or not text.strip():
+        return "the template is empty"
+    template = string.Template(text)
+    if not template.is_valid():
+        try:
+            template.substitute(dict.fromkeys(TEMPLATE_PLACEHOLDERS, ""))
+        except ValueError as exc:
+            return f"does not render: {exc} (write $$ for a dollar sign)"
+    unknown = [n for n in template.get_identifiers() if n not in TEMPLATE_PLACEHOLDERS]
+    if unknown:
+        return (f"does not render: unknown placeholder ${unknown[0]} "
+                f"(known: {', '.join('$' + n for n in TEMPLATE_PLACEHOLDERS)})")
+    return None
+
+
+def _value_schema(values: list) -> dict:
+    kinds = sorted({"integer" if isinstance(v, int) and not isinstance(v, bool) else "string"
+                    for v in values})
+    return {"type": kinds[0] if len(kinds) == 1 else kinds, "enum": list(values)}
+
+
+@dataclasses.dataclass(frozen=True)
+class AgentActionQuestion(Question):
+    """Which of the screen's legal actions to take: the agent policy's question.
+
+    ``actions`` lists the legal action kinds, each ``{"action": name, "args": {arg: [allowed
+    values]}, "about": text}`` (an action may appear more than once with other arguments,
+    e.g. cards that take a target and cards that do not); the answer's schema is one
+    alternative per entry (``anyOf``), each naming its action and limiting every argument to
+    the listed values. ``screen`` is the screen as text, ``memory`` the last actions of the run
+    with their results, ``feedback`` why earlier answers to this decision were not used, and
+    ``template`` the prompt template ``{"name", "sha256", "text"}`` (``TEMPLATE_PLACEHOLDERS``).
+    The recorded state names the template by name and hash, not by its text.
+    """
+
+    kind: ClassVar[str] = "agent_action"
+    choice_field: ClassVar[str] = "action"
+    system: ClassVar[str | None] = (
+        "You play a game: each question shows the current screen and the actions it allows. "
+        "Reply with one JSON object and nothing else. It must match this JSON schema: {schema}\n"
+        "'confidence' is your own estimate, from 0 to 1, that the action is the best one; "
+        "'reason' is one short sentence.")
+    screen: str = ""
+    screen_type: str = ""
+    actions: tuple = ()
+    memory: tuple = ()
+    feedback: tuple = ()
+    template: Any = None
+
+    def __post_init__(self):
+        if not isinstance(self.screen, str) or not isinstance(self.screen_type, str):
+            raise QuestionError("screen and screen_type must be text")
+        actions = _json_copy(list(self.actions), "actions")
+        if not actions:
+            raise QuestionError("actions: at least one legal action is needed")
+        for i, entry in enumerate(actions):
+            if not isinstance(entry, dict) or not isinstance(entry.get("action"), str) \
+                    or not entry["action"]:
+                raise QuestionError(f"actions[{i}] must be a mapping with an action name")
+            args = entry.setdefault("args", {})
+            if not isinstance(args, dict) or any(
+                    not isinstance(v, list) or not v for v in args.values()):
+                raise QuestionError(f"actions[{i}].args must map each argument to a non-empty "
+                                    f"list of allowed values")
+            if set(args) & {"action", "confidence", "reason"}:
+                raise QuestionError(f"actions[{i}].args: an argument cannot be named action, "
+                                    f"confidence or reason")
+        object.__setattr__(self, "actions", tuple(actions))
+        object.__setattr__(self, "memory", tuple(_json_copy(list(self.memory), "memory")))
+        object.__setattr__(self, "feedback", tuple(str(f) for f in self.feedback))
+        template = self.template
+        if not isinstance(template, Mapping) or not isinstance(template.get("name"), str):
+            raise QuestionError("template must be {name, sha256, text}")
+        problem = template_problem(template.get("text"))
+        if problem:
+            raise QuestionError(f"template {template['name']!r}: {problem}")
+        object.__setattr__(self, "template", _json_copy(dict(template), "template"))
+
+    def state(self) -> dict:
+        return {"screen_type": self.screen_type, "screen": self.screen,
+                "actions": list(self.actions), "memory": list(self.memory),
+                "feedback": list(self.feedback),
+                "template": {"name": self.template["name"],
+                             "sha256": self.template.get("sha256")}}
+
+    def answer_schema(self) -> dict:
+        options = []
+        for entry in self.actions:
+            props = {"action": {"type": "string", "enum": [entry["action"]]}}
+            props.update({name: _value_schema(values) for name, values in entry["args"].items()})
+            answer = _common_answer("action", props["action"])
+            answer["properties"] = {**props, **{k: v for k, v in answer["properties"].items()
+                                                if k != "action"}}
+            answer["required"] = list(answer["properties"])
+            options.append(answer)
+        return options[0] if len(options) == 1 else {"anyOf": options}
+
+    def prompt(self) -> str:
+        return render_prompt(self.template["text"], self.screen_type, self.screen,
+                             self.memory, self.actions, self.feedback)
+
+
+def render_prompt(text: str, screen_type: str, screen: str, memory: Sequence, actions: Sequence,
+                  feedback: Sequence) -> str:
+    """The agent prompt: ``text`` (a ``string.Template``) with its placeholders filled."""
+    return string.Template(text).substitute(
+        screen_type=screen_type, screen=screen,
+        memory="\n".join(f"- {_render(m) if not isinstance(m, str) else m}" for m in memory)
+        or "(nothing yet)",
+        actions="\n".join(_action_line(a) for a in actions),
+        feedback=("\nYour previous answer could not be used:\n" +
+                  "\n".join(f"- {f}" for f in feedback) + "\nChoose again.\n") if feedback else "")
+
+
+def _action_line(entry: Mapping) -> str:
+    args = ", ".join(f"{name} one of {_render(values)}" for name, values in entry["args"].items())
+    about = f" ({entry['about']})" if entry.get("about") else ""
+    return f"- {entry['action']}" + (f": {args}" if args else "") + about

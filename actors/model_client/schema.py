@@ -7,8 +7,14 @@ silently half-checked.
 
 Supported: ``type`` (a name or a list of names), ``enum``, ``const``, ``properties``,
 ``required``, ``additionalProperties`` (boolean), ``items`` (one schema), ``minItems``,
-``maxItems``, ``uniqueItems``, ``minimum``, ``maximum``, ``minLength``, ``maxLength``, and
-the annotations ``title`` and ``description``.
+``maxItems``, ``uniqueItems``, ``minimum``, ``maximum``, ``minLength``, ``maxLength``,
+``anyOf`` (a list of schemas), and the annotations ``title`` and ``description``.
+
+``anyOf`` alternatives that are objects told apart by a ``const`` or single-member ``enum``
+property (``{"action": {"enum": ["play_card"]}, ...}``) are reported by that property: an
+instance naming none of them gets "must be one of ..." for it, one naming some gets the
+problems of the closest alternative it names, so an answer's error says what was wrong with
+*its* choice rather than with every other one.
 
 Booleans are not numbers here (``true`` does not match ``{"enum": [1]}``) and an integer is
 a JSON number without a fraction that Python parsed as ``int``.
@@ -24,7 +30,7 @@ from .errors import SchemaDefinitionError
 _KEYWORDS = frozenset({
     "type", "enum", "const", "properties", "required", "additionalProperties", "items",
     "minItems", "maxItems", "uniqueItems", "minimum", "maximum", "minLength", "maxLength",
-    "title", "description",
+    "title", "description", "anyOf",
 })
 
 _TYPES = {
@@ -52,6 +58,11 @@ def check_schema(schema: dict, path: str = "$") -> None:
         check_schema(sub, f"{path}.{name}")
     if "items" in schema:
         check_schema(schema["items"], f"{path}[]")
+    if "anyOf" in schema:
+        if not isinstance(schema["anyOf"], list) or not schema["anyOf"]:
+            raise SchemaDefinitionError("anyOf:empty", path)
+        for i, sub in enumerate(schema["anyOf"]):
+            check_schema(sub, f"{path}|{i}")
     if not isinstance(schema.get("additionalProperties", False), bool):
         raise SchemaDefinitionError("additionalProperties:schema", path)
 
@@ -59,6 +70,10 @@ def check_schema(schema: dict, path: str = "$") -> None:
 def validate(instance: Any, schema: dict, path: str = "$") -> list[str]:
     """Every way ``instance`` breaks ``schema``; empty when it conforms."""
     problems: list[str] = []
+    if "anyOf" in schema:
+        problems += _any_of_problems(instance, schema["anyOf"], path)
+        if problems:
+            return problems
     if "type" in schema and not _type_ok(instance, schema["type"]):
         return [f"{path}: expected {_type_text(schema['type'])}, got {_describe(instance)}"]
     if "const" in schema and not json_equal(instance, schema["const"]):
@@ -101,6 +116,34 @@ def _object_problems(instance: dict, schema: dict, path: str) -> list[str]:
         elif schema.get("additionalProperties", True) is False:
             problems.append(f"{path}: unexpected property {name!r}")
     return problems
+
+
+def _tag(schema: dict) -> tuple[str, Any] | None:
+    """The (property, value) that tells an object alternative apart, if it has one."""
+    for name, sub in (schema.get("properties") or {}).items():
+        if "const" in sub:
+            return name, sub["const"]
+        if isinstance(sub.get("enum"), list) and len(sub["enum"]) == 1:
+            return name, sub["enum"][0]
+    return None
+
+
+def _any_of_problems(instance: Any, options: list[dict], path: str) -> list[str]:
+    found = [validate(instance, option, path) for option in options]
+    if any(not problems for problems in found):
+        return []
+    tags = [_tag(option) for option in options]
+    if isinstance(instance, dict) and tags and all(tags) and len({t[0] for t in tags}) == 1:
+        name = tags[0][0]
+        named = [problems for tag, problems in zip(tags, found) if name in instance
+                 and json_equal(instance[name], tag[1])]
+        if not named:
+            allowed = list(dict.fromkeys(t[1] for t in tags))
+            got = _describe(instance[name]) if name in instance else "nothing"
+            return [f"{path}.{name}: must be one of {allowed!r}, got {got}"]
+        return min(named, key=len)
+    best = min(found, key=len)
+    return [f"{path}: matches none of the {len(options)} alternatives; the closest: {best[0]}"]
 
 
 def _array_problems(instance: list, schema: dict, path: str) -> list[str]:

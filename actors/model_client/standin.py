@@ -41,6 +41,8 @@ class StandinError(Exception):
 
 def example(schema: dict, rng: random.Random) -> Any:
     """A value valid against ``schema`` (the subset ``schema.py`` supports)."""
+    if "anyOf" in schema:  # one alternative, chosen like any other value
+        return example(rng.choice(schema["anyOf"]), rng)
     if "const" in schema:
         return schema["const"]
     if "enum" in schema:

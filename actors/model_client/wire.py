@@ -53,7 +53,7 @@ def build_body(config: ModelConfig, questions: Sequence[Question], schema: dict,
     body: dict[str, Any] = {
         "model": config.model,
         "messages": [
-            {"role": "system", "content": SYSTEM_PROMPT.format(
+            {"role": "system", "content": (questions[0].system or SYSTEM_PROMPT).format(
                 schema=json.dumps(schema, sort_keys=True))},
             {"role": "user", "content": _user_content(questions)},
         ],

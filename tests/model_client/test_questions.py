@@ -26,7 +26,7 @@ def all_questions():
 
 
 def test_registry_knows_every_kind():
-    assert set(QUESTION_KINDS) == {"card_reward", "event_option", "map_node", "buttons"}
+    assert set(QUESTION_KINDS) == {"card_reward", "event_option", "map_node", "buttons", "agent_action"}
 
 
 @pytest.mark.parametrize("question", all_questions(), ids=lambda q: q.kind)
