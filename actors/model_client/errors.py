@@ -40,6 +40,9 @@ ERROR_KINDS = (
 )
 
 
+#: kinds of a reply that came but could not be used: the model answered, and asking again
+#: with the reason may mend it (the agent policies do; a reachable model is not "unreachable")
+ANSWERED_KINDS = frozenset({"off_schema", "malformed", "truncated", "refused"})
 _MIN_PARTIAL = 12  # a cut-off copy of the key this long or longer is redacted too
 
 

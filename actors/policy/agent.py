@@ -28,13 +28,14 @@ import hashlib
 import os
 from typing import Any, Callable
 
+from actors.model_client.errors import ANSWERED_KINDS
 from actors.model_client.questions import template_problem
 
 from .base import Proposal
 
 TEMPLATE_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "prompts")
 #: kinds of ``model_error`` that asking again, with the reason, may mend: the model answered
-RETRYABLE = frozenset({"off_schema", "malformed", "truncated", "refused"})
+RETRYABLE = ANSWERED_KINDS
 FALLBACKS = ("heuristic", "wait")
 AGENT_KEYS = {"prompt_template", "memory", "invalid_retries", "fallback"}
 

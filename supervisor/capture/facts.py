@@ -25,6 +25,7 @@ import json
 import math
 from typing import Any, Callable
 
+from actors.model_client.errors import ANSWERED_KINDS
 from protocol import obspack
 from protocol.events import (ActionAttempt, ActionResult, ActorRestart, EmulatorStats, ModelError, ModelLateAnswer,
                              Observation, Proposal, ProposalStatus, RunIdentityChanged, SessionEnd, SessionStart)
@@ -71,8 +72,9 @@ def _is_int(v) -> bool:
 class ModelUse:
     """What a session asked of its model, from its rows: answered calls (each ``model_evidence``
     entry of a proposal), ``model_error`` rows by kind, proposals the heuristic decided because
-    the model gave no usable answer (``source: heuristic_fallback``), and how many questions in
-    a row went unanswered (an answered one resets it). ``supervisor start``'s last lines,
+    the model gave no usable answer (``source: heuristic_fallback``, or an agent's
+    ``agent_fallback``), and how many questions in a row went unanswered (an answer resets it,
+    also one that could not be used: ``ANSWERED_KINDS``). ``supervisor start``'s last lines,
     ``capture audit``, ``capture coverage``, ``fleet report`` and ``supervisor view`` count with
     it.
 
@@ -110,12 +112,13 @@ class ModelUse:
                 self.unanswered_in_a_row = 0
             for e in evidence:
                 self._add_usage(e.get("usage") if isinstance(e.get("usage"), dict) else {})
-            if row.get("source") == "heuristic_fallback":
+            if row.get("source") == "heuristic_fallback" or row.get("agent_fallback"):
                 self.fallbacks += 1
         elif event == ModelError.KIND:
             self.errors += 1
-            self.unanswered_in_a_row += 1
             kind = str(row.get("kind"))
+            # an answer that could not be used is an answer: the model is reachable
+            self.unanswered_in_a_row = 0 if kind in ANSWERED_KINDS else self.unanswered_in_a_row + 1
             self.error_kinds[kind] = self.error_kinds.get(kind, 0) + 1
             if isinstance(row.get("usage"), dict):
                 self._add_usage(row["usage"])
