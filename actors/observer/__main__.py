@@ -8,8 +8,10 @@ follow request goes out right after the store, before the store's reply, so that
 takes both in one turn rather than being woken for the follow while the policy's proposal is
 on its way. After an
 action it reads at once
-(the policy waits if the effect is not visible yet); after a wait or a preview it gives the
-game ``game.poll_interval_s`` to move; a failed read backs off (doubling, up to 2 s). Once
+(the policy waits if the effect is not visible yet), and so after a wait whose proposal row
+says ``read_now: true`` (someone is waiting for this read: an agent's ``get_game_state``
+through ``supervisor mcp``); after any other wait or a preview it gives the game
+``game.poll_interval_s`` to move; a failed read backs off (doubling, up to 2 s). Once
 ``session.max_steps`` steps are taken it reads no more.
 """
 from __future__ import annotations
@@ -48,6 +50,11 @@ class Observer(JournalActor):
         self.next_read = 0.0
         self.resolved_seen: str | None = None
         self.stored: tuple[int, float] | None = None  # our latest observation's row: sequence, deadline
+        self.read_now_for: str | None = None  # the observation whose proposal asked for a read at once
+
+    def on_row(self, row: dict) -> None:
+        if row["event"] == ev.Proposal.KIND and row.get("read_now") is True:
+            self.read_now_for = row["observation_id"]
 
     def row_pending(self) -> bool:
         """Whether the row of the observation just stored has yet to come (no read until it
@@ -68,8 +75,8 @@ class Observer(JournalActor):
             return
         if track.last_obs != self.resolved_seen:  # a step just got resolved: pace the next read
             self.resolved_seen = track.last_obs
-            acted = track.latest_resolution() in ACTED
-            self.next_read = time.monotonic() + (0.0 if acted else self.poll)
+            at_once = track.latest_resolution() in ACTED or self.read_now_for == track.last_obs
+            self.next_read = time.monotonic() + (0.0 if at_once else self.poll)
         if track.max_steps_reached():
             self.ctx.wait(0.2)
             return

@@ -14,7 +14,8 @@ the recorder records the result. The policy that does this is :class:`AgentPolic
   ``checkpoint`` → ``checkpoint {label}``, ``restore`` → ``restore {checkpoint_id}``,
   ``stop_recording`` → ``stop_recording {outcome, reason}``, ``clip`` → ``clip {request,
   workspace}`` (a GIF of the live recording, made by its emulator) (all executed), ``observe`` →
-  a ``wait`` (the observer then reads again: a fresh observation), ``end`` → a ``stop``
+  a ``wait`` (the observer then reads again: a fresh observation; at once when the request says
+  ``now``, its row then saying ``read_now``), ``end`` → a ``stop``
   (the session ends with reason ``stop_command``). Every proposal row carries
   ``agent_request`` (the request id) and ``agent_tool``, which is how the server finds the
   rows of its request in the journal.
@@ -57,6 +58,8 @@ def to_proposal(request: dict) -> Proposal:
     extra = {"agent_request": rid, "agent_tool": request.get("tool", kind)}
     reason = f"agent request {rid} ({extra['agent_tool']})"
     if kind == "observe":
+        if request.get("now"):
+            extra["read_now"] = True
         return Proposal.wait(f"{reason}: read the emulator again", source="agent", extra=extra)
     if kind == "end":
         return Proposal.stop("stop_command", source="agent", extra=extra)

@@ -243,9 +243,11 @@ class GameTools:
                               "withheld, since nothing unrecorded is answered") from None
         return {"sequence": getattr(reply, "sequence", None)}
 
-    def fresh(self, tool: str, s: GameSession) -> dict:
-        """A fresh observation (an ``observe`` request); its row with the state under ``state``."""
-        rows = s.request("observe", {}, tool, STEP_TIMEOUT_S)
+    def fresh(self, tool: str, s: GameSession, now: bool = True) -> dict:
+        """A fresh observation (an ``observe`` request); its row with the state under ``state``.
+        ``now``: the observer reads at once (the agent waits for this read); otherwise after
+        ``game.poll_interval_s``, the pace of the waiting tools."""
+        rows = s.request("observe", {}, tool, STEP_TIMEOUT_S, now=now)
         return rows["observation"]
 
     # -- tools ---------------------------------------------------------------------------
@@ -336,7 +338,7 @@ class GameTools:
             return answer
         if str(reply.get("message", "")).startswith("Opened profile screen"):
             for _ in range(20):
-                if (self.fresh(tool.name, s)["state"].get("menu_screen")) == "profile_select":
+                if (self.fresh(tool.name, s, now=False)["state"].get("menu_screen")) == "profile_select":
                     answer = self._step(s, tool, PROFILE_PREFIX + tool.action, {"profile_id": pid}, args, reason)
                     break
         last = None
@@ -373,7 +375,7 @@ class GameTools:
 
         why = met(obs)
         while why is None and time.monotonic() < deadline:
-            obs, reads = self.fresh(tool.name, s), reads + 1
+            obs, reads = self.fresh(tool.name, s, now=False), reads + 1
             why = met(obs)
         self.shown = digest(obs["state"])
         evidence = {"session_dir": str(s.session_dir), "observation_id": obs["observation_id"],

@@ -18,8 +18,9 @@ A request ``{"kind": "act", "tool", "action", "parameters", "indexed"}`` becomes
   evidence the guard lapses (``released_no_effect`` on the row) and the action may go again;
 * otherwise an executable proposal (``guard_snapshot``, ``situation``, ``state_digest``...).
 
-``observe`` is a ``wait`` (the observer reads the game again: a fresh observation) and ``end`` a
-``stop`` (``stop_command``).
+``observe`` is a ``wait`` (the observer reads the game again: a fresh observation; at once when
+the request says ``now``, as its row then says ``read_now``, else after ``game.poll_interval_s``)
+and ``end`` a ``stop`` (``stop_command``).
 """
 from __future__ import annotations
 
@@ -140,6 +141,8 @@ class Sts2AgentPolicy(BridgedPolicy):
             extra["agent_reason"] = str(request["reason"])
         said = f"agent request {request['id']} ({tool})"
         if kind == "observe":
+            if request.get("now"):
+                extra["read_now"] = True
             p = Proposal.wait(f"{said}: read the game again", extra=extra)
         elif kind == "end":
             p = Proposal.stop("stop_command", extra=extra)

@@ -199,7 +199,7 @@ class Tools:
                        "journal": self.journal_of(rows)}, images)
 
     def observe(self, a: Args) -> Answer:
-        rows = self._live().request("observe", {}, "emulator_observe")
+        rows = self._live().request("observe", {}, "emulator_observe", now=True)
         data, images = self._observed(rows["observation"])
         return Answer({**data, "journal": self.journal_of(rows)}, images)
 

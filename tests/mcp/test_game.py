@@ -188,6 +188,13 @@ def test_a_duplicate_is_refused_waiting_returns_the_right_state_and_bad_input_se
     assert len(suppressed) == 1 and suppressed[0]["agent_reason"] == "once more"
     status = {r["proposal_id"]: r["status"] for r in rows if r["event"] == "proposal_status"}
     assert status[suppressed[0]["proposal_id"]] == "suppressed"
+    # a call that waits for one read has it at once (read_now); the waiting tools, and switch_profile
+    # while it waits for the profile screen, read at the poll pace
+    waits = [r for r in rows if r["event"] == "proposal" and status[r["proposal_id"]] == "wait"]
+    now = {r.get("agent_tool") for r in waits if r.get("read_now")}
+    paced = {r.get("agent_tool") for r in waits if not r.get("read_now")}
+    assert {"get_game_state", "menu_select", "switch_profile"} <= now, now
+    assert paced - {"switch_profile"} == {"wait_until_actionable", "wait_for_change"}, paced
     attempts = [r for r in rows if r["event"] == "action_attempt"]
     # the mod server's switch_profile: the first POST opens the profile screen, the second (sent
     # once the state shows it) switches; each with its own intent

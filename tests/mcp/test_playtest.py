@@ -136,6 +136,7 @@ def test_an_agent_playtests_the_demo_cartridge_through_the_pipeline(tmp_path):
                      "emulator_step", "emulator_checkpoint", "emulator_checkpoint",
                      "emulator_step", "emulator_clip", "emulator_clip", "emulator_clip", "emulator_recording",
                      "emulator_recording"], tools  # last: the end
+    assert [r["agent_tool"] for r in agent_rows if r.get("read_now")] == ["emulator_observe"]  # read at once
     seq = {r["attempt_id"]: r["sequence"] for r in rows if r["event"] == "action_attempt"}
     results = [r for r in rows if r["event"] == "action_result"]
     assert results and all(seq[r["attempt_id"]] < r["sequence"] for r in results)  # intent first, always

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import socket
 import threading
+import time
 
 import pytest
 import zmq
@@ -41,9 +42,9 @@ def observer_on(live: LiveRecorder, **session) -> Observer:
     return Observer(ctx, make_source(ctx), live.recorder("observer"), live.follower("observer"))
 
 
-def wait_proposal(oid: str) -> RecordProposal:
+def wait_proposal(oid: str, **extra) -> RecordProposal:
     return RecordProposal(proposal_id="p-" + oid.split("-", 1)[1], observation_id=oid, action=None,
-                          parameters={}, reason="test waits", source="test", wish="wait")
+                          parameters={}, reason="test waits", source="test", wish="wait", extra=extra or None)
 
 
 @pytest.fixture
@@ -68,6 +69,30 @@ def test_it_reads_once_per_resolved_step_and_stores_the_games_state(fresh):
         assert obs.track.last_obs_row["phase"] == "run"
     finally:
         obs.close()
+
+
+def test_a_wait_asking_for_a_read_now_is_read_at_once_and_a_plain_wait_after_the_poll_interval(fresh):
+    """``read_now`` on a wait's proposal row (an agent waiting for this read, ``supervisor mcp``)
+    makes the next read come at once, although ``game.poll_interval_s`` is ten minutes; a plain
+    wait puts the next read that far off."""
+    live = fresh
+    ctx = live.context("observer", game={"poll_interval_s": 600})
+    obs = Observer(ctx, make_source(ctx), live.recorder("observer"), live.follower("observer"))
+    loop = threading.Thread(target=obs.run, daemon=True)
+    loop.start()
+    try:
+        first = wait_for(lambda: live.rows("observation"), 20, "the first observation")[-1]
+        live.recorder().record_proposals([wait_proposal(first["observation_id"], read_now=True)])
+        second = wait_for(lambda: live.rows("observation")[1:], 20, "a read at once after a read_now wait")[-1]
+        assert second["phase"] == "run"
+        live.recorder().record_proposals([wait_proposal(second["observation_id"])])
+        wait_for(lambda: obs.track.latest_resolved() and obs.next_read > time.monotonic() + 500, 20,
+                 "the next read paced by the poll interval after a plain wait")
+        assert len(live.rows("observation")) == 2
+    finally:
+        ctx.stopping.set()
+        loop.join(20)
+    assert not loop.is_alive()
 
 
 def test_no_read_once_max_steps_are_taken(live):
