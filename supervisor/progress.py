@@ -8,6 +8,8 @@ from __future__ import annotations
 import sys
 import time
 
+from supervisor.capture.facts import short_count
+
 
 class Progress:
     def __init__(self, mode: str = "auto", stream=None):
@@ -48,11 +50,17 @@ class Progress:
 
 
 def _model(watch) -> str:
-    """``  model 3 ok 2 err``: answers and errors, once the session asked a model."""
+    """``  model 12 ok 0 err 2 fallback 41k tok $0.0123``: answers, errors, fallbacks (when
+    any), reported tokens and the known
+    cost (``$?`` when no call's cost is known, ``$0.0123+?`` when some are not), once the
+    session asked a model."""
     m = watch.model
     if not (m.answers or m.errors):
         return ""
-    return f"  model {m.answers} ok {m.errors} err"
+    tokens = short_count(m.total_tokens) if m.total_tokens or m.priced_calls else "?"
+    spent = f" {tokens} tok {m.cost_short()}" if m.priced_calls or m.cost_unknown_calls else ""
+    fell = f" {m.fallbacks} fallback" if m.fallbacks else ""  # decisions the model's answer did not make
+    return f"  model {m.answers} ok {m.errors} err{fell}{spent}"
 
 
 def _frames(emulator: dict | None) -> str:

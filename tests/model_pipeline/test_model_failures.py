@@ -2,16 +2,20 @@
 fallback, never a crash; a stop during a slow call finalizes the session promptly."""
 from __future__ import annotations
 
+import itertools
+import json
+import math
+import re
 import signal
 import socket
 import time
 
 import pytest
 
-from tests.fakes.openai_server import FakeOpenAIServer, Reply
+from tests.fakes.openai_server import FakeOpenAIServer, Reply, completion_body, usage
 from tests.harness import wait_for
 
-from .conftest import SECRET, advising_reply, capture_files, off_schema_reply, proposals
+from .conftest import SECRET, advising_reply, capture_files, choose, off_schema_reply, proposals
 
 pytestmark = pytest.mark.timeout(120)
 
@@ -80,20 +84,47 @@ def test_connection_refused_is_a_transport_error_and_play_goes_on(model_session)
     assert len(s.events("observation")) == 14
 
 
-def test_budget_exhaustion_mid_session_falls_back_without_calls(fake_server, model_session):
-    s = model_session(fake_server, budget_calls=2)
-    wait_for(lambda: len(proposals(s)) >= 4, 60, "four consulted decisions")
-    s.signal(signal.SIGTERM)
-    assert s.wait() == 143, s.stderr
-    assert len(fake_server.requests) == 2
+def test_a_spent_money_budget_mid_session_falls_back_without_calls_and_says_what_it_cost(model_session):
+    """Each answer's cost is the profile's price times the tokens the server's reply reported
+    (read here from the bytes it sent); the call that reaches ``budget_usd`` is answered, the
+    next ones are ``budget_exhausted`` with nothing sent; session.json, the progress line and
+    the last lines say the tokens and the cost."""
+    price = {"model": "fake-model", "input_per_mtok": 1000, "output_per_mtok": 4000.3,
+             "cached_input_per_mtok": 250}   # cents' fractions: a sum rounded anywhere shows
+    n = itertools.count()
+
+    def answer(request) -> dict:   # the i-th reply reports 1000 + 100i prompt tokens, 256i cached
+        i = next(n)
+        return completion_body(json.dumps(choose(request)), usage=usage(1000 + 100 * i, 50 + i, cached=256 * i))
+    with FakeOpenAIServer(default=Reply(body=answer)) as server:
+        s = model_session(server, price=price, budget_usd=2.0)
+        wait_for(lambda: len(proposals(s)) >= 4, 60, "four consulted decisions")
+        s.signal(signal.SIGTERM)
+        assert s.wait() == 143, s.stderr
+    assert len(server.requests) == 2      # 1.2 USD, then 1.112: past the budget, nothing more sent
+    replies = [json.loads(body)["usage"] for body in server.sent]
+    costs = [((u["prompt_tokens"] - u["prompt_tokens_details"]["cached_tokens"]) * 1000
+              + u["prompt_tokens_details"]["cached_tokens"] * 250 + u["completion_tokens"] * 4000.3) / 1e6
+             for u in replies]
     consulted = proposals(s)
     assert [p["source"] for p in consulted[:2]] == ["model", "model"]
     assert {p["source"] for p in consulted[2:]} == {"heuristic_fallback"}
+    for p, u, cost in zip(consulted, replies, costs):
+        got = p["model_evidence"][0]["usage"]
+        assert got["cached_tokens"] == u["prompt_tokens_details"]["cached_tokens"]
+        assert math.isclose(got["cost_usd"], cost) and got["price"] == price and got["cost_unknown"] is None
     kinds = errors_by_kind(s)
     assert set(kinds) == {"budget_exhausted"}
-    assert kinds["budget_exhausted"][0]["attempts"] == 0
-    assert kinds["budget_exhausted"][0]["limit"] == 2
+    refused = kinds["budget_exhausted"][0]
+    assert (refused["budget"], refused["limit"], refused["attempts"]) == ("usd", 2.0, 0)
+    assert math.isclose(refused["used"], sum(costs))
     assert_fallbacks_match_errors(s)
+    usage_sum = s.summary()["model_usage"]
+    assert math.isclose(usage_sum["cost_usd"], sum(costs), rel_tol=1e-9) and usage_sum["calls_cost_unknown"] == 0
+    assert usage_sum["cached_tokens"] == sum(u["prompt_tokens_details"]["cached_tokens"] for u in replies)
+    tokens = sum(u["total_tokens"] for u in replies)
+    assert f"{tokens:,} tokens (256 cached); cost ${sum(costs):.2f}" in s.stderr, s.stderr[-1500:]
+    assert re.search(rf"model 2 ok \d+ err \d+ fallback {tokens / 1000:.1f}k tok \${sum(costs):.2f}", s.stderr), s.stderr[-1500:]
 
 
 def test_sigterm_during_a_slow_answer_finalizes_promptly(model_session):
