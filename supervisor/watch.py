@@ -30,7 +30,7 @@ import time
 
 from actors.runtime.journal_actor import JournalActor
 from protocol import events as ev
-from supervisor.capture.facts import ModelUse
+from supervisor.capture.facts import SessionFacts
 
 
 PROGRESS = (ev.Observation.KIND, ev.ProposalStatus.KIND, ev.ActionResult.KIND)  # rows that show progress
@@ -42,7 +42,8 @@ class StreamWatch(JournalActor):
     def __init__(self, max_steps: int | None, follower=None, model_stop_after: int | None = None):
         super().__init__(follower, max_steps=max_steps)  # self.track: the actors' step bookkeeping
         self.model_stop_after = model_stop_after   # None: a model that never answers stops nothing
-        self.model = ModelUse()
+        self.facts = SessionFacts()    # every row: the runs that ended (the cost per run)
+        self.model = self.facts.model  # the model's answers, errors, tokens and cost
         self.outcomes = {"accepted": 0, "rejected": 0, "unknown": 0}
         self.dispositions: dict[str, int] = {}
         self.last_sequence = 0
@@ -61,6 +62,7 @@ class StreamWatch(JournalActor):
 
     def on_row(self, row: dict) -> None:
         self.last_sequence = row["sequence"]
+        self.facts.add(row)
         kind = row.get("event")
         if kind in PROGRESS:
             self.last_progress = time.monotonic()
@@ -69,13 +71,9 @@ class StreamWatch(JournalActor):
         elif kind == ev.Proposal.KIND:
             if isinstance(row.get("stall"), dict):
                 self.stall = row["stall"]
-            self.model.add(row)
         elif kind == ev.ModelError.KIND:
-            self.model.add(row)
             if self.model_stop_after and self.model.unanswered_in_a_row >= self.model_stop_after:
                 self._stop("model_unreachable")
-        elif kind == ev.ModelLateAnswer.KIND:   # its tokens were spent all the same
-            self.model.add(row)
         elif kind == ev.ProposalStatus.KIND:
             st = row["status"]
             self.dispositions[st] = self.dispositions.get(st, 0) + 1

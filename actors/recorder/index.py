@@ -238,8 +238,9 @@ def _call_usage(record: dict) -> dict:
     usage = record.get("usage") if isinstance(record.get("usage"), dict) else {}
     out = {k: usage.get(k) for k in ("prompt_tokens", "completion_tokens", "total_tokens",
                                      "cached_tokens", "cost_usd")}
-    if usage and not (isinstance(usage.get("cost_usd"), (int, float)) and not isinstance(usage.get("cost_usd"), bool)):
-        out["calls_cost_unknown"] = 1
+    if usage:
+        cost = usage.get("cost_usd")
+        out["calls_cost_unknown"] = int(not isinstance(cost, (int, float)) or isinstance(cost, bool))
     out["latency_ms_total"] = usage.get("latency_ms")
     out["http_requests"] = record.get("attempts")
     return out

@@ -71,8 +71,8 @@ class Start(Command):
             sys.stderr.write(f"session ended: {sup.stop_reason} (exit {code}); the session "
                              "summary could not be written — the journal is incomplete evidence\n")
         model = sup.watch.model
-        if model.asked:
-            sys.stderr.write(model.line() + "\n")
+        if model.asked:   # with tokens and cost, per run when runs ended
+            sys.stderr.write(model.line(runs=len(sup.watch.facts.runs)) + "\n")
             if model.never_answered:
                 sys.stderr.write("warning: the model never answered: every decision it was asked for was made "
                                  "by the policy's heuristic instead. Is the server at model.base_url running? "

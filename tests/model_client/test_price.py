@@ -10,9 +10,11 @@ import json
 import math
 
 import pytest
+import yaml
 
 from actors.model_client import BudgetExhausted, ConfigError, ModelConfig, OffSchemaAnswer, \
     ReplayBackend
+from supervisor import cli
 from tests.fakes.openai_server import Reply, completion_body, usage
 
 from .conftest import card_answer, card_question
@@ -156,3 +158,18 @@ def test_a_bad_price_is_refused_naming_the_key(keys, key, problem):
         ModelConfig.from_profile({"base_url": "http://127.0.0.1:1/v1", "model": "test-model",
                                   "settings": keys})
     assert str(nested.value).startswith(f"model.settings.{key}: ")
+
+
+@pytest.mark.parametrize("keys,key,problem", BAD_PRICES, ids=[b[1] + ":" + b[2][:20] for b in BAD_PRICES])
+def test_supervisor_validate_refuses_a_bad_price_in_a_profile_naming_the_key(keys, key, problem, tmp_path,
+                                                                               capsys):
+    path = tmp_path / "priced.yaml"
+    path.write_text(yaml.safe_dump({"name": "priced", "model": {
+        "base_url": "http://127.0.0.1:1/v1", "model": "test-model", **keys}}), encoding="utf-8")
+    assert cli.main(["validate", str(path)]) == 2
+    err = capsys.readouterr().err
+    assert f"{path}: model.{key}: " in err and problem in err, err
+    path.write_text(yaml.safe_dump({"name": "priced", "model": {
+        "base_url": "http://127.0.0.1:1/v1", "model": "test-model", "price": PRICE, "budget_usd": 1.5}}),
+        encoding="utf-8")
+    assert cli.main(["validate", str(path)]) == 0, capsys.readouterr().err

@@ -5,6 +5,8 @@ OpenAI-compatible server on 127.0.0.1 in this test process.
 """
 from __future__ import annotations
 
+import json
+
 import pytest
 
 from tests.fakes.openai_server import FakeOpenAIServer
@@ -29,7 +31,8 @@ def assert_secret_nowhere(session) -> None:
 
 def test_a_model_assisted_session_plays_to_game_over_and_replays_without_calls(
         fake_server, model_session):
-    s = model_session(fake_server)
+    price = {"model": "fake-model", "input_per_mtok": 100, "output_per_mtok": 500}
+    s = model_session(fake_server, price=price)
     assert s.wait() == 0, s.stderr
     assert s.summary()["reason"] == "run_ended"
     consulted = proposals(s)
@@ -52,6 +55,12 @@ def test_a_model_assisted_session_plays_to_game_over_and_replays_without_calls(
     usage = s.summary()["model_usage"]
     assert usage["answered"] == len(consulted) == len(fake_server.requests)
     assert usage["total_tokens"] == 120 * len(consulted) and usage["http_requests"] == len(consulted)
+    # each call priced from what its reply reported; the last lines say it, per run
+    replies = [json.loads(body)["usage"] for body in fake_server.sent]
+    costs = [(u["prompt_tokens"] * 100 + u["completion_tokens"] * 500) / 1e6 for u in replies]
+    assert [p["model_evidence"][0]["usage"]["cost_usd"] for p in consulted] == pytest.approx(costs)
+    assert f"{usage['total_tokens']:,} tokens; cost ${sum(costs):.4f} (${sum(costs):.4f} per run, 1 run)" \
+        in s.stderr, s.stderr[-800:]
     # the key went over the wire and nowhere else
     assert {r.headers["authorization"] for r in fake_server.requests} == {f"Bearer {SECRET}"}
     assert_secret_nowhere(s)
@@ -67,6 +76,7 @@ def test_a_model_assisted_session_plays_to_game_over_and_replays_without_calls(
         [p["model_evidence"][0]["call_id"] for p in consulted]
     assert replay.summary()["model_usage"]["answered"] == len(consulted)
     assert replay.summary()["model_usage"].get("total_tokens", 0) == 0
+    assert replay.summary()["model_usage"]["cost_usd"] == 0  # nothing was spent, and that is known
 
 
 def test_a_replay_that_meets_a_question_never_asked_reports_a_divergence(
