@@ -189,3 +189,47 @@ def test_validate_refuses_bad_agent_settings_naming_the_key(tmp_path):
                         f"policy.settings.prompt_template={good}"], cwd=REPO, capture_output=True, text=True,
                        timeout=60)
     assert r.returncode == 0, r.stderr
+
+
+def test_every_call_is_priced_from_the_servers_own_counts_and_a_spent_budget_sends_nothing(model_session):
+    """Each reply reports its own usage (the fake server makes it up per request and the test
+    keeps it); the journal's costs equal price x those counts; once the known spend reaches
+    ``budget_usd`` no request reaches the server and the agent falls back, marked."""
+    price = {"model": "fake-model", "input_per_mtok": 3.0, "output_per_mtok": 15.0,
+             "cached_input_per_mtok": 0.3}
+    sent: list[dict] = []
+
+    def body(request):
+        n = len(sent)
+        usage = {"prompt_tokens": 20_000 + 1_000 * n, "completion_tokens": 300 + n,
+                 "prompt_tokens_details": {"cached_tokens": 4_000 * (n % 2)}}
+        usage["total_tokens"] = usage["prompt_tokens"] + usage["completion_tokens"]
+        sent.append(usage)
+        return completion_body(json.dumps(legal_answer(request)), usage=usage)
+
+    def cost(u: dict) -> float:
+        cached = u["prompt_tokens_details"]["cached_tokens"]
+        return ((u["prompt_tokens"] - cached) * 3.0 + cached * 0.3 + u["completion_tokens"] * 15.0) / 1e6
+
+    with FakeOpenAIServer(default=Reply(body=body)) as server:
+        s = model_session(server, "policy.module=llm", "session.max_steps=40", name="budget",
+                          price=price, budget_usd=0.25)
+        assert s.wait() == 0, s.stderr[-3000:]
+        served = len(server.requests)
+    rows = s.rows()
+    evidence = [e for r in rows if r["event"] == "proposal" for e in r.get("model_evidence") or []]
+    assert len(evidence) == served == len(sent) >= 2
+    for e, u in zip(evidence, sent):
+        assert e["usage"]["prompt_tokens"] == u["prompt_tokens"]
+        assert e["usage"]["cost_usd"] == pytest.approx(cost(u), rel=1e-9)
+    spent = sum(cost(u) for u in sent)
+    assert sum(cost(u) for u in sent[:-1]) < 0.25 <= spent  # the call that crossed the budget was the last
+    refused = [r for r in rows if r["event"] == "model_error"]
+    assert refused and {r["kind"] for r in refused} == {"budget_exhausted"}
+    assert all(r["attempts"] == 0 for r in refused)
+    after = [r for r in rows if r["event"] == "proposal" and r.get("agent_fallback")]
+    assert len(after) == len(refused) and all(r["source"] == "heuristic_fallback" for r in after)
+    assert all(r["agent"]["attempts"][0]["error_kind"] == "budget_exhausted" for r in after)
+    usage = s.summary()["model_usage"]
+    assert usage["cost_usd"] == pytest.approx(spent, rel=1e-9)
+    assert usage["prompt_tokens"] == sum(u["prompt_tokens"] for u in sent)
