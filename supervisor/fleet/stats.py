@@ -14,6 +14,21 @@
   function, evaluated by its continued fraction).
 * ``verdict(p, n1, n2, label)``: the plain sentence a page prints.
 
+Paired (two arms that played the same seeds, one run each per seed):
+
+* ``mcnemar_exact(b, c)``: the two-sided exact McNemar test of wins: ``b`` pairs the first
+  arm won and the second lost, ``c`` the other way round; p = min(1, 2 P(X <= min(b, c))) for
+  X ~ Binomial(b + c, 1/2) (McNemar 1947; the exact binomial form, as in Agresti,
+  *Categorical Data Analysis*, 10.1).
+* ``wilcoxon_signed_rank(diffs)``: Wilcoxon's signed-rank test of paired differences
+  (Wilcoxon 1945). Zero differences are dropped (Wilcoxon's own convention), tied absolute
+  differences get their mean rank; the two-sided p is exact (the permutation distribution of
+  the signs, by counting, ties included) up to 60 pairs, else the normal approximation with
+  the tie correction and a continuity correction. ``method`` says which.
+* ``paired_interval(diffs)``: the mean paired difference and its 95 % Student t interval
+  (exact for normal differences; the paired t interval).
+* ``mean_median_interval(xs)``: a sample's mean, median and the 95 % t interval of its mean.
+
 Runs are treated as independent trials; runs of one session share its machine and seed, so
 read a small p-value with that in mind.
 """
@@ -149,3 +164,96 @@ def verdict(p: float | None, n1: int, n2: int, what: str, a: str, b: str, higher
     if p >= ALPHA:
         return f"{what}: not distinguishable at {n} (p = {p:.2g})"
     return f"{what}: {a if higher_a else b} is higher at {n} (p = {p:.2g}, below 0.05)"
+
+
+def mcnemar_exact(b: int, c: int) -> float | None:
+    """Two-sided exact McNemar p for ``b`` and ``c`` discordant pairs; None without any."""
+    n = b + c
+    if n <= 0:
+        return None
+    k = min(b, c)
+    tail = sum(math.comb(n, i) for i in range(k + 1)) / 2 ** n
+    return min(1.0, 2 * tail)
+
+
+def _signed_rank_counts(ranks2: Sequence[int]) -> dict[int, int]:
+    """How many of the 2^n sign assignments give each W+ (ranks doubled, so mean ranks of ties
+    stay whole numbers): a count per value, built one rank at a time."""
+    counts = {0: 1}
+    for r in ranks2:
+        nxt: dict[int, int] = dict(counts)
+        for w, ways in counts.items():
+            nxt[w + r] = nxt.get(w + r, 0) + ways
+        counts = nxt
+    return counts
+
+
+EXACT_WILCOXON_MAX = 60
+
+
+def wilcoxon_signed_rank(diffs: Sequence[float]) -> dict | None:
+    """Wilcoxon's signed-rank test (see the module docstring): ``{"n", "zeros", "w_plus",
+    "w_minus", "p", "method"}``; None when no difference is non-zero."""
+    nonzero = [d for d in diffs if d != 0]
+    zeros = len(diffs) - len(nonzero)
+    n = len(nonzero)
+    if n == 0:
+        return None
+    order = sorted(range(n), key=lambda i: abs(nonzero[i]))
+    ranks2 = [0] * n
+    i = 0
+    while i < n:
+        j = i
+        while j + 1 < n and abs(nonzero[order[j + 1]]) == abs(nonzero[order[i]]):
+            j += 1
+        for k in range(i, j + 1):
+            ranks2[order[k]] = i + j + 2  # twice the mean of ranks i+1 .. j+1
+        i = j + 1
+    w_plus2 = sum(r for r, d in zip(ranks2, nonzero) if d > 0)
+    total2 = sum(ranks2)
+    out = {"n": n, "zeros": zeros, "w_plus": w_plus2 / 2, "w_minus": (total2 - w_plus2) / 2}
+    if n <= EXACT_WILCOXON_MAX:
+        counts = _signed_rank_counts(ranks2)
+        centre2 = total2 / 2
+        far = abs(w_plus2 - centre2)
+        extreme = sum(ways for w, ways in counts.items() if abs(w - centre2) >= far - 1e-9)
+        out.update(p=min(1.0, extreme / 2 ** n), method="exact")
+        return out
+    mean = total2 / 4
+    tie = 0.0
+    for value in set(ranks2):
+        t = ranks2.count(value)
+        tie += t ** 3 - t
+    var = n * (n + 1) * (2 * n + 1) / 24 - tie / 48
+    z = (abs(w_plus2 / 2 - mean) - 0.5) / math.sqrt(var) if var > 0 else 0.0
+    out.update(p=min(1.0, math.erfc(max(z, 0.0) / math.sqrt(2))), method="normal")
+    return out
+
+
+def paired_interval(diffs: Sequence[float]) -> dict | None:
+    """The mean paired difference and its 95 % Student t interval; None below 2 pairs."""
+    n = len(diffs)
+    if n < 2:
+        return None
+    m, se = mean_se(diffs)
+    if se == 0:
+        return {"mean": m, "interval": (m, m), "n": n, "method": "t"}
+    q = t_quantile(ALPHA, n - 1) * se
+    return {"mean": m, "interval": (m - q, m + q), "n": n, "method": "t"}
+
+
+def mean_median_interval(xs: Sequence[float]) -> dict | None:
+    """``{"n", "mean", "median", "interval"}`` of a sample (the t interval of the mean; None
+    for fewer than 2 values)."""
+    n = len(xs)
+    if n == 0:
+        return None
+    ordered = sorted(xs)
+    half = n // 2
+    median = ordered[half] if n % 2 else (ordered[half - 1] + ordered[half]) / 2
+    m, se = mean_se(xs)
+    interval = None
+    if se is not None:
+        q = t_quantile(ALPHA, n - 1) * se
+        interval = (m - q, m + q)
+    return {"n": n, "mean": m, "median": median, "interval": interval}
