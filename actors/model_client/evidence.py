@@ -133,7 +133,8 @@ class UsageTotals:
             self.models[usage["model"]] = self.models.get(usage["model"], 0) + 1
 
     def to_dict(self) -> dict:
-        """The ``model_usage`` block of ``session.json``."""
+        """The model client's totals (``usage()``, its heartbeat status); ``session.json``'s
+        ``model_usage`` sums the journal's rows the same way (actors/recorder/index.py)."""
         with self._lock:
             return {
                 "answered": self.answered,

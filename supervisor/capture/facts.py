@@ -196,7 +196,7 @@ class ModelUse:
                 "error_kinds": dict(self.error_kinds), "never_answered": self.never_answered,
                 "prompt_tokens": self.prompt_tokens, "completion_tokens": self.completion_tokens,
                 "cached_tokens": self.cached_tokens, "total_tokens": self.total_tokens,
-                "cost_usd": round(self.cost_usd, 6), "cost_unknown_calls": self.cost_unknown_calls,
+                "cost_usd": round(self.cost_usd, 9), "cost_unknown_calls": self.cost_unknown_calls,
                 "cost_unknown_reasons": dict(sorted(self.cost_unknown_reasons.items()))}
 
 
