@@ -108,6 +108,9 @@ def answer(body: Any, seed: int) -> dict:
 class Handler(BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"
     server_version = "gamerig-standin"
+    #: headers and body go out as two writes; with Nagle's algorithm on, the body waits for
+    #: the client's delayed ACK of the headers (~40 ms on every keep-alive request)
+    disable_nagle_algorithm = True
 
     def log_message(self, fmt, *args):
         pass
