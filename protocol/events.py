@@ -103,6 +103,8 @@ class Observation(Event):
     read_ms: float | None
     after_attempt_id: str | None = optional()
     run_identity: dict | None = optional()
+    #: a run's progress as the state shows it (``actors.progress``): act, floor, hp, ...
+    progress: dict | None = optional()
 
 
 @event_kind

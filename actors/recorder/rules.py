@@ -38,6 +38,7 @@ import os
 from typing import Any, Callable
 
 import protocol
+from actors.progress import progress_of
 from actors.runtime.actor import ActorContext
 from actors.runtime.bounded import BoundedDict
 from actors.runtime.steps import pipelined
@@ -263,7 +264,8 @@ class Recorder:
                 observation_id=oid, path=relpath, sha256=sha, step=self.index.observations + 1,
                 phase=m.phase, state_type=state_type if isinstance(state_type, str) else None,
                 read_id=m.read_id, read_ms=m.read_ms,
-                after_attempt_id=self.index.awaiting_after_attempt or None, run_identity=m.identity))
+                after_attempt_id=self.index.awaiting_after_attempt or None, run_identity=m.identity,
+                progress=progress_of(m.state)))
             self._cache_state(oid, m.state)
             if m.identity is not None:
                 self._identity_rows(oid, m.identity)

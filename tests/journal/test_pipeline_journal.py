@@ -75,6 +75,24 @@ def test_observation_files_hold_the_parsed_state_and_hash_to_their_rows(demo_cap
         assert row["step"] == int(row["observation_id"][2:])
 
 
+def test_observation_rows_carry_the_runs_progress_as_their_files_show_it(demo_captures):
+    ran = demo_captures.normal
+    seen = 0
+    for row in [r for r in read_rows(ran.session_dir) if r["event"] == "observation"]:
+        with open(os.path.join(ran.root, row["path"]), "rb") as fh:
+            state = json.loads(fh.read())
+        run, player = state.get("run") or {}, state.get("player") or {}
+        want = {"act": run.get("act"), "floor": run.get("floor"), "hp": player.get("hp"),
+                "max_hp": player.get("max_hp"), "gold": player.get("gold")}
+        if isinstance(player.get("hand"), list) and "draw_pile_count" in player:
+            want["deck"] = len(player["hand"]) + player["draw_pile_count"] + \
+                player["discard_pile_count"] + player["exhaust_pile_count"]
+        want = {k: v for k, v in want.items() if v is not None}
+        assert row.get("progress") == (want or None), (row, want)
+        seen += "deck" in want
+    assert seen >= 5
+
+
 def test_after_attempt_id_is_on_the_first_successful_read_after_an_attempt_only(demo_captures):
     rows = read_rows(demo_captures.normal.session_dir)
     awaiting, carried = None, 0
