@@ -230,15 +230,27 @@ class MapNodeQuestion(Question):
 
 @dataclasses.dataclass(frozen=True)
 class ButtonsQuestion(Question):
-    """Which Game Boy buttons to press next (in order), given a PNG screenshot."""
+    """Which Game Boy buttons to press next (in order), given a PNG screenshot.
+
+    ``memory`` is the last presses with their results and what they changed, oldest first,
+    and ``feedback`` why earlier answers to this decision could not be used (the Game Boy
+    agent's, ``actors.policy.pyboy_llm``); both are text, shown in the prompt and recorded in
+    the state. The prompt's wording is ``PROMPT`` (its SHA-256 names it in an agent's records).
+    """
 
     kind: ClassVar[str] = "buttons"
     choice_field: ClassVar[str] = "buttons"
+    PROMPT: ClassVar[str] = (
+        "Game Boy: the attached image is the current screen.\nGoal: {goal}\n"
+        "Context: {context}\nYour last presses, oldest first, and what they changed:\n{memory}\n"
+        "{feedback}Answer buttons with 1 to {max_presses} presses, in order, from {buttons}.")
     screenshot_png: bytes = dataclasses.field(default=b"", repr=False)
     goal: str = ""
     buttons: tuple = GAMEBOY_BUTTONS
     max_presses: int = 4
     context: Any = None
+    memory: tuple = ()
+    feedback: tuple = ()
 
     def __post_init__(self):
         if not isinstance(self.screenshot_png, bytes) or not self.screenshot_png.startswith(
@@ -251,6 +263,12 @@ class ButtonsQuestion(Question):
         if isinstance(self.max_presses, bool) or not isinstance(self.max_presses, int) \
                 or self.max_presses < 1:
             raise QuestionError(f"max_presses must be an integer >= 1, got {self.max_presses!r}")
+        for name in ("memory", "feedback"):
+            value = getattr(self, name)
+            if isinstance(value, (str, bytes)) or not isinstance(value, Sequence) \
+                    or not all(isinstance(line, str) for line in value):
+                raise QuestionError(f"{name} must be a list of text lines, got {value!r}"[:200])
+            object.__setattr__(self, name, tuple(value))
         object.__setattr__(self, "buttons", tuple(self.buttons))
         object.__setattr__(self, "context", _json_copy(self.context, "context"))
 
@@ -259,7 +277,7 @@ class ButtonsQuestion(Question):
             "screenshot": {"sha256": hashlib.sha256(self.screenshot_png).hexdigest(),
                            "bytes": len(self.screenshot_png), "media_type": "image/png"},
             "goal": self.goal, "buttons": list(self.buttons), "max_presses": self.max_presses,
-            "context": self.context,
+            "context": self.context, "memory": list(self.memory), "feedback": list(self.feedback),
         }
 
     def answer_schema(self) -> dict:
@@ -268,9 +286,13 @@ class ButtonsQuestion(Question):
             "minItems": 1, "maxItems": self.max_presses})
 
     def prompt(self) -> str:
-        return (f"Game Boy: the attached image is the current screen.\nGoal: {self.goal}\n"
-                f"Context: {_render(self.context)}\nAnswer buttons with 1 to "
-                f"{self.max_presses} presses, in order, from {list(self.buttons)}.")
+        memory = "\n".join(f"- {line}" for line in self.memory) or "(none yet)"
+        feedback = ("Your previous answer could not be used:\n" +
+                    "\n".join(f"- {f}" for f in self.feedback) + "\nChoose again.\n") \
+            if self.feedback else ""
+        return self.PROMPT.format(goal=self.goal, context=_render(self.context), memory=memory,
+                                  feedback=feedback, max_presses=self.max_presses,
+                                  buttons=list(self.buttons))
 
     def images(self) -> tuple[bytes, ...]:
         return (self.screenshot_png,)

@@ -120,3 +120,18 @@ def test_build_questions_from_plain_mappings():
     ]:
         with pytest.raises(QuestionError, match=fragment):
             build_questions(kind, items, images)
+
+
+def test_buttons_memory_and_feedback_are_shown_and_recorded():
+    question = ButtonsQuestion(screenshot_png=tiny_png(), goal="open the door",
+                               memory=["frame 12: press(buttons=up) -> accepted; changed: the picture"],
+                               feedback=["buttons[0]: must be one of ['a'], got 'turbo'"])
+    state = question.state()
+    assert state["memory"] == ["frame 12: press(buttons=up) -> accepted; changed: the picture"]
+    assert state["feedback"] == ["buttons[0]: must be one of ['a'], got 'turbo'"]
+    prompt = question.prompt()
+    assert "- frame 12: press(buttons=up)" in prompt and "could not be used" in prompt and "'turbo'" in prompt
+    bare = ButtonsQuestion(screenshot_png=tiny_png()).prompt()
+    assert "(none yet)" in bare and "could not be used" not in bare
+    with pytest.raises(QuestionError, match="memory must be a list of text lines"):
+        ButtonsQuestion(screenshot_png=tiny_png(), memory="frame 12")
