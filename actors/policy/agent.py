@@ -82,6 +82,16 @@ def load_template(path: str | None, builtin: str) -> Template:
 
 def read_agent_settings(settings: dict, builtin: str) -> dict:
     """The agent keys of ``settings`` with defaults, the template loaded (``template``)."""
+    asking = read_asking_settings(settings)
+    path = settings.get("prompt_template")
+    if path is not None and (not isinstance(path, str) or not path):
+        raise AgentSettingError(f"policy.settings.prompt_template: expected a file path, got {path!r}")
+    return {**asking, "prompt_template": path, "template": load_template(path, builtin)}
+
+
+def read_asking_settings(settings: dict) -> dict:
+    """``memory``, ``invalid_retries`` and ``fallback`` with their defaults: what every agent
+    reads, whether or not its question takes a template."""
     def whole(key: str, default: int, high: int) -> int:
         value = settings.get(key, default)
         if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= high:
@@ -91,11 +101,8 @@ def read_agent_settings(settings: dict, builtin: str) -> dict:
     if fallback not in FALLBACKS:
         raise AgentSettingError(f"policy.settings.fallback: expected one of {', '.join(FALLBACKS)}, "
                                 f"got {fallback!r}")
-    path = settings.get("prompt_template")
-    if path is not None and (not isinstance(path, str) or not path):
-        raise AgentSettingError(f"policy.settings.prompt_template: expected a file path, got {path!r}")
     return {"memory": whole("memory", 8, 200), "invalid_retries": whole("invalid_retries", 2, 10),
-            "fallback": fallback, "prompt_template": path, "template": load_template(path, builtin)}
+            "fallback": fallback}
 
 
 class Memory:
@@ -196,5 +203,5 @@ def _plain(message: str) -> str:
     return message.replace("$.q0.", "").replace("$.q0", "the answer")
 
 
-__all__ = ["AgentSettingError", "Template", "load_template", "read_agent_settings", "Memory",
-           "Decision", "ask", "RETRYABLE", "AGENT_KEYS"]
+__all__ = ["AgentSettingError", "Template", "load_template", "read_agent_settings", "read_asking_settings",
+           "Memory", "Decision", "ask", "RETRYABLE", "AGENT_KEYS"]
