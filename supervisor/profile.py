@@ -19,10 +19,13 @@ from actors.model_client.errors import ConfigError
 from actors.model_client.settings import ModelSettings
 from actors.game_address import parse_base_url
 from actors.policy import llm as llm_policy
+from actors.policy import pyboy_llm as pyboy_agent
 from actors.policy.agent import AgentSettingError
 
 ANY = object()
 NUM = (int, float)
+#: agent policies (``policy.module``) and their settings' check (``_check_agent``)
+AGENT_SETTINGS = {"llm": llm_policy.check_settings, "pyboy_llm": pyboy_agent.check_settings}
 
 
 class ProfileError(Exception):
@@ -105,6 +108,7 @@ SCHEMA: dict[str, Any] = {
         "frames_per_step": ((int, type(None)), None, None),
         "samples_per_step": (int, 0, None),
         "memory_regions": (dict, {}, None),
+        "score": ((dict, type(None)), None, None),  # values, score, milestones, game_over, wrapper
         "recording_limits": (dict, {}, None),
         "fsync_inputs": (bool, False, None),
         "step_timeout_s": (NUM, 5.0, None),
@@ -292,18 +296,35 @@ def _cross_checks(where: str, p: dict) -> None:
 
 
 def _check_agent(where: str, p: dict) -> None:
-    """The llm policy's settings (its prompt template read and rendered) and its model."""
-    if p["policy"]["module"] != "llm":
+    """An agent policy's settings (the llm policy's prompt template read and rendered) and its
+    model; the Game Boy agent's also its backend, a vision model, the model-client actor and the
+    recording its screenshots come from."""
+    module = p["policy"]["module"]
+    if module not in AGENT_SETTINGS:
         return
+    if module == "pyboy_llm" and p["game"]["backend"] != "pyboy":
+        raise ProfileError(where, "game.backend", "the pyboy_llm policy plays Game Boy cartridges: set "
+                                                  "game.backend: pyboy (policy.module: llm plays Slay the Spire 2)")
     try:
-        llm_policy.check_settings(p["policy"]["settings"])
+        AGENT_SETTINGS[module](p["policy"]["settings"])
     except (AgentSettingError, ValueError) as exc:
         key, _, problem = str(exc).partition(": ")
         raise ProfileError(where, key, problem) from None
     model = p.get("model") or {}
     if not model.get("base_url") and not model.get("replay"):
-        raise ProfileError(where, "model.base_url", "the llm policy needs a model to ask: set model.base_url "
+        raise ProfileError(where, "model.base_url", f"the {module} policy needs a model to ask: set model.base_url "
                                                     "(or model.replay to answer from a recorded session)")
+    if module != "pyboy_llm":
+        return
+    if not {**model, **(model.get("settings") or {})}.get("vision"):
+        raise ProfileError(where, "model.vision", "the pyboy_llm policy shows the model the screen: set "
+                                                  "model.vision: true (with a vision-capable model)")
+    if "model_client" not in p["actors"]:
+        raise ProfileError(where, "actors.model_client", "the pyboy_llm policy asks the model_client actor: "
+                                                         "add it to actors")
+    if not p["emulator"]["record"]:
+        raise ProfileError(where, "emulator.record", "the pyboy_llm policy sends the model the frame the "
+                                                     "emulator records: keep emulator.record true")
 
 
 def get(profile: dict, dotted: str, default: Any = None) -> Any:

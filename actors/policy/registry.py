@@ -12,6 +12,7 @@ from .base import Policy
 
 BUILTIN = {"sts2": "actors.policy.sts2:Sts2Heuristic",
            "llm": "actors.policy.llm:Sts2Agent",
+           "pyboy_llm": "actors.policy.pyboy_llm:PyboyAgent",
            "pyboy_demo": "actors.policy.pyboy:PyboyDemo",
            "pyboy_explore": "actors.policy.pyboy:PyboyExplore"}
 
