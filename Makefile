@@ -9,7 +9,7 @@ PIP := $(PY) -m pip install --progress-bar on --disable-pip-version-check
 DEMO_STAMP := $(VENV)/.installed-demo
 TEST_STAMP := $(VENV)/.installed-test
 
-.PHONY: demo model-demo agent-demo test venv clean bench
+.PHONY: demo model-demo agent-demo pyboy-agent-demo test venv clean bench
 
 $(PY):
 	@echo "== creating $(VENV) with $(PYTHON)"
@@ -38,6 +38,10 @@ model-demo: $(DEMO_STAMP)
 # the model chooses every action (policy.module: llm), answered by the same stand-in server
 agent-demo: $(DEMO_STAMP)
 	$(PY) -m actors.model_client.standin --port 0 --run $(VENV)/bin/supervisor start run/profiles/agent-demo.yaml --set 'model.base_url={url}'
+
+# a vision model presses every button of our Game Boy demo cartridge (policy.module: pyboy_llm), same stand-in
+pyboy-agent-demo: $(DEMO_STAMP)
+	$(PY) -m actors.model_client.standin --port 0 --run $(VENV)/bin/supervisor start run/profiles/pyboy-agent.yaml --set 'model.base_url={url}'
 
 test: $(TEST_STAMP)
 	$(PY) -m pytest -n 2
