@@ -35,8 +35,7 @@ from .service import ModelService
 from .settings import ModelSettings
 
 log = logging.getLogger("model_client")
-_POLL_MS = 10  # while answers are being made: how soon a finished one is sent
-_IDLE_POLL_MS = 200  # while none is: only a request (or stopping) can change anything
+_POLL_MS = 200  # a request or a finished answer wakes the loop at once; this bounds seeing the stop
 
 
 def open_service(ctx: ActorContext) -> ModelService:
@@ -60,6 +59,9 @@ def main(ctx: ActorContext) -> int:
     sock = ctx.zctx.socket(zmq.ROUTER)
     sock.setsockopt(zmq.LINGER, 0)
     sock.bind(ctx.endpoints["model"])
+    poller = zmq.Poller()
+    poller.register(sock, zmq.POLLIN)
+    poller.register(service.wake_fd, zmq.POLLIN)
     routes: dict[str, list[bytes]] = {}
     recorder = ctx.recorder()
     try:
@@ -72,7 +74,7 @@ def main(ctx: ActorContext) -> int:
                 _report(ctx, service)
             for fields in service.late_outcomes():
                 _record_late(ctx, recorder, fields)
-            if not sock.poll(_POLL_MS if service.busy else _IDLE_POLL_MS):
+            if sock not in dict(poller.poll(_POLL_MS)):
                 continue
             frames = sock.recv_multipart()
             env = decode_or_count(frames[-1], ctx.counters, "model")

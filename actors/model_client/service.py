@@ -2,6 +2,7 @@
 
     service = ModelService(backend, workers=settings.max_concurrent)
     service.submit(request_id, ask)      # starts answering on the thread pool; never blocks
+    service.wake_fd                      # readable once a reply is ready (poll it beside the socket)
     for request_id, reply in service.finished(): ...   # protocol ModelAnswer / ModelFailure
     service.close()                      # cancels queued work; calls in flight end at once
 
@@ -26,7 +27,9 @@ from __future__ import annotations
 
 import collections
 import logging
+import os
 import queue
+import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
 
@@ -57,6 +60,13 @@ class ModelService:
         self._pool = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="model-ask") \
             if backend is not None else None
         self._done: queue.Queue = queue.Queue()
+        # a pool thread writes a byte here after each reply, so the actor's loop wakes at once
+        # (a poll timeout kept every answer waiting up to 10 ms: bench/agent.py)
+        self._wake_r, self._wake_w = os.pipe()
+        os.set_blocking(self._wake_r, False)
+        os.set_blocking(self._wake_w, False)
+        self._wake_lock = threading.Lock()  # no write after close: the fd may be reused
+        self._wake_open = True
         self._inflight: set[str] = set()
         self._replies: collections.OrderedDict[str, Message] = collections.OrderedDict()
         self._deadlines: dict[str, tuple[float, AskModel]] = {}
@@ -65,9 +75,9 @@ class ModelService:
         self.late = 0
 
     @property
-    def busy(self) -> bool:
-        """Whether an answer is being made or waits to be sent (``finished`` may yield)."""
-        return bool(self._inflight) or not self._done.empty()
+    def wake_fd(self) -> int:
+        """A file descriptor that is readable while a reply may wait in ``finished``."""
+        return self._wake_r
 
     def submit(self, request_id: str, ask: AskModel, sent_at: float | None = None) -> None:
         """Start answering ``ask``; ``sent_at`` (the asker's wall clock) starts its deadline."""
@@ -89,6 +99,12 @@ class ModelService:
     def finished(self) -> list[tuple[str, Message]]:
         """Replies ready to send (request id, message without ``reply_to``)."""
         out = []
+        with self._wake_lock:
+            try:
+                while self._wake_open and os.read(self._wake_r, 4096):  # drained before the queue:
+                    pass                                                 # no wake-up is lost
+            except BlockingIOError:
+                pass
         while True:
             try:
                 request_id, reply = self._done.get_nowait()
@@ -121,11 +137,22 @@ class ModelService:
             self.backend.close()
         if self._pool is not None:
             self._pool.shutdown(wait=False, cancel_futures=True)
+        with self._wake_lock:
+            if self._wake_open:
+                self._wake_open = False
+                os.close(self._wake_r)
+                os.close(self._wake_w)
 
     # -- on a pool thread ---------------------------------------------------------------------
 
     def _answer(self, request_id: str, ask: AskModel) -> None:
         self._done.put((request_id, answer_one(self.backend, ask)))
+        with self._wake_lock:
+            try:
+                if self._wake_open:
+                    os.write(self._wake_w, b"!")
+            except BlockingIOError:  # the pipe is full: the loop is awake already
+                pass
 
 
 def answer_one(backend: ModelBackend, ask: AskModel) -> Message:

@@ -3,6 +3,7 @@ request handling) without processes: a fake server on loopback, replies from the
 from __future__ import annotations
 
 import json
+import select
 import threading
 import time
 
@@ -109,6 +110,21 @@ def test_service_answers_concurrently_and_a_repeat_is_answered_once(server, make
         service.submit("slow", ask())  # a repeat after the answer: the kept reply, no call
         assert drain(service, 1)["slow"] is got["slow"]
         assert len(server.requests) == 2
+    finally:
+        service.close()
+
+
+def test_a_finished_reply_wakes_the_actor_s_poll_at_once(server, make_client):
+    """The actor polls ``wake_fd`` beside its socket: a reply made on a pool thread is sent
+    when it is ready, not at the poll's timeout; ``finished`` drains it."""
+    server.script(Reply.answer(card_answer(1)))
+    service = ModelService(make_client(server), workers=1)
+    try:
+        assert select.select([service.wake_fd], [], [], 0)[0] == []
+        service.submit("r1", ask())
+        assert select.select([service.wake_fd], [], [], 10)[0] == [service.wake_fd]
+        assert [request_id for request_id, _ in service.finished()] == ["r1"]
+        assert select.select([service.wake_fd], [], [], 0)[0] == []
     finally:
         service.close()
 
