@@ -12,7 +12,15 @@ import os
 
 import pytest
 
+from actors.emulator.cartridge import build_rom
+from actors.emulator.session.core import EmulatorSession
 from actors.emulator.session.policy import ExplorationInputs
+from actors.model_client.answers import envelope_schema
+from actors.model_client.config import ModelConfig
+from actors.model_client.questions import build_questions
+from actors.model_client.schema import validate
+from actors.model_client.standin import answer
+from actors.model_client.wire import build_body
 from supervisor import cli
 from tests.fakes.openai_server import FakeOpenAIServer, Reply, completion_body
 from tests.harness import REPO
@@ -167,3 +175,22 @@ def test_validate_refuses_what_the_game_boy_agent_cannot_use_naming_the_key(caps
         err = capsys.readouterr().err
         assert code == 2 and said in err, (setting, err)
     assert cli.main(["validate", PYBOY_AGENT]) == 0, capsys.readouterr().err
+
+
+def test_the_stand_in_answers_the_buttons_question_from_its_schema_alone():
+    """``make pyboy-agent-demo``'s server: a real frame of the demo cartridge, memory and feedback
+    in the question, and an answer valid against the schema (1..max_presses offered buttons)."""
+    session = EmulatorSession(build_rom())
+    try:
+        session.step([], 90)
+        png = session.observe().png
+    finally:
+        session.close()
+    questions = build_questions("buttons", [{"screenshot_png": png, "goal": "reach the key", "buttons": ["up", "a"],
+                                             "max_presses": 2, "memory": ["frame 0: press(buttons=a) -> accepted"],
+                                             "feedback": ["buttons[0]: must be one of ['up', 'a'], got 'turbo'"]}])
+    schema = envelope_schema(questions)
+    body = build_body(ModelConfig(base_url="http://127.0.0.1:9/v1", model="m", vision=True), questions, schema, True)
+    for seed in range(1, 6):
+        content = json.loads(answer(body, seed)["choices"][0]["message"]["content"])
+        assert validate(content, schema) == [] and 1 <= len(content["q0"]["buttons"]) <= 2
