@@ -33,7 +33,7 @@ from protocol.events import ActionAttempt, ActionResult, Observation, SessionEnd
 from protocol.journal import iter_lines
 from supervisor.commands.base import Command, emit
 
-from .facts import ModelUse, load_state
+from .facts import ModelUse, load_state, model_spent
 
 from .errors import NotACapture
 from .verify import resolve
@@ -127,6 +127,11 @@ class SessionCoverage:
     outcome_unknown: int = 0
     model_answers: int = 0
     model_errors: int = 0
+    model_calls: int = 0
+    model_tokens: int | None = 0            # None: calls were made and none reported usage
+    model_cost_usd: float | None = 0.0      # the known costs; None: calls made, none known
+    model_cost_unknown_calls: int = 0
+    model_line: str = ""                    # as supervisor start's last lines say it
 
     @property
     def stalled(self) -> bool:
@@ -184,6 +189,10 @@ def scan_session(session_dir: str, capture_root: str, cov: CoverageReport) -> Se
         elif event == SessionEnd.KIND:
             sc.reason, sc.exit_code = row.get("reason"), row.get("exit_code")
     sc.model_answers, sc.model_errors = model.answers, model.errors
+    spent = model_spent(model)
+    sc.model_calls, sc.model_tokens, sc.model_cost_usd, sc.model_cost_unknown_calls = (
+        spent["model_calls"], spent["model_tokens"], spent["model_cost_usd"], spent["model_cost_unknown_calls"])
+    sc.model_line = model.line()
     cov.sessions.append(sc)
     return sc
 
@@ -263,6 +272,9 @@ def render(cov: CoverageReport, missing: list[str]) -> str:
         silent = [s.session for s in flagged if not s.model_answers]
         lines.insert(1, f"model errors: {t['model_errors']} in {len(flagged)} session(s), {t['model_answers']} "
                      "answers" + (f"; never answered in {', '.join(silent)}" if silent else ""))
+    asked = [s for s in cov.sessions if s.model_line]
+    if asked:
+        lines[1:1] = [f"{s.session}: {s.model_line}" for s in asked]
     lines += [f"{name:<34}{n:>8}" for name, n in sorted(cov.variants.items())]
     lines += ["", f"{'action':<30}{'sent':>7}{'accepted':>10}{'rejected':>10}{'unknown':>9}"]
     for name, c in sorted(cov.actions.items()):

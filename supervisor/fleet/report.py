@@ -18,7 +18,7 @@ import re
 import time
 from typing import Any
 
-from supervisor.capture.facts import short_count, usd
+from supervisor.capture.facts import usd
 
 from . import layout, stats
 from .results import model_totals, totals
@@ -47,7 +47,7 @@ def cost_per(amount: float | None, n: int, state: str) -> tuple[float | None, st
 def tokens_text(m: dict[str, Any]) -> str:
     if m["model_tokens"] is None:
         return "unknown"
-    return ("≥ " if not m["model_tokens_complete"] else "") + short_count(m["model_tokens"])
+    return ("≥ " if not m["model_tokens_complete"] else "") + f"{m['model_tokens']:,}"
 
 
 def model_figures(rows: list[dict], runs: int, wins: int) -> dict[str, Any]:
@@ -129,11 +129,11 @@ def _rate(c: dict) -> tuple[str, str]:
     return rate, ci
 
 
-_MONEY = f" {'tokens':>8} {'cost':>12} {'cost/run':>12} {'cost/win':>12}"
+_MONEY = f" {'tokens':>11} {'cost':>10} {'cost/run':>10} {'cost/win':>10}"
 
 
 def _money(c: dict) -> str:
-    return f" {c['tokens_text']:>8} {c['cost_text']:>12} {c['cost_per_run_text']:>12} {c['cost_per_win_text']:>12}"
+    return f" {c['tokens_text']:>11} {c['cost_text']:>10} {c['cost_per_run_text']:>10} {c['cost_per_win_text']:>10}"
 
 
 def table(rows: list[dict]) -> str:
@@ -167,7 +167,7 @@ def table(rows: list[dict]) -> str:
     if money:
         m = model_figures(rows, t["runs"], t["wins"])
         lines.append(f"model: {m['tokens_text']} tokens"
-                     + (f" ({short_count(m['model_cached_tokens'])} cached)" if m["model_cached_tokens"] else "")
+                     + (f" ({m['model_cached_tokens']:,} cached)" if m["model_cached_tokens"] else "")
                      + f", cost {m['cost_text']}, {m['cost_per_run_text']} per run, {m['cost_per_win_text']} per win"
                      + (f"; {m['model_cost_unknown_calls']} of {m['model_calls']} calls without a known cost"
                         " (results.jsonl: model_cost_unknown_calls)" if m["model_cost_unknown_calls"] else ""))

@@ -2,10 +2,11 @@
 look at, and comparisons of two fleets or of two groups of one fleet.
 
 The aggregates are ``supervisor.fleet.report.group_rows`` over the fleet's ``results.jsonl``
-(what ``supervisor fleet report`` prints), given the two figures a results row lacks: each
-session's highest floor (read from its observations by the session's track) and its model
-tokens (``session.json``'s ``model_usage``, or the evidence summed while it runs). The
-statistics are ``supervisor.fleet.stats``.
+(what ``supervisor fleet report`` prints: per cell, per policy and per model, with the model's
+tokens, cost, cost per run and per win), given the figure a results row lacks: each session's
+highest floor (read from its observations by the session's track). A row written before
+results carried the model's figures gets them from the session's track (the same
+``SessionFacts``). The statistics are ``supervisor.fleet.stats``.
 """
 from __future__ import annotations
 
@@ -13,12 +14,12 @@ import itertools
 from typing import Any
 
 from supervisor.fleet import stats
-from supervisor.fleet.report import group_rows
+from supervisor.fleet.report import group_rows, model_figures, model_key
 from supervisor.fleet.results import OUTCOMES
 
 from . import metrics
 from .catalog import Catalog, Fleet, public_verdict
-from .pages import read_summary, shown_path
+from .pages import shown_path
 from .track import Track
 
 FLAGGED = ("failed", "needs_review", "timed_out")
@@ -36,12 +37,26 @@ def floor_reached(track: Track) -> tuple[int | None, bool]:
     return (best if best >= 0 else None), complete
 
 
-def tokens_of(track: Track) -> int | None:
-    summary = read_summary(track)
-    usage = (summary or {}).get("model_usage")
-    if isinstance(usage, dict) and isinstance(usage.get("total_tokens"), (int, float)):
-        return int(usage["total_tokens"])
-    return track.model["tokens"] or None
+def with_model_figures(rows: list[dict], tracks: dict[str, Track]) -> list[dict]:
+    """The rows, each with the model's figures: a row written before results carried them
+    (no ``model_calls``) takes them from its session's track."""
+    out = []
+    for r in rows:
+        t = tracks.get(r.get("session_id"))
+        if "model_calls" not in r and t is not None:
+            with t.lock:
+                f = t.facts.facts()
+            r = {**r, **{k: f[k] for k in f if k.startswith("model") or k == "character"}}
+        out.append(r)
+    return out
+
+
+def money(row: dict) -> dict[str, Any]:
+    """One session's tokens and cost as the tables show them (``report.model_figures``)."""
+    m = model_figures([row], row.get("runs") or 0, row.get("wins") or 0)
+    return {"tokens": m["model_tokens"], "tokens_text": m["tokens_text"], "cost_usd": m["model_cost_usd"],
+            "cost_text": m["cost_text"], "cost_unknown_calls": m["model_cost_unknown_calls"],
+            "calls": m["model_calls"]}
 
 
 def _tracks_by_id(catalog: Catalog, fleet: Fleet) -> dict[str, Track]:
@@ -67,10 +82,9 @@ def group_keys(info: dict) -> list[str]:
 
 def fleet_page(catalog: Catalog, fleet: Fleet) -> dict[str, Any]:
     info = fleet.info()
-    rows = fleet.rows()
-    floors, pending = _floors(catalog, fleet, rows)
     tracks = _tracks_by_id(catalog, fleet)
-    tokens = {t.id: tokens_of(t) for t in tracks.values()}
+    rows = with_model_figures(fleet.rows(), tracks)
+    floors, pending = _floors(catalog, fleet, rows)
     keys = group_keys(info)
     policy_key = POLICY_KEY if POLICY_KEY in keys else None
     policy = (info.get("set") or {}).get(POLICY_KEY) if isinstance(info.get("set"), dict) else None
@@ -88,23 +102,27 @@ def fleet_page(catalog: Catalog, fleet: Fleet) -> dict[str, Any]:
         entry = {"index": r["index"], "slot": r.get("slot"), "cell": r.get("cell"), "repeat": r.get("repeat"),
                  "outcome": r.get("outcome"), "reason": r.get("reason"), "steps": r.get("steps"),
                  "runs": r.get("runs"), "wins": r.get("wins"), "session": t.key if t else None,
-                 "floor": floors.get(r.get("session_id")), "tokens": tokens.get(r.get("session_id")),
-                 "verdict": (verdict or {}).get("verdict")}
+                 "floor": floors.get(r.get("session_id")), "model": r.get("model"), "character": r.get("character"),
+                 **money(r), "verdict": (verdict or {}).get("verdict")}
         sessions.append(entry)
         if why:
             flagged.append({**entry, "why": why})
     done = {r.get("session_id") for r in rows}
     running = [{"session": t.key, "steps": t.steps} for t in tracks.values() if t.id not in done]
+    by_model = model_key(rows)
+    prices = info.get("prices") if isinstance(info.get("prices"), dict) else {}
     return {
         "key": fleet.key, "name": info.get("name") or fleet.name, "state": info.get("state"),
         "info": {**{k: info.get(k) for k in ("description", "profile", "set", "matrix", "sessions", "backend",
                                              "concurrency", "error")}, "profile": shown_path(info.get("profile"))},
         "group_keys": keys, "group_values": {k: group_values(rows, k) for k in keys},
         "policy_key": policy_key, "policy": policy,
-        "cells": group_rows(rows, "cell", floors, tokens),
-        "policies": group_rows(rows, policy_key, floors, tokens) if policy_key else None,
+        "cells": group_rows(rows, "cell", floors),
+        "policies": group_rows(rows, policy_key, floors) if policy_key else None,
+        "model_key": by_model, "models": group_rows(rows, by_model, floors) if by_model else None,
+        "uses_models": any(s["calls"] or s["model"] for s in sessions), "prices": prices,
         "sessions": sessions, "flagged": flagged, "running": running,
-        "outcomes": OUTCOMES, "floors_pending": pending, "cost": "not recorded (no model price is kept)",
+        "outcomes": OUTCOMES, "floors_pending": pending,
     }
 
 

@@ -14,6 +14,7 @@ import time
 from typing import Any
 
 from protocol.events import (ActionAttempt, ActionResult, Observation, Proposal, ProposalStatus)
+from supervisor.fleet.report import model_figures
 
 from . import metrics
 from .track import OUTCOME_CODES, PAGE_SLACK, STATUS_CODES, Track
@@ -78,8 +79,18 @@ def entry(track: Track, verdict: dict | None) -> dict[str, Any]:
             "reason": facts["reason"], "exit_code": track.facts.exit_code,
             "restarts": track.facts.restarts, "live": live(track),
             "verdict": verdict, "torn_tail": track.tail_torn, "problem": track.unreadable,
-            "model_errors": track.facts.model.errors, "model_calls": track.facts.model.answers,
+            "model_errors": track.facts.model.errors, "model_answers": track.facts.model.answers,
+            "model_name": facts["model"], "character": facts["character"], **_money(facts),
         }
+
+
+def _money(facts: dict) -> dict[str, Any]:
+    """A session's model tokens and cost, with the texts the fleet tables use
+    (``supervisor.fleet.report.model_figures``): an unknown cost is ``unknown``, never 0."""
+    m = model_figures([facts], facts["runs"], facts["wins"])
+    return {k: m[k] for k in ("model_calls", "model_tokens", "model_cached_tokens", "model_cost_usd",
+                              "model_cost_unknown_calls", "model_cost_state", "model_fallbacks", "tokens_text",
+                              "cost_text", "cost_per_run_text", "cost_per_win_text")}
 
 
 def groups(track: Track) -> list[dict[str, Any]]:

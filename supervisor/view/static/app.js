@@ -141,14 +141,18 @@ window.addEventListener("hashchange", route);
 function poll(f) { if (MODE === "live") pollTimer = setTimeout(() => f().catch(e => status(String(e.message))), POLL_MS); }
 
 // ---- sessions --------------------------------------------------------------------------
+function usedModel(s) { return !!(s.model_name || s.model_calls); }
+function costTitle(c) {   // why a cost is a lower bound or unknown
+  return c.model_cost_unknown_calls ? c.model_cost_unknown_calls + " of " + c.model_calls + " calls without a known cost (no model.price, or no usage reported)" : null;
+}
 const listState = { key: "started", dir: -1, filter: "", verdict: "" };
 async function sessionsPage() {
   const data = await api("api/sessions");
   const rows = data.sessions.map(s => ({ ...s, verdictText: s.live ? "running" : (s.verdict && s.verdict.verdict) || "" }));
   const f = listState.filter.toLowerCase();
-  const shown = rows.filter(s => (!f || [s.id, s.profile, s.policy, s.game, s.reason, s.fleet].join(" ").toLowerCase().includes(f))
+  const shown = rows.filter(s => (!f || [s.id, s.profile, s.policy, s.game, s.reason, s.fleet, s.model_name, s.character].join(" ").toLowerCase().includes(f))
     && (!listState.verdict || s.verdictText === listState.verdict));
-  const filter = el("input", { id: "filter", type: "search", placeholder: "filter: id, profile, policy, game, reason", value: listState.filter, size: 40 });
+  const filter = el("input", { id: "filter", type: "search", placeholder: "filter: id, profile, policy, game, reason, model", value: listState.filter, size: 40 });
   filter.addEventListener("input", () => { listState.filter = filter.value; sessionsPage().then(() => { const n = document.getElementById("filter"); n.focus(); n.setSelectionRange(n.value.length, n.value.length); }); });
   const vsel = el("select", { id: "verdict-filter" }, ["", "running", "intact", "incomplete", "damaged"].map(v =>
     el("option", { value: v, selected: v === listState.verdict }, v || "any verification")));
@@ -166,7 +170,10 @@ async function sessionsPage() {
     { key: "verdictText", label: "evidence", sort: true, cell: s => [verdictBadge(s.verdict, s.live),
         s.verdict && s.verdict.first ? el("div", { class: "muted kv" }, short(s.verdict.first.where, 60)) : null] },
     { key: "restarts", label: "restarts", sort: true, num: true },
-    { key: "model_errors", label: "model errors", sort: true, num: true, cell: s => s.model_errors ? el("span", { class: "error" }, s.model_errors) : (s.model_calls ? "0" : "–") },
+    { key: "model_errors", label: "model errors", sort: true, num: true, cell: s => s.model_errors ? el("span", { class: "error" }, s.model_errors) : (s.model_answers ? "0" : "–") },
+    { key: "model_name", label: "model", sort: true, cell: s => s.model_name ?? "–" },
+    { key: "model_tokens", label: "tokens", sort: true, num: true, cell: s => el("span", { class: "tokens", "data-tokens": s.model_tokens }, usedModel(s) ? s.tokens_text : "–") },
+    { key: "model_cost_usd", label: "cost", sort: true, num: true, cell: s => el("span", { class: "cost", "data-usd": s.model_cost_usd, title: costTitle(s) }, usedModel(s) ? s.cost_text : "–") },
   ];
   main(
     el("h1", {}, "Sessions ", el("span", { class: "muted", id: "session-count" }, String(rows.length))),
@@ -293,7 +300,11 @@ async function sessionPage(key, pageNo, sel, polled) {
      ["duration", dur(s.duration_s)], ["steps", el("b", { id: "step-count" }, String(series.total))], ["actions", s.accepted + " accepted · " + s.rejected + " rejected · " + s.unknown + " unknown"],
      ["exit", s.live ? "running" : (s.reason ?? "no session_end")], ["restarts", s.restarts],
      ["runs", s.runs ? s.runs + " ended, " + s.wins + " won" + (s.runs_inferred ? " (" + s.runs_inferred + " inferred from HP)" : "") : (s.runs_entered ? s.runs_entered + " entered, none ended" : "–")],
-     ["model", s.model.calls || s.model.errors ? s.model.calls + " answers · " + s.model.errors + " errors · " + s.model.tokens + " tokens" : "–"],
+     ["model", usedModel(s) || s.model.errors ? [s.model_name ?? "", " · ", s.model.calls + " answers · " + s.model.errors + " errors · " + s.model.fallbacks + " heuristic fallbacks"] : "–"],
+     ["model tokens", usedModel(s) ? [el("span", { id: "model-tokens", "data-tokens": s.model_tokens }, s.tokens_text), s.model_cached_tokens ? " (" + s.model_cached_tokens + " cached)" : ""] : "–"],
+     ["model cost", usedModel(s) ? [el("span", { id: "model-cost", "data-usd": s.model_cost_usd, title: costTitle(s) }, s.cost_text), " · ", el("span", { id: "model-cost-run" }, s.cost_per_run_text), " per run · ", el("span", { id: "model-cost-win" }, s.cost_per_win_text), " per win",
+       s.model_cost_unknown_calls ? el("div", { class: "muted" }, costTitle(s)) : null] : "–"],
+     ["character", s.character ?? "–"],
      ["journal", s.journal_lines + " lines, " + (s.journal_bytes / 1e6).toFixed(1) + " MB"]].map(([k, val]) => el("div", {}, el("span", {}, k), val)));
   const evidence = el("div", { class: "panel", id: "evidence" }, el("b", {}, "Evidence: "), verdictBadge(v, s.live),
     v && v.first ? el("span", { id: "verdict-where" }, " at " + v.first.where + ": " + v.first.message) : null,
@@ -387,6 +398,10 @@ async function emulatorPanel(key, box) {
 }
 
 // ---- one step ----------------------------------------------------------------------------
+function callCost(u) {   // one call's usage.cost_usd; unknown (with why) is never shown as 0
+  if (!u) return "unknown";
+  return typeof u.cost_usd === "number" ? "$" + u.cost_usd.toFixed(6) : "unknown" + (u.cost_unknown ? " (" + u.cost_unknown + ")" : "");
+}
 async function stepPage(key, i) {
   const [d, s] = await Promise.all([api("api/session/" + enc(key) + "/step/" + i), api("api/session/" + enc(key))]);
   const verify = location.hash.includes("verify=1") ? await api("api/session/" + enc(key) + "/verify") : null;
@@ -406,7 +421,7 @@ async function stepPage(key, i) {
     d.emulator && d.observation && d.observation.frame_png ? el("img", { class: "sheet", alt: "frame", src: asset("api/session/" + key + "/frame/" + d.observation.frame_png.split("/").pop()) }) : null,
     el("pre", { class: "json", id: "observation" }, d.observation === null ? "(not readable)" : json(d.observation)),
     evidence.length ? [el("h2", {}, "Model evidence"), evidence.map(e => el("div", { class: "panel" },
-      el("div", { class: "kv" }, "model " + ((e.request || {}).model ?? "?") + " · " + ((e.request || {}).question_kind ?? "") + " · tokens " + num((e.usage || {}).total_tokens) + " · latency " + num((e.usage || {}).latency_ms) + " ms · attempts " + num(e.attempts)),
+      el("div", { class: "kv" }, "model " + ((e.request || {}).model ?? "?") + " · " + ((e.request || {}).question_kind ?? "") + " · tokens " + num((e.usage || {}).total_tokens) + " · cost " + callCost(e.usage) + " · latency " + num((e.usage || {}).latency_ms) + " ms · attempts " + num(e.attempts)),
       el("pre", { class: "json" }, json({ questions: (e.request || {}).questions, answers: e.answers, error: e.message || e.error }))))] : null,
     el("h2", {}, "Journal rows"),
     el("div", { id: "rows" }, d.rows.map(r => el("div", {}, el("div", { class: "kv muted" }, "line " + (r.line ?? "?") + " · seq " + r.row.sequence + " · " + r.row.event),
@@ -433,7 +448,12 @@ function compareFleetsForm(fleets, current) {
   return el("div", { class: "controls" }, "compare", a, "with", b, go);
 }
 function ciText(c) { return c.win_rate_ci95 ? pct(c.win_rate_ci95[0]) + "–" + pct(c.win_rate_ci95[1]) : "–"; }
-function aggTable(rows, key, id) {
+function aggTable(rows, key, id, money) {
+  const cost = !money ? [] : [
+    { key: "model_tokens", label: "model tokens", num: true, cell: c => el("span", { class: "tokens", "data-tokens": c.model_tokens }, c.tokens_text) },
+    { key: "model_cost_usd", label: "cost", num: true, cell: c => el("span", { class: "cost", "data-usd": c.model_cost_usd, title: costTitle(c) }, c.cost_text) },
+    { key: "cost_per_run", label: "cost per run", num: true, cell: c => el("span", { class: "cost-run", "data-usd": c.cost_per_run }, c.cost_per_run_text) },
+    { key: "cost_per_win", label: "cost per win", num: true, cell: c => el("span", { class: "cost-win", "data-usd": c.cost_per_win }, c.cost_per_win_text) }];
   return table([
     { key, label: key === "cell" ? "cell" : key, cell: c => c[key] },
     { key: "sessions", label: "sessions", num: true }, { key: "ok", label: "ok", num: true },
@@ -442,16 +462,22 @@ function aggTable(rows, key, id) {
     { key: "win_rate", label: "win rate", num: true, cell: c => el("span", { class: "win-rate" }, pct(c.win_rate)) },
     { key: "ci", label: "95 % interval (Wilson)", num: true, cell: c => el("span", { class: "win-ci" }, ciText(c)) },
     { key: "floor_mean", label: "mean floor ± SE", num: true, cell: c => c.floor_mean === null ? "–" : num(c.floor_mean, 2) + " ± " + (c.floor_se === null ? "–" : num(c.floor_se, 2)) },
-    { key: "model_tokens", label: "model tokens", num: true }], rows, { id });
+    ...cost], rows, { id });
+}
+function pricesText(prices) {
+  const names = Object.keys(prices || {});
+  if (!names.length) return "none in the fleet file (a session's own model.price, if any, is in its profile)";
+  return names.map(n => n + ": $" + prices[n].input_per_mtok + " in / $" + prices[n].output_per_mtok + " out" +
+    (prices[n].cached_input_per_mtok !== undefined && prices[n].cached_input_per_mtok !== null ? " / $" + prices[n].cached_input_per_mtok + " cached" : "") + " per million tokens").join(" · ");
 }
 async function fleetPage(key) {
   const [d, all] = await Promise.all([api("api/fleet/" + enc(key)), api("api/fleets")]);
   const cells = {}; for (const s of d.sessions) (cells[s.cell] = cells[s.cell] || []).push(s);
   const matrix = el("table", { class: "matrix", id: "matrix" }, el("thead", {}, el("tr", {}, el("th", {}, "cell"), el("th", {}, "sessions (by outcome)"))),
     el("tbody", {}, Object.entries(cells).map(([cell, ss]) => el("tr", {}, el("td", {}, cell), el("td", { class: "cellbox" },
-      ss.map(s => el("a", { class: "o-" + s.outcome, href: s.session ? "#/session/" + enc(s.session) : null, title: s.outcome + (s.reason ? ": " + s.reason : "") + " · " + s.steps + " steps" }, s.wins ? "W" : (s.runs ? "L" : "·"))))))));
+      ss.map(s => el("a", { class: "o-" + s.outcome, href: s.session ? "#/session/" + enc(s.session) : null, title: s.outcome + (s.reason ? ": " + s.reason : "") + " · " + s.steps + " steps" + (s.calls || s.model ? " · " + s.tokens_text + " tokens · " + s.cost_text : "") }, s.wins ? "W" : (s.runs ? "L" : "·"))))))));
   const groupCompare = d.group_keys.length ? (() => {
-    const first = d.policy_key || d.group_keys[0];
+    const first = d.policy_key || (d.group_keys.includes("model.model") ? "model.model" : d.group_keys[0]);
     const col = el("select", { id: "grp-col" }, d.group_keys.map(k => el("option", { value: k, selected: k === first }, k)));
     const va = el("select", { id: "grp-a" }); const vb = el("select", { id: "grp-b" });
     const fill = () => {
@@ -467,11 +493,14 @@ async function fleetPage(key) {
   main(
     el("h1", {}, "Fleet " + d.name + " ", d.state ? badge(d.state, d.state === "finished" ? "ok" : "waiting") : null),
     el("div", { class: "panel kv" }, el("div", {}, "profile ", d.info.profile ?? "–"), el("div", {}, "matrix ", JSON.stringify(d.info.matrix || {})),
-      el("div", {}, "sessions ", num(d.info.sessions), " · backend ", d.info.backend ?? "–"), el("div", {}, "model cost: ", d.cost),
+      el("div", {}, "sessions ", num(d.info.sessions), " · backend ", d.info.backend ?? "–"),
+      d.uses_models ? el("div", { id: "prices" }, "model prices: ", pricesText(d.prices)) : null,
       d.floors_pending ? el("div", { class: "muted" }, "reading floors from " + d.floors_pending + " sessions' observations…") : null),
     el("h2", {}, "Matrix"), matrix,
-    el("h2", {}, "Per cell"), aggTable(d.cells, "cell", "cells"),
-    d.policies ? [el("h2", {}, "Per policy"), aggTable(d.policies, d.policy_key, "policies")] : el("p", { class: "muted" }, "one policy: " + (d.policy ?? "the profile's")),
+    el("h2", {}, "Per cell"), aggTable(d.cells, "cell", "cells", d.uses_models),
+    d.policies ? [el("h2", {}, "Per policy"), aggTable(d.policies, d.policy_key, "policies", d.uses_models)] : el("p", { class: "muted" }, "one policy: " + (d.policy ?? "the profile's")),
+    d.models ? [el("h2", {}, "Per model"), aggTable(d.models, d.model_key, "models", true),
+      el("p", { class: "muted kv" }, "Cost: the sum of the calls' known costs (the prices above); ≥ when some calls' cost is unknown, unknown when none is known. Per run: per run ended; per win: — with no win.")] : null,
     groupCompare, all.fleets.length > 1 ? compareFleetsForm(all.fleets, key) : null,
     el("h2", {}, "Sessions that need a look (" + d.flagged.length + ")"),
     d.flagged.length ? table([{ key: "slot", label: "slot", cell: s => s.session ? el("a", { href: "#/session/" + enc(s.session) }, s.slot) : s.slot },
