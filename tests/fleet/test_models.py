@@ -15,6 +15,7 @@ import os
 import pytest
 import yaml
 
+from supervisor.capture.facts import SessionFacts, observation_reader
 from supervisor.fleet import matrix, spec
 from supervisor.fleet.errors import FleetFileError
 from supervisor.fleet.report import group_rows
@@ -74,6 +75,28 @@ def test_rows_name_the_model_and_the_character_played(fleet):
         assert picked is not None and picked.lower() == r["policy.settings.character"], (picked, r["cell"])
         assert r["character"] == picked, r
         assert set(r) >= set(FIELDS) and all(not isinstance(v, (dict, list)) for v in r.values()), r
+
+
+def test_a_pick_without_the_built_in_policy_s_mark_is_read_on_the_screen(fleet):
+    """A policy that does not mark its pick (``character_pick``) is read the same way: the
+    accepted ``menu_select`` on the character-select screen the journal's observation shows.
+    The journal's rows are given without the mark; the profile's key is taken away too."""
+    for r in results(fleet["root"]):
+        session = os.path.join(fleet["root"], r["session_dir"])
+        facts = SessionFacts(read_state=observation_reader(os.path.dirname(os.path.dirname(session))))
+        for row in journal_rows(session):
+            row.pop("character_pick", None)
+            if row["event"] == "session_start":
+                row["profile"]["policy"]["settings"].pop("character")
+            facts.add(row)
+        assert facts.facts()["character"] == character_picked(fleet["root"], session) == r["character"], r["cell"]
+        unread = SessionFacts()   # no way to read the screen, no mark, no profile key: not known
+        for row in journal_rows(session):
+            row.pop("character_pick", None)
+            if row["event"] == "session_start":
+                row["profile"]["policy"]["settings"].pop("character")
+            unread.add(row)
+        assert unread.facts()["character"] is None
 
 
 def test_tokens_and_cost_are_the_journal_sums_and_unknown_is_never_zero(fleet):
