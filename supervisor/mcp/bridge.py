@@ -138,6 +138,13 @@ class Bridge:
         self.waiters: list[tuple[bytes, str]] = []  # (routing id, observation id) asking for one
         self.asked_at = 0.0  # when the policy last asked (it waits on an observation)
 
+    def reset(self) -> None:
+        """Forget the pending request and the asks: a session starting must never be handed a
+        request made to an earlier one (a call that failed when that session ended, whose agent
+        was told so)."""
+        self.pending = self.served_for = None
+        self.waiters = []
+
     def submit(self, request: dict) -> None:
         self.pending, self.served_for = request, None
         self._serve()

@@ -114,6 +114,7 @@ class Playtest:
 
     # -- start ----------------------------------------------------------------------------
     def start(self) -> None:
+        self.bridge.reset()
         path = self.private / f"profile-{self.token}.yaml"
         path.write_text(yaml.safe_dump(self.profile, sort_keys=False), encoding="utf-8")
         with open(self.log_path, "wb") as log:
