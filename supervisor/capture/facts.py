@@ -25,6 +25,7 @@ import json
 import math
 from typing import Any, Callable
 
+from actors.emulator.session.score import ScoreTally
 from actors.model_client.errors import ANSWERED_KINDS
 from protocol import obspack
 from protocol.events import (ActionAttempt, ActionResult, ActorRestart, EmulatorStats, ModelError, ModelLateAnswer,
@@ -148,7 +149,10 @@ class ModelUse:
 
     @property
     def never_answered(self) -> bool:
-        return self.errors > 0 and self.answers == 0
+        """Errors and no reply at all: a reply that could not be used (``ANSWERED_KINDS``) is
+        an answer, and the server is there."""
+        unusable = sum(n for k, n in self.error_kinds.items() if k in ANSWERED_KINDS)
+        return self.errors > 0 and self.answers == 0 and unusable == 0
 
     def cost_short(self) -> str:
         """``$0.0123``, ``$0.0123+?`` when some calls' cost is unknown, ``$?`` when none is
@@ -181,7 +185,7 @@ class ModelUse:
         return f"{tokens}; {cost}"
 
     def line(self, runs: int | None = None) -> str:
-        """``model 0 answers, 8 errors (transport 8), 8 heuristic fallbacks``, then tokens and
+        """``model 0 answers, 8 errors (transport 8), 8 fallbacks``, then tokens and
         cost in words (``cost_words``; ``runs``: runs that ended, for the cost per run); empty
         when the session asked no model."""
         if not self.asked:
@@ -189,7 +193,7 @@ class ModelUse:
         kinds = ", ".join(f"{k} {n}" for k, n in sorted(self.error_kinds.items(), key=lambda kv: -kv[1]))
         words = self.cost_words(runs)
         return (f"model {self.answers} answers, {self.errors} errors" + (f" ({kinds})" if kinds else "")
-                + f", {self.fallbacks} heuristic fallbacks" + (f"; {words}" if words else ""))
+                + f", {self.fallbacks} fallbacks" + (f"; {words}" if words else ""))
 
     def as_dict(self) -> dict[str, Any]:
         return {"answers": self.answers, "errors": self.errors, "fallbacks": self.fallbacks,
@@ -243,7 +247,10 @@ class SessionFacts:
     that may have spent tokens), ``model_tokens`` and ``model_cached_tokens`` (None when
     calls were made and none reported usage), ``model_cost_usd`` (the sum of the known costs;
     None when calls were made and none had a known cost: an unknown cost is never 0),
-    ``model_cost_unknown_calls`` and ``model_fallbacks``."""
+    ``model_cost_unknown_calls`` and ``model_fallbacks``. A Game Boy session that reads a
+    score (``emulator.score``) adds ``score_final``, ``score_best``, ``milestones_reached``
+    (how many) and ``game_over_frame``, counted by ``ScoreTally`` from its steps' results
+    (``score``: the whole tally, milestone frames included); each is None when none was read."""
 
     def __init__(self, read_state: Callable[[dict], Any] | None = None):
         self.read_state = read_state
@@ -264,11 +271,14 @@ class SessionFacts:
         self._menu: dict | None = None           # the newest observation row, when a menu
         self._pick_proposals: dict[str, str] = {}  # proposal_id -> character (character_pick)
         self._picks: dict[str, str] = {}           # attempt_id -> the character it picks
+        self.score = ScoreTally()                  # a Game Boy run's score (emulator.score)
 
     def add(self, row: dict[str, Any]) -> None:
         event = row.get("event")
         self.model.add(row)
         self._follow_character(row, event)
+        if event == ActionResult.KIND:
+            self.score.add_row(row)
         if event == SessionStart.KIND and isinstance(row.get("profile"), dict):
             self.profile = row["profile"]
         if event == Observation.KIND:
@@ -377,7 +387,8 @@ class SessionFacts:
                 "runs_inferred": sum(1 for r in self.runs if r["inferred_from"]),
                 "frames": self.frames, **self.results, "reason": self.reason,
                 "model_answers": self.model.answers, "model_errors": self.model.errors,
-                "model": self.model_name, "character": self.character, **model_spent(self.model)}
+                "model": self.model_name, "character": self.character, **model_spent(self.model),
+                **self.score.facts()}
 
 
 def model_spent(m: ModelUse) -> dict[str, Any]:

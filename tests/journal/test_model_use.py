@@ -74,3 +74,14 @@ def test_replayed_answers_cost_a_known_zero_and_a_model_never_asked_shows_nothin
     unasked = fed({"event": "observation"})
     assert unasked.line() == "" and _model(Watch(unasked)) == ""
     assert unasked.as_dict()["cost_usd"] == 0 and unasked.as_dict()["cost_unknown_calls"] == 0
+
+
+def test_a_reply_that_could_not_be_used_is_an_answer_not_silence():
+    unusable = fed(*[{"event": "model_error", "kind": k} for k in ("off_schema", "malformed", "off_schema")],
+                   {"event": "proposal", "source": "heuristic_fallback", "agent_fallback": "off_schema: ..."})
+    assert not unusable.never_answered and unusable.unanswered_in_a_row == 0
+    assert unusable.line().startswith("model 0 answers, 3 errors (off_schema 2, malformed 1), 1 fallbacks")
+    silent = fed(*[{"event": "model_error", "kind": "transport"}] * 3)
+    assert silent.never_answered and silent.unanswered_in_a_row == 3
+    waited = fed({"event": "proposal", "source": "agent_wait", "agent_fallback": "timeout: ..."})
+    assert waited.fallbacks == 1
