@@ -199,10 +199,15 @@ class GameTools:
             remove_private(self.private)
 
     # -- the session --------------------------------------------------------------------
-    def live(self) -> GameSession:
+    def live(self, catch_up: bool = True) -> GameSession:
+        """The running session, or a new one. ``catch_up``: read the rows appended while the
+        agent was away first (for the tools that answer from the session's newest observation);
+        a tool that hands the pipeline a request skips it, since that request's rows come after
+        all of them and are awaited row by row."""
         s = self.session
         if s is not None and s.alive() and s.stopping is None:
-            s.catch_up()
+            if catch_up:
+                s.catch_up()
             if s.observation is None:
                 s.wait(s.ready, STEP_TIMEOUT_S, "the session's first observation")
             return s
@@ -252,7 +257,7 @@ class GameTools:
 
     # -- tools ---------------------------------------------------------------------------
     def state(self, tool: GameTool, args: dict) -> Answer:
-        s = self.live()
+        s = self.live(catch_up=False)
         obs = self.fresh(tool.name, s)
         self.shown = digest(obs["state"])
         evidence = {"session_dir": str(s.session_dir), "observation_id": obs["observation_id"],
@@ -283,7 +288,7 @@ class GameTools:
                 "sha256": fields["sha256"]}
 
     def act(self, tool: GameTool, args: dict) -> Answer:
-        s = self.live()
+        s = self.live(catch_up=False)
         reason = args.pop("reason", None)
         if tool.how == "profile":
             action, params = PROFILE_PREFIX + tool.action, {"profile_id": args["profile_id"]}
