@@ -61,9 +61,8 @@ def test_the_fleet_page_shows_each_cell_and_model_its_tokens_and_cost_from_the_j
     v = Viewer(fleet_root)
     before = tree_state(fleet_root)
     try:
-        driver.get(v.url + "#/fleets")
-        wait(driver, lambda d: d.find_elements(By.CSS_SELECTOR, "#fleets a"), "the fleet listed")
-        driver.find_element(By.CSS_SELECTOR, "#fleets a").click()
+        (fleet,) = v.json("api/fleets")["fleets"]
+        driver.get(v.url + "#/fleet/" + fleet["key"])
         wait(driver, lambda d: len(d.find_elements(By.CSS_SELECTOR, "#models tbody tr")) == 2, "a line per model")
         for table, n in (("#cells", 4), ("#models", 2)):
             shown = table_figures(driver, table)
