@@ -65,6 +65,7 @@ class Game:
         self.lock = threading.RLock()
         self.menu_screen = "main"
         self.selected_character: str | None = None
+        self.lobby_seed: str | None = None  # set by a seeded embark a lobby took (menu)
         self.popup: popups.Popup | None = None
         self.run: Run | None = None
         self.saved: Run | None = None  # a saved run the main menu can continue

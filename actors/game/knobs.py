@@ -41,6 +41,11 @@ command-line flags of ``python -m actors.game`` (``--effect-delay-reads 2`` etc.
     first_run_warning       (0/1) a fresh profile's first character select opens a popup.
     multiplayer_run         (0/1) every run is a multiplayer run: /api/v1/singleplayer
                             answers 409 during it; /api/v1/multiplayer serves it.
+    char_select_lobby       (0/1/2) what a seeded embark meets on the character select
+                            (McpMod.Actions.cs ``ExecuteCharacterSelectMenuOption``): 0 no
+                            lobby, the mod's own refusal; 1 a standard-mode lobby whose
+                            ``SetSeed`` throws (the real game's answer); 2 a lobby that takes
+                            the seed: the run is generated from it (docs/game.md).
 """
 
 from __future__ import annotations
@@ -75,6 +80,7 @@ class Knobs:
     start_floor: int = field(default=0, metadata={"help": 'with a start knob: the run starts on floor N'})
     first_run_warning: int = field(default=0, metadata={"help": "1: a popup over a fresh profile's first character select", "flag": True})
     multiplayer_run: int = field(default=0, metadata={"help": '1: runs are multiplayer runs (singleplayer route 409)', "flag": True})
+    char_select_lobby: int = field(default=0, metadata={"help": "a seeded embark meets 0: no lobby (refused), 1: a standard-mode lobby (refused), 2: a lobby that takes the seed", "choices": (0, 1, 2)})
 
     def __post_init__(self) -> None:
         for f in dataclasses.fields(self):
@@ -85,6 +91,10 @@ class Knobs:
                 raise ValueError(f"game knob {f.name!r} must be >= 0, got {value}")
             if f.metadata.get("flag") and value not in (0, 1):
                 raise ValueError(f"game knob {f.name!r} must be 0 or 1, got {value}")
+            choices = f.metadata.get("choices")
+            if choices and value not in choices:
+                raise ValueError(f"game knob {f.name!r} must be one of "
+                                 f"{', '.join(map(str, choices))}, got {value}")
         if self.acts < 1:
             raise ValueError(f"game knob 'acts' must be >= 1, got {self.acts}")
         if self.start_in_run and self.start_saved_run:

@@ -22,6 +22,7 @@ class World(Protocol):
     # menus
     menu_screen: str
     selected_character: str | None
+    lobby_seed: str | None  # the character select's lobby seed (knob char_select_lobby: 2)
     popup: Any  # screens.popups.Popup | None: a tutorial or popup replacing the whole state
     # the run
     run: Run | None

@@ -41,8 +41,14 @@ REPLY_STATUS = {
     "reply__http_409_singleplayer": 409, "reply__http_500_action_failed": 500,
     "reply__http_500_menu_action_failed": 500, "reply__http_500_internal": 500,
     "reply__http_500_state_error": 500, "reply__http_500_compendium": 500,
-    "reply__compendium_no_profile": 200,
+    "reply__compendium_no_profile": 200, "reply__seed_not_supported": 200,
+    "reply__seed_failed": 200, "reply__seeded_embark": 200,
 }
+# McpMod.Actions.cs ExecuteCharacterSelectMenuOption: what a seeded embark meets, by the game's
+# knob char_select_lobby (no lobby, a lobby whose SetSeed throws, a lobby that takes the seed)
+SEED_PROBE = "2450ZAR9EF"
+SEED_REPLY = {0: "reply__seed_not_supported", 1: "reply__seed_failed",
+              2: "reply__seeded_embark"}
 
 # Literal texts the source hard-codes (McpMod.cs, McpMod.StateBuilder.cs, McpMod.Helpers.cs):
 # path -> the exact string, or a prefix ending in "...".
@@ -59,6 +65,11 @@ LITERALS: dict[str, dict[str, str]] = {
     "reply__http_500_internal": {"$.error": "Internal error: ..."},
     "reply__http_500_state_error": {"$.error": "Failed to read game state: ..."},
     "reply__http_500_compendium": {"$.error": "Failed to build compendium: ..."},
+    "reply__seed_not_supported": {"$.error": (
+        "Seeded embark is not supported for standard singleplayer from this API. "
+        "Seed was not applied and the run was not started.")},
+    "reply__seed_failed": {"$.error": "Seeded embark failed before starting the run: ..."},
+    "reply__seeded_embark": {"$.message": f"Embarking on run (seed: {SEED_PROBE})"},
     "menu__main": {"$.message": "Main menu."},
     "menu__main_saved_run": {"$.message": "Main menu."},
     "menu__singleplayer": {"$.message": "Select game mode."},
@@ -217,9 +228,26 @@ class Session:
             self._in_run_probes(client, state, name)
             if name == "fake_merchant":
                 self._arrange_foul_potion()
+            if self._seed_probe(client, state, name):
+                continue  # the probe's embark was taken: the state moved on
             body = self._choose(explorer, state, name)
             if body is not None:
                 self._send(client, body)
+
+    def _seed_probe(self, client: httpx.Client, state: dict, name: str) -> bool:
+        """Once, on a character select whose embark is enabled: a seeded embark, checked
+        against the sample for the session's ``char_select_lobby``. A refusal changes nothing
+        (the explorer plays on as if it had not been sent); True when the embark was taken."""
+        if name != "menu__character_select" or "seed" in self.probed:
+            return False
+        if {"name": "embark", "enabled": True} not in state.get("options", []):
+            return False
+        self.probed.add("seed")
+        reply = client.post(SP, json={"action": "menu_select", "option": "embark",
+                                      "seed": f"  {SEED_PROBE} "})
+        self.rec.check(SEED_REPLY[self.knobs.get("char_select_lobby", 0)], _json(reply),
+                       reply.status_code)
+        return _json(reply).get("status") == "ok"
 
     def _arrange_foul_potion(self) -> None:
         """White-box, the campaign's only one: a Foul Potion in the belt at a fake merchant.

@@ -28,8 +28,10 @@ BUDGET_S = 90.0  # a safety net only: the sessions below end by their step count
 # at once; enemy turn, unknown, state 500s, crystal sphere: seed 2 before 100 (crystal also
 # seed 14); compendium variants and its 500: seed 4 before 50; bundle, select, simple_select,
 # shop: seed 6 before 230 (select and shop also seed 8); the fake merchant's fight: seed 3 at
-# its first fake merchant. Content changes in the game move these; a sample no longer
-# reached is named by the failure, then raise that session's steps.
+# its first fake merchant; the seeded-embark replies: each session's first character select
+# (contract.py ``Session._seed_probe``), by its knob char_select_lobby. Content changes in the
+# game move these; a sample no longer reached is named by the failure, then raise that
+# session's steps.
 # Knob names: actors/game/knobs.py, docs/game.md.
 SESSIONS = [
     (1, {}, 500),
@@ -40,9 +42,10 @@ SESSIONS = [
          "identity_outage_every": 5, "reject_every_nth": 9}, 300),
     (5, {"start_in_run": 1, "start_floor": 10}, 300),
     (6, {}, 600),
-    (7, {"slow_confirm_reads": 1, "overlay_linger_reads": 1}, 300),
+    (7, {"slow_confirm_reads": 1, "overlay_linger_reads": 1, "char_select_lobby": 1}, 300),
     (8, {}, 400),
     (14, {}, 150),  # a second crystal sphere (near step 30)
+    (9, {"char_select_lobby": 2}, 20),  # the seeded embark a lobby takes
 ]
 
 

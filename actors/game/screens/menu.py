@@ -9,7 +9,11 @@ submenus, main menu buttons, "Not on a menu screen") and
 matched case-insensitively. The profile screen opens from ``POST /api/v1/profiles``.
 
 Way into a run: main menu ``singleplayer`` → ``standard`` → a character id →
-``embark`` (or ``confirm``). Screens the built-in game does not model (docs/game.md):
+``embark`` (or ``confirm``), with an optional ``seed``. What a seeded embark meets is the
+character select's lobby (``ExecuteCharacterSelectMenuOption``: no lobby, the mod refuses; a
+lobby's ``SetSeed`` throws, the mod refuses with the game's text; else the lobby keeps the
+seed and the run is generated from it): knob ``char_select_lobby`` chooses which (0, 1, 2).
+Screens the built-in game does not model (docs/game.md):
 ``multiplayer`` shows host/join disabled; ``compendium`` and ``settings`` have no
 options (the mod offers none: only the /__gamerig/manual endpoint leaves them);
 ``timeline`` has nothing to advance; ``quit`` closes the server.
@@ -41,8 +45,15 @@ MESSAGES = {"main": "Main menu.", "singleplayer": "Select game mode.",
             "profile_select": "Profile select screen."}
 BLURBS = {"ironbound": "A warrior who mends between fights.",
           "wanderer": "A traveller with a lucky streak."}
+# McpMod.Actions.cs ExecuteCharacterSelectMenuOption: a seeded embark without a lobby; one whose
+# Lobby.SetSeed threw (the exception's message follows); one a lobby took
 SEEDED = ("Seeded embark is not supported for standard singleplayer from this API. "
           "Seed was not applied and the run was not started.")
+SEED_FAILED = "Seeded embark failed before starting the run: "
+# the message of the exception the game's standard-mode character select throws when its
+# lobby's seed changes (NCharacterSelectScreen.SeedChanged: the game's code, not the mod's)
+STANDARD_MODE = "Seed should not be changed in standard mode!"
+NO_LOBBY, STANDARD_LOBBY, SEED_LOBBY = 0, 1, 2  # knob char_select_lobby
 Reply = tuple  # (message, effect) or (message, effect, extra reply fields)
 
 
@@ -154,6 +165,7 @@ def _goto(game: World, screen: str) -> Callable[[], None]:
         if screen == "character_select":
             game.selected_character = None
             maybe_first_run_warning(game)
+        game.lobby_seed = None  # a lobby lives while its character select is shown
     return effect
 
 
@@ -225,12 +237,18 @@ def _char_select(game: World, option: str, seed: str | None) -> Reply:
     if low == "unready":
         raise ActionRefused("Unready button not available — you have not confirmed yet")
     if low in ("confirm", "embark"):
+        lobby_seed = game.lobby_seed
         if seed is not None and seed.strip():
-            raise ActionRefused(SEEDED)
+            seed = lobby_seed = _set_lobby_seed(game, seed.strip())
         character = game.selected_character
         if character is None:
+            # the lobby took the seed before the embark button was looked at: it keeps it
+            game.lobby_seed = lobby_seed
             raise ActionRefused("Embark button not available — select a character first")
-        return "Embarking on run", lambda: embark(game, character)
+        # the reply names the seed as sent (a blank one too: the source tests it for
+        # IsNullOrEmpty, untrimmed); the run takes the lobby's seed, if it has one
+        message = "Embarking on run" if not seed else f"Embarking on run (seed: {seed})"
+        return message, lambda: embark(game, character, lobby_seed)
     for c in CHARACTERS.values():
         if low in (c.id.lower(), c.name.lower()):
             if c.locked:
@@ -239,3 +257,15 @@ def _char_select(game: World, option: str, seed: str | None) -> Reply:
                     lambda: setattr(game, "selected_character", c.id))
     available = ", ".join(c.id.upper() for c in CHARACTERS.values() if not c.locked)
     raise ActionRefused(f"Character '{option}' not found. Available: {available}")
+
+
+def _set_lobby_seed(game: World, seed: str) -> str:
+    """``charSelect.Lobby.SetSeed(seed)``, before the embark button is looked at: refused
+    without a lobby, or when ``SetSeed`` throws; a lobby that takes it holds it (the caller
+    keeps it on the lobby, also when the embark is then refused for want of a character)."""
+    lobby = game.knobs.char_select_lobby
+    if lobby == NO_LOBBY:
+        raise ActionRefused(SEEDED)
+    if lobby == STANDARD_LOBBY:
+        raise ActionRefused(SEED_FAILED + STANDARD_MODE)
+    return seed

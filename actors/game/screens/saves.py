@@ -39,12 +39,15 @@ EPOCH_TIME = 1_750_000_000
 
 
 # ----- embark, continue, abandon, leave ---------------------------------------------------
-def embark(game: World, character: str) -> None:
-    """The embark button: a new run (a saved run is discarded), maybe the tutorial prompt."""
+def embark(game: World, character: str, seed: str | None = None) -> None:
+    """The embark button: a new run (a saved run is discarded), maybe the tutorial prompt.
+    The run is generated from ``seed`` (a lobby's seed, ``screens.menu``), else from the
+    game's seed."""
     game.saved = None
     game.menu_screen = "main"
     game.selected_character = None
-    start_run(game, character, game.seed)
+    game.lobby_seed = None
+    start_run(game, character, game.seed if seed is None else seed)
     _started(game)
     _loading(game)
     if "tutorial_prompt" not in game.profile.seen:
