@@ -186,11 +186,15 @@ class Session:
         return found[0] if found else None
 
 
-def start_session(workdir: str, profile: str, steps: int, env: dict | None = None) -> Session:
+def start_session(workdir: str, profile: str, steps: int, env: dict | None = None,
+                  sets: dict | None = None) -> Session:
+    """``supervisor start PROFILE`` as a subprocess, its capture and runtime files in
+    ``workdir``; ``sets`` adds ``--set key=value`` pairs (after the bench's own)."""
     os.makedirs(workdir, exist_ok=True)
     sets = {"session.stop_on_run_end": "false", "session.max_steps": str(steps),
             "capture.root": os.path.join(workdir, "capture"),
-            "supervisor.runtime_dir": os.path.join(workdir, "runtime"), "supervisor.progress": "off"}
+            "supervisor.runtime_dir": os.path.join(workdir, "runtime"), "supervisor.progress": "off",
+            **(sets or {})}
     cmd = [sys.executable, "-m", "supervisor", "start", profile]
     for key, value in sets.items():
         cmd += ["--set", f"{key}={value}"]

@@ -1,0 +1,586 @@
+"""The agent policy's own time and memory: ``python bench/agent.py [--decisions N] [--seed S]
+[--baseline-steps M] [--baselines 1|2] [--no-mcp] [--json PATH] [--keep]``.
+
+Target: the agent (``policy.module: llm``) adds at most **5 ms** per decision over the model's
+answer time (medians), and its memory stays flat over a 5,000-decision session.
+
+One run, on the built-in game (``game.seed`` S, ``session.stop_on_run_end=false`` so runs
+follow runs):
+
+1. **Baseline, before**: the built-in heuristic (``run/profiles/demo.yaml``: ``policy.module:
+   sts2``, no model) on the same seed, ``M`` steps (``--baseline-steps``, 1,500).
+2. **The agent** (``run/profiles/agent-demo.yaml``) against the stand-in model server
+   (``python -m actors.model_client.standin``, its own process, seeded: it answers every
+   question legally at once), until ``N`` model decisions (``--decisions``, 5,000) are in the
+   journal; then the session is stopped (``StopRequest``, as ``supervisor stop``).
+3. **Baseline, after** (unless ``--baselines 1``): the heuristic again, as many steps as the
+   agent took to its ``N``-th decision (the machine drifts: the step figure pools both; the
+   memory comparison uses this one, which spans the same steps).
+4. **MCP tool calls** (unless ``--no-mcp``): ``bench/mcp_step.py``'s ``measure()`` (``supervisor
+   mcp --game sts2`` against plain HTTP to the game), its report printed after this one.
+
+Every figure is computed from the journals (``recorded_at`` stamps and the rows' own fields),
+for the first ``N`` **model decisions**: proposals whose ``agent.attempts`` is not empty (the
+policy asked the model at least once; menus, popups and screens with one legal action ask
+nothing). Per decision:
+
+* ``model``: the model's answer time as the client measured it: the sum of ``usage.wall_ms``
+  over the decision's calls (its ``model_evidence`` and any ``model_error`` rows of its
+  observation): ``ModelClient.ask`` from its start to the answer, the HTTP request included;
+* ``http``: the sum of ``usage.latency_ms``, the HTTP requests alone (the stand-in serving);
+* ``policy_extra``: ``decide_ms - model``: the policy's time to decide beyond the model's
+  (legal actions, the screen text, the question, the hops to and from the model-client actor,
+  that actor's turn around the call, turning the answer into a proposal);
+* ``step``: the observation row it decided on → the next observation row (the one after its
+  action's result): the whole step as the journal shows it (executed decisions only);
+* ``own``: ``step - model``: **the pipeline's own time per decision**.
+
+The baseline's ``step`` is the same span for the heuristic's executed steps. The verdict is
+``median(own) - median(baseline step)`` against 5 ms, and the ratio ``median(own) /
+median(baseline step)``, the baselines pooled (before and after).
+
+**Memory**: every process of the agent session (the actors' pids from the supervisor's own
+status, ``StatusRequest``, re-read every 5 s so a restart is followed; the supervisor; the
+stand-in) and of the baselines, RSS and CPU time by ``psutil`` every ``WAIT_S`` s, each sample
+tagged with the model decisions and steps journalled by then. Per process (``memory()``): the
+median RSS over the first and over the last tenth of the decisions, the slope (least squares,
+KiB per 1,000 decisions) after the first tenth, the same process's slope in the heuristic
+session over the same steps, and the agent's **excess** over it. The pipeline's bounded maps
+(4,096 steps of ids and rows in every actor) keep filling for the first ~4,000 steps and the
+allocator's arenas for longer (docs/reliability.md, "Long runs"), so the heuristic's own
+growth is the baseline. **Flat**: an excess of at most ``FLAT_KIB_PER_1000``.
+
+The stand-in's CPU per answer (its process's user + system time over the session / its
+requests) is printed beside ``http``: what the stand-in itself spends serving one request.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import re
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+
+import psutil
+
+REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, REPO)
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+
+import protocol.events as ev  # noqa: E402
+from pipeline import executed_steps, finish_session, machine, pct, stamp, start_session  # noqa: E402
+from protocol.cli_to_supervisor import StatusRequest, StopRequest  # noqa: E402
+from supervisor.commands.base import RequestFailed, control_request  # noqa: E402
+from supervisor.rundir import find_sessions  # noqa: E402
+
+try:  # the MCP SDK is an optional extra (pip install 'gamerig[mcp]'); without it, --no-mcp
+    import mcp_step
+    MCP_MISSING = None
+except ImportError as exc:
+    mcp_step = None
+    MCP_MISSING = str(exc)
+
+AGENT_PROFILE = "run/profiles/agent-demo.yaml"
+BASELINE_PROFILE = "run/profiles/demo.yaml"
+TARGET_MS = 5.0
+#: growth beyond the heuristic's above this (KiB of RSS per 1,000 model decisions) is "not
+#: flat": 1 KiB per decision. Anything kept per decision (a proposal row is ~5.5 KiB of JSON
+#: with its evidence, more as Python objects; a question ~4 KiB) shows far above it; ids and
+#: the allocator's noise stay below
+FLAT_KIB_PER_1000 = 1024.0
+MIN_SPAN = 1000  # decisions a slope must span to be judged
+WAIT_S = 0.5  # how often the monitor reads the journal's new rows and the processes' RSS
+
+
+# -- the stand-in model server ---------------------------------------------------------------
+class Standin:
+    """``python -m actors.model_client.standin --port 0`` as its own process; its base URL
+    from the line it prints when it listens."""
+
+    def __init__(self, seed: int, log_path: str):
+        self.log = open(log_path, "w+", encoding="utf-8")
+        self.proc = subprocess.Popen([sys.executable, "-m", "actors.model_client.standin", "--port", "0",
+                                      "--seed", str(seed)], cwd=REPO, stdout=self.log, stderr=subprocess.STDOUT)
+        end = time.monotonic() + 30
+        self.url = None
+        while self.url is None:
+            self.log.seek(0)
+            found = re.search(r"(http://127\.0\.0\.1:\d+/v1)", self.log.read())
+            if found:
+                self.url = found.group(1)
+            elif self.proc.poll() is not None or time.monotonic() > end:
+                self.stop()
+                raise RuntimeError(f"the stand-in did not start (exit {self.proc.returncode}); see {log_path}")
+            else:
+                time.sleep(0.05)
+        self.ps = psutil.Process(self.proc.pid)
+
+    def cpu_s(self) -> float:
+        t = self.ps.cpu_times()
+        return t.user + t.system
+
+    def stop(self) -> None:
+        if self.proc.poll() is None:
+            self.proc.terminate()  # (no handler of its own: SIGTERM ends it at once)
+            self.proc.wait(10)
+        self.log.close()
+
+
+# -- watching a session ----------------------------------------------------------------------
+def is_model_decision(row: dict) -> bool:
+    return row.get("event") == ev.Proposal.KIND and bool((row.get("agent") or {}).get("attempts"))
+
+
+class Monitor(threading.Thread):
+    """Follows a running session: its journal's new rows (counting model decisions and steps)
+    and the RSS and CPU time of each of its processes, every ``WAIT_S``; asks the supervisor
+    to stop once ``stop_after`` model decisions are journalled (None: it ends by itself)."""
+
+    def __init__(self, workdir: str, supervisor_pid: int, extra: dict[str, psutil.Process] | None = None,
+                 stop_after: int | None = None, every: float = WAIT_S):
+        super().__init__(daemon=True)
+        self.workdir, self.every, self.stop_after = workdir, every, stop_after
+        self.supervisor = psutil.Process(supervisor_pid)
+        self.extra = dict(extra or {})
+        self.procs: dict[str, psutil.Process] = {}
+        self.done = threading.Event()
+        self.decisions = self.steps = 0
+        #: (time, model decisions, steps, name -> RSS bytes, name -> CPU seconds of all its pids)
+        self.samples: list[tuple[float, int, int, dict[str, int], dict[str, float]]] = []
+        self._cpu: dict[str, dict[int, float]] = {}  # name -> pid -> its newest CPU seconds
+        self.stop_sent: float | None = None
+        self._journal: str | None = None
+        self._offset = 0
+        self._partial = b""
+        self._record: dict | None = None
+        self._pids_at = 0.0
+        self._actors = 1  # actors the status listed (until it answers: at least one)
+
+    def run(self) -> None:
+        while not self.done.wait(self.every):
+            self.tick()
+        self.tick()
+
+    def tick(self) -> None:
+        self._read_journal()
+        self._refresh_pids()
+        now, rss = time.time(), {}
+        for name, p in [("supervisor", self.supervisor), *self.procs.items(), *self.extra.items()]:
+            try:
+                rss[name] = p.memory_info().rss
+                t = p.cpu_times()
+                self._cpu.setdefault(name, {})[p.pid] = t.user + t.system
+            except psutil.Error:
+                pass
+        cpu = {name: sum(by_pid.values()) for name, by_pid in self._cpu.items()}
+        self.samples.append((now, self.decisions, self.steps, rss, cpu))
+        if self.stop_after is not None and self.decisions >= self.stop_after and self.stop_sent is None:
+            self.request_stop()
+
+    def _read_journal(self) -> None:
+        if self._journal is None:
+            root = os.path.join(self.workdir, "capture", "sessions")
+            found = [os.path.join(root, d, "events.jsonl") for d in (os.listdir(root) if os.path.isdir(root) else [])]
+            found = [f for f in found if os.path.exists(f)]
+            if not found:
+                return
+            self._journal = found[0]
+        with open(self._journal, "rb") as fh:
+            fh.seek(self._offset)
+            data = fh.read()
+        self._offset += len(data)
+        lines = (self._partial + data).split(b"\n")
+        self._partial = lines.pop()
+        for line in lines:
+            if b'"event":"observation"' in line:
+                self.steps += 1
+            elif b'"event":"proposal"' in line and b'"agent":' in line and is_model_decision(json.loads(line)):
+                self.decisions += 1
+
+    def _refresh_pids(self) -> None:
+        """The actors' pids from the supervisor's status (until every actor has one, then every
+        5 s: a restarted actor is followed)."""
+        if time.monotonic() - self._pids_at < 5 and len(self.procs) >= self._actors:
+            return
+        if self._record is None:
+            recs, _ = find_sessions(os.path.join(self.workdir, "runtime"))
+            if not recs:
+                return
+            self._record = recs[0]
+        try:
+            status = control_request(self._record, StatusRequest(token=self._record["token"]), 2.0).status
+        except RequestFailed:
+            return
+        self._pids_at = time.monotonic()
+        self._actors = len(status.get("actors", {}))
+        for name, actor in status.get("actors", {}).items():
+            pid = actor.get("pid")
+            if pid and (name not in self.procs or self.procs[name].pid != pid):
+                try:
+                    self.procs[name] = psutil.Process(pid)
+                except psutil.Error:
+                    pass
+
+    def request_stop(self) -> None:
+        self.stop_sent = time.time()
+        try:
+            control_request(self._record, StopRequest(token=self._record["token"], reason="stop_command"))
+        except (RequestFailed, TypeError) as exc:
+            print(f"  the stop request failed ({exc}); interrupting the supervisor", flush=True)
+            self.supervisor.send_signal(2)
+
+    def cpu_per_step(self) -> tuple[dict[str, float], int]:
+        """CPU seconds per process name (a restarted actor's pids summed) from the first sample
+        with a step to the last sample, and the steps in between: start-up left out."""
+        first = next((s for s in self.samples if s[2] > 0), None)
+        if first is None or self.samples[-1][2] <= first[2]:
+            return {}, 0
+        last = self.samples[-1]
+        return {k: v - first[4].get(k, 0.0) for k, v in last[4].items()}, last[2] - first[2]
+
+
+def watched(workdir: str, profile: str, max_steps: int, sets: dict, timeout: float,
+            extra: dict | None = None, stop_after: int | None = None):
+    """A session under a ``Monitor``; (session, monitor) once it has ended."""
+    s = start_session(workdir, profile, max_steps, sets=sets)
+    mon = Monitor(workdir, s.proc.pid, extra, stop_after)
+    mon.start()
+    try:
+        finish_session(s, timeout)
+    finally:
+        mon.done.set()
+        mon.join()
+    return s, mon
+
+
+# -- the figures -----------------------------------------------------------------------------
+def decisions(rows: list[dict], n: int) -> list[dict]:
+    """The first ``n`` model decisions of a journal, each with its figures (module docstring;
+    ``step`` and ``own`` are None for a decision whose action was not executed)."""
+    errors: dict[str, list[dict]] = {}
+    for r in rows:
+        if r["event"] == ev.ModelError.KIND and r.get("observation_id"):
+            errors.setdefault(r["observation_id"], []).append(r)
+    steps = {o["observation_id"]: (o, nxt) for o, _, _, _, nxt in executed_steps(rows)}
+    out = []
+    for p in rows:
+        if len(out) >= n:
+            break
+        if not is_model_decision(p):
+            continue
+        calls = [e.get("usage") or {} for e in p.get("model_evidence") or []]
+        calls += [e.get("usage") or {} for e in errors.get(p["observation_id"], [])]
+        known = all(isinstance(u.get("wall_ms"), (int, float)) for u in calls) and calls
+        model = sum(u["wall_ms"] for u in calls) if known else None
+        http = sum(u.get("latency_ms") or 0.0 for u in calls) if known else None
+        pair = steps.get(p["observation_id"])
+        step = (stamp(pair[1]) - stamp(pair[0])) * 1000 if pair else None
+        out.append({"observation_id": p["observation_id"], "outcome": p["agent"].get("outcome"),
+                    "calls": len(p["agent"]["attempts"]), "decide": p["decide_ms"], "model": model, "http": http,
+                    "policy_extra": p["decide_ms"] - model if model is not None else None,
+                    "step": step, "own": step - model if step is not None and model is not None else None,
+                    "obs_prop": (stamp(p) - stamp(pair[0])) * 1000 if pair else None,
+                    "prop_next": (stamp(pair[1]) - stamp(p)) * 1000 if pair else None,
+                    "row_bytes": len(json.dumps(p, separators=(",", ":")))})
+    return out
+
+
+def steps_to(rows: list[dict], n: int) -> int:
+    """The observation rows up to the ``n``-th model decision (all of them if fewer)."""
+    seen = steps = 0
+    for r in rows:
+        if r["event"] == ev.Observation.KIND:
+            steps += 1
+        elif is_model_decision(r):
+            seen += 1
+            if seen == n:
+                break
+    return steps
+
+
+def baseline_steps(rows: list[dict]) -> list[dict]:
+    """The heuristic's executed steps (observation row → the next observation row, ms)."""
+    out = []
+    for o, p, _, _, nxt in executed_steps(rows):
+        out.append({"step": (stamp(nxt) - stamp(o)) * 1000, "decide": p.get("decide_ms") or 0.0,
+                    "obs_prop": (stamp(p) - stamp(o)) * 1000, "prop_next": (stamp(nxt) - stamp(p)) * 1000,
+                    "model": bool(p.get("model_evidence"))})
+    return out
+
+
+def other_steps(rows: list[dict]) -> list[float]:
+    """The agent session's executed steps that asked no model (menus, one legal action)."""
+    return [(stamp(nxt) - stamp(o)) * 1000 for o, p, _, _, nxt in executed_steps(rows) if not is_model_decision(p)]
+
+
+def summary(values: list[float | None]) -> dict:
+    v = [x for x in values if x is not None]
+    return {"n": len(v), "median": pct(v, 50), "p90": pct(v, 90)} if v else {"n": 0, "median": None, "p90": None}
+
+
+def slope(points: list[tuple[int, int]]) -> float | None:
+    """Least-squares slope of (x, RSS bytes) in KiB per 1,000 of x; None under ``MIN_SPAN``."""
+    if len(points) < 3 or max(x for x, _ in points) - min(x for x, _ in points) < MIN_SPAN:
+        return None
+    mx = statistics.fmean(x for x, _ in points)
+    my = statistics.fmean(y for _, y in points)
+    return sum((x - mx) * (y - my) for x, y in points) / sum((x - mx) ** 2 for x, _ in points) * 1000 / 1024
+
+
+def memory(samples: list[tuple], n: int, baseline: list[tuple]) -> dict[str, dict]:
+    """Per process of the agent session: RSS (MiB) over the first and the last tenth of the
+    decisions, and the slope over the samples after the first tenth (KiB per 1,000 decisions;
+    none when they span fewer than ``MIN_SPAN`` decisions: start-up's growth would pass for a
+    slope). Beside it the same process's slope in the heuristic session over the same steps
+    (KiB per 1,000 steps; none unless that session reached 90 % of them), and the agent's
+    **excess**: its slope less the heuristic's growth over the steps the agent took per 1,000
+    decisions. Flat: the excess (or, without a baseline, the slope) is at most
+    ``FLAT_KIB_PER_1000``."""
+    names = sorted({name for sample in samples for name in sample[3]})
+    tenth = max(1, n // 10)
+    out = {}
+    for name in names:
+        pts = [(d, st, rss[name]) for _, d, st, rss, _ in samples if name in rss]
+        ended = next((i for i, (d, _, _) in enumerate(pts) if d >= n), len(pts) - 1)
+        pts = pts[:ended + 1]  # through the first sample at or past the n-th decision
+        first = [r for d, _, r in pts if d <= tenth]
+        last = [r for d, _, r in pts if d >= n - tenth]
+        fit = [(d, st, r) for d, st, r in pts if d > tenth]
+        mine = slope([(d, r) for d, _, r in fit])
+        theirs = excess = None
+        if mine is not None:
+            lo, hi = min(st for _, st, _ in fit), max(st for _, st, _ in fit)
+            steps_per_decision = (hi - lo) / (max(d for d, _, _ in fit) - min(d for d, _, _ in fit))
+            base = [(st, rss[name]) for _, _, st, rss, _ in baseline if name in rss and lo < st <= hi]
+            if base and max(st for st, _ in base) >= lo + 0.9 * (hi - lo):
+                theirs = slope(base)
+            if theirs is not None:
+                excess = mine - theirs * steps_per_decision
+        judged = excess if excess is not None else mine
+        out[name] = {"first_mib": statistics.median(first) / 2**20 if first else None,
+                     "last_mib": statistics.median(last) / 2**20 if last else None,
+                     "peak_mib": max(r for _, _, r in pts) / 2**20 if pts else None,
+                     "slope_kib_per_1000": mine, "baseline_kib_per_1000_steps": theirs,
+                     "excess_kib_per_1000": excess, "samples": len(pts),
+                     "flat": None if judged is None else judged <= FLAT_KIB_PER_1000}
+    return out
+
+
+# -- the report ------------------------------------------------------------------------------
+def fmt(x: float | None, spec: str = ".2f") -> str:
+    """``format(x, spec)``, or a dash as wide as the spec's width for a figure not taken."""
+    if x is not None:
+        return format(x, spec)
+    width = re.match(r"\d*", spec).group(0)
+    return "-".rjust(int(width) if width else 1)
+
+
+def report(fig: dict) -> list[str]:
+    d, b = fig["agent"], fig["baseline"]
+    lines = [f"Machine: {fig['machine']}",
+             f"Agent session: {d['decisions']} model decisions ({d['executed']} executed) in {d['steps']} steps, "
+             f"seed {fig['seed']}, {d['wall_s']:.1f} s; outcomes {d['outcomes']}; calls per decision: "
+             f"{d['calls']}",
+             "", "Per model decision, ms                      median      p90      n"]
+    rows = (("model", "model: client-measured answer time (wall_ms)"),
+            ("http", "  of which the HTTP request (latency_ms)"),
+            ("decide", "policy's decide_ms"),
+            ("policy_extra", "policy extra: decide_ms - model"),
+            ("step", "step: observation -> next observation"),
+            ("own", "pipeline's own: step - model"),
+            ("obs_prop", "  observation row -> proposal row"),
+            ("prop_next", "  proposal row -> next observation row"),
+            ("row_bytes", "proposal row, bytes"))
+    for key, label in rows:
+        s = d["figures"][key]
+        lines.append(f"  {label:<42}{fmt(s['median'], '9.2f')}{fmt(s['p90'], '9.2f')}{s['n']:7d}")
+    lines.append(f"  stand-in CPU per answer (its process, psutil): {fmt(d['standin_cpu_ms'])} ms")
+    lines.append("")
+    lines.append("Baseline: the heuristic (policy.module: sts2, no model), same seed, ms     median      p90      n")
+    for label, s in (("step, before the agent", b["before"]), ("step, after the agent", b["after"]),
+                     ("step, both", b["pooled"]), ("  observation row -> proposal row", b["obs_prop"]),
+                     ("  proposal row -> next observation row", b["prop_next"])):
+        lines.append(f"  {label:<66}{fmt(s['median'], '9.2f')}{fmt(s['p90'], '9.2f')}{s['n']:7d}")
+    other = d["other_steps"]
+    lines.append(f"  (the agent session's steps that asked no model: median {fmt(other['median'])}, "
+                 f"p90 {fmt(other['p90'])}, n {other['n']})")
+    v = fig["verdict"]
+    lines.append("")
+    lines.append(f"Verdict: the agent adds {fmt(v['added_ms'])} ms per decision over the model's answer time "
+                 f"(median own {fmt(v['own_ms'])} - median baseline step {fmt(v['baseline_ms'])}); "
+                 f"ratio {fmt(v['ratio'])}x; target <= {TARGET_MS:g} ms: {'MET' if v['met'] else 'NOT MET'}")
+    lines.append(f"  policy extra alone (decide_ms - model), median {fmt(d['figures']['policy_extra']['median'])} ms")
+    lines.append("")
+    lines.append(f"Memory of the agent session's processes (RSS by psutil every {fig['sample_s']:g} s, MiB; "
+                 f"slopes after the first tenth of the decisions)")
+    lines.append(f"  {'process':<14}{'first tenth':>12}{'last tenth':>11}{'peak':>7}"
+                 f"{'slope':>8}{'heuristic':>11}{'excess':>8}  verdict (flat: excess <= {FLAT_KIB_PER_1000:g})")
+    for name, m in fig["memory"].items():
+        verdict = "-" if m["flat"] is None else ("flat" if m["flat"] else "NOT FLAT")
+        lines.append(f"  {name:<14}{fmt(m['first_mib'], '12.1f')}{fmt(m['last_mib'], '11.1f')}"
+                     f"{fmt(m['peak_mib'], '7.1f')}{fmt(m['slope_kib_per_1000'], '8.0f')}"
+                     f"{fmt(m['baseline_kib_per_1000_steps'], '11.0f')}{fmt(m['excess_kib_per_1000'], '8.0f')}  {verdict}")
+    lines.append("  slope: KiB per 1,000 model decisions; heuristic: the same process in the heuristic session over "
+                 "the same steps, KiB per 1,000 steps; excess: slope - heuristic x the agent's steps per decision")
+    cpu = fig["cpu_ms_per_step"]
+    lines.append("  CPU ms per step, agent / baseline: " + ", ".join(
+        f"{k} {fmt(cpu['agent'].get(k))} / {fmt(cpu['baseline'].get(k))}" for k in sorted(cpu["agent"])))
+    if fig.get("mcp") is not None:
+        lines.append("")
+        lines.append(fig["mcp"])
+    return lines
+
+
+def run(args) -> dict:
+    base = args.workdir
+    common = {"game.seed": str(args.seed)}
+    print(f"bench/agent.py: {args.decisions} model decisions, seed {args.seed}; work directory {base}", flush=True)
+    print(f"  baseline before: the heuristic, {args.baseline_steps} steps ...", flush=True)
+    before, bmon1 = watched(os.path.join(base, "baseline-before"), args.baseline_profile, args.baseline_steps,
+                            common, args.timeout)
+    standin = Standin(args.seed, os.path.join(base, "standin.log"))
+    try:
+        print("  the agent against the stand-in ...", flush=True)
+        cpu0 = standin.cpu_s()
+        budget = args.decisions * 4 + 1000
+        sets = {**common, "model.base_url": standin.url, "model.budget_calls": str(budget),
+                "model.budget_tokens": str(budget * 10_000)}
+        started = time.time()
+        agent, amon = watched(os.path.join(base, "agent"), args.profile, args.decisions * 4 + 500, sets,
+                              args.timeout, extra={"standin": standin.ps}, stop_after=args.decisions)
+        wall = time.time() - started
+        standin_cpu = standin.cpu_s() - cpu0
+    finally:
+        standin.stop()
+    bmons, after_rows = [bmon1], []
+    if args.baselines == 2:
+        steps = max(args.baseline_steps, steps_to(agent.rows, args.decisions))
+        print(f"  baseline after: the heuristic, {steps} steps (as many as the agent's) ...", flush=True)
+        after, bmon2 = watched(os.path.join(base, "baseline-after"), args.baseline_profile, steps,
+                               common, args.timeout)
+        bmons, after_rows = [bmon1, bmon2], after.rows
+    mcp = None
+    if args.mcp:
+        print("  MCP tool calls (bench/mcp_step.py) ...", flush=True)
+        mcp = mcp_figures(args, base)
+    return figures(args, agent.rows, amon, wall, standin_cpu, before.rows, after_rows, bmons, mcp)
+
+
+def figures(args, rows, amon, wall, standin_cpu, before_rows, after_rows, bmons, mcp) -> dict:
+    got = decisions(rows, args.decisions)
+    if len(got) < args.decisions:
+        raise RuntimeError(f"the agent session journalled {len(got)} model decisions, fewer than "
+                           f"--decisions {args.decisions}")
+    b1, b2 = baseline_steps(before_rows), baseline_steps(after_rows)
+    assert not any(x["model"] for x in b1 + b2), "the baseline consulted a model"
+    own, base_steps = summary([x["own"] for x in got]), summary([x["step"] for x in b1 + b2])
+    added = own["median"] - base_steps["median"]
+    outcomes: dict[str, int] = {}
+    calls: dict[int, int] = {}
+    for x in got:
+        outcomes[x["outcome"]] = outcomes.get(x["outcome"], 0) + 1
+        calls[x["calls"]] = calls.get(x["calls"], 0) + 1
+    answers = sum(x["calls"] for x in got)
+    total_calls = sum(len((r.get("agent") or {}).get("attempts") or []) for r in rows if is_model_decision(r))
+    agent_cpu, agent_steps = amon.cpu_per_step()
+    base_cpu: dict[str, float] = {}
+    base_n = 0
+    for m in bmons:
+        cpu, n = m.cpu_per_step()
+        base_n += n
+        for k, v in cpu.items():
+            base_cpu[k] = base_cpu.get(k, 0.0) + v
+    return {
+        "machine": machine(), "seed": args.seed, "sample_s": WAIT_S,
+        "agent": {"decisions": len(got), "executed": sum(x["step"] is not None for x in got),
+                  "steps": steps_to(rows, args.decisions), "wall_s": wall, "outcomes": outcomes,
+                  "calls": dict(sorted(calls.items())),
+                  "figures": {k: summary([x[k] for x in got]) for k in (
+                      "model", "http", "decide", "policy_extra", "step", "own", "obs_prop", "prop_next",
+                      "row_bytes")},
+                  "standin_cpu_ms": standin_cpu * 1000 / total_calls if total_calls else None,
+                  "other_steps": summary(other_steps(rows)), "answers": answers},
+        "baseline": {"before": summary([x["step"] for x in b1]), "after": summary([x["step"] for x in b2]),
+                     "pooled": base_steps, "obs_prop": summary([x["obs_prop"] for x in b1 + b2]),
+                     "prop_next": summary([x["prop_next"] for x in b1 + b2])},
+        "verdict": {"own_ms": own["median"], "baseline_ms": base_steps["median"], "added_ms": added,
+                    "ratio": own["median"] / base_steps["median"], "met": added <= TARGET_MS,
+                    "target_ms": TARGET_MS},
+        "memory": memory(amon.samples, args.decisions, max((m.samples for m in bmons), key=lambda x: x[-1][2])),
+        "rss_samples": [[d, st, rss] for _, d, st, rss, _ in amon.samples],  # decisions, steps, name -> bytes
+        "cpu_ms_per_step": {"agent": {k: v * 1000 / max(1, agent_steps) for k, v in agent_cpu.items()
+                                      if k != "standin"},
+                            "baseline": {k: v * 1000 / max(1, base_n) for k, v in base_cpu.items()}},
+        "mcp": mcp,
+    }
+
+
+def mcp_figures(args, base: str) -> str:
+    """``bench/mcp_step.py``'s figures as its own report prints them (or why there are none)."""
+    if mcp_step is None:
+        return f"MCP tool calls: not measured, the MCP SDK is not installed ({MCP_MISSING}; pip install 'gamerig[mcp]')"
+    workdir = os.path.join(base, "mcp")
+    os.makedirs(workdir)
+    counts = () if args.mcp_calls is None else (args.mcp_calls, args.mcp_calls)
+    fig = mcp_step.measure(*counts, workdir=workdir)
+    return "MCP tool calls (bench/mcp_step.py: supervisor mcp against plain HTTP to the game)\n" + mcp_step.report(fig)
+
+
+def parse_args(argv: list[str] | None) -> argparse.Namespace:
+    ap = argparse.ArgumentParser(prog="python bench/agent.py", description=__doc__,
+                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--decisions", type=int, default=5000, help="model decisions of the agent session (5000)")
+    ap.add_argument("--seed", type=int, default=1, help="the game's seed, and the stand-in's (1)")
+    ap.add_argument("--baseline-steps", type=int, default=1500,
+                    help="steps of each heuristic baseline session, before and after (1500)")
+    ap.add_argument("--baselines", type=int, choices=(1, 2), default=2,
+                    help="heuristic baseline sessions: 2, before and after the agent (default); 1, before only")
+    ap.add_argument("--profile", default=AGENT_PROFILE, help=f"the agent's profile ({AGENT_PROFILE})")
+    ap.add_argument("--baseline-profile", default=BASELINE_PROFILE, help=f"the baseline's ({BASELINE_PROFILE})")
+    ap.add_argument("--no-mcp", dest="mcp", action="store_false",
+                    help="leave out bench/mcp_step.py's figures (measured by default, after the sessions)")
+    ap.add_argument("--mcp-calls", type=int, default=None,
+                    help="reads and actions of the MCP measure (default: bench/mcp_step.py's own)")
+    ap.add_argument("--timeout", type=float, default=1800, help="seconds allowed per session (1800)")
+    ap.add_argument("--json", default=None, metavar="PATH", help="also write the figures as JSON")
+    ap.add_argument("--keep", action="store_true", help="keep the work directory (captures, logs)")
+    a = ap.parse_args(argv)
+    if a.decisions < 10 or a.baseline_steps < 20:
+        ap.error("--decisions must be at least 10 and --baseline-steps at least 20")
+    for name in ("profile", "baseline_profile"):
+        path = getattr(a, name)
+        path = os.path.abspath(path) if os.path.exists(path) else os.path.join(REPO, path)
+        if not os.path.exists(path):
+            ap.error(f"--{name.replace('_', '-')} {path}: no such file")
+        setattr(a, name, path)
+    return a
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = parse_args(argv)
+    args.workdir = tempfile.mkdtemp(prefix="bench-agent-")
+    ok = False
+    try:
+        fig = run(args)
+        print()
+        print("\n".join(report(fig)))
+        if args.json:
+            with open(args.json, "w", encoding="utf-8") as fh:
+                json.dump({**fig, "workdir": args.workdir if args.keep else None}, fh, indent=1)
+        ok = True
+    finally:
+        if args.keep or not ok:
+            print(f"work directory kept: {args.workdir}")
+        else:
+            shutil.rmtree(args.workdir, ignore_errors=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

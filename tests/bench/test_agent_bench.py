@@ -1,0 +1,83 @@
+"""``bench/agent.py``'s quick variant, as its users run it: 40 model decisions of the agent
+policy against the stand-in, one heuristic baseline. Its parts must work and print sane
+figures; the speed goal itself is the bench's to print, not this test's to assert. The
+figures are checked against the kept journal, counted by this test from its own rows."""
+from __future__ import annotations
+
+import glob
+import json
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+
+import pytest
+
+from tests.harness import REPO
+
+pytestmark = pytest.mark.timeout(90)
+
+DECISIONS = 40
+
+
+def rows_of(path: str) -> list[dict]:
+    with open(path, encoding="utf-8") as fh:
+        return [json.loads(line) for line in fh if line.strip()]
+
+
+def test_the_quick_variant_prints_the_agent_s_time_beside_the_model_s_and_its_memory(tmp_path):
+    out = tmp_path / "figures.json"
+    r = subprocess.run([sys.executable, "bench/agent.py", "--decisions", str(DECISIONS), "--baseline-steps", "30",
+                        "--baselines", "1", "--no-mcp", "--keep", "--json", str(out)],
+                       cwd=REPO, capture_output=True, text=True, timeout=85)
+    assert r.returncode == 0, r.stdout[-3000:] + r.stderr[-3000:]
+    fig = json.loads(out.read_text())
+    try:
+        check(fig, r.stdout)
+    finally:
+        shutil.rmtree(fig["workdir"], ignore_errors=True)
+
+
+def check(fig: dict, stdout: str) -> None:
+    for line in ("model: client-measured answer time", "pipeline's own: step - model", "Verdict: the agent adds",
+                 "Baseline: the heuristic", "policy ", "model_client "):
+        assert line in stdout, (line, stdout[-3000:])
+
+    # the agent's journal: the session ran past the decisions asked for and was stopped on request
+    [journal] = glob.glob(os.path.join(fig["workdir"], "agent", "capture", "sessions", "*", "events.jsonl"))
+    rows = rows_of(journal)
+    assert rows[-1]["event"] == "session_end" and rows[-1]["reason"] == "stop_command", rows[-1]
+    asked = [p for p in rows if p["event"] == "proposal" and (p.get("agent") or {}).get("attempts")][:DECISIONS]
+    assert len(asked) == DECISIONS
+    a = fig["agent"]
+    assert a["decisions"] == DECISIONS and sum(a["outcomes"].values()) == DECISIONS
+    # the model's time: the evidence's own wall_ms, summed per decision (the stand-in answers
+    # every question legally, so each decision's calls are all answered)
+    walls = [sum(e["usage"]["wall_ms"] for e in p["model_evidence"]) for p in asked]
+    assert a["figures"]["model"]["n"] == DECISIONS
+    assert a["figures"]["model"]["median"] == pytest.approx(statistics.median_low(walls), abs=1e-9)
+    extra = [p["decide_ms"] - w for p, w in zip(asked, walls)]
+    assert a["figures"]["policy_extra"]["median"] == pytest.approx(statistics.median_low(extra), abs=1e-9)
+    f = a["figures"]
+    assert 0 < f["http"]["median"] <= f["model"]["median"] <= f["decide"]["median"] < f["step"]["median"]
+    assert f["own"]["n"] == a["executed"] >= DECISIONS - 2  # a stop may land before the last one's result
+    assert f["row_bytes"]["median"] > 1000  # a decision's row carries its evidence
+    assert a["standin_cpu_ms"] > 0 and a["other_steps"]["n"] > 0
+
+    b, v = fig["baseline"], fig["verdict"]
+    assert b["before"]["n"] >= 20 and b["after"]["n"] == 0 and b["pooled"]["median"] > 0
+    assert v["added_ms"] == pytest.approx(f["own"]["median"] - b["pooled"]["median"])
+    assert v["met"] == (v["added_ms"] <= 5.0)
+    [base_journal] = glob.glob(os.path.join(fig["workdir"], "baseline-before", "capture", "sessions", "*",
+                                            "events.jsonl"))
+    assert not [p for p in rows_of(base_journal) if p["event"] == "proposal" and p.get("model_evidence")]
+
+    # memory: every actor of the session and the stand-in sampled; a slope needs 1,000 decisions
+    mem = fig["memory"]
+    assert {"policy", "model_client", "recorder", "observer", "actuator", "game", "standin"} <= set(mem), mem
+    for name in ("policy", "model_client"):
+        assert 10 < mem[name]["last_mib"] <= mem[name]["peak_mib"] < 500, mem[name]
+        assert mem[name]["slope_kib_per_1000"] is None and mem[name]["flat"] is None
+    cpu = fig["cpu_ms_per_step"]["agent"]  # (the 30-step baseline ends between two samples)
+    assert cpu["model_client"] > 0 and cpu["policy"] > 0
