@@ -75,12 +75,16 @@ class StepResult:
     samples: tuple[Sample, ...]
     span: RecordingSpan | None
     checkpoint: CheckpointInfo | None = None   # an automatic checkpoint taken after the step
+    score: dict | None = None   # the score values read after the step (session/score.py), when scored
 
     def to_json(self) -> dict:
-        return {"frame": self.frame, "held": list(self.held), "pressed": list(self.pressed),
-                "released": list(self.released), "samples": [s.to_json() for s in self.samples],
-                "recordingSpan": self.span.to_json() if self.span else None,
-                "checkpoint": self.checkpoint.to_json() if self.checkpoint else None}
+        out = {"frame": self.frame, "held": list(self.held), "pressed": list(self.pressed),
+               "released": list(self.released), "samples": [s.to_json() for s in self.samples],
+               "recordingSpan": self.span.to_json() if self.span else None,
+               "checkpoint": self.checkpoint.to_json() if self.checkpoint else None}
+        if self.score is not None:
+            out["score"] = self.score
+        return out
 
 
 @dataclass(frozen=True)
@@ -93,11 +97,15 @@ class Observation:
     rom: RomIdentity
     cgb: bool
     png_path: str | None = None
+    score: dict | None = None   # the score values read (session/score.py), when scored
 
     def to_json(self) -> dict:
-        return {"frame": self.frame, "rgbaSha256": self.rgba_sha256, "png": self.png_path,
-                "memory": {name: list(data) for name, data in self.memory.items()},
-                "held": list(self.held), "rom": self.rom.to_json(), "cgb": self.cgb}
+        out = {"frame": self.frame, "rgbaSha256": self.rgba_sha256, "png": self.png_path,
+               "memory": {name: list(data) for name, data in self.memory.items()},
+               "held": list(self.held), "rom": self.rom.to_json(), "cgb": self.cgb}
+        if self.score is not None:
+            out["score"] = self.score
+        return out
 
 
 @dataclass(frozen=True)

@@ -11,6 +11,9 @@ Profile keys (see ``docs/emulator.md``)::
     emulator.sound / emulator.cgb     sound emulation (off) / force CGB or DMG (null = header)
     emulator.checkpoint_every_frames  automatic checkpoint interval (null = none; default 3600)
     emulator.memory_regions           {name: [address, length]} read by every observe
+    emulator.score                    values, score, milestones, game_over, wrapper: read after
+                                      every step and observe (session/score.py; null: the demo
+                                      cartridge's own, or PyBoy's game wrapper's, or none)
     emulator.recording_limits         the seed's limits (maxBytes, maxFrames, ...)
     emulator.fsync_inputs             fsync each input line before its frames run
     emulator.frames_per_step / samples_per_step   hints for the pyboy policies (passed on in
@@ -31,6 +34,8 @@ from typing import Any
 from . import checkpoints as ck
 from ..recording import journal as j
 from .battery import BatterySave
+from .policy import is_demo_cartridge
+from .score import ScoreProblem, ScoreSpec, parse_section
 from ..cartridge import build_rom
 from ..recording.errors import EmulatorError, RecordingCorrupt, RomError
 from ..recording.identity import build_identity
@@ -62,6 +67,7 @@ class EmulatorConfig:
     battery: BatterySave | None = None     # the battery save to start from
     battery_path: Path | None = None       # game.battery_save (written back with load-and-keep)
     battery_mode: str = "load"
+    score: ScoreSpec | None = None         # emulator.score, checked against the cartridge
 
     @classmethod
     def from_profile(cls, setting) -> "EmulatorConfig":
@@ -80,12 +86,18 @@ class EmulatorConfig:
         every = setting("emulator.checkpoint_every_frames", 3600)
         if every is not None and (isinstance(every, bool) or not isinstance(every, int) or every < 1):
             raise ConfigProblem("emulator.checkpoint_every_frames", f"expected null or an integer >= 1, got {every!r}")
+        try:
+            score = parse_section(setting("emulator.score"), rom, cgb=identity.prefers_cgb if cgb is None else bool(cgb),
+                                  title=identity.title, demo=is_demo_cartridge(identity.title))
+        except ScoreProblem as exc:
+            raise ConfigProblem(exc.key, exc.problem) from None
         return cls(rom=rom, rom_source=source, record=bool(setting("emulator.record", True)),
                    sound=bool(setting("emulator.sound", False)), cgb=cgb,
                    checkpoint_every_frames=every,
                    memory_regions=parse_regions(setting("emulator.memory_regions") or {}),
                    limits=limits, fsync_inputs=bool(setting("emulator.fsync_inputs", False)),
-                   start_checkpoint=start, battery=battery, battery_path=battery_path, battery_mode=mode)
+                   start_checkpoint=start, battery=battery, battery_path=battery_path, battery_mode=mode,
+                   score=score)
 
 
 def load_rom(value: Any) -> tuple[bytes, str]:

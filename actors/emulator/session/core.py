@@ -44,6 +44,7 @@ from ..recording.reader import EXPORT_DEFAULT_LIMIT, export_page, summarize
 from ..recording.writer import OUTCOMES, Recording, now
 from ..recording.results import BranchInfo, CheckpointInfo, Observation, RecordingSpan, Sample, StepResult
 from ..recording.rom import RomIdentity, battery_ram_size
+from .score import ScoreSpec
 
 MAX_REASON = 1000
 MAX_STEP_FRAMES = 216_000
@@ -98,9 +99,11 @@ class EmulatorSession:
     def __init__(self, rom: bytes, *, cgb: bool | None = None, sound: bool = False,
                  memory_regions: Mapping[str, tuple[int, int]] | None = None,
                  recording: RecordingOptions | None = None, battery_dir: Path | None = None,
-                 checkpoint_every_frames: int | None = None, battery: BatterySave | None = None):
+                 checkpoint_every_frames: int | None = None, battery: BatterySave | None = None,
+                 score: ScoreSpec | None = None):
         """``battery``: battery RAM to start from (a cartridge with a battery only); without
-        it, ``battery_dir/battery.ram`` is loaded when present, else the RAM starts empty."""
+        it, ``battery_dir/battery.ram`` is loaded when present, else the RAM starts empty.
+        ``score``: the values to read after every step and observe (``session/score.py``)."""
         identity = RomIdentity.from_bytes(rom)
         size = battery_ram_size(rom) if identity.battery else 0
         if battery is not None and len(battery.data) != size:
@@ -116,7 +119,7 @@ class EmulatorSession:
             rec = Recording.create(identity, cgb_mode, recording.limits, path=recording.path,
                                    parent=recording.parent, extra=extra)
         self._setup(rom, cgb, sound, memory_regions, rec, battery_dir, checkpoint_every_frames,
-                    fsync_inputs=bool(recording and recording.fsync_inputs), start_ram=start)
+                    fsync_inputs=bool(recording and recording.fsync_inputs), start_ram=start, score=score)
         if rec is not None and size:
             ram = self._machine.battery_ram()   # what the cartridge starts with, counted from now
             rec.charge(write_atomically(rec.path / BATTERY_DIR / START_FILE, ram))
@@ -124,7 +127,7 @@ class EmulatorSession:
             rec.write_manifest()
 
     def _setup(self, rom, cgb, sound, memory_regions, rec, battery_dir, every, fsync_inputs=False,
-               start_ram: bytes | None = None):
+               start_ram: bytes | None = None, score: ScoreSpec | None = None):
         self._rom = bytes(rom)
         self._sound = sound
         self._recording: Recording | None = rec
@@ -153,6 +156,7 @@ class EmulatorSession:
         self._emulation_before = 0.0  # tick time of machines replaced by restores
         self._png = PngEncoder()
         self.resume_info: dict | None = None   # set by resume_from_latest_checkpoint
+        self.score = score
         self.closed = False
 
     # ---- properties ----------------------------------------------------------------------
@@ -208,7 +212,13 @@ class EmulatorSession:
                                        "frame": self.frame, "rgbaSha256": digest, "png": png_path,
                                        "executionMs": self._account(started)})
         return Observation(self.frame, png, digest, memory, tuple(ordered(self.held)), self.rom,
-                           self.cgb, png_path)
+                           self.cgb, png_path, self.read_score())
+
+    def read_score(self) -> dict | None:
+        """The score's evidence block now (``ScoreSpec.evaluate``); None without a score section."""
+        if self.score is None:
+            return None
+        return self.score.evaluate(self._machine.read_value, self._machine.wrapper_value)
 
     def flush_evidence(self) -> None:
         """Wait until every frame queued for the recording is on disk (PNG writes are async)."""
@@ -260,9 +270,10 @@ class EmulatorSession:
                                    "toFrame": self.frame, "executionMs": self._account(started)})
             span = RecordingSpan(rec.resolved, self.session_id, self.branch_id, action - 1,
                                  action, from_frame, self.frame, rec.pin, from_pin)
+        score = self.read_score()   # before an automatic checkpoint: the values the step left
         auto = self._maybe_auto_checkpoint()
         return StepResult(self.frame, tuple(ordered(wanted)), tuple(pressed), tuple(released),
-                          tuple(captured), span, auto)
+                          tuple(captured), span, auto, score)
 
     def _run_with_samples(self, start: int, frames: int, points: list[int], requested: set[int],
                           action: int) -> list[Sample]:

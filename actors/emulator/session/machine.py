@@ -48,6 +48,7 @@ class Machine:
         self.held: frozenset[str] = frozenset()
         self.closed = False
         self.ticked = False  # whether any frame has run on this instance
+        self.wrapper_current = False  # whether PyBoy's game wrapper has updated since boot or a state load
         self.run_s = 0.0  # wall time inside PyBoy's tick (emulator_stats)
 
     # ---- input and time ------------------------------------------------------------------
@@ -66,7 +67,7 @@ class Machine:
         started = time.perf_counter()
         self._pyboy.tick(frames, True, self.sound)
         self.run_s += time.perf_counter() - started
-        self.ticked = True
+        self.ticked = self.wrapper_current = True
 
     # ---- reads ---------------------------------------------------------------------------
     def rgba(self) -> bytes:
@@ -78,6 +79,25 @@ class Machine:
 
     def read(self, address: int, length: int = 1) -> bytes:
         return bytes(self._pyboy.memory[address:address + length])
+
+    def read_value(self, address: int, width: int, bank: int | None = None) -> bytes:
+        """``width`` bytes from ``address``: as the CPU sees them (``bank`` None), or from one
+        bank (PyBoy's ``memory[bank, address]``: ROM, video RAM, cartridge RAM, work RAM;
+        read a byte at a time, as PyBoy 2.8 refuses a banked slice reaching a region's end)."""
+        if bank is None:
+            return self.read(address, width)
+        memory = self._pyboy.memory
+        return bytes(memory[bank, a] for a in range(address, address + width))
+
+    def wrapper_value(self, name: str):
+        """An attribute of PyBoy's game wrapper for this cartridge (``PyBoy.game_wrapper``),
+        called when it is a method (``game_over``). PyBoy updates a wrapper after each
+        ``tick`` (``PyBoy._post_tick``), so before the first frame after boot or a state
+        load its numbers are stale: that raises instead."""
+        if not self.wrapper_current:
+            raise ValueError("PyBoy's game wrapper has not run a frame since the state was loaded")
+        value = getattr(self._pyboy.game_wrapper, name)
+        return value() if callable(value) else value
 
     def battery_ram(self) -> bytes:
         """The cartridge's battery RAM as PyBoy saves it (every RAM bank), without stopping;
@@ -115,6 +135,7 @@ class Machine:
         if self.save_state() != state:
             raise CheckpointDamaged(source, "loaded state does not save back byte-identical")
         self.held = frozenset()
+        self.wrapper_current = False
 
     def settle_renderer(self) -> None:
         """Bring the one piece of renderer state PyBoy keeps outside its save states to where

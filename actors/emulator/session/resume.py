@@ -29,6 +29,7 @@ from ..recording.writer import Recording
 from ..recording.results import BranchInfo
 from ..recording.rom import RomIdentity
 from .core import EmulatorSession
+from .score import ScoreSpec
 
 
 def lost_interval(summary: Summary, latest: dict | None) -> dict:
@@ -47,7 +48,7 @@ def resume_from_latest_checkpoint(recording_path: Path | str, rom: bytes, *, sou
                                   memory_regions: Mapping[str, tuple[int, int]] | None = None,
                                   battery_dir: Path | None = None,
                                   checkpoint_every_frames: int | None = None,
-                                  fsync_inputs: bool = False) -> EmulatorSession:
+                                  fsync_inputs: bool = False, score: ScoreSpec | None = None) -> EmulatorSession:
     """Reopen an interrupted recording and continue it on a new branch (see module docstring)."""
     rec, scan, summary = Recording.reopen(Path(recording_path))
     session = None
@@ -58,7 +59,7 @@ def resume_from_latest_checkpoint(recording_path: Path | str, rom: bytes, *, sou
             raise CheckpointIncompatible(recording_path, "romSha256", header["rom"]["sha256"], identity.sha256)
         session = EmulatorSession.__new__(EmulatorSession)
         session._setup(rom, header["cgb"], sound, memory_regions, rec, battery_dir, checkpoint_every_frames,
-                       fsync_inputs=fsync_inputs, start_ram=read_start(rec.path, header))
+                       fsync_inputs=fsync_inputs, start_ram=read_start(rec.path, header), score=score)
         session.branch_id, session.action_index, session.frame = (summary.branch_id, summary.action_index,
                                                                   summary.frame)
         latest = list(summary.checkpoints.values())[-1] if summary.checkpoints else None
