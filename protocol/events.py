@@ -420,6 +420,8 @@ class EmulatorStarted(RecordedEvent):
     frame_budget: int | None
     start_checkpoint: dict | None
     battery_save: dict | None
+    #: the effective ``emulator.score`` section (``ScoreSpec.to_json``); absent without a score
+    score: dict | None = optional()
 
 
 @event_kind

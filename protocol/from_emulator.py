@@ -11,8 +11,11 @@ from .message import Message, message
 
 @message
 class Observed(Message):
-    """The state read by ``emulator_observe``; ``memory`` maps region names to hex strings."""
+    """The state read by ``emulator_observe``; ``memory`` maps region names to hex strings.
+    Version 2 appended ``score``: the profile's score values read now (``emulator.score``,
+    ``actors/emulator/session/score.py``), None when the session reads no score."""
     TYPE = "emulator_observed"
+    VERSION = 2
     reply_to: str
     frame: int
     frame_png: str | None
@@ -24,12 +27,15 @@ class Observed(Message):
     branch_id: str
     action_index: int
     recording: str | None = None  # the recording directory, relative to the capture root
+    score: dict | None = None
 
 
 @message
 class Stepped(Message):
-    """A step that ran: the button diff, requested samples, the exact recording span."""
+    """A step that ran: the button diff, requested samples, the exact recording span.
+    Version 2 appended ``score``: the score values read after the step (as ``Observed``)."""
     TYPE = "emulator_stepped"
+    VERSION = 2
     reply_to: str
     attempt_id: str
     frame: int
@@ -39,6 +45,7 @@ class Stepped(Message):
     samples: list[dict]
     span: dict | None  # None when the profile turned recording off
     checkpoint: dict | None = None  # an automatic checkpoint taken right after the step
+    score: dict | None = None
 
 
 @message

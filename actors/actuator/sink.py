@@ -8,7 +8,8 @@ The pyboy sink takes ``action: "step"`` with ``parameters: {"buttons": [...], "f
 "samples": K}`` and sends exactly one ``emulator_step``:
 
 * a ``emulator_stepped`` reply → ``accepted``; the response holds the frame, the button diff,
-  the requested samples and the exact ``recording_span``;
+  the requested samples, the exact ``recording_span`` and, when the emulator reads a score
+  (``emulator.score``), the ``score`` values the step left;
 * an ``emulator_error`` reply with ``effect: none`` (the step was refused before any frame
   ran: bad button, limit reached, ...) → ``rejected``; with ``effect: unknown`` → ``unknown``;
 * no reply within the deadline (the emulator hangs) → ``unknown``; never resent;
@@ -231,10 +232,11 @@ def _outcome(reply, start: float) -> ActionOutcome:
         return ActionOutcome("accepted", None, {agent: getattr(reply, agent)}, None, _ms(start))
     if not isinstance(reply, Stepped):
         return ActionOutcome("unknown", None, None, f"unexpected reply {reply.TYPE!r}", _ms(start))
-    return ActionOutcome("accepted", None, {
-        "frame": reply.frame, "held": reply.held, "pressed": reply.pressed, "released": reply.released,
-        "samples": reply.samples, "recording_span": reply.span, "checkpoint": reply.checkpoint},
-        None, _ms(start))
+    response = {"frame": reply.frame, "held": reply.held, "pressed": reply.pressed, "released": reply.released,
+                "samples": reply.samples, "recording_span": reply.span, "checkpoint": reply.checkpoint}
+    if reply.score is not None:   # emulator.score: the values the step left (docs/emulator.md)
+        response["score"] = reply.score
+    return ActionOutcome("accepted", None, response, None, _ms(start))
 
 
 def _agent_message(action: str, parameters: dict):

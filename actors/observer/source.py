@@ -7,7 +7,8 @@ class ``ReadFailed`` with a ``kind``.
 
 The pyboy state is ``{"state_type": "pyboy", "frame", "frame_png" (relative to the capture
 root), "frame_rgba_sha256", "memory" ({name: hex}), "held", "rom", "cgb", "branch_id",
-"action_index", "recording", "policy_hints"}``; ``policy_hints`` carries the profile values
+"action_index", "recording", "policy_hints"}``, plus ``score`` when the emulator reads one
+(``emulator.score``); ``policy_hints`` carries the profile values
 the pyboy policies use (``game.seed``, ``emulator.frames_per_step``,
 ``emulator.samples_per_step``), since a policy only sees ``policy.*`` itself.
 """
@@ -66,11 +67,14 @@ class EmulatorSource:
             raise ReadFailed("emulator", f"{reply.code}: {reply.message}")
         if not isinstance(reply, Observed):
             raise ReadFailed("shape", f"unexpected reply {reply.TYPE!r} to emulator_observe")
-        return {"state_type": "pyboy", "frame": reply.frame, "frame_png": reply.frame_png,
-                "frame_rgba_sha256": reply.frame_rgba_sha256, "memory": reply.memory,
-                "held": reply.held, "rom": reply.rom, "cgb": reply.cgb, "branch_id": reply.branch_id,
-                "action_index": reply.action_index, "recording": reply.recording,
-                "policy_hints": dict(self.hints)}
+        state = {"state_type": "pyboy", "frame": reply.frame, "frame_png": reply.frame_png,
+                 "frame_rgba_sha256": reply.frame_rgba_sha256, "memory": reply.memory,
+                 "held": reply.held, "rom": reply.rom, "cgb": reply.cgb, "branch_id": reply.branch_id,
+                 "action_index": reply.action_index, "recording": reply.recording,
+                 "policy_hints": dict(self.hints)}
+        if reply.score is not None:   # emulator.score: the values read (docs/emulator.md)
+            state["score"] = reply.score
+        return state
 
     def read_identity(self, state: dict) -> dict | None:
         """A cartridge has no run identity; the ROM identity is part of every state."""

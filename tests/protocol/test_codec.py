@@ -101,6 +101,31 @@ def test_a_version_1_follow_still_decodes_without_wake():
     assert (env.body.after, env.body.with_states, env.body.wake) == (7, True, None)
 
 
+#: ``emulator_observed`` and ``emulator_stepped`` version 1, as emulators before ``score`` was
+#: appended sent them (their golden vectors then): still read, with no score
+EMULATOR_V1 = {
+    "emulator_observed": (
+        "9aa767616d657269670100b1656d756c61746f725f6f6273657276656401d92030303030303030303030303030"
+        "30303030303030303030303030303030303031b23230323631313239543030303030305a2d30a6676f6c64656e"
+        "cb3ff40000000000008ba87265706c795f746fa178a56672616d6507a96672616d655f706e67a178b16672616d"
+        "655f726762615f736861323536a178a66d656d6f727981a16ba178a468656c6491a178a3726f6d81a16b01a363"
+        "6762c3a96272616e63685f6964a178ac616374696f6e5f696e64657807a97265636f7264696e67a178"),
+    "emulator_stepped": (
+        "9aa767616d657269670100b0656d756c61746f725f7374657070656401d9203030303030303030303030303030"
+        "303030303030303030303030303030303031b23230323631313239543030303030305a2d30a6676f6c64656ecb"
+        "3ff400000000000089a87265706c795f746fa178aa617474656d70745f6964a178a56672616d6507a468656c64"
+        "91a178a77072657373656491a178a872656c656173656491a178a773616d706c65739181a16b01a47370616e81"
+        "a16b01aa636865636b706f696e7481a16b01"),
+}
+
+
+@pytest.mark.parametrize("name", sorted(EMULATOR_V1))
+def test_a_version_1_emulator_reply_still_decodes_without_score(name):
+    env = protocol.decode(bytes.fromhex(EMULATOR_V1[name]))
+    assert (env.type, env.type_version) == (name, 1)
+    assert env.body.score is None and env.body.frame == 7
+
+
 def test_follow_wake_must_be_a_list_of_kinds():
     bad = protocol.encode(protocol.wrap(Follow(after=1), session="s", sender="t"))
     body = msgpack.unpackb(bad, raw=False)

@@ -91,7 +91,8 @@ class EmulatorActor:
             "checkpoint_every_frames": self.config.checkpoint_every_frames,
             "frame_budget": self.config.limits.max_frames if self.config.record else None,
             "start_checkpoint": self.config.start_checkpoint,
-            "battery_save": self._battery_json()}, key=uuid.uuid4().hex)
+            "battery_save": self._battery_json(),
+            "score": self.config.score.to_json() if self.config.score else None}, key=uuid.uuid4().hex)
         self.session = self._open(regions)
         if self.session.resume_info is not None:
             info = self.session.resume_info
@@ -111,7 +112,8 @@ class EmulatorActor:
         """Resume the session's recording after a crash, or open a fresh session: from the
         battery save and the start checkpoint of the profile, when it names them."""
         c = self.config
-        common = dict(sound=c.sound, memory_regions=regions, checkpoint_every_frames=c.checkpoint_every_frames)
+        common = dict(sound=c.sound, memory_regions=regions, checkpoint_every_frames=c.checkpoint_every_frames,
+                      score=c.score)
         if c.record and (self.recording_dir / "events.jsonl").exists():
             return resume_from_latest_checkpoint(self.recording_dir, c.rom, fsync_inputs=c.fsync_inputs, **common)
         if c.record:
@@ -242,7 +244,8 @@ class EmulatorActor:
                             memory={name: data.hex() for name, data in obs.memory.items()},
                             held=list(obs.held), rom=obs.rom.to_json(), cgb=obs.cgb,
                             branch_id=s.branch_id, action_index=s.action_index,
-                            recording=self._rel(self.recording_dir) if s.recording_path else None)
+                            recording=self._rel(self.recording_dir) if s.recording_path else None,
+                            score=obs.score)
 
     def on_step(self, m: req.Step) -> rep.Stepped:
         result = self.session.step(m.buttons, m.frames, m.samples, attempt_id=m.attempt_id or None)
@@ -252,7 +255,8 @@ class EmulatorActor:
         return rep.Stepped(reply_to="", attempt_id=m.attempt_id, frame=result.frame, held=list(result.held),
                            pressed=list(result.pressed), released=list(result.released), samples=samples,
                            span=result.span.to_json() if result.span else None,
-                           checkpoint=result.checkpoint.to_json() if result.checkpoint else None)
+                           checkpoint=result.checkpoint.to_json() if result.checkpoint else None,
+                           score=result.score)
 
     def on_step_batch(self, m: req.StepBatch) -> rep.SteppedBatch:
         """Each step in order, answered exactly as if sent alone (see ``StepBatch``)."""
