@@ -21,6 +21,7 @@ import dataclasses
 import logging
 from typing import Any, NamedTuple
 
+from actors.emulator.session.score import ScoreTally
 from actors.runtime.bounded import BoundedDict
 from protocol import events as ev
 
@@ -96,6 +97,7 @@ class SessionIndex:
     restarts: dict[str, int] = dataclasses.field(default_factory=dict)
     model_usage: dict[str, float] = dataclasses.field(default_factory=dict)
     last_run_id: str | None = None  # the last usable reported run id (kept through outages)
+    score: dict = dataclasses.field(default_factory=dict)  # a Game Boy run's score (ScoreTally.state)
 
     def apply(self, row: dict[str, Any]) -> None:
         event = row.get("event")
@@ -158,6 +160,7 @@ class SessionIndex:
         self.unresolved.pop(row["attempt_id"], None)
         if row.get("outcome") in self.outcomes:
             self.outcomes[row["outcome"]] += 1
+        ScoreTally(self.score).add_row(row)   # an emulator step's score values, when it reads some
 
     def _stopping(self, row: dict) -> None:
         self.stopping = row.get("reason") or "stopping"

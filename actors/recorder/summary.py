@@ -13,6 +13,8 @@ import json
 import logging
 import os
 
+from actors.emulator.session.score import ScoreTally
+
 from . import files
 from .index import SessionIndex
 from .writer import utc_now
@@ -78,6 +80,7 @@ def write(cap: Capture, idx: SessionIndex) -> dict:
         "awaiting_observation_after_attempt": end.get("awaiting_observation_after_attempt", []),
         "actor_restarts": dict(sorted(idx.restarts.items())),
         "model_usage": dict(sorted(idx.model_usage.items())),
+        "score": ScoreTally(idx.score).as_dict(),   # a Game Boy run's score (emulator.score), else None
         "outcome_file_candidates": candidates,
         "recording_path": journal_rel,
         "journal": {"last_sequence": end["sequence"], "last_row_sha256": cap.last_digest},

@@ -28,6 +28,10 @@ what its plan names), and ``model_tokens``, ``model_cost_usd`` ... what its mode
 ``model_cost_usd`` is the sum of the known costs, None when calls were made and none had a
 known cost (an unknown cost is never written as 0), and ``model_cost_unknown_calls`` counts
 the calls whose cost is unknown.
+
+A Game Boy session that reads a score (``emulator.score``, docs/emulator.md) has
+``score_final``, ``score_best``, ``milestones_reached`` and ``game_over_frame``; None each for
+a session that read none.
 """
 from __future__ import annotations
 
@@ -47,7 +51,8 @@ OUTCOMES = ("ok", "failed", "stopped", "timed_out", "needs_review", "not_run")
 FIELDS = ("fleet", "index", "slot", "cell", "repeat", "outcome", "exit_code", "reason", "steps",
           "runs", "wins", "runs_inferred", "model", "character", "model_answers", "model_errors", "model_calls",
           "model_tokens", "model_cached_tokens", "model_cost_usd", "model_cost_unknown_calls", "model_fallbacks",
-          "frames", "accepted", "rejected", "unknown", "duration_s", "started_at",
+          "frames", "score_final", "score_best", "milestones_reached", "game_over_frame",
+          "accepted", "rejected", "unknown", "duration_s", "started_at",
           "ended_at", "attempts", "session_id", "session_dir", "host", "detail")
 
 
