@@ -13,6 +13,7 @@ const POLL_MS = 1000;
 const PAGE = 100;
 let pollTimer = null;
 let charts = [];
+let navigation = 0;   // counted by route(): a page whose answers arrive after it was left draws nothing
 
 // ---- data ------------------------------------------------------------------------------
 function bundleName(path) {   // the same rule as api.bundle_name
@@ -123,6 +124,7 @@ function table(columns, rows, opts = {}) {
 // ---- routing ---------------------------------------------------------------------------
 function route() {
   clearTimeout(pollTimer);
+  navigation++;
   shownSession = { key: null, sig: null, emu: null };
   charts.forEach(c => c.destroy()); charts = [];
   const hash = decodeURIComponent(location.hash.replace(/^#\/?/, ""));
@@ -138,7 +140,11 @@ function route() {
   go().catch(fail);
 }
 window.addEventListener("hashchange", route);
-function poll(f) { if (MODE === "live") pollTimer = setTimeout(() => f().catch(e => status(String(e.message))), POLL_MS); }
+function poll(f) {
+  if (MODE !== "live") return;
+  const nav = navigation;
+  pollTimer = setTimeout(() => { if (nav === navigation) f().catch(e => status(String(e.message))); }, POLL_MS);
+}
 
 // ---- sessions --------------------------------------------------------------------------
 function usedModel(s) { return !!(s.model_name || s.model_calls); }
@@ -147,7 +153,9 @@ function costTitle(c) {   // why a cost is a lower bound or unknown
 }
 const listState = { key: "started", dir: -1, filter: "", verdict: "" };
 async function sessionsPage() {
+  const nav = navigation;
   const data = await api("api/sessions");
+  if (nav !== navigation) return;
   const rows = data.sessions.map(s => ({ ...s, verdictText: s.live ? "running" : (s.verdict && s.verdict.verdict) || "" }));
   const f = listState.filter.toLowerCase();
   const shown = rows.filter(s => (!f || [s.id, s.profile, s.policy, s.game, s.reason, s.fleet, s.model_name, s.character].join(" ").toLowerCase().includes(f))
@@ -281,6 +289,7 @@ function signature(s) {
   return [s.steps, s.figures_read, s.journal_bytes, s.live, v.state, v.verdict, v.count].join("|");
 }
 async function sessionPage(key, pageNo, sel, polled) {
+  const here = navigation;
   const s0 = await api("api/session/" + enc(key));
   if (polled && shownSession.key === key && shownSession.sig === signature(s0)) {   // nothing new
     poll(() => sessionPage(key, pageNo, sel, true));
@@ -292,6 +301,7 @@ async function sessionPage(key, pageNo, sel, polled) {
   const pages = Math.max(1, Math.ceil(series.total / PAGE));
   pageNo = Math.min(Math.max(0, pageNo), pages - 1);
   const pageData = await api("api/session/" + enc(key) + "/page/" + pageNo * PAGE);
+  if (here !== navigation) return;
   const emu = s.backend === "pyboy" || !!s.emulator;
   const v = s.verdict;
   const summaryJson = s.session_json || {};
@@ -471,7 +481,9 @@ function pricesText(prices) {
     (prices[n].cached_input_per_mtok !== undefined && prices[n].cached_input_per_mtok !== null ? " / $" + prices[n].cached_input_per_mtok + " cached" : "") + " per million tokens").join(" · ");
 }
 async function fleetPage(key) {
+  const nav = navigation;
   const [d, all] = await Promise.all([api("api/fleet/" + enc(key)), api("api/fleets")]);
+  if (nav !== navigation) return;
   const cells = {}; for (const s of d.sessions) (cells[s.cell] = cells[s.cell] || []).push(s);
   const matrix = el("table", { class: "matrix", id: "matrix" }, el("thead", {}, el("tr", {}, el("th", {}, "cell"), el("th", {}, "sessions (by outcome)"))),
     el("tbody", {}, Object.entries(cells).map(([cell, ss]) => el("tr", {}, el("td", {}, cell), el("td", { class: "cellbox" },
