@@ -12,7 +12,9 @@ Reads each session's journal and observation files (nothing is written) and repo
 * every **action kind** attempted, with its accepted / rejected / unknown results;
 * **runs**: game-over screens reached (victory or defeat *inferred* from the player's HP on
   that screen — the mod's ``game_over`` block does not say), and runs entered;
-* each session's exit reason; a session that ended ``stuck`` counts as a stall.
+* each session's exit reason; a session that ended ``stuck`` counts as a stall;
+* a Game Boy session's score when it read one (``emulator.score``): final and best, the frame
+  each milestone was first reached, the first game-over frame.
 
 ``--expect FILE`` (or ``expect=`` in code) names variants that must appear; the command then
 exits 1 naming those never reached. Exit 0 otherwise, 2 when PATH is not a capture.
@@ -29,6 +31,7 @@ import dataclasses
 import os
 from typing import Any, Callable, Iterable
 
+from actors.emulator.session.score import ScoreTally
 from protocol.events import ActionAttempt, ActionResult, Observation, SessionEnd
 from protocol.journal import iter_lines
 from supervisor.commands.base import Command, emit
@@ -132,6 +135,8 @@ class SessionCoverage:
     model_cost_usd: float | None = 0.0      # the known costs; None: calls made, none known
     model_cost_unknown_calls: int = 0
     model_line: str = ""                    # as supervisor start's last lines say it
+    score: dict | None = None               # a Game Boy run's score (emulator.score; ScoreTally)
+    score_line: str = ""
 
     @property
     def stalled(self) -> bool:
@@ -167,9 +172,12 @@ def scan_session(session_dir: str, capture_root: str, cov: CoverageReport) -> Se
     attempts: dict[str, str] = {}
     walk = _RunWalk(sc)
     model = ModelUse()
+    score = ScoreTally()
     for line in iter_lines(os.path.join(session_dir, "events.jsonl")):
         row = line.row or {}
         model.add(row)
+        if row.get("event") == ActionResult.KIND:
+            score.add_row(row)
         event = row.get("event")
         if event == Observation.KIND:
             state = load_state(capture_root, row.get("path"))
@@ -193,6 +201,7 @@ def scan_session(session_dir: str, capture_root: str, cov: CoverageReport) -> Se
     sc.model_calls, sc.model_tokens, sc.model_cost_usd, sc.model_cost_unknown_calls = (
         spent["model_calls"], spent["model_tokens"], spent["model_cost_usd"], spent["model_cost_unknown_calls"])
     sc.model_line = model.line()
+    sc.score, sc.score_line = score.as_dict(), score.line()
     cov.sessions.append(sc)
     return sc
 
@@ -275,6 +284,9 @@ def render(cov: CoverageReport, missing: list[str]) -> str:
     asked = [s for s in cov.sessions if s.model_line]
     if asked:
         lines[1:1] = [f"{s.session}: {s.model_line}" for s in asked]
+    scored = [s for s in cov.sessions if s.score_line]
+    if scored:
+        lines[1:1] = [f"{s.session}: {s.score_line}" for s in scored]
     lines += [f"{name:<34}{n:>8}" for name, n in sorted(cov.variants.items())]
     lines += ["", f"{'action':<30}{'sent':>7}{'accepted':>10}{'rejected':>10}{'unknown':>9}"]
     for name, c in sorted(cov.actions.items()):

@@ -101,7 +101,8 @@ def group_rows(rows: list[dict], key: str = "cell", floors: dict[str, int | None
                "win_rate_ci95": [round(interval[0], 3), round(interval[1], 3)] if interval else None,
                "runs_inferred": sum(r.get("runs_inferred") or 0 for r in rs),
                "mean_duration_s": round(sum(durations) / len(durations), 2) if durations else None,
-               "session_ids": [r.get("session_id") for r in rs], **model_figures(rs, t["runs"], t["wins"])}
+               "session_ids": [r.get("session_id") for r in rs], **model_figures(rs, t["runs"], t["wins"]),
+               **score_figures(rs)}
         if floors is not None:
             xs = [floors[r["session_id"]] for r in rs if floors.get(r.get("session_id")) is not None]
             mean, se = stats.mean_se(xs)
@@ -109,6 +110,31 @@ def group_rows(rows: list[dict], key: str = "cell", floors: dict[str, int | None
                        floor_se=None if se is None else round(se, 2), floor_n=len(xs))
         out.append(row)
     return out
+
+
+def score_figures(rows: list[dict]) -> dict[str, Any]:
+    """A Game Boy score (``emulator.score``, docs/emulator.md) over ``rows``: the sessions that
+    read one, the mean of their final scores, the highest best score and the sessions whose
+    game was over; the figures are None when no session read a score."""
+    finals = [r["score_final"] for r in rows if r.get("score_final") is not None]
+    bests = [r["score_best"] for r in rows if r.get("score_best") is not None]
+    return {"scored_sessions": sum(1 for r in rows if r.get("score_best") is not None),
+            "score_final_mean": round(sum(finals) / len(finals), 2) if finals else None,
+            "score_best": max(bests) if bests else None,
+            "game_over_sessions": sum(1 for r in rows if r.get("game_over_frame") is not None)}
+
+
+def score_lines(cells: list[dict], width: int) -> list[str]:
+    """The score table under the cells' table, when any session read a score."""
+    if not any(c["scored_sessions"] for c in cells):
+        return []
+    lines = ["", f"{'cell':<{width}} {'scored':>6} {'mean final':>10} {'best':>8} {'game over':>9}"]
+    for c in cells:
+        m = c["score_final_mean"]
+        mean = "-" if m is None else str(int(m)) if m == int(m) else f"{m:.2f}"
+        best = "-" if c["score_best"] is None else str(c["score_best"])
+        lines.append(f"{c['cell']:<{width}} {c['scored_sessions']:>6} {mean:>10} {best:>8} {c['game_over_sessions']:>9}")
+    return lines
 
 
 def cell_rows(rows: list[dict]) -> list[dict[str, Any]]:
@@ -151,6 +177,7 @@ def table(rows: list[dict]) -> str:
                      f"{c['needs_review']:>7} {c['stopped']:>5} {c['steps']:>8} "
                      f"{c['steps_per_session']:>10} {c['runs']:>5} {c['wins']:>5} {rate:>6} {ci:>11} {mean:>7}"
                      + (_money(c) if money else ""))
+    lines += score_lines(cells, width)
     key, models = model_groups(rows)
     if models:
         mwidth = max([len(key)] + [len(str(m[key])) for m in models])

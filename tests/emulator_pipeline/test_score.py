@@ -18,7 +18,9 @@ import warnings
 import pytest
 
 from actors.emulator.cartridge import build_rom
-from supervisor.fleet.results import read_journal
+from supervisor.capture.coverage import render, scan
+from supervisor.fleet.report import table
+from supervisor.fleet.results import FIELDS, read_journal
 from tests.emulator.session.test_score import retitled
 from tests.harness import REPO
 
@@ -86,6 +88,14 @@ def test_the_demo_cartridge_reports_its_milestones_at_the_frames_they_were_reach
         (summary["final"], summary["best"], 3, first["won"])
     state = _state(s, s.events("observation")[-1])
     assert state["score"]["milestones"] == ["got_key", "door_open", "won"] and state["score"]["game_over"] is True
+    line = (f"{os.path.basename(s.session_dir)}: score {summary['final']} (best {summary['best']}); got_key at frame "
+            f"{first['got_key']}, door_open at frame {first['door_open']}, won at frame {first['won']}; "
+            f"game over at frame {first['won']}")
+    assert line in render(scan(s.session_dir), []).splitlines(), "capture coverage shows the score"
+    row = {k: None for k in FIELDS} | {"fleet": "f", "index": 0, "slot": "s0", "cell": "demo", "repeat": 0,
+                                       "outcome": "ok"} | facts
+    assert f"demo {1:>6} {summary['final']:>10} {summary['best']:>8} {1:>9}" in table([row]).splitlines(), \
+        "fleet report shows the score"
 
 
 def test_rex_runner_scores_while_it_runs_and_each_death_is_a_game_over(pyboy_session, rex_rom_copy):

@@ -539,6 +539,21 @@ class ScoreTally:
                 "game_over_frame": s.get("game_over_frame"), "game_overs": s.get("game_overs", 0),
                 "evidence": s["evidence"]}
 
+    def line(self) -> str:
+        """``score 55 (best 55); got_key at frame 262, won at frame 534; game over at frame 534``;
+        empty when nothing was read."""
+        d = self.as_dict()
+        if d is None:
+            return ""
+        final = "unread" if d["final"] is None else str(d["final"])
+        text = f"score {final} (best {'-' if d['best'] is None else d['best']})"
+        if d["milestones"]:
+            text += "; " + ", ".join(f"{name} at frame {frame}" for name, frame in d["milestones"].items())
+        if d["game_over_frame"] is not None:
+            again = f", {d['game_overs']} times" if d["game_overs"] > 1 else ""
+            text += f"; game over at frame {d['game_over_frame']}{again}"
+        return text
+
     def facts(self) -> dict:
         """The scalar columns of a results row: None each when the session read no score."""
         d = self.as_dict()
