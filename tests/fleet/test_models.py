@@ -115,6 +115,20 @@ def test_tokens_and_cost_are_the_journal_sums_and_unknown_is_never_zero(fleet):
             assert spent["priced"] == 0 and r["model_cost_usd"] is None, r
 
 
+def test_capture_coverage_gives_each_session_its_tokens_and_cost(fleet):
+    rows = results(fleet["root"])
+    dirs = [os.path.join(fleet["root"], r["session_dir"]) for r in rows]
+    r = supervisor("capture", "coverage", *dirs, "--json")
+    assert r.returncode == 0, r.stderr
+    sessions = {s["session"]: s for s in json.loads(r.stdout)["sessions"]}
+    for d in dirs:
+        spent, shown = journal_spend(d), sessions[os.path.basename(d)]
+        assert (shown["model_tokens"], shown["model_cost_unknown_calls"]) == (spent["tokens"], spent["unknown"])
+        assert shown["model_cost_usd"] == (pytest.approx(spent["cost"], rel=1e-9) if spent["priced"] else None)
+    text = supervisor("capture", "coverage", dirs[0]).stdout
+    assert f"{journal_spend(dirs[0])['tokens']:,} tokens; cost $" in text, text
+
+
 def test_what_the_server_answered_is_what_the_results_count(fleet):
     """The stand-in's own replies, per model: their tokens are the results' tokens, and the
     priced model's cost is its replies' usage at the fleet file's prices."""
