@@ -2,8 +2,10 @@
 
 For the pyboy backend it also reads what the emulator would load -- ``game.rom`` (missing,
 unreadable, too small, not a multiple of 16 KiB, bad header checksum, unknown cartridge
-type), ``game.start_checkpoint`` and ``game.battery_save`` -- and exits 2 naming the key,
-the path and what is wrong.
+type), ``game.start_checkpoint`` and ``game.battery_save`` -- checks ``emulator.score``
+against that cartridge's memory map (an address it cannot read, a width that runs out of its
+region, a milestone naming no value ...), and exits 2 naming the key, the path and what is
+wrong.
 
 Example:
   supervisor validate run/profiles/demo.yaml
