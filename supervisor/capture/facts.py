@@ -271,12 +271,14 @@ class SessionFacts:
         self._menu: dict | None = None           # the newest observation row, when a menu
         self._pick_proposals: dict[str, str] = {}  # proposal_id -> character (character_pick)
         self._picks: dict[str, str] = {}           # attempt_id -> the character it picks
+        self._seeded: bool | None = None           # the seed mark of the run being played
         self.score = ScoreTally()                  # a Game Boy run's score (emulator.score)
 
     def add(self, row: dict[str, Any]) -> None:
         event = row.get("event")
         self.model.add(row)
         self._follow_character(row, event)
+        self._follow_seed(row, event)
         if event == ActionResult.KIND:
             self.score.add_row(row)
         if event == SessionStart.KIND and isinstance(row.get("profile"), dict):
@@ -289,7 +291,8 @@ class SessionFacts:
                 self._on_game_over = True
                 state = self.read_state(row) if self.read_state else None
                 self.runs.append({**game_over_outcome(state), "step": self._step,
-                                  "observation_id": row.get("observation_id"), "sequence": row.get("sequence")})
+                                  "observation_id": row.get("observation_id"), "sequence": row.get("sequence"),
+                                  "seeded": self._take_seeded()})
             elif kind not in (GAME_OVER, *OVER_A_RUN):
                 self._on_game_over = False
         elif event == ProposalStatus.KIND:
@@ -303,7 +306,7 @@ class SessionFacts:
                     self.runs[-1].update(end)
             else:
                 self.runs.append({**end, "step": self._step, "proposal_id": row.get("proposal_id"),
-                                  "sequence": row.get("sequence")})
+                                  "sequence": row.get("sequence"), "seeded": self._take_seeded()})
         elif event == ActionResult.KIND and row.get("outcome") in self.results:
             self.results[row["outcome"]] += 1
         elif event == RunIdentityChanged.KIND:
@@ -337,6 +340,22 @@ class SessionFacts:
             picked = self._picks.pop(str(row.get("attempt_id")), None)
             if picked is not None and row.get("outcome") == "accepted":
                 self.character_picked = picked
+
+    def _follow_seed(self, row: dict[str, Any], event: Any) -> None:
+        """A run's seed mark, ``seeded`` on a proposal row (the STS2 policy's, asked by
+        ``policy.settings.run_seed``: docs/policy.md): each run listed carries the mark made
+        while it was played (None without one); a mark made on its game-over screen is its own."""
+        if event != Proposal.KIND or not isinstance(row.get("seeded"), bool):
+            return
+        if row.get("state_type") == GAME_OVER and self._on_game_over and self.runs \
+                and self.runs[-1].get("seeded") is None:
+            self.runs[-1]["seeded"] = row["seeded"]
+        else:
+            self._seeded = row["seeded"]
+
+    def _take_seeded(self) -> bool | None:
+        seeded, self._seeded = self._seeded, None
+        return seeded
 
     def _character_on_screen(self, observation_id: Any, option: str) -> str | None:
         """The character ``option`` names on the character-select screen it was sent on (the
