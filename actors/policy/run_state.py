@@ -22,6 +22,20 @@ other.
 
 Tutorial and popup states (mid-run too) are neither a run exit nor evidence of anything.
 
+**A seeded run** (``policy.settings.run_seed``, ``RunSeed``). The policy embarks with
+``menu_select {option: embark, seed}`` while the game has not refused the seed itself; once it
+did (one of the two refusals of McpMod.Actions.cs ``ExecuteCharacterSelectMenuOption``, kept
+for the session: the game's flows do not change), it embarks without. Every run the policy
+plays while a seed is asked gets one mark, on a proposal row: ``seeded: true`` with
+``seed_applied`` (``requested``, ``embark_reply``, ``reported_seed``, ``run_id``) once the run's
+identity reports the asked seed (compared as text, ignoring case and surrounding blanks), or
+``seeded: false`` with ``unseeded`` (``reason``, ``requested``, and what backs the reason):
+``refused`` (the game's ``error``), ``embarked_without_seed`` (a plain embark, e.g. a stall's
+way out), ``seed_mismatch`` (the identity reports another seed: ``seed_applied`` too),
+``unconfirmed`` (the run ended before its identity reported a seed), ``joined_in_run``,
+``continued_saved_run``. The run is told from earlier ones by a run id not seen before the
+embark; a restarted policy rebuilds all of it from the replayed results and proposal rows.
+
 Card evidence is a combat-pile snapshot, kept only with a reported run id, with provenance:
 ``source: combat_piles``, ``run_id``, ``observed_step``, ``act``, ``floor``,
 ``persistent_deck: false``, ``piles_present`` and freshness ``observed_combat_piles`` (read
@@ -34,15 +48,103 @@ from __future__ import annotations
 
 from collections import Counter
 
-from .context import PolicyContext, is_blocking_popup, room_of
+from .context import PolicyContext, is_blocking_popup, refusal_text, room_of
 
 PILES = ("hand", "draw_pile", "discard_pile", "exhaust_pile")
 COMBAT = {"monster", "elite", "boss", "hand_select"}
+EMBARK = ("embark", "confirm")
+# McpMod.Actions.cs ExecuteCharacterSelectMenuOption: the refusals of the seed itself (no
+# lobby; the lobby's SetSeed threw); any other refusal of a seeded embark says nothing of it
+SEED_REFUSALS = ("Seeded embark is not supported", "Seeded embark failed before starting the run")
+
+
+class RunSeed:
+    """The run seed asked of the game and each run's mark (module docstring)."""
+
+    def __init__(self, requested: str | int | None):
+        self.requested = None if requested is None else str(requested).strip()
+        self.refusal: str | None = None  # the game's refusal of the seed itself
+        self.awaiting: dict | None = None  # an accepted seeded embark, its run not confirmed yet
+        self.entered = False  # the awaited run was seen (an in-run read after the embark)
+        self.before: set[str] = set()  # run ids seen before the awaited embark
+        self.seen: set[str] = set()  # every run id seen
+        self.mark: dict | None = None  # the next proposal's mark
+
+    def embark_parameters(self) -> dict:
+        """``{"seed": ...}`` for an embark while a seed is asked and not refused, else ``{}``."""
+        return {"seed": self.requested} if self.requested and self.refusal is None else {}
+
+    def observe(self, state: dict) -> None:
+        if self.awaiting is None:
+            return
+        if state.get("state_type") in ("menu", "game_over"):  # (a game over shows its run)
+            if self.entered:
+                self._unseeded("unconfirmed", embark_reply=self.awaiting["embark_reply"])
+                self.awaiting = None
+        elif isinstance(state.get("run"), dict):
+            self.entered = True
+
+    def identity(self, rid: str, seed) -> None:
+        """A usable identity: the awaited run's, when its id was not seen before the embark."""
+        self.seen.add(rid)
+        if self.awaiting is None or rid in self.before:
+            return
+        applied = {**self.awaiting, "reported_seed": seed, "run_id": rid}
+        self.awaiting = None
+        if seed is not None and str(seed).strip().upper() == str(applied["requested"]).upper():
+            self.mark = {"seeded": True, "seed_applied": applied}
+        else:
+            self._unseeded("seed_mismatch" if seed is not None else "unconfirmed",
+                           reported_seed=seed, run_id=rid)
+            self.mark["seed_applied"] = applied
+
+    def record_result(self, proposal: dict, result: dict) -> None:
+        params = proposal.get("parameters") or {}
+        if self.requested is None or proposal.get("action") != "menu_select" or \
+                params.get("option") not in EMBARK:
+            return
+        seeded = isinstance(params.get("seed"), str) and bool(params["seed"].strip())
+        if result.get("outcome") == "rejected":
+            text = refusal_text(result)
+            if seeded and text.startswith(SEED_REFUSALS):
+                self.refusal = text
+            return
+        if seeded:  # accepted (or unknown: it may have happened)
+            reply = result.get("response") if isinstance(result.get("response"), dict) else {}
+            self.awaiting = {"requested": params["seed"], "embark_reply": reply.get("message")}
+            self.entered = False
+            self.before = set(self.seen)
+        elif self.refusal is not None:
+            self.awaiting = None
+            self._unseeded("refused", error=self.refusal)
+        else:
+            self.awaiting = None
+            self._unseeded("embarked_without_seed")
+
+    def joined(self, how: str) -> None:
+        """The session joined a run it did not start: no seed could be asked of it."""
+        if self.requested is not None:
+            self._unseeded("continued_saved_run" if how == "continue_saved_run" else "joined_in_run")
+
+    def _unseeded(self, reason: str, **why) -> None:
+        self.mark = {"seeded": False,
+                     "unseeded": {"reason": reason, "requested": self.requested, **why}}
+
+    def take_mark(self) -> dict:
+        """The mark for the proposal being made, once."""
+        mark, self.mark = self.mark, None
+        return mark or {}
+
+    def record_proposal(self, proposal: dict) -> None:
+        if isinstance(proposal.get("seeded"), bool):
+            self.mark = None  # recorded (a restarted policy replays it here)
 
 
 class RunContext:
-    def __init__(self, policy_context: PolicyContext, stop_on_run_end: bool):
+    def __init__(self, policy_context: PolicyContext, stop_on_run_end: bool,
+                 run_seed: str | int | None = None):
         self.policy = policy_context
+        self.seed = RunSeed(run_seed)
         self.stop_on_run_end = stop_on_run_end
         self.last_known_run_id: str | None = None  # private, kept through outages
         self.reported_run_id: str | None = None  # what decision rows carry (null in outages)
@@ -61,6 +163,7 @@ class RunContext:
         kind = state.get("state_type")
         if kind in ("menu", "game_over"):
             self._run_exit()
+        self.seed.observe(state)
         ident = row.get("run_identity")
         if ident is not None:
             self._identity(ident)
@@ -80,6 +183,7 @@ class RunContext:
                 self.stop_reason = "run_changed"
         self.last_known_run_id = self.reported_run_id = rid
         self.run_seed = ident.get("seed")
+        self.seed.identity(rid, self.run_seed)
 
     def _run_exit(self) -> None:
         if self.reported_run_id is not None or self.evidence is not None:
@@ -106,6 +210,7 @@ class RunContext:
             self.evidence = {**self.evidence, "freshness": "historical_combat_piles"}
 
     def record_result(self, proposal: dict, result: dict) -> None:
+        self.seed.record_result(proposal, result)
         if result.get("outcome") == "rejected":
             return
         action = proposal.get("action")
@@ -126,6 +231,7 @@ class RunContext:
         if record is not None:
             self.join_reported = True
             record["run_id"] = self.reported_run_id
+            self.seed.joined(record["how"])
         return record
 
     def decision_fields(self) -> dict:

@@ -12,7 +12,8 @@ dismissed at once, whatever is pending: the run's pending action and guards wait
 
 Every proposal row carries ``state_digest``, ``state_type``, ``run_id``, ``run_seed`` and
 ``deck_provenance``; executable ones ``guard_snapshot`` and ``situation``; and, when they
-happen, ``released_no_effect``, ``stall``/``escape``, ``session_join``, ``run_outcome``.
+happen, ``released_no_effect``, ``stall``/``escape``, ``session_join``, ``run_outcome``,
+a run's seed mark (``seeded`` with ``seed_applied`` or ``unseeded``, ``run_state.RunSeed``).
 """
 from __future__ import annotations
 
@@ -34,7 +35,7 @@ class Sts2Heuristic(Policy):
         super().__init__(settings, session)
         self.stuck = float(session.get("stuck_seconds") or 20)
         self.ctx = PolicyContext(settings["no_effect_reads"], float(settings["no_effect_seconds"]))
-        self.run = RunContext(self.ctx, bool(session.get("stop_on_run_end", True)))
+        self.run = RunContext(self.ctx, bool(session.get("stop_on_run_end", True)), settings["run_seed"])
         self.stall = StallWatch(self.stuck, settings["stall_reads"], settings["stall_after_seconds"],
                                 enabled=not session.get("dry_run") and bool(session.get("stuck_seconds", 20)))
         self.deciding: Observation | None = None
@@ -52,11 +53,13 @@ class Sts2Heuristic(Policy):
         self.stall.record_result(proposal, result)
 
     def record_proposal(self, proposal: dict) -> None:
-        """Replayed decisions that changed memory: a no-effect release, a reported join."""
+        """Replayed decisions that changed memory: a no-effect release, a reported join, a
+        run's seed mark."""
         if proposal.get("released_no_effect"):
             self.ctx.apply_release(proposal["released_no_effect"])
         if proposal.get("session_join"):
             self.run.join_reported = True
+        self.run.seed.record_proposal(proposal)
 
     # -- deciding ---------------------------------------------------------------------
     def decide(self, obs: Observation) -> Proposal:
@@ -75,6 +78,7 @@ class Sts2Heuristic(Policy):
         join = self.run.join_record(st, p)
         if join is not None:
             p.extra["session_join"] = join
+        p.extra.update(self.run.seed.take_mark())
         if p.wish == "execute" and p.action:
             p.extra.setdefault("guard_snapshot", snapshot_for(p.action, p.parameters, st))
             if "situation" not in p.extra:

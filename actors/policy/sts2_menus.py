@@ -90,7 +90,11 @@ def character_select(policy, st: dict, names: list[str]) -> list[Proposal]:
     if policy.ctx.character_picked:
         ready = [n for n in ("embark", "confirm") if n in names]
         if ready:
-            return [pick(ready[0], f"{ready[0]} with the picked character")]
+            # the run's seed, while one is asked and the game has not refused it (run_state.RunSeed)
+            seed = policy.run.seed.embark_parameters()
+            why = f", seed {seed['seed']!r} (policy.settings.run_seed)" if seed else ""
+            return [Proposal("menu_select", {"option": ready[0], **seed},
+                             f"{ready[0]} with the picked character{why}")]
         return [Proposal.wait("character picked; awaiting embark to be enabled")]
     chars = [c for c in st.get("characters") or [] if isinstance(c, dict) and not c.get("locked")]
     ids = [c.get("id") for c in chars if c.get("id") in names] or \

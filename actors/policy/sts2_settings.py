@@ -18,6 +18,7 @@ KNOWN: dict[str, tuple[Any, Any, str]] = {
     "no_effect_seconds": (NUMBER, 5.0, "a number of seconds >= 0"),
     "stall_reads": ((int,), 10, "a whole number of reads >= 1"),
     "stall_after_seconds": ((*NUMBER, type(None)), None, "a number of seconds >= 0"),
+    "run_seed": ((str, int, type(None)), None, "a seed: non-blank text or a whole number >= 1"),
 }
 
 
@@ -32,7 +33,8 @@ def read_settings(settings: dict) -> dict:
     out = {}
     for key, (accepted, default, expected) in KNOWN.items():
         value = settings.get(key, default)
-        if not _fits(value, accepted):
+        blank_seed = key == "run_seed" and isinstance(value, str) and not value.strip()
+        if not _fits(value, accepted) or blank_seed:  # the mod takes a blank seed for none
             raise ValueError(f"policy.settings.{key}: expected {expected}, got {value!r}")
         out[key] = value
     return out
