@@ -27,6 +27,7 @@ from typing import Any, Callable
 
 from actors.emulator.session.score import ScoreTally
 from actors.model_client.errors import ANSWERED_KINDS
+from supervisor.capture.runscore import RunScore, progress_score
 from protocol import obspack
 from protocol.events import (ActionAttempt, ActionResult, ActorRestart, EmulatorStats, ModelError, ModelLateAnswer,
                              Observation, Proposal, ProposalStatus, RunIdentityChanged, SessionEnd, SessionStart)
@@ -273,6 +274,8 @@ class SessionFacts:
         self._picks: dict[str, str] = {}           # attempt_id -> the character it picks
         self._seeded: bool | None = None           # the seed mark of the run being played
         self.score = ScoreTally()                  # a Game Boy run's score (emulator.score)
+        self.run_score = RunScore()                # the STS2 run being played: floor, bosses, ...
+        self._bosses: list[tuple[int, bool]] = []  # per listed run: bosses beaten before its end, a boss fight on at it
 
     def add(self, row: dict[str, Any]) -> None:
         event = row.get("event")
@@ -287,12 +290,14 @@ class SessionFacts:
             self.observations += 1
             self._step = row.get("step") if _is_int(row.get("step")) else self.observations
             kind = row.get("state_type")
+            if not self._on_game_over:
+                self.run_score.add(row)
             if kind == GAME_OVER and not self._on_game_over:
                 self._on_game_over = True
                 state = self.read_state(row) if self.read_state else None
-                self.runs.append({**game_over_outcome(state), "step": self._step,
-                                  "observation_id": row.get("observation_id"), "sequence": row.get("sequence"),
-                                  "seeded": self._take_seeded()})
+                self._end_run({**game_over_outcome(state), "step": self._step,
+                               "observation_id": row.get("observation_id"), "sequence": row.get("sequence"),
+                               "seeded": self._take_seeded()})
             elif kind not in (GAME_OVER, *OVER_A_RUN):
                 self._on_game_over = False
         elif event == ProposalStatus.KIND:
@@ -303,10 +308,11 @@ class SessionFacts:
                 return
             if self._on_game_over:   # counted by its screen; the policy may know what it could not
                 if self.runs and self.runs[-1]["outcome"] == "unknown":
-                    self.runs[-1].update(end)
+                    self.runs[-1].update({k: v for k, v in end.items() if v is not None or k not in ("floor", "act")})
+                    self._rescore(len(self.runs) - 1)
             else:
-                self.runs.append({**end, "step": self._step, "proposal_id": row.get("proposal_id"),
-                                  "sequence": row.get("sequence"), "seeded": self._take_seeded()})
+                self._end_run({**end, "step": self._step, "proposal_id": row.get("proposal_id"),
+                               "sequence": row.get("sequence"), "seeded": self._take_seeded()})
         elif event == ActionResult.KIND and row.get("outcome") in self.results:
             self.results[row["outcome"]] += 1
         elif event == RunIdentityChanged.KIND:
@@ -318,6 +324,34 @@ class SessionFacts:
         elif event == SessionEnd.KIND:
             self.reason = row.get("reason") if isinstance(row.get("reason"), str) else None
             self.exit_code = row.get("exit_code") if _is_int(row.get("exit_code")) else None
+
+    def _end_run(self, run: dict[str, Any]) -> None:
+        """List an ended run with its score (``runscore``: floor, act, elites, bosses, hp_end,
+        progress_score), and start scoring the next."""
+        score = self.run_score.result(bool(run.get("won")))
+        run.update({"floor": run.get("floor") if score["floor"] is None else score["floor"],
+                    "act": run.get("act") if score["act"] is None else score["act"],
+                    **{k: v for k, v in score.items() if k not in ("floor", "act")},
+                    "floors": sorted(self.run_score.floors.values(), key=lambda f: f["floor"])})
+        self._bosses.append((self.run_score.bosses, self.run_score.fight == "boss"))
+        self.runs.append(run)
+        self.run_score.reset()
+
+    def _rescore(self, i: int) -> None:
+        """A run's outcome learnt after its screen (the policy's ``run_outcome``): a won run's
+        last boss counts."""
+        run = self.runs[i]
+        if run.get("bosses") is None:
+            return
+        before, boss_at_end = self._bosses[i]
+        run["bosses"] = before + (1 if run["won"] and boss_at_end else 0)
+        run["progress_score"] = round(progress_score(run.get("floor"), run["bosses"]), 6)
+
+    def run_in_progress(self) -> dict | None:
+        """The score so far of a run still being played at the journal's end (None without one)."""
+        if self._on_game_over or not self.run_score.seen:
+            return None
+        return {**self.run_score.result(False), "ended": False}
 
     def _follow_character(self, row: dict[str, Any], event: Any) -> None:
         """A character pick: proposed (``character_pick``) or sent on a character-select screen,
@@ -407,7 +441,43 @@ class SessionFacts:
                 "frames": self.frames, **self.results, "reason": self.reason,
                 "model_answers": self.model.answers, "model_errors": self.model.errors,
                 "model": self.model_name, "character": self.character, **model_spent(self.model),
-                **self.score.facts()}
+                **self.score.facts(), **self.run_scores(), "seeded_by": self.seeded_by}
+
+    @property
+    def seeded_by(self) -> str | None:
+        """What seeded the session's runs, so two arms can be paired by seed: ``run_seed`` when
+        the policy applied ``policy.settings.run_seed`` to every run it marked; ``game.seed``
+        for the built-in game (it generates its runs from it); ``emulator`` for a cartridge (it
+        starts from the same state); None for the real game otherwise, or when a run was
+        marked unseeded."""
+        marks = [r.get("seeded") for r in self.runs if r.get("seeded") is not None]
+        if marks and all(marks):
+            return "run_seed"
+        if marks:
+            return None
+        game = self._section("game")
+        if game.get("backend") == "pyboy":
+            return "emulator"
+        return "game.seed" if game.get("builtin") else None
+
+    def run_scores(self) -> dict[str, Any]:
+        """A Slay the Spire 2 session's score, as results rows give it (``runscore``): over its
+        ended runs, ``progress_score`` (their mean), ``floor``, ``act``, ``elites``, ``bosses``
+        (the most any reached) and ``hp_end`` (the last one's); without an ended run, those of
+        the run still being played at the journal's end. ``scored_runs`` says which:
+        ``ended`` (how many is ``runs``), ``unfinished``, or None when no row showed progress."""
+        scored = [r for r in self.runs if r.get("progress_score") is not None]
+        keys = ("floor", "act", "elites", "bosses")
+        if scored:
+            best = {k: max((r[k] for r in scored if _is_int(r.get(k))), default=None) for k in keys}
+            mean = sum(r["progress_score"] for r in scored) / len(scored)
+            return {**best, "hp_end": scored[-1].get("hp_end"), "progress_score": round(mean, 6),
+                    "scored_runs": "ended"}
+        now = self.run_in_progress()
+        if now is None:
+            return {**dict.fromkeys(keys), "hp_end": None, "progress_score": None, "scored_runs": None}
+        return {**{k: now[k] for k in keys}, "hp_end": now["hp_end"], "progress_score": now["progress_score"],
+                "scored_runs": "unfinished"}
 
 
 def model_spent(m: ModelUse) -> dict[str, Any]:

@@ -102,7 +102,7 @@ def group_rows(rows: list[dict], key: str = "cell", floors: dict[str, int | None
                "runs_inferred": sum(r.get("runs_inferred") or 0 for r in rs),
                "mean_duration_s": round(sum(durations) / len(durations), 2) if durations else None,
                "session_ids": [r.get("session_id") for r in rs], **model_figures(rs, t["runs"], t["wins"]),
-               **score_figures(rs)}
+               **score_figures(rs), **progress_figures(rs)}
         if floors is not None:
             xs = [floors[r["session_id"]] for r in rs if floors.get(r.get("session_id")) is not None]
             mean, se = stats.mean_se(xs)
@@ -122,6 +122,43 @@ def score_figures(rows: list[dict]) -> dict[str, Any]:
             "score_final_mean": round(sum(finals) / len(finals), 2) if finals else None,
             "score_best": max(bests) if bests else None,
             "game_over_sessions": sum(1 for r in rows if r.get("game_over_frame") is not None)}
+
+
+def progress_figures(rows: list[dict]) -> dict[str, Any]:
+    """A Slay the Spire 2 run's score over ``rows`` (``supervisor.capture.runscore``): the
+    progress score's sessions, mean, median and 95 % t interval of the mean, the mean floor
+    reached, and the bosses and elites beaten; None when no session showed a run's progress."""
+    xs = [r["progress_score"] for r in rows if isinstance(r.get("progress_score"), (int, float))]
+    summary = stats.mean_median_interval(xs)
+    floors = [r["floor"] for r in rows if isinstance(r.get("floor"), int) and r.get("progress_score") is not None]
+    ci = summary and summary["interval"]
+    return {"progress_n": len(xs),
+            "progress_mean": None if not summary else round(summary["mean"], 4),
+            "progress_median": None if not summary else round(summary["median"], 4),
+            "progress_ci95": [round(ci[0], 4), round(ci[1], 4)] if ci else None,
+            "progress_floor_mean": round(sum(floors) / len(floors), 2) if floors else None,
+            "progress_bosses": sum(r.get("bosses") or 0 for r in rows),
+            "progress_elites": sum(r.get("elites") or 0 for r in rows),
+            "progress_unfinished": sum(1 for r in rows if r.get("scored_runs") == "unfinished")}
+
+
+def progress_lines(cells: list[dict], width: int) -> list[str]:
+    """The progress-score table under the cells' table, when any session showed progress."""
+    if not any(c["progress_n"] for c in cells):
+        return []
+    lines = ["", f"{'cell':<{width}} {'scored':>6} {'score mean':>10} {'median':>7} {'95% CI':>13} "
+                 f"{'floor':>6} {'bosses':>6} {'elites':>6}"]
+    for c in cells:
+        mean = "-" if c["progress_mean"] is None else f"{c['progress_mean']:.3f}"
+        median = "-" if c["progress_median"] is None else f"{c['progress_median']:.3f}"
+        ci = "-" if not c["progress_ci95"] else f"{c['progress_ci95'][0]:.3f}-{c['progress_ci95'][1]:.3f}"
+        floor = "-" if c["progress_floor_mean"] is None else f"{c['progress_floor_mean']:.1f}"
+        lines.append(f"{c['cell']:<{width}} {c['progress_n']:>6} {mean:>10} {median:>7} {ci:>13} "
+                     f"{floor:>6} {c['progress_bosses']:>6} {c['progress_elites']:>6}")
+    if any(c["progress_unfinished"] for c in cells):
+        lines.append(f"({sum(c['progress_unfinished'] for c in cells)} session(s) scored by a run still "
+                     "being played at their end: scored_runs = unfinished)")
+    return lines
 
 
 def score_lines(cells: list[dict], width: int) -> list[str]:
@@ -177,6 +214,7 @@ def table(rows: list[dict]) -> str:
                      f"{c['needs_review']:>7} {c['stopped']:>5} {c['steps']:>8} "
                      f"{c['steps_per_session']:>10} {c['runs']:>5} {c['wins']:>5} {rate:>6} {ci:>11} {mean:>7}"
                      + (_money(c) if money else ""))
+    lines += progress_lines(cells, width)
     lines += score_lines(cells, width)
     key, models = model_groups(rows)
     if models:

@@ -39,7 +39,7 @@ import json
 import os
 from typing import Any, Iterable
 
-from actors.runtime.durable import sync
+from actors.runtime.durable import replace_durably, sync, sync_path
 from protocol.journal import iter_lines
 from supervisor.capture.facts import SessionFacts, observation_reader
 
@@ -52,6 +52,7 @@ FIELDS = ("fleet", "index", "slot", "cell", "repeat", "outcome", "exit_code", "r
           "runs", "wins", "runs_inferred", "model", "character", "model_answers", "model_errors", "model_calls",
           "model_tokens", "model_cached_tokens", "model_cost_usd", "model_cost_unknown_calls", "model_fallbacks",
           "frames", "score_final", "score_best", "milestones_reached", "game_over_frame",
+          "progress_score", "floor", "act", "elites", "bosses", "hp_end", "scored_runs", "seeded_by",
           "accepted", "rejected", "unknown", "duration_s", "started_at",
           "ended_at", "attempts", "session_id", "session_dir", "host", "detail")
 
@@ -167,10 +168,15 @@ def totals(rows: Iterable[dict], elapsed_s: float | None = None) -> dict[str, An
 
 
 def append_row(root: str, row: dict) -> None:
-    with open(os.path.join(root, layout.RESULTS), "a", encoding="utf-8") as fh:
+    """Append one row, durable when this returns (the file's name too, when it is new)."""
+    path = os.path.join(root, layout.RESULTS)
+    new = not os.path.exists(path)
+    with open(path, "a", encoding="utf-8") as fh:
         fh.write(json.dumps(row, sort_keys=True, default=str) + "\n")
         fh.flush()
         sync(fh.fileno())
+    if new:
+        sync_path(root)
 
 
 def read_rows(root: str) -> list[dict]:
@@ -181,10 +187,10 @@ def read_rows(root: str) -> list[dict]:
 
 
 def write_fleet(root: str, data: dict) -> None:
-    path = os.path.join(root, layout.FLEET_FILE)
-    with open(path + ".tmp", "w", encoding="utf-8") as fh:
-        json.dump(data, fh, indent=1, sort_keys=True, default=str)
-    os.replace(path + ".tmp", path)
+    """Replace ``fleet.json`` durably: a power cut leaves the old one or the new one, so a fleet
+    whose sessions started can always be resumed."""
+    replace_durably(os.path.join(root, layout.FLEET_FILE),
+                    json.dumps(data, indent=1, sort_keys=True, default=str).encode())
 
 
 def read_fleet(root: str) -> dict:
