@@ -46,6 +46,17 @@ def _legend(items: list[dict], key: str, name) -> str:
     return ", ".join(f"{item.get(key)}: {name(item)}" for item in items)
 
 
+def _choose(action: str, items: list[dict], arg: str = "index", key: str = "index", label=None,
+            about: str = "", **more: list) -> list[dict]:
+    """One legal action choosing among ``items`` by their ``key`` (as argument ``arg``), with a
+    legend of what each value names; [] when there is nothing to choose."""
+    if not items:
+        return []
+    legend = _legend(items, key, label or _name)
+    return [_entry(action, f"{about}: {legend}" if about else legend,
+                   **{arg: [i.get(key, 0) for i in items]}, **more)]
+
+
 def _name(item: dict) -> str:
     return str(item.get("name") or item.get("title") or item.get("id") or item.get("type") or "?")
 
@@ -74,30 +85,24 @@ def _combat(policy, st: dict, battle: dict) -> list[dict]:
     aimed = [c for c in hand if c.get("target_type") in ENEMY_TARGETED]
     plain = [c for c in hand if c.get("target_type") not in ENEMY_TARGETED]
     out = []
-    if aimed and targets:
-        out.append(_entry("play_card", f"cards that need a target: {_legend(aimed, 'index', _name)}; "
-                                       f"targets: {target_legend}",
-                          card_index=[c.get("index", 0) for c in aimed], target=targets))
-    if plain:
-        out.append(_entry("play_card", f"cards without a target: {_legend(plain, 'index', _name)}",
-                          card_index=[c.get("index", 0) for c in plain]))
+    if targets:
+        out += _choose("play_card", aimed, "card_index", about="cards that need a target", target=targets)
+        if out:
+            out[-1]["about"] += f"; targets: {target_legend}"
+    out += _choose("play_card", plain, "card_index", about="cards without a target")
     potions = [p for p in _listed(player.get("potions")) if p.get("can_use_in_combat")]
     aimed_pots = [p for p in potions if p.get("target_type") in ENEMY_TARGETED]
     plain_pots = [p for p in potions if p.get("target_type") not in ENEMY_TARGETED]
-    if aimed_pots and targets:
-        out.append(_entry("use_potion", f"potions that need a target: {_legend(aimed_pots, 'slot', _name)}",
-                          slot=[p.get("slot", 0) for p in aimed_pots], target=targets))
-    if plain_pots:
-        out.append(_entry("use_potion", f"potions: {_legend(plain_pots, 'slot', _name)}",
-                          slot=[p.get("slot", 0) for p in plain_pots]))
+    if targets:
+        out += _choose("use_potion", aimed_pots, "slot", "slot", about="potions that need a target", target=targets)
+    out += _choose("use_potion", plain_pots, "slot", "slot", about="potions")
     out.append(_entry("end_turn", "end your turn"))
     return out
 
 
 def _hand_select(policy, st: dict, hs: dict) -> list[dict]:
-    cards = _listed(hs.get("cards"))
-    out = [_entry("combat_select_card", f"{hs.get('prompt') or 'select a card'}: {_legend(cards, 'index', _name)}",
-                  card_index=[c.get("index", 0) for c in cards])] if cards else []
+    out = _choose("combat_select_card", _listed(hs.get("cards")), "card_index",
+                  about=hs.get("prompt") or "select a card")
     if hs.get("can_confirm"):
         out.append(_entry("combat_confirm_selection", "confirm the selection"))
     return out
@@ -106,45 +111,36 @@ def _hand_select(policy, st: dict, hs: dict) -> list[dict]:
 def _rewards(policy, st: dict, rw: dict) -> list[dict]:
     items = [i for i in _listed(rw.get("items"))
              if not (i.get("type") in ("card", "special_card") and policy.ctx.skipped_reward)]
-    out = [_entry("claim_reward", _legend(items, "index", lambda i: f"{i.get('type')}: {i.get('description')}"),
-                  index=[i.get("index", 0) for i in items])] if items else []
+    out = _choose("claim_reward", items, label=lambda i: f"{i.get('type')}: {i.get('description')}")
     player = st.get("player") or {}
     potions = _listed(player.get("potions"))
     full = potions and len(potions) >= (player.get("max_potion_slots") or 99)
     if full and any(i.get("type") == "potion" for i in items):
-        out.append(_entry("discard_potion", f"make room on a full belt: {_legend(potions, 'slot', _name)}",
-                          slot=[p.get("slot", 0) for p in potions]))
+        out += _choose("discard_potion", potions, "slot", "slot", about="make room on a full belt")
     out.append(_entry("proceed", "leave the rewards for the map"))
     return out
 
 
 def _card_reward(policy, st: dict, cr: dict) -> list[dict]:
-    cards = _listed(cr.get("cards"))
-    out = [_entry("select_card_reward", f"add to the deck: {_legend(cards, 'index', _name)}",
-                  card_index=[c.get("index", 0) for c in cards])] if cards else []
+    out = _choose("select_card_reward", _listed(cr.get("cards")), "card_index", about="add to the deck")
     if cr.get("can_skip", True):
         out.append(_entry("skip_card_reward", "take no card"))
     return out
 
 
 def _map(policy, st: dict, m: dict) -> list[dict]:
-    opts = _listed(m.get("next_options"))
-    return [_entry("choose_map_node", _legend(opts, "index", lambda o: str(o.get("type"))),
-                   index=[o.get("index", 0) for o in opts])] if opts else []
+    return _choose("choose_map_node", _listed(m.get("next_options")), label=lambda o: str(o.get("type")))
 
 
 def _event(policy, st: dict, ev: dict) -> list[dict]:
     if ev.get("in_dialogue"):
         return [_entry("advance_dialogue", "advance the dialogue")]
-    opts = [o for o in _listed(ev.get("options")) if not o.get("is_locked")]
-    return [_entry("choose_event_option", _legend(opts, "index", _name),
-                   index=[o.get("index", 0) for o in opts])] if opts else []
+    return _choose("choose_event_option", [o for o in _listed(ev.get("options")) if not o.get("is_locked")])
 
 
 def _rest_site(policy, st: dict, rs: dict) -> list[dict]:
     opts = [o for o in _listed(rs.get("options")) if o.get("is_enabled")]
-    out = [_entry("choose_rest_option", _legend(opts, "index", _name),
-                  index=[o.get("index", 0) for o in opts])] if opts and not rs.get("can_proceed") else []
+    out = [] if rs.get("can_proceed") else _choose("choose_rest_option", opts)
     if rs.get("can_proceed"):
         out.append(_entry("proceed", "leave the rest site"))
     return out
@@ -153,9 +149,7 @@ def _rest_site(policy, st: dict, rs: dict) -> list[dict]:
 def _treasure(policy, st: dict, tr: dict) -> list[dict]:
     if "can_proceed" not in tr:
         return []  # the chest is still opening
-    relics = _listed(tr.get("relics"))
-    out = [_entry("claim_treasure_relic", _legend(relics, "index", _name),
-                  index=[r.get("index", 0) for r in relics])] if relics else []
+    out = _choose("claim_treasure_relic", _listed(tr.get("relics")))
     if tr.get("can_proceed"):
         out.append(_entry("proceed", "leave the treasure room"))
     return out
@@ -170,8 +164,7 @@ def _shop(policy, st: dict, sh: dict) -> list[dict]:
              and not (i.get("category") == "potion" and belt_full)]
     label = lambda i: (f"{i.get('card_name') or i.get('relic_name') or i.get('potion_name') or i.get('category')}"
                        f" for {i.get('price')}")
-    out = [_entry("shop_purchase", _legend(items, "index", label),
-                  index=[i.get("index", 0) for i in items])] if items else []
+    out = _choose("shop_purchase", items, label=label)
     out.append(_entry("proceed", "leave"))  # the mod's proceed closes the inventory first
     return out
 
@@ -209,8 +202,7 @@ def _bundle_select(policy, st: dict, bs: dict) -> list[dict]:
 
 def _card_select(policy, st: dict, cs: dict) -> list[dict]:
     free = [c for c in _listed(cs.get("cards")) if c.get("index") not in policy.ctx.toggles]
-    out = [_entry("select_card", f"{cs.get('prompt') or cs.get('screen_type')}: {_legend(free, 'index', _name)}",
-                  index=[c.get("index", 0) for c in free])] if free else []
+    out = _choose("select_card", free, about=str(cs.get("prompt") or cs.get("screen_type")))
     if cs.get("can_confirm"):
         out.append(_entry("confirm_selection", "confirm the selection"))
     if cs.get("can_skip") or cs.get("can_cancel"):
@@ -219,9 +211,7 @@ def _card_select(policy, st: dict, cs: dict) -> list[dict]:
 
 
 def _relic_select(policy, st: dict, rs: dict) -> list[dict]:
-    relics = _listed(rs.get("relics"))
-    out = [_entry("select_relic", _legend(relics, "index", _name),
-                  index=[r.get("index", 0) for r in relics])] if relics else []
+    out = _choose("select_relic", _listed(rs.get("relics")))
     if rs.get("can_skip"):
         out.append(_entry("skip_relic_selection", "take no relic"))
     return out
