@@ -348,10 +348,12 @@ class SessionFacts:
         run["progress_score"] = round(progress_score(run.get("floor"), run["bosses"]), 6)
 
     def run_in_progress(self) -> dict | None:
-        """The score so far of a run still being played at the journal's end (None without one)."""
+        """The score so far of a run still being played at the journal's end, with its
+        ``floors`` (None without one)."""
         if self._on_game_over or not self.run_score.seen:
             return None
-        return {**self.run_score.result(False), "ended": False}
+        return {**self.run_score.result(False), "ended": False,
+                "floors": sorted(self.run_score.floors.values(), key=lambda f: f["floor"])}
 
     def _follow_character(self, row: dict[str, Any], event: Any) -> None:
         """A character pick: proposed (``character_pick``) or sent on a character-select screen,

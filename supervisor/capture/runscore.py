@@ -20,8 +20,9 @@ ends, and ``reset()`` starts the next run. The score:
   runs are shorter (two acts by default), so a victory there scores below 1.
 
 ``floors`` keeps, for each floor reached, the HP, gold and deck size of the last screen read
-on it (deck only where a fight showed it), and the step it was first reached at: the
-side-by-side view aligns two runs by it.
+on it (deck only where a fight showed it), the step it was first reached at, and the bosses
+beaten before it (so the progress score on reaching it is ``progress_score(floor, bosses)``):
+the side-by-side view aligns two runs by it.
 """
 from __future__ import annotations
 
@@ -86,7 +87,7 @@ class RunScore:
             self.max_hp = p["max_hp"]
         floor = p.get("floor")
         if _whole(floor):
-            entry = self.floors.setdefault(floor, {"floor": floor, "step": step})
+            entry = self.floors.setdefault(floor, {"floor": floor, "step": step, "bosses": self.bosses})
             for key in ("hp", "max_hp", "gold", "deck"):
                 if _whole(p.get(key)):
                     entry[key] = p[key]

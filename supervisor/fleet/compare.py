@@ -27,6 +27,8 @@ from typing import Any, Sequence
 from . import stats
 
 SCORES = (("progress score", "progress_score"), ("floor", "floor"), ("Game Boy score", "score_final"))
+#: the key that set a session's seed, by its ``seeded_by``: arms that differ by it never pair
+SEED_KEYS = {"game.seed": "game.seed", "run_seed": "policy.settings.run_seed"}
 
 
 class CompareError(ValueError):
@@ -57,6 +59,9 @@ def pairing(a_rows: Sequence[dict], b_rows: Sequence[dict], arm_key: str,
         r = unseeded[0]
         return [], (f"{len(unseeded)} session(s) did not start from a known seed (e.g. session "
                     f"{r.get('session_id') or r.get('slot')}: the real game without run_seed applied)")
+    seed_keys = {SEED_KEYS[r["seeded_by"]] for r in (*a_rows, *b_rows) if r.get("seeded_by") in SEED_KEYS}
+    if arm_key in seed_keys:
+        return [], f"the arms differ by their seed ({arm_key}): sessions on different seeds do not pair"
     others = [k for k in matrix_keys if k != arm_key]
 
     def key(r: dict) -> tuple:

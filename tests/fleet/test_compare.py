@@ -135,3 +135,12 @@ def test_report_compare_refuses_a_key_that_is_not_a_matrix_key(fleet):
                           "--compare", "model.model=standin-a,nobody"], cwd=REPO, capture_output=True, text=True,
                          timeout=60)
     assert out.returncode == 2 and "model.model=nobody: no session" in out.stderr
+
+
+def test_arms_that_differ_by_their_seed_never_pair():
+    """Comparing game.seed=1 with game.seed=2 must not pair the sessions by their other keys:
+    those pairs played different seeds."""
+    rows = [{**row(p, s, 0, 0.1 * s), "policy.module": p} for p in ("a", "b") for s in (1, 2)]
+    got = compare.compare(rows, "game.seed", "1", "2", ["policy.module", "game.seed"])
+    assert not got["paired"] and got["why_unpaired"].startswith("the arms differ by their seed (game.seed)")
+    assert got["unpaired_tests"]["wins"]["test"] == "Fisher's exact test"
