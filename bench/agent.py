@@ -74,9 +74,18 @@ REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, REPO)
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
+import protocol  # noqa: E402
 import protocol.events as ev  # noqa: E402
+from actors.model_client.answers import envelope_schema  # noqa: E402
+from actors.model_client.evidence import request_hash  # noqa: E402
+from actors.model_client.questions import build_questions  # noqa: E402
+from actors.policy.llm import KIND, Sts2Agent  # noqa: E402
+from actors.policy.sts2_actions import legal_actions, screen_text  # noqa: E402
 from pipeline import executed_steps, finish_session, machine, pct, stamp, start_session  # noqa: E402
 from protocol.cli_to_supervisor import StatusRequest, StopRequest  # noqa: E402
+from protocol.journal import encode_row  # noqa: E402
+from protocol.policy_to_model import AskModel  # noqa: E402
+from protocol.to_recorder import RecordProposal  # noqa: E402
 from supervisor.commands.base import RequestFailed, control_request  # noqa: E402
 from supervisor.rundir import find_sessions  # noqa: E402
 
@@ -320,6 +329,59 @@ def other_steps(rows: list[dict]) -> list[float]:
     return [(stamp(nxt) - stamp(o)) * 1000 for o, p, _, _, nxt in executed_steps(rows) if not is_model_decision(p)]
 
 
+#: the agent's own work, timed in this process (``parts``): name -> what it is
+PARTS = {"legal_actions": "the screen's legal actions (the answer's schema)",
+         "screen_text": "the screen as compact JSON",
+         "question": "the question built and checked (policy and model client each build it)",
+         "request_hash": "its recorded state and request hash (policy and model client each)",
+         "schema": "the answer's JSON schema (one anyOf alternative per legal action)",
+         "prompt": "the prompt rendered from the template",
+         "ask_message": "the AskModel message encoded",
+         "proposal_message": "the proposal with its evidence, encoded and decoded (one hop)",
+         "proposal_row": "the proposal row's JSON (the recorder's write)"}
+
+
+def parts(rows: list[dict], n: int = 200) -> dict[str, dict]:
+    """Each of the agent's own steps of work (``PARTS``), in µs, on the screens of the session's
+    first ``n`` answered model decisions: the observation file the policy decided on, the
+    memory lines its question showed. The policy here is fresh (its guards' state differs
+    from the session's; the work is the same)."""
+    profile = rows[0]["profile"]
+    root = profile["capture"]["root"]
+    policy = Sts2Agent(dict(profile["policy"].get("settings") or {}), dict(profile.get("session") or {}))
+    template = policy.template.question_field()
+    obs = {r["observation_id"]: r for r in rows if r["event"] == ev.Observation.KIND}
+    times: dict[str, list[float]] = {k: [] for k in PARTS}
+
+    def timed(name: str, fn):
+        start = time.perf_counter()
+        out = fn()
+        times[name].append((time.perf_counter() - start) * 1e6)
+        return out
+
+    for p in [r for r in rows if is_model_decision(r) and r.get("model_evidence")][:n]:
+        with open(os.path.join(root, obs[p["observation_id"]]["path"]), encoding="utf-8") as fh:
+            state = json.load(fh)
+        shown = p["model_evidence"][0]["request"]["questions"][0]
+        legal = timed("legal_actions", lambda: legal_actions(policy, state)) or shown["actions"]
+        screen = timed("screen_text", lambda: screen_text(state))
+        asked = {"screen": screen, "screen_type": shown["screen_type"], "actions": legal,
+                 "memory": shown["memory"], "feedback": [], "template": template}
+        [question] = timed("question", lambda: build_questions(KIND, [asked]))
+        timed("request_hash", lambda: request_hash(KIND, [question.state()]))
+        timed("schema", lambda: envelope_schema([question]))
+        timed("prompt", question.prompt)
+        timed("ask_message", lambda: protocol.encode(protocol.wrap(
+            AskModel(kind=KIND, questions=[asked], deadline_ms=35_000), session="s", sender="policy")))
+        msg = RecordProposal(proposal_id=p["proposal_id"], observation_id=p["observation_id"], action=p["action"],
+                             parameters=p["parameters"], reason=p["reason"], source=p["source"], wish="execute",
+                             model_evidence=p["model_evidence"], extra={"agent": p["agent"]}, decide_ms=p["decide_ms"])
+        timed("proposal_message", lambda: protocol.decode(protocol.encode(
+            protocol.wrap(msg, session="s", sender="policy"))))
+        timed("proposal_row", lambda: encode_row(p))
+    return {k: summary(v) for k, v in times.items()}
+
+
 def summary(values: list[float | None]) -> dict:
     v = [x for x in values if x is not None]
     return {"n": len(v), "median": pct(v, 50), "p90": pct(v, 90)} if v else {"n": 0, "median": None, "p90": None}
@@ -402,6 +464,14 @@ def report(fig: dict) -> list[str]:
         s = d["figures"][key]
         lines.append(f"  {label:<42}{fmt(s['median'], '9.2f')}{fmt(s['p90'], '9.2f')}{s['n']:7d}")
     lines.append(f"  stand-in CPU per answer (its process, psutil): {fmt(d['standin_cpu_ms'])} ms")
+    lines.append("")
+    pt = fig["parts"]
+    lines.append(f"The agent's own work, timed in this process on {pt['screen_text']['n']} decisions' screens, "
+                 f"µs              median      p90")
+    for key, what in PARTS.items():
+        lines.append(f"  {key:<17}{what:<70}{fmt(pt[key]['median'], '9.0f')}{fmt(pt[key]['p90'], '9.0f')}")
+    total = sum(pt[k]["median"] or 0 for k in PARTS) + pt["question"]["median"] + pt["request_hash"]["median"]
+    lines.append(f"  per decision, the question and its hash counted twice: {total / 1000:.2f} ms of CPU")
     lines.append("")
     lines.append("Baseline: the heuristic (policy.module: sts2, no model), same seed, ms     median      p90      n")
     for label, s in (("step, before the agent", b["before"]), ("step, after the agent", b["after"]),
@@ -519,6 +589,7 @@ def figures(args, rows, amon, wall, standin_cpu, before_rows, after_rows, bmons,
         "verdict": {"own_ms": own["median"], "baseline_ms": base_ms, "added_ms": added,
                     "added_each_ms": [own["median"] - m for m in each],
                     "ratio": own["median"] / base_ms, "met": added <= TARGET_MS, "target_ms": TARGET_MS},
+        "parts": parts(rows, min(200, args.decisions)),
         "memory": memory(amon.samples, args.decisions, max((m.samples for m in bmons), key=lambda x: x[-1][2])),
         "rss_samples": [[d, st, rss] for _, d, st, rss, _ in amon.samples],  # decisions, steps, name -> bytes
         "cpu_ms_per_step": {"agent": {k: v * 1000 / max(1, agent_steps) for k, v in agent_cpu.items()

@@ -65,6 +65,11 @@ def check(fig: dict, stdout: str) -> None:
     assert f["row_bytes"]["median"] > 1000  # a decision's row carries its evidence
     assert a["standin_cpu_ms"] > 0 and a["other_steps"]["n"] > 0
 
+    # the agent's own work, timed on the screens of the decisions measured
+    for name, part in fig["parts"].items():
+        assert part["n"] == DECISIONS and 0 < part["median"] <= part["p90"] < 100_000, (name, part)
+    assert "per decision, the question and its hash counted twice" in stdout
+
     b, v = fig["baseline"], fig["verdict"]
     assert b["before"]["n"] >= 20 and b["after"]["n"] == 0 and b["pooled"]["median"] > 0
     assert v["added_ms"] == pytest.approx(f["own"]["median"] - b["before"]["median"])  # one baseline: its own
