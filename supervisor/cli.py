@@ -3,7 +3,10 @@
 Only the command being run is imported (``supervisor start`` stays small for the session's
 whole life); without a known command name first (``supervisor --help``, a typo) the parser
 holds every command, so the help lists them all and an unknown name is refused with the
-choices."""
+choices.
+
+Before anything else it refuses to run when another package shares gamerig's import names
+(``installed.clashes``: Supervisor, the process manager, also installs ``supervisor``)."""
 from __future__ import annotations
 
 import argparse
@@ -11,7 +14,13 @@ import logging
 import os
 import sys
 
+from . import installed
 from .commands.registry import REGISTRY, CommandRef, find
+
+EPILOG = ("Run 'supervisor COMMAND --help' for a command's options and examples. "
+          "Start with 'supervisor init' (starting profiles in a new folder) and 'supervisor docs quickstart'. "
+          "The documentation travels with gamerig: 'supervisor docs' lists it, and a page a help text "
+          "names as docs/NAME.md is 'supervisor docs NAME'.")
 
 
 def build_parser(refs: tuple[CommandRef, ...] = REGISTRY) -> argparse.ArgumentParser:
@@ -19,8 +28,8 @@ def build_parser(refs: tuple[CommandRef, ...] = REGISTRY) -> argparse.ArgumentPa
     parser = argparse.ArgumentParser(
         prog="supervisor",
         description="gamerig: run and inspect supervised, crash-isolated bot sessions.",
-        epilog="Run 'supervisor COMMAND --help' for a command's options and examples. "
-               "Documentation: docs/ in the repository (start with docs/quickstart.md).")
+        epilog=EPILOG)
+    parser.add_argument("--version", action="version", version=f"gamerig {installed.version()}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     sub.required = True
     for ref in refs:
@@ -39,6 +48,13 @@ def main(argv: list[str] | None = None) -> int:
     logging.basicConfig(level=os.environ.get("GAMERIG_LOG", "WARNING"),
                         format="%(asctime)s supervisor %(levelname)s %(message)s")
     argv = sys.argv[1:] if argv is None else list(argv)
+    found = installed.clashes()
+    if found:
+        sys.stderr.write(installed.clash_message(found))
+        return 2
+    if argv[:1] == ["--version"]:   # without importing every command
+        print(f"gamerig {installed.version()}")
+        return 0
     chosen = find(argv[0]) if argv else None
     args = build_parser((chosen,) if chosen else REGISTRY).parse_args(argv)
     return args._cmd.run(args)

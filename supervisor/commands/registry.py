@@ -28,7 +28,7 @@ REGISTRY: tuple[CommandRef, ...] = tuple(
     CommandRef(name, f"supervisor.commands.{name}", attr) for name, attr in (
         ("start", "Start"), ("status", "Status"), ("stop", "Stop"), ("attach", "Attach"),
         ("validate", "Validate"), ("capture", "Capture"), ("view", "View"), ("mcp", "Mcp"),
-        ("fleet", "Fleet")))
+        ("fleet", "Fleet"), ("init", "Init"), ("docs", "Docs"), ("standin", "Standin")))
 
 
 def find(name: str) -> CommandRef | None:
