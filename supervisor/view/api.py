@@ -19,9 +19,11 @@ bundle holds is one file (``bundle_name``):
     api/fleet/KEY                             its matrix, aggregates and flagged sessions
     api/compare/fleets/A/B                    fleet A against fleet B
     api/compare/group/FLEET/COLUMN/VA/VB      two values of one matrix key in one fleet
+    api/pair/A/B/RUN                          run RUN of sessions A and B side by side (pairs.py)
 
 An answer is ``Answer(status, content_type, body)``. A path that names nothing is a 404 with
-a JSON error naming it; a refused interval is a 422 with the emulator code's own message.
+a JSON error naming it; a refused interval is a 422 with the emulator code's own message; a
+comparison of an arm with no session or no run is a 400 naming the arm (``compare.CompareError``).
 """
 from __future__ import annotations
 
@@ -31,7 +33,9 @@ import json
 import urllib.parse
 from typing import Any, Callable
 
-from . import emulator, fleets, pages
+from supervisor.fleet.compare import CompareError
+
+from . import emulator, fleets, pages, pairs
 from .catalog import Catalog, public_verdict
 
 PAGE = 100
@@ -85,6 +89,8 @@ class Api:
             return error(404, f"no such answer: /{path.strip('/')}")
         try:
             return handler(self, parts[2:])
+        except CompareError as exc:
+            return error(400, str(exc), "bad_compare")
         except LookupError as exc:
             return error(404, str(exc).strip("'\""))
 
@@ -182,6 +188,17 @@ class Api:
             return as_json(fleets.compare_groups(self.catalog, f, rest[2], rest[3], rest[4]))
         raise LookupError("compare what? /api/compare/fleets/A/B or /api/compare/group/FLEET/COLUMN/A/B")
 
+    def pair(self, rest: list[str]) -> Answer:
+        if len(rest) != 3:
+            raise LookupError("which runs? /api/pair/SESSION_A/SESSION_B/RUN (RUN from 1)")
+        run = _int(rest[2], "run")
+        if run < 1:
+            raise LookupError("run 0: runs are counted from 1")
+        for key in rest[:2]:
+            if self.catalog.track(key) is not None:
+                self.catalog.looked_at(key)
+        return as_json(pairs.side_by_side(self.catalog, rest[0], rest[1], run))
+
 
 def _version() -> str:
     try:
@@ -196,5 +213,5 @@ def _short(verdict: dict | None) -> dict | None:
 
 _ROUTES: dict[str, Callable[[Api, list[str]], Answer]] = {
     "meta": Api.meta, "sessions": Api.sessions, "session": Api.session,
-    "fleets": Api.fleets_list, "fleet": Api.fleet, "compare": Api.compare,
+    "fleets": Api.fleets_list, "fleet": Api.fleet, "compare": Api.compare, "pair": Api.pair,
 }

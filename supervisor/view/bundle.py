@@ -1,7 +1,8 @@
 """``supervisor view --bundle OUT PATH...``: the viewer's pages as a static folder.
 
 The bundle holds the page (``index.html`` marked ``data-mode="bundle"``), its static files,
-and every answer the pages ask for, each as ``data/<api.bundle_name(path)>.js`` calling
+and every answer the pages ask for (the side-by-side runs of every pair a comparison lists
+among them), each as ``data/<api.bundle_name(path)>.js`` calling
 ``gamerigData(path, answer)`` (a script, not a fetched file, so the folder opens from disk
 as well as from any static server), and every retained frame as its PNG. The answers are
 the live server's own (``api.Api.answer``) once every journal was followed to its end, every
@@ -87,15 +88,29 @@ def paths(catalog: Catalog, api: Api, max_steps: int) -> Iterable[str]:
         if t.emulator is not None:
             yield base + "/emulator"
     keys = list(catalog.fleets)
+    compared = []
     for k in keys:
         yield f"api/fleet/{q(k)}"
         for column, va, vb in all_group_pairs(catalog.fleets[k]):
-            yield f"api/compare/group/{q(k)}/{q(column)}/{q(va)}/{q(vb)}"
-            yield f"api/compare/group/{q(k)}/{q(column)}/{q(vb)}/{q(va)}"
-    for a in keys:
-        for b in keys:
-            if a != b:
-                yield f"api/compare/fleets/{q(a)}/{q(b)}"
+            compared += [f"api/compare/group/{q(k)}/{q(column)}/{q(va)}/{q(vb)}",
+                         f"api/compare/group/{q(k)}/{q(column)}/{q(vb)}/{q(va)}"]
+    compared += [f"api/compare/fleets/{q(a)}/{q(b)}" for a in keys for b in keys if a != b]
+    sides: dict[str, None] = {}
+    for path in compared:
+        yield path
+        for pair in pairs_of(api, path):
+            sides[pair] = None
+    yield from sides
+
+
+def pairs_of(api: Api, compare_path: str) -> list[str]:
+    """The side-by-side answers a comparison's page links to (its pairs' first runs)."""
+    a = api.answer(compare_path)
+    if a.status != 200:
+        return []
+    arms = json.loads(a.body).get("arms") or {}
+    return [f"api/pair/{q(p['a']['session'])}/{q(p['b']['session'])}/1" for p in arms.get("pair_list") or ()
+            if p["a"].get("session") and p["b"].get("session")]
 
 
 def frames(catalog: Catalog, api: Api) -> Iterable[str]:

@@ -7,12 +7,20 @@ tokens, cost, cost per run and per win), given the figure a results row lacks: e
 highest floor (read from its observations by the session's track). A row written before
 results carried the model's figures gets them from the session's track (the same
 ``SessionFacts``). The statistics are ``supervisor.fleet.stats``.
+
+A comparison of two arms (two values of one matrix key, or two fleets) also carries
+``supervisor.fleet.compare.compare``'s answer (``arms``): paired by seed when both arms played
+the same seeds (``compare.pairing``), with each pair listed (``pairs``: both sessions, their
+wins, scores and floors, and the side-by-side page of their first runs), else why not. Two
+fleets are two arms of one set of rows: each row gets the fleet it came from (``FLEET_ARM``)
+and the seeds its fleet's ``set`` fixed, so the pairing rule is ``compare.pairing``'s.
 """
 from __future__ import annotations
 
 import itertools
 from typing import Any
 
+from supervisor.fleet import compare as arms
 from supervisor.fleet import stats
 from supervisor.fleet.report import group_rows, model_figures, model_key
 from supervisor.fleet.results import OUTCOMES
@@ -24,6 +32,10 @@ from .track import Track
 
 FLAGGED = ("failed", "needs_review", "timed_out")
 POLICY_KEY = "policy.module"
+SESSION_SCORES = ("progress_score", "bosses", "elites", "hp_end", "scored_runs", "seeded_by", "score_final",
+                  "score_best", "milestones_reached")
+FLEET_ARM = "fleet"                                   # the arm column when two fleets are compared
+SEED_SET_KEYS = tuple(arms.SEED_KEYS.values())         # seeds a fleet file may fix for every session
 
 
 def floor_reached(track: Track) -> tuple[int | None, bool]:
@@ -103,6 +115,7 @@ def fleet_page(catalog: Catalog, fleet: Fleet) -> dict[str, Any]:
                  "outcome": r.get("outcome"), "reason": r.get("reason"), "steps": r.get("steps"),
                  "runs": r.get("runs"), "wins": r.get("wins"), "session": t.key if t else None,
                  "floor": floors.get(r.get("session_id")), "model": r.get("model"), "character": r.get("character"),
+                 **{k: r.get(k) for k in SESSION_SCORES},
                  **money(r), "verdict": (verdict or {}).get("verdict")}
         sessions.append(entry)
         if why:
@@ -173,11 +186,44 @@ def compare(a: tuple[list[dict], dict, str], b: tuple[list[dict], dict, str]) ->
     return {"a": sa, "b": sb, "metrics": metrics_out}
 
 
+def _pair_side(row: dict, tracks: dict[str, Track]) -> dict[str, Any]:
+    t = tracks.get(row.get("session_id"))
+    return {"session": t.key if t else None, "session_id": row.get("session_id"), "slot": row.get("slot"),
+            "runs": row.get("runs"), "wins": row.get("wins"), "won": bool(row.get("wins")),
+            **{k: row.get(k) for k in ("progress_score", "floor", "score_final", "scored_runs")}}
+
+
+def paired_arms(rows: list[dict], column: str, va: str, vb: str, matrix_keys: list[str],
+                tracks: dict[str, Track]) -> dict[str, Any]:
+    """``compare.compare`` of arm ``va`` against ``vb`` with the pairs it paired, each with both
+    sessions (``compare.pairing``). ``compare.CompareError`` when an arm has no session or run."""
+    result = arms.compare(rows, column, va, vb, matrix_keys)
+    pairs = []
+    if result["paired"]:
+        found, _why = arms.pairing([r for r in rows if str(r.get(column)) == va],
+                                   [r for r in rows if str(r.get(column)) == vb], column, matrix_keys)
+        others = [k for k in matrix_keys if k != column]
+        for x, y in sorted(found, key=lambda p: p[0].get("index", 0)):
+            pairs.append({"keys": {k: x.get(k) for k in others}, "repeat": x.get("repeat"),
+                          "a": _pair_side(x, tracks), "b": _pair_side(y, tracks)})
+    return {**result, "pair_list": pairs}
+
+
 def compare_fleets(catalog: Catalog, fa: Fleet, fb: Fleet) -> dict[str, Any]:
     ra, rb = fa.rows(), fb.rows()
     floors_a, floors_b = _floors(catalog, fa, ra)[0], _floors(catalog, fb, rb)[0]
     out = compare((ra, floors_a, fa.name), (rb, floors_b, fb.name))
-    out.update(kind="fleets", fleet_a=fa.key, fleet_b=fb.key)
+    rows, keys = [], []
+    for f, rs in ((fa, ra), (fb, rb)):
+        info = f.info()
+        fixed = info.get("set") if isinstance(info.get("set"), dict) else {}
+        for k in [*group_keys(info), *(k for k in SEED_SET_KEYS if k in fixed)]:
+            if k not in keys:
+                keys.append(k)
+        rows += [{**{k: fixed[k] for k in SEED_SET_KEYS if k in fixed}, **r, FLEET_ARM: f.key} for r in rs]
+    tracks = {**_tracks_by_id(catalog, fa), **_tracks_by_id(catalog, fb)}
+    out.update(kind="fleets", fleet_a=fa.key, fleet_b=fb.key,
+               arms=paired_arms(rows, FLEET_ARM, fa.key, fb.key, keys, tracks))
     return out
 
 
@@ -186,7 +232,8 @@ def compare_groups(catalog: Catalog, fleet: Fleet, column: str, va: str, vb: str
     floors = _floors(catalog, fleet, rows)[0]
     out = compare((_select(rows, column, va), floors, f"{column}={va}"),
                   (_select(rows, column, vb), floors, f"{column}={vb}"))
-    out.update(kind="groups", fleet=fleet.key, column=column, value_a=va, value_b=vb)
+    out.update(kind="groups", fleet=fleet.key, column=column, value_a=va, value_b=vb,
+               arms=paired_arms(rows, column, va, vb, group_keys(fleet.info()), _tracks_by_id(catalog, fleet)))
     return out
 
 

@@ -24,6 +24,10 @@ MAX_PAGE = 500
 MAX_POINTS = 4000
 RESPONSE_CHARS = 4000    # a game reply longer than this is cut on the page (the journal keeps it)
 _OUTCOMES = {v: k for k, v in OUTCOME_CODES.items()}
+#: a session's score as results rows give it (SessionFacts.facts: the STS2 runs' progress score,
+#: a Game Boy cartridge's final and best score and milestones)
+SCORE_KEYS = ("progress_score", "floor", "act", "elites", "bosses", "hp_end", "scored_runs", "seeded_by",
+              "score_final", "score_best", "milestones_reached", "game_over_frame")
 _STATUSES = {v: k for k, v in STATUS_CODES.items()}
 
 
@@ -81,6 +85,7 @@ def entry(track: Track, verdict: dict | None) -> dict[str, Any]:
             "verdict": verdict, "torn_tail": track.tail_torn, "problem": track.unreadable,
             "model_errors": track.facts.model.errors, "model_answers": track.facts.model.answers,
             "model_name": facts["model"], "character": facts["character"], **_money(facts),
+            **{k: facts.get(k) for k in SCORE_KEYS},
         }
 
 
@@ -130,6 +135,10 @@ def groups(track: Track) -> list[dict[str, Any]]:
         return out
 
 
+def _no_floors(run: dict | None) -> dict | None:
+    return None if run is None else {k: v for k, v in run.items() if k != "floors"}
+
+
 def _v(x: int) -> int | None:
     return None if x < 0 else x
 
@@ -142,7 +151,9 @@ def summary(track: Track, verdict: dict | None) -> dict[str, Any]:
             "journal_bytes": track.offset, "journal_lines": track.lines,
             "figures_read": track.figures_read, "figures_failed": track.figures_failed,
             "markers": list(track.markers), "marker_count": track.marker_count,
-            "runs_detail": list(track.facts.runs), "runs_entered": track.facts.runs_entered,
+            "runs_detail": [{k: v for k, v in r.items() if k != "floors"} for r in track.facts.runs],
+            "run_in_progress": _no_floors(track.facts.run_in_progress()),
+            "runs_entered": track.facts.runs_entered,
             "run_starts": [{"index": i, "run_id": rid} for i, rid in track.run_starts],
             "model": {"calls": track.facts.model.answers, "errors": track.facts.model.errors,
                       "fallbacks": track.facts.model.fallbacks, **track.model}, "emulator": track.emulator,

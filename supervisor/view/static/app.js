@@ -26,7 +26,10 @@ function bundleName(path) {   // the same rule as api.bundle_name
 const waiting = {};
 window.gamerigData = function (path, data) {
   const w = waiting[path];
-  if (w) { delete waiting[path]; w.resolve(data); }
+  if (!w) return;
+  delete waiting[path];
+  if (data && typeof data.error === "string" && data.code) w.reject(new Error(data.error));   // the server's 4xx answer
+  else w.resolve(data);
 };
 function api(path) {
   if (MODE === "bundle") {
@@ -127,15 +130,18 @@ function route() {
   navigation++;
   shownSession = { key: null, sig: null, emu: null };
   charts.forEach(c => c.destroy()); charts = [];
-  const hash = decodeURIComponent(location.hash.replace(/^#\/?/, ""));
+  const hash = location.hash.replace(/^#\/?/, "");
   const [path, query] = hash.split("?");
   const q = new URLSearchParams(query || "");
-  const p = path.split("/").filter(Boolean);
+  const p = path.split("/").filter(Boolean).map(x => { try { return decodeURIComponent(x); } catch (e) { return x; } });
   const go = p[0] === "session" && p[2] === "step" ? () => stepPage(p[1], +p[3])
-    : p[0] === "session" ? () => sessionPage(p[1], +(q.get("page") || 0), q.get("sel"))
+    : p[0] === "session" && p[2] === "run" ? () => runPage(p[1], +p[3])
+    : p[0] === "session" ? () => sessionPage(p[1], +(q.get("page") || 0), q.get("sel"), false, q.get("run"))
     : p[0] === "fleets" ? fleetsPage
+    : p[0] === "fleet" && p[2] === "cell" ? () => cellPage(p[1], p.slice(3).join("/"))
     : p[0] === "fleet" ? () => fleetPage(p[1])
     : p[0] === "compare" ? () => comparePage(p.slice(1))
+    : p[0] === "pair" ? () => pairPage(p[1], p[2], +(p[3] || 1))
     : sessionsPage;
   go().catch(fail);
 }
@@ -288,11 +294,33 @@ function signature(s) {
   const v = s.verdict || {};
   return [s.steps, s.figures_read, s.journal_bytes, s.live, v.state, v.verdict, v.count].join("|");
 }
-async function sessionPage(key, pageNo, sel, polled) {
+function score3(x) { return x === null || x === undefined ? "–" : x.toFixed(3); }
+function scoreFact(s) {   // a session's score: STS2 progress score, or a Game Boy cartridge's
+  if (s.score_final !== null && s.score_final !== undefined)
+    return el("span", { id: "score" }, "final " + s.score_final + " · best " + num(s.score_best) + " · milestones " + num(s.milestones_reached) +
+      (s.game_over_frame !== null && s.game_over_frame !== undefined ? " · game over at frame " + s.game_over_frame : ""));
+  if (s.progress_score === null || s.progress_score === undefined) return "–";
+  return el("span", { id: "score" }, "progress " + score3(s.progress_score) + (s.scored_runs === "unfinished" ? " (the run being played)" : " (mean of the ended runs)") +
+    " · floor " + num(s.floor) + " · bosses " + num(s.bosses) + " · elites " + num(s.elites));
+}
+function hpEnd(r) { return r.hp_end === null || r.hp_end === undefined ? "–" : r.hp_end + (r.max_hp ? " / " + r.max_hp : ""); }
+function seededText(r) { return r.seeded === true ? "yes" : r.seeded === false ? "no" : "–"; }
+function runRows(s) {   // the ended runs, numbered, and the one being played
+  const rows = s.runs_detail.map((r, i) => ({ ...r, n: i + 1 }));
+  if (s.run_in_progress) rows.push({ ...s.run_in_progress, n: rows.length + 1, outcome: "unfinished", step: null });
+  return rows;
+}
+async function runPage(key, n) {   // #/session/KEY/run/N: the session page at run N's first step, its row marked
+  const s = await api("api/session/" + enc(key));
+  const start = (s.run_starts || [])[n - 1];
+  const idx = start ? start.index : null;
+  return sessionPage(key, idx === null ? 0 : Math.floor(idx / PAGE), idx, false, n);
+}
+async function sessionPage(key, pageNo, sel, polled, runSel) {
   const here = navigation;
   const s0 = await api("api/session/" + enc(key));
   if (polled && shownSession.key === key && shownSession.sig === signature(s0)) {   // nothing new
-    poll(() => sessionPage(key, pageNo, sel, true));
+    poll(() => sessionPage(key, pageNo, sel, true, runSel));
     return;
   }
   const s = s0;
@@ -314,7 +342,7 @@ async function sessionPage(key, pageNo, sel, polled) {
      ["model tokens", usedModel(s) ? [el("span", { id: "model-tokens", "data-tokens": s.model_tokens }, s.tokens_text), s.model_cached_tokens ? " (" + s.model_cached_tokens + " cached)" : ""] : "–"],
      ["model cost", usedModel(s) ? [el("span", { id: "model-cost", "data-usd": s.model_cost_usd, title: costTitle(s) }, s.cost_text), " · ", el("span", { id: "model-cost-run" }, s.cost_per_run_text), " per run · ", el("span", { id: "model-cost-win" }, s.cost_per_win_text), " per win",
        s.model_cost_unknown_calls ? el("div", { class: "muted" }, costTitle(s)) : null] : "–"],
-     ["character", s.character ?? "–"],
+     ["character", s.character ?? "–"], ["score", scoreFact(s)],
      ["journal", s.journal_lines + " lines, " + (s.journal_bytes / 1e6).toFixed(1) + " MB"]].map(([k, val]) => el("div", {}, el("span", {}, k), val)));
   const evidence = el("div", { class: "panel", id: "evidence" }, el("b", {}, "Evidence: "), verdictBadge(v, s.live),
     v && v.first ? el("span", { id: "verdict-where" }, " at " + v.first.where + ": " + v.first.message) : null,
@@ -328,7 +356,7 @@ async function sessionPage(key, pageNo, sel, polled) {
     { key: "run", label: "run", num: true }, { key: "act", label: "act", num: true }, { key: "floor", label: "floor", num: true },
     { key: "first_step", label: "steps", cell: g => el("a", { href: "#/session/" + enc(key) + "?page=" + Math.floor(g.first / PAGE) + "&sel=" + g.first }, (g.first + 1) + "–" + (g.last + 1)) },
     { key: "hp", label: "HP", cell: g => g.hp_start === null ? "–" : g.hp_start + " → " + g.hp_end + " / " + num(g.max_hp) },
-    { key: "damage", label: "HP lost", num: true, class: "damage", cell: g => g.damage ? "−" + g.damage : "0" },
+    { key: "damage", label: "HP lost", num: true, class: "damage", cell: g => el("span", { class: "hp-lost" }, String(g.damage || 0)) },
     { key: "hp_min", label: "lowest HP", num: true }, { key: "gold", label: "gold", cell: g => g.gold_start === null ? "–" : g.gold_start + " → " + g.gold_end },
   ], s.groups.filter(g => g.floor !== null || g.act !== null), { id: "groups" });
   const markers = s.markers.filter(m => m.kind !== "session_end");
@@ -352,10 +380,17 @@ async function sessionPage(key, pageNo, sel, polled) {
       { key: "kind", label: "event", cell: m => badge(m.kind, ["killed", "give_up", "model_error", "read_error"].includes(m.kind) ? "error" : "waiting") },
       { key: "step", label: "at step", num: true, cell: m => el("a", { href: "#/session/" + enc(key) + "?page=" + Math.floor(Math.max(0, m.step) / PAGE) + "&sel=" + m.step }, m.step + 1) },
       { key: "line", label: "journal line", num: true }, { key: "detail", label: "detail", cell: m => short(JSON.stringify(m.detail), 300) }], markers.slice(0, 500), { id: "markers" })] : null,
-    s.runs_detail.length ? [el("h2", {}, "Runs ended"), table([
-      { key: "step", label: "at step", num: true }, { key: "outcome", label: "outcome", cell: r => badge(r.outcome) },
-      { key: "inferred_from", label: "how known", cell: r => r.inferred_from ? "inferred from " + r.inferred_from : "stated" },
-      { key: "act", label: "act", num: true }, { key: "floor", label: "floor", num: true }], s.runs_detail, { id: "runs" })] : null,
+    runRows(s).length ? [el("h2", {}, "Runs"), table([
+      { key: "n", label: "run", num: true, cell: r => el("a", { href: "#/session/" + enc(key) + "/run/" + r.n, class: "run-link" }, r.n) },
+      { key: "step", label: "ended at step", num: true, cell: r => num(r.step) }, { key: "outcome", label: "outcome", cell: r => badge(r.outcome, r.outcome === "unfinished" ? "waiting" : r.outcome) },
+      { key: "inferred_from", label: "how known", cell: r => r.outcome === "unfinished" ? "still being played" : r.inferred_from ? "inferred from " + r.inferred_from : "stated" },
+      { key: "floor", label: "floor", num: true, cell: r => el("span", { class: "run-floor" }, num(r.floor)) }, { key: "act", label: "act", num: true },
+      { key: "bosses", label: "bosses", num: true, cell: r => el("span", { class: "run-bosses" }, num(r.bosses)) },
+      { key: "elites", label: "elites", num: true, cell: r => el("span", { class: "run-elites" }, num(r.elites)) },
+      { key: "hp_end", label: "HP at the end", num: true, cell: r => el("span", { class: "run-hp" }, hpEnd(r)) },
+      { key: "progress_score", label: "progress score", num: true, cell: r => el("span", { class: "run-score" }, score3(r.progress_score)) },
+      { key: "seeded", label: "seeded", cell: r => seededText(r) }], runRows(s), { id: "runs" }),
+      el("p", { class: "muted kv" }, "Progress score: 0.5 × min(floor, 50) / 50 + 0.5 × min(bosses, 3) / 3 (the Orak benchmark's Slay the Spire score). Seeded: the policy's run_seed applied to the run (– without a mark).")] : null,
     el("h2", {}, "Steps"), nav, steps);
   drawCharts(chartBox, key, series, markers);
   if (emu && !(shownSession.key === key && shownSession.emu)) {
@@ -364,9 +399,10 @@ async function sessionPage(key, pageNo, sel, polled) {
   }
   if (shownSession.key !== key) shownSession.emu = emu ? document.getElementById("emulator") : null;
   shownSession.key = key; shownSession.sig = signature(s);
-  if (sel !== null && sel !== undefined) { const row = document.getElementById("step-" + sel); if (row) row.scrollIntoView({ block: "center" }); }
+  if (runSel) { const row = document.querySelectorAll("#runs tbody tr")[+runSel - 1]; if (row) { row.classList.add("sel"); row.id = "run-sel"; row.scrollIntoView({ block: "center" }); } }
+  else if (sel !== null && sel !== undefined) { const row = document.getElementById("step-" + sel); if (row) row.scrollIntoView({ block: "center" }); }
   status(MODE === "live" ? (s.live ? "live · following the journal" : "finished") : "bundle");
-  if (s.live || !v || v.state !== "done" || s.figures_read < series.total) poll(() => sessionPage(key, pageNo === pages - 1 && s.live ? 1e9 : pageNo, sel, true));
+  if (s.live || !v || v.state !== "done" || s.figures_read < series.total) poll(() => sessionPage(key, pageNo === pages - 1 && s.live ? 1e9 : pageNo, sel, true, runSel));
 }
 
 async function emulatorPanel(key, box) {
@@ -458,21 +494,35 @@ function compareFleetsForm(fleets, current) {
   return el("div", { class: "controls" }, "compare", a, "with", b, go);
 }
 function ciText(c) { return c.win_rate_ci95 ? pct(c.win_rate_ci95[0]) + "–" + pct(c.win_rate_ci95[1]) : "–"; }
-function aggTable(rows, key, id, money) {
+function ci3(c) { return c ? score3(c[0]) + " – " + score3(c[1]) : "–"; }
+function scoreColumns(rows) {   // the progress score per group (mean, median, 95 % t interval); a Game Boy score
+  const out = [];
+  if (rows.some(c => c.progress_n)) out.push(
+    { key: "progress_mean", label: "progress score mean", num: true, cell: c => el("span", { class: "progress-mean" }, score3(c.progress_mean)) },
+    { key: "progress_median", label: "median", num: true, cell: c => el("span", { class: "progress-median" }, score3(c.progress_median)) },
+    { key: "progress_ci95", label: "95 % interval (t)", num: true, cell: c => el("span", { class: "progress-ci" }, ci3(c.progress_ci95)) },
+    { key: "progress_bosses", label: "bosses", num: true }, { key: "progress_elites", label: "elites", num: true });
+  if (rows.some(c => c.scored_sessions)) out.push(
+    { key: "score_final_mean", label: "Game Boy final score (mean)", num: true, cell: c => el("span", { class: "gb-final" }, num(c.score_final_mean)) },
+    { key: "score_best", label: "best score", num: true, cell: c => el("span", { class: "gb-best" }, num(c.score_best)) },
+    { key: "game_over_sessions", label: "game over", num: true });
+  return out;
+}
+function aggTable(rows, key, id, money, fleetKey) {
   const cost = !money ? [] : [
     { key: "model_tokens", label: "model tokens", num: true, cell: c => el("span", { class: "tokens", "data-tokens": c.model_tokens }, c.tokens_text) },
     { key: "model_cost_usd", label: "cost", num: true, cell: c => el("span", { class: "cost", "data-usd": c.model_cost_usd, title: costTitle(c) }, c.cost_text) },
     { key: "cost_per_run", label: "cost per run", num: true, cell: c => el("span", { class: "cost-run", "data-usd": c.cost_per_run }, c.cost_per_run_text) },
     { key: "cost_per_win", label: "cost per win", num: true, cell: c => el("span", { class: "cost-win", "data-usd": c.cost_per_win }, c.cost_per_win_text) }];
   return table([
-    { key, label: key === "cell" ? "cell" : key, cell: c => c[key] },
+    { key, label: key === "cell" ? "cell" : key, cell: c => key === "cell" && fleetKey ? el("a", { href: "#/fleet/" + enc(fleetKey) + "/cell/" + enc(c.cell), class: "cell-link" }, c.cell) : c[key] },
     { key: "sessions", label: "sessions", num: true }, { key: "ok", label: "ok", num: true },
     { key: "failed", label: "failed", num: true }, { key: "needs_review", label: "review", num: true },
     { key: "steps", label: "steps", num: true }, { key: "runs", label: "runs", num: true }, { key: "wins", label: "wins", num: true },
     { key: "win_rate", label: "win rate", num: true, cell: c => el("span", { class: "win-rate" }, pct(c.win_rate)) },
     { key: "ci", label: "95 % interval (Wilson)", num: true, cell: c => el("span", { class: "win-ci" }, ciText(c)) },
     { key: "floor_mean", label: "mean floor ± SE", num: true, cell: c => c.floor_mean === null ? "–" : num(c.floor_mean, 2) + " ± " + (c.floor_se === null ? "–" : num(c.floor_se, 2)) },
-    ...cost], rows, { id });
+    ...scoreColumns(rows), ...cost], rows, { id });
 }
 function pricesText(prices) {
   const names = Object.keys(prices || {});
@@ -486,7 +536,7 @@ async function fleetPage(key) {
   if (nav !== navigation) return;
   const cells = {}; for (const s of d.sessions) (cells[s.cell] = cells[s.cell] || []).push(s);
   const matrix = el("table", { class: "matrix", id: "matrix" }, el("thead", {}, el("tr", {}, el("th", {}, "cell"), el("th", {}, "sessions (by outcome)"))),
-    el("tbody", {}, Object.entries(cells).map(([cell, ss]) => el("tr", {}, el("td", {}, cell), el("td", { class: "cellbox" },
+    el("tbody", {}, Object.entries(cells).map(([cell, ss]) => el("tr", {}, el("td", {}, el("a", { href: "#/fleet/" + enc(key) + "/cell/" + enc(cell) }, cell)), el("td", { class: "cellbox" },
       ss.map(s => el("a", { class: "o-" + s.outcome, href: s.session ? "#/session/" + enc(s.session) : null, title: s.outcome + (s.reason ? ": " + s.reason : "") + " · " + s.steps + " steps" + (s.calls || s.model ? " · " + s.tokens_text + " tokens · " + s.cost_text : "") }, s.wins ? "W" : (s.runs ? "L" : "·"))))))));
   const groupCompare = d.group_keys.length ? (() => {
     const first = d.policy_key || (d.group_keys.includes("model.model") ? "model.model" : d.group_keys[0]);
@@ -509,7 +559,7 @@ async function fleetPage(key) {
       d.uses_models ? el("div", { id: "prices" }, "model prices: ", pricesText(d.prices)) : null,
       d.floors_pending ? el("div", { class: "muted" }, "reading floors from " + d.floors_pending + " sessions' observations…") : null),
     el("h2", {}, "Matrix"), matrix,
-    el("h2", {}, "Per cell"), aggTable(d.cells, "cell", "cells", d.uses_models),
+    el("h2", {}, "Per cell"), aggTable(d.cells, "cell", "cells", d.uses_models, key),
     d.policies ? [el("h2", {}, "Per policy"), aggTable(d.policies, d.policy_key, "policies", d.uses_models)] : el("p", { class: "muted" }, "one policy: " + (d.policy ?? "the profile's")),
     d.models ? [el("h2", {}, "Per model"), aggTable(d.models, d.model_key, "models", true),
       el("p", { class: "muted kv" }, "Cost: the sum of the calls' known costs (the prices above); ≥ when some calls' cost is unknown, unknown when none is known. Per run: per run ended; per win: — with no win.")] : null,
@@ -523,19 +573,135 @@ async function fleetPage(key) {
   if (d.running.length || d.floors_pending || d.state !== "finished") poll(() => fleetPage(key));
 }
 
+async function cellPage(key, cell) {   // #/fleet/KEY/cell/CELL: one cell's aggregates and its sessions with their scores
+  const nav = navigation;
+  const d = await api("api/fleet/" + enc(key));
+  if (nav !== navigation) return;
+  const agg = d.cells.filter(c => c.cell === cell);
+  if (!agg.length) throw new Error("fleet " + d.name + " has no cell " + JSON.stringify(cell) + " (cells: " + d.cells.map(c => c.cell).join("; ") + ")");
+  const ss = d.sessions.filter(s => s.cell === cell);
+  main(
+    el("h1", {}, "Cell " + cell + " ", el("span", { class: "muted" }, "of fleet "), el("a", { href: "#/fleet/" + enc(key) }, d.name)),
+    aggTable(agg, "cell", "cell-agg", d.uses_models, key),
+    el("h2", {}, "Sessions (" + ss.length + ")"),
+    table([{ key: "slot", label: "slot", cell: s => s.session ? el("a", { href: "#/session/" + enc(s.session) }, s.slot) : s.slot },
+      { key: "outcome", label: "outcome", cell: s => badge(s.outcome) }, { key: "steps", label: "steps", num: true },
+      { key: "runs", label: "runs", num: true }, { key: "wins", label: "wins", num: true },
+      { key: "progress_score", label: "progress score", num: true, cell: s => el("span", { class: "session-score" }, score3(s.progress_score)) },
+      { key: "floor", label: "floor", num: true }, { key: "bosses", label: "bosses", num: true }, { key: "elites", label: "elites", num: true },
+      { key: "hp_end", label: "HP at the end", num: true, cell: s => num(s.hp_end) },
+      { key: "score_final", label: "Game Boy final / best", num: true, cell: s => s.score_final === null || s.score_final === undefined ? "–" : s.score_final + " / " + num(s.score_best) + " (" + num(s.milestones_reached) + " milestones)" }],
+      ss, { id: "cell-sessions" }));
+  status(MODE === "live" ? "live" : "bundle");
+}
+
+function pairLink(run, x, y) { return "#/pair/" + enc(x.session) + "/" + enc(y.session) + "/" + run; }
+function signed(x, digits) { return x === null || x === undefined ? "–" : (x > 0 ? "+" : "") + x.toFixed(digits); }
+function pairedSection(d) {   // compare.compare: the paired tests and the pairs, or why the arms do not pair
+  const a = d.arms;
+  if (!a) return null;
+  const la = a.a, lb = a.b;
+  const armScores = a.unpaired_tests.metrics.filter(m => m.column === "progress_score" || m.column === "score_final");
+  const perArm = armScores.length ? [el("h2", {}, "Score per arm"), table([
+    { key: "arm", label: "arm", cell: r => r.arm }, { key: "metric", label: "score", cell: r => r.metric },
+    { key: "n", label: "sessions", num: true, cell: r => num(r.s && r.s.n) },
+    { key: "mean", label: "mean", num: true, cell: r => el("span", { class: "arm-mean" }, r.s ? r.s.mean.toFixed(3) : "–") },
+    { key: "median", label: "median", num: true, cell: r => el("span", { class: "arm-median" }, r.s ? r.s.median.toFixed(3) : "–") },
+    { key: "interval", label: "95 % interval of the mean (t)", num: true, cell: r => el("span", { class: "arm-ci" }, r.s && r.s.interval ? ci3(r.s.interval) : "–") }],
+    armScores.flatMap(m => [{ arm: la, metric: m.metric, s: m.a }, { arm: lb, metric: m.metric, s: m.b }]), { id: "arm-scores" })] : null;
+  if (!a.paired) return [el("div", { class: "panel", id: "pairing" }, el("b", {}, "Not paired: "), el("span", { id: "why-unpaired" }, a.why_unpaired),
+    el("div", { class: "muted kv" }, "so the tests below are the unpaired ones (runs and sessions taken as independent)")), perArm];
+  const t = a.paired_tests;
+  const w = t.wins;
+  const run = 1;
+  return [
+    el("div", { class: "panel", id: "pairing" }, el("b", {}, "Paired by seed: "), el("span", { id: "pair-count" }, String(a.pairs)), " pairs of sessions (",
+      a.arm_key === "fleet" ? "the same seeds and matrix values in both fleets" : "the same values of every other matrix key, the seed among them", ")"),
+    perArm,
+    el("h2", {}, "Paired tests"),
+    table([{ key: "metric", label: "metric", cell: r => r.metric }, { key: "pairs", label: "pairs", num: true, cell: r => r.pairs },
+      { key: "what", label: "figures", cell: r => r.what }, { key: "interval", label: "95 % interval", num: true, cell: r => r.interval },
+      { key: "test", label: "test", cell: r => r.test }, { key: "p", label: "p", num: true, cell: r => r.p === null || r.p === undefined ? "–" : el("span", { class: "p" }, r.p.toPrecision(2)) },
+      { key: "sentence", label: "in words", cell: r => el("span", { class: "sentence" }, r.sentence) }],
+      [{ metric: "sessions won", pairs: w.pairs, what: el("span", { class: "mcnemar" }, "won by " + la + " only: ", el("b", { class: "mcnemar-b" }, String(w.a_only)), " · by " + lb + " only: ", el("b", { class: "mcnemar-c" }, String(w.b_only)), " · by both: " + w.both),
+        interval: "–", test: w.test, p: w.p, sentence: w.sentence },
+       ...t.metrics.map(m => ({ metric: m.metric, pairs: m.pairs,
+        what: el("span", {}, "mean paired difference (A − B) ", el("b", { class: "mean-diff", "data-column": m.column }, signed(m.mean_difference, 3)), " · " + m.zero_differences + " pairs equal"),
+        interval: el("span", { class: "diff-ci", "data-column": m.column }, m.interval ? signed(m.interval[0], 3) + " … " + signed(m.interval[1], 3) + " (Student t interval)" : "–"),
+        test: m.test + (m.method ? " (" + m.method + ")" : ""), p: m.p, sentence: m.sentence }))], { id: "paired" }),
+    el("p", { class: "muted kv" }, "A pair is two sessions, one per arm, on the same seed; a session counts as won when it won a run, and its score is its runs' mean. Wins: the exact McNemar test on the pairs won by one arm only. Scores and floors: Wilcoxon's signed-rank test on the paired differences, and the 95 % Student t interval of their mean."),
+    el("h2", {}, "The pairs"),
+    table([{ key: "keys", label: "seed and cell", cell: r => Object.entries(r.keys).map(([k, v]) => k + "=" + v).join(" ") + (r.repeat ? " repeat " + r.repeat : "") },
+      { key: "a", label: la, cell: r => [r.a.session ? el("a", { href: "#/session/" + enc(r.a.session) }, r.a.slot || r.a.session_id) : (r.a.slot || "–"), " ", r.a.won ? badge("won") : "", " score " + score3(r.a.progress_score ?? null) + " · floor " + num(r.a.floor)] },
+      { key: "b", label: lb, cell: r => [r.b.session ? el("a", { href: "#/session/" + enc(r.b.session) }, r.b.slot || r.b.session_id) : (r.b.slot || "–"), " ", r.b.won ? badge("won") : "", " score " + score3(r.b.progress_score ?? null) + " · floor " + num(r.b.floor)] },
+      { key: "diff", label: "score A − B", num: true, cell: r => typeof r.a.progress_score === "number" && typeof r.b.progress_score === "number" ? signed(r.a.progress_score - r.b.progress_score, 3) : "–" },
+      { key: "side", label: "", cell: r => r.a.session && r.b.session ? el("a", { href: pairLink(run, r.a, r.b), class: "pair-link" }, "run " + run + " side by side") : "–" }],
+      a.pair_list, { id: "pairs" })];
+}
 async function comparePage(parts) {
+  const nav = navigation;
   const path = "api/compare/" + parts.map(enc).join("/");
   const d = await api(path);
+  if (nav !== navigation) return;
   const label = x => typeof x === "number" ? (Math.abs(x) <= 1 && d.metrics && x !== Math.round(x) ? num(x, 3) : num(x, 2)) : "–";
+  const paired = d.arms && d.arms.paired;
   main(
     el("h1", {}, "Compare ", d.a.label, " with ", d.b.label),
     el("div", { class: "panel kv" }, [d.a, d.b].map(s => el("div", {}, s.label + ": " + s.sessions + " sessions, " + s.runs + " runs, " + s.wins + " wins, floor " + (s.floor_mean === null ? "–" : num(s.floor_mean, 2) + " ± " + num(s.floor_se, 2)) + " (n = " + s.floor_n + ")"))),
+    pairedSection(d),
+    el("h2", {}, paired ? "Unpaired tests, for reference" : "Unpaired tests"),
     table([{ key: "metric", label: "metric" }, { key: "a", label: d.a.label, num: true, cell: m => label(m.a) }, { key: "b", label: d.b.label, num: true, cell: m => label(m.b) },
       { key: "difference", label: "difference (A − B)", num: true, cell: m => label(m.difference) },
       { key: "interval", label: "95 % interval", num: true, cell: m => m.interval ? label(m.interval[0]) + " … " + label(m.interval[1]) : "–" },
       { key: "test", label: "test" }, { key: "p", label: "p", num: true, cell: m => m.p === null ? "–" : m.p.toPrecision(2) },
       { key: "sentence", label: "in words", cell: m => el("span", { class: "sentence" }, m.sentence) }], d.metrics, { id: "compare" }),
-    el("p", { class: "muted kv" }, "Win rate: Fisher's exact test, the difference's interval by Newcombe's method from the two Wilson intervals; runs are taken as independent trials. Means: Welch's t-test."));
+    el("p", { class: "muted kv" }, "Win rate: Fisher's exact test, the difference's interval by Newcombe's method from the two Wilson intervals; runs are taken as independent trials. Means: Welch's t-test."),
+    d.arms ? table([{ key: "metric", label: "score (per session)" }, { key: "a", label: d.a.label, num: true, cell: m => m.a ? m.a.mean.toFixed(3) : "–" }, { key: "b", label: d.b.label, num: true, cell: m => m.b ? m.b.mean.toFixed(3) : "–" },
+      { key: "difference", label: "difference (A − B)", num: true, cell: m => m.difference === null ? "–" : signed(m.difference, 3) },
+      { key: "interval", label: "95 % interval (Welch)", num: true, cell: m => m.interval ? signed(m.interval[0], 3) + " … " + signed(m.interval[1], 3) : "–" },
+      { key: "test", label: "test" }, { key: "p", label: "p", num: true, cell: m => m.p === null ? "–" : m.p.toPrecision(2) },
+      { key: "sentence", label: "in words", cell: m => el("span", { class: "sentence" }, m.sentence) }], d.arms.unpaired_tests.metrics, { id: "unpaired-scores" }) : null);
+  status(MODE === "live" ? "live" : "bundle");
+}
+
+function decisionBox(x, key) {   // one side of the first difference
+  if (!x) return el("p", { class: "muted" }, "–");
+  return el("div", { class: "panel decision" },
+    el("div", {}, "screen ", el("b", { class: "d-screen" }, x.state_type ?? "–"), " · floor ", el("span", { class: "d-floor" }, num(x.floor)), " · act " + num(x.act) + " · ",
+      x.index !== null && x.index !== undefined ? el("a", { href: "#/session/" + enc(key) + "/step/" + x.index, class: "d-step" }, "step " + x.step) : "step " + num(x.step)),
+    el("div", {}, "choice ", el("b", { class: "d-action" }, x.action ?? "–"), " ", el("code", { class: "d-params" }, JSON.stringify(x.parameters ?? {}))),
+    el("div", {}, "reason ", el("span", { class: "d-reason" }, x.reason ?? "–"), x.source ? el("span", { class: "muted" }, " (" + x.source + ")") : null),
+    x.model && x.model.length ? el("div", {}, "model answers", x.model.map(m => el("pre", { class: "json d-model" }, json(m)))) : null,
+    x.agent ? el("div", {}, "agent", el("pre", { class: "json d-agent" }, json(x.agent))) : null);
+}
+async function pairPage(ka, kb, run) {   // #/pair/A/B/RUN: run RUN of two sessions aligned by floor, and their first difference
+  const nav = navigation;
+  const d = await api("api/pair/" + enc(ka) + "/" + enc(kb) + "/" + run);
+  if (nav !== navigation) return;
+  const A = d.a, B = d.b, f = d.first_difference;
+  const side = (x, k) => x ? [el("span", { class: "f-hp" }, x.hp === null || x.hp === undefined ? "–" : x.hp + (x.max_hp ? "/" + x.max_hp : "")), el("span", { class: "f-gold" }, num(x.gold)), el("span", { class: "f-deck" }, num(x.deck)), el("span", { class: "f-score" }, score3(x.progress_score))].map(n => el("td", { class: "num " + k }, n))
+    : [el("td", { class: "muted " + k, colspan: 4 }, "not reached")];
+  const runInfo = [["policy", x => x.policy ?? "–"], ["model", x => x.model ?? "–"], ["seed", x => Object.entries(x.seed).map(([k, v]) => k + "=" + v).join(" ") || "–"],
+    ["outcome", x => badge(x.outcome, x.outcome === "unfinished" ? "waiting" : x.outcome)], ["floor", x => num(x.floor)], ["act", x => num(x.act)], ["bosses", x => num(x.bosses)],
+    ["elites", x => num(x.elites)], ["HP at the end", x => hpEnd(x)], ["progress score", x => el("span", { class: "p-score" }, score3(x.progress_score))]];
+  main(
+    el("h1", {}, "Run " + run + " side by side"),
+    d.warning ? el("p", { class: "error", id: "pair-warning" }, d.warning) : null,
+    el("table", { id: "pair-runs" }, el("thead", {}, el("tr", {}, el("th", {}, ""), el("th", {}, "A"), el("th", {}, "B"))),
+      el("tbody", {}, el("tr", {}, el("td", {}, "session"), [A, B].map(x => el("td", {}, el("a", { href: "#/session/" + enc(x.session) + "/run/" + run }, x.id)))),
+        runInfo.map(([k, g]) => el("tr", {}, el("td", {}, k), el("td", {}, g(A)), el("td", {}, g(B)))),
+        el("tr", {}, el("td", {}, "decisions in the run"), el("td", { id: "decisions-a" }, String(d.decisions[0])), el("td", { id: "decisions-b" }, String(d.decisions[1]))))),
+    el("h2", {}, "The first decision where they differ"),
+    f ? el("div", { id: "first-difference", "data-n": f.n, "data-kind": f.kind },
+      el("p", {}, "Decision ", el("b", { id: "fd-n" }, String(f.n)), " of the run, on floor ", el("b", { id: "fd-floor" }, num(f.a.floor)), ": ",
+        el("span", { id: "fd-kind" }, f.kind === "screen" ? "the screens differ (the runs reached different states)" : "same screen, different choices")),
+      el("div", { class: "pair-grid" }, el("div", { id: "fd-a" }, el("h3", {}, "A"), decisionBox(f.a, A.session)), el("div", { id: "fd-b" }, el("h3", {}, "B"), decisionBox(f.b, B.session))))
+      : el("p", { id: "first-difference", class: "muted" }, "none: " + (d.run_found.every(Boolean) ? "the shorter run's " + Math.min(...d.decisions) + " decisions are the same in both" : "run " + run + " is not in both journals")),
+    el("p", { class: "muted kv" }, "The runs' executed decisions (each action sent, with its proposal and the screen it was decided on) are walked in order, the k-th of one beside the k-th of the other, from the run's start to its game over; the first pair whose screens (the observation files' SHA-256) or choices (action and parameters) differ is shown."),
+    el("h2", {}, "Aligned by floor"),
+    el("table", { id: "floors" }, el("thead", {}, el("tr", {}, el("th", {}, "floor"), ["A", "B"].map(x => ["HP", "gold", "deck", "score"].map(h => el("th", { class: "num" }, x + " " + h))))),
+      el("tbody", {}, d.floors.map(r => el("tr", { "data-floor": r.floor }, el("td", { class: "num" }, r.floor), side(r.a, "fa"), side(r.b, "fb"))))),
+    el("p", { class: "muted kv" }, "Per floor: the HP, gold and deck size (only where a fight showed it) of the last screen read on it, and the progress score on reaching it."));
   status(MODE === "live" ? "live" : "bundle");
 }
 
