@@ -75,14 +75,31 @@ def test_every_profile_validates_and_every_fleet_finds_its_profile_from_the_fold
 
 def test_the_demo_and_the_built_cartridge_run_from_the_folder(inited):
     folder, _ = inited
+    captured = folder / "run" / "capture" / "sessions"
+    before = set(captured.iterdir()) if captured.is_dir() else set()
     r = supervisor("start", "run/profiles/demo.yaml", "--max-steps", "15", "--set", "supervisor.progress=off",
                    cwd=folder)
     assert r.returncode == 0 and "session ended: max_steps" in r.stderr, r.stderr
     r = supervisor("start", "run/profiles/pyboy-demo.yaml", "--set", f"game.rom={init.ROM}", "--max-steps", "5",
                    "--set", "supervisor.progress=off", cwd=folder)
     assert r.returncode == 0 and "session ended: max_steps" in r.stderr, r.stderr
-    sessions = list((folder / "run" / "capture" / "sessions").iterdir())   # the captures land in the folder
+    sessions = set(captured.iterdir()) - before    # the captures land in the folder
     assert len(sessions) == 2 and all((s / "events.jsonl").is_file() for s in sessions)
+
+
+def test_the_sts2_profile_plays_a_game_speaking_the_mods_api(inited):
+    """As its comment says to rehearse it: the built-in game on its own, as the mod would be
+    (on a free port here rather than the mod's 15526, which something else may hold)."""
+    folder, _ = inited
+    game = subprocess.Popen([sys.executable, "-m", "actors.game", "--port", "0"], stdout=subprocess.PIPE, text=True)
+    try:
+        url = game.stdout.readline().split(" on ")[1].split()[0]
+        r = supervisor("start", "run/profiles/sts2.yaml", "--set", f"game.base_url={url}", "--max-steps", "10",
+                       "--set", "supervisor.progress=off", cwd=folder)
+        assert r.returncode == 0 and "session ended: max_steps" in r.stderr, r.stderr
+    finally:
+        game.terminate()
+        game.wait(timeout=10)
 
 
 def test_init_refuses_a_folder_holding_any_of_its_files_and_changes_nothing(tmp_path):

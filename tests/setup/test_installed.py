@@ -69,6 +69,20 @@ def test_every_doc_a_help_text_or_message_names_is_a_page_of_supervisor_docs():
     assert named > 10
 
 
+def test_every_page_the_starting_files_name_is_a_page_of_supervisor_docs():
+    pages = docs.pages()
+    named = 0
+    for rel in installed.STARTER:
+        text = (Path(REPO) / rel).read_text(encoding="utf-8")
+        assert "docs/" not in text and ".venv/" not in text, f"{rel} points into a clone"
+        for m in re.finditer(r"supervisor docs ([a-z0-9_-]+)(?:#([\w-]+))?", text):
+            named += 1
+            assert m.group(1) in pages, f"{rel}: {m.group(0)}"
+            if m.group(2):
+                assert docs.section_of(pages[m.group(1)].read_text(encoding="utf-8"), m.group(2)), f"{rel}: {m.group(0)}"
+    assert named >= 10
+
+
 def test_supervisor_docs_lists_prints_a_page_and_a_section_and_refuses_unknown_ones():
     r = supervisor("docs")
     assert r.returncode == 0
