@@ -37,7 +37,8 @@ def make_root(spec: fleet_spec.FleetSpec, root: str | None) -> str:
     if root is None:
         return layout.new_root(spec.capture_root, spec.name)
     root = os.path.abspath(root)
-    if os.path.exists(root) and os.listdir(root):
+    # a driver killed while it made the root leaves its lock and maybe a hidden temporary file
+    if os.path.exists(root) and [n for n in os.listdir(root) if n != layout.LOCK and not n.startswith(".")]:
         raise FleetFileError("--fleet-root", "", f"{root} exists and is not empty")
     os.makedirs(root, exist_ok=True)
     return root
@@ -47,21 +48,29 @@ def start(path: str | None, *, concurrency: int | None = None, ray_address: str 
           root: str | None = None, runtime_dir: str = "run/runtime", progress: str = "auto",
           stream=None, resume: str | None = None) -> int:
     """Run a fleet to its end (or, with ``resume``, what a dead driver left of one: see
-    ``resume``); returns the exit code (0 all ok, 1 some session not ok). Raises
-    ``FleetFileError``, ``NotAFleet`` or ``RayUnavailable`` before anything starts."""
+    ``resume``); returns the exit code (0 all ok, 1 some session not ok, 128 + the signal when
+    a signal interrupted it). Raises ``FleetFileError``, ``NotAFleet`` or ``RayUnavailable``
+    before anything starts. The driver holds the fleet root's lock for its whole life."""
     stream = stream or sys.stderr
+    locks: list[int] = []
+    try:
+        if resume is not None:
+            root = os.path.abspath(resume)
+            if not layout.is_fleet_root(root):
+                raise NotAFleet(root, _no_fleet_json(root))
+            locks.append(control.take_driver_lock(root))  # refuses while the fleet's driver runs
+        return _start(path, concurrency, ray_address, root, runtime_dir, progress, stream, resume, locks)
+    finally:
+        for fd in locks:
+            os.close(fd)
+
+
+def _start(path, concurrency, ray_address, root, runtime_dir, progress, stream, resume, locks) -> int:
     decisions = None
     if resume is not None:
-        root = os.path.abspath(resume)
-        if not layout.is_fleet_root(root):
-            raise NotAFleet(root, "no fleet.json here: not a fleet root")
         old_info = read_fleet(root)
-        resume_mod.refuse_if_running(root, old_info, say=lambda m: stream.write(m + "\n"))
         spec = fleet_spec.load(old_info["fleet_file"]) if os.path.isfile(old_info.get("fleet_file") or "") else None
         plans = resume_mod.plans_of(root, old_info)
-        decisions = resume_mod.decide(root, plans)
-        if os.path.exists(layout.stop_path(root)):  # a stop asked of the dead driver: resuming overrides it
-            os.unlink(layout.stop_path(root))
     else:
         spec = fleet_spec.load(path)
         if root is None:   # fleet roots go under capture_root: never outside the user's tree by accident
@@ -73,7 +82,7 @@ def start(path: str | None, *, concurrency: int | None = None, ray_address: str 
     if module is None:
         n, why = (concurrency, "--concurrency") if concurrency else (
             (spec.concurrency, "the fleet file") if spec and spec.concurrency else
-            (old_info["concurrency"], "the fleet as started") if decisions else default_concurrency())
+            (old_info["concurrency"], "the fleet as started") if resume else default_concurrency())
         if n > len(plans):
             n, why = len(plans), f"{why}; capped at the {len(plans)} sessions"
         backend = LocalBackend(workdir, n, timeout_s)
@@ -84,40 +93,56 @@ def start(path: str | None, *, concurrency: int | None = None, ray_address: str 
         n = concurrency or spec.concurrency or len(plans)
         why = "in flight at most; Ray places them by their declared resources"
         backend = module.RayBackend(ray_address, spec.ray, plans, workdir, timeout_s)
-    if decisions is None:
+    if resume is None:
         backend.root = root = make_root(spec, root)
-        shutil.copyfile(spec.path, os.path.join(root, layout.FLEET_YAML))
+        locks.append(control.take_driver_lock(root))
         info = _info(spec, plans, root, backend.name, ray_address, n, why, workdir)
+        shutil.copyfile(spec.path, os.path.join(root, layout.FLEET_YAML))
         stream.write(f"fleet {spec.name}: {len(plans)} sessions ({spec.cells} cells), "
                      f"{backend.name}, concurrency {n} ({why})\nfleet root {root}\n")
     else:
         backend.root = root
+        stream.write(f"fleet {old_info['name']}: resuming {root}\n")
+        stream.flush()
+        resume_mod.take_over(root, say=lambda m: (stream.write(m + "\n"), stream.flush()))
+        decisions = resume_mod.decide(root, plans)
+        if os.path.exists(layout.stop_path(root)):  # a stop asked of the dead driver: resuming overrides it
+            os.unlink(layout.stop_path(root))
         info = {**old_info, "backend": backend.name, "ray_address": ray_address, "concurrency": n,
                 "concurrency_basis": why, "host": socket.gethostname(), "driver_pid": os.getpid(),
                 "workdir": workdir, "resumed": [*old_info.get("resumed", []), time.time()]}
+        info.pop("interrupted_by", None)
         for row in resume_mod.rows_for(info, root, decisions):
             append_row(root, row)
         write_fleet(root, {**info, "state": "starting"})
-        stream.write(f"fleet {info['name']}: resuming {root}\n{resume_mod.summary(decisions)}\n")
+        stream.write(resume_mod.summary(decisions) + "\n")
     record = control.publish(runtime_dir, root, info["name"])
-    old = {s: signal.signal(s, lambda *_: _request_stop(root)) for s in (signal.SIGINT, signal.SIGTERM)}
+    run = FleetRun(info, plans, root, backend, n, progress, stream)
+    if decisions is not None:
+        run.resume_from(decisions, read_rows(root))
+    old = {s: signal.signal(s, lambda signum, _f: run.interrupt(signum)) for s in (signal.SIGINT, signal.SIGTERM)}
     try:
-        run = FleetRun(info, plans, root, backend, n, progress, stream)
-        if decisions is not None:
-            run.resume_from(decisions, read_rows(root))
         code = run.run()
     finally:
         for s, h in old.items():
             signal.signal(s, h)
-        os.unlink(record)
+        if not run.interrupted:  # an interrupted fleet stays listed: fleet status names its resume
+            os.unlink(record)
     stream.write(table(run.rows) + f"\nresults {os.path.join(root, layout.RESULTS)}\n"
                  f"verify  supervisor capture verify {root}\n")
+    if run.interrupted:
+        left = len(plans) - len(run.rows)
+        stream.write(f"interrupted: {len(run.rows)} of {len(plans)} sessions done; {len(run.cut)} stopped at once "
+                     f"and {left - len(run.cut)} not started: the resume runs them\n"
+                     f"resume  {control.resume_command(root, info)}\n")
     return code
 
 
-def _request_stop(root: str) -> None:
-    with open(layout.stop_path(root), "a", encoding="utf-8") as fh:
-        fh.write(f"{time.time()} stop requested by a signal to the fleet\n")
+def _no_fleet_json(root: str) -> str:
+    if os.path.exists(layout.lock_path(root)) and not layout.slots(root):  # made, never recorded
+        return (f"no {layout.FLEET_FILE} here: the fleet's driver died before it recorded the fleet, and no "
+                f"session ran; start the fleet again (supervisor fleet start FLEET.yaml --fleet-root {root})")
+    return f"no {layout.FLEET_FILE} here: not a fleet root"
 
 
 def _info(spec, plans, root, backend, address, n, why, workdir) -> dict:

@@ -5,6 +5,7 @@
       fleet.yaml          the fleet file as it was given
       results.jsonl       one row per session (docs/fleet.md), written as each one ends
       stop                present once ``supervisor fleet stop`` asked every session to stop
+      driver.lock         locked by the running driver (``fleet start``, a resume) for its life
       s0000/              the first session's slot (plan index 0)
         capture/          its capture root: sessions/<session-id>/ (events.jsonl, session.json,
                           observations/ ...), decisions.jsonl, sessions.jsonl
@@ -26,6 +27,7 @@ FLEET_FILE = "fleet.json"
 FLEET_YAML = "fleet.yaml"
 RESULTS = "results.jsonl"
 STOP = "stop"
+LOCK = "driver.lock"
 
 
 def new_root(capture_root: str, name: str) -> str:
@@ -66,6 +68,10 @@ def attempt_path(slot: str, attempt: int) -> str:
 
 def stop_path(root: str) -> str:
     return os.path.join(root, STOP)
+
+
+def lock_path(root: str) -> str:
+    return os.path.join(root, LOCK)
 
 
 def slots(root: str) -> list[str]:

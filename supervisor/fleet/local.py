@@ -1,7 +1,11 @@
 """The local backend: sessions as ``supervisor start`` process trees on this machine.
 
 Each attempt runs in a thread of the fleet (``runner.run_attempt``), which waits on its
-supervisor. The default concurrency comes from the CPUs this process may use and the memory
+supervisor; the supervisor's parent-death signal is SIGTERM, so a driver that dies takes its
+sessions down cleanly (each finalizes, reason ``sigterm``). A supervisor killed by a signal
+the fleet did not send (the OOM killer, a ``kill -9``) is lost (``scheduler``): its journal
+decides, and it runs again once (``LOST_RETRIES``) when no action was in flight. The
+default concurrency comes from the CPUs this process may use and the memory
 available now (``default_concurrency``); ``--concurrency`` or the fleet file's
 ``concurrency`` override it. The figures behind the constants are in docs/fleet.md
 (``python bench/fleet.py``).
@@ -11,6 +15,7 @@ from __future__ import annotations
 import concurrent.futures
 import os
 import signal
+import threading
 
 import psutil
 
@@ -26,6 +31,8 @@ SESSIONS_PER_CPU = 2
 SESSION_MIB = 512
 #: Leave this share of the available memory to everything else.
 MEMORY_SHARE = 0.8
+#: Runs again of a session whose supervisor was killed from outside, no action in flight.
+LOST_RETRIES = 1
 
 
 def default_concurrency() -> tuple[int, str]:
@@ -49,11 +56,13 @@ class LocalBackend:
         self.pool = concurrent.futures.ThreadPoolExecutor(max_workers=concurrency,
                                                           thread_name_prefix="fleet-session")
         self.futures: set[concurrent.futures.Future] = set()
+        self.interrupted = threading.Event()
 
     def submit(self, plan: SessionPlan, attempt: int) -> concurrent.futures.Future:
         # SIGTERM when this process dies: each supervisor then finalizes its session.
         fut = self.pool.submit(run_attempt, plan, self.root, attempt, timeout_s=self.timeout_s,
-                               death_signal=signal.SIGTERM, workdir=self.workdir)
+                               death_signal=signal.SIGTERM, workdir=self.workdir,
+                               interrupt=self.interrupted)
         self.futures.add(fut)
         return fut
 
@@ -72,10 +81,14 @@ class LocalBackend:
         return out
 
     def settle_s(self, plan: SessionPlan) -> float:
-        return 0.0
+        return 0.0  # judged once none of its processes runs here (FleetRun._still_running)
 
     def node_retries(self) -> int:
-        return 0
+        return LOST_RETRIES
+
+    def interrupt(self) -> None:
+        self.interrupted.set()  # each runner SIGTERMs its supervisor; none starts another
 
     def close(self) -> None:
         self.pool.shutdown(wait=True)
+

@@ -7,12 +7,18 @@ The only module of gamerig that imports Ray (``pip install gamerig[ray]``). Each
   (``gamerig_game_<host>_<port>``, see ``matrix.game_resource``): the node that runs the
   game's sessions declares exactly one unit, so one game never gets two sessions;
 * runs ``runner.run_attempt`` on its node, writing into the fleet root under the shared
-  capture root (every node must see it at the same path), with SIGKILL as the supervisor's
-  parent-death signal: a dead worker takes its session with it, as a dead node would;
+  capture root (every node must see it at the same path), with SIGTERM as the supervisor's
+  parent-death signal: when its worker dies (Ray kills the workers of a driver that died,
+  and a worker may crash) the supervisor stops at once and finalizes, as locally; a dead
+  node takes everything on it;
 * has ``max_retries=0``: Ray never reruns a session by itself. A task lost with its worker
   or node comes back to the scheduler as ``Lost``; after ``settle_s`` (five heartbeats and
-  2 s: the orphaned actors have exited, docs/supervision.md) its journal decides
-  (``inflight``): retried only when no action was in flight.
+  2 s: the orphaned actors of a dead supervisor have exited, docs/supervision.md) and once
+  its supervisor has finalized, its journal decides (``inflight``): retried only when no
+  action was in flight.
+
+A signal to the driver (``interrupt``) cancels every task with its worker, so each
+supervisor gets its parent-death SIGTERM.
 """
 from __future__ import annotations
 
@@ -37,7 +43,7 @@ def _session_task(plan: dict, root: str, attempt: int, timeout_s: float | None, 
                                 "must be on storage every node mounts at the same path")
     node = ray.get_runtime_context().get_node_id()
     return run_attempt(SessionPlan.from_dict(plan), root, attempt, timeout_s=timeout_s,
-                       death_signal=signal.SIGKILL, workdir=workdir, node=node)
+                       death_signal=signal.SIGTERM, workdir=workdir, node=node)
 
 
 def _check_reachable(address: str) -> None:
@@ -117,6 +123,10 @@ class RayBackend:
 
     def node_retries(self) -> int:
         return self.settings.node_retries
+
+    def interrupt(self) -> None:
+        for ref in self.refs:
+            ray.cancel(ref, force=True)  # kills the worker: its supervisor gets SIGTERM
 
     def close(self) -> None:
         ray.shutdown()

@@ -6,13 +6,19 @@ loop
 
 * keeps at most ``concurrency`` sessions running, never two on the same outside game;
 * writes one results row as each session ends;
-* handles a lost attempt by the retry rule: once ``settle_s`` has passed (the lost
-  session's actors have exited by then, so its journal is final), ``inflight.judge`` reads
-  the journal; proven idle and retries left -> run again, proven idle and none left ->
-  ``failed``, otherwise ``needs_review``;
-* stops launching once the ``stop`` file exists (``supervisor fleet stop``, or a signal to
-  the fleet); the runners see the same file and SIGTERM their supervisors; sessions that
-  never started get ``not_run`` rows;
+* handles a lost attempt (its runner died, or locally its supervisor was killed by a signal
+  the fleet did not send) by the retry rule: once ``settle_s`` has passed and nothing of the
+  session runs any more (its supervisor, stopping on its parent-death SIGTERM, has
+  finalized and its actors have exited, so its journal is final; at most ``SETTLE_MAX_S``),
+  ``inflight.judge`` reads the journal; proven idle and retries left -> run again, proven
+  idle and none left -> ``failed``, otherwise ``needs_review``;
+* stops launching once the ``stop`` file exists (``supervisor fleet stop``); the runners see
+  the same file and SIGTERM their supervisors; sessions that never started get ``not_run``
+  rows;
+* on ``interrupt`` (a signal to the driver) stops launching, stops the running sessions at
+  once (SIGTERM; each finalizes) and waits for them, and ends with the fleet
+  ``interrupted``: no row for a session it stopped or never started, so that
+  ``fleet start --resume`` runs them (a session that ended by itself meanwhile keeps its row);
 * prints the live fleet line and writes ``fleet.json`` at the start and the end.
 """
 from __future__ import annotations
@@ -21,17 +27,22 @@ import collections
 import dataclasses
 import json
 import os
+import signal
+import socket
 import sys
 import time
 from typing import Any, Protocol
 
-from . import inflight, layout
+from . import control, inflight, layout
 from .matrix import SessionPlan
 from .report import live_line, running_steps
 from .results import append_row, outcome_of, session_row, totals, write_fleet
-from .runner import session_ids
+from .runner import KILL_AFTER_S, session_ids
 
 LIVE_EVERY_S = {"line": 0.5, "plain": 5.0}
+#: A lost attempt is judged at most this long after ``settle_s`` even if a process of its
+#: session still seems to run (a dead Ray node's runtime record stays for ever).
+SETTLE_MAX_S = 60.0
 
 
 @dataclasses.dataclass
@@ -47,6 +58,7 @@ class Backend(Protocol):
     def poll(self, timeout_s: float) -> list[tuple[Any, "dict | Lost"]]: ...
     def settle_s(self, plan: SessionPlan) -> float: ...
     def node_retries(self) -> int: ...
+    def interrupt(self) -> None: ...
     def close(self) -> None: ...
 
 
@@ -66,6 +78,14 @@ class FleetRun:
         self.rows: list[dict] = []
         self.started = time.monotonic()
         self._next_live = 0.0
+        self._orphans: dict[int, list] = {}  # a lost attempt's actors still alive, read once
+        self._prior_steps = 0
+        self.interrupted: int | None = None  # the signal that interrupted the driver
+        self.cut: list[SessionPlan] = []      # sessions the interrupt stopped: run again on resume
+
+    def interrupt(self, signum: int) -> None:
+        """A signal to the driver (from its handler): wind down at the next turn of the loop."""
+        self.interrupted = self.interrupted or signum
 
     def resume_from(self, decisions: list, rows: list[dict]) -> None:
         """A resumed fleet (``resume.decide``): only the sessions to run (again) are pending,
@@ -77,12 +97,13 @@ class FleetRun:
             if d.what == "rerun":
                 self.notes[d.plan.index].append(d.detail)
         self.rows = list(rows)
+        self._prior_steps = sum(r.get("steps") or 0 for r in rows)  # not this driver's: not in its rate
 
     def run(self) -> int:
         self.info.update(state="running", started_at=time.time())
         write_fleet(self.root, self.info)
         try:
-            while self.pending or self.running or self.settling:
+            while (self.pending or self.running or self.settling) and not self.interrupted:
                 if not self.stopping():
                     self._launch()
                 if not self.running:  # only lost attempts settling: nothing to wait on
@@ -94,10 +115,34 @@ class FleetRun:
                 if self.stopping():
                     self._cancel_pending()
                 self._live()
+            if self.interrupted:
+                self._wind_down()
         finally:
             self.backend.close()
         self._live(force=True)
         return self._close()
+
+    def _wind_down(self) -> None:
+        """Stop every running session at once and wait for each to finalize. What the interrupt
+        stopped gets no row (the resume judges it from its journal); a session that ended
+        before the signal reached it gets its row as usual."""
+        self.stream.write(f"\nfleet {self.info['name']}: interrupted by {signal.Signals(self.interrupted).name}; "
+                          f"stopping {len(self.running)} running session(s)\n")
+        self.backend.interrupt()
+        self.cut = [p for p, _ in self.settling]
+        self.settling.clear()
+        end = time.monotonic() + KILL_AFTER_S + 10
+        while self.running and time.monotonic() < end:
+            for handle, result in self.backend.poll(0.25):
+                plan, attempt = self.running.pop(handle)
+                if isinstance(result, Lost) or result.get("interrupted"):
+                    self.cut.append(plan)
+                else:
+                    self._finished(plan, attempt, result)
+        self.cut += [p for p, _ in self.running.values()]
+        slots = {p.slot for p in self.cut}
+        while slots and control.live_supervisors(self.root, slots) and time.monotonic() < end:
+            time.sleep(0.1)  # a Ray task is gone at once; its supervisor finalizes a moment later
 
     def stopping(self) -> bool:
         return os.path.exists(layout.stop_path(self.root))
@@ -124,6 +169,7 @@ class FleetRun:
 
     # -- results ---------------------------------------------------------------------------
     def _finished(self, plan: SessionPlan, attempt: int, result: "dict | Lost") -> None:
+        result = killed(result) or result
         if isinstance(result, Lost):
             due = time.monotonic() + self.backend.settle_s(plan)
             self.settling.append((due, plan, attempt, result.error))
@@ -134,9 +180,27 @@ class FleetRun:
     def _settle(self) -> None:
         now = time.monotonic()
         for item in [s for s in self.settling if s[0] <= now]:
+            due, plan, attempt, error = item
+            if now < due + SETTLE_MAX_S and self._still_running(plan, attempt):
+                continue
             self.settling.remove(item)
-            _, plan, attempt, error = item
+            self._orphans.pop(plan.index, None)
             self._judge_lost(plan, attempt, error)
+
+    def _still_running(self, plan: SessionPlan, attempt: int) -> bool:
+        """Does anything of the lost attempt still run, and so may still write its journal: its
+        supervisor (finalizing on its parent-death signal), or an actor of its session here;
+        on another host, its supervisor's runtime record still there."""
+        slot = os.path.join(self.root, plan.slot)
+        if control.live_supervisors(self.root, {plan.slot}):
+            return True
+        if _read_attempt(slot, attempt).get("host") not in (None, socket.gethostname()):
+            return control.has_runtime_record(slot)
+        if plan.index not in self._orphans:  # its journal names them; read it once
+            earlier = {s for a in self.attempts[plan.index] for s in a.get("session_ids", [])}
+            self._orphans[plan.index] = control.live_actors(slot, [s for s in session_ids(slot) if s not in earlier])
+        self._orphans[plan.index] = [a for a in self._orphans[plan.index] if control.actor_alive(a)]
+        return bool(self._orphans[plan.index])
 
     def _judge_lost(self, plan: SessionPlan, attempt: int, error: str) -> None:
         slot = os.path.join(self.root, plan.slot)
@@ -174,7 +238,7 @@ class FleetRun:
         if every is None or (not force and now < self._next_live):
             return
         self._next_live = now + every
-        steps = sum(r.get("steps") or 0 for r in self.rows)
+        steps = sum(r.get("steps") or 0 for r in self.rows) - self._prior_steps
         steps += sum(running_steps(self.root, p.slot) for p, _ in self.running.values())
         failed = sum(r["outcome"] in ("failed", "timed_out", "needs_review") for r in self.rows)
         started = sum(os.path.exists(layout.attempt_path(os.path.join(self.root, p.slot), n))
@@ -189,11 +253,29 @@ class FleetRun:
             self.stream.write("\n")
         elapsed = time.monotonic() - self.started
         t = totals(self.rows, elapsed)
-        self.info.update(state="stopped" if self.stopping() else "finished", ended_at=time.time(),
-                         totals=t)
+        state = "interrupted" if self.interrupted else "stopped" if self.stopping() else "finished"
+        self.info.update(state=state, ended_at=time.time(), totals=t)
+        if self.interrupted:
+            self.info["interrupted_by"] = signal.Signals(self.interrupted).name
         write_fleet(self.root, self.info)
+        if self.interrupted:
+            return 128 + self.interrupted
         bad = t["failed"] + t["timed_out"] + t["needs_review"]
         return 1 if bad else 0
+
+
+def killed(result: "dict | Lost") -> Lost | None:
+    """An attempt whose supervisor died by a signal the fleet did not send (the OOM killer, a
+    ``kill -9``) is lost, as if its runner had died: judged by its journal, not failed."""
+    code = result.get("exit_code") if isinstance(result, dict) else None
+    if not isinstance(code, int) or code >= 0 or any(result.get(k) for k in ("stop_requested", "timed_out",
+                                                                             "interrupted")):
+        return None
+    try:
+        name = signal.Signals(-code).name
+    except ValueError:
+        name = f"signal {-code}"
+    return Lost(f"its supervisor (pid {result.get('supervisor_pid')}) was killed by {name}")
 
 
 def _read_attempt(slot: str, attempt: int) -> dict:

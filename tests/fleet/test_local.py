@@ -87,15 +87,29 @@ def test_stop_reaches_every_session_and_each_one_finalizes(tmp_path):
     assert supervisor("capture", "verify", root).returncode == 0
 
 
-def test_a_signal_to_the_fleet_stops_its_sessions(tmp_path):
-    fleet = write_fleet(tmp_path, sessions=1, set={"session.max_steps": 100000, "session.stop_on_run_end": False,
+def test_a_signal_to_the_fleet_interrupts_it_and_names_the_resume(tmp_path):
+    """Ctrl-C (or SIGTERM) to the driver is not a verdict on its sessions: the running one stops at
+    once and finalizes, no row is written for it or for the one never started, and the fleet is
+    left interrupted, with the command that finishes it (`fleet stop` ends a fleet for good)."""
+    fleet = write_fleet(tmp_path, sessions=2, set={"session.max_steps": 100000, "session.stop_on_run_end": False,
                                                    "session.stuck_seconds": 0})
     root = str(tmp_path / "fleet")
-    proc = start_fleet(fleet, root)
+    proc = start_fleet(fleet, root, "--concurrency", "1")
     wait_for(lambda: control.live_supervisors(root), 30, "a running session")
     proc.send_signal(signal.SIGINT)
-    code, _ = finish(proc, timeout=60)
-    assert code == 0 and rows(root)[0]["outcome"] == "stopped" and rows(root)[0]["reason"] == "sigterm"
+    code, out = finish(proc, timeout=60)
+    assert code == 130, out
+    assert not os.path.exists(os.path.join(root, "results.jsonl")) and not control.live_supervisors(root)
+    (sid,) = os.listdir(os.path.join(root, "s0000", "capture", "sessions"))
+    end = journal(os.path.join(root, "s0000", "capture", "sessions", sid))[-1]
+    assert (end["event"], end["reason"]) == ("session_end", "sigterm")
+    assert attempt(root, "s0000", 1)["interrupted"] and not os.path.exists(os.path.join(root, "s0001"))
+    assert f"resume  supervisor fleet start --resume {root}" in out
+    st = control.status(root)
+    assert (st["state"], st["done"], st["resume_command"]) == ("interrupted", 0, f"supervisor fleet start --resume {root}")
+    listed = supervisor("fleet", "status", "--runtime-dir", str(tmp_path / "runtime"))
+    assert "(local, interrupted): done 0/2" in listed.stdout and "finish it with: supervisor fleet start --resume" \
+        in listed.stdout, listed.stdout + listed.stderr
 
 
 def _captures(root: str) -> list[str]:

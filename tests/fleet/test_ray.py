@@ -1,10 +1,11 @@
-"""Fleets on Ray: a one-node cluster on loopback (``LocalRayHead``) running real sessions, and
-the retry rule with a Ray worker killed while its session has, or has not, an action in
-flight: the journal decides. The outside game is ``FakeSts2Game``, a real HTTP server whose
-answers the test holds."""
+"""Fleets on Ray: a one-node cluster on loopback (``LocalRayHead``) running real sessions, a
+fleet whose driver is killed and resumed with ``--ray-address``, and the retry rule with a Ray
+worker killed while its session has, or has not, an action in flight: the journal decides.
+The outside game is ``FakeSts2Game``, a real HTTP server whose answers the test holds."""
 from __future__ import annotations
 
 import glob
+import json
 import os
 import signal
 
@@ -14,7 +15,8 @@ pytest.importorskip("ray", reason="Ray is not installed: pip install -e '.[test]
 
 from supervisor.fleet.matrix import game_resource  # noqa: E402
 from supervisor.fleet.ray_head import LocalRayHead  # noqa: E402
-from tests.fleet.helpers import attempt, finish, journal, rows, start_fleet, supervisor, write_fleet  # noqa: E402
+from tests.fleet.helpers import (attempt, finish, journal, resume_fleet, rows, start_fleet, supervisor,  # noqa: E402
+                                 write_fleet)
 from tests.fleet.sts2_fake import FakeSts2Game  # noqa: E402
 from tests.harness import wait_for  # noqa: E402
 
@@ -37,24 +39,47 @@ def head(game):
         h.stop()
 
 
-def test_two_sessions_run_as_ray_tasks_on_a_one_node_cluster(tmp_path, head):
-    fleet = write_fleet(tmp_path, set={"session.max_steps": 30}, matrix={"game.seed": [1, 2]})
+def test_a_fleet_on_ray_survives_its_driver(tmp_path, head):
+    """Two sessions as Ray tasks; the driver's process group is killed while both run. Ray kills
+    the dead driver's workers, each supervisor gets its parent-death SIGTERM and finalizes; the
+    resume on Ray runs both again: one row each, the unfaulted fleet's results."""
+    fleet = write_fleet(tmp_path, set={"session.max_steps": 50}, matrix={"game.seed": [1, 2]})
     root = str(tmp_path / "fleet")
-    code, out = finish(start_fleet(fleet, root, "--ray-address", head.address, env=head.env), timeout=120)
+    cmd = start_fleet(fleet, root, "--ray-address", head.address, env=head.env, own_group=True)
+    wait_for(lambda: all(_attempts(root, s) >= 1 for s in ("s0000", "s0001")), 90, "both sessions acting")
+    runners = [attempt(root, s, 1)["runner_pid"] for s in ("s0000", "s0001")]
+    assert all(r != cmd.pid for r in runners)  # each ran inside a Ray worker
+    os.killpg(cmd.pid, signal.SIGKILL)
+    cmd.communicate(timeout=10)
+    code, out = finish(resume_fleet(root, str(tmp_path / "runtime"), "--ray-address", head.address, env=head.env),
+                       timeout=120)
     assert code == 0, out
+    assert "ray, concurrency" not in out and "resume: 0 kept" in out and "2 run again" in out, out
     got = rows(root)
-    assert [(r["outcome"], r["steps"], r["reason"]) for r in got] == [("ok", 30, "max_steps")] * 2
+    assert [(r["slot"], r["outcome"], r["steps"], r["reason"], r["attempts"]) for r in got] == \
+        [("s0000", "ok", 50, "max_steps", 2), ("s0001", "ok", 50, "max_steps", 2)], got
     for r in got:
-        rec = attempt(root, r["slot"], 1)
-        assert rec["node"] and rec["runner_pid"] != os.getpid()  # ran inside a Ray worker
-    assert "ray, concurrency 2" in out
-    assert supervisor("capture", "verify", root).returncode == 0
+        assert "told to stop before its end" in r["detail"], r["detail"]
+        first = journal(os.path.join(root, r["slot"], "capture", "sessions",
+                                     attempt(root, r["slot"], 1)["session_ids"][0]))
+        assert (first[-1]["event"], first[-1]["reason"]) == ("session_end", "sigterm")  # finalized, not cut
+        assert attempt(root, r["slot"], 2)["node"]  # the rerun ran as a Ray task too
+    assert supervisor("capture", "verify", root).returncode == 0  # every session, cut ones too, finalized
+
+
+def _attempts(root: str, slot: str) -> int:
+    dirs = glob.glob(os.path.join(root, slot, "capture", "sessions", "*", "events.jsonl"))
+    if len(dirs) != 1:
+        return 0
+    with open(dirs[0], encoding="utf-8") as fh:
+        return sum('"action_attempt"' in line for line in fh)
 
 
 def _outside_game_fleet(tmp_path, game) -> str:
     return write_fleet(tmp_path, sessions=1, set={
         "game.builtin": False, "game.base_url": game.base_url, "game.timeout_s": 60,
-        "session.max_steps": 5, "session.stuck_seconds": 0, "supervisor.heartbeat_s": 0.2})
+        "session.max_steps": 5, "session.stuck_seconds": 0, "supervisor.heartbeat_s": 0.2,
+        "supervisor.stop_timeout_s": 1})
 
 
 def _session_journal(root: str) -> list[dict]:
@@ -79,8 +104,11 @@ def test_a_worker_killed_with_an_action_in_flight_is_never_rerun(tmp_path, head,
     assert "attempt 1 lost (WorkerCrashedError" in row["detail"] and "action_attempt a-000001 has no action_result" in row["detail"]
     assert not os.path.exists(os.path.join(root, "s0000", "attempt-2.json"))
     assert game.posts == 1  # the action was sent once, and never again
-    events = [r["event"] for r in _session_journal(root)]
-    assert "action_result" not in events and "session_end" not in events
+    # the worker's death SIGTERMed the supervisor: it finalized with the attempt unresolved
+    events = _session_journal(root)
+    assert "action_result" not in [r["event"] for r in events]
+    assert (events[-1]["event"], events[-1]["reason"]) == ("session_end", "sigterm") and \
+        "a-000001" in json.dumps(events[-1]["unresolved_attempts"])
 
 
 def test_a_worker_killed_with_no_action_in_flight_is_run_again(tmp_path, head, game):

@@ -1,46 +1,64 @@
-"""``supervisor fleet start --resume``: a fleet whose driver and running sessions were killed
-(as a reboot kills them) is finished from its root: the finished session is kept, the ones never
-started run, a session whose journal ends on an acknowledged intent without a result is marked
-needs_review naming that line (never run again), and one whose journal proves nothing in flight
-runs again."""
+"""``supervisor fleet start --resume`` decides each session from its slot's evidence, takes over
+what a dead driver left running instead of asking the user to, and refuses only while the
+fleet's driver itself runs. Whole fleets killed and resumed are in test_fleet_chaos.py; these
+tests start from a copy of its unfaulted fleet (a real fleet root, two finished sessions) with
+one thing changed, as a crash at that moment leaves it."""
 from __future__ import annotations
 
 import json
 import os
+import shutil
 import signal
+import subprocess
+import sys
+import time
 
-import psutil
 import pytest
 
 from supervisor.fleet import control, resume as resume_mod
-from tests.fleet.helpers import attempt, finish, journal, resume_fleet, rows, start_fleet, supervisor, write_fleet
-from tests.harness import wait_for
+from supervisor.fleet.results import read_fleet, write_fleet
+from tests.fleet.helpers import finish, quick_campaign, resume_fleet, rows, supervisor
 
-pytestmark = pytest.mark.timeout(120)
-
-
-def attempts_in(root: str, slot: str) -> int:
-    sessions = os.path.join(root, slot, "capture", "sessions")
-    if not os.path.isdir(sessions) or not os.listdir(sessions):
-        return 0
-    session = os.path.join(sessions, os.listdir(sessions)[0])
-    if not os.path.exists(os.path.join(session, "events.jsonl")):  # the directory comes first
-        return 0
-    return sum(r["event"] == "action_attempt" for r in journal(session))
+pytestmark = pytest.mark.timeout(300)
+COMPARED = ("cell", "outcome", "exit_code", "reason", "steps", "runs", "wins", "accepted", "rejected", "unknown")
 
 
-def alive(proc: psutil.Process) -> bool:
-    """Running and not a zombie (a dead orphan this container's init has not reaped yet)."""
-    try:
-        return proc.status() != psutil.STATUS_ZOMBIE
-    except psutil.Error:
-        return False
+@pytest.fixture(scope="module")
+def reference(tmp_path_factory) -> str:
+    """The unfaulted fleet root of the quick campaign (read only)."""
+    done = quick_campaign(tmp_path_factory)
+    return os.path.join(done["keep"], "reference", "root")
 
 
-def cut_after(session_dir: str, last_event: str) -> tuple[int, dict]:
+def crashed_copy(reference: str, tmp_path, keep_rows: int = 0) -> str:
+    """A copy of the finished fleet as its driver's death would leave it: running, its first
+    ``keep_rows`` rows written."""
+    root = str(tmp_path / "fleet")
+    shutil.copytree(reference, root)
+    kept = rows(root)[:keep_rows]
+    with open(os.path.join(root, "results.jsonl"), "w", encoding="utf-8") as fh:
+        fh.writelines(json.dumps(r) + "\n" for r in kept)
+    info = read_fleet(root)
+    info.pop("totals", None)
+    write_fleet(root, {**info, "state": "running"})
+    for slot in ("s0000", "s0001")[keep_rows:]:  # attempt records as a running runner leaves them
+        path = os.path.join(root, slot, "attempt-1.json")
+        rec = json.load(open(path, encoding="utf-8"))
+        with open(path, "w", encoding="utf-8") as fh:
+            json.dump({**rec, "exit_code": None, "ended_at": None, "session_ids": []}, fh)
+    return root
+
+
+def session_dir(root: str, slot: str) -> str:
+    base = os.path.join(root, slot, "capture", "sessions")
+    (sid,) = os.listdir(base)
+    return os.path.join(base, sid)
+
+
+def cut_after(session: str, last_event: str) -> tuple[int, dict]:
     """Cut the journal right after its last row of ``last_event`` (what a crash at that moment
     leaves on disk); (that row's line number, the row)."""
-    path = os.path.join(session_dir, "events.jsonl")
+    path = os.path.join(session, "events.jsonl")
     with open(path, "rb") as fh:
         lines = fh.read().split(b"\n")
     n = max(i for i, line in enumerate(lines) if line.startswith(b"{") and
@@ -50,53 +68,99 @@ def cut_after(session_dir: str, last_event: str) -> tuple[int, dict]:
     return n + 1, json.loads(lines[n])
 
 
-def test_a_killed_fleet_resumes_keeping_what_finished_and_never_rerunning_an_action_in_flight(tmp_path):
-    fleet = write_fleet(tmp_path, set={"session.stop_on_run_end": False},
-                        matrix={"session.max_steps": [20, 5000, 300, 21, 22]})
-    root = str(tmp_path / "fleet")
-    runtime = os.path.join(str(tmp_path), "runtime")
-    proc = start_fleet(fleet, root, "--concurrency", "2")
-    wait_for(lambda: os.path.exists(os.path.join(root, "results.jsonl")) and attempts_in(root, "s0002") >= 10,
-             timeout=60, what="s0000 finished and s0002 acting")
-    refused = supervisor("fleet", "start", "--resume", root, "--runtime-dir", runtime)
-    assert refused.returncode == 2 and "is still running" in refused.stderr, refused.stderr
-    # the driver and every running session's supervisor die at once; their actors, orphaned, exit
-    # on their own a few heartbeats later, and a resume waits for them (one might still append an
-    # intent to the journal it judges)
-    running = [attempt(root, s, 1)["supervisor_pid"] for s in ("s0001", "s0002")]
-    actors = [c for pid in running for c in psutil.Process(pid).children()]
-    assert len(actors) >= 10, actors
-    proc.send_signal(signal.SIGKILL)
-    for pid in running:
-        os.killpg(pid, signal.SIGKILL)
-    proc.communicate(timeout=10)
-    wait_for(lambda: not control.live_supervisors(root), timeout=20, what="the killed sessions gone")
-    said = []
-    resume_mod.refuse_if_running(root, {}, say=said.append)
-    assert not [a.pid for a in actors if alive(a)], said
-    assert [r["slot"] for r in rows(root)] == ["s0000"]
-    kept = rows(root)[0]
-    sessions = {s: os.path.join(root, s, "capture", "sessions") for s in ("s0001", "s0002")}
-    s1 = os.path.join(sessions["s0001"], os.listdir(sessions["s0001"])[0])
-    s2 = os.path.join(sessions["s0002"], os.listdir(sessions["s0002"])[0])
-    line, open_attempt = cut_after(s1, "action_attempt")  # an acknowledged intent, maybe sent
-    cut_after(s2, "action_result")  # every attempt resolved: nothing in flight
-
-    code, out = finish(resume_fleet(root, runtime), timeout=90)
+def test_an_action_in_flight_needs_review_naming_its_line_and_a_session_that_ended_gets_its_row(reference, tmp_path):
+    root = crashed_copy(reference, tmp_path)
+    line, open_attempt = cut_after(session_dir(root, "s0000"), "action_attempt")  # acknowledged, maybe sent
+    runtime = str(tmp_path / "runtime")
+    code, out = finish(resume_fleet(root, runtime), timeout=60)
     assert code == 1, out  # one session needs review
-    assert "resume: 1 kept, 0 finished while the driver was down, 1 need review, 1 run again " \
-           "(no action in flight), 2 never started" in out, out
-    got = rows(root)
-    assert [r["slot"] for r in got] == ["s0000", "s0001", "s0002", "s0003", "s0004"]
-    assert got[0] == kept  # kept as it was
-    review = got[1]
-    assert review["outcome"] == "needs_review"
+    assert "resume: 0 kept, 1 ended by themselves (rows written now), 1 need review, 0 run again " \
+           "(stopped or cut short, no action in flight), 0 never started" in out, out
+    review, ended = rows(root)
+    assert review["outcome"] == "needs_review" and review["attempts"] == 1
     assert f"events.jsonl line {line}: action_attempt {open_attempt['attempt_id']} has no action_result" \
-        in review["detail"], review["detail"]
-    assert not os.path.exists(os.path.join(root, "s0001", "attempt-2.json"))  # never run again
-    rerun = got[2]
-    assert (rerun["outcome"], rerun["attempts"], rerun["steps"]) == ("ok", 2, 300), rerun
-    assert "proves no action in flight" in rerun["detail"] and "run again" in rerun["detail"]
-    assert [(r["outcome"], r["steps"], r["attempts"]) for r in got[3:]] == [("ok", 21, 1), ("ok", 22, 1)]
-    status = control.status(root)
-    assert status["state"] == "finished" and status["done"] == 5
+        in review["detail"] and "Not run again" in review["detail"], review["detail"]
+    assert "cut short" in review["detail"] and not os.path.exists(os.path.join(root, "s0000", "attempt-2.json"))
+    want = next(r for r in map(json.loads, open(os.path.join(reference, "results.jsonl"))) if r["slot"] == "s0001")
+    assert {k: ended[k] for k in COMPARED} == {k: want[k] for k in COMPARED}
+    assert "ended by itself (max_steps)" in ended["detail"] and ended["duration_s"] > 0
+    assert control.status(root)["state"] == "finished"
+
+
+def test_status_and_report_of_a_fleet_whose_driver_died_say_so_and_name_the_resume(reference, tmp_path):
+    root = crashed_copy(reference, tmp_path, keep_rows=1)
+    command = f"supervisor fleet start --resume {root}"
+    status = supervisor("fleet", "status", root)
+    assert status.returncode == 0 and "(local, interrupted): done 1/2" in status.stdout, status.stdout
+    assert f"is gone with 1 of 2 sessions done; finish it with: {command}" in status.stdout
+    report = supervisor("fleet", "report", root)
+    assert report.returncode == 0 and f"finish it with: {command}" in report.stdout, report.stdout
+    as_json = json.loads(supervisor("fleet", "report", root, "--json").stdout)
+    assert (as_json["state"], as_json["resume_command"]) == ("interrupted", command)
+    lock = control.take_driver_lock(root)  # a driver holds it: the fleet runs, nothing to resume
+    try:
+        assert control.status(root)["state"] == "running" and control.status(root)["resume_command"] is None
+    finally:
+        os.close(lock)
+
+
+def test_a_resume_refuses_only_while_the_fleets_driver_runs(reference, tmp_path):
+    root = crashed_copy(reference, tmp_path)
+    lock = control.take_driver_lock(root)
+    try:
+        refused = supervisor("fleet", "start", "--resume", root, "--runtime-dir", str(tmp_path / "runtime"))
+    finally:
+        os.close(lock)
+    assert refused.returncode == 2 and "the fleet's driver (pid" in refused.stderr \
+        and "is still running" in refused.stderr, refused.stderr
+    assert rows(root) == []  # decided nothing, wrote nothing
+    empty = tmp_path / "made"  # a driver killed after making its root, before recording the fleet
+    empty.mkdir()
+    (empty / "driver.lock").write_text("")
+    early = supervisor("fleet", "start", "--resume", str(empty))
+    assert early.returncode == 2 and "died before it recorded the fleet, and no session ran" in early.stderr
+
+
+def _process(*args: str, env: dict | None = None) -> subprocess.Popen:
+    return subprocess.Popen([sys.executable, "-c", *args], env=env, stdout=subprocess.PIPE, text=True)
+
+
+def test_a_resume_takes_over_what_the_dead_driver_left_instead_of_asking(tmp_path):
+    """A supervisor still running after the driver died (it missed, or is still acting on, its
+    parent-death signal) is told to stop and waited for; an actor of a killed session that
+    outlives the wait is killed. Each process is confirmed to be what its record says first."""
+    root = tmp_path / "fleet"
+    # s0000: a session whose supervisor was killed, with one of its actors still running
+    sid = "20261206T000000Z-0123456789abcdef0123456789abcdef"
+    session = root / "s0000" / "capture" / "sessions" / sid
+    session.mkdir(parents=True)
+    orphan = _process("import time; time.sleep(60)", env={**os.environ, "GAMERIG_SESSION": sid})
+    stranger = _process("import time; time.sleep(60)", env={**os.environ, "GAMERIG_SESSION": "another"})
+    session.joinpath("events.jsonl").write_text("".join(json.dumps(r) + "\n" for r in (
+        {"event": "session_start", "recorded_at": "2026-12-06T00:00:00.000001Z"},
+        {"event": "actor_start", "actor": "policy", "pid": orphan.pid},
+        {"event": "actor_start", "actor": "observer", "pid": stranger.pid})), encoding="utf-8")
+    # s0001: a supervisor still running; it finalizes when told to stop
+    survivor = _process("import signal, sys, time\n"
+                        "signal.signal(signal.SIGTERM, lambda *a: sys.exit(0))\n"
+                        "print('up', flush=True)\ntime.sleep(60)", "supervisor")
+    assert survivor.stdout.readline() == "up\n"
+    runtime = root / "s0001" / "runtime"
+    runtime.mkdir(parents=True)
+    runtime.joinpath("x.json").write_text(json.dumps({"pid": survivor.pid, "session_id": "x",
+                                                      "started_at": time.time()}), encoding="utf-8")
+    said: list[str] = []
+    try:
+        resume_mod.take_over(str(root), say=said.append, orphan_wait_s=0.5)
+        assert survivor.wait(5) == 0  # it was told to stop (SIGTERM) and finalized
+        assert orphan.wait(5) == -signal.SIGKILL  # outlived the wait for orphans: killed
+        assert stranger.poll() is None  # its pid is in the journal, but it is not that session's
+    finally:
+        for p in (orphan, stranger, survivor):
+            p.kill()
+            p.wait()
+    text = "\n".join(said)
+    assert f"1 session(s) of the dead driver still stopping here: s0001 (supervisor pid {survivor.pid})" in text
+    assert "every session of the dead driver here has finalized" in text
+    assert f"the policy actor (pid {orphan.pid}) of session {sid} still ran 0s after its supervisor died; killed" \
+        in text, text
