@@ -14,7 +14,11 @@ Reads each session's journal and observation files (nothing is written) and repo
   that screen — the mod's ``game_over`` block does not say), and runs entered;
 * each session's exit reason; a session that ended ``stuck`` counts as a stall;
 * a Game Boy session's score when it read one (``emulator.score``): final and best, the frame
-  each milestone was first reached, the first game-over frame.
+  each milestone was first reached, the first game-over frame;
+* each Slay the Spire 2 session's runs with their scores (``SessionFacts``, the same figures as
+  ``fleet report`` and ``supervisor view``): outcome, floor, act, elites and bosses beaten, HP at
+  the end, the progress score (``supervisor.capture.runscore``) and the seed mark, and the run
+  still being played at the journal's end, if any.
 
 ``--expect FILE`` (or ``expect=`` in code) names variants that must appear; the command then
 exits 1 naming those never reached. Exit 0 otherwise, 2 when PATH is not a capture.
@@ -36,12 +40,13 @@ from protocol.events import ActionAttempt, ActionResult, Observation, SessionEnd
 from protocol.journal import iter_lines
 from supervisor.commands.base import Command, emit
 
-from .facts import ModelUse, load_state, model_spent
+from .facts import ModelUse, SessionFacts, load_state, model_spent
 
 from .errors import NotACapture
 from .verify import resolve
 
 COMBAT = ("monster", "elite", "boss")
+RUN_KEYS = ("outcome", "step", "floor", "act", "elites", "bosses", "hp_end", "max_hp", "progress_score", "seeded")
 REPLY_PREFIX = "reply__"
 
 
@@ -137,6 +142,8 @@ class SessionCoverage:
     model_line: str = ""                    # as supervisor start's last lines say it
     score: dict | None = None               # a Game Boy run's score (emulator.score; ScoreTally)
     score_line: str = ""
+    runs: list = dataclasses.field(default_factory=list)   # each run's score (RUN_KEYS; SessionFacts)
+    run_in_progress: dict | None = None     # the run still being played at the journal's end
 
     @property
     def stalled(self) -> bool:
@@ -173,9 +180,11 @@ def scan_session(session_dir: str, capture_root: str, cov: CoverageReport) -> Se
     walk = _RunWalk(sc)
     model = ModelUse()
     score = ScoreTally()
+    facts = SessionFacts(read_state=lambda r: load_state(capture_root, r.get("path")))
     for line in iter_lines(os.path.join(session_dir, "events.jsonl")):
         row = line.row or {}
         model.add(row)
+        facts.add(row)
         if row.get("event") == ActionResult.KIND:
             score.add_row(row)
         event = row.get("event")
@@ -202,6 +211,9 @@ def scan_session(session_dir: str, capture_root: str, cov: CoverageReport) -> Se
         spent["model_calls"], spent["model_tokens"], spent["model_cost_usd"], spent["model_cost_unknown_calls"])
     sc.model_line = model.line()
     sc.score, sc.score_line = score.as_dict(), score.line()
+    sc.runs = [{k: r.get(k) for k in RUN_KEYS} for r in facts.runs]
+    now = facts.run_in_progress()
+    sc.run_in_progress = None if now is None else {k: now.get(k) for k in RUN_KEYS if k in now}
     cov.sessions.append(sc)
     return sc
 
@@ -269,6 +281,25 @@ def expected_variants(source: str) -> list[str]:
         return sorted({ln.split("#", 1)[0].strip() for ln in fh} - {""})
 
 
+def run_line(n: int, r: dict) -> str:
+    """``run 1 defeat: floor 9 (act 1), 1 elite and 0 bosses beaten, HP 0/88, progress score 0.090``"""
+    if r.get("progress_score") is None:
+        return f"run {n} {r.get('outcome')}: no progress shown"
+    hp = "-" if r.get("hp_end") is None else f"{r['hp_end']}" + (f"/{r['max_hp']}" if r.get("max_hp") else "")
+    seeded = {True: ", seeded", False: ", unseeded"}.get(r.get("seeded"), "")
+    return (f"run {n} {r.get('outcome')}: floor {r.get('floor')} (act {r.get('act')}), {r.get('elites')} "
+            f"elite{'' if r.get('elites') == 1 else 's'} and {r.get('bosses')} boss"
+            f"{'' if r.get('bosses') == 1 else 'es'} beaten, HP {hp}, progress score {r['progress_score']:.3f}{seeded}")
+
+
+def runs_lines(s: SessionCoverage) -> list[str]:
+    """A session's runs with their scores, one line each (none without a scored run)."""
+    runs = [*s.runs, *([{**s.run_in_progress, "outcome": "unfinished"}] if s.run_in_progress else [])]
+    if not any(r.get("progress_score") is not None for r in runs):
+        return []
+    return [f"{s.session}: {run_line(i, r)}" for i, r in enumerate(runs, 1)]
+
+
 def render(cov: CoverageReport, missing: list[str]) -> str:
     t = cov.totals()
     lines = [f"{t['sessions']} session(s), {t['observations']} observations, "
@@ -287,6 +318,9 @@ def render(cov: CoverageReport, missing: list[str]) -> str:
     scored = [s for s in cov.sessions if s.score_line]
     if scored:
         lines[1:1] = [f"{s.session}: {s.score_line}" for s in scored]
+    run_scores = [line for s in cov.sessions for line in runs_lines(s)]
+    if run_scores:
+        lines[1:1] = run_scores
     lines += [f"{name:<34}{n:>8}" for name, n in sorted(cov.variants.items())]
     lines += ["", f"{'action':<30}{'sent':>7}{'accepted':>10}{'rejected':>10}{'unknown':>9}"]
     for name, c in sorted(cov.actions.items()):

@@ -197,6 +197,10 @@ def test_two_fleets_compare_with_their_counts_and_tests(fleet_root, tmp_path):
         win = out["metrics"][0]
         assert win["test"] == "Fisher's exact test" and win["p"] == 1.0 and win["difference"] in (0, None)
         assert win["sentence"] == f"win rate: not distinguishable at n = {runs} (p = 1)"
+        # the same seeds and matrix values in both fleets: each session pairs with its copy
+        arms = out["arms"]
+        assert arms["paired"] and arms["pairs"] == 4 and arms["why_unpaired"] is None
+        assert all(p["a"]["session_id"] == p["b"]["session_id"] for p in arms["pair_list"])
         assert v.get("api/compare/fleets/nope/" + a)[0] == 404
     finally:
         v.close()
