@@ -18,5 +18,7 @@
     capture/        capture tools: verify, audit, coverage, review, clip, recordings
     fleet/          many sessions from one fleet file (docs/fleet.md)
     mcp/            ``supervisor mcp``: the MCP playtest server (docs/mcp.md)
+    installed.py    this installation: its version, the files a wheel carries besides code
+                    (``supervisor init``'s profiles, ``supervisor docs``' pages), name clashes
     __main__.py     ``python -m supervisor``: the command line
 """

@@ -156,13 +156,22 @@ class StandinServer(ThreadingHTTPServer):
         return f"http://{self.server_address[0]}:{self.server_address[1]}/v1"
 
 
-def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(prog="python -m actors.model_client.standin", description=__doc__.splitlines()[0])
+def add_arguments(ap: argparse.ArgumentParser) -> None:
+    """The options (``supervisor standin`` takes the same)."""
     ap.add_argument("--port", type=int, default=8000, help="port on 127.0.0.1 (default 8000; 0: a free one)")
     ap.add_argument("--seed", type=int, default=1, help="the answers' seed (default 1)")
     ap.add_argument("--run", nargs=argparse.REMAINDER, metavar="CMD",
                     help="run CMD ({url} becomes the base URL), then stop; exit with its code")
-    args = ap.parse_args(argv)
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(prog="python -m actors.model_client.standin", description=__doc__.splitlines()[0])
+    add_arguments(ap)
+    return serve(ap.parse_args(argv))
+
+
+def serve(args: argparse.Namespace) -> int:
+    """Serve until Ctrl-C, or while ``args.run`` runs; the exit code."""
     try:
         server = StandinServer(args.port, args.seed)
     except OSError as exc:

@@ -15,7 +15,6 @@ Example:
 """
 from __future__ import annotations
 
-import argparse
 import sys
 
 from actors.model_client import standin
@@ -27,16 +26,9 @@ class Standin(Command):
     name = "standin"
 
     def add_arguments(self, p) -> None:
-        p.add_argument("--port", type=int, default=8000, help="port on 127.0.0.1 (default 8000; 0: a free one)")
-        p.add_argument("--seed", type=int, default=1, help="the answers' seed (default 1)")
-        p.add_argument("--run", nargs=argparse.REMAINDER, metavar="CMD",
-                       help="run CMD ({url} becomes the base URL), then stop; exit with its code")
+        standin.add_arguments(p)
 
     def run(self, args) -> int:
-        argv = ["--port", str(args.port), "--seed", str(args.seed)]
-        if args.run:
-            cmd = list(args.run)
-            if cmd[0] == "supervisor":
-                cmd[:1] = [sys.executable, "-m", "supervisor"]
-            argv += ["--run", *cmd]
-        return standin.main(argv)
+        if args.run and args.run[0] == "supervisor":   # this same gamerig, on PATH or not
+            args.run[:1] = [sys.executable, "-m", "supervisor"]
+        return standin.serve(args)

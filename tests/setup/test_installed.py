@@ -98,6 +98,16 @@ def test_supervisor_docs_lists_prints_a_page_and_a_section_and_refuses_unknown_o
     assert r.returncode == 2 and "quickstart has no section 'nope'" in r.stderr
 
 
+def test_supervisor_standin_serves_and_runs_this_same_gamerig_without_it_on_path():
+    env = {"PATH": "/usr/bin:/bin"}          # no supervisor on PATH: the checkout's venv is not activated
+    fetch = "import sys, urllib.request; print(urllib.request.urlopen(sys.argv[1] + '/models').status)"
+    r = supervisor("standin", "--port", "0", "--run", sys.executable, "-c", fetch, "{url}", env=env)
+    assert r.returncode == 0 and r.stdout == "200\n", r
+    r = supervisor("standin", "--port", "0", "--run", "supervisor", "--version", env=env)
+    assert r.returncode == 0 and r.stdout.startswith("gamerig "), r
+    assert "stand-in model server: http://127.0.0.1:" in r.stderr
+
+
 def test_beside_supervisord_every_command_refuses_naming_it(tmp_path):
     """Supervisor (supervisord) is on PyPI as 'supervisor' and installs the import name
     'supervisor': its metadata in the environment is enough to refuse (the real package, with
