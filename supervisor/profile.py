@@ -28,6 +28,9 @@ NUM = (int, float)
 AGENT_SETTINGS = {"llm": llm_policy.check_settings, "pyboy_llm": pyboy_agent.check_settings}
 
 
+NO_SUCH_PROFILE = "no such profile file"
+
+
 class ProfileError(Exception):
     """A profile that cannot be used; the message names the file, the key and the problem."""
 
@@ -256,7 +259,7 @@ def read_yaml(path: str, error: type = ProfileError, what: str = "profile") -> A
         with open(path, encoding="utf-8") as fh:
             return yaml.safe_load(fh)
     except FileNotFoundError:
-        raise error(path, "", f"no such {what} file") from None
+        raise error(path, "", NO_SUCH_PROFILE if what == "profile" else f"no such {what} file") from None
     except OSError as exc:  # a directory, no permission, ...
         raise error(path, "", f"cannot be read: {exc.strerror or exc}") from None
     except UnicodeDecodeError as exc:

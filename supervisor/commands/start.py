@@ -53,6 +53,8 @@ class Start(Command):
             check_emulator_inputs(profile, args.profile)   # a missing/broken ROM: refused before any process
         except prof.ProfileError as exc:
             sys.stderr.write(f"error: {exc}\n")
+            if exc.problem == prof.NO_SUCH_PROFILE:
+                sys.stderr.write("(supervisor init writes starting profiles into a folder: run/profiles/*.yaml)\n")
             return 2
         sup = Supervisor(profile)
         sys.stderr.write(f"session {sup.session_id}\ncapture {sup.session_dir}\n")

@@ -102,6 +102,13 @@ def test_the_sts2_profile_plays_a_game_speaking_the_mods_api(inited):
         game.wait(timeout=10)
 
 
+def test_start_in_a_folder_without_profiles_points_to_init(tmp_path):
+    r = supervisor("start", "run/profiles/demo.yaml", cwd=tmp_path)
+    assert r.returncode == 2, r
+    assert r.stderr == ("error: run/profiles/demo.yaml: no such profile file\n"
+                        "(supervisor init writes starting profiles into a folder: run/profiles/*.yaml)\n")
+
+
 def test_init_refuses_a_folder_holding_any_of_its_files_and_changes_nothing(tmp_path):
     (tmp_path / "run" / "fleets").mkdir(parents=True)
     (tmp_path / "run" / "fleets" / "agent-models.yaml").write_text("mine\n")
