@@ -1,22 +1,23 @@
 """The agent policy's own time and memory: ``python bench/agent.py [--decisions N] [--seed S]
-[--baseline-steps M] [--baselines 1|2] [--no-mcp] [--json PATH] [--keep]``.
+[--rounds R] [--round-decisions D] [--no-mcp] [--json PATH] [--keep]``.
 
 Target: the agent (``policy.module: llm``) adds at most **5 ms** per decision over the model's
 answer time (medians), and its memory stays flat over a 5,000-decision session.
 
 One run, on the built-in game (``game.seed`` S, ``session.stop_on_run_end=false`` so runs
-follow runs):
+follow runs). An **agent session** is ``run/profiles/agent-demo.yaml`` against the stand-in
+model server (``python -m actors.model_client.standin``, its own process, seeded: it answers
+every question legally at once), stopped (``StopRequest``, as ``supervisor stop``) once its
+journal holds the model decisions asked for; a **heuristic session** is the built-in heuristic
+(``run/profiles/demo.yaml``: ``policy.module: sts2``, no model) on the same seed.
 
-1. **Baseline, before**: the built-in heuristic (``run/profiles/demo.yaml``: ``policy.module:
-   sts2``, no model) on the same seed, ``M`` steps (``--baseline-steps``, 1,500).
-2. **The agent** (``run/profiles/agent-demo.yaml``) against the stand-in model server
-   (``python -m actors.model_client.standin``, its own process, seeded: it answers every
-   question legally at once), until ``N`` model decisions (``--decisions``, 5,000) are in the
-   journal; then the session is stopped (``StopRequest``, as ``supervisor stop``).
-3. **Baseline, after** (unless ``--baselines 1``): the heuristic again, as many steps as the
-   agent took to its ``N``-th decision (the machine drifts: the verdict takes both; the
-   memory comparison uses this one, which spans the same steps).
-4. **MCP tool calls** (unless ``--no-mcp``): ``bench/mcp_step.py``'s ``measure()`` (``supervisor
+1. **Rounds** (``--rounds``, 4): a heuristic session of 1.5 x ``D`` steps and an agent session
+   of ``D`` decisions (``--round-decisions``, 300), one right after the other, which goes first
+   alternating (the machine is shared and drifts: a pair sees the same load).
+2. **The long session**: an agent session of ``N`` decisions (``--decisions``, 5,000); every
+   process's memory is sampled. Then a heuristic session of as many steps as it took: the last
+   pair, and the memory baseline (it spans the same steps).
+3. **MCP tool calls** (unless ``--no-mcp``): ``bench/mcp_step.py``'s ``measure()`` (``supervisor
    mcp --game sts2`` against plain HTTP to the game), its report printed after this one.
 
 Every figure is computed from the journals (``recorded_at`` stamps and the rows' own fields),
@@ -35,24 +36,27 @@ nothing). Per decision:
   action's result): the whole step as the journal shows it (executed decisions only);
 * ``own``: ``step - model``: **the pipeline's own time per decision**.
 
-The baseline's ``step`` is the same span for the heuristic's executed steps; its figure is the
-mean of the baseline sessions' medians (the agent ran between them: each counts once). The
-verdict is ``median(own) - baseline step`` against 5 ms, and the ratio ``median(own) /
-baseline step``; the difference against each baseline session alone is printed beside it.
+The per-decision table is the long session's. The heuristic's ``step`` is the same span for
+its executed steps. In each pair, every executed decision's ``own`` is set against the
+heuristic's median step on the same screen (``state_type`` and action; ``pair()``), and
+``added`` is the median of the differences; the **verdict** is the median of ``added`` over
+the pairs, against 5 ms.
 
-**Memory**: every process of the agent session (the actors' pids from the supervisor's own
+**Memory**: every process of the long session (the actors' pids from the supervisor's own
 status, ``StatusRequest``, re-read every 5 s so a restart is followed; the supervisor; the
-stand-in) and of the baselines, RSS and CPU time by ``psutil`` every ``WAIT_S`` s, each sample
-tagged with the model decisions and steps journalled by then. Per process (``memory()``): the
-median RSS over the first and over the last tenth of the decisions, the slope (least squares,
-KiB per 1,000 decisions) after the first tenth, the same process's slope in the heuristic
-session over the same steps, and the agent's **excess** over it. The pipeline's bounded maps
+stand-in) and of the heuristic session after it, RSS and CPU time by ``psutil`` every
+``WAIT_S`` s, each sample tagged with the model decisions and steps journalled by then. Per
+process (``memory()``): the median RSS over the first and over the last tenth of the
+decisions, the slope (least squares, KiB per 1,000 decisions) after the first tenth, the same
+process's slope in the heuristic session over the same steps, and the agent's **excess**. The pipeline's bounded maps
 (4,096 steps of ids and rows in every actor) keep filling for the first ~4,000 steps and the
 allocator's arenas for longer (docs/reliability.md, "Long runs"), so the heuristic's own
 growth is the baseline. **Flat**: an excess of at most ``FLAT_KIB_PER_1000``.
 
-The stand-in's CPU per answer (its process's user + system time over the session / its
-requests) is printed beside ``http``: what the stand-in itself spends serving one request.
+The stand-in's CPU per answer (its process's user + system time over the long session / its
+requests) is printed beside ``http``: what the stand-in itself spends serving one request. The
+agent's own work (``parts()``: legal actions, the screen text, the question, its hash ...) is
+timed in this process on the long session's screens: its CPU apart from the hops.
 """
 from __future__ import annotations
 
@@ -105,6 +109,7 @@ TARGET_MS = 5.0
 #: the allocator's noise stay below
 FLAT_KIB_PER_1000 = 1024.0
 MIN_SPAN = 1000  # decisions a slope must span to be judged
+MATCH_MIN = 5  # the heuristic's steps on a screen for their median to be set against the agent's
 WAIT_S = 0.5  # how often the monitor reads the journal's new rows and the processes' RSS
 
 
@@ -292,6 +297,7 @@ def decisions(rows: list[dict], n: int) -> list[dict]:
         pair = steps.get(p["observation_id"])
         step = (stamp(pair[1]) - stamp(pair[0])) * 1000 if pair else None
         out.append({"observation_id": p["observation_id"], "outcome": p["agent"].get("outcome"),
+                    "screen": (p.get("state_type"), p.get("action")),
                     "calls": len(p["agent"]["attempts"]), "decide": p["decide_ms"], "model": model, "http": http,
                     "policy_extra": p["decide_ms"] - model if model is not None else None,
                     "step": step, "own": step - model if step is not None and model is not None else None,
@@ -319,6 +325,7 @@ def baseline_steps(rows: list[dict]) -> list[dict]:
     out = []
     for o, p, _, _, nxt in executed_steps(rows):
         out.append({"step": (stamp(nxt) - stamp(o)) * 1000, "decide": p.get("decide_ms") or 0.0,
+                    "screen": (p.get("state_type"), p.get("action")),
                     "obs_prop": (stamp(p) - stamp(o)) * 1000, "prop_next": (stamp(nxt) - stamp(p)) * 1000,
                     "model": bool(p.get("model_evidence"))})
     return out
@@ -473,22 +480,27 @@ def report(fig: dict) -> list[str]:
     total = sum(pt[k]["median"] or 0 for k in PARTS) + pt["question"]["median"] + pt["request_hash"]["median"]
     lines.append(f"  per decision, the question and its hash counted twice: {total / 1000:.2f} ms of CPU")
     lines.append("")
-    lines.append("Baseline: the heuristic (policy.module: sts2, no model), same seed, ms     median      p90      n")
-    for label, s in (("step, before the agent", b["before"]), ("step, after the agent", b["after"]),
-                     ("step, both pooled", b["pooled"]), ("  observation row -> proposal row", b["obs_prop"]),
+    lines.append("The heuristic (policy.module: sts2, no model), same seed, right after the long session, ms"
+                 "                   median      p90      n")
+    for label, s in (("step: observation -> next observation", b["step"]),
+                     ("  observation row -> proposal row", b["obs_prop"]),
                      ("  proposal row -> next observation row", b["prop_next"])):
-        lines.append(f"  {label:<66}{fmt(s['median'], '9.2f')}{fmt(s['p90'], '9.2f')}{s['n']:7d}")
+        lines.append(f"  {label:<86}{fmt(s['median'], '9.2f')}{fmt(s['p90'], '9.2f')}{s['n']:7d}")
     other = d["other_steps"]
-    lines.append(f"  (the agent session's steps that asked no model: median {fmt(other['median'])}, "
+    lines.append(f"  (the long agent session's steps that asked no model: median {fmt(other['median'])}, "
                  f"p90 {fmt(other['p90'])}, n {other['n']})")
-    v = fig["verdict"]
     lines.append("")
+    lines.append("Pairs: an agent session and a heuristic session, one right after the other (ms, medians; "
+                 "added and ratio against the heuristic's step on the same screen and action)")
+    lines.append(f"  {'pair':<10}{'order':<17}{'decisions':>10}{'matched':>9}{'own':>8}{'heuristic':>11}"
+                 f"{'added':>8}{'ratio':>7}")
+    for p in fig["pairs"]:
+        lines.append(f"  {p['name']:<10}{p['order']:<17}{p['decisions']:10d}{p['matched']:9d}{fmt(p['own_ms'], '8.2f')}"
+                     f"{fmt(p['heuristic_ms'], '11.2f')}{fmt(p['added_ms'], '8.2f')}{fmt(p['ratio'], '7.2f')}")
+    v = fig["verdict"]
     lines.append(f"Verdict: the agent adds {fmt(v['added_ms'])} ms per decision over the model's answer time "
-                 f"(median own {fmt(v['own_ms'])} - baseline step {fmt(v['baseline_ms'])}, the mean of the "
-                 f"baseline sessions' medians); ratio {fmt(v['ratio'])}x; target <= {TARGET_MS:g} ms: "
-                 f"{'MET' if v['met'] else 'NOT MET'}")
-    lines.append("  against each baseline session alone (before, after): " +
-                 ", ".join(f"{fmt(x)} ms" for x in v["added_each_ms"]) + " (their spread is the machine's drift)")
+                 f"(the median over the pairs); ratio {fmt(v['ratio'])}x; target <= "
+                 f"{TARGET_MS:g} ms: {'MET' if v['met'] else 'NOT MET'}")
     lines.append(f"  policy extra alone (decide_ms - model), median {fmt(d['figures']['policy_extra']['median'])} ms")
     lines.append("")
     lines.append(f"Memory of the agent session's processes (RSS by psutil every {fig['sample_s']:g} s, MiB; "
@@ -514,65 +526,93 @@ def report(fig: dict) -> list[str]:
 def run(args) -> dict:
     base = args.workdir
     common = {"game.seed": str(args.seed)}
-    print(f"bench/agent.py: {args.decisions} model decisions, seed {args.seed}; work directory {base}", flush=True)
-    print(f"  baseline before: the heuristic, {args.baseline_steps} steps ...", flush=True)
-    before, bmon1 = watched(os.path.join(base, "baseline-before"), args.baseline_profile, args.baseline_steps,
-                            common, args.timeout)
+    print(f"bench/agent.py: {args.rounds} paired round(s) of {args.round_decisions} decisions, then "
+          f"{args.decisions} model decisions; seed {args.seed}; work directory {base}", flush=True)
     standin = Standin(args.seed, os.path.join(base, "standin.log"))
+    budget = max(args.decisions, args.round_decisions) * 4 + 1000
+    agent_sets = {**common, "model.base_url": standin.url, "model.budget_calls": str(budget),
+                  "model.budget_tokens": str(budget * 10_000)}
+
+    def agent(name: str, n: int):
+        print(f"  {name}: the agent against the stand-in, {n} model decisions ...", flush=True)
+        cpu0, started = standin.cpu_s(), time.time()
+        s, mon = watched(os.path.join(base, name), args.profile, n * 4 + 500, agent_sets, args.timeout,
+                         extra={"standin": standin.ps}, stop_after=n)
+        return s.rows, mon, time.time() - started, standin.cpu_s() - cpu0
+
+    def heuristic(name: str, steps: int):
+        print(f"  {name}: the heuristic, {steps} steps ...", flush=True)
+        s, mon = watched(os.path.join(base, name), args.baseline_profile, steps, common, args.timeout)
+        return s.rows, mon
+
     try:
-        print("  the agent against the stand-in ...", flush=True)
-        cpu0 = standin.cpu_s()
-        budget = args.decisions * 4 + 1000
-        sets = {**common, "model.base_url": standin.url, "model.budget_calls": str(budget),
-                "model.budget_tokens": str(budget * 10_000)}
-        started = time.time()
-        agent, amon = watched(os.path.join(base, "agent"), args.profile, args.decisions * 4 + 500, sets,
-                              args.timeout, extra={"standin": standin.ps}, stop_after=args.decisions)
-        wall = time.time() - started
-        standin_cpu = standin.cpu_s() - cpu0
+        pairs = []
+        for r in range(args.rounds):  # alternating which goes first, so a drift weighs on both
+            steps = args.round_decisions * 3 // 2
+            if r % 2 == 0:
+                h_rows, _ = heuristic(f"round{r + 1}-heuristic", steps)
+                a_rows = agent(f"round{r + 1}-agent", args.round_decisions)[0]
+            else:
+                a_rows = agent(f"round{r + 1}-agent", args.round_decisions)[0]
+                h_rows, _ = heuristic(f"round{r + 1}-heuristic", steps)
+            pairs.append(pair(f"round {r + 1}", "heuristic first" if r % 2 == 0 else "agent first",
+                              a_rows, args.round_decisions, h_rows))
+        rows, amon, wall, standin_cpu = agent("long-agent", args.decisions)
     finally:
         standin.stop()
-    bmons, after_rows = [bmon1], []
-    if args.baselines == 2:
-        steps = max(args.baseline_steps, steps_to(agent.rows, args.decisions))
-        print(f"  baseline after: the heuristic, {steps} steps (as many as the agent's) ...", flush=True)
-        after, bmon2 = watched(os.path.join(base, "baseline-after"), args.baseline_profile, steps,
-                               common, args.timeout)
-        bmons, after_rows = [bmon1, bmon2], after.rows
+    steps = max(30, steps_to(rows, args.decisions))
+    h_rows, hmon = heuristic("long-heuristic", steps)
+    pairs.append(pair("long", "agent first", rows, args.decisions, h_rows))
     mcp = None
     if args.mcp:
         print("  MCP tool calls (bench/mcp_step.py) ...", flush=True)
         mcp = mcp_figures(args, base)
-    return figures(args, agent.rows, amon, wall, standin_cpu, before.rows, after_rows, bmons, mcp)
+    return figures(args, rows, amon, wall, standin_cpu, h_rows, hmon, pairs, mcp)
 
 
-def figures(args, rows, amon, wall, standin_cpu, before_rows, after_rows, bmons, mcp) -> dict:
+def pair(name: str, order: str, agent_rows: list[dict], n: int, heuristic_rows: list[dict]) -> dict:
+    """One agent session and one heuristic session run one right after the other. Each of the
+    agent's executed decisions is set against the heuristic's median step **on the same
+    screen**: the same ``state_type`` and action, else the same ``state_type``, when the
+    heuristic took at least ``MATCH_MIN`` such steps (a play_card step and an end_turn step,
+    a combat and a menu, cost the game differently; the two policies' games go different
+    ways). ``added`` is the median of ``own`` minus that; ``ratio`` the median ``own`` over
+    the median of the steps it was set against. ``own_ms``, ``heuristic_ms``: the plain
+    medians, whatever the screens."""
+    got = decisions(agent_rows, n)
+    hs = baseline_steps(heuristic_rows)
+    if any(x["model"] for x in hs):
+        raise RuntimeError(f"{name}: the heuristic session consulted a model")
+    same: dict = {}
+    for x in hs:
+        same.setdefault(x["screen"], []).append(x["step"])
+        same.setdefault(x["screen"][0], []).append(x["step"])
+    ref = {k: statistics.median(v) for k, v in same.items() if len(v) >= MATCH_MIN}
+    matched = [(x["own"], ref.get(x["screen"], ref.get(x["screen"][0]))) for x in got if x["own"] is not None]
+    matched = [(own, r) for own, r in matched if r is not None]
+    if not matched:
+        raise RuntimeError(f"{name}: no decision of the agent's on a screen the heuristic played {MATCH_MIN} times")
+    added = statistics.median(own - r for own, r in matched)
+    return {"name": name, "order": order, "decisions": len(got), "matched": len(matched), "heuristic_steps": len(hs),
+            "own_ms": summary([x["own"] for x in got])["median"], "heuristic_ms": summary([x["step"] for x in hs])["median"],
+            "added_ms": added, "ratio": statistics.median(o for o, _ in matched) / statistics.median(r for _, r in matched)}
+
+
+def figures(args, rows, amon, wall, standin_cpu, h_rows, hmon, pairs, mcp) -> dict:
     got = decisions(rows, args.decisions)
     if len(got) < args.decisions:
         raise RuntimeError(f"the agent session journalled {len(got)} model decisions, fewer than "
                            f"--decisions {args.decisions}")
-    b1, b2 = baseline_steps(before_rows), baseline_steps(after_rows)
-    assert not any(x["model"] for x in b1 + b2), "the baseline consulted a model"
-    own, base_steps = summary([x["own"] for x in got]), summary([x["step"] for x in b1 + b2])
-    # the agent ran between the two: each session's median counts once, however long it was
-    each = [summary([x["step"] for x in b])["median"] for b in (b1, b2) if b]
-    base_ms = statistics.fmean(each)
-    added = own["median"] - base_ms
+    hs = baseline_steps(h_rows)
+    added = statistics.median(p["added_ms"] for p in pairs)
     outcomes: dict[str, int] = {}
     calls: dict[int, int] = {}
     for x in got:
         outcomes[x["outcome"]] = outcomes.get(x["outcome"], 0) + 1
         calls[x["calls"]] = calls.get(x["calls"], 0) + 1
-    answers = sum(x["calls"] for x in got)
     total_calls = sum(len((r.get("agent") or {}).get("attempts") or []) for r in rows if is_model_decision(r))
     agent_cpu, agent_steps = amon.cpu_per_step()
-    base_cpu: dict[str, float] = {}
-    base_n = 0
-    for m in bmons:
-        cpu, n = m.cpu_per_step()
-        base_n += n
-        for k, v in cpu.items():
-            base_cpu[k] = base_cpu.get(k, 0.0) + v
+    base_cpu, base_steps = hmon.cpu_per_step()
     return {
         "machine": machine(), "seed": args.seed, "sample_s": WAIT_S,
         "agent": {"decisions": len(got), "executed": sum(x["step"] is not None for x in got),
@@ -582,19 +622,17 @@ def figures(args, rows, amon, wall, standin_cpu, before_rows, after_rows, bmons,
                       "model", "http", "decide", "policy_extra", "step", "own", "obs_prop", "prop_next",
                       "row_bytes")},
                   "standin_cpu_ms": standin_cpu * 1000 / total_calls if total_calls else None,
-                  "other_steps": summary(other_steps(rows)), "answers": answers},
-        "baseline": {"before": summary([x["step"] for x in b1]), "after": summary([x["step"] for x in b2]),
-                     "pooled": base_steps, "obs_prop": summary([x["obs_prop"] for x in b1 + b2]),
-                     "prop_next": summary([x["prop_next"] for x in b1 + b2])},
-        "verdict": {"own_ms": own["median"], "baseline_ms": base_ms, "added_ms": added,
-                    "added_each_ms": [own["median"] - m for m in each],
-                    "ratio": own["median"] / base_ms, "met": added <= TARGET_MS, "target_ms": TARGET_MS},
+                  "other_steps": summary(other_steps(rows))},
+        "baseline": {k: summary([x[k] for x in hs]) for k in ("step", "obs_prop", "prop_next")},
+        "pairs": pairs,
+        "verdict": {"added_ms": added, "ratio": statistics.median(p["ratio"] for p in pairs),
+                    "met": added <= TARGET_MS, "target_ms": TARGET_MS},
         "parts": parts(rows, min(200, args.decisions)),
-        "memory": memory(amon.samples, args.decisions, max((m.samples for m in bmons), key=lambda x: x[-1][2])),
+        "memory": memory(amon.samples, args.decisions, hmon.samples),
         "rss_samples": [[d, st, rss] for _, d, st, rss, _ in amon.samples],  # decisions, steps, name -> bytes
         "cpu_ms_per_step": {"agent": {k: v * 1000 / max(1, agent_steps) for k, v in agent_cpu.items()
                                       if k != "standin"},
-                            "baseline": {k: v * 1000 / max(1, base_n) for k, v in base_cpu.items()}},
+                            "baseline": {k: v * 1000 / max(1, base_steps) for k, v in base_cpu.items()}},
         "mcp": mcp,
     }
 
@@ -615,10 +653,10 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--decisions", type=int, default=5000, help="model decisions of the agent session (5000)")
     ap.add_argument("--seed", type=int, default=1, help="the game's seed, and the stand-in's (1)")
-    ap.add_argument("--baseline-steps", type=int, default=1500,
-                    help="steps of each heuristic baseline session, before and after (1500)")
-    ap.add_argument("--baselines", type=int, choices=(1, 2), default=2,
-                    help="heuristic baseline sessions: 2, before and after the agent (default); 1, before only")
+    ap.add_argument("--rounds", type=int, default=4,
+                    help="paired rounds before the long session: a heuristic and an agent session each (4)")
+    ap.add_argument("--round-decisions", type=int, default=300,
+                    help="model decisions of a round's agent session; its heuristic plays 1.5x as many steps (300)")
     ap.add_argument("--profile", default=AGENT_PROFILE, help=f"the agent's profile ({AGENT_PROFILE})")
     ap.add_argument("--baseline-profile", default=BASELINE_PROFILE, help=f"the baseline's ({BASELINE_PROFILE})")
     ap.add_argument("--no-mcp", dest="mcp", action="store_false",
@@ -629,8 +667,8 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     ap.add_argument("--json", default=None, metavar="PATH", help="also write the figures as JSON")
     ap.add_argument("--keep", action="store_true", help="keep the work directory (captures, logs)")
     a = ap.parse_args(argv)
-    if a.decisions < 10 or a.baseline_steps < 20:
-        ap.error("--decisions must be at least 10 and --baseline-steps at least 20")
+    if a.decisions < 10 or a.round_decisions < 10 or a.rounds < 0:
+        ap.error("--decisions and --round-decisions must be at least 10, --rounds at least 0")
     for name in ("profile", "baseline_profile"):
         path = getattr(a, name)
         path = os.path.abspath(path) if os.path.exists(path) else os.path.join(REPO, path)

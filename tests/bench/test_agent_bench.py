@@ -1,5 +1,5 @@
 """``bench/agent.py``'s quick variant, as its users run it: 40 model decisions of the agent
-policy against the stand-in, one heuristic baseline. Its parts must work and print sane
+policy against the stand-in, then the heuristic for as many steps (one pair, no rounds). Its parts must work and print sane
 figures; the speed goal itself is the bench's to print, not this test's to assert. The
 figures are checked against the kept journal, counted by this test from its own rows."""
 from __future__ import annotations
@@ -28,8 +28,8 @@ def rows_of(path: str) -> list[dict]:
 
 def test_the_quick_variant_prints_the_agent_s_time_beside_the_model_s_and_its_memory(tmp_path):
     out = tmp_path / "figures.json"
-    r = subprocess.run([sys.executable, "bench/agent.py", "--decisions", str(DECISIONS), "--baseline-steps", "30",
-                        "--baselines", "1", "--no-mcp", "--keep", "--json", str(out)],
+    r = subprocess.run([sys.executable, "bench/agent.py", "--decisions", str(DECISIONS), "--rounds", "0",
+                        "--no-mcp", "--keep", "--json", str(out)],
                        cwd=REPO, capture_output=True, text=True, timeout=85)
     assert r.returncode == 0, r.stdout[-3000:] + r.stderr[-3000:]
     fig = json.loads(out.read_text())
@@ -41,11 +41,11 @@ def test_the_quick_variant_prints_the_agent_s_time_beside_the_model_s_and_its_me
 
 def check(fig: dict, stdout: str) -> None:
     for line in ("model: client-measured answer time", "pipeline's own: step - model", "Verdict: the agent adds",
-                 "Baseline: the heuristic", "policy ", "model_client "):
+                 "The heuristic (policy.module: sts2", "policy ", "model_client "):
         assert line in stdout, (line, stdout[-3000:])
 
     # the agent's journal: the session ran past the decisions asked for and was stopped on request
-    [journal] = glob.glob(os.path.join(fig["workdir"], "agent", "capture", "sessions", "*", "events.jsonl"))
+    [journal] = glob.glob(os.path.join(fig["workdir"], "long-agent", "capture", "sessions", "*", "events.jsonl"))
     rows = rows_of(journal)
     assert rows[-1]["event"] == "session_end" and rows[-1]["reason"] == "stop_command", rows[-1]
     asked = [p for p in rows if p["event"] == "proposal" and (p.get("agent") or {}).get("attempts")][:DECISIONS]
@@ -70,13 +70,18 @@ def check(fig: dict, stdout: str) -> None:
         assert part["n"] == DECISIONS and 0 < part["median"] <= part["p90"] < 100_000, (name, part)
     assert "per decision, the question and its hash counted twice" in stdout
 
-    b, v = fig["baseline"], fig["verdict"]
-    assert b["before"]["n"] >= 20 and b["after"]["n"] == 0 and b["pooled"]["median"] > 0
-    assert v["added_ms"] == pytest.approx(f["own"]["median"] - b["before"]["median"])  # one baseline: its own
-    assert v["met"] == (v["added_ms"] <= 5.0)
-    [base_journal] = glob.glob(os.path.join(fig["workdir"], "baseline-before", "capture", "sessions", "*",
+    # the heuristic right after, as many steps as the agent took; the pair sets each decision
+    # against the heuristic's median step on the same screen
+    [base_journal] = glob.glob(os.path.join(fig["workdir"], "long-heuristic", "capture", "sessions", "*",
                                             "events.jsonl"))
-    assert not [p for p in rows_of(base_journal) if p["event"] == "proposal" and p.get("model_evidence")]
+    base_rows = rows_of(base_journal)
+    assert not [p for p in base_rows if p["event"] == "proposal" and p.get("model_evidence")]
+    assert fig["baseline"]["step"]["n"] >= a["steps"] - 5 > 0
+    [pair] = fig["pairs"]
+    assert pair["name"] == "long" and 0 < pair["matched"] <= a["executed"]
+    assert pair["own_ms"] == f["own"]["median"]
+    v = fig["verdict"]
+    assert v["added_ms"] == pair["added_ms"] and v["met"] == (v["added_ms"] <= 5.0)
 
     # memory: every actor of the session and the stand-in sampled; a slope needs 1,000 decisions
     mem = fig["memory"]
