@@ -22,6 +22,7 @@ import urllib.parse
 import pytest
 from selenium.webdriver.common.by import By
 
+from tests.fleet.model_fleet import MODELS, model_fleet
 from tests.harness import REPO, built_once
 
 from .helpers import Viewer, journal_rows, shot
@@ -202,18 +203,25 @@ def run_decisions(session_dir: str) -> tuple[list[dict], dict[int, dict]]:
         if r["event"] == "action_attempt" and r["proposal_id"] not in seen:
             seen.add(r["proposal_id"])
             o = obs[r["observation_id"]]
+            p = props[r["proposal_id"]]
             out.append({"sha": o["sha256"], "floor": (o.get("progress") or {}).get("floor"),
                         "screen": o["state_type"], "action": r["action"], "parameters": r["parameters"],
-                        "reason": props[r["proposal_id"]].get("reason")})
+                        "reason": p.get("reason"), "agent": p.get("agent"),
+                        "answers": [e.get("answers") for e in p.get("model_evidence") or ()]})
     return out, floors
+
+
+def first_differing(da: list[dict], db: list[dict]) -> int:
+    """The first position where the screens' hashes or the choices differ."""
+    return next(i for i, (a, b) in enumerate(zip(da, db))
+                if a["sha"] != b["sha"] or (a["action"], a["parameters"]) != (b["action"], b["parameters"]))
 
 
 def test_two_runs_on_one_seed_side_by_side_show_their_first_difference(fleet_root, viewer, bundle, driver):
     x, y = pairs_by_seed(results(fleet_root))[0]
     da, floors_a = run_decisions(os.path.join(fleet_root, x["session_dir"]))
     db, floors_b = run_decisions(os.path.join(fleet_root, y["session_dir"]))
-    k = next(i for i, (a, b) in enumerate(zip(da, db))
-             if a["sha"] != b["sha"] or (a["action"], a["parameters"]) != (b["action"], b["parameters"]))
+    k = first_differing(da, db)
     url = f"#/pair/{q(session_key(viewer, x['session_id']))}/{q(session_key(viewer, y['session_id']))}/1"
     for where, base in (("server", viewer.url), ("bundle", bundle)):
         driver.get(base + url)
@@ -271,3 +279,30 @@ def test_capture_coverage_lists_each_sessions_runs_with_their_scores(fleet_root)
     r = subprocess.run([sys.executable, "-m", "supervisor", "capture", "coverage", session],
                        cwd=REPO, capture_output=True, text=True, timeout=60)
     assert f"run 1 defeat: floor {top} " in r.stdout and f"HP {floors[top]['hp']}/{floors[top]['max_hp']}" in r.stdout
+
+
+def test_two_models_first_difference_shows_their_answers_and_the_agent_records(tmp_path_factory, driver):
+    """The model fleet (two stand-in models, each character on the same game.seed): the pair's
+    first differing decision shows both models' answers and the agent's record as the
+    proposals in the journals hold them."""
+    root = model_fleet(tmp_path_factory)["root"]
+    rows = results(root)
+    by = {(r["model.model"], r["policy.settings.character"]): r for r in rows}
+    x, y = next((by[(MODELS[0], c)], by[(MODELS[1], c)]) for (_m, c) in sorted(by))
+    da, _fa = run_decisions(os.path.join(root, x["session_dir"]))
+    db, _fb = run_decisions(os.path.join(root, y["session_dir"]))
+    k = first_differing(da, db)
+    v = Viewer(root)
+    try:
+        url = f"#/pair/{q(session_key(v, x['session_id']))}/{q(session_key(v, y['session_id']))}/1"
+        driver.get(v.url + url)
+        wait(driver, lambda d: d.find_elements(By.ID, "fd-n"), "the first difference")
+        assert text(driver, "#fd-n") == str(k + 1)
+        for side, d in (("#fd-a", da[k]), ("#fd-b", db[k])):
+            shown = [json.loads(e.text) for e in driver.find_elements(By.CSS_SELECTOR, side + " .d-model")]
+            assert [m["answers"] for m in shown] == d["answers"] and d["answers"], side
+            assert json.loads(text(driver, side + " .d-agent")) == d["agent"]
+            assert text(driver, side + " .d-reason") == d["reason"]
+        shot(driver, "pair-models")
+    finally:
+        v.close()
