@@ -26,9 +26,9 @@ class CommandRef:
 
 REGISTRY: tuple[CommandRef, ...] = tuple(
     CommandRef(name, f"supervisor.commands.{name}", attr) for name, attr in (
-        ("start", "Start"), ("status", "Status"), ("stop", "Stop"), ("attach", "Attach"),
+        ("init", "Init"), ("start", "Start"), ("status", "Status"), ("stop", "Stop"), ("attach", "Attach"),
         ("validate", "Validate"), ("capture", "Capture"), ("view", "View"), ("mcp", "Mcp"),
-        ("fleet", "Fleet"), ("init", "Init"), ("docs", "Docs"), ("standin", "Standin")))
+        ("fleet", "Fleet"), ("standin", "Standin"), ("docs", "Docs")))
 
 
 def find(name: str) -> CommandRef | None:

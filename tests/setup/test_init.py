@@ -49,6 +49,11 @@ def test_init_writes_the_repositorys_own_profiles_and_the_built_cartridge(inited
     assert "cd " in out and "supervisor start run/profiles/demo.yaml" in out
 
 
+def test_inits_help_names_every_file_it_writes():
+    for rel in (*installed.STARTER, init.ROM):
+        assert f"\n  {rel} " in init.__doc__, rel
+
+
 def test_what_init_says_to_run_next_are_real_commands(inited):
     parser = build_parser()
     for cmd, _ in init.NEXT:
