@@ -14,7 +14,7 @@ from pathlib import Path
 from supervisor import installed
 from supervisor.commands import docs
 from tests.docs.test_no_machine_paths import _parsers
-from supervisor.cli import build_parser
+from supervisor.cli import build_parser, main
 from tests.harness import REPO
 
 DOC_REF = re.compile(r"docs/([a-z0-9_-]+)\.md(?:#([\w-]+))?")
@@ -83,19 +83,25 @@ def test_every_page_the_starting_files_name_is_a_page_of_supervisor_docs():
     assert named >= 10
 
 
-def test_supervisor_docs_lists_prints_a_page_and_a_section_and_refuses_unknown_ones():
-    r = supervisor("docs")
-    assert r.returncode == 0
+def test_supervisor_docs_lists_prints_a_page_and_a_section_and_refuses_unknown_ones(capsys):
+    def run(*args):
+        code = main(["docs", *args])
+        out, err = capsys.readouterr()
+        return code, out, err
+    code, out, _ = run()
+    assert code == 0
     for name in ("quickstart", "profiles", "platforms", "changelog", "readme"):
-        assert f"\n  {name} " in r.stdout, name
-    r = supervisor("docs", "docs/platforms.md")        # as a help text names it
-    assert r.returncode == 0 and r.stdout == (Path(REPO) / "docs" / "platforms.md").read_text(encoding="utf-8")
-    r = supervisor("docs", "models#trying-it-without-a-model-the-stand-in-server")
-    assert r.returncode == 0 and r.stdout.startswith("### Trying it without a model") and "\n## " not in r.stdout
-    r = supervisor("docs", "nope")
-    assert r.returncode == 2 and "no page 'nope'" in r.stderr and "quickstart" in r.stderr
-    r = supervisor("docs", "quickstart#nope")
-    assert r.returncode == 2 and "quickstart has no section 'nope'" in r.stderr
+        assert f"\n  {name} " in out, name
+    code, out, _ = run("docs/platforms.md")        # as a help text names it
+    assert code == 0 and out == (Path(REPO) / "docs" / "platforms.md").read_text(encoding="utf-8")
+    code, out, _ = run("models#trying-it-without-a-model-the-stand-in-server")
+    assert code == 0 and out.startswith("### Trying it without a model") and "\n## " not in out
+    code, out, err = run("nope")
+    assert code == 2 and "no page 'nope'" in err and "quickstart" in err and out == ""
+    code, _, err = run("quickstart#nope")
+    assert code == 2 and "quickstart has no section 'nope'" in err
+    code, out, _ = run("platforms", "--path")
+    assert code == 0 and out.strip().endswith("platforms.md") and Path(out.strip()).is_file()
 
 
 def test_supervisor_standin_serves_and_runs_this_same_gamerig_without_it_on_path():
