@@ -14,7 +14,7 @@ from supervisor.cli import build_parser
 from tests.harness import REPO
 
 MACHINE = re.compile(r"(?<![\w.<>/~-])/(?:tmp|work|home|root|Users|var|opt|mnt|srv)/[^\s)`\"',;]*")
-DOCS = ["README.md", "CONTRIBUTING.md", "docs/*.md", "run/profiles/*.yaml", "run/fleets/*.yaml",
+DOCS = ["README.md", "CONTRIBUTING.md", "CHANGELOG.md", "docs/*.md", "run/profiles/*.yaml", "run/fleets/*.yaml",
         "vendor/*/README.md", "actors/emulator/cartridge/README.md"]
 
 
