@@ -47,11 +47,14 @@ def viewer(fleet_root):
 
 @pytest.fixture(scope="module")
 def bundle(fleet_root, tmp_path_factory) -> str:
-    out = str(tmp_path_factory.mktemp("pairs") / "bundle")
-    r = subprocess.run([sys.executable, "-m", "supervisor", "view", "--bundle", out, fleet_root],
-                       cwd=REPO, capture_output=True, text=True, timeout=120)
-    assert r.returncode == 0, r.stdout + r.stderr
-    return "file://" + out + "/index.html"
+    """The fleet's bundle, written once for every worker (read only)."""
+    def write(directory: str) -> dict:
+        out = os.path.join(directory, "bundle")
+        r = subprocess.run([sys.executable, "-m", "supervisor", "view", "--bundle", out, fleet_root],
+                           cwd=REPO, capture_output=True, text=True, timeout=120)
+        assert r.returncode == 0, r.stdout + r.stderr
+        return {"out": out}
+    return "file://" + built_once(tmp_path_factory, "view-fleet-bundle", write)["out"] + "/index.html"
 
 
 def results(root: str) -> list[dict]:
