@@ -157,6 +157,13 @@ def test_a_pyboy_session_shows_its_retained_frames_a_contact_sheet_and_a_refused
     try:
         driver.get(v.url + f"#/session/{sid}")
         wait(driver, lambda d: len(d.find_elements(By.CSS_SELECTOR, "#strip img")) == len(retained), "the strip")
+        # its score, from the score block each step's reply carries: the last, the highest,
+        # the milestones the last step's block shows reached
+        blocks = [r["response"]["score"] for r in journal_rows(os.path.join(demo_capture, "sessions", sid))
+                  if r["event"] == "action_result" and isinstance((r.get("response") or {}).get("score"), dict)]
+        assert blocks, "the demo cartridge reports a score"
+        assert text(driver, "#score").startswith(f"final {blocks[-1]['score']} · best {max(b['score'] for b in blocks)} "
+                                                 f"· milestones {len(blocks[-1]['milestones'])}")
         wait(driver, lambda d: d.execute_script(
             "return [...document.querySelectorAll('#strip img')].every(i => i.complete && i.naturalWidth === 160)"),
             "every retained frame loaded at 160 px")
