@@ -5,17 +5,18 @@ it ended) and answers the tools of :mod:`.sts2_schemas`:
 
 * **acting tools** (``combat_play_card``...; ``switch_profile``/``delete_profile`` as
   ``profiles:<verb>`` actions): the game is read afresh (an ``observe`` request: a journalled
-  ``wait`` proposal and a new observation), then the action is handed to the policy
+  ``wait`` proposal saying ``read_now``, after which the observer reads at once, and a new
+  observation), then the action is handed to the policy
   (:class:`.sts2_policy.Sts2AgentPolicy`) as the agent's proposal on that observation; the
   pipeline records it, fsyncs the intent, POSTs it once and records the result, and the
   observer reads the state after it. The answer is the game's reply in the mod server's words
   (the reply's JSON; ``Error: HTTP <status> — <body>`` for an HTTP error) and a second text,
   ``{"gamerig": ...}``, with the step's journal ids. A refused index or a guarded duplicate is
   a tool error (nothing sent); an unknown outcome is a tool error saying so (never resent).
-* **reads**: ``get_game_state`` is a fresh observation (``format: "markdown"`` adds the game's
-  own rendering, read right after it); ``get_profile``, ``get_compendium``, ``search_wiki`` and
-  ``list_profiles`` are read by this server and journalled as ``agent_read`` rows (the body,
-  its SHA-256 and size, the HTTP status).
+* **reads**: ``get_game_state`` is a fresh observation, read at once (``format: "markdown"``
+  adds the game's own rendering, read right after it); ``get_profile``, ``get_compendium``,
+  ``search_wiki`` and ``list_profiles`` are read by this server and journalled as
+  ``agent_read`` rows (the body, its SHA-256 and size, the HTTP status).
 * **waiting**: ``wait_until_actionable`` and ``wait_for_change`` read at the observer's pace
   (``game.poll_interval_s``) until their condition holds or ``timeout_seconds`` pass.
 * **multiplayer** (``mp_*``): refused, nothing sent.
