@@ -219,10 +219,11 @@ class FleetRun:
             self._row(plan, "needs_review")
         elif self.stopping():
             self._row(plan, "stopped", "not run again: the fleet was stopped")
-        elif attempt <= self.backend.node_retries():
-            self.pending.appendleft((plan, attempt + 1))
+        elif sum(bool(a.get("lost")) for a in self.attempts[plan.index]) <= self.backend.node_retries():
+            self.pending.appendleft((plan, attempt + 1))  # attempts a driver's death cut do not count
         else:
-            self._row(plan, "failed", "no retries left (ray.node_retries)")
+            self._row(plan, "failed", f"no retries left ({self.backend.node_retries()} after a loss"
+                      + (", ray.node_retries)" if self.backend.name == "ray" else ")"))
 
     def _row(self, plan: SessionPlan, outcome: str, detail: str = "") -> None:
         parts = [*self.notes.get(plan.index, []), detail]
