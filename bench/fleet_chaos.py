@@ -137,12 +137,21 @@ def run_to_end(fleet: Fleet, root: str, log: str, trial: Trial) -> int | None:
     return code
 
 
-def fleet_processes(proc: subprocess.Popen) -> list[psutil.Process]:
-    try:
-        parent = psutil.Process(proc.pid)
-        return [parent, *parent.children(recursive=True)]
-    except psutil.Error:
-        return []
+def fleet_processes(proc: subprocess.Popen, root: str) -> list[psutil.Process]:
+    """The driver and everything under it, and every live supervisor of the fleet with its
+    keeper and actors (on Ray they run under Ray's workers, not under the driver)."""
+    found: dict[int, psutil.Process] = {}
+    tops = [proc.pid] + [int(r["pid"]) for r in control.live_supervisors(root)]
+    for pid in tops:
+        try:
+            top = psutil.Process(pid)
+            if pid != proc.pid and "prctl" in " ".join(top.parent().cmdline()):
+                found[top.ppid()] = top.parent()  # its keeper
+            for p in (top, *top.children(recursive=True)):
+                found[p.pid] = p
+        except psutil.Error:
+            continue
+    return list(found.values())
 
 
 def armed_session(root: str, k: int, exclude: set[str]) -> dict | None:
@@ -195,7 +204,7 @@ def strike(fault: str, proc: subprocess.Popen, root: str, trial: Trial, armed: d
         else:
             trial.violations.append(f"the driver exited {code} after SIGTERM (expected 143, or 0/1 had it just ended)")
     elif fault == "all:kill":
-        procs = fleet_processes(proc)
+        procs = fleet_processes(proc, root)
         for p in procs:
             try:
                 p.kill()
