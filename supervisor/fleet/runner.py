@@ -36,7 +36,7 @@ from typing import Protocol
 from . import layout
 from .matrix import SessionPlan
 
-POLL_S = 0.2
+POLL_S = 0.05  # how soon a stop, a timeout or an interrupt reaches the supervisor
 KILL_AFTER_S = 120.0  # a supervisor that has not finalized this long after SIGTERM is killed
 # The keeper: dies with the runner named by argv[1] (PR_SET_PDEATHSIG, prctl option 1:
 # SIGKILL; it refuses to run if that runner is already gone), forks the command argv[4:] with

@@ -40,6 +40,7 @@ from .results import append_row, outcome_of, session_row, totals, write_fleet
 from .runner import KILL_AFTER_S, session_ids
 
 LIVE_EVERY_S = {"line": 0.5, "plain": 5.0}
+POLL_S = 0.1  # the loop's turn: how soon a signal to the driver reaches its sessions
 #: A lost attempt is judged at most this long after ``settle_s`` even if a process of its
 #: session still seems to run (a dead Ray node's runtime record stays for ever).
 SETTLE_MAX_S = 60.0
@@ -108,7 +109,7 @@ class FleetRun:
                     self._launch()
                 if not self.running:  # only lost attempts settling: nothing to wait on
                     time.sleep(0.25)
-                for handle, result in self.backend.poll(0.25):
+                for handle, result in self.backend.poll(POLL_S):
                     plan, attempt = self.running.pop(handle)
                     self._finished(plan, attempt, result)
                 self._settle()

@@ -12,7 +12,7 @@ import yaml
 from tests.harness import DEMO, REPO, built_once
 
 #: The quick fleet fault campaign (bench/fleet_chaos.py): a driver's process group killed and
-#: then its resume's, a SIGTERM to a driver, a session's supervisor killed; two sessions of 20
+#: then its resume's, a SIGTERM to a driver, a session's supervisor killed; two sessions of 40
 #: steps each, two at once, each fault while a session runs.
 QUICK_FAULTS = ["resume:kill", "driver:term", "supervisor:kill"]
 
@@ -22,7 +22,7 @@ def quick_campaign(tmp_path_factory) -> dict:
     only, copy to change); its ``reference`` root is a whole unfaulted fleet of two sessions."""
     def build(keep: str) -> dict:
         cmd = [sys.executable, os.path.join(REPO, "bench", "fleet_chaos.py"), "--trials", str(len(QUICK_FAULTS)),
-               "--faults", ",".join(QUICK_FAULTS), "--sessions", "2", "--steps", "20", "--concurrency", "2",
+               "--faults", ",".join(QUICK_FAULTS), "--sessions", "2", "--steps", "40", "--concurrency", "2",
                "--when", "session", "--seed", "3", "--json", "--keep", keep]
         proc = subprocess.run(cmd, cwd=REPO, capture_output=True, text=True, timeout=280)
         return {"returncode": proc.returncode, "stderr": proc.stderr[-5000:], "keep": keep,

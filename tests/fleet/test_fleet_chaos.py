@@ -47,7 +47,9 @@ def test_every_fault_lands_and_no_trial_breaks_a_promise(campaign):
     assert all(t["landed"] for t in report["runs"]), [(t["fault"], t["detail"]) for t in report["runs"]]
     assert report["violating_trials"] == 0, [(t["fault"], t["violations"]) for t in report["runs"]]
     assert done["returncode"] == 0, done["stderr"]
-    assert all(t["rows"] == 2 and t["reruns"] >= 1 for t in report["runs"]), report["runs"]  # each cut one
+    assert all(t["rows"] == 2 for t in report["runs"])
+    # a kill mid-session always cuts one (a SIGTERM may reach a session as it ends by itself)
+    assert trials["resume:kill"]["reruns"] >= 1 and trials["supervisor:kill"]["reruns"] == 1
 
 
 def test_a_session_the_dying_driver_stopped_runs_again_rather_than_failing(campaign):
