@@ -111,9 +111,9 @@ def run_attempt(plan: SessionPlan, root: str, attempt: int, *, timeout_s: float 
     if os.path.exists(layout.stop_path(root)):  # stopped while it waited for a place
         rec["stop_requested"] = True
         return _finish(rec, slot, before)
-    if interrupt is not None and interrupt.is_set():
-        rec["interrupted"] = True
-        return _finish(rec, slot, before)
+    if interrupt is not None and interrupt.is_set():  # the driver is winding down: never started,
+        rec["interrupted"] = True                       # so no attempt record
+        return rec
     cwd = workdir if os.path.isdir(workdir) else slot
     report, theirs = os.pipe()
     argv = [sys.executable, "-c", _KEEPER, str(os.getpid()), str(int(death_signal)), str(theirs),
