@@ -12,11 +12,11 @@ without being echoed.
 from __future__ import annotations
 
 import dataclasses
-import math
 import os
 import re
 from typing import Any, Callable, Mapping
 
+from .checks import number as _number
 from .errors import ConfigError, ModelConfigError
 from .price import Price, check_price
 
@@ -122,28 +122,6 @@ class ModelConfig:
     def to_record(self) -> dict:
         """The settings worth recording with a session (no key: there is none to record)."""
         return dataclasses.asdict(self)
-
-
-def _number(low: float | None, high: float | None, *, strict_low: bool = False,
-            nullable: bool = False):
-    def check(key: str, value: Any) -> float | None:
-        if value is None and nullable:
-            return None
-        if isinstance(value, bool) or not isinstance(value, (int, float)):
-            raise ConfigError(key, f"must be a number, got {type(value).__name__}")
-        try:
-            value = float(value)
-        except OverflowError:
-            raise ConfigError(key, f"must be a finite number, got {value}") from None
-        if not math.isfinite(value):
-            raise ConfigError(key, f"must be a finite number, got {value}")
-        if low is not None and (value <= low if strict_low else value < low):
-            bound = f"> {low:g}" if strict_low else f">= {low:g}"
-            raise ConfigError(key, f"must be {bound}, got {value:g}")
-        if high is not None and value > high:
-            raise ConfigError(key, f"must be <= {high:g}, got {value:g}")
-        return value
-    return check
 
 
 def _integer(low: int, high: int | None = None, *, nullable: bool = False):

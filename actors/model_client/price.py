@@ -24,10 +24,12 @@ A reported cached count above the prompt count is billed as the whole prompt cac
 from __future__ import annotations
 
 import dataclasses
-import math
 from typing import Any, Mapping
 
+from .checks import number
 from .errors import ConfigError
+
+_NON_NEGATIVE = number(0, None)
 
 PER = 1_000_000  # prices are per million tokens
 PRICE_KEYS = ("model", "input_per_mtok", "output_per_mtok", "cached_input_per_mtok")
@@ -85,18 +87,8 @@ def check_price(key: str, value: Any) -> Price | None:
 
 
 def _rate(key: str, value: Any) -> float:
-    if isinstance(value, bool) or not isinstance(value, (int, float)):
-        raise ConfigError(key, f"must be a number of USD per million tokens, got "
-                          f"{type(value).__name__} {value!r}")
-    try:
-        value = float(value)
-    except OverflowError:
-        raise ConfigError(key, f"must be a finite number, got {value}") from None
-    if not math.isfinite(value):
-        raise ConfigError(key, f"must be a finite number, got {value}")
-    if value < 0:
-        raise ConfigError(key, f"must be >= 0, got {value:g}")
-    return value
+    """A price: a finite number of USD per million tokens, >= 0."""
+    return _NON_NEGATIVE(key, value)
 
 
 def cost_fields(usage: Mapping[str, Any], price: Price | None) -> dict:
