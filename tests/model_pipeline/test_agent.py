@@ -12,6 +12,7 @@ import sys
 
 import pytest
 
+from supervisor import cli
 from tests.fakes.openai_server import FakeOpenAIServer, Reply, completion_body
 from tests.harness import REPO, wait_for
 
@@ -168,7 +169,7 @@ def test_a_server_that_refuses_schemas_is_answered_in_text_and_still_decides(mod
     assert not s.events("model_error")
 
 
-def test_validate_refuses_bad_agent_settings_naming_the_key(tmp_path):
+def test_validate_refuses_bad_agent_settings_naming_the_key(tmp_path, capsys):
     bad_template = tmp_path / "bad.txt"
     bad_template.write_text("Screen: $screen\nYou have $5 and $wallet\n", encoding="utf-8")
     cases = {
@@ -179,16 +180,14 @@ def test_validate_refuses_bad_agent_settings_naming_the_key(tmp_path):
         "policy.settings.consult_model=false": "policy.settings.consult_model:",
         "model.base_url=null": "model.base_url: the llm policy needs a model",
     }
-    for setting, said in cases.items():
-        r = subprocess.run([sys.executable, "-m", "supervisor", "validate", AGENT, "--set", setting],
-                           cwd=REPO, capture_output=True, text=True, timeout=60)
-        assert r.returncode == 2 and said in r.stderr, (setting, r.stderr)
+    for setting, said in cases.items():   # the command itself, in this process
+        code = cli.main(["validate", AGENT, "--set", setting])
+        err = capsys.readouterr().err
+        assert code == 2 and said in err, (setting, err)
     good = tmp_path / "mine.txt"
     good.write_text("$screen_type\n$screen\n$memory\n$actions\n$feedback\nCosts $$0.\n", encoding="utf-8")
-    r = subprocess.run([sys.executable, "-m", "supervisor", "validate", AGENT, "--set",
-                        f"policy.settings.prompt_template={good}"], cwd=REPO, capture_output=True, text=True,
-                       timeout=60)
-    assert r.returncode == 0, r.stderr
+    assert cli.main(["validate", AGENT, "--set", f"policy.settings.prompt_template={good}"]) == 0, \
+        capsys.readouterr().err
 
 
 def test_every_call_is_priced_from_the_servers_own_counts_and_a_spent_budget_sends_nothing(model_session):
