@@ -61,7 +61,7 @@ def test_a_seed_is_read_only_by_the_character_selects_embark(client):
 
 def test_without_a_lobby_a_seed_is_refused_before_the_embark_button(client):
     # A 1620-1626 (knob char_select_lobby 0, the default): no character picked yet, and still
-    # the seed's refusal comes first; nothing changes
+    # the refusal of the seed comes first; nothing changes
     to_character_select(client, pick=None)
     assert post(client, action="menu_select", option="embark", seed=SEED) == \
         sample("reply__seed_not_supported")
