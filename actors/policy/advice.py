@@ -112,9 +112,6 @@ class Advisor:
         except QuestionError as exc:
             return self._failed(kind, {"kind": "bad_question", "message": str(exc),
                                        "request": None, "attempts": 0}, observation_id)
-        states = [q.state() for q in questions]
-        request = {"question_kind": kind, "questions": states,
-                   "request_hash": request_hash(kind, states)}
         reply = self._request(AskModel(kind=kind, questions=[question],
                                        deadline_ms=int(self.deadline_s * 1000)))
         if isinstance(reply, ModelAnswer) and reply.answers:
@@ -128,8 +125,10 @@ class Advisor:
                      "message": f"no answer from the model_client within {self.deadline_s:g}s"}
         error.setdefault("backend", "policy")
         error.setdefault("attempts", 0)
-        if error.get("request") is None:
-            error["request"] = request
+        if error.get("request") is None:  # what was asked, stated only when it failed
+            states = [q.state() for q in questions]
+            error["request"] = {"question_kind": kind, "questions": states,
+                                "request_hash": request_hash(kind, states)}
         return self._failed(kind, error, observation_id)
 
     # -- the model endpoint -------------------------------------------------------------------
