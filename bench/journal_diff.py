@@ -24,6 +24,8 @@ from protocol.journal import scan_file
 #: keys whose values differ between two runs of the same session by nature
 MASKED_KEYS = {"recorded_at", "ts", "prev_sha256", "pid", "read_id", "requester", "session",
                "capture_root", "last_sha256", "started_at", "ended_at", "wall_s",
+               # a model call's id is a random uuid (the stand-in's answers themselves are seeded)
+               "call_id",
                # an emulator recording's hash chain pins (over rows that name the session), and the
                # emulator's own clocks
                "prefixPin", "fromPrefixPin", "sessionId", "emulation_s", "cpu_s", "busy_s", "busy_percent"}
