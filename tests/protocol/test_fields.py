@@ -18,7 +18,7 @@ from protocol.to_recorder import Follow, RecordProposal, RecordResult, StoreObse
 
 ROW = {"event": "proposal_status", "proposal_id": "p-000001", "sequence": 10, "status": "execute"}
 WELCOME = {"actor": "a", "session_id": "s", "session_dir": "d", "capture_root": "c",
-           "endpoints": {"recorder": "ipc:///tmp/r"}, "profile": {}, "heartbeat_s": 1.5}
+           "endpoints": {"recorder": "ipc://r"}, "profile": {}, "heartbeat_s": 1.5}
 PROPOSAL = {"proposal_id": "p", "observation_id": "o", "action": "end_turn", "parameters": {},
             "reason": "r", "source": "policy", "wish": "execute"}
 
