@@ -8,11 +8,11 @@ step an intent and its result). At each size (in steps) it notes this process's 
 copies the journal and the recorder's checkpoint; then, for each copy, it times building a
 resumed ``Recorder`` (what a restarted recorder does before it serves: load the checkpoint,
 read the rows after it, append ``recorder_resumed``) — from the checkpoint, and with the
-checkpoint removed (the whole journal read, as before checkpoints). Median of ``--repeat``.
+checkpoint removed (the whole journal read, as for a journal without one). Median of ``--repeat``.
 
 The figures exclude the interpreter's start-up and imports, printed once as a floor
 (``python -c 'import actors.recorder.serve'``); ``bench/soak.py`` measures a whole restarted
-recorder process. Target (issue 14): resume under 0.5 s at any size, flat RSS.
+recorder process. Target: resume under 0.5 s at any size, flat RSS.
 """
 from __future__ import annotations
 

@@ -10,12 +10,11 @@ recorder process's start time (so it includes the interpreter's start-up and imp
 smallest journal's figure is that floor). The start time is the kernel's (``/proc/PID/stat``,
 in clock ticks since boot) on a boot time taken from ``/proc/uptime``: psutil's
 ``create_time()`` adds the ticks to ``/proc/stat``'s ``btime``, whole seconds, so it reads up
-to 1 s early (0.52 s on the machine the figures of 2026-12-01 came from: every resume
-printed before then was too long by that much).
+to 1 s early and would make every resume look that much longer.
 
 Prints the RSS table over time, each actor's growth after warm-up (KB per 1,000 steps, a
 least-squares slope over the samples past ``--warmup`` of the steps), and the resume table.
-Target (issue 14): flat RSS after warm-up, resume under 0.5 s at any journal size.
+Target: flat RSS after warm-up, resume under 0.5 s at any journal size.
 
 The quick variant runs in the suite (``tests/chaos/test_soak_quick.py``); the long soak is
 ``python bench/soak.py --steps 200000`` (docs/reliability.md, "Long runs").

@@ -5,7 +5,7 @@ else waits, the actuator keeps one parked at the recorder, which records the int
 as the policy's proposal is marked ``execute`` and answers with its acknowledgement after
 the fsync — the status row need not travel to the actuator and back first. Executed
 proposals seen in the journal that no standing request took (after a restart, a refusal, a
-recorder restart) are acted on from the queue with ``record_intent``, as before; a proposal
+recorder restart) are acted on from the queue with ``record_intent``; a proposal
 is acted on once whichever way its acknowledgement came (``handled``)."""
 from __future__ import annotations
 

@@ -281,8 +281,8 @@ class Game:
         self.timers.append(Timer(n, fire, self.run))
 
     def maybe_popup(self, key: str) -> None:
-        """Kept for callers: first-time tutorials now show by themselves when a screen is
-        first seen (``popups.maybe_ftue``), so this does nothing."""
+        """Does nothing: first-time tutorials show by themselves when a screen is first seen
+        (``popups.maybe_ftue``)."""
 
     def transition(self) -> None:
         """A screen change: shows ``waiting_reads`` transient ``unknown`` reads."""

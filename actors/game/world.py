@@ -62,4 +62,4 @@ class World(Protocol):
         """Count a repeated toggle/purchase/click (only when answering the POST)."""
 
     def maybe_popup(self, key: str) -> None:
-        """Kept for callers; first-time tutorials show by themselves."""
+        """Does nothing: first-time tutorials show by themselves when a screen is first seen."""

@@ -1,5 +1,5 @@
-"""``PolicyContext``: the session's policy memory for STS2MCP screens (seed: session-owned
-policy state).
+"""``PolicyContext``: the session's policy memory for STS2MCP screens (state the session owns,
+not the game).
 
 Lifecycle, driven by the policy actor in journal order:
 

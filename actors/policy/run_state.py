@@ -1,5 +1,5 @@
-"""``RunContext``: run identity and card evidence for the session (seed: run identity and
-card-evidence provenance).
+"""``RunContext``: run identity and card evidence for the session, each card snapshot with its
+provenance.
 
 Identity is the one the observer read from the compendium after a stable in-run observation
 (``row["run_identity"]``, see ``actors.identity``). It is *reported*, not atomic with the

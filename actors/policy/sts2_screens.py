@@ -68,7 +68,7 @@ def map_(policy, st: dict, m: dict) -> list[Proposal]:
 
 
 def rewards(policy, st: dict, rw: dict) -> list[Proposal]:
-    out = []  # card rewards first: claiming anything else ends the card evidence (seed rule)
+    out = []  # card rewards first: claiming anything else ends the card evidence (run_state.py)
     items = sorted([i for i in rw.get("items") or [] if isinstance(i, dict)],
                    key=lambda i: i.get("type") not in ("card", "special_card"))
     for item in items:

@@ -8,7 +8,7 @@ compact JSON made by ``json``'s C encoder: its ``SessionIndex`` (bounded: see
 path seeks by, and the point it covers — the last row's sequence, the byte offsets of its
 line, its line number and its digest. A resume loads the
 checkpoint and reads only the journal after that point; without a checkpoint, or with one
-that does not match the journal, it reads the whole journal as before (the result is the
+that does not match the journal, it reads the whole journal (the result is the
 same index either way).
 
 A checkpoint matches when its session is this one and the journal holds, at the recorded

@@ -26,7 +26,7 @@ exits 1 naming those never reached. Exit 0 otherwise, 2 when PATH is not a captu
 Example:
   supervisor capture coverage run/capture
   supervisor capture coverage run/capture --json --expect vendor/sts2mcp
-  supervisor capture coverage /tmp/campaign/seed-*/capture
+  supervisor capture coverage campaign-a/capture campaign-b/capture
 """
 from __future__ import annotations
 

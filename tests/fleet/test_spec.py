@@ -53,7 +53,7 @@ def test_outside_games_are_tied_to_their_base_url_and_a_ray_resource(tmp_path):
 @pytest.mark.parametrize("fields, key, problem", [
     ({"matrix": {"game.seed": ["x"]}}, "matrix.game.seed (cell game.seed=x)", "expected a whole number"),
     ({"set": {"session.max_stepz": 3}}, "set.session.max_stepz", "unknown key"),
-    ({"set": {"capture.root": "/tmp/x"}}, "set.capture.root", "set by the fleet"),
+    ({"set": {"capture.root": "elsewhere"}}, "set.capture.root", "set by the fleet"),
     ({"matrix": {"game.seed": []}}, "matrix.game.seed", "non-empty list"),
     ({"matrix": {"game.seed": [1, 1]}}, "matrix.game.seed[1]", "listed twice"),
     ({"matrix": {"game.seed": [1, 2]}, "sessions": 1}, "sessions", "fewer than the 2 matrix cells"),

@@ -1,4 +1,4 @@
-"""Property-based fuzzing of the parts that read untrusted bytes (issue #14, item 2).
+"""Property-based fuzzing of the parts that read untrusted bytes.
 
     test_protocol_fuzz.py   the wire decoder: mutated golden frames, type-confused bodies
     test_journal_fuzz.py    the journal readers: protocol.journal.scan_bytes, the verifier,

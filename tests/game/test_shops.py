@@ -152,7 +152,7 @@ def test_foul_potion_elsewhere_cannot_be_used(server, client):
 def test_crystal_sphere(server, client):
     """BuildCrystalSphereState (cells, clickable_cells, revealed_items, tools,
     divinations_left_text, can_proceed only when the button shows) and the three actions'
-    checks and texts; after proceed the map is reported (issue #73)."""
+    checks and texts; after proceed the map is reported, the sphere lingering under it."""
     enter(server, client, "CRYSTAL_SPHERE")
     assert refused(client, action="crystal_sphere_proceed") == \
         "Crystal Sphere screen is not open"

@@ -1,4 +1,4 @@
-"""Hostile model servers (issue #14, item 2): whatever a server answers — malformed or
+"""Hostile model servers: whatever a server answers — malformed or
 deeply nested JSON, wrong types, huge or endless bodies, drip-fed bodies, odd statuses — a
 call ends with answers or a ``ModelError`` of a named kind, within its time bound, and the
 failure's record (kind, attempts, usage when reported) is what the journal gets. Nothing

@@ -144,8 +144,8 @@ def test_service_turns_errors_into_failures(server, make_client):
 
 def test_a_reply_finished_past_the_askers_deadline_is_handed_over_for_the_journal(
         server, make_client):
-    """Found against a LiteLLM proxy: an answer the policy no longer waited for spent tokens
-    that no capture recorded. The service still sends it, and hands over its late row."""
+    """An answer the policy no longer waits for has spent tokens all the same: the service still
+    sends it, and hands over its late row, so the capture records every token spent."""
     server.script(Reply.answer(card_answer(1)).slow(0.6), Reply.answer(card_answer(2)))
     service = ModelService(make_client(server, max_concurrent=1), workers=1)
     try:

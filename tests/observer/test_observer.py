@@ -127,7 +127,7 @@ def test_a_failed_read_is_recorded_as_an_observation_error_and_backs_off(live):
 def offline_observer(follower: MemoryFollower) -> Observer:
     """An observer whose game and recorder are unreachable: any read would be a failed read."""
     ctx = ActorContext(name="observer", session_id="s", session_dir="/nonexistent", capture_root="/nonexistent",
-                       endpoints={"recorder": "ipc:///tmp/gamerig-test-no-recorder.sock"},
+                       endpoints={"recorder": "ipc://gamerig-test-no-recorder.sock"},
                        profile={"game": {"backend": "http", "base_url": closed_port_url(), "timeout_s": 1}},
                        heartbeat_s=1.0, start_count=1, zctx=zmq.Context.instance(),
                        stopping=threading.Event(), counters=Counters())

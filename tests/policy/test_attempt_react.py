@@ -72,9 +72,9 @@ def test_an_action_swallowed_by_a_popup_is_released_but_not_futile(monkeypatch):
 
 
 def test_popups_excuse_a_no_effect_release_only_once(monkeypatch):
-    # Found by the conformance campaign (seed 8): a popup every few seconds came during each
-    # wait for a potion claimed with a full belt, so every release was "interrupted" and the
-    # claim was sent again for ever; the rewards screen was never left.
+    # A popup every few seconds comes during each wait for a potion claimed with a full belt:
+    # were every release "interrupted", the claim would be sent again for ever and the rewards
+    # screen never left.
     clock = Clock(monkeypatch)
     d = Driver()
     rw = full_belt_rewards()
@@ -155,9 +155,8 @@ def test_a_stall_is_journalled_ways_out_tried_then_the_session_stops_stuck(monke
 
 
 def test_a_way_out_refused_for_a_passing_reason_is_tried_again_and_ends_the_stall(monkeypatch):
-    # found by a 24,000-step soak of the hostile profile: the one way out off a popup over the
-    # game over met the game's "busy" refusal once, was never tried again, and the session
-    # ended stuck
+    # the one way out off a popup over the game over meets the game's "busy" refusal once: it
+    # must be tried again, or the session ends stuck
     clock = Clock(monkeypatch)
     d = Driver(stuck_seconds=20)
     st = sample("overlay")

@@ -44,7 +44,7 @@ class Scripted(Policy):
 
 def offline_driver(policy: Policy, rows: list[dict] = (), max_steps: int | None = None) -> PolicyDriver:
     ctx = ActorContext(name="policy", session_id="s", session_dir="/nonexistent", capture_root="/nonexistent",
-                       endpoints={"recorder": "ipc:///tmp/gamerig-test-no-recorder.sock"},
+                       endpoints={"recorder": "ipc://gamerig-test-no-recorder.sock"},
                        profile={"session": {"max_steps": max_steps}}, heartbeat_s=1.0, start_count=1,
                        zctx=zmq.Context.instance(), stopping=threading.Event(), counters=Counters())
     follower = MemoryFollower()

@@ -1,4 +1,4 @@
-"""RunContext: run identity and card evidence with the seed's provenance and discard rules."""
+"""RunContext: run identity and card evidence with its provenance and discard rules."""
 from __future__ import annotations
 
 from actors.policy.context import PolicyContext

@@ -1,9 +1,8 @@
 """The journal's vocabulary (protocol/events.py) against real rows.
 
 ``journal_rows.jsonl`` holds one real row of every distinct shape (kind, keys and value
-types) found in the reference journals of issue 13 (/work/golden-before/demo.jsonl and
-hostile.jsonl: ``supervisor start run/profiles/demo.yaml`` / ``hostile.yaml``), a pyboy-demo
-session and the chaos and test sessions on the machine that day, copied byte for byte.
+types) found in the journals of ``supervisor start run/profiles/demo.yaml`` and
+``hostile.yaml``, a pyboy-demo session, and chaos and test sessions, copied byte for byte.
 """
 from __future__ import annotations
 

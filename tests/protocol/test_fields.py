@@ -1,6 +1,6 @@
 """Body checks compiled once per annotation (protocol.fields): every annotation kind a message
-uses passes what it passed before, converts as before, and refuses with the same class, field
-path and words, through ``decode`` as an actor meets them and through ``check_value``."""
+uses passes, converts and refuses with the class, field path and words pinned here, through
+``decode`` as an actor meets them and through ``check_value``."""
 from __future__ import annotations
 
 import typing
@@ -18,7 +18,7 @@ from protocol.to_recorder import Follow, RecordProposal, RecordResult, StoreObse
 
 ROW = {"event": "proposal_status", "proposal_id": "p-000001", "sequence": 10, "status": "execute"}
 WELCOME = {"actor": "a", "session_id": "s", "session_dir": "d", "capture_root": "c",
-           "endpoints": {"recorder": "ipc:///tmp/r"}, "profile": {}, "heartbeat_s": 1.5}
+           "endpoints": {"recorder": "ipc://r"}, "profile": {}, "heartbeat_s": 1.5}
 PROPOSAL = {"proposal_id": "p", "observation_id": "o", "action": "end_turn", "parameters": {},
             "reason": "r", "source": "policy", "wish": "execute"}
 
@@ -50,7 +50,7 @@ def refusal(cls, body) -> errors.BadBody:
     (Welcome, {**WELCOME, "endpoints": {b"x": "ipc://r"}}, "endpoints", "map key b'x' is not a string"),
     (Welcome, {**WELCOME, "endpoints": ["ipc://r"]}, "endpoints", "expected a map, got list"),
     # X | None: the inner annotation's words, under the field's own name (a union reports
-    # its members' problems, not their paths: so it was before the checks were compiled)
+    # its members' problems, not their paths)
     (Rows, {"reply_to": "r", "rows": [], "last_sequence": 3, "states": [1]}, "states",
      "expected dict, got list"),
     (StoreObservation, {"read_id": "r", "state": {}, "read_ms": "5"}, "read_ms",
@@ -103,7 +103,7 @@ def test_an_integer_is_accepted_as_a_number_and_becomes_a_float():
 
 def test_values_inside_a_map_are_checked_but_not_converted():
     """``dict[str, X]`` hands back the map as it came: an int under ``dict[str, float]``
-    passes and stays an int, as before the checks were compiled."""
+    passes and stays an int."""
     value = {"a": 1, "b": 2.5}
     assert check_value("t", "f", dict[str, float], value) is value
     assert type(value["a"]) is int

@@ -56,7 +56,7 @@ def test_a_value_json_cannot_hold_is_a_bad_request_naming_the_request(serve):
 def test_a_state_nested_deeper_than_json_can_write_is_a_bad_request_and_the_server_goes_on(serve):
     """A state the wire carries (msgpack nests ≈ 1,024 deep) but JSON cannot write out (Python's
     recursion limit): refused ``bad_request`` naming the request, nothing written for it, and
-    the recorder goes on (it used to end on the RecursionError)."""
+    the recorder goes on (a RecursionError does not end it)."""
     s = serve()
     state: dict = {"state_type": "map"}
     for _ in range(1010):

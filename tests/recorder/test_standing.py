@@ -287,8 +287,8 @@ def test_a_follower_gets_a_row_before_its_fsync_and_the_writer_only_after(serve,
 
 
 def test_a_broken_journal_acknowledges_no_repeat_of_a_row_it_wrote_but_never_made_durable(serve, peers):
-    # found by the fault campaign (journal:fsync): the intent's fsync failed, the same
-    # request again was answered from the index with an intent_ack, and the action was sent
+    # the intent's fsync fails (fault journal:fsync): the same request again must not be answered
+    # from the index with an intent_ack, or the action would be sent on a row never made durable
     s = serve({"recorder": {"inject_failure": {"event": "fsync", "nth": 2}}})
     s.ask(proposal("p1", observed(s)))
     first = s.ask(RecordIntent(proposal_id="p1", requester="a"))

@@ -50,7 +50,7 @@ def test_a_failed_read_is_recorded_and_an_unreachable_recorder_is_reported_not_r
     assert client.report_observation_error("read-rc-err", "connection refused", "transport") is True
     wait_for(lambda: [r for r in live.rows("observation_error") if r.get("read_id") == "read-rc-err"],
              10, "the observation_error row")
-    gone = RecorderClient(live.zctx, "ipc:///tmp/gamerig-no-such-recorder.sock", session="x", sender="t",
+    gone = RecorderClient(live.zctx, "ipc://gamerig-no-such-recorder.sock", session="x", sender="t",
                           counters=live.counters, should_stop=lambda: True)  # one try, then give up
     try:
         assert gone.report_observation_error("r", "e") is False

@@ -113,7 +113,7 @@ def test_a_dropped_answer_is_unknown_never_retried_and_the_next_read_follows_it(
     proxy.shutdown()
 
 
-# -- hostile answers (issue #14, item 2): the real game behind a server that spoils answers --
+# -- hostile answers: the real game behind a server that spoils answers --
 
 TIMEOUT_S = 1.0
 #: fault -> (the failed read's kind, words in its message)

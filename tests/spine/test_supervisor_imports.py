@@ -1,4 +1,4 @@
-"""What the long-lived ``supervisor start`` process imports (issue 14: its footprint).
+"""What the long-lived ``supervisor start`` process imports (its footprint).
 
 Each check runs a fresh interpreter, since this test process has imported everything."""
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Recording limits (the seed's table) and the per-parent admission rules.
+"""Recording limits (each option's default, maximum and minimum) and the per-parent admission rules.
 
 | option              | default     | maximum       | minimum |
 |---------------------|-------------|---------------|---------|

@@ -14,7 +14,7 @@ Profile keys (see ``docs/emulator.md``)::
     emulator.score                    values, score, milestones, game_over, wrapper: read after
                                       every step and observe (session/score.py; null: the demo
                                       cartridge's own, or PyBoy's game wrapper's, or none)
-    emulator.recording_limits         the seed's limits (maxBytes, maxFrames, ...)
+    emulator.recording_limits         recording limits (maxBytes, maxFrames, ...: recording/limits.py)
     emulator.fsync_inputs             fsync each input line before its frames run
     emulator.frames_per_step / samples_per_step   hints for the pyboy policies (passed on in
                                       each observation by the observer, not used here)

@@ -8,7 +8,7 @@ tool falls back to ``small``). With no divination left both tools hide (``tool:
 "none"``) and the proceed button shows (``can_proceed``). Hidden cells stay clickable
 (``is_hidden`` and visible), so a click then is answered ``ok`` and reveals nothing.
 ``crystal_sphere_proceed`` grants every item with a revealed cell and opens the map: the
-overlay lingers under the map (issue #73 in the source's comments), so the state is
+overlay lingers under the map (the mod's source says so in a comment), so the state is
 ``map`` while the sphere's actions still find it and refuse as the source words it.
 """
 

@@ -1,4 +1,5 @@
-"""Every limit of the seed's table, the minimum byte budget and the per-parent admission rules."""
+"""Every recording limit's default, maximum and minimum, the minimum byte budget and the per-parent
+admission rules."""
 
 from __future__ import annotations
 
@@ -21,7 +22,7 @@ TABLE = {  # option: (default, maximum, minimum)
 }
 
 
-def test_defaults_match_the_seed():
+def test_defaults_match_the_table():
     assert RecordingLimits().to_json() == {name: spec[0] for name, spec in TABLE.items()}
 
 
