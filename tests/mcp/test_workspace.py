@@ -7,8 +7,8 @@ import os
 import anyio
 import pytest
 
-from supervisor.mcp.errors import PathRefused
-from supervisor.mcp.workspace import Workspace
+from supervisor.mcp.shared.errors import PathRefused
+from supervisor.mcp.shared.workspace import Workspace
 from tests.mcp.agent import connect, workspace_with_demo
 
 pytestmark = pytest.mark.timeout(60)
