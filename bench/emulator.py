@@ -55,9 +55,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 import protocol.events as ev  # noqa: E402
 from actors.emulator.cartridge import build_rom  # noqa: E402
-from actors.emulator.session.policy import ExplorationInputs  # noqa: E402
 from actors.emulator.session.core import EmulatorSession, RecordingOptions  # noqa: E402
-from actors.policy.pyboy import MAX_PIPELINE_DEPTH  # noqa: E402
+from actors.policy.pyboy import MAX_PIPELINE_DEPTH, ExplorationInputs  # noqa: E402
 from protocol.journal import iter_lines  # noqa: E402
 
 with warnings.catch_warnings():

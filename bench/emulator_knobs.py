@@ -35,7 +35,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 import protocol.events as ev  # noqa: E402
 from actors.emulator.session.config import load_rom  # noqa: E402
-from actors.emulator.session.policy import ExplorationInputs  # noqa: E402
+from actors.policy.pyboy import ExplorationInputs  # noqa: E402
 from emulator import session_rows  # noqa: E402  (bench/emulator.py: the journal's rows)
 
 with warnings.catch_warnings():

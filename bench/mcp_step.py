@@ -48,7 +48,7 @@ from mcp.client.stdio import stdio_client  # noqa: E402
 
 from actors.sts2mcp import STATE_PATH, GameClient  # noqa: E402
 from pipeline_baseline import GameServer  # noqa: E402
-from supervisor.mcp import sts2_schemas  # noqa: E402
+from supervisor.mcp.sts2 import schemas as sts2_schemas  # noqa: E402
 from tests.mcp.sts2_player import candidates  # noqa: E402
 
 SEED = 5

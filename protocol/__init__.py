@@ -16,6 +16,8 @@ Bytes in, typed messages out; no sockets here.
     model_to_policy.py      model_answer, model_failure
     to_emulator.py          emulator_observe, emulator_step, emulator_checkpoint
     from_emulator.py        the emulator's replies (emulator_observed, emulator_stepped, ...)
+    mcp_bridge.py           an MCP server and its session's policy: next, agent request (small
+                            JSON messages of their own version, not the msgpack envelope)
 
 The session journal (rows on disk, not messages):
 

@@ -1,7 +1,7 @@
 """The emulator: one headless PyBoy session with recordings and checkpoints, in three rooms.
 
     session/     the actor and its PyBoy session: what plays (actor, core: EmulatorSession,
-                 machine, checkpoints, battery, buttons, resume, config, the emulator policies)
+                 machine, checkpoints, battery, buttons, resume, config)
     recording/   the recording format: what a recording directory holds and how it is written
                  and read (writer, reader, journal, retained frames, frames, limits, results,
                  errors, ROM identity, the access lease, the implementation identity)
@@ -28,8 +28,7 @@ _EXPORTS = {
     "resume_from_latest_checkpoint": "session.resume", "Machine": "session.machine", "RomIdentity": "recording.rom",
     "RecordingReader": "recording.reader", "RecordingLimits": "recording.limits", "BUTTONS": "session.buttons",
     "PROTOCOL_VERSION": "recording.identity", "implementation_hash": "recording.identity",
-    "demo_next_buttons": "session.policy", "ExplorationInputs": "session.policy", "DEMO_REGIONS": "session.policy",
-    "DEMO_STEP_FRAMES": "session.policy", "is_demo_cartridge": "session.policy",
+    "DEMO_REGIONS": "cartridge.layout", "is_demo_cartridge": "cartridge.layout",
     "EmulatorError": "recording.errors",
 }
 __all__ = sorted(_EXPORTS)

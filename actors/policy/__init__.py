@@ -14,5 +14,9 @@
     run_state.py          run identity, card evidence, joining a run (RunContext)
     stall.py              no silent stall: stall record, ways out, ``stuck`` (StallWatch)
     example_first_choice.py  the documented user policy (docs/policy.md)
-    pyboy.py              the Game Boy demo and exploration policies
+    pyboy.py              the Game Boy demo and exploration policies and their inputs
+    mcp_bridge.py         the policy's side of the MCP bridge (BridgedPolicy): decisions are an
+                          agent's requests, handed over by ``supervisor mcp``
+    mcp_pyboy.py          the Game Boy agent's policy (``mcp_pyboy``)
+    mcp_sts2.py           the Slay the Spire 2 agent's policy (``mcp_sts2``)
 """

@@ -41,7 +41,7 @@ from __future__ import annotations
 import hashlib
 import os
 
-from actors.emulator.session.policy import is_demo_cartridge
+from actors.emulator.cartridge.layout import is_demo_cartridge
 from actors.model_client.questions import GAMEBOY_BUTTONS, ButtonsQuestion
 
 from .agent import AgentSettingError, Memory, ask, read_asking_settings

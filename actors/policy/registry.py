@@ -14,7 +14,9 @@ BUILTIN = {"sts2": "actors.policy.sts2:Sts2Heuristic",
            "llm": "actors.policy.llm:Sts2Agent",
            "pyboy_llm": "actors.policy.pyboy_llm:PyboyAgent",
            "pyboy_demo": "actors.policy.pyboy:PyboyDemo",
-           "pyboy_explore": "actors.policy.pyboy:PyboyExplore"}
+           "pyboy_explore": "actors.policy.pyboy:PyboyExplore",
+           "mcp_pyboy": "actors.policy.mcp_pyboy:AgentPolicy",
+           "mcp_sts2": "actors.policy.mcp_sts2:Sts2AgentPolicy"}
 
 
 class PolicyNotFound(Exception):

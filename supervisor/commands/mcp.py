@@ -5,7 +5,9 @@ Examples (an MCP client starts it; see docs/mcp.md for Claude Code, Codex and ot
   supervisor mcp --game sts2 --workspace ~/sts2-agent          # the STS2MCP mod on localhost:15526
   supervisor mcp --game builtin --workspace ~/sts2-agent       # our built-in game, started inside
 
-With --game, the tools are the STS2MCP mod's own MCP tools (same names and arguments) plus
+Without --game, the tools playtest a Game Boy ROM of the workspace (emulator_run, emulator_step,
+emulator_observe, emulator_checkpoint, emulator_close, emulator_recording, emulator_review,
+emulator_clip). With --game, they play Slay the Spire 2: the STS2MCP mod's own MCP tools (same names and arguments) plus
 wait_until_actionable and wait_for_change; sessions are captured under artifacts/sts2/.
 
 The server reads ROMs and writes artifacts (artifacts/playtests/, artifacts/clips/,
@@ -19,16 +21,18 @@ from __future__ import annotations
 import importlib
 import sys
 
-from supervisor.mcp.errors import PathRefused
-from supervisor.mcp.workspace import Workspace
-
 from actors.game.knobs import Knobs
+from supervisor.mcp.shared.errors import PathRefused
+from supervisor.mcp.shared.workspace import Workspace
 from supervisor.session import free_port
 
 from .base import Command
 
-SERVER = "supervisor.mcp.server"  # imported when the command runs: the SDK is an optional extra,
-                                  # and loading it would slow every other command by ~0.6 s
+# imported when the command runs: the SDK is an optional extra, and loading it (or a server's
+# tools) would slow every other command by ~0.6 s
+SERVER = "supervisor.mcp.shared.server"
+GAMEBOY_TOOLS = "supervisor.mcp.gameboy.tools"  # Tools(workspace)
+STS2_TOOLS = "supervisor.mcp.sts2.tools"        # GameTools(workspace, **game)
 
 
 def load_server():
@@ -39,6 +43,14 @@ def load_server():
         if exc.name == "mcp" or (exc.name or "").startswith(("mcp.", "mcp_types")):
             return None, exc
         raise
+
+
+def toolset(workspace: Workspace, game: dict | None):
+    """The Game Boy tools, or with ``game`` (``GameTools``' keyword arguments) the Slay the
+    Spire 2 tools."""
+    if game is None:
+        return importlib.import_module(GAMEBOY_TOOLS).Tools(workspace)
+    return importlib.import_module(STS2_TOOLS).GameTools(workspace, **game)
 
 
 def parse_knobs(items: list[str]) -> dict:
@@ -103,4 +115,4 @@ class Mcp(Command):
                     "knobs": knobs}
         what = f"the STS2MCP tools for {game['base_url']}" if game else "the emulator tools"
         sys.stderr.write(f"gamerig MCP server on stdio ({what}); workspace {workspace.root}\n")
-        return mcp_server.main(workspace, game)
+        return mcp_server.main(toolset(workspace, game))

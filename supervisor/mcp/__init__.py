@@ -1,16 +1,19 @@
-"""``supervisor mcp``: an MCP server that lets a coding agent playtest a Game Boy ROM through
-the pipeline (docs/mcp.md).
+"""``supervisor mcp``: MCP servers that let a coding agent play a game through the supervised
+pipeline (docs/mcp.md). Every state-changing tool call becomes the session policy's proposal,
+so it is journalled, its intent fsynced, and its result recorded before the agent is answered.
 
-    server.py     the official ``mcp`` SDK over stdio (the only module importing the SDK)
-    schemas.py    the tools' names, descriptions and input schemas (the seed's argument shapes)
-    tools.py      the playing tools (run, step, observe, checkpoint, close) and the dispatch
-    evidence.py   the evidence tools (recording status/export/stop/maintenance, review, clip)
-    session.py    one playtest: a supervised session started for the agent, followed by journal
-    bridge.py     the local socket between the server and the session's policy (AgentPolicy)
-    workspace.py  the authorized workspace: where ROMs are read and artifacts written
-    args.py       argument checking and the answer shape
-    errors.py     the refusals (each a tool error with a stable code)
+Two servers, one per game, and what they share:
 
-This package's ``__init__`` imports nothing, so the policy actor can load
-``supervisor.mcp.bridge:AgentPolicy`` without the SDK installed.
+    gameboy/   ``supervisor mcp``: playtest a Game Boy ROM of the workspace (emulator_run,
+               emulator_step, ..., the recordings' evidence tools); the session's policy is
+               ``mcp_pyboy`` (``actors.policy.mcp_pyboy``)
+    sts2/      ``supervisor mcp --game sts2|builtin``: play Slay the Spire 2 with the STS2MCP
+               mod's own tools (its names and arguments) plus two waiting tools; the
+               session's policy is ``mcp_sts2`` (``actors.policy.mcp_sts2``)
+    shared/    the SDK server over stdio (the only module importing the SDK), the bridge to the
+               session's policy, one session's lifecycle, the authorized workspace, argument
+               checking and the answer shape, the refusals
+
+Neither this package's ``__init__`` nor any of its rooms' imports anything: the command line
+and the policy actor never load the optional SDK.
 """

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from actors.emulator.cartridge import build_rom
-from actors.emulator.session.policy import DEMO_REGIONS
+from actors.emulator.cartridge.layout import DEMO_REGIONS
 from actors.emulator.session.core import EmulatorSession, RecordingOptions
 
 from . import cartridges

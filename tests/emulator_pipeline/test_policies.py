@@ -4,9 +4,8 @@ from __future__ import annotations
 import pytest
 
 from actors.emulator.session.config import ConfigProblem, EmulatorConfig, load_rom, parse_regions
-from actors.emulator.session.policy import ExplorationInputs
 from actors.policy.base import Observation
-from actors.policy.pyboy import PyboyDemo, PyboyExplore
+from actors.policy.pyboy import ExplorationInputs, PyboyDemo, PyboyExplore
 from actors.policy.registry import load_policy_class
 
 DEMO_ROM = {"title": "GAMERIG DEMO", "sha256": "d" * 64}

@@ -7,9 +7,10 @@ import json
 import pytest
 import zmq
 
-from supervisor.mcp.bridge import VERSION, Bridge
-from supervisor.mcp.errors import SessionGone
-from supervisor.mcp.session import Playtest
+from protocol.mcp_bridge import VERSION
+from supervisor.mcp.shared.bridge import Bridge
+from supervisor.mcp.shared.errors import SessionGone
+from supervisor.mcp.shared.session import Playtest
 
 pytestmark = pytest.mark.timeout(60)
 

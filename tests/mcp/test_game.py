@@ -15,7 +15,7 @@ import anyio
 import pytest
 
 from supervisor.capture.facts import SessionFacts, observation_reader
-from supervisor.mcp import sts2_schemas
+from supervisor.mcp.sts2 import schemas as sts2_schemas
 from tests.harness import REPO
 from tests.mcp.agent import GameReply, connect, journal
 from tests.mcp.sts2_player import candidates

@@ -7,8 +7,8 @@ import os
 import anyio
 import pytest
 
-from supervisor.mcp.errors import PathRefused
-from supervisor.mcp.workspace import Workspace
+from supervisor.mcp.shared.errors import PathRefused
+from supervisor.mcp.shared.workspace import Workspace
 from tests.mcp.agent import connect, workspace_with_demo
 
 pytestmark = pytest.mark.timeout(60)
@@ -71,7 +71,7 @@ def test_paths_out_of_the_workspace_are_refused_and_the_server_keeps_serving(ws,
                 await agent.refused("emulator_recording", {"action": "access_diagnostic", "limit": 3},
                                     "invalid-argument", "accepts no 'limit'")
                 await agent.refused("emulator_run", {"romPath": "roms/demo.gb", "recording": {"maxBytes": 1}},
-                                    "invalid-option", "maxBytes=1", "65536..536870912")  # the recording limits
+                                    "invalid-option", "maxBytes=1", "65536..536870912")  # maxBytes: 64 KiB..512 MiB
                 await agent.refused("emulator_run", {"romPath": "roms/demo.gb", "recording": {"maxFrames": 216_001}},
                                     "invalid-option", "maxFrames", "1..216000")
                 await agent.refused("emulator_run", {"romPath": "roms/demo.gb", "recording": {"fps": 60}},

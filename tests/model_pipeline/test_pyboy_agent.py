@@ -14,7 +14,7 @@ import pytest
 
 from actors.emulator.cartridge import build_rom
 from actors.emulator.session.core import EmulatorSession
-from actors.emulator.session.policy import ExplorationInputs
+from actors.policy.pyboy import ExplorationInputs
 from actors.model_client.answers import envelope_schema
 from actors.model_client.config import ModelConfig
 from actors.model_client.questions import build_questions

@@ -1,8 +1,9 @@
 """The demo cartridge's data, defined once: room map, tile graphics and the WRAM map.
 
 ``build.py`` turns these into assembler symbols and ``db`` data; the demo policy
-(:mod:`actors.emulator.session.policy`) reads the same room map and WRAM addresses, so the policy
-and the cartridge cannot drift apart.
+(``pyboy_demo``, :mod:`actors.policy.pyboy`) reads the same room map and WRAM addresses, so the
+policy and the cartridge cannot drift apart. The emulator actor observes :data:`DEMO_REGIONS`
+when :func:`is_demo_cartridge` says the ROM is this cartridge.
 
 Room legend: ``#`` wall, ``.`` floor, ``K`` key, ``D`` door, ``P`` player start (floor),
 ``T`` torch (an animated wall).
@@ -80,6 +81,13 @@ WRAM = {
     "old_y": 0xC00D,
 }
 MAGIC = 0x5A
+#: the WRAM map as 1-byte memory regions, the regions an observation of this cartridge reads
+DEMO_REGIONS = {name: (address, 1) for name, address in WRAM.items()}
+
+
+def is_demo_cartridge(title: str) -> bool:
+    """Whether a ROM title is this cartridge's."""
+    return title.strip().upper() == TITLE
 
 
 def find(char: str) -> tuple[int, int]:

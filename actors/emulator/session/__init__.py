@@ -10,7 +10,6 @@
     buttons      button names and the held-set diff
     resume       resume_from_latest_checkpoint: continue an interrupted recording in a new process
     config       EmulatorConfig: the profile's ``game.rom`` and ``emulator.*`` keys, checked
-    policy       demo_next_buttons (the demo cart's policy), ExplorationInputs (seeded explorer)
 
 It owns PyBoy: the only room that imports it. It may import ``actors.emulator.recording``
 (it writes recordings) and ``actors.emulator.cartridge``; it never imports

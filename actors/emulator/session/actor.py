@@ -43,11 +43,11 @@ from protocol import to_emulator as req
 from protocol.errors import ProtocolError
 from protocol.journal import iter_lines
 
+from ..cartridge.layout import DEMO_REGIONS, is_demo_cartridge
 from .battery import BATTERY_FILE, describe, write_atomically
 from .config import ConfigProblem, EmulatorConfig
 from ..recording.errors import (EmulatorError, InvalidButton, InvalidOption, LimitExceeded, RecordingError, RecordingStopped,
                      SessionClosed)
-from .policy import DEMO_REGIONS, is_demo_cartridge
 from .resume import resume_from_latest_checkpoint
 from ..recording.rom import RomIdentity
 from .core import EmulatorSession, RecordingOptions

@@ -34,9 +34,9 @@ from typing import Any
 from . import checkpoints as ck
 from ..recording import journal as j
 from .battery import BatterySave
-from .policy import is_demo_cartridge
 from .score import ScoreProblem, ScoreSpec, parse_section
 from ..cartridge import build_rom
+from ..cartridge.layout import is_demo_cartridge
 from ..recording.errors import EmulatorError, RecordingCorrupt, RomError
 from ..recording.identity import build_identity
 from ..recording.limits import MANIFEST, RecordingLimits

@@ -5,8 +5,8 @@ from __future__ import annotations
 from itertools import islice
 
 from actors.emulator.cartridge import layout
-from actors.emulator.session.policy import (DEMO_REGIONS, DEMO_STEP_FRAMES, ExplorationInputs, demo_next_buttons,
-                                    is_demo_cartridge)
+from actors.emulator.cartridge.layout import DEMO_REGIONS, is_demo_cartridge
+from actors.policy.pyboy import DEMO_STEP_FRAMES, ExplorationInputs, demo_next_buttons
 from actors.emulator.session.core import EmulatorSession, RecordingOptions
 
 

@@ -17,7 +17,8 @@ import sys
 from pathlib import Path
 
 from actors.emulator.recording.limits import RecordingLimits
-from actors.emulator.session.policy import DEMO_REGIONS, DEMO_STEP_FRAMES, demo_next_buttons
+from actors.emulator.cartridge.layout import DEMO_REGIONS
+from actors.policy.pyboy import DEMO_STEP_FRAMES, demo_next_buttons
 from actors.emulator.session.resume import resume_from_latest_checkpoint
 from actors.emulator.session.core import EmulatorSession, RecordingOptions
 

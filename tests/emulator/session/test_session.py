@@ -6,7 +6,8 @@ import pytest
 
 from actors.emulator.recording.errors import InvalidButton, InvalidOption, RecordingStopped, SessionClosed
 from actors.emulator.recording.frames import decode_rgba, rgba_sha256
-from actors.emulator.session.policy import DEMO_REGIONS, ExplorationInputs
+from actors.emulator.cartridge.layout import DEMO_REGIONS
+from actors.policy.pyboy import ExplorationInputs
 from actors.emulator.session.core import EmulatorSession, RecordingOptions, sample_points
 
 

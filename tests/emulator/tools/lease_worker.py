@@ -15,7 +15,7 @@ from pathlib import Path
 from actors.emulator.tools.archive import archive
 from actors.emulator.cartridge import build_rom
 from actors.emulator.recording.lease import ARTIFACT_WORKER, hold
-from actors.emulator.session.policy import DEMO_REGIONS
+from actors.emulator.cartridge.layout import DEMO_REGIONS
 from actors.emulator.session.core import EmulatorSession, RecordingOptions
 
 

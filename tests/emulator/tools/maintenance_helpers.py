@@ -11,7 +11,8 @@ import sys
 from pathlib import Path
 
 from actors.emulator.cartridge import build_rom
-from actors.emulator.session.policy import DEMO_REGIONS, DEMO_STEP_FRAMES, demo_next_buttons
+from actors.emulator.cartridge.layout import DEMO_REGIONS
+from actors.policy.pyboy import DEMO_STEP_FRAMES, demo_next_buttons
 from actors.emulator.session.core import EmulatorSession, RecordingOptions
 
 REPO = Path(__file__).resolve().parents[3]

@@ -20,7 +20,7 @@ from actors.emulator.tools.clips import clip
 from actors.emulator.recording.errors import (AccessRefused, EvidenceLimitExceeded, IntervalRefused, InvalidOption,
                                     LimitExceeded, OutputRefused, RecordingBusy, RecordingCorrupt)
 from actors.emulator.recording.limits import RecordingLimits
-from actors.emulator.session.policy import DEMO_REGIONS
+from actors.emulator.cartridge.layout import DEMO_REGIONS
 from actors.emulator.recording.reader import RecordingReader
 from actors.emulator.tools.review import review
 from actors.emulator.session.core import EmulatorSession, RecordingOptions

@@ -18,7 +18,7 @@ from actors.emulator.recording.errors import EvidenceLimitExceeded, IntervalRefu
 from actors.emulator.recording.frames import decode_rgba
 from actors.emulator.session.resume import resume_from_latest_checkpoint
 from actors.emulator.cartridge import build_rom
-from actors.emulator.session.policy import DEMO_REGIONS
+from actors.emulator.cartridge.layout import DEMO_REGIONS
 from actors.emulator.recording.retained import FRAME_SECONDS
 from actors.emulator.tools.review import MAX_METADATA_BYTES, enforce_metadata_limit, review, select_evenly
 from actors.emulator.session.core import EmulatorSession, RecordingOptions

@@ -1,10 +1,10 @@
-"""One playtest: a supervised gamerig session run for an agent, and the agent's requests
-through it.
+"""One supervised gamerig session run for an agent, and the agent's requests through it: the
+Game Boy server's playtest, and the base of the Slay the Spire 2 server's ``GameSession``.
 
-:class:`Playtest` writes a profile (the pyboy backend, the actors ``recorder, emulator,
-policy, actuator, observer``, the policy :class:`.bridge.AgentPolicy`), starts ``python -m
-supervisor start PROFILE`` as a child process (its own process group; output to a log in
-the server's private directory, never to the MCP stdio), finds the session through the
+:class:`Playtest` writes the profile its server built (its policy, ``mcp_pyboy`` or
+``mcp_sts2``, takes the agent's requests over the bridge), starts ``python -m supervisor start
+PROFILE`` as a child process (its own process group; output to a log in the server's private
+directory, never to the MCP stdio), finds the session through the
 runtime record it publishes, and follows its journal with the recorder's own follow
 protocol (:class:`actors.runtime.follow.Follower`), as every actor does.
 
@@ -33,6 +33,7 @@ from pathlib import Path
 import yaml
 import zmq
 
+from actors.policy.mcp_bridge import pid_alive
 from actors.runtime.follow import Follower
 from actors.runtime.recorder_client import read_observation
 from actors.runtime.transport import Client, Counters, RequestFailed
@@ -41,13 +42,13 @@ from protocol.events import (ActionAttempt, ActionResult, ActorExit, EmulatorRes
                              Observation, Proposal, ProposalStatus, SessionStopping)
 from supervisor.rundir import running_sessions
 
-from .bridge import Bridge, pid_alive
+from .bridge import Bridge
 from .errors import SessionGone, ToolRefused
 
 START_TIMEOUT_S = 40.0
 END_TIMEOUT_S = 20.0
 RESUME_WAIT_S = 30.0  # a restarted emulator boots PyBoy and resumes; slow on a loaded machine
-ACTORS = ("recorder", "emulator", "policy", "actuator", "observer")
+REPO = Path(__file__).resolve().parents[3]  # the session's ``supervisor start`` runs from here
 
 
 PRIVATE_PREFIX = "gamerig-mcp-"
@@ -76,24 +77,6 @@ def remove_private(path: Path) -> None:
     shutil.rmtree(path, ignore_errors=True)
 
 
-def profile_for(rom: Path, attempt: Path, runtime_dir: Path, bridge: str, record: bool,
-                limits: dict) -> dict:
-    """The session profile of one playtest (docs/mcp.md lists it)."""
-    restart = {"restart": "permanent", "max_restarts": 5, "period_s": 30}
-    return {
-        "name": "mcp-playtest",
-        "game": {"backend": "pyboy", "rom": str(rom), "timeout_s": 5, "poll_interval_s": 0.05},
-        "policy": {"module": "supervisor.mcp.bridge:AgentPolicy",
-                   "settings": {"bridge": bridge, "server_pid": os.getpid()}},
-        "capture": {"root": str(attempt)},
-        "session": {"stop_on_run_end": False, "max_steps": None, "stuck_seconds": 0},
-        "supervisor": {"runtime_dir": str(runtime_dir), "progress": "off"},
-        "emulator": {"record": record, "recording_limits": limits, "checkpoint_every_frames": None,
-                     "step_timeout_s": 5},
-        "actors": {name: dict(restart) for name in ACTORS},
-    }
-
-
 class Playtest:
     def __init__(self, private: Path, attempt: Path, profile: dict, bridge: Bridge, zctx: zmq.Context):
         self.private, self.attempt, self.profile, self.bridge, self.zctx = private, attempt, profile, bridge, zctx
@@ -120,7 +103,7 @@ class Playtest:
         with open(self.log_path, "wb") as log:
             self.proc = subprocess.Popen([sys.executable, "-m", "supervisor", "start", str(path)],
                                          stdin=subprocess.DEVNULL, stdout=log, stderr=log,
-                                         cwd=str(Path(__file__).resolve().parents[2]), start_new_session=True)
+                                         cwd=str(REPO), start_new_session=True)
         deadline = time.monotonic() + START_TIMEOUT_S
         while self.record is None:
             found = running_sessions(self.profile["supervisor"]["runtime_dir"])

@@ -1,15 +1,18 @@
 """The tools that play: ``emulator_run``, ``emulator_step``, ``emulator_observe``,
 ``emulator_checkpoint`` and ``emulator_close`` (the evidence tools are in :mod:`.evidence`).
 
-:class:`Tools` owns at most one :class:`.session.Playtest` at a time and the bridge to its
-policy. ``call(name, arguments)`` is the one entry: it checks the arguments, refuses
-with a :class:`.errors.ToolRefused` (or the emulator library's own error) naming the reason,
-and returns an :class:`.args.Answer`. State-changing requests go through the pipeline
-(:mod:`.bridge`); before one is handed over, an emulator exit or crash resume since the last
-call is reported as the ``emulator-restarted`` refusal and nothing is sent.
+:class:`Tools` owns at most one :class:`~supervisor.mcp.shared.session.Playtest` at a time
+(its profile: :func:`profile_for`) and the bridge to its policy (``mcp_pyboy``).
+``call(name, arguments)`` is the one entry: it checks the arguments, refuses with a
+:class:`~supervisor.mcp.shared.errors.ToolRefused` (or the emulator library's own error)
+naming the reason, and returns an :class:`~supervisor.mcp.shared.args.Answer`.
+State-changing requests go through the pipeline (the bridge); before one is handed over, an
+emulator exit or crash resume since the last call is reported as the ``emulator-restarted``
+refusal and nothing is sent.
 """
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import zmq
@@ -18,19 +21,44 @@ from actors.emulator.recording.limits import RecordingLimits
 from actors.emulator.recording.reader import RecordingReader
 from actors.emulator.recording.rom import RomIdentity
 
+from ..shared.args import Answer, Args
+from ..shared.bridge import Bridge
+from ..shared.errors import SessionGone, ToolRefused
+from ..shared.session import Playtest, private_dir, remove_private
+from ..shared.workspace import Workspace, admit
 from . import evidence
-from .args import Answer, Args
-from .bridge import Bridge
-from .errors import SessionGone, ToolRefused
 from .schemas import LIMITS, TOOLS
-from .session import Playtest, private_dir, profile_for, remove_private
-from .workspace import Workspace, admit
 
 MAX_STEP_FRAMES = 216_000
 MAX_SAMPLES = 64
+ACTORS = ("recorder", "emulator", "policy", "actuator", "observer")
+INSTRUCTIONS = ("Playtest Game Boy ROMs of this workspace through gamerig's supervised pipeline: "
+                "emulator_run, then emulator_step / emulator_observe / emulator_checkpoint; review and clip "
+                "retained evidence with emulator_review / emulator_clip; emulator_recording stop, then "
+                "emulator_close. Refusals start with a code; read them, do not retry blindly.")
+
+
+def profile_for(rom: Path, attempt: Path, runtime_dir: Path, bridge: str, record: bool,
+                limits: dict) -> dict:
+    """The session profile of one playtest (docs/mcp.md lists it)."""
+    restart = {"restart": "permanent", "max_restarts": 5, "period_s": 30}
+    return {
+        "name": "mcp-playtest",
+        "game": {"backend": "pyboy", "rom": str(rom), "timeout_s": 5, "poll_interval_s": 0.05},
+        "policy": {"module": "mcp_pyboy",
+                   "settings": {"bridge": bridge, "server_pid": os.getpid()}},
+        "capture": {"root": str(attempt)},
+        "session": {"stop_on_run_end": False, "max_steps": None, "stuck_seconds": 0},
+        "supervisor": {"runtime_dir": str(runtime_dir), "progress": "off"},
+        "emulator": {"record": record, "recording_limits": limits, "checkpoint_every_frames": None,
+                     "step_timeout_s": 5},
+        "actors": {name: dict(restart) for name in ACTORS},
+    }
 
 
 class Tools:
+    INSTRUCTIONS = INSTRUCTIONS
+
     def __init__(self, workspace: Workspace):
         self.ws = workspace
         self.private = private_dir()  # 0700: the bridge, profiles, logs
@@ -43,6 +71,10 @@ class Tools:
                          "emulator_recording": self.recording, "emulator_review": self.review,
                          "emulator_clip": self.clip}
         assert set(self.handlers) == set(TOOLS)
+
+    def listing(self) -> list[tuple[str, str, dict]]:
+        """Every tool: (name, description, input schema)."""
+        return [(name, text, schema) for name, (text, schema) in TOOLS.items()]
 
     def call(self, name: str, arguments: object) -> Answer:
         handler = self.handlers.get(name)

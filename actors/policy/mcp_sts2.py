@@ -1,9 +1,9 @@
-"""The policy of an agent playing Slay the Spire 2 through ``supervisor mcp --game``.
+"""``mcp_sts2``: the policy of an agent playing Slay the Spire 2 through ``supervisor mcp --game``
+(:class:`Sts2AgentPolicy`; the server writes it into the session profile it builds).
 
-``policy.module: supervisor.mcp.sts2_policy:Sts2AgentPolicy``. Like the emulator's
-:class:`.bridge.AgentPolicy` it proposes what the agent asked for, one request per observation
-(``source: mcp-agent``; rows carry ``agent_request``, ``agent_tool`` and, when the agent gave
-one, ``agent_reason``). It keeps the memory the built-in STS2 policy keeps, replayed from the
+Like the Game Boy agent's :class:`.mcp_pyboy.AgentPolicy` it proposes what the agent asked for,
+one request per observation (``source: mcp-agent``; rows carry ``agent_request``, ``agent_tool``
+and, when the agent gave one, ``agent_reason``). It keeps the memory the built-in STS2 policy keeps, replayed from the
 journal after a restart: ``PolicyContext`` (what an accepted action awaits) and ``RunContext``
 (run identity, ``session_join``).
 
@@ -24,13 +24,11 @@ and ``end`` a ``stop`` (``stop_command``).
 """
 from __future__ import annotations
 
-from actors.policy.base import Observation, Proposal
-from actors.policy.context import (PolicyContext, action_key, digest, is_blocking_popup, situation_of,
-                                   snapshot_for)
-from actors.policy.run_state import RunContext
-from actors.policy.sts2_menus import infer_outcome
-
-from .bridge import BridgedPolicy
+from .base import Observation, Proposal
+from .context import PolicyContext, action_key, digest, is_blocking_popup, situation_of, snapshot_for
+from .mcp_bridge import BridgedPolicy
+from .run_state import RunContext
+from .sts2_menus import infer_outcome
 
 COMBAT = ("monster", "elite", "boss")
 #: what releases a pending accepted action, by its kind (``actors.policy.context``'s table)

@@ -9,7 +9,7 @@ the recording for maintenance; ``emulator_clip`` of the running playtest's live 
 made by the emulator that writes it (``emulator_clip``), since the writer owns the byte budget
 a clip is charged to.
 
-Every path is checked against the authorized workspace first (:mod:`.workspace`).
+Every path is checked against the authorized workspace first (:mod:`supervisor.mcp.shared.workspace`).
 """
 from __future__ import annotations
 
@@ -24,8 +24,8 @@ from actors.emulator.recording.errors import AccessRefused
 from actors.emulator.recording.reader import writer_alive
 from actors.emulator.tools.review import review as review_interval
 
-from .args import Answer, Args
-from .errors import ToolRefused
+from ..shared.args import Answer, Args
+from ..shared.errors import ToolRefused
 from .schemas import OUTCOMES
 
 EXPORT_LIMIT = 64

@@ -1,5 +1,5 @@
-"""The authorized workspace: the one directory tree the MCP server reads ROMs from and writes
-artifacts into.
+"""The authorized workspace: the one directory tree an MCP server reads ROMs from and writes
+artifacts into (the Slay the Spire 2 server only writes its captures, under ``artifacts/sts2/``).
 
 Every path an agent passes is resolved against the workspace root the server was started
 with (``supervisor mcp --workspace DIR``; relative paths are taken from it) and refused with
@@ -99,8 +99,9 @@ class Workspace:
 
     def create_attempt(self, path: Path, max_bytes: int | None) -> Path:
         """Create the attempt directory ``path`` (unused, or an empty directory). A recorded
-        attempt (``max_bytes``: its budget) is admitted as the seed's plugin admits one into
-        its recording parent (:func:`admit`), under an exclusive lock on the parent."""
+        attempt (``max_bytes``: its budget) is admitted into its recording parent first
+        (:func:`admit`: at most 64 recordings and 1 GiB reserved there), under an exclusive
+        lock on the parent."""
         self.make_dirs(path.parent, "recording.outputPath")
         fd = os.open(path.parent, os.O_RDONLY | os.O_DIRECTORY)
         try:

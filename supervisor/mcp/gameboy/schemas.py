@@ -1,6 +1,6 @@
-"""The tools the MCP server lists: names, descriptions and input schemas (JSON Schema), in
-the argument shapes of the playtesting plugin the tools imitate
-(``../shared/seeds/002_f8ce6fc60f89f6ab.txt``, docs/recorded-playtesting.md there).
+"""The Game Boy tools the MCP server lists: names, descriptions and input schemas (JSON
+Schema; arguments in camelCase: ``romPath``, ``sampleCount``, ``checkpointId``, the recording
+options ``maxBytes``...).
 
 The schemas are advisory for the client; :mod:`.tools` checks every argument itself and
 refuses unknown fields and wrong kinds with an error naming them.

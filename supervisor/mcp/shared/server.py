@@ -1,13 +1,14 @@
-"""The MCP server itself: the official ``mcp`` SDK's low-level ``Server`` over stdio (the only
-module, with its tests, that imports the SDK).
+"""The MCP server itself, for either set of tools: the official ``mcp`` SDK's low-level ``Server``
+over stdio (the only module, with the tests, that imports the SDK).
 
-``tools/list`` answers the tools of :mod:`.schemas` (or, with ``--game``, of
-:mod:`.sts2_schemas`); ``tools/call`` runs :class:`.tools.Tools` (:class:`.game.GameTools`) in a
+It serves one :class:`Toolset`: the Game Boy tools (``supervisor.mcp.gameboy.tools.Tools``) or,
+with ``--game``, the Slay the Spire 2 tools (``supervisor.mcp.sts2.tools.GameTools``).
+``tools/list`` answers the toolset's ``listing()``; ``tools/call`` runs its ``call`` in a
 worker thread, one call at a time (the session is one pipeline). An answer becomes one text
 content (the JSON answer, also sent as ``structuredContent``) followed by one image content per
-PNG; a game tool's answer is the mod server's text followed by the JSON evidence. Every refusal — :class:`.errors.ToolRefused`, the emulator library's
-``EmulatorError``, and any other exception — becomes a tool error (``isError: true``) whose
-text starts with a stable code; the server keeps serving. When the client closes the
+PNG; a game tool's answer is the mod server's text followed by the JSON evidence. Every
+refusal — :class:`.errors.ToolRefused`, the emulator library's ``EmulatorError``, and any other
+exception — becomes a tool error (``isError: true``) whose text starts with a stable code; the server keeps serving. When the client closes the
 connection, a running session is ended (its live recording cancelled, never deleted).
 """
 from __future__ import annotations
@@ -17,6 +18,7 @@ import json
 import logging
 import threading
 from importlib import metadata
+from typing import Protocol
 
 import anyio
 from mcp import types
@@ -26,24 +28,24 @@ from mcp.server.stdio import stdio_server
 from actors.emulator.recording.errors import EmulatorError
 
 from .args import Answer
-from . import sts2_schemas
 from .errors import ToolRefused
-from .game import GameTools
-from .schemas import TOOLS
-from .tools import Tools
-from .workspace import Workspace
 
 log = logging.getLogger("mcp")
 
-INSTRUCTIONS = ("Playtest Game Boy ROMs of this workspace through gamerig's supervised pipeline: "
-                "emulator_run, then emulator_step / emulator_observe / emulator_checkpoint; review and clip "
-                "retained evidence with emulator_review / emulator_clip; emulator_recording stop, then "
-                "emulator_close. Refusals start with a code; read them, do not retry blindly.")
-GAME_INSTRUCTIONS = ("Play Slay the Spire 2 through gamerig: the STS2MCP mod's tools (get_game_state, menu_select, "
-                     "combat_play_card, ...), each action recorded and its intent fsynced before it reaches the "
-                     "game. After an action, wait_until_actionable returns the next state you can act on. "
-                     "Refusals start with a code (duplicate-refused, invalid-argument, outcome-unknown, "
-                     "mp-refused); nothing refused was sent.")
+
+class Toolset(Protocol):
+    """What a server serves: the Game Boy tools (``gameboy.tools.Tools``) or the Slay the Spire 2
+    tools (``sts2.tools.GameTools``)."""
+    INSTRUCTIONS: str
+
+    def listing(self) -> list[tuple[str, str, dict]]:
+        """Every tool: (name, description, input schema)."""
+
+    def call(self, name: str, arguments: object) -> Answer:
+        """One tool's answer; a refusal raises (``ToolRefused`` or the emulator library's error)."""
+
+    def shutdown(self) -> None:
+        """End a running session and remove the server's private files."""
 
 
 def _error(text: str) -> types.CallToolResult:
@@ -60,7 +62,7 @@ def _result(answer: Answer) -> types.CallToolResult:
     return types.CallToolResult(content=content, structured_content=data)
 
 
-def call(tools: Tools | GameTools, lock: threading.Lock, name: str, arguments: object) -> types.CallToolResult:
+def call(tools: Toolset, lock: threading.Lock, name: str, arguments: object) -> types.CallToolResult:
     """One tool call; never raises (see the module docstring)."""
     with lock:
         try:
@@ -74,17 +76,13 @@ def call(tools: Tools | GameTools, lock: threading.Lock, name: str, arguments: o
             return _error(f"internal-error: {type(exc).__name__}: {exc}")
 
 
-def listing(tools: Tools | GameTools) -> list[types.Tool]:
-    if isinstance(tools, GameTools):
-        return [types.Tool(name=t.name, description=t.text, input_schema=sts2_schemas.schema(t))
-                for t in sts2_schemas.ALL.values()]
-    return [types.Tool(name=name, description=text, input_schema=schema) for name, (text, schema) in TOOLS.items()]
+def listing(tools: Toolset) -> list[types.Tool]:
+    return [types.Tool(name=name, description=text, input_schema=schema) for name, text, schema in tools.listing()]
 
 
-def build(tools: Tools | GameTools) -> Server:
+def build(tools: Toolset) -> Server:
     lock = threading.Lock()
     listed = listing(tools)
-    instructions = GAME_INSTRUCTIONS if isinstance(tools, GameTools) else INSTRUCTIONS
 
     async def list_tools(ctx, params) -> types.ListToolsResult:
         return types.ListToolsResult(tools=listed)
@@ -96,11 +94,11 @@ def build(tools: Tools | GameTools) -> Server:
         version = metadata.version("gamerig")
     except metadata.PackageNotFoundError:
         version = "0"
-    return Server("gamerig", version=version, instructions=instructions,
+    return Server("gamerig", version=version, instructions=tools.INSTRUCTIONS,
                   on_list_tools=list_tools, on_call_tool=call_tool)
 
 
-async def serve(tools: Tools | GameTools) -> None:
+async def serve(tools: Toolset) -> None:
     server = build(tools)
     try:
         async with stdio_server() as (read, write):
@@ -109,9 +107,7 @@ async def serve(tools: Tools | GameTools) -> None:
         await anyio.to_thread.run_sync(tools.shutdown)
 
 
-def main(workspace: Workspace, game: dict | None = None) -> int:
-    """Serve the emulator tools, or with ``game`` (``GameTools``' keyword arguments) the STS2MCP
-    tools."""
-    tools = GameTools(workspace, **game) if game is not None else Tools(workspace)
+def main(tools: Toolset) -> int:
+    """Serve ``tools`` until the client closes the connection."""
     anyio.run(serve, tools)
     return 0

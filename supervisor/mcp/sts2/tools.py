@@ -1,13 +1,13 @@
 """``supervisor mcp --game``: the STS2MCP mod's MCP tools, each call a step of a supervised session.
 
 :class:`GameTools` owns one :class:`GameSession` (started at the first call, started again if
-it ended) and answers the tools of :mod:`.sts2_schemas`:
+it ended; its profile: :func:`game_profile`) and answers the tools of :mod:`.schemas`:
 
 * **acting tools** (``combat_play_card``...; ``switch_profile``/``delete_profile`` as
   ``profiles:<verb>`` actions): the game is read afresh (an ``observe`` request: a journalled
   ``wait`` proposal saying ``read_now``, after which the observer reads at once, and a new
   observation), then the action is handed to the policy
-  (:class:`.sts2_policy.Sts2AgentPolicy`) as the agent's proposal on that observation; the
+  (``mcp_sts2``: :class:`actors.policy.mcp_sts2.Sts2AgentPolicy`) as the agent's proposal on that observation; the
   pipeline records it, fsyncs the intent, POSTs it once and records the result, and the
   observer reads the state after it. The answer is the game's reply in the mod server's words
   (the reply's JSON; ``Error: HTTP <status> — <body>`` for an HTTP error) and a second text,
@@ -36,19 +36,19 @@ from pathlib import Path
 import zmq
 
 from actors.policy.context import PolicyContext, digest, is_blocking_popup
+from actors.policy.mcp_sts2 import RELEASES
 from actors.policy.run_state import RunContext
 from actors.runtime.recorder_client import RecorderClient
 from actors.runtime.transport import Counters, RequestFailed
 from actors.sts2mcp import PROFILE_PREFIX, GameClient
 from protocol.events import ActionAttempt, ActionResult, Observation, ObservationError, Proposal, ProposalStatus
 
-from .args import Answer
-from .bridge import Bridge
-from .errors import SessionGone, ToolRefused
-from .session import Playtest, private_dir, remove_private
-from .sts2_policy import RELEASES
-from .sts2_schemas import ALL, REQUIRED, GameTool, known_args
-from .workspace import Workspace
+from ..shared.args import Answer
+from ..shared.bridge import Bridge
+from ..shared.errors import SessionGone, ToolRefused
+from ..shared.session import Playtest, private_dir, remove_private
+from ..shared.workspace import Workspace
+from .schemas import ALL, REQUIRED, GameTool, known_args, schema
 
 UNREACHABLE_S = 5.0  # a session without any observation this long after its first failed read
 MAX_WAIT_S = 600.0
@@ -60,6 +60,11 @@ MULTIPLAYER = ("mp-refused: gamerig does not drive multiplayer runs: its built-i
 ACTORS = ("recorder", "policy", "actuator", "observer")
 CAPTURE = Path("artifacts") / "sts2"  # the sessions' capture root, in the workspace
 CHOICES = {"format": ("markdown", "json"), "item_type": ("all", "card", "relic"), "tool": ("big", "small")}
+INSTRUCTIONS = ("Play Slay the Spire 2 through gamerig: the STS2MCP mod's tools (get_game_state, menu_select, "
+                "combat_play_card, ...), each action recorded and its intent fsynced before it reaches the "
+                "game. After an action, wait_until_actionable returns the next state you can act on. "
+                "Refusals start with a code (duplicate-refused, invalid-argument, outcome-unknown, "
+                "mp-refused); nothing refused was sent.")
 
 
 def game_profile(base_url: str, builtin: bool, seed: int, capture_root: Path, runtime_dir: Path,
@@ -71,7 +76,7 @@ def game_profile(base_url: str, builtin: bool, seed: int, capture_root: Path, ru
         "name": "mcp-agent",
         "game": {"backend": "http", "builtin": builtin, "base_url": base_url, "seed": seed, "timeout_s": 5,
                  "poll_interval_s": poll_s, "knobs": knobs},
-        "policy": {"module": "supervisor.mcp.sts2_policy:Sts2AgentPolicy",
+        "policy": {"module": "mcp_sts2",
                    "settings": {"bridge": bridge, "server_pid": server_pid}},
         "capture": {"root": str(capture_root)},
         "session": {"stop_on_run_end": False, "max_steps": None, "stuck_seconds": 0},
@@ -163,6 +168,8 @@ class GameSession(Playtest):
 
 
 class GameTools:
+    INSTRUCTIONS = INSTRUCTIONS
+
     def __init__(self, workspace: Workspace, base_url: str, builtin: bool = False, seed: int = 1,
                  poll_s: float = 0.1, knobs: dict | None = None):
         self.ws, self.base_url, self.builtin, self.seed, self.poll_s = workspace, base_url, builtin, seed, poll_s
@@ -178,6 +185,10 @@ class GameTools:
         self.shown: str | None = None  # digest of the last state an answer showed the agent
 
     # -- the one entry ------------------------------------------------------------------
+    def listing(self) -> list[tuple[str, str, dict]]:
+        """Every tool: (name, description, input schema)."""
+        return [(t.name, t.text, schema(t)) for t in ALL.values()]
+
     def call(self, name: str, arguments: object) -> Answer:
         tool = ALL.get(name)
         if tool is None:
