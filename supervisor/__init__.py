@@ -15,7 +15,8 @@
     rundir.py       runtime records and the 0700 socket directory
     taps.py         the book of attached taps: ids, tokens, keep-alive, refusals
     tcp.py          optional tcp:// endpoints for remote taps, always ZeroMQ CURVE
-    capture/        capture tools: verify, audit, coverage, review, clip, recordings
+    capture/        reading captures, a library: verify, a journal's runs and costs, coverage,
+                    audit, packing, a recording's frames (the subcommands: commands/capture/)
     fleet/          many sessions from one fleet file (docs/fleet.md)
     mcp/            ``supervisor mcp``: the MCP playtest server (docs/mcp.md)
     installed.py    this installation: its version, the files a wheel carries besides code

@@ -18,13 +18,18 @@ BUILTIN = {"sts2": "actors.policy.sts2:Sts2Heuristic",
            "mcp_pyboy": "actors.policy.mcp_pyboy:AgentPolicy",
            "mcp_sts2": "actors.policy.mcp_sts2:Sts2AgentPolicy"}
 
+#: module strings that recorded profiles of MCP sessions may carry (gamerig 0.1.0's servers wrote
+#: them): a recorded profile naming one still loads its policy, from this package
+RECORDED_AS = {"supervisor.mcp.bridge:AgentPolicy": "mcp_pyboy",
+               "supervisor.mcp.sts2_policy:Sts2AgentPolicy": "mcp_sts2"}
+
 
 class PolicyNotFound(Exception):
     pass
 
 
 def load_policy_class(name: str) -> type[Policy]:
-    target = BUILTIN.get(name, name)
+    target = BUILTIN.get(RECORDED_AS.get(name, name), name)
     module_name, _, attr = target.partition(":")
     try:
         module = importlib.import_module(module_name)

@@ -6,6 +6,8 @@ import pytest
 from actors.emulator.session.config import ConfigProblem, EmulatorConfig, load_rom, parse_regions
 from actors.policy.base import Observation
 from actors.policy.pyboy import ExplorationInputs, PyboyDemo, PyboyExplore
+from actors.policy.mcp_pyboy import AgentPolicy
+from actors.policy.mcp_sts2 import Sts2AgentPolicy
 from actors.policy.registry import load_policy_class
 
 DEMO_ROM = {"title": "GAMERIG DEMO", "sha256": "d" * 64}
@@ -107,3 +109,11 @@ def test_profile_settings_are_checked_with_the_key_named(tmp_path):
         EmulatorConfig.from_profile(_setting({"emulator.recording_limits": {"maxFrames": 0}}))
     config = EmulatorConfig.from_profile(_setting({"emulator.recording_limits": {"maxFrames": 6000}}))
     assert config.limits.max_frames == 6000 and config.checkpoint_every_frames == 3600
+
+
+def test_module_strings_of_recorded_mcp_profiles_still_load_their_policies():
+    """A recorded MCP session's profile names its policy by the module string its server wrote;
+    each still loads the same policy class as its registered name."""
+    assert load_policy_class("supervisor.mcp.bridge:AgentPolicy") is AgentPolicy
+    assert load_policy_class("supervisor.mcp.sts2_policy:Sts2AgentPolicy") is Sts2AgentPolicy
+    assert load_policy_class("mcp_pyboy") is AgentPolicy and load_policy_class("mcp_sts2") is Sts2AgentPolicy
