@@ -143,3 +143,31 @@ def test_unpack_refuses_a_journal_that_does_not_match_the_pack(demo_captures, tm
     assert verify(sd)[0] == 4
     out = refused_untouched(sd)
     assert "in neither the pack nor observations/" in out and names[-1] in out, out
+
+
+def test_an_index_that_does_not_describe_the_pack_is_named_damaged(demo_captures, tmp_path):
+    """An index rewritten as valid zlib and JSON, but naming a segment that does not exist or
+    leaving out the segment table: the pack is damaged, not a reader's crash."""
+    def no_such_segment(index: dict) -> None:
+        index["files"][0][1] = len(index["segments"]) + 5
+
+    def no_segment_table(index: dict) -> None:
+        del index["segments"]
+
+    def not_a_table(index: dict) -> None:
+        index["files"] = {"000001.json": 0}
+
+    for i, change in enumerate((no_such_segment, no_segment_table, not_a_table)):
+        root, sd = fresh_copy(demo_captures.normal.root, demo_captures.normal.session_dir, str(tmp_path / f"i{i}"))
+        pack = pack_small(sd)
+        raw = open(pack.path, "rb").read()
+        at, length, _ = obspack.FOOTER.unpack(raw[-obspack.FOOTER.size:])
+        index = json.loads(zlib.decompress(raw[at:at + length]))
+        change(index)
+        blob = zlib.compress(json.dumps(index).encode())
+        with open(pack.path, "wb") as fh:
+            fh.write(raw[:at] + blob + obspack.FOOTER.pack(at, len(blob), obspack.MAGIC))
+        obspack._open.cache_clear()
+        code, report = verify(sd)
+        assert code == 4 and "observation_unreadable" in codes(report, "damaged"), (change.__name__, report)
+        assert "index" in refused_untouched(sd), change.__name__
