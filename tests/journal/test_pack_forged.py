@@ -13,6 +13,7 @@ import hashlib
 import json
 import os
 import zlib
+from pathlib import Path
 
 from protocol import obspack
 from supervisor.capture.packing import pack_session
@@ -27,7 +28,7 @@ def pack_small(sd: str) -> obspack.Pack:
     obs = os.path.join(sd, obspack.DIRNAME)
     names = sorted(os.listdir(obs))
     obspack.write(os.path.join(sd, obspack.PACK),
-                  ((n, open(os.path.join(obs, n), "rb").read()) for n in names), segment=PER_SEGMENT)
+                  ((n, Path(os.path.join(obs, n)).read_bytes()) for n in names), segment=PER_SEGMENT)
     assert pack_session(sd)["done"] == "packed"
     pack = obspack.Pack(os.path.join(sd, obspack.PACK))
     assert len(pack.segments) >= 3
@@ -74,21 +75,20 @@ def first_line_of_segment(sd: str, pack: obspack.Pack, n: int) -> int:
 def refused_untouched(sd: str) -> str:
     """``capture unpack`` refuses with exit 4 and leaves the pack and the directory as they were."""
     path = os.path.join(sd, obspack.PACK)
-    before, listing = open(path, "rb").read(), sorted(os.listdir(sd))
+    before, listing = Path(path).read_bytes(), sorted(os.listdir(sd))
     code, out = run("capture", "unpack", sd)
     assert code == 4 and "damaged pack" in out, out
-    assert sorted(os.listdir(sd)) == listing and open(path, "rb").read() == before
+    assert sorted(os.listdir(sd)) == listing and Path(path).read_bytes() == before
     return out
 
 
 def test_a_segment_replaced_by_another_valid_segment_is_named_damaged_and_never_unpacked(demo_captures, tmp_path):
-    other_root, other_sd = fresh_copy(demo_captures.dry_run.root, demo_captures.dry_run.session_dir,
-                                      str(tmp_path / "other"))
+    _, other_sd = fresh_copy(demo_captures.dry_run.root, demo_captures.dry_run.session_dir, str(tmp_path / "other"))
     foreign = segment_bytes(pack_small(other_sd), 0)
     cases = [("another position", 1, None, False), ("another position", 1, None, True),
              ("another pack", 1, foreign, False), ("another pack", 1, foreign, True)]
     for i, (source, n, new, rehash) in enumerate(cases):
-        root, sd = fresh_copy(demo_captures.normal.root, demo_captures.normal.session_dir, str(tmp_path / f"c{i}"))
+        _, sd = fresh_copy(demo_captures.normal.root, demo_captures.normal.session_dir, str(tmp_path / f"c{i}"))
         pack = pack_small(sd)
         new = segment_bytes(pack, 2) if new is None else new
         assert zlib.decompress(new) and new != segment_bytes(pack, n)  # well-formed, and other
@@ -107,21 +107,21 @@ def test_a_segment_replaced_by_another_valid_segment_is_named_damaged_and_never_
 
 def test_unpack_refuses_a_journal_that_does_not_match_the_pack(demo_captures, tmp_path):
     # a whole, self-consistent pack of another session beside this journal
-    other_root, other_sd = fresh_copy(demo_captures.dry_run.root, demo_captures.dry_run.session_dir,
-                                      str(tmp_path / "other"))
+    _, other_sd = fresh_copy(demo_captures.dry_run.root, demo_captures.dry_run.session_dir, str(tmp_path / "other"))
     pack_small(other_sd)
-    root, sd = fresh_copy(demo_captures.normal.root, demo_captures.normal.session_dir, str(tmp_path / "a"))
+    _, sd = fresh_copy(demo_captures.normal.root, demo_captures.normal.session_dir, str(tmp_path / "a"))
     pack_small(sd)
     os.replace(os.path.join(other_sd, obspack.PACK), os.path.join(sd, obspack.PACK))
     obspack._open.cache_clear()
-    assert verify(sd)[0] == 4
+    code, report = verify(sd)
+    assert code == 4 and "observation_changed" in codes(report, "damaged"), findings(report)
     assert "does not hash to the sha256 its journal row pins" in refused_untouched(sd)
 
     # this session's own pack with two observations swapped: every hash in the pack agrees with it
-    root, sd = fresh_copy(demo_captures.normal.root, demo_captures.normal.session_dir, str(tmp_path / "b"))
+    _, sd = fresh_copy(demo_captures.normal.root, demo_captures.normal.session_dir, str(tmp_path / "b"))
     obs = os.path.join(sd, obspack.DIRNAME)
     names = sorted(os.listdir(obs))
-    blobs = [open(os.path.join(obs, n), "rb").read() for n in names]
+    blobs = [Path(os.path.join(obs, n)).read_bytes() for n in names]
     assert blobs[0] != blobs[9]
     blobs[0], blobs[9] = blobs[9], blobs[0]
     pack_small(sd)  # the honest pack, then the swapped one in its place
@@ -133,10 +133,10 @@ def test_unpack_refuses_a_journal_that_does_not_match_the_pack(demo_captures, tm
     assert names[0] in out and "journal row pins" in out, out
 
     # the journal naming an observation the pack does not hold
-    root, sd = fresh_copy(demo_captures.normal.root, demo_captures.normal.session_dir, str(tmp_path / "c"))
+    _, sd = fresh_copy(demo_captures.normal.root, demo_captures.normal.session_dir, str(tmp_path / "c"))
     obs = os.path.join(sd, obspack.DIRNAME)
     names = sorted(os.listdir(obs))
-    blobs = [open(os.path.join(obs, n), "rb").read() for n in names]
+    blobs = [Path(os.path.join(obs, n)).read_bytes() for n in names]
     pack_small(sd)  # the honest pack, then one without the last observation in its place
     obspack.write(os.path.join(sd, obspack.PACK), zip(names[:-1], blobs[:-1]), segment=PER_SEGMENT)
     obspack._open.cache_clear()
@@ -158,9 +158,9 @@ def test_an_index_that_does_not_describe_the_pack_is_named_damaged(demo_captures
         index["files"] = {"000001.json": 0}
 
     for i, change in enumerate((no_such_segment, no_segment_table, not_a_table)):
-        root, sd = fresh_copy(demo_captures.normal.root, demo_captures.normal.session_dir, str(tmp_path / f"i{i}"))
+        _, sd = fresh_copy(demo_captures.normal.root, demo_captures.normal.session_dir, str(tmp_path / f"i{i}"))
         pack = pack_small(sd)
-        raw = open(pack.path, "rb").read()
+        raw = Path(pack.path).read_bytes()
         at, length, _ = obspack.FOOTER.unpack(raw[-obspack.FOOTER.size:])
         index = json.loads(zlib.decompress(raw[at:at + length]))
         change(index)
