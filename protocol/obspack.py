@@ -18,7 +18,8 @@ Layout (integers little-endian)::
 
 A damaged pack is reported at what it breaks: ``PackDamaged`` names the segment and the file
 asked for (a segment whose bytes do not hash to the index's SHA-256, or do not decompress);
-a cut-short pack has no footer and none of it is trusted.
+a cut-short pack has no footer and none of it is trusted; an index that does not describe a pack
+(its tables malformed, a file in a segment it does not list) is damage found at open.
 """
 from __future__ import annotations
 
@@ -75,6 +76,23 @@ def write(path: str, files: Iterable[tuple[str, bytes]], segment: int = SEGMENT)
     return index
 
 
+def index_problem(index: dict) -> str | None:
+    """What makes a decoded index unusable (its tables' shape, a file in a segment it does not
+    list), or None."""
+    segments, files = index.get("segments"), index.get("files")
+    if not isinstance(segments, list) or not isinstance(files, list):
+        return "no segments or files table"
+    for n, s in enumerate(segments):
+        if not (isinstance(s, list) and len(s) == 3 and all(type(v) is int and v >= 0 for v in s[:2])
+                and isinstance(s[2], str)):
+            return f"segment entry {n}: {s!r}"
+    for e in files:
+        if not (isinstance(e, list) and len(e) == 5 and isinstance(e[0], str) and isinstance(e[4], str)
+                and all(type(v) is int and v >= 0 for v in e[1:4]) and e[1] < len(segments)):
+            return f"file entry {e!r}"
+    return None
+
+
 class Pack:
     """A pack opened for reading (its index read and checked at open)."""
 
@@ -97,6 +115,9 @@ class Pack:
                 raise PackDamaged(f"{path}: its index is damaged ({exc})") from None
         if not isinstance(index, dict) or index.get("version") != VERSION:
             raise PackDamaged(f"{path}: unknown pack version {index.get('version') if isinstance(index, dict) else '?'}")
+        problem = index_problem(index)
+        if problem is not None:
+            raise PackDamaged(f"{path}: its index does not describe a pack ({problem})")
         self.segments = index["segments"]
         self.files = {e[0]: e for e in index["files"]}
         self.order = [e[0] for e in index["files"]]
