@@ -128,11 +128,17 @@ def _other_distribution(name: str) -> str | None:
 
 def _foreign_files() -> dict[str, list[str]]:
     """Per import name, the entries of its folder that an installed gamerig wheel did not put
-    there (empty for a checkout or an editable install: their folders are the repository's)."""
+    there (empty for a checkout or an editable install: their folders are the repository's).
+    Only an installer's record (``RECORD``) lists a wheel's files: the ``gamerig.egg-info``
+    an editable install leaves in a checkout lists the sources of that moment, and a module
+    added since is the checkout's own, not another package's."""
     try:
-        files = importlib.metadata.distribution(DIST).files or []
+        dist = importlib.metadata.distribution(DIST)
     except importlib.metadata.PackageNotFoundError:
         return {}
+    if dist.read_text("RECORD") is None:
+        return {}
+    files = dist.files or []
     ours = {tuple(Path(f).parts[:2]) for f in files if Path(f).parts and Path(f).parts[0] in TOP_LEVEL}
     if ("supervisor", "installed.py") not in ours:
         return {}
