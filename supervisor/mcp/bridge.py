@@ -35,7 +35,7 @@ import time
 
 import zmq
 
-from actors.policy.base import Observation, Policy, Proposal
+from actors.policy.base import Policy, PolicyObservation as Observation, Proposal
 
 VERSION = 1
 POLL_S = 0.2

@@ -24,7 +24,7 @@ and ``end`` a ``stop`` (``stop_command``).
 """
 from __future__ import annotations
 
-from actors.policy.base import Observation, Proposal
+from actors.policy.base import PolicyObservation as Observation, Proposal
 from actors.policy.context import (PolicyContext, action_key, digest, is_blocking_popup, situation_of,
                                    snapshot_for)
 from actors.policy.run_state import RunContext
