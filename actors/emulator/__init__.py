@@ -15,27 +15,4 @@
 The rooms import downwards only: ``session`` and ``tools`` may import ``recording``;
 ``recording`` imports neither; ``session`` never imports ``tools`` (the actor's live clip is
 given to it by ``__main__``). Each room's ``__init__`` says what it owns.
-
-Names are imported lazily so that ``reader``/``journal`` users never import PyBoy.
 """
-
-from __future__ import annotations
-
-import importlib
-
-_EXPORTS = {
-    "EmulatorSession": "session.core", "RecordingOptions": "session.core", "sample_points": "session.core",
-    "resume_from_latest_checkpoint": "session.resume", "Machine": "session.machine", "RomIdentity": "recording.rom",
-    "RecordingReader": "recording.reader", "RecordingLimits": "recording.limits", "BUTTONS": "session.buttons",
-    "PROTOCOL_VERSION": "recording.identity", "implementation_hash": "recording.identity",
-    "demo_next_buttons": "session.policy", "ExplorationInputs": "session.policy", "DEMO_REGIONS": "session.policy",
-    "DEMO_STEP_FRAMES": "session.policy", "is_demo_cartridge": "session.policy",
-    "EmulatorError": "recording.errors",
-}
-__all__ = sorted(_EXPORTS)
-
-
-def __getattr__(name: str):
-    if name in _EXPORTS:
-        return getattr(importlib.import_module(f".{_EXPORTS[name]}", __name__), name)
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
