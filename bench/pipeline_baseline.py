@@ -59,7 +59,7 @@ import protocol  # noqa: E402
 import protocol.events as ev  # noqa: E402
 from actors import identity as run_identity  # noqa: E402
 from actors.policy.advice import Advisor  # noqa: E402
-from actors.policy.base import Observation  # noqa: E402
+from actors.policy.base import PolicyObservation  # noqa: E402
 from actors.policy.driving import ProposalBook, decide  # noqa: E402
 from actors.policy.registry import load_policy_class  # noqa: E402
 from actors.recorder.files import append_feed, make_durable, write_observation  # noqa: E402
@@ -234,12 +234,12 @@ class PolicyMirror:
                              "one process without the model-client actor and cannot replay its advice")
         self.policy.advisor = None  # as the actor's, without a model
         self.dry_run = bool(ctx.setting("session.dry_run", False))
-        self.latest: Observation | None = None
+        self.latest: PolicyObservation | None = None
         self.made: dict[str, int] = {}  # decisions on the newest observation
         self.book = ProposalBook({})  # proposal rows by proposal id and by attempt id
 
     def observe(self, row: dict, state: dict) -> None:
-        obs = Observation(row["observation_id"], row.get("step", 0), row.get("phase", "run"), state, dict(row))
+        obs = PolicyObservation(row["observation_id"], row.get("step", 0), row.get("phase", "run"), state, dict(row))
         self.policy.observe(obs)
         self.latest, self.made = obs, {}
 

@@ -90,7 +90,7 @@ class SteppedBatch(Message):
 
 
 @message
-class EmulatorError(Message):
+class EmulatorErrorReply(Message):
     """A refused or failed request. ``code`` is stable (the core library's error codes, plus
     ``internal-error`` and ``unexpected-type``); ``effect`` is ``none`` when nothing ran and
     ``unknown`` when the failure may have left the emulator changed."""

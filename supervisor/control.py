@@ -21,7 +21,6 @@ stopping means).
 """
 from __future__ import annotations
 
-import dataclasses
 import time
 from typing import Callable
 
@@ -34,7 +33,7 @@ from protocol.cli_to_supervisor import AttachRequest, DetachRequest, StatusReque
 from protocol.errors import ProtocolError, VersionMismatch
 from protocol.events import ActorRefused, ControlRefused, Event, StopRequested
 from protocol.message import Message
-from protocol.supervisor_to_actor import Ping, Refused, Welcome
+from protocol.supervisor_to_actor import Ping, Refused, SessionInfo, Welcome
 from protocol.supervisor_to_cli import ControlError, StatusReply, StopReply
 
 from .children import Child
@@ -45,38 +44,29 @@ SILENT_BEATS = 3
 CLI_REQUESTS = (StatusRequest, StopRequest, AttachRequest, DetachRequest)
 
 
-@dataclasses.dataclass(frozen=True)
-class SessionFacts:
-    """What a ``welcome`` tells an actor, and the token CLI requests must carry."""
-    session_id: str
-    session_dir: str
-    capture_root: str
-    endpoints: dict[str, str]
-    profile: dict
-    heartbeat_s: float
-    token: str
-    startup_timeout_s: float  # an actor not yet welcomed may be silent this much longer
-
-
 class Control:
     """The control ROUTER and its handlers; ``handle_waiting()`` answers every waiting frame."""
 
-    def __init__(self, zctx: zmq.Context, facts: SessionFacts, *, children: dict[str, Child],
-                 taps: TapRegistry, counters: Counters, record: Callable[[Event], None],
+    def __init__(self, zctx: zmq.Context, session: SessionInfo, *, token: str,
+                 startup_timeout_s: float, children: dict[str, Child], taps: TapRegistry,
+                 counters: Counters, record: Callable[[Event], None],
                  request_stop: Callable[[str, str], None], status: Callable[[], dict]):
-        self.facts, self.children, self.taps, self.counters = facts, children, taps, counters
+        """``session``: what a ``welcome`` tells an actor; ``token``: what CLI requests must
+        carry; ``startup_timeout_s``: how much longer an actor not yet welcomed may be silent."""
+        self.session, self.token, self.startup_timeout_s = session, token, startup_timeout_s
+        self.children, self.taps, self.counters = children, taps, counters
         self.record, self.request_stop, self.status = record, request_stop, status
         self.socket = zctx.socket(zmq.ROUTER)
         self.socket.setsockopt(zmq.LINGER, 0)
         self.socket.setsockopt(zmq.ROUTER_HANDOVER, 1)  # a restarted actor takes its name back
-        self.socket.bind(facts.endpoints["control"])
+        self.socket.bind(session.endpoints["control"])
 
     def close(self) -> None:
         self.socket.close(0)
 
     # -- sending ----------------------------------------------------------------------------
     def reply(self, routing: list[bytes], body: Message) -> None:
-        send_envelope(self.socket, body, session=self.facts.session_id, sender="supervisor",
+        send_envelope(self.socket, body, session=self.session.session_id, sender="supervisor",
                       routing=routing)
 
     def tell(self, actor: str, body: Message) -> None:
@@ -92,8 +82,8 @@ class Control:
                 continue
             if c.welcomed:
                 self.tell(c.name, Ping())
-            grace = 0.0 if c.welcomed else self.facts.startup_timeout_s
-            if now - c.last_heard > SILENT_BEATS * self.facts.heartbeat_s + grace:
+            grace = 0.0 if c.welcomed else self.startup_timeout_s
+            if now - c.last_heard > SILENT_BEATS * self.session.heartbeat_s + grace:
                 silent.append(c)
         return silent
 
@@ -141,19 +131,16 @@ class Control:
             return
         child.welcomed = True
         child.last_heard = time.monotonic()
-        f = self.facts
-        self.reply(routing, Welcome(actor=child.name, session_id=f.session_id, session_dir=f.session_dir,
-                                    capture_root=f.capture_root, endpoints=f.endpoints,
-                                    profile=f.profile, heartbeat_s=f.heartbeat_s))
+        self.reply(routing, Welcome.to(child.name, self.session))
 
     def on_cli(self, msg_id: str, body) -> Message:
         if self.taps.wants(body):  # attach, detach, and anything sent with a tap token
             return self.taps.handle(msg_id, body)
-        if body.token != self.facts.token:
+        if body.token != self.token:
             self.record(ControlRefused(request=body.TYPE, reason="bad token"))
             return ControlError(reply_to=msg_id, code="unauthorized", message="wrong session token")
         if isinstance(body, StopRequest):
             self.request_stop(body.reason or "stop_command", "")
             return StopReply(reply_to=msg_id, accepted=True,
-                             detail=f"stopping session {self.facts.session_id}")
+                             detail=f"stopping session {self.session.session_id}")
         return StatusReply(reply_to=msg_id, status=self.status())

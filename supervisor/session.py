@@ -25,12 +25,12 @@ from .taps import TapRegistry
 from .tcp import record_fields, start_gateway, tap_streams
 from actors.runtime.recorder_client import RecorderClient
 from actors.runtime.transport import Counters
-from protocol.supervisor_to_actor import StopActor
+from protocol.supervisor_to_actor import SessionInfo, StopActor
 from protocol.events import (ActorExit, ActorGiveUp, ActorRestart, ActorStart, ActorUnresponsive,
                              SessionStopping)
 
 from . import children as ch
-from .control import Control, SessionFacts
+from .control import Control
 from .outbox import Outbox
 from .progress import Progress
 from .restart import RestartPolicy
@@ -130,7 +130,9 @@ class Supervisor:
         self.taps = TapRegistry(session_token=self.rt.token, record=self.outbox.put, status=self.status,
                                 streams=tap_streams(self.endpoints, self.tcp),
                                 keepalive_s=float(self.profile["supervisor"]["taps"]["keepalive_s"]))
-        self.control = Control(self.zctx, self._facts(), children=self.children, taps=self.taps,
+        self.control = Control(self.zctx, self._session_info(), token=self.rt.token,
+                               startup_timeout_s=float(self.profile["supervisor"]["startup_timeout_s"]),
+                               children=self.children, taps=self.taps,
                                counters=self.counters, record=self.outbox.put,
                                request_stop=self.request_stop, status=self.status)
         self.rt.publish({"control": self.endpoints["control"], "capture_root": self.capture_root,
@@ -155,12 +157,11 @@ class Supervisor:
             self.rt.close()
             self.zctx.term()
 
-    def _facts(self) -> SessionFacts:
-        sup = self.profile["supervisor"]
-        return SessionFacts(session_id=self.session_id, session_dir=self.session_dir,
-                            capture_root=self.capture_root, endpoints=self.endpoints,
-                            profile=self.profile, heartbeat_s=self.hb, token=self.rt.token,
-                            startup_timeout_s=float(sup["startup_timeout_s"]))
+    def _session_info(self) -> SessionInfo:
+        """What every actor's ``welcome`` tells it."""
+        return SessionInfo(session_id=self.session_id, session_dir=self.session_dir,
+                           capture_root=self.capture_root, endpoints=self.endpoints,
+                           profile=self.profile, heartbeat_s=self.hb)
 
     def _dedicate_cpu(self) -> set[int] | None:
         """``supervisor.dedicated_cpu``: that actor gets the last CPU this process may use to

@@ -45,7 +45,7 @@ from actors.runtime.actor import ActorContext
 from actors.sts2mcp import ActionOutcome, GameClient
 from actors.runtime.transport import RequestFailed, connect_dealer, decode_or_count
 from protocol.errors import ProtocolError
-from protocol.from_emulator import (CheckpointSaved, ClipMade, EmulatorError, RecordingFinalized, Restored,
+from protocol.from_emulator import (CheckpointSaved, ClipMade, EmulatorErrorReply, RecordingFinalized, Restored,
                                     Stepped, SteppedBatch)
 from protocol.message import from_item
 from protocol.to_emulator import Checkpoint, Clip, Restore, Step, StepBatch, StopRecording
@@ -205,7 +205,7 @@ def _batch_outcomes(reply, attempts: list[str], frames: int, sent: float) -> lis
     items = reply.replies if isinstance(reply, SteppedBatch) else None
     if items is None or len(items) != len(attempts):
         what = reply.TYPE if items is None else f"{len(items)} replies for {len(attempts)} steps"
-        if isinstance(reply, EmulatorError):  # the batch as a whole was refused
+        if isinstance(reply, EmulatorErrorReply):  # the batch as a whole was refused
             return [(att, _outcome(reply, sent)) for att in attempts]
         return [(att, ActionOutcome("unknown", None, None, f"unexpected reply to a step batch: {what}",
                                     _ms(sent))) for att in attempts]
@@ -222,7 +222,7 @@ def _batch_outcomes(reply, attempts: list[str], frames: int, sent: float) -> lis
 
 def _outcome(reply, start: float) -> ActionOutcome:
     """The outcome of one step from the emulator's reply."""
-    if isinstance(reply, EmulatorError):
+    if isinstance(reply, EmulatorErrorReply):
         outcome = "rejected" if reply.effect == "none" else "unknown"
         return ActionOutcome(outcome, None, {"error_code": reply.code, "effect": reply.effect},
                              f"{reply.code}: {reply.message}", _ms(start))

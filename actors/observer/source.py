@@ -20,7 +20,7 @@ from actors import identity as run_identity
 from actors.runtime.actor import ActorContext
 from actors.sts2mcp import GameClient, ReadFailed
 from actors.runtime.transport import RequestFailed
-from protocol.from_emulator import EmulatorError, Observed
+from protocol.from_emulator import EmulatorErrorReply, Observed
 from protocol.to_emulator import Observe
 
 
@@ -63,7 +63,7 @@ class EmulatorSource:
                                         try_s=min(1.0, self.timeout_s))
         except RequestFailed as exc:
             raise ReadFailed("transport", str(exc)) from exc
-        if isinstance(reply, EmulatorError):
+        if isinstance(reply, EmulatorErrorReply):
             raise ReadFailed("emulator", f"{reply.code}: {reply.message}")
         if not isinstance(reply, Observed):
             raise ReadFailed("shape", f"unexpected reply {reply.TYPE!r} to emulator_observe")

@@ -1,6 +1,6 @@
 """The policy actor and the built-in policies.
 
-    base.py               the policy interface users implement (Observation, Proposal, Policy)
+    base.py               the policy interface users implement (PolicyObservation, Proposal, Policy)
     registry.py           finding the policy a profile names (``policy.module``)
     __main__.py           the actor: journal replay, decide, record proposals
     driving.py            one decision as the actor records it; the proposal rows it keeps

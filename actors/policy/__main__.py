@@ -25,7 +25,7 @@ from protocol.from_recorder import ProposalRecorded, RecorderError
 from protocol.to_recorder import RecordProposal
 
 from .advice import Advisor
-from .base import Observation, Policy
+from .base import Policy, PolicyObservation
 from .driving import ProposalBook, decide
 from .registry import load_policy_class
 
@@ -49,7 +49,7 @@ class PolicyDriver(JournalActor):
         self.replied: BoundedDict = BoundedDict()  # proposal ids whose disposition came by reply
         self.decisions = 0  # this instance's, also those whose rows are still on their way
         self.last_disposition: str | None = None
-        self.latest: Observation | None = None
+        self.latest: PolicyObservation | None = None
         self.stopping = False
         self.takes = {ev.Observation.KIND: self._observation, ev.Proposal.KIND: self._proposal,
                       ev.ProposalStatus.KIND: self._status, ev.ActionAttempt.KIND: self._attempt,
@@ -83,7 +83,7 @@ class PolicyDriver(JournalActor):
         state = self.follower.take_state(row["observation_id"])
         if state is None:
             state = read_observation(self.ctx.capture_root, row["path"])
-        obs = Observation(row["observation_id"], row.get("step", 0), row.get("phase", "run"), state, row)
+        obs = PolicyObservation(row["observation_id"], row.get("step", 0), row.get("phase", "run"), state, row)
         self.policy.observe(obs)
         self.latest = obs
 
@@ -108,7 +108,7 @@ class PolicyDriver(JournalActor):
     def _stopping(self, row: dict) -> None:
         self.stopping = True
 
-    def pending(self) -> Observation | None:
+    def pending(self) -> PolicyObservation | None:
         """The observation to decide on now, if any (see the module docstring)."""
         obs = self.latest
         if self.stopping or obs is None:
@@ -124,7 +124,7 @@ class PolicyDriver(JournalActor):
             return None
         return obs if self.policy.pipeline_depth(obs) > 1 else None
 
-    def propose(self, obs: Observation) -> None:
+    def propose(self, obs: PolicyObservation) -> None:
         """Decide on ``obs`` and record it; a pipelining policy fills its window at once
         (several decisions, one ``record_batch``)."""
         made = self.proposed_for.get(obs.observation_id, 0)
@@ -157,7 +157,7 @@ class PolicyDriver(JournalActor):
                 self.last_disposition = "refused"  # no further decisions ahead on this observation
             self._decided(msg.proposal_id, obs.observation_id)
 
-    def _decide(self, obs: Observation, made: int) -> tuple[RecordProposal, int]:
+    def _decide(self, obs: PolicyObservation, made: int) -> tuple[RecordProposal, int]:
         """One decision as a proposal request, and the pipeline depth it was made with."""
         p, extra, depth, decide_ms = decide(self.policy, obs, made)
         proposal_id = "p-" + obs.observation_id.split("-", 1)[-1] + (f"-{made + 1}" if made else "")

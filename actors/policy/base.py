@@ -3,7 +3,7 @@
 A policy is a class with this shape (see ``docs/policy.md`` for a whole example)::
 
     class MyPolicy(Policy):
-        def decide(self, obs: Observation) -> Proposal: ...
+        def decide(self, obs: PolicyObservation) -> Proposal: ...
 
 The policy actor calls, in journal order:
 
@@ -35,7 +35,9 @@ from typing import Any
 
 
 @dataclasses.dataclass(frozen=True)
-class Observation:
+class PolicyObservation:
+    """An observation as a policy is handed it: the journal's ``observation`` row with the
+    parsed state read back from its observation file."""
     observation_id: str
     step: int
     phase: str
@@ -74,10 +76,10 @@ class Policy:
         self.settings = settings
         self.session = session  # the profile's ``session`` section (dry_run, stop_on_run_end, ...)
 
-    def observe(self, obs: Observation) -> None:
+    def observe(self, obs: PolicyObservation) -> None:
         pass
 
-    def decide(self, obs: Observation) -> Proposal:
+    def decide(self, obs: PolicyObservation) -> Proposal:
         raise NotImplementedError
 
     def record_result(self, proposal: dict, result: dict) -> None:
@@ -86,5 +88,5 @@ class Policy:
     def record_proposal(self, proposal: dict) -> None:
         pass
 
-    def pipeline_depth(self, obs: Observation) -> int:
+    def pipeline_depth(self, obs: PolicyObservation) -> int:
         return 1

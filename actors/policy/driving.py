@@ -13,12 +13,12 @@ import logging
 import time
 from collections.abc import MutableMapping
 
-from .base import Observation, Policy, Proposal
+from .base import Policy, PolicyObservation, Proposal
 
 log = logging.getLogger("policy")
 
 
-def decide(policy: Policy, obs: Observation, made: int) -> tuple[Proposal, dict, int, float]:
+def decide(policy: Policy, obs: PolicyObservation, made: int) -> tuple[Proposal, dict, int, float]:
     """``policy.decide(obs)`` as the actor records it, ``made`` being how many proposals were
     made on ``obs`` before: ``(proposal, extra, depth, decide_ms)``."""
     start = time.monotonic()

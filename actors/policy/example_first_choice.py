@@ -1,7 +1,7 @@
 """A user policy in under 60 lines (docs/policy.md, tests/policy): the first thing offered
 on every screen. Its memory (what was refused on this screen) lives in the hooks, so the
 journal rebuilds it after a crash. ``--set policy.module=actors.policy.example_first_choice``"""
-from actors.policy.base import Observation, Policy, Proposal
+from actors.policy.base import Policy, PolicyObservation, Proposal
 
 FIRST = {"map": ("next_options", "choose_map_node", "index"), "rewards": ("items", "claim_reward", "index"),
          "card_reward": ("cards", "select_card_reward", "card_index"),
@@ -20,7 +20,7 @@ class FirstChoice(Policy):
         super().__init__(settings, session)
         self.refused, self.seen = set(), None
 
-    def observe(self, obs: Observation) -> None:
+    def observe(self, obs: PolicyObservation) -> None:
         if obs.state != self.seen:  # anything changed: old refusals no longer apply
             self.seen, self.refused = obs.state, set()
 
@@ -28,7 +28,7 @@ class FirstChoice(Policy):
         if result["outcome"] == "rejected":
             self.refused.add(repr((proposal["action"], proposal["parameters"])))
 
-    def decide(self, obs: Observation) -> Proposal:
+    def decide(self, obs: PolicyObservation) -> Proposal:
         for p in self.candidates(obs.state_type, obs.state):
             if repr((p.action, p.parameters)) not in self.refused:
                 return p

@@ -32,7 +32,7 @@ the problem, or ``error`` with its kind and call id), and its ``outcome`` (``cho
 from __future__ import annotations
 
 from .agent import AGENT_KEYS, AgentSettingError, Memory, ask, read_agent_settings
-from .base import Observation, Proposal
+from .base import PolicyObservation, Proposal
 from .context import digest, is_blocking_popup, refusal_text, situation_of
 from .sts2 import Sts2Heuristic, screen_name
 from .sts2_settings import read_settings
@@ -71,7 +71,7 @@ class Sts2Agent(Sts2Heuristic):
         self.memory = Memory(self.agent["memory"], summary, changes)
 
     # -- memory ---------------------------------------------------------------------------
-    def observe(self, obs: Observation) -> None:
+    def observe(self, obs: PolicyObservation) -> None:
         super().observe(obs)
         st = obs.state
         if st.get("state_type") == "menu" and st.get("menu_screen") in OUT_OF_RUN:
@@ -89,7 +89,7 @@ class Sts2Agent(Sts2Heuristic):
                                   outcome, refusal_text(result) if outcome == "rejected" else "")
 
     # -- deciding -------------------------------------------------------------------------
-    def _candidates(self, rule, obs: Observation, allowed):
+    def _candidates(self, rule, obs: PolicyObservation, allowed):
         st = obs.state
         legal = [] if is_blocking_popup(st) else legal_actions(self, st)
         if not legal:
@@ -132,7 +132,7 @@ class Sts2Agent(Sts2Heuristic):
         p.extra["agent"] = {**info, "outcome": "chosen"}
         return [p]
 
-    def _rule(self, rule, obs: Observation):
+    def _rule(self, rule, obs: PolicyObservation):
         """The built-in rule's candidates, without its own model questions (the agent asks)."""
         advisor, self.advisor = self.advisor, None
         try:
@@ -140,7 +140,7 @@ class Sts2Agent(Sts2Heuristic):
         finally:
             self.advisor = advisor
 
-    def _fallback(self, rule, obs: Observation, info: dict, why: str, evidence: list) -> list[Proposal]:
+    def _fallback(self, rule, obs: PolicyObservation, info: dict, why: str, evidence: list) -> list[Proposal]:
         info = {**info, "outcome": "fallback", "fallback": self.agent["fallback"]}
         if self.agent["fallback"] == "wait":
             out = [Proposal.wait(f"agent: no usable answer ({why}); nothing sent, reading again")]

@@ -27,7 +27,7 @@ import zmq
 
 from protocol.mcp_bridge import AgentRequest, Next
 
-from .base import Observation, Policy, Proposal
+from .base import PolicyObservation, Policy, Proposal
 
 POLL_S = 0.2
 
@@ -56,17 +56,17 @@ class BridgedPolicy(Policy):
         self.endpoint, self.server_pid = str(settings["bridge"]), int(settings["server_pid"])
         self.socket: zmq.Socket | None = None
 
-    def decide(self, obs: Observation) -> Proposal:
+    def decide(self, obs: PolicyObservation) -> Proposal:
         request = self.ask(obs)
         if request is None:
             return Proposal.stop("mcp_server_gone", source=self.SOURCE,
                                  extra={"detail": f"the MCP server (pid {self.server_pid}) exited"})
         return self.propose(request, obs)
 
-    def propose(self, request: dict, obs: Observation) -> Proposal:
+    def propose(self, request: dict, obs: PolicyObservation) -> Proposal:
         raise NotImplementedError
 
-    def ask(self, obs: Observation) -> dict | None:
+    def ask(self, obs: PolicyObservation) -> dict | None:
         """The agent's request for this observation; None once the server process is gone."""
         if self.socket is None:
             self.socket = zmq.Context.instance().socket(zmq.DEALER)

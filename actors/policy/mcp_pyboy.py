@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from protocol.mcp_bridge import GAMEBOY_KINDS
 
-from .base import Observation, Proposal
+from .base import PolicyObservation, Proposal
 from .mcp_bridge import BridgedPolicy
 
 
@@ -42,5 +42,5 @@ def to_proposal(request: dict) -> Proposal:
 class AgentPolicy(BridgedPolicy):
     """Proposes exactly what the agent asked for, one request per observation."""
 
-    def propose(self, request: dict, obs: Observation) -> Proposal:
+    def propose(self, request: dict, obs: PolicyObservation) -> Proposal:
         return to_proposal(request)

@@ -24,7 +24,7 @@ and ``end`` a ``stop`` (``stop_command``).
 """
 from __future__ import annotations
 
-from .base import Observation, Proposal
+from .base import PolicyObservation, Proposal
 from .context import PolicyContext, action_key, digest, is_blocking_popup, situation_of, snapshot_for
 from .mcp_bridge import BridgedPolicy
 from .run_state import RunContext
@@ -113,7 +113,7 @@ class Sts2AgentPolicy(BridgedPolicy):
         self.accepted_at: dict[str, dict] = {}  # action key -> ids of its last accepted proposal
 
     # -- memory (as the built-in policy keeps it) --------------------------------------
-    def observe(self, obs: Observation) -> None:
+    def observe(self, obs: PolicyObservation) -> None:
         self.run.observe(obs.state, obs.row)
         self.ctx.reconcile(obs.state)
 
@@ -131,7 +131,7 @@ class Sts2AgentPolicy(BridgedPolicy):
             self.run.join_reported = True
 
     # -- the agent's request -------------------------------------------------------------
-    def propose(self, request: dict, obs: Observation) -> Proposal:
+    def propose(self, request: dict, obs: PolicyObservation) -> Proposal:
         st, d = obs.state, digest(obs.state)
         tool, kind = request.get("tool", request.get("kind")), request.get("kind")
         extra = {"agent_request": request["id"], "agent_tool": tool}

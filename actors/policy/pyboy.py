@@ -39,7 +39,7 @@ from actors.emulator.cartridge import layout
 from actors.emulator.cartridge.layout import is_demo_cartridge
 from actors.emulator.session.buttons import BUTTONS
 
-from .base import Observation, Policy, Proposal
+from .base import Policy, PolicyObservation, Proposal
 
 DEMO_STEP_FRAMES = 4
 BOOT_FRAMES = 30  # a neutral step while the demo cartridge initialises
@@ -135,13 +135,13 @@ class PyboyExplore(Policy):
                              f"got {depth!r}")
         self.depth = depth
 
-    def _hint(self, obs: Observation, name: str, default=None):
+    def _hint(self, obs: PolicyObservation, name: str, default=None):
         if self.settings.get(name) is not None:
             return self.settings[name]
         value = (obs.state.get("policy_hints") or {}).get(name)
         return default if value is None else value
 
-    def pipeline_depth(self, obs: Observation) -> int:
+    def pipeline_depth(self, obs: PolicyObservation) -> int:
         return self.depth
 
     def record_proposal(self, proposal: dict) -> None:
@@ -156,14 +156,14 @@ class PyboyExplore(Policy):
         if result.get("outcome") == "rejected" and code == "limit-exceeded":
             self.limit_reached = result.get("error") or code
 
-    def decide(self, obs: Observation) -> Proposal:
+    def decide(self, obs: PolicyObservation) -> Proposal:
         if obs.state_type != "pyboy":
             return Proposal.wait(f"not an emulator state ({obs.state_type!r})")
         if self.limit_reached:
             return Proposal.stop("recording_limit", extra={"limit": self.limit_reached})
         return self.explore(obs)
 
-    def explore(self, obs: Observation, **extra) -> Proposal:
+    def explore(self, obs: PolicyObservation, **extra) -> Proposal:
         if self.explorer is None:
             seed = int(self._hint(obs, "seed", 1))
             fixed = self._hint(obs, "frames_per_step")
@@ -190,12 +190,12 @@ class PyboyDemo(PyboyExplore):
         if proposal.get("handover"):
             self.handover_recorded = True
 
-    def pipeline_depth(self, obs: Observation) -> int:
+    def pipeline_depth(self, obs: PolicyObservation) -> int:
         """One step at a time while playing the demo cartridge from memory reads; the
         explorer's depth once it has taken over another cartridge."""
         return self.depth if self.handover_recorded else 1
 
-    def decide(self, obs: Observation) -> Proposal:
+    def decide(self, obs: PolicyObservation) -> Proposal:
         if obs.state_type != "pyboy":
             return Proposal.wait(f"not an emulator state ({obs.state_type!r})")
         if self.limit_reached:
@@ -217,7 +217,7 @@ class PyboyDemo(PyboyExplore):
         why = f"at ({x}, {y}), heading for {goal}" if buttons else f"at ({x}, {y}), release before the next move"
         return step(buttons, DEMO_STEP_FRAMES, min(samples, DEMO_STEP_FRAMES), why)
 
-    def _handover(self, obs: Observation, rom: dict) -> Proposal:
+    def _handover(self, obs: PolicyObservation, rom: dict) -> Proposal:
         if self.handover_recorded:
             return self.explore(obs)
         self.handover_recorded = True

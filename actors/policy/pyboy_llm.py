@@ -45,7 +45,7 @@ from actors.emulator.cartridge.layout import is_demo_cartridge
 from actors.model_client.questions import GAMEBOY_BUTTONS, ButtonsQuestion
 
 from .agent import AgentSettingError, Memory, ask, read_asking_settings
-from .base import Observation, Proposal
+from .base import PolicyObservation, Proposal
 from .pyboy import PyboyExplore, step
 
 KIND = ButtonsQuestion.kind
@@ -136,21 +136,21 @@ class PyboyAgent(PyboyExplore):
         self.where = "frame ?"  # the frame of the newest read: a memory line's place
         self.advisor = None     # set by the policy actor (None: no model configured)
 
-    def pipeline_depth(self, obs: Observation) -> int:
+    def pipeline_depth(self, obs: PolicyObservation) -> int:
         return 1  # every decision sees the screen its step starts from
 
-    def frames(self, obs: Observation) -> int:
+    def frames(self, obs: PolicyObservation) -> int:
         if self.agent["frames"] is not None:
             return self.agent["frames"]
         return int((obs.state.get("policy_hints") or {}).get("frames_per_step") or DEFAULT_FRAMES)
 
-    def _hint(self, obs: Observation, name: str, default=None):
+    def _hint(self, obs: PolicyObservation, name: str, default=None):
         if name == "frames_per_step":  # the fallback's exploration steps last as long as the model's
             return self.frames(obs)
         return super()._hint(obs, name, default)
 
     # -- memory ---------------------------------------------------------------------------
-    def observe(self, obs: Observation) -> None:
+    def observe(self, obs: PolicyObservation) -> None:
         if obs.state_type == "pyboy":
             self.where = f"frame {obs.state.get('frame')}"
             self.memory.observe(obs.state)
@@ -167,7 +167,7 @@ class PyboyAgent(PyboyExplore):
         self.memory.record_result(self.where, "press", args, outcome, error)
 
     # -- deciding -------------------------------------------------------------------------
-    def decide(self, obs: Observation) -> Proposal:
+    def decide(self, obs: PolicyObservation) -> Proposal:
         if obs.state_type != "pyboy":
             return Proposal.wait(f"not an emulator state ({obs.state_type!r})")
         if self.limit_reached:
@@ -225,7 +225,7 @@ class PyboyAgent(PyboyExplore):
         except OSError as exc:
             return None, f"the frame {rel} cannot be read: {exc.strerror or exc}"
 
-    def _fallback(self, obs: Observation, info: dict, why: str, evidence: list) -> Proposal:
+    def _fallback(self, obs: PolicyObservation, info: dict, why: str, evidence: list) -> Proposal:
         info = {**info, "outcome": "fallback", "fallback": self.agent["fallback"]}
         if self.agent["fallback"] == "wait":
             p = Proposal.wait(f"agent: no usable answer ({why}); nothing sent, reading again")

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import functools
 
-from .base import Observation, Policy, Proposal
+from .base import Policy, PolicyObservation, Proposal
 from .context import PolicyContext, digest, flow_of, is_blocking_popup, situation_of, snapshot_for
 from .run_state import RunContext
 from .stall import StallWatch
@@ -38,11 +38,11 @@ class Sts2Heuristic(Policy):
         self.run = RunContext(self.ctx, bool(session.get("stop_on_run_end", True)), settings["run_seed"])
         self.stall = StallWatch(self.stuck, settings["stall_reads"], settings["stall_after_seconds"],
                                 enabled=not session.get("dry_run") and bool(session.get("stuck_seconds", 20)))
-        self.deciding: Observation | None = None
+        self.deciding: PolicyObservation | None = None
         self.checked: tuple | None = None  # (proposal, state, situation) of the last ``allowed`` check
 
     # -- memory ---------------------------------------------------------------------
-    def observe(self, obs: Observation) -> None:
+    def observe(self, obs: PolicyObservation) -> None:
         self.run.observe(obs.state, obs.row)
         self.ctx.reconcile(obs.state)
         self.stall.observe(self.ctx.here, is_blocking_popup(obs.state))  # digest: from reconcile
@@ -62,7 +62,7 @@ class Sts2Heuristic(Policy):
         self.run.seed.record_proposal(proposal)
 
     # -- deciding ---------------------------------------------------------------------
-    def decide(self, obs: Observation) -> Proposal:
+    def decide(self, obs: PolicyObservation) -> Proposal:
         st = obs.state
         d = digest(st)
         self.deciding = obs  # read by advice.consult (the model_error row's observation_id)
@@ -93,7 +93,7 @@ class Sts2Heuristic(Policy):
             return checked[2]
         return situation_of(p.action, p.parameters, st)
 
-    def _decide(self, obs: Observation, d: str) -> Proposal:
+    def _decide(self, obs: PolicyObservation, d: str) -> Proposal:
         if self.run.stop_reason:
             return Proposal.stop(self.run.stop_reason, source="stop_on_run_end")
         st = obs.state
@@ -121,7 +121,7 @@ class Sts2Heuristic(Policy):
                              "waiting for a change")
         return self.stall.check(wait, screen, escapes, escape_ok)
 
-    def _candidates(self, rule, obs: Observation, allowed) -> list[Proposal] | Proposal:
+    def _candidates(self, rule, obs: PolicyObservation, allowed) -> list[Proposal] | Proposal:
         """The screen rule's candidates, in preference order (an agent policy asks its model
         here; ``allowed`` is the memory's check of one proposal on this state)."""
         return rule(self, obs.state, screens.block_of(obs.state))

@@ -39,7 +39,7 @@ import zmq
 
 import protocol
 from protocol.actor_to_supervisor import Heartbeat, Hello, RequestStop
-from protocol.supervisor_to_actor import Ping, Refused, StopActor, Welcome
+from protocol.supervisor_to_actor import Ping, Refused, SessionInfo, StopActor, Welcome
 
 from . import hoplog
 from .recorder_client import RecorderClient
@@ -49,15 +49,11 @@ EXIT_REFUSED = 78
 EXIT_ORPHANED = 70
 
 
-@dataclasses.dataclass
-class ActorContext:
+@dataclasses.dataclass(frozen=True)
+class ActorContext(SessionInfo):
+    """What ``main`` gets: the session's facts from the welcome (``SessionInfo``), this
+    actor's name and start count, and the runtime's sockets, stop event and counters."""
     name: str
-    session_id: str
-    session_dir: str
-    capture_root: str
-    endpoints: dict[str, str]
-    profile: dict
-    heartbeat_s: float
     start_count: int
     zctx: zmq.Context
     stopping: threading.Event
@@ -181,11 +177,8 @@ def run_actor(name: str, main: Callable[[ActorContext], int | None]) -> None:
     counters = Counters()
     hoplog.install(name)
     sock, welcome = _handshake(zctx, name, endpoint, session, counters)
-    ctx = ActorContext(name=name, session_id=welcome.session_id,
-                       session_dir=welcome.session_dir, capture_root=welcome.capture_root,
-                       endpoints=dict(welcome.endpoints), profile=welcome.profile,
-                       heartbeat_s=welcome.heartbeat_s,
-                       start_count=int(os.environ.get("GAMERIG_START_COUNT", "1")),
+    ctx = ActorContext(**{**welcome.session_fields(), "endpoints": dict(welcome.endpoints)},
+                       name=name, start_count=int(os.environ.get("GAMERIG_START_COUNT", "1")),
                        zctx=zctx, stopping=threading.Event(), counters=counters)
     signal.signal(signal.SIGTERM, lambda *_: ctx.stopping.set())
     main_done = threading.Event()

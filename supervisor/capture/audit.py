@@ -24,7 +24,7 @@ import os
 import sys
 import traceback
 
-from actors.policy.base import Observation
+from actors.policy.base import PolicyObservation as Observation
 from actors.policy.registry import PolicyNotFound, load_policy_class
 from protocol import obspack
 from protocol.events import ActionAttempt, ActionResult, Proposal, SessionStart

@@ -41,7 +41,7 @@ def test_observe_and_step_replies_carry_capture_relative_evidence(actor, tmp_pat
 
 def test_refusals_say_whether_anything_ran(actor):
     bad = actor.answer(req.Step(attempt_id="a-1", buttons=["turbo"], frames=4))
-    assert isinstance(bad, rep.EmulatorError) and (bad.code, bad.effect) == ("invalid-button", "none")
+    assert isinstance(bad, rep.EmulatorErrorReply) and (bad.code, bad.effect) == ("invalid-button", "none")
     neutral = actor.answer(req.Checkpoint(label="x"))
     assert neutral.code == "checkpoint-not-neutral" and neutral.effect == "none"
     other = actor.answer(Finalize(reason="r", exit_code=0))

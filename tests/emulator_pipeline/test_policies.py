@@ -4,20 +4,20 @@ from __future__ import annotations
 import pytest
 
 from actors.emulator.session.config import ConfigProblem, EmulatorConfig, load_rom, parse_regions
-from actors.policy.base import Observation
-from actors.policy.pyboy import ExplorationInputs, PyboyDemo, PyboyExplore
+from actors.policy.base import PolicyObservation
 from actors.policy.mcp_pyboy import AgentPolicy
 from actors.policy.mcp_sts2 import Sts2AgentPolicy
+from actors.policy.pyboy import ExplorationInputs, PyboyDemo, PyboyExplore
 from actors.policy.registry import load_policy_class
 
 DEMO_ROM = {"title": "GAMERIG DEMO", "sha256": "d" * 64}
 OTHER_ROM = {"title": "Rex Runner", "sha256": "r" * 64}
 
 
-def obs(memory: dict | None = None, rom: dict = DEMO_ROM, hints: dict | None = None, n: int = 1) -> Observation:
+def obs(memory: dict | None = None, rom: dict = DEMO_ROM, hints: dict | None = None, n: int = 1) -> PolicyObservation:
     state = {"state_type": "pyboy", "frame": 100, "memory": memory or {}, "rom": rom, "held": [],
              "policy_hints": hints or {"seed": 3, "frames_per_step": None, "samples_per_step": 0}}
-    return Observation(f"o-{n:06d}", n, "run", state, {})
+    return PolicyObservation(f"o-{n:06d}", n, "run", state, {})
 
 
 def demo_memory(**over) -> dict:

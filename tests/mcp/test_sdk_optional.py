@@ -37,12 +37,12 @@ def test_the_agent_policies_load_and_decide_without_the_sdk(tmp_path):
     """Each MCP agent policy, found by its registry name and built as the policy actor builds it,
     stops the session when its server is gone (no server here: pid 2**22+1 is never alive)."""
     code = ("import sys\n"
-            "from actors.policy.base import Observation\n"
+            "from actors.policy.base import PolicyObservation\n"
             "from actors.policy.registry import load_policy_class\n"
             "for name in ('mcp_pyboy', 'mcp_sts2'):\n"
             f"    policy = load_policy_class(name)({{'bridge': 'ipc://{tmp_path}/agent.sock', "
             "'server_pid': 2**22 + 1}, {})\n"
-            "    proposal = policy.decide(Observation('o-1', 1, 'menu', {'state_type': 'menu'}, {}))\n"
+            "    proposal = policy.decide(PolicyObservation('o-1', 1, 'menu', {'state_type': 'menu'}, {}))\n"
             "    print(name, proposal.wish, proposal.reason)\n"
             "assert 'mcp' not in sys.modules or sys.modules['mcp'] is None\n")
     done = without_sdk(tmp_path, code)

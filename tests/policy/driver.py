@@ -17,7 +17,7 @@ import json
 import os
 import time
 
-from actors.policy.base import Observation, Proposal
+from actors.policy.base import PolicyObservation, Proposal
 from actors.policy.sts2 import Sts2Heuristic
 
 VENDOR = os.path.join(os.path.dirname(__file__), "..", "..", "vendor", "sts2mcp")
@@ -58,7 +58,7 @@ class Driver:
 
     def see(self, state: dict, **row) -> Proposal:
         self.step += 1
-        obs = Observation(f"o-{self.step:06d}", self.step, "preflight" if self.step == 1 else "run",
+        obs = PolicyObservation(f"o-{self.step:06d}", self.step, "preflight" if self.step == 1 else "run",
                           copy.deepcopy(state), row)
         self.policy.observe(obs)
         p = self.policy.decide(obs)

@@ -3,7 +3,7 @@ policy fed the mod's shapes (vendor/sts2mcp samples, edited per case), with a st
 """
 from __future__ import annotations
 
-from actors.policy.base import Observation
+from actors.policy.base import PolicyObservation
 from supervisor.watch import StreamWatch
 from tests.policy.driver import Clock, Driver, sample
 
@@ -51,7 +51,7 @@ def test_a_release_survives_a_restart_through_the_replayed_proposal_rows(monkeyp
     d.play(rw)
     read_until_released(d, clock, rw)
     fresh = Driver()  # a restarted policy replays the journal through the hooks
-    fresh.policy.observe(Observation("o-1", 1, "run", rw, {}))
+    fresh.policy.observe(PolicyObservation("o-1", 1, "run", rw, {}))
     first = dict(d.rows[0])
     fresh.policy.record_proposal(first)
     fresh.policy.record_result(first, {"outcome": "accepted", "response": {"status": "ok"}})

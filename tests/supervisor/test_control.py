@@ -16,10 +16,10 @@ from actors.runtime.transport import Counters, send_envelope
 from protocol.actor_to_supervisor import Heartbeat, Hello, RequestStop
 from protocol.cli_to_supervisor import AttachRequest, DetachRequest, StatusRequest, StopRequest
 from protocol.events import ActorRefused, ControlRefused, Event, StopRequested, TapAttached, TapDetached
-from protocol.supervisor_to_actor import Ping, Refused, StopActor, Welcome
+from protocol.supervisor_to_actor import Ping, Refused, SessionInfo, StopActor, Welcome
 from protocol.supervisor_to_cli import AttachReply, ControlError, DetachReply, StatusReply, StopReply
 from supervisor.children import Child
-from supervisor.control import SILENT_BEATS, Control, SessionFacts
+from supervisor.control import SILENT_BEATS, Control
 from supervisor.taps import TapRegistry
 
 TOKEN = "session-token"
@@ -34,11 +34,10 @@ class Desk:
     def __init__(self, tmp_path):
         self.zctx = zmq.Context()
         self.endpoint = f"inproc://control-{uuid.uuid4().hex}"
-        self.facts = SessionFacts(session_id="sess-1", session_dir=str(tmp_path / "s"),
-                                  capture_root=str(tmp_path), endpoints={"control": self.endpoint,
-                                                                         "stream": "ipc:///nowhere"},
-                                  profile={"name": "unit"}, heartbeat_s=HEARTBEAT_S, token=TOKEN,
-                                  startup_timeout_s=STARTUP_S)
+        self.session = SessionInfo(session_id="sess-1", session_dir=str(tmp_path / "s"),
+                                 capture_root=str(tmp_path), endpoints={"control": self.endpoint,
+                                                                        "stream": "ipc:///nowhere"},
+                                 profile={"name": "unit"}, heartbeat_s=HEARTBEAT_S)
         self.rows: list[Event] = []
         self.stops: list[tuple[str, str]] = []
         self.children = {n: Child(name=n, module="tests.supervisor.idle", args=[], env={},
@@ -46,7 +45,8 @@ class Desk:
         self.counters = Counters()
         self.taps = TapRegistry(session_token=TOKEN, streams={"ipc": "ipc:///stream"},
                                 record=self.record, status=self.status)
-        self.control = Control(self.zctx, self.facts, children=self.children, taps=self.taps,
+        self.control = Control(self.zctx, self.session, token=TOKEN, startup_timeout_s=STARTUP_S,
+                               children=self.children, taps=self.taps,
                                counters=self.counters, record=self.record,
                                request_stop=lambda reason, detail: self.stops.append((reason, detail)),
                                status=self.status)
@@ -56,7 +56,7 @@ class Desk:
         self.rows.append(event)
 
     def status(self) -> dict:
-        return {"session_id": self.facts.session_id, "steps": 7}
+        return {"session_id": self.session.session_id, "steps": 7}
 
     def peer(self, name: bytes | None = None) -> zmq.Socket:
         sock = self.zctx.socket(zmq.DEALER)
@@ -77,7 +77,7 @@ class Desk:
 
     def ask(self, sock: zmq.Socket, body, sender: str = "cli"):
         """Send ``body`` and return the reply the control sends back."""
-        send_envelope(sock, body, session=self.facts.session_id, sender=sender)
+        send_envelope(sock, body, session=self.session.session_id, sender=sender)
         return self.answer(sock)
 
     def answer(self, sock: zmq.Socket):
@@ -120,7 +120,8 @@ def test_the_actor_the_supervisor_started_is_welcomed_with_the_session_facts(des
     reply = desk.ask(sock, hello("policy", child.pid), sender="policy")
     assert isinstance(reply, Welcome)
     assert (reply.actor, reply.session_id, reply.heartbeat_s) == ("policy", "sess-1", HEARTBEAT_S)
-    assert reply.endpoints == desk.facts.endpoints and reply.profile == {"name": "unit"}
+    assert reply.endpoints == desk.session.endpoints and reply.profile == {"name": "unit"}
+    assert SessionInfo(**reply.session_fields()) == desk.session  # every fact, none dropped
     assert child.welcomed and desk.rows == []
 
 

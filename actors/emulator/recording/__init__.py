@@ -6,7 +6,7 @@
     retained     the journal indexed by branch, re-verification of a retained PNG, native game time
     frames       PNG encoding, RGBA hashing, the content-addressed frames/ store
     limits       the limits table, RecordingLimits, per-parent admission rules
-    results      StepResult, Observation, Sample, RecordingSpan, CheckpointInfo, BranchInfo
+    results      StepResult, ObservedFrame, Sample, RecordingSpan, CheckpointInfo, BranchInfo
     errors       EmulatorError and its tree (drawn in that module's docstring)
     rom          RomIdentity: validation, SHA-256, title, CGB flag, battery (a recording's header)
     lease        the advisory access lease on a recording root; access_diagnostic (no side effects)

@@ -86,11 +86,6 @@ def palette_png(rgb_palette: bytes, indices: np.ndarray) -> bytes:
                      _chunk(b"IDAT", zlib.compress(rows.tobytes(), 1)), _chunk(b"IEND", b"")))
 
 
-def encode_png(rgba: bytes) -> bytes:
-    """PNG bytes for one RGBA frame (stateless convenience over :class:`PngEncoder`)."""
-    return PngEncoder().encode(rgba)
-
-
 def decode_rgba(png: bytes) -> bytes:
     """The RGBA pixels of a stored PNG (for verification)."""
     with Image.open(io.BytesIO(png)) as image:

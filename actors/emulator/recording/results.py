@@ -88,7 +88,9 @@ class StepResult:
 
 
 @dataclass(frozen=True)
-class Observation:
+class ObservedFrame:
+    """What ``EmulatorSession.observe`` returns: the current frame (PNG, RGBA hash), the named
+    memory regions, the held buttons and the ROM identity."""
     frame: int
     png: bytes
     rgba_sha256: str

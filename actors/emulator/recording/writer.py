@@ -243,17 +243,6 @@ class Recording:
         self.charge(self.frames.put(rgba_hash, png))
         return True
 
-    def record_derived(self, name: str, nbytes: int, *, outside: bool = False) -> dict:
-        """Charge a derived output (e.g. a clip) to the byte budget in the quota ledger."""
-        self.require_live("record a derived output")
-        entry = {"kind": "derived", "name": name, "bytes": int(nbytes), "outside": outside, "at": now()}
-        line = (json.dumps(entry, sort_keys=True) + "\n").encode()
-        self.ensure_room(len(line) + (nbytes if outside else 0))
-        with open(self.path / LEDGER, "ab") as fh:
-            fh.write(line)
-        self.charge(len(line) + (nbytes if outside else 0))
-        return entry
-
     def write_manifest(self) -> None:
         """Replace recording.json atomically with the current summary."""
         manifest = {

@@ -208,7 +208,7 @@ class EmulatorActor:
         reply = self.replies.get(key) if key else None
         if reply is None:
             reply = self.answer(body)
-            if key and not isinstance(reply, rep.EmulatorError):
+            if key and not isinstance(reply, rep.EmulatorErrorReply):
                 self.replies[key] = reply
                 while len(self.replies) > REPLY_CACHE:
                     self.replies.popitem(last=False)
@@ -218,8 +218,8 @@ class EmulatorActor:
         """The reply to one request (no dedupe: ``_answer_once`` keeps first replies)."""
         handler = self.handlers.get(type(body))
         if handler is None:
-            return rep.EmulatorError(reply_to="", code="unexpected-type",
-                                     message=f"the emulator does not take {body.TYPE!r}")
+            return rep.EmulatorErrorReply(reply_to="", code="unexpected-type",
+                                          message=f"the emulator does not take {body.TYPE!r}")
         before = (self.session.branch_id, self.session.action_index)
         try:
             return handler(body)
@@ -229,11 +229,11 @@ class EmulatorActor:
             effect = "none" if isinstance(exc, REFUSED_BEFORE_RUNNING) and unchanged else "unknown"
             if not isinstance(body, req.Step):
                 effect = "none"
-            return rep.EmulatorError(reply_to="", code=exc.code, message=str(exc), effect=effect)
+            return rep.EmulatorErrorReply(reply_to="", code=exc.code, message=str(exc), effect=effect)
         except Exception as exc:  # a bug or a PyBoy failure: answer, log, keep serving
             log.exception("%s failed", body.TYPE)
-            return rep.EmulatorError(reply_to="", code="internal-error", message=f"{type(exc).__name__}: {exc}",
-                                     effect="unknown" if isinstance(body, req.Step) else "none")
+            return rep.EmulatorErrorReply(reply_to="", code="internal-error", message=f"{type(exc).__name__}: {exc}",
+                                          effect="unknown" if isinstance(body, req.Step) else "none")
 
     def on_observe(self, m: req.Observe) -> rep.Observed:
         s = self.session
@@ -265,7 +265,7 @@ class EmulatorActor:
             try:
                 reply = self._answer_once(req.Step.from_body(item))
             except ProtocolError as exc:
-                reply = rep.EmulatorError(reply_to="", code="bad-request", message=f"steps[{n}]: {exc}")
+                reply = rep.EmulatorErrorReply(reply_to="", code="bad-request", message=f"steps[{n}]: {exc}")
             out.append(reply.to_item())
         return rep.SteppedBatch(reply_to="", replies=out)
 

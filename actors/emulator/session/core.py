@@ -42,7 +42,7 @@ from ..recording.limits import RecordingLimits
 from .machine import Machine
 from ..recording.reader import EXPORT_DEFAULT_LIMIT, export_page, summarize
 from ..recording.writer import OUTCOMES, Recording, now
-from ..recording.results import BranchInfo, CheckpointInfo, Observation, RecordingSpan, Sample, StepResult
+from ..recording.results import BranchInfo, CheckpointInfo, ObservedFrame, RecordingSpan, Sample, StepResult
 from ..recording.rom import RomIdentity, battery_ram_size
 from .score import ScoreSpec
 
@@ -196,7 +196,7 @@ class EmulatorSession:
         return self._recording
 
     # ---- observe -------------------------------------------------------------------------
-    def observe(self) -> Observation:
+    def observe(self) -> ObservedFrame:
         """The current frame (PNG + RGBA hash), named memory regions, held buttons, ROM identity."""
         self._require_open("observe")
         started = time.perf_counter()
@@ -211,8 +211,8 @@ class EmulatorSession:
             rec.append(j.OBSERVATION, {"branchId": self.branch_id, "actionIndex": self.action_index,
                                        "frame": self.frame, "rgbaSha256": digest, "png": png_path,
                                        "executionMs": self._account(started)})
-        return Observation(self.frame, png, digest, memory, tuple(ordered(self.held)), self.rom,
-                           self.cgb, png_path, self.read_score())
+        return ObservedFrame(self.frame, png, digest, memory, tuple(ordered(self.held)), self.rom,
+                             self.cgb, png_path, self.read_score())
 
     def read_score(self) -> dict | None:
         """The score's evidence block now (``ScoreSpec.evaluate``); None without a score section."""
