@@ -30,8 +30,7 @@ import sys
 import typing
 from typing import Any
 
-from .event_base import (WRITER_FIELDS, Event, EventError, check_kind, extra_field,
-                         markdown_table, optional)
+from .event_base import WRITER_FIELDS, Event, EventError, check_kind, extra_field, markdown_table, optional
 
 SCHEMA_VERSION = 1
 

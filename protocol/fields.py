@@ -17,7 +17,8 @@ from __future__ import annotations
 import dataclasses
 import types
 import typing
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 from .errors import BadBody
 

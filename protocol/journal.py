@@ -20,7 +20,8 @@ import hashlib
 import io
 import json
 import os
-from typing import Any, BinaryIO, Iterable, Iterator
+from collections.abc import Iterable, Iterator
+from typing import Any, BinaryIO
 
 from .events import SCHEMA_VERSION  # noqa: F401  (re-exported: the writer's and readers' name)
 

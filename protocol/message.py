@@ -16,7 +16,7 @@ from typing import Any, ClassVar, TypeVar
 from .errors import UnknownMessageType
 from .fields import body_to_fields
 
-_REGISTRY: dict[str, type["Message"]] = {}
+_REGISTRY: dict[str, type[Message]] = {}
 _new = object.__new__
 #: per message class made by ``message`` with the generated ``__init__`` alone (none of its
 #: own, no ``__post_init__``, no field outside ``__init__``, no default_factory): its fields'

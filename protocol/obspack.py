@@ -96,7 +96,8 @@ class Pack:
             except (zlib.error, ValueError) as exc:
                 raise PackDamaged(f"{path}: its index is damaged ({exc})") from None
         if not isinstance(index, dict) or index.get("version") != VERSION:
-            raise PackDamaged(f"{path}: unknown pack version {index.get('version') if isinstance(index, dict) else '?'}")
+            version = index.get("version") if isinstance(index, dict) else "?"
+            raise PackDamaged(f"{path}: unknown pack version {version}")
         self.segments = index["segments"]
         self.files = {e[0]: e for e in index["files"]}
         self.order = [e[0] for e in index["files"]]
