@@ -127,9 +127,12 @@ def rows_between(path: str, offset: int, first: int, last: int) -> list[dict[str
     out: list[dict[str, Any]] = []
     want = last - first + 1
     for line in iter_lines(path, offset=offset):
-        seq = line.row.get("sequence", 0) if line.row is not None else None
+        row = line.row
+        if row is None:
+            continue
+        seq = row.get("sequence", 0)
         if isinstance(seq, int) and first <= seq <= last:
-            out.append(line.row)
+            out.append(row)
             if len(out) >= want:
                 break
     return out

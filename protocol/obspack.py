@@ -29,6 +29,7 @@ import os
 import struct
 import zlib
 from collections.abc import Iterable
+from typing import Any
 
 PACK = "observations.pack"
 DIRNAME = "observations"
@@ -43,9 +44,10 @@ class PackDamaged(OSError):
     """The pack cannot give this file: ``what`` says why and where."""
 
 
-def write(path: str, files: Iterable[tuple[str, bytes]], segment: int = SEGMENT) -> dict:
+def write(path: str, files: Iterable[tuple[str, bytes]], segment: int = SEGMENT) -> dict[str, Any]:
     """Write a pack of ``(name, bytes)`` at ``path`` (not fsynced here); its index."""
-    segments, entries = [], []
+    segments: list[list[Any]] = []  # [offset, length, sha256] per segment
+    entries: list[list[Any]] = []  # [name, segment, offset, length, sha256] per file
     with open(path, "wb") as fh:
         fh.write(MAGIC)
         batch: list[tuple[str, bytes]] = []
@@ -166,5 +168,6 @@ def read_bytes(capture_root: str, relpath: str) -> bytes:
         return pack.read(os.path.basename(full))
 
 
-def read_state(capture_root: str, relpath: str) -> dict:
-    return json.loads(read_bytes(capture_root, relpath))
+def read_state(capture_root: str, relpath: str) -> dict[str, Any]:
+    state: dict[str, Any] = json.loads(read_bytes(capture_root, relpath))
+    return state
