@@ -23,7 +23,7 @@ import os
 from collections.abc import Iterable, Iterator
 from typing import Any, BinaryIO
 
-from .events import SCHEMA_VERSION  # noqa: F401  (re-exported: the writer's and readers' name)
+from .events import SCHEMA_VERSION as SCHEMA_VERSION  # re-exported: the writer's and readers' name
 
 GENESIS = "0" * 64
 
