@@ -9,7 +9,7 @@ PIP := $(PY) -m pip install --progress-bar on --disable-pip-version-check
 DEMO_STAMP := $(VENV)/.installed-demo
 TEST_STAMP := $(VENV)/.installed-test
 
-.PHONY: demo model-demo agent-demo pyboy-agent-demo test venv clean bench
+.PHONY: demo model-demo agent-demo pyboy-agent-demo lint test venv clean bench
 
 $(PY):
 	@echo "== creating $(VENV) with $(PYTHON)"
@@ -43,7 +43,19 @@ agent-demo: $(DEMO_STAMP)
 pyboy-agent-demo: $(DEMO_STAMP)
 	$(PY) -m actors.model_client.standin --port 0 --run $(VENV)/bin/supervisor start run/profiles/pyboy-agent.yaml --set 'model.base_url={url}'
 
-test: $(TEST_STAMP)
+# the linter, the formatter check and the type checker (configured in pyproject.toml); all three
+# run and report, and any failure fails the target (and with it `make test`)
+lint: $(TEST_STAMP)
+	@fail=0; \
+	echo "== ruff check: lint rules (fix: $(VENV)/bin/ruff check --fix .)"; \
+	$(VENV)/bin/ruff check . || fail=1; \
+	echo "== ruff format --check: layout (fix: $(VENV)/bin/ruff format .)"; \
+	$(VENV)/bin/ruff format --check . || fail=1; \
+	echo "== mypy: types (protocol/ strict; pyproject.toml [tool.mypy])"; \
+	$(VENV)/bin/mypy || fail=1; \
+	exit $$fail
+
+test: $(TEST_STAMP) lint
 	$(PY) -m pytest -n 2
 
 clean:

@@ -28,12 +28,19 @@ The session journal (rows on disk, not messages):
 
 Importing the package registers every message type.
 """
-from . import (actor_to_supervisor, cli_to_supervisor, from_recorder,  # noqa: F401
-               model_to_policy, policy_to_model, supervisor_to_actor, supervisor_to_cli,
-               to_recorder)
-from . import from_emulator, to_emulator  # noqa: F401
-from .codec import (MAX_FRAME_BYTES, PROTOCOL_MAJOR, PROTOCOL_MINOR, Envelope, decode,
-                    encode, new_id, wrap)
+from . import (  # noqa: F401  (importing each module registers its message types)
+    actor_to_supervisor,
+    cli_to_supervisor,
+    from_emulator,
+    from_recorder,
+    model_to_policy,
+    policy_to_model,
+    supervisor_to_actor,
+    supervisor_to_cli,
+    to_emulator,
+    to_recorder,
+)
+from .codec import MAX_FRAME_BYTES, PROTOCOL_MAJOR, PROTOCOL_MINOR, Envelope, decode, encode, new_id, wrap
 from .errors import ProtocolError
 
 __all__ = ["Envelope", "ProtocolError", "decode", "encode", "new_id", "wrap",

@@ -69,14 +69,14 @@ def encode(env: Envelope) -> bytes:
     return data
 
 
-def _field(frame: list, index: int, name: str, kind: type | tuple[type, ...]) -> Any:
+def _field(frame: list[Any], index: int, name: str, kind: type | tuple[type, ...]) -> Any:
     value = frame[index]
     if not isinstance(value, kind) or isinstance(value, bool):
         raise BadEnvelope(f"{name} (position {index}) has type {type(value).__name__}")
     return value
 
 
-def _checked_head(frame: list) -> tuple:
+def _checked_head(frame: list[Any]) -> tuple[int, int, str, int, str, str, str, float]:
     """The envelope's fields after the magic, checked in wire order: the first wrong one is
     the one named (``decode`` comes here when its one-line check finds anything unusual)."""
     if frame[0] != MAGIC:

@@ -66,7 +66,7 @@ class KindSpec:
 _SPECS: dict[type, KindSpec] = {}
 
 
-def spec(cls: type["Event"]) -> KindSpec:
+def spec(cls: type[Event]) -> KindSpec:
     """The declared fields of ``cls``, resolved once per class."""
     found = _SPECS.get(cls)
     if found is None:
@@ -94,7 +94,7 @@ class Event:
     def to_row(self) -> dict[str, Any]:
         """Exactly the row's own keys plus ``event`` (the writer adds the common fields)."""
         kind = spec(type(self))
-        row: dict[str, Any] = dict(getattr(self, "extra")) if kind.open else {}
+        row: dict[str, Any] = dict(getattr(self, "extra")) if kind.open else {}  # noqa: B009  (only open kinds have it)
         for f in kind.fields:
             value = getattr(self, f.name)
             if value is None and f.omit_when_none:

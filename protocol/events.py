@@ -30,8 +30,7 @@ import sys
 import typing
 from typing import Any
 
-from .event_base import (WRITER_FIELDS, Event, EventError, check_kind, extra_field,
-                         markdown_table, optional)
+from .event_base import WRITER_FIELDS, E, Event, EventError, check_kind, extra_field, markdown_table, optional
 
 SCHEMA_VERSION = 1
 
@@ -42,7 +41,7 @@ __all__ = ["SCHEMA_VERSION", "EVENTS", "Event", "EventError", "RecordedEvent", "
 
 
 @typing.dataclass_transform(kw_only_default=True, frozen_default=True)
-def event_kind(cls: type) -> type:
+def event_kind(cls: type[E]) -> type[E]:
     """Class decorator: a frozen, keyword-only event dataclass, registered under its KIND."""
     cls = check_kind(dataclasses.dataclass(frozen=True, kw_only=True)(cls))
     if cls.KIND in EVENTS:
@@ -54,7 +53,8 @@ def event_kind(cls: type) -> type:
 def parse(row: Any) -> Event | None:
     """The typed event of ``row``; ``None`` when its kind is unknown (skip it).
     Raises ``EventError`` when a known kind's row lacks a field or has an ill-typed one."""
-    cls = EVENTS.get(row.get("event")) if isinstance(row, dict) else None
+    # a row's "event" may be any JSON value: one that names no kind finds none
+    cls = EVENTS.get(row.get("event")) if isinstance(row, dict) else None  # type: ignore[arg-type]
     return cls.from_row(row) if cls is not None else None
 
 

@@ -17,7 +17,8 @@ from __future__ import annotations
 import dataclasses
 import types
 import typing
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 from .errors import BadBody
 
@@ -30,7 +31,7 @@ UNSURE = object()
 
 #: a compiled check: the exact types that fit as they are (None: any value), and the closure
 #: for the rest (None: there is none), which returns the checked value or ``UNSURE``
-Check = tuple[frozenset | None, Callable[[Any], Any] | None]
+Check = tuple[frozenset[type] | None, Callable[[Any], Any] | None]
 
 _PLAIN = (str, int, bool, bytes, dict, list)
 _NONE = frozenset((type(None),))
@@ -93,7 +94,7 @@ def _int_to_float(value: Any) -> Any:
     return float(value) if type(value) is int else UNSURE
 
 
-def _list_of(accept: frozenset | None, convert: Callable[[Any], Any] | None) -> Callable[[Any], Any]:
+def _list_of(accept: frozenset[type] | None, convert: Callable[[Any], Any] | None) -> Callable[[Any], Any]:
     """``list[X]``: a new list of the checked items, as ``check_value`` returns."""
     def check_list(value: Any) -> Any:
         if type(value) is not list:
@@ -113,7 +114,7 @@ def _list_of(accept: frozenset | None, convert: Callable[[Any], Any] | None) -> 
     return check_list
 
 
-def _map_of(accept: frozenset | None, convert: Callable[[Any], Any] | None) -> Callable[[Any], Any]:
+def _map_of(accept: frozenset[type] | None, convert: Callable[[Any], Any] | None) -> Callable[[Any], Any]:
     """``dict[str, X]``: the map itself, as ``check_value`` returns (values unconverted)."""
     def check_map(value: Any) -> Any:
         if type(value) is not dict or not _STR.issuperset(map(type, value)):
@@ -178,7 +179,7 @@ def _check_value(type_name: str, field: str, tp: Any, value: Any) -> Any:
 
 _SCHEMAS: dict[type, tuple[tuple[str, Any, bool], ...]] = {}
 #: ``(field, annotation, required, accept, convert)``: a schema entry and its compiled check
-Planned = tuple[str, Any, bool, frozenset | None, Callable[[Any], Any] | None]
+Planned = tuple[str, Any, bool, frozenset[type] | None, Callable[[Any], Any] | None]
 _PLANS: dict[type, tuple[Planned, ...]] = {}
 
 
@@ -202,7 +203,13 @@ def _plan(cls: type) -> tuple[Planned, ...]:
     return found
 
 
-def body_to_fields(cls: type, body: Any) -> dict[str, Any]:
+class _Typed(typing.Protocol):
+    """A message class as ``body_to_fields`` sees it: a dataclass with its wire name."""
+
+    TYPE: typing.ClassVar[str]
+
+
+def body_to_fields(cls: type[_Typed], body: Any) -> dict[str, Any]:
     """Validate a decoded body map against ``cls``'s dataclass fields."""
     name = cls.TYPE
     if not isinstance(body, dict):

@@ -20,9 +20,10 @@ import hashlib
 import io
 import json
 import os
-from typing import Any, BinaryIO, Iterable, Iterator
+from collections.abc import Iterable, Iterator
+from typing import Any, BinaryIO
 
-from .events import SCHEMA_VERSION  # noqa: F401  (re-exported: the writer's and readers' name)
+from .events import SCHEMA_VERSION as SCHEMA_VERSION  # re-exported: the writer's and readers' name
 
 GENESIS = "0" * 64
 
@@ -126,9 +127,12 @@ def rows_between(path: str, offset: int, first: int, last: int) -> list[dict[str
     out: list[dict[str, Any]] = []
     want = last - first + 1
     for line in iter_lines(path, offset=offset):
-        seq = line.row.get("sequence", 0) if line.row is not None else None
+        row = line.row
+        if row is None:
+            continue
+        seq = row.get("sequence", 0)
         if isinstance(seq, int) and first <= seq <= last:
-            out.append(line.row)
+            out.append(row)
             if len(out) >= want:
                 break
     return out

@@ -24,13 +24,14 @@ from __future__ import annotations
 
 import dataclasses
 import json
+from typing import Any
 
 VERSION = 1
 GAMEBOY_KINDS = ("step", "checkpoint", "restore", "stop_recording", "clip", "observe", "end")
 STS2_KINDS = ("act", "observe", "end")
 
 
-def _load(data: bytes) -> dict | None:
+def _load(data: bytes) -> dict[str, Any] | None:
     try:
         msg = json.loads(data)
     except ValueError:
@@ -58,7 +59,7 @@ class Next:
 class AgentRequest:
     """The server's answer to an ask: the agent's request, for that ask's observation."""
     observation_id: str
-    request: dict
+    request: dict[str, Any]
 
     def encode(self) -> bytes:
         return json.dumps({"bridge": VERSION, "observation_id": self.observation_id,

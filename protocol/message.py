@@ -11,12 +11,12 @@ error type it is (``actors.runtime.transport``).
 from __future__ import annotations
 
 import dataclasses
-from typing import Any, ClassVar, TypeVar
+from typing import Any, ClassVar, TypeVar, dataclass_transform
 
 from .errors import UnknownMessageType
 from .fields import body_to_fields
 
-_REGISTRY: dict[str, type["Message"]] = {}
+_REGISTRY: dict[str, type[Message]] = {}
 _new = object.__new__
 #: per message class made by ``message`` with the generated ``__init__`` alone (none of its
 #: own, no ``__post_init__``, no field outside ``__init__``, no default_factory): its fields'
@@ -58,6 +58,7 @@ class Message:
         return {"type": self.TYPE, "body": self.to_body()}
 
 
+@dataclass_transform(frozen_default=True)
 def message(cls: type[M]) -> type[M]:
     """Class decorator: make ``cls`` a frozen dataclass and register its ``TYPE``."""
     own_init = "__init__" in cls.__dict__ or hasattr(cls, "__post_init__")
@@ -80,7 +81,7 @@ def lookup(type_name: Any) -> type[Message]:
         raise UnknownMessageType(type_name) from None
 
 
-def from_item(item: dict) -> Message:
+def from_item(item: dict[str, Any]) -> Message:
     """A batch item (see ``Message.to_item``) back to its message; ``ProtocolError`` if it
     names no known type or its body does not fit."""
     return lookup(item.get("type")).from_body(item.get("body"))

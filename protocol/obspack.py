@@ -30,6 +30,7 @@ import os
 import struct
 import zlib
 from collections.abc import Iterable
+from typing import Any
 
 PACK = "observations.pack"
 DIRNAME = "observations"
@@ -44,9 +45,10 @@ class PackDamaged(OSError):
     """The pack cannot give this file: ``what`` says why and where."""
 
 
-def write(path: str, files: Iterable[tuple[str, bytes]], segment: int = SEGMENT) -> dict:
+def write(path: str, files: Iterable[tuple[str, bytes]], segment: int = SEGMENT) -> dict[str, Any]:
     """Write a pack of ``(name, bytes)`` at ``path`` (not fsynced here); its index."""
-    segments, entries = [], []
+    segments: list[list[Any]] = []  # [offset, length, sha256] per segment
+    entries: list[list[Any]] = []  # [name, segment, offset, length, sha256] per file
     with open(path, "wb") as fh:
         fh.write(MAGIC)
         batch: list[tuple[str, bytes]] = []
@@ -76,7 +78,7 @@ def write(path: str, files: Iterable[tuple[str, bytes]], segment: int = SEGMENT)
     return index
 
 
-def index_problem(index: dict) -> str | None:
+def index_problem(index: dict[str, Any]) -> str | None:
     """What makes a decoded index unusable (its tables' shape, a file in a segment it does not
     list), or None."""
     segments, files = index.get("segments"), index.get("files")
@@ -114,7 +116,8 @@ class Pack:
             except (zlib.error, ValueError) as exc:
                 raise PackDamaged(f"{path}: its index is damaged ({exc})") from None
         if not isinstance(index, dict) or index.get("version") != VERSION:
-            raise PackDamaged(f"{path}: unknown pack version {index.get('version') if isinstance(index, dict) else '?'}")
+            version = index.get("version") if isinstance(index, dict) else "?"
+            raise PackDamaged(f"{path}: unknown pack version {version}")
         problem = index_problem(index)
         if problem is not None:
             raise PackDamaged(f"{path}: its index does not describe a pack ({problem})")
@@ -186,5 +189,6 @@ def read_bytes(capture_root: str, relpath: str) -> bytes:
         return pack.read(os.path.basename(full))
 
 
-def read_state(capture_root: str, relpath: str) -> dict:
-    return json.loads(read_bytes(capture_root, relpath))
+def read_state(capture_root: str, relpath: str) -> dict[str, Any]:
+    state: dict[str, Any] = json.loads(read_bytes(capture_root, relpath))
+    return state

@@ -38,7 +38,7 @@ class Welcome(Message, SessionInfo, _ToActor):
     TYPE = "welcome"
 
     @classmethod
-    def to(cls, actor: str, info: SessionInfo) -> "Welcome":
+    def to(cls, actor: str, info: SessionInfo) -> Welcome:
         """The welcome for ``actor`` in the session ``info`` describes."""
         return cls(actor=actor, **info.session_fields())
 

@@ -82,7 +82,7 @@ class RecordEvent(Message):
     key: str | None = None  # idempotency key; a repeated key is not appended twice
 
     @classmethod
-    def of(cls, event: Event, key: str | None = None) -> "RecordEvent":
+    def of(cls, event: Event, key: str | None = None) -> RecordEvent:
         """The request that records ``event`` (a ``protocol.events`` kind). ``key`` is the
         idempotency key (the recorder writes it into the row as ``event_key``); without it,
         the event's own ``event_key`` is used, if it has one. A reserved kind (one only the

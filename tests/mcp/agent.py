@@ -30,7 +30,7 @@ class Agent:
     async def call(self, name: str, arguments: dict | None = None) -> Reply:
         return Reply(await self.session.call_tool(name, arguments or {}))
 
-    async def ok(self, name: str, arguments: dict | None = None) -> dict:
+    async def ok(self, name: str, arguments: dict | None = None) -> Reply:
         reply = await self.call(name, arguments)
         assert not reply.is_error, f"{name} {arguments}: {reply.text}"
         return reply
