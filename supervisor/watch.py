@@ -30,7 +30,7 @@ import time
 
 from actors.runtime.journal_actor import JournalActor
 from protocol import events as ev
-from supervisor.capture.facts import SessionFacts
+from supervisor.capture.facts import CapturedSession
 
 
 PROGRESS = (ev.Observation.KIND, ev.ProposalStatus.KIND, ev.ActionResult.KIND)  # rows that show progress
@@ -42,7 +42,7 @@ class StreamWatch(JournalActor):
     def __init__(self, max_steps: int | None, follower=None, model_stop_after: int | None = None):
         super().__init__(follower, max_steps=max_steps)  # self.track: the actors' step bookkeeping
         self.model_stop_after = model_stop_after   # None: a model that never answers stops nothing
-        self.facts = SessionFacts()    # every row: the runs that ended (the cost per run)
+        self.facts = CapturedSession()    # every row: the runs that ended (the cost per run)
         self.model = self.facts.model  # the model's answers, errors, tokens and cost
         self.outcomes = {"accepted": 0, "rejected": 0, "unknown": 0}
         self.dispositions: dict[str, int] = {}

@@ -1,19 +1,10 @@
-"""Capture tools: the logic behind ``supervisor capture SUBCOMMAND PATH``.
+"""Reading captures: the library behind ``supervisor capture SUBCOMMAND PATH``, ``supervisor
+view``, the fleet's results and the live supervision. It returns data or raises a
+``CaptureError``; printing, exit codes and the command line live in
+``supervisor/commands/capture/`` (one module per subcommand). Nothing here imports the
+commands, the fleet, the viewer or the command line.
 
-One module per subcommand, each defining its ``Command`` class next to its entry function
-(``supervisor/commands/capture.py`` lists them); the rest are the verifier's parts.
-
-    verify.py     ``capture verify``: resolve PATH (session or capture root), run the checks,
-                  exit 0 / 3 incomplete / 4 damaged / 2 usage
-    recordings.py ``capture archive|retrieve|restore|diagnose``: emulator recording maintenance
-                  (actors/emulator/tools/archive.py, lease.py); exit 0 / 1 refused / 3 interrupted
-    frames.py     ``capture frames``: a recording's retained frames, checkpoints and branches
-    review.py     ``capture review``: an interval of an emulator recording (actors/emulator/tools/review.py)
-    clip.py       ``capture clip``: a GIF from a recording's retained frames (actors/emulator/tools/clips.py)
-    packing.py    ``capture pack|unpack``: observation files <-> observations.pack (protocol/obspack.py)
-    audit.py      ``capture audit``: every stored observation replayed through a fresh policy
-    coverage.py   ``capture coverage``: screen variants, action kinds and runs of STS2MCP captures
-    evidence.py   what review and clip share: PATH resolution, errors, exit 0 / 1 refused / 2 usage / 4 damaged
+    verify.py     resolve PATH (session, capture root or fleet root), run the checks, the report
     session.py    one session directory: two streaming passes over events.jsonl
     stream.py     the torn-row marks of recorder_resumed rows, file digests
     chain.py      torn rows, common fields, sequences and the hash chain
@@ -21,10 +12,20 @@ One module per subcommand, each defining its ``Command`` class next to its entry
     summary.py    session.json against the journal (pinned last row, restated counts)
     feeds.py      the root feeds decisions.jsonl and sessions.jsonl
     findings.py   findings, severities, reports, verdicts and the exit codes
-    report.py     the short human summary
+    report.py     the verifier's short human summary
+    facts.py      what a journal says of its session (``CapturedSession``: runs, wins, the
+                  model's use and cost), as fleet results, the viewer and supervision read it
+    runscore.py   a Slay the Spire 2 run's progress score
+    coverage.py   screen variants, action kinds and runs of STS2MCP captures
+    audit.py      every stored observation replayed through a fresh policy
+    packing.py    observation files <-> observations.pack (protocol/obspack.py)
+    frames.py     an emulator recording's retained frames; PATH resolved to its recording
+    fleetroot.py  what a capture reader needs of a fleet root: recognise it, its slots' capture roots
     errors.py     CaptureError and its subclasses
 
-The journal format itself (rows, canonical encoding, GENESIS, the one line reader) lives in
-``protocol/journal.py``, its event kinds in ``protocol/events.py``; docs/journal.md
-documents schema v1 and the verifier.
+The emulator recordings' own tools (review, clips, archive, leases) live in
+``actors/emulator/tools/`` and ``actors/emulator/recording/``. The journal format itself
+(rows, canonical encoding, GENESIS, the one line reader) lives in ``protocol/journal.py``,
+its event kinds in ``protocol/events.py``; docs/journal.md documents schema v1 and the
+verifier.
 """

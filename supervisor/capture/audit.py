@@ -1,4 +1,4 @@
-"""Audit a capture offline: ``supervisor capture audit PATH [--policy NAME] [--json]``.
+"""Audit a capture offline (``supervisor capture audit PATH`` prints the reports).
 
 Replays every stored observation of each session, in journal order, through a fresh
 instance of the policy (the profile's ``policy.module`` recorded in ``session_start``, or
@@ -11,28 +11,22 @@ decisions per screen type (action counts, waits, stops). A decision that differs
 recorded one is counted as a divergence per screen — expected where time-based rules (the
 stuck limit) or a changed policy decide differently; it is information, not an error.
 
-Exit codes: 0 no exception, 1 at least one exception, 2 PATH is not a capture.
-
-Example:
-  supervisor capture audit run/capture
-  supervisor capture audit run/capture/sessions/<session-id> --policy mypkg.mypolicy --json
+``sessions_to_audit(PATH)`` lists what to replay (``NotACapture`` for a PATH it cannot use),
+``audit_session`` replays one session (``PolicyNotFound`` for a policy name it cannot load).
 """
 from __future__ import annotations
 
 import collections
 import os
-import sys
 import traceback
 
-from actors.policy.base import PolicyObservation as Observation
-from actors.policy.registry import PolicyNotFound, load_policy_class
+from actors.policy.base import PolicyObservation
+from actors.policy.registry import load_policy_class
 from protocol import obspack
 from protocol.events import ActionAttempt, ActionResult, Proposal, SessionStart
-from protocol.events import Observation as ObservationEvent  # (the policy's Observation is another thing)
+from protocol.events import Observation
 from protocol.journal import iter_lines
-from supervisor.commands.base import Command, emit
 
-from .errors import NotACapture
 from .facts import ModelUse
 from .verify import resolve
 
@@ -64,7 +58,7 @@ def audit_session(session_dir: str, capture_root: str, policy_name: str | None) 
             policy = cls(dict((profile.get("policy") or {}).get("settings") or {}),
                          dict(profile.get("session") or {}))
             out["policy"] = name
-        elif ev == ObservationEvent.KIND and policy is not None:
+        elif ev == Observation.KIND and policy is not None:
             out["observations"] += 1
             decided[row["observation_id"]] = _audit_one(policy, row, capture_root, by_screen, out)
         elif ev == Proposal.KIND:
@@ -88,7 +82,7 @@ def _audit_one(policy, row: dict, root: str, by_screen, out: dict) -> tuple | No
     oid = row["observation_id"]
     try:
         state = obspack.read_state(root, row["path"])
-        obs = Observation(oid, row.get("step", 0), row.get("phase", "run"), state, row)
+        obs = PolicyObservation(oid, row.get("step", 0), row.get("phase", "run"), state, row)
         policy.observe(obs)
         p = policy.decide(obs)
     except Exception as exc:  # the point of an audit: report, go on
@@ -101,60 +95,11 @@ def _audit_one(policy, row: dict, root: str, by_screen, out: dict) -> tuple | No
     return (p.action, p.parameters)
 
 
-class Audit(Command):
-    """Replay a capture's observations through the policy: exceptions and decisions per screen."""
-    name = "audit"
-
-    def add_arguments(self, p) -> None:
-        p.add_argument("path", help="a session directory or a capture root")
-        p.add_argument("--policy", help="audit this policy instead of the recorded policy.module")
-        p.add_argument("--json", action="store_true", help="machine-readable report")
-
-    def run(self, args) -> int:
-        try:
-            kind, path = resolve(args.path)
-        except NotACapture as exc:
-            sys.stderr.write(f"error: {exc}\n")
-            return 2
-        if kind == "session":
-            sessions, root = [path], os.path.dirname(os.path.dirname(path))
-        else:
-            root = path
-            base = os.path.join(path, SESSIONS)
-            sessions = [os.path.join(base, d) for d in sorted(os.listdir(base))]
-        reports = []
-        tty = sys.stderr.isatty()
-        for i, sd in enumerate(sessions, 1):
-            if tty:
-                sys.stderr.write(f"\raudit {i}/{len(sessions)} {os.path.basename(sd)}")
-            try:
-                reports.append(audit_session(sd, root, args.policy))
-            except PolicyNotFound as exc:
-                sys.stderr.write(f"\nerror: {exc}\n")
-                return 2
-            except OSError as exc:
-                reports.append({"session": os.path.basename(sd), "error": str(exc), "exceptions": []})
-        if tty:
-            sys.stderr.write("\n")
-        failed = sum(len(r["exceptions"]) for r in reports)
-        emit(args, {"sessions": reports, "exceptions": failed}, _human(reports, failed))
-        return 1 if failed else 0
-
-
-def _human(reports: list[dict], failed: int) -> str:
-    lines = []
-    for r in reports:
-        if "error" in r:
-            lines.append(f"{r['session']}: unreadable: {r['error']}")
-            continue
-        lines.append(f"{r['session']}: {r['observations']} observations, policy {r['policy']}, "
-                     f"{len(r['exceptions'])} exceptions, {r['divergences']} divergent decisions")
-        for screen, counts in r["by_screen"].items():
-            lines.append(f"  {screen:<15} " + ", ".join(f"{k} {v}" for k, v in sorted(counts.items())))
-        if r.get("model", {}).get("errors"):
-            lines.append(f"  MODEL: {r['model_line']}"
-                         + ("; the model never answered" if r["model"]["never_answered"] else ""))
-        for e in r["exceptions"][:20]:
-            lines.append(f"  EXCEPTION at {e['observation_id']} ({e['state_type']}): {e['error']}")
-    lines.append(f"{'no exceptions' if not failed else f'{failed} exceptions'} in {len(reports)} sessions")
-    return "\n".join(lines)
+def sessions_to_audit(path: str) -> tuple[str, list[str]]:
+    """(the capture root, its session directories to replay) for a session directory or a
+    capture root; raises ``NotACapture``."""
+    kind, target = resolve(path)
+    if kind == "session":
+        return os.path.dirname(os.path.dirname(target)), [target]
+    base = os.path.join(target, SESSIONS)
+    return target, [os.path.join(base, d) for d in sorted(os.listdir(base))]

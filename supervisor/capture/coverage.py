@@ -1,4 +1,4 @@
-"""Screen coverage of STS2MCP captures: ``supervisor capture coverage PATH [--json]``.
+"""Screen coverage of STS2MCP captures (``supervisor capture coverage PATH`` prints it).
 
 Reads each session's journal and observation files (nothing is written) and reports:
 
@@ -15,18 +15,14 @@ Reads each session's journal and observation files (nothing is written) and repo
 * each session's exit reason; a session that ended ``stuck`` counts as a stall;
 * a Game Boy session's score when it read one (``emulator.score``): final and best, the frame
   each milestone was first reached, the first game-over frame;
-* each Slay the Spire 2 session's runs with their scores (``SessionFacts``, the same figures as
+* each Slay the Spire 2 session's runs with their scores (``CapturedSession``, the same figures as
   ``fleet report`` and ``supervisor view``): outcome, floor, act, elites and bosses beaten, HP at
   the end, the progress score (``supervisor.capture.runscore``) and the seed mark, and the run
   still being played at the journal's end, if any.
 
-``--expect FILE`` (or ``expect=`` in code) names variants that must appear; the command then
-exits 1 naming those never reached. Exit 0 otherwise, 2 when PATH is not a capture.
-
-Example:
-  supervisor capture coverage run/capture
-  supervisor capture coverage run/capture --json --expect vendor/sts2mcp
-  supervisor capture coverage campaign-a/capture campaign-b/capture
+``expected_variants(FILE)`` names variants that must appear and ``CoverageReport.missing``
+those never reached (``capture coverage --expect`` then exits 1); ``scan`` raises
+``NotACapture`` for a PATH it cannot use.
 """
 from __future__ import annotations
 
@@ -38,11 +34,8 @@ from typing import Any, Callable, Iterable
 from actors.emulator.session.score import ScoreTally
 from protocol.events import ActionAttempt, ActionResult, Observation, SessionEnd
 from protocol.journal import iter_lines
-from supervisor.commands.base import Command, emit
 
-from .facts import ModelUse, SessionFacts, load_state, model_spent
-
-from .errors import NotACapture
+from .facts import CapturedSession, ModelUse, load_state, model_spent
 from .verify import resolve
 
 COMBAT = ("monster", "elite", "boss")
@@ -142,7 +135,7 @@ class SessionCoverage:
     model_line: str = ""                    # as supervisor start's last lines say it
     score: dict | None = None               # a Game Boy run's score (emulator.score; ScoreTally)
     score_line: str = ""
-    runs: list = dataclasses.field(default_factory=list)   # each run's score (RUN_KEYS; SessionFacts)
+    runs: list = dataclasses.field(default_factory=list)   # each run's score (RUN_KEYS; CapturedSession)
     run_in_progress: dict | None = None     # the run still being played at the journal's end
 
     @property
@@ -180,7 +173,7 @@ def scan_session(session_dir: str, capture_root: str, cov: CoverageReport) -> Se
     walk = _RunWalk(sc)
     model = ModelUse()
     score = ScoreTally()
-    facts = SessionFacts(read_state=lambda r: load_state(capture_root, r.get("path")))
+    facts = CapturedSession(read_state=lambda r: load_state(capture_root, r.get("path")))
     for line in iter_lines(os.path.join(session_dir, "events.jsonl")):
         row = line.row or {}
         model.add(row)
@@ -330,28 +323,3 @@ def render(cov: CoverageReport, missing: list[str]) -> str:
         lines += ["", "never reached: " + ", ".join(missing)]
     return "\n".join(lines)
 
-
-class Coverage(Command):
-    """Screen variants, action kinds and runs of STS2MCP captures (reads only).
-
-    Example:
-      supervisor capture coverage run/capture
-      supervisor capture coverage run/capture --expect vendor/sts2mcp --json
-    """
-    name = "coverage"
-
-    def add_arguments(self, p) -> None:
-        p.add_argument("path", nargs="+", help="capture roots or session directories (all counted together)")
-        p.add_argument("--expect", help="variants that must appear: a samples directory "
-                       "(vendor/sts2mcp) or a file with one name per line; exit 1 if any is missing")
-        p.add_argument("--json", action="store_true", help="machine-readable output")
-
-    def run(self, args) -> int:
-        try:
-            cov = scan(*args.path)
-        except NotACapture as exc:
-            print(f"capture coverage: {exc}")
-            return 2
-        missing = cov.missing(expected_variants(args.expect)) if args.expect else []
-        emit(args, dict(cov.as_dict(), missing=missing), render(cov, missing))
-        return 1 if missing else 0

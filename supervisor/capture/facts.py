@@ -1,6 +1,6 @@
 """Runs, wins and action results of one session, from its journal rows, one row at a time.
 
-``SessionFacts.add(row)`` takes the rows of ``events.jsonl`` in order; ``facts()`` is what
+``CapturedSession.add(row)`` takes the rows of ``events.jsonl`` in order; ``facts()`` is what
 ``supervisor fleet report`` (``results.jsonl``) and ``supervisor view`` show, so a figure on a
 page and the same figure in a fleet's results come from this one class.
 
@@ -233,7 +233,7 @@ def short_count(n: int) -> str:
     return f"{n / 1_000_000:.1f}M"
 
 
-class SessionFacts:
+class CapturedSession:
     """Counts over a journal's rows, fed in order (see the module docstring). ``read_state``
     reads the observation a row names (``None`` when it cannot): the game-over screen's HP, and
     the character-select screen a ``menu_select`` was sent on.

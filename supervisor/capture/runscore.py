@@ -13,7 +13,7 @@ ends, and ``reset()`` starts the next run. The score:
   menus change nothing; a boss fight followed by a won game over counts too (the last boss of a
   victory);
 * ``hp_end``: the HP the last screen of the run showed (0 on a defeat);
-* ``victory``: the run's outcome (``SessionFacts``: the game-over screen's HP);
+* ``victory``: the run's outcome (``CapturedSession``: the game-over screen's HP);
 * ``progress_score``, between 0 and 1: ``0.5 * min(floor, 50) / 50 + 0.5 * min(bosses, 3) / 3``,
   the Slay the Spire score of the Orak benchmark (floors reached out of the 50 of a whole run
   and bosses beaten out of 3), so scores compare with that literature. The built-in game's

@@ -1,4 +1,4 @@
-"""Verify a capture: ``supervisor capture verify PATH [--json]``.
+"""Verify a capture (``supervisor capture verify PATH`` prints the report): ``verify_path``.
 
 PATH is one session directory (``<root>/sessions/<id>``, or its ``events.jsonl``), a whole
 capture root (every session in ``<root>/sessions/``, plus the root feeds
@@ -13,30 +13,21 @@ proposal with status execute and the same observation, result -> attempt, after_
 result or is listed in session_end's unresolved_attempts; session.json agrees with the
 journal (last sequence, last row digest, counts). See docs/journal.md.
 
-Exit codes:
+The report's exit code (``findings.py``):
   0  complete and intact (every session, and the feeds)
   3  incomplete evidence: a torn row (named by line), no session_end, no session.json
   4  damaged: edited, reordered, removed or mismatched content (wins over incomplete)
-  2  usage error, or PATH is not a session directory or capture root
-
-Example:
-  supervisor capture verify run/capture
-  supervisor capture verify run/capture/sessions/20260101T000000Z-0123abcd --json
+A PATH that is not a session directory, capture root or fleet root raises ``NotACapture``.
 """
 from __future__ import annotations
 
 import os
-import sys
 from typing import Callable
 
-from supervisor.commands.base import Command, emit
-
-from supervisor.fleet import layout as fleet_layout
-
+from . import fleetroot
 from .errors import NotACapture
 from .feeds import DecisionsFeed, SessionsFeed
-from .findings import EXIT_USAGE, NOTE, Finding, Report
-from .report import render
+from .findings import NOTE, Finding, Report
 from .session import JOURNAL, verify_session
 
 Progress = Callable[[int, int, str], None]
@@ -51,7 +42,7 @@ def resolve(path: str) -> tuple[str, str]:
         p = os.path.dirname(p)
     if not os.path.isdir(p):
         raise NotACapture(path, "not a directory (give a session directory or a capture root)")
-    if fleet_layout.is_fleet_root(p):
+    if fleetroot.is_fleet_root(p):
         return "fleet_root", p
     if os.path.isdir(os.path.join(p, "sessions")) and not os.path.exists(os.path.join(p, JOURNAL)):
         return "capture_root", p
@@ -69,7 +60,7 @@ def verify_path(path: str, progress: Progress | None = None) -> Report:
     if kind == "session":
         report.sessions.append(verify_session(target).report)
         return report
-    for root in fleet_layout.capture_roots(target) if kind == "fleet_root" else [target]:
+    for root in fleetroot.capture_roots(target) if kind == "fleet_root" else [target]:
         _verify_root(root, report, progress)
     return report
 
@@ -100,48 +91,3 @@ def _verify_root(root: str, report: Report, progress: Progress | None) -> None:
             feed.name = os.path.join(os.path.relpath(root, report.path), feed.name)
         report.feeds.append(feed)
 
-
-class TtyProgress:
-    """``verifying 12/340 sessions`` on one rewritten stderr line; cleared at the end."""
-
-    def __init__(self, stream):
-        self.stream = stream
-
-    def __call__(self, done: int, total: int, name: str) -> None:
-        if done >= total:
-            self.stream.write("\r\x1b[K")
-        else:
-            self.stream.write(f"\r\x1b[Kverifying {done + 1}/{total} sessions  {name[:40]}")
-        self.stream.flush()
-
-
-class Verify(Command):
-    """Check a session directory or a whole capture root; exit 0 only if complete and intact.
-
-    Exit codes: 0 complete and intact; 3 incomplete evidence (a torn row, no session_end,
-    no session.json); 4 damaged (edited, reordered, removed or mismatched content; wins
-    over incomplete); 2 usage error or a PATH that is not a capture.
-
-    Example:
-      supervisor capture verify run/capture
-      supervisor capture verify run/capture/sessions/<session-id> --json
-    """
-    name = "verify"
-
-    def add_arguments(self, p) -> None:
-        p.add_argument("path", metavar="PATH", help="a session directory or a capture root")
-        p.add_argument("--json", action="store_true", help="print the full report as JSON")
-
-    def run(self, args) -> int:
-        stream = sys.stderr
-        progress = TtyProgress(stream) if stream.isatty() else None
-        try:
-            report = verify_path(args.path, progress)
-        except NotACapture as exc:
-            if args.json:
-                emit(args, {"report_version": 1, "path": exc.path, "error": exc.problem,
-                            "exit_code": EXIT_USAGE}, "")
-            sys.stderr.write(f"error: {exc}\n")
-            return EXIT_USAGE
-        emit(args, report.to_dict(), render(report))
-        return report.exit_code

@@ -3,8 +3,7 @@ from it). Commands are named by module path and imported only when used, so that
 one command (``supervisor start``: the process that supervises a session for its whole
 life) does not import every other command's dependencies; ``supervisor --help`` loads them
 all. It lives apart from the package's ``__init__`` so that importing one command's helpers
-(``commands.base``) does not import every command — the capture tools import
-``commands.base`` and are themselves listed here."""
+(``commands.base``) does not import every command."""
 from __future__ import annotations
 
 import dataclasses

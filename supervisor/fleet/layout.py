@@ -14,8 +14,9 @@
         attempt-1.json    who ran it (host, pids), when, how it ended; attempt-2.json after a
                           retry on Ray
 
-This module knows paths only (no imports of the rest of gamerig), so the capture verifier
-can use it to find every session of a fleet root.
+This module knows paths only. What a capture reader needs (``fleet.json`` tells a fleet root
+apart, the slots and their capture roots) lives in ``supervisor.capture.fleetroot``, below
+both the capture tools and the fleet, and is named here too.
 """
 from __future__ import annotations
 
@@ -23,7 +24,8 @@ import datetime as dt
 import os
 import secrets
 
-FLEET_FILE = "fleet.json"
+from supervisor.capture.fleetroot import FLEET_FILE, capture_dir, capture_roots, is_fleet_root, slots
+
 FLEET_YAML = "fleet.yaml"
 RESULTS = "results.jsonl"
 STOP = "stop"
@@ -38,20 +40,12 @@ def new_root(capture_root: str, name: str) -> str:
     return root
 
 
-def is_fleet_root(path: str) -> bool:
-    return os.path.isfile(os.path.join(path, FLEET_FILE))
-
-
 def slot_name(index: int) -> str:
     return f"s{index:04d}"
 
 
 def slot_dir(root: str, index: int) -> str:
     return os.path.join(root, slot_name(index))
-
-
-def capture_dir(slot: str) -> str:
-    return os.path.join(slot, "capture")
 
 
 def runtime_dir(slot: str) -> str:
@@ -74,17 +68,6 @@ def lock_path(root: str) -> str:
     return os.path.join(root, LOCK)
 
 
-def slots(root: str) -> list[str]:
-    """Every slot directory of a fleet root, in plan order."""
-    try:
-        names = sorted(os.listdir(root))
-    except OSError:
-        return []
-    return [os.path.join(root, n) for n in names
-            if n.startswith("s") and n[1:].isdigit() and os.path.isdir(os.path.join(root, n))]
-
-
-def capture_roots(root: str) -> list[str]:
-    """The capture root of every session slot that has one (a session that never started
-    has none)."""
-    return [capture_dir(s) for s in slots(root) if os.path.isdir(os.path.join(capture_dir(s), "sessions"))]
+__all__ = ["FLEET_FILE", "FLEET_YAML", "RESULTS", "STOP", "LOCK", "new_root", "is_fleet_root", "slot_name",
+           "slot_dir", "capture_dir", "runtime_dir", "log_path", "attempt_path", "stop_path", "lock_path",
+           "slots", "capture_roots"]

@@ -17,13 +17,13 @@ key is a column of its own (``game.seed``), besides ``cell``, the whole cell as 
 
 Steps are observations, or decisions when the policy pipelines its steps (as ``supervisor
 start`` counts them). Runs and wins come from the journal alone, by
-``supervisor.capture.facts.SessionFacts``: a run ends on the game-over screen the policy
+``supervisor.capture.facts.CapturedSession``: a run ends on the game-over screen the policy
 recorded (its ``run_outcome``), a win is ``won`` or ``victory``, and ``runs_inferred`` counts
 the outcomes the policy inferred rather than read (the STS2 policy infers them from the
 player's HP).
 
 ``model`` and ``character`` say what the session played with (its ``session_start`` row's
-profile and its accepted character pick, ``SessionFacts``; for a session that left no journal,
+profile and its accepted character pick, ``CapturedSession``; for a session that left no journal,
 what its plan names), and ``model_tokens``, ``model_cost_usd`` ... what its model calls spent:
 ``model_cost_usd`` is the sum of the known costs, None when calls were made and none had a
 known cost (an unknown cost is never written as 0), and ``model_cost_unknown_calls`` counts
@@ -41,7 +41,7 @@ from typing import Any, Iterable
 
 from actors.runtime.durable import replace_durably, sync, sync_path
 from protocol.journal import iter_lines
-from supervisor.capture.facts import SessionFacts, observation_reader
+from supervisor.capture.facts import CapturedSession, observation_reader
 
 
 from . import layout
@@ -98,9 +98,9 @@ def session_row(fleet: str, root: str, plan: SessionPlan, attempts: list[dict], 
     return row
 
 
-def read_journal(session_dir: str) -> SessionFacts:
-    """One session's journal, read through ``SessionFacts``."""
-    acc = SessionFacts(read_state=observation_reader(os.path.dirname(os.path.dirname(session_dir))))
+def read_journal(session_dir: str) -> CapturedSession:
+    """One session's journal, read through ``CapturedSession``."""
+    acc = CapturedSession(read_state=observation_reader(os.path.dirname(os.path.dirname(session_dir))))
     journal = os.path.join(session_dir, "events.jsonl")
     if os.path.exists(journal):
         for line in iter_lines(journal):

@@ -6,7 +6,7 @@ The aggregates are ``supervisor.fleet.report.group_rows`` over the fleet's ``res
 tokens, cost, cost per run and per win), given the figure a results row lacks: each session's
 highest floor (read from its observations by the session's track). A row written before
 results carried the model's figures gets them from the session's track (the same
-``SessionFacts``). The statistics are ``supervisor.fleet.stats``.
+``CapturedSession``). The statistics are ``supervisor.fleet.stats``.
 
 A comparison of two arms (two values of one matrix key, or two fleets) also carries
 ``supervisor.fleet.compare.compare``'s answer (``arms``): paired by seed when both arms played

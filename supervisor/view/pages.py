@@ -24,7 +24,7 @@ MAX_PAGE = 500
 MAX_POINTS = 4000
 RESPONSE_CHARS = 4000    # a game reply longer than this is cut on the page (the journal keeps it)
 _OUTCOMES = {v: k for k, v in OUTCOME_CODES.items()}
-#: a session's score as results rows give it (SessionFacts.facts: the STS2 runs' progress score,
+#: a session's score as results rows give it (CapturedSession.facts: the STS2 runs' progress score,
 #: a Game Boy cartridge's final and best score and milestones)
 SCORE_KEYS = ("progress_score", "floor", "act", "elites", "bosses", "hp_end", "scored_runs", "seeded_by",
               "score_final", "score_best", "milestones_reached", "game_over_frame")

@@ -14,7 +14,7 @@ Figures from the observation files (``metrics.figures``) are filled by ``read_fi
 the background, since they cost a file read per step.
 
 Everything the page shows about runs, wins and action results comes from
-``supervisor.capture.facts.SessionFacts``, which ``supervisor fleet report`` uses too.
+``supervisor.capture.facts.CapturedSession``, which ``supervisor fleet report`` uses too.
 """
 from __future__ import annotations
 
@@ -34,7 +34,7 @@ from protocol.events import (ActionAttempt, ActionResult, ActorExit, ActorGiveUp
                              RunIdentityChanged, SessionEnd, SessionStart, SessionStopping,
                              StopRequested, EmulatorResumed)
 from protocol.journal import iter_lines, parse_line
-from supervisor.capture.facts import SessionFacts
+from supervisor.capture.facts import CapturedSession
 
 from . import metrics
 
@@ -118,7 +118,7 @@ class Track:
         self.end: dict | None = None
         self.first_at = NAN
         self.last_at = NAN
-        self.facts = SessionFacts(read_state=lambda row: self.observation_state(row)[0])
+        self.facts = CapturedSession(read_state=lambda row: self.observation_state(row)[0])
         self.strings = Strings()
         self.model = {"tokens": 0, "latency_ms": 0.0}   # answers and errors: self.facts.model
         self.markers: list[dict] = []

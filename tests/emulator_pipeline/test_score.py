@@ -1,6 +1,6 @@
 """A score for Game Boy runs, end to end: the demo cartridge won by ``pyboy_demo`` and
 rex-runner explored by ``pyboy_explore``, each step's values in the journal, the run's score in
-``session.json`` and in the results columns (``SessionFacts``); and every bad section refused by
+``session.json`` and in the results columns (``CapturedSession``); and every bad section refused by
 ``supervisor validate`` naming the key.
 
 The expected values are computed here, independently of the code under test: the recording's

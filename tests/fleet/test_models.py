@@ -15,7 +15,7 @@ import os
 import pytest
 import yaml
 
-from supervisor.capture.facts import SessionFacts, observation_reader
+from supervisor.capture.facts import CapturedSession, observation_reader
 from supervisor.fleet import matrix, spec
 from supervisor.fleet.errors import FleetFileError
 from supervisor.fleet.report import group_rows
@@ -83,14 +83,14 @@ def test_a_pick_without_the_built_in_policy_s_mark_is_read_on_the_screen(fleet):
     The journal's rows are given without the mark; the profile's key is taken away too."""
     for r in results(fleet["root"]):
         session = os.path.join(fleet["root"], r["session_dir"])
-        facts = SessionFacts(read_state=observation_reader(os.path.dirname(os.path.dirname(session))))
+        facts = CapturedSession(read_state=observation_reader(os.path.dirname(os.path.dirname(session))))
         for row in journal_rows(session):
             row.pop("character_pick", None)
             if row["event"] == "session_start":
                 row["profile"]["policy"]["settings"].pop("character")
             facts.add(row)
         assert facts.facts()["character"] == character_picked(fleet["root"], session) == r["character"], r["cell"]
-        unread = SessionFacts()   # no way to read the screen, no mark, no profile key: not known
+        unread = CapturedSession()   # no way to read the screen, no mark, no profile key: not known
         for row in journal_rows(session):
             row.pop("character_pick", None)
             if row["event"] == "session_start":

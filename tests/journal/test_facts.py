@@ -2,7 +2,7 @@
 the viewer count them."""
 from __future__ import annotations
 
-from supervisor.capture.facts import SessionFacts
+from supervisor.capture.facts import CapturedSession
 
 
 def obs(n: int, state_type: str) -> dict:
@@ -13,7 +13,7 @@ def obs(n: int, state_type: str) -> dict:
 def test_a_run_ends_on_its_game_over_screen_once_whatever_the_policy():
     screens = {"o3": {"player": {"hp": 0}, "run": {"floor": 6, "act": 1}},
                "o9": {"player": {"hp": 12}, "run": {"floor": 17, "act": 2}}}
-    facts = SessionFacts(read_state=lambda row: screens.get(row["path"]))
+    facts = CapturedSession(read_state=lambda row: screens.get(row["path"]))
     for row in [obs(1, "map"), obs(2, "monster"), obs(3, "game_over"), obs(4, "game_over"),
                 {"event": "proposal", "run_outcome": {"outcome": "defeat", "inferred_from": "player.hp"}},
                 obs(5, "menu"), obs(6, "game_over"),          # a popup's menu does not start a run
@@ -25,11 +25,11 @@ def test_a_run_ends_on_its_game_over_screen_once_whatever_the_policy():
 
 
 def test_an_unreadable_screen_takes_the_policys_outcome_and_an_emulator_stop_counts():
-    facts = SessionFacts(read_state=lambda row: None)
+    facts = CapturedSession(read_state=lambda row: None)
     facts.add(obs(1, "game_over"))
     facts.add({"event": "proposal", "run_outcome": {"outcome": "victory"}})
     assert [r["outcome"] for r in facts.runs] == ["victory"]
-    emu = SessionFacts()
+    emu = CapturedSession()
     emu.add(obs(1, "pyboy"))
     emu.add({"event": "proposal", "action": None, "run_outcome": "won"})
     assert emu.facts()["runs"] == 1 and emu.facts()["wins"] == 1 and emu.facts()["runs_inferred"] == 0

@@ -14,7 +14,7 @@ from pathlib import Path
 import anyio
 import pytest
 
-from supervisor.capture.facts import SessionFacts, observation_reader
+from supervisor.capture.facts import CapturedSession, observation_reader
 from supervisor.mcp.sts2 import schemas as sts2_schemas
 from tests.harness import REPO
 from tests.mcp.agent import GameReply, connect, journal
@@ -115,7 +115,7 @@ def test_a_whole_run_from_the_main_menu_to_game_over_with_the_mod_tool_names(tmp
     assert all(p["agent_reason"].startswith("test player on ") for p in acted if p["agent_tool"] != "menu_select"
                or p.get("state_type") != "game_over")
     assert any(p.get("run_outcome") for p in proposals.values())
-    facts = SessionFacts(observation_reader(str(where.parent.parent)))
+    facts = CapturedSession(observation_reader(str(where.parent.parent)))
     for row in rows:
         facts.add(row)
     assert facts.facts()["runs"] == 1, facts.facts()

@@ -1,6 +1,6 @@
 """A run seed asked by ``policy.settings.run_seed``: the seeded embark, the marks each run gets
 (``seeded`` with ``seed_applied`` or ``unseeded``, actors/policy/run_state.py ``RunSeed``) and
-the runs list that shows them (supervisor/capture/facts.py ``SessionFacts``).
+the runs list that shows them (supervisor/capture/facts.py ``CapturedSession``).
 
 What the game answers is the mod's (McpMod.Actions.cs ``ExecuteCharacterSelectMenuOption``
 1620-1643: samples vendor/sts2mcp/reply__seed*.json; the built-in game's knob
@@ -15,7 +15,7 @@ import json
 import pytest
 
 from actors.policy.sts2 import Sts2Heuristic
-from supervisor.capture.facts import SessionFacts, observation_reader
+from supervisor.capture.facts import CapturedSession, observation_reader
 
 from .driver import Driver, sample
 
@@ -76,7 +76,7 @@ def test_a_lobby_that_takes_the_seed_gives_a_seeded_run_in_the_journal_and_the_r
     applied = marked[0]["seed_applied"]
     assert applied == {"requested": SEED, "embark_reply": EMBARKED, "reported_seed": SEED,
                        "run_id": applied["run_id"]} and applied["run_id"].startswith("modded:profile1:")
-    facts = SessionFacts(observation_reader(s.capture))
+    facts = CapturedSession(observation_reader(s.capture))
     for row in rows:
         facts.add(row)
     assert s.summary()["reason"] == "run_ended"

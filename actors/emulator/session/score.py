@@ -21,7 +21,7 @@ your cartridge") is the reference for users.
 * :class:`ScoreTally` folds those blocks, in journal order, into what a run reports: final
   and best score, the frame each milestone was first seen reached, the frame game over was
   first seen and how often it began. The recorder (``session.json``) and
-  ``supervisor.capture.facts.SessionFacts`` both count with it.
+  ``supervisor.capture.facts.CapturedSession`` both count with it.
 
 Nothing here imports PyBoy: ``supervisor validate`` checks a section without starting one.
 What PyBoy's game wrappers provide is listed in :data:`PYBOY_WRAPPERS` (PyBoy 2.8.1's

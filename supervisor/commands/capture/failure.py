@@ -1,6 +1,6 @@
-"""What ``capture review`` and ``capture clip`` share: PATH resolution and error reporting.
+"""How ``capture frames``, ``capture review`` and ``capture clip`` report a failure.
 
-Exit codes of both commands (as ``capture verify`` and the maintenance commands use them):
+Exit codes of these commands (as ``capture verify`` and the maintenance commands use them):
 0 done (for review: no selected frame tampered or missing); 1 refused (bounds, limits,
 session/branch/pin mismatch, output path, a recording that is live or leased by another
 holder); 2 usage error (a bad option value, a PATH that is not a recording); 4 damaged
@@ -9,21 +9,13 @@ evidence (the journal's chain, or a retained PNG that does not verify).
 from __future__ import annotations
 
 import sys
-from pathlib import Path
 
 from actors.emulator.recording.errors import EmulatorError, IntervalRefused, InvalidOption, RecordingCorrupt
-from actors.emulator.recording.limits import MANIFEST
 from supervisor.commands.base import emit
 
 EXIT_OK, EXIT_REFUSED, EXIT_USAGE, EXIT_DAMAGED = 0, 1, 2, 4
 
-
-def recording_dir(path: str) -> str:
-    """PATH itself, or ``PATH/recording`` when PATH is a gamerig session directory."""
-    p = Path(path)
-    if not (p / MANIFEST).exists() and (p / "recording" / MANIFEST).is_file():
-        return str(p / "recording")
-    return path
+HANDLED = (EmulatorError, ValueError, OSError)
 
 
 def fail(args, exc: Exception) -> int:
@@ -39,6 +31,3 @@ def fail(args, exc: Exception) -> int:
         emit(args, {"error": str(exc), "code": getattr(exc, "code", "usage"), "exit_code": code}, "")
     sys.stderr.write(f"error: {exc}\n")
     return code
-
-
-HANDLED = (EmulatorError, ValueError, OSError)

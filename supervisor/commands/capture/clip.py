@@ -13,9 +13,10 @@ import re
 from pathlib import Path
 
 from actors.emulator.tools.clips import MAX_SOURCE_IMAGES, clip
+from supervisor.capture.frames import recording_dir
 from supervisor.commands.base import Command, emit
 
-from .evidence import EXIT_OK, HANDLED, fail, recording_dir
+from .failure import EXIT_OK, HANDLED, fail
 
 _CUT = re.compile(r"^(\d+):(\d+)(?:@(\S+))?$")
 

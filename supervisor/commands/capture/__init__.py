@@ -21,22 +21,29 @@ Example:
   supervisor capture review RECORDING --session ID --branch B --from N --to M --contact-sheet
   supervisor capture clip RECORDING --out artifacts/clips/x.gif --start-frame N --end-frame M
 """
-# For developers: each subcommand is one module of supervisor/capture/ with a Command class
-# whose docstring is its help; SUBCOMMANDS below is the only listing of them.
+# For developers: each subcommand is one module of this package with a Command class whose
+# docstring is its help, built on the capture library (supervisor/capture/); SUBCOMMANDS below
+# is the only listing of them.
 from __future__ import annotations
 
 import argparse
 import inspect
 
-from supervisor.capture import audit, coverage, recordings, verify
-from supervisor.capture import clip, frames, packing, review
+from supervisor.commands.base import Command
 
-from .base import Command
+from .audit import Audit
+from .clip import Clip
+from .coverage import Coverage
+from .frames import Frames
+from .packing import PackCommand, UnpackCommand
+from .recordings import Archive, Diagnose, Restore, Retrieve
+from .review import Review
+from .verify import Verify
 
-SUBCOMMANDS = [verify.Verify, audit.Audit, coverage.Coverage]
-SUBCOMMANDS += [frames.Frames, review.Review, clip.Clip]
-SUBCOMMANDS += [recordings.Archive, recordings.Retrieve, recordings.Restore, recordings.Diagnose]
-SUBCOMMANDS += [packing.Pack, packing.Unpack]
+SUBCOMMANDS = [Verify, Audit, Coverage]
+SUBCOMMANDS += [Frames, Review, Clip]
+SUBCOMMANDS += [Archive, Retrieve, Restore, Diagnose]
+SUBCOMMANDS += [PackCommand, UnpackCommand]
 
 
 class Capture(Command):

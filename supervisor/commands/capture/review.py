@@ -17,9 +17,10 @@ from pathlib import Path
 
 from actors.emulator.tools.derived import authorize_output, write_no_clobber
 from actors.emulator.tools.review import DEFAULT_IMAGES, ReviewResult, review
+from supervisor.capture.frames import recording_dir
 from supervisor.commands.base import Command, emit
 
-from .evidence import EXIT_DAMAGED, EXIT_OK, HANDLED, fail, recording_dir
+from .failure import EXIT_DAMAGED, EXIT_OK, HANDLED, fail
 
 _SPAN_FIELDS = ("recordingPath", "sessionId", "branchId", "fromActionIndex", "toActionIndex", "fromFrame",
                 "toFrame", "prefixPin")
