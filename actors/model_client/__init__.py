@@ -23,7 +23,7 @@ outside in:
     config.py     ModelConfig from the profile's ``model:`` mapping
     errors.py     the exception tree (root ``ModelClientError``)
 
-The names below are imported lazily (on first use, as ``actors.emulator`` does), so that a
+The names below are imported lazily (on first use), so that a
 submodule's importer -- the supervisor's profile check reads ``settings.py`` -- loads only
 what it names; ``ModelClient`` is not re-exported at all: import it from ``client.py``
 (it pulls in httpx through ``transport.py``).
