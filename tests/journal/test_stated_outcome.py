@@ -75,3 +75,14 @@ def test_a_statement_does_not_override_the_screen_the_game_left_readable(tmp_pat
     assert (got["runs"], got["wins"], got["runs_inferred"], got["bosses"]) == (1, 0, 1, 0), got
     (run,) = read_journal(sd).runs
     assert (run["outcome"], run["inferred_from"]) == ("defeat", "player.hp")
+
+
+def test_a_statement_that_names_no_outcome_leaves_the_run_unknown_and_not_inferred(tmp_path):
+    """The built-in policy on a game-over screen without the player's HP states ``unknown``,
+    with why (``inferred_from``: no player hp): that is no outcome inferred from HP."""
+    why = {"outcome": "unknown", "inferred_from": "no player hp in the game-over state", "hp": None}
+    sd = session(tmp_path, [*a_run_to_the_last_boss(), over(4), stated(why, 4)],
+                 {1: b"{}", 2: b"{}", 3: b"{}", 4: b'{"message": "Run ended."}'})
+    got = journal_facts(sd)
+    assert (got["runs"], got["wins"], got["runs_inferred"], got["bosses"]) == (1, 0, 0, 0), got
+    assert [(r["outcome"], r["inferred_from"]) for r in read_journal(sd).runs] == [("unknown", None)]
