@@ -11,7 +11,9 @@ A **run ends** on the game's own evidence, the same way whatever the policy:
   new one). Its outcome is inferred from the player's HP on that screen, as ``capture
   coverage`` infers it (the mod's ``game_over`` block does not say who won): ``victory``
   above 0, ``defeat`` at 0, with ``inferred_from: "player.hp"``; ``unknown`` when the state
-  cannot be read (``read_state`` returns None or is not given);
+  cannot be read (``read_state`` returns None or is not given), unless the policy recorded
+  an outcome on that screen (a proposal's ``run_outcome`` other than ``unknown``): then the
+  run has the policy's outcome, as stated (inferred only when the policy says from what);
 * for a game without a game-over screen (an emulator cartridge), where the policy recorded
   the run's end in a proposal's ``run_outcome`` (the demo cartridge's policy stops with
   ``run_outcome: won``, read from the cartridge's memory): text, or an object with
@@ -307,7 +309,7 @@ class CapturedSession:
             if end is None:
                 return
             if self._on_game_over:   # counted by its screen; the policy may know what it could not
-                if self.runs and self.runs[-1]["outcome"] == "unknown":
+                if self.runs and self.runs[-1]["outcome"] == "unknown" and end["outcome"] != "unknown":
                     self.runs[-1].update({k: v for k, v in end.items() if v is not None or k not in ("floor", "act")})
                     self._rescore(len(self.runs) - 1)
             else:

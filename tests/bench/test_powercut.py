@@ -1,5 +1,7 @@
 """The power-cut model on its own (``bench/powercut_model.py``: crash states from a trace), on
-small traces in strace's own format, and the campaign's quick variant on a real traced session."""
+small traces in strace's own format; the campaign's checker on a real traced session's trace and
+on the same trace edited so that an action leaves before its intent is durable; and the
+campaign's quick variant on a real traced session."""
 from __future__ import annotations
 
 import os
@@ -12,7 +14,8 @@ import pytest
 from tests.harness import REPO
 
 sys.path.insert(0, os.path.join(REPO, "bench"))
-from powercut_model import Disk, parse  # noqa: E402
+from powercut import campaign, record  # noqa: E402
+from powercut_model import ATTEMPT, LINE, RESUMED, UNFINISHED, Disk, parse, unhex  # noqa: E402
 
 
 def hx(text: str | bytes) -> str:
@@ -106,3 +109,64 @@ def test_the_quick_emulator_campaign_keeps_the_recording_and_its_checkpoints_in_
     assert last.endswith(": 0 violations"), last
     assert int(last.split(" actions sent")[0].split(", ")[-1]) >= 10, last
     assert int(last.split(" emulator resumes")[0].split(", ")[-1]) >= 3, last  # resumed on checkpoints
+
+
+@pytest.fixture(scope="module")
+def traced(tmp_path_factory) -> tuple[str, str]:
+    """A real session of the built-in game played under strace (the campaign's ``record``):
+    (its capture root, the trace text)."""
+    if shutil.which("strace") is None:
+        pytest.skip("strace is not installed (.ci/run installs it: apt-get install strace)")
+    return record(str(tmp_path_factory.mktemp("powercut")), 8)
+
+
+def send_before_its_intent_is_durable(text: str) -> tuple[str, str]:
+    """The trace with the journal fsync that made the first action's intent durable moved to
+    just after that action's POST (the call completing it, for a call strace split in two):
+    (the edited trace, the action's attempt id)."""
+    lines = text.split("\n")
+    journal = hx("/events.jsonl") + ">"
+
+    def journal_fsync(call: str) -> bool:
+        return call.startswith(("fsync(", "fdatasync(")) and journal in call and hx("/recording/") not in call
+
+    def post(call: str) -> bool:
+        return call.startswith("sendto(") and hx("X-Gamerig-Attempt: ") in call
+
+    split: dict[str, str] = {}  # pid -> the first line of its call strace split in two
+    fsync_at = None
+    for i, raw in enumerate(lines):
+        m = LINE.match(raw)
+        if not m:
+            continue
+        pid, rest = m.group(1), m.group(2)
+        if UNFINISHED.match(rest):
+            split[pid] = rest
+            continue
+        call = split.pop(pid, "") if RESUMED.match(rest) else rest
+        if journal_fsync(call):
+            fsync_at = i
+        elif post(call):
+            assert fsync_at is not None, "a POST before any journal fsync"
+            attempt = ATTEMPT.search(unhex(call[call.index('"') + 1:call.index('"', call.index('"') + 1)]))
+            moved = lines[fsync_at]
+            return "\n".join(lines[:fsync_at] + lines[fsync_at + 1:i + 1] + [moved] + lines[i + 1:]), \
+                attempt.group(1).decode()
+    raise AssertionError("the trace has no action POST")
+
+
+@pytest.mark.timeout(120)
+def test_the_campaign_reports_an_action_sent_before_its_intent_is_durable(traced, tmp_path):
+    """The real trace passes; with one journal fsync moved after the POST it guarded, the
+    campaign names that action's attempt, at the POST's call, and nothing else."""
+    capture, text = traced
+    modes = ("strict", "appends", "torn")
+    sound = campaign(capture, text, 10**9, modes, str(tmp_path / "a"), say=lambda _m: None)
+    assert sound["sends"] >= 5 and sound["violations"] == [], sound["violations"][:5]
+    edited, attempt = send_before_its_intent_is_durable(text)
+    post = next(index for index, sent in replay(capture, parse(edited)).sends if sent == attempt)
+    found = campaign(capture, edited, 10**9, modes, str(tmp_path / "b"), say=lambda _m: None)["violations"]
+    named = f"intent: attempt {attempt} was sent but its action_attempt row is not durable"
+    # at the POST, in the states where the row's pending bytes are lost or torn; kept (appends), it is there
+    assert found == [{"call": post, "mode": "strict", "violation": named},
+                     {"call": post, "mode": "torn", "violation": named}], found

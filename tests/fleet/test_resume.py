@@ -17,7 +17,7 @@ import pytest
 
 from supervisor.fleet import control, resume as resume_mod
 from supervisor.fleet.results import read_fleet, write_fleet
-from tests.fleet.helpers import finish, quick_campaign, resume_fleet, rows, supervisor
+from tests.fleet.helpers import attempt, finish, quick_campaign, resume_fleet, rows, supervisor
 
 pytestmark = pytest.mark.timeout(300)
 COMPARED = ("cell", "outcome", "exit_code", "reason", "steps", "runs", "wins", "accepted", "rejected", "unknown")
@@ -84,7 +84,48 @@ def test_an_action_in_flight_needs_review_naming_its_line_and_a_session_that_end
     want = next(r for r in map(json.loads, open(os.path.join(reference, "results.jsonl"))) if r["slot"] == "s0001")
     assert {k: ended[k] for k in COMPARED} == {k: want[k] for k in COMPARED}
     assert "ended by itself (max_steps)" in ended["detail"] and ended["duration_s"] > 0
+    # kept, not run again: its slot holds the one session the dead driver started, which the row names
+    assert (ended["attempts"], ended["session_id"]) == (1, want["session_id"]), ended
+    assert os.path.basename(session_dir(root, "s0001")) == want["session_id"]
+    assert not os.path.exists(os.path.join(root, "s0001", "attempt-2.json"))
     assert control.status(root)["state"] == "finished"
+
+
+def test_a_torn_last_line_is_read_past_and_an_unreadable_line_in_the_middle_needs_review(reference, tmp_path):
+    """Both sessions cut short after an action's result (no action in flight). s0000's journal
+    has a line in the middle that does not parse (and no recorder_resumed row naming it torn):
+    it proves nothing, so the session needs review, named by that line. s0001's ends in a torn
+    line (a crash while appending the next row, never acknowledged): it is read past, and the
+    session runs again."""
+    root = crashed_copy(reference, tmp_path)
+    garbled = session_dir(root, "s0000")
+    cut_after(garbled, "action_result")
+    path = os.path.join(garbled, "events.jsonl")
+    with open(path, "rb") as fh:
+        lines = fh.read().split(b"\n")
+    bad = len(lines) // 2  # a line in the middle, with rows after it
+    lines[bad - 1] = lines[bad - 1][:len(lines[bad - 1]) // 2] + b"\x00\xff not json"
+    with open(path, "wb") as fh:
+        fh.write(b"\n".join(lines))
+    torn = session_dir(root, "s0001")
+    cut_after(torn, "action_result")
+    with open(os.path.join(torn, "events.jsonl"), "ab") as fh:
+        fh.write(b'{"event": "action_attempt", "attempt_id": "a-0')  # no newline: torn
+    code, out = finish(resume_fleet(root, str(tmp_path / "runtime")), timeout=120)
+    assert code == 1, out  # one session needs review
+    assert "resume: 0 kept, 0 ended by themselves (rows written now), 1 need review, 1 run again " \
+           "(stopped or cut short, no action in flight), 0 never started" in out, out
+    review, again = rows(root)
+    sid = os.path.basename(garbled)
+    assert review["outcome"] == "needs_review" and review["attempts"] == 1, review
+    assert f"{sid}/events.jsonl line {bad}: does not parse" in review["detail"] \
+        and "Not run again" in review["detail"], review["detail"]
+    assert os.path.basename(session_dir(root, "s0000")) == sid  # not run again
+    assert not os.path.exists(os.path.join(root, "s0000", "attempt-2.json"))
+    assert again["outcome"] == "ok" and again["attempts"] == 2 and again["reason"] == "max_steps", again
+    assert again["session_id"] != os.path.basename(torn)
+    judged = attempt(root, "s0001", 1)["judged"]
+    assert "cut short" in judged and "action attempt(s) have a result" in judged and judged.endswith("run again")
 
 
 def test_status_and_report_of_a_fleet_whose_driver_died_say_so_and_name_the_resume(reference, tmp_path):
