@@ -78,9 +78,20 @@ REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, REPO)
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
-from agent_figures import (FLAT_KIB_PER_1000, PARTS, baseline_steps, decisions, is_model_decision,  # noqa: E402
-                           memory, other_steps, parts, steps_to, summary)
+from agent_figures import (  # noqa: E402
+    FLAT_KIB_PER_1000,
+    PARTS,
+    baseline_steps,
+    decisions,
+    is_model_decision,
+    memory,
+    other_steps,
+    parts,
+    steps_to,
+    summary,
+)
 from pipeline import finish_session, machine, start_session  # noqa: E402
+
 from protocol.cli_to_supervisor import StatusRequest, StopRequest  # noqa: E402
 from supervisor.commands.base import RequestFailed, control_request  # noqa: E402
 from supervisor.rundir import find_sessions  # noqa: E402

@@ -8,6 +8,8 @@ import os
 import statistics
 import time
 
+from pipeline import executed_steps, pct, stamp
+
 import protocol
 import protocol.events as ev
 from actors.model_client.answers import envelope_schema
@@ -15,7 +17,6 @@ from actors.model_client.evidence import request_hash
 from actors.model_client.questions import build_questions
 from actors.policy.llm import KIND, Sts2Agent
 from actors.policy.sts2_actions import legal_actions, screen_text
-from pipeline import executed_steps, pct, stamp
 from protocol.journal import encode_row
 from protocol.policy_to_model import AskModel
 from protocol.to_recorder import RecordProposal

@@ -67,6 +67,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from chaos_inject import ProcessWatch, ProxiedGame, SmallDisk, signal_pid, stop_then_continue  # noqa: E402
 from chaos_judge import Run, actuator_evidence, game_stats_from_logs, judge  # noqa: E402
 from conformance import HOSTILE  # noqa: E402
+
 from protocol.events import ActionAttempt, ActionResult, Observation, Proposal  # noqa: E402
 
 PYBOY = os.path.join(REPO, "run", "profiles", "pyboy-demo.yaml")
@@ -294,7 +295,7 @@ def table(runs: list[Run]) -> str:
             f"{'reason':<22}{'verdict':<11}{'last':>5}{'torn':>5}{'att':>5}{'posts':>6}"
             f"{'no-int':>7}{'dup':>4}{'left':>5}  result")
     rows = [f"{r.index:>4} {r.target:<6} {r.fault:<19}{r.at_s:>5.1f} {'yes' if r.landed else 'no':<7}"
-            f"{_n(r.exit_code):>5} {str(r.reason):<22}{r.verdict:<11}{_n(r.last_sequence):>5}"
+            f"{_n(r.exit_code):>5} {r.reason!s:<22}{r.verdict:<11}{_n(r.last_sequence):>5}"
             f"{r.torn:>5}{r.attempts:>5}{_n(r.posts):>6}{_n(r.intent_violations):>7}"
             f"{_n(r.duplicates):>4}{len(r.left_over):>5}  "
             + ("ok" if not r.violations else "; ".join(r.violations)) for r in runs]

@@ -34,9 +34,9 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
-from supervisor.fleet import compare, stats  # noqa: E402
-from supervisor.view.api import Api  # noqa: E402
-from supervisor.view.catalog import Catalog  # noqa: E402
+from supervisor.fleet import compare, stats
+from supervisor.view.api import Api
+from supervisor.view.catalog import Catalog
 
 POLICIES = ("sts2", "actors.policy.example_first_choice")
 GOAL_S = 1.0

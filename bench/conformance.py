@@ -171,7 +171,7 @@ def table(outcomes: list[Outcome]) -> str:
     head = (f"{'seed':>5} {'start':<16}{'steps':>6}{'runs':>5}{'ended':>6}{'won':>4}{'lost':>5}{'dup':>4}"
             f"{'no-intent':>10}{'posts':>6}  {'reason':<10} verdict")
     rows = [f"{o.seed:>5} {o.mode:<16}{o.steps:>6}{o.runs_entered:>5}{o.runs_ended:>6}{o.victories:>4}{o.defeats:>5}"
-            f"{_n(o.duplicates):>4}{_n(o.intent_violations):>10}{_n(o.posts):>6}  {str(o.reason):<10} "
+            f"{_n(o.duplicates):>4}{_n(o.intent_violations):>10}{_n(o.posts):>6}  {o.reason!s:<10} "
             + ("ok" if not o.violations else "; ".join(o.violations)) for o in outcomes]
     return "\n".join([head, *rows])
 

@@ -53,15 +53,15 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-import protocol.events as ev  # noqa: E402
-from actors.emulator.cartridge import build_rom  # noqa: E402
-from actors.emulator.session.core import EmulatorSession, RecordingOptions  # noqa: E402
-from actors.policy.pyboy import MAX_PIPELINE_DEPTH, ExplorationInputs  # noqa: E402
-from protocol.journal import iter_lines  # noqa: E402
+import protocol.events as ev
+from actors.emulator.cartridge import build_rom
+from actors.emulator.session.core import EmulatorSession, RecordingOptions
+from actors.policy.pyboy import MAX_PIPELINE_DEPTH, ExplorationInputs
+from protocol.journal import iter_lines
 
 with warnings.catch_warnings():
     warnings.simplefilter("ignore")
-    from pyboy import PyBoy  # noqa: E402
+    from pyboy import PyBoy
 
 STEP = 60
 REPO = Path(__file__).resolve().parent.parent

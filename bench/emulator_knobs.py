@@ -33,14 +33,15 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-import protocol.events as ev  # noqa: E402
-from actors.emulator.session.config import load_rom  # noqa: E402
-from actors.policy.pyboy import ExplorationInputs  # noqa: E402
-from emulator import session_rows  # noqa: E402  (bench/emulator.py: the journal's rows)
+from emulator import session_rows
+
+import protocol.events as ev
+from actors.emulator.session.config import load_rom
+from actors.policy.pyboy import ExplorationInputs
 
 with warnings.catch_warnings():
     warnings.simplefilter("ignore")
-    from pyboy import PyBoy  # noqa: E402
+    from pyboy import PyBoy
 
 REPO = Path(__file__).resolve().parent.parent
 PROFILE = REPO / "run" / "profiles" / "pyboy-demo.yaml"

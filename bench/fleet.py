@@ -33,8 +33,8 @@ REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, REPO)
 
 from supervisor.fleet import control  # noqa: E402
-from supervisor.fleet.results import read_fleet, read_rows  # noqa: E402
 from supervisor.fleet.ray_head import LocalRayHead  # noqa: E402
+from supervisor.fleet.results import read_fleet, read_rows  # noqa: E402
 
 WORKLOADS = {
     "builtin": {"profile": "run/profiles/demo.yaml", "rate": "steps", "set": {}},

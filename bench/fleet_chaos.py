@@ -440,7 +440,7 @@ def line(t: Trial) -> str:
     drivers = " ".join(f"{d['kind']}={d['code']}" for d in t.drivers)
     return (f"trial {t.n:3d} {t.fault:<16} at {t.at_s:6.2f}s landed {t.landed}  rows {t.rows}  reruns {t.reruns}  "
             f"review {t.review}  [{drivers}]  {t.detail}"
-            + (f"\n    VIOLATIONS: " + "\n    ".join(t.violations) if t.violations else ""))
+            + ("\n    VIOLATIONS: " + "\n    ".join(t.violations) if t.violations else ""))
 
 
 def summarize(trials: list[Trial], args, ref_wall: float, base: str) -> dict:

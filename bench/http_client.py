@@ -32,8 +32,9 @@ REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, REPO)
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
-from actors.sts2mcp import IDENTITY_PATH, STATE_PATH, GameClient  # noqa: E402
 from pipeline_baseline import GameServer  # noqa: E402
+
+from actors.sts2mcp import IDENTITY_PATH, STATE_PATH, GameClient  # noqa: E402
 
 ROUND = 100
 

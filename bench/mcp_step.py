@@ -45,9 +45,9 @@ import anyio  # noqa: E402
 import psutil  # noqa: E402
 from mcp import ClientSession, StdioServerParameters  # noqa: E402
 from mcp.client.stdio import stdio_client  # noqa: E402
+from pipeline_baseline import GameServer  # noqa: E402
 
 from actors.sts2mcp import STATE_PATH, GameClient  # noqa: E402
-from pipeline_baseline import GameServer  # noqa: E402
 from supervisor.mcp.sts2 import schemas as sts2_schemas  # noqa: E402
 from tests.mcp.sts2_player import candidates  # noqa: E402
 

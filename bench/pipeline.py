@@ -51,8 +51,9 @@ REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, REPO)
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
-import protocol.events as ev  # noqa: E402
 from pipeline_baseline import AckProbe, replay  # noqa: E402
+
+import protocol.events as ev  # noqa: E402
 from protocol.journal import iter_lines  # noqa: E402
 
 DEFAULT_PROFILE = "run/profiles/demo.yaml"

@@ -69,9 +69,9 @@ from actors.sts2mcp import GameClient, ReadFailed  # noqa: E402
 from protocol.actor_to_supervisor import Hello  # noqa: E402
 from protocol.from_recorder import IntentAck, ObservationStored, ProposalRecorded, Recorded  # noqa: E402
 from protocol.supervisor_to_actor import Ping, StopActor, Welcome  # noqa: E402
-from protocol.to_recorder import (AwaitIntent, RecordIntent, RecordProposal, RecordResult,  # noqa: E402
-                                  StoreObservation)
+from protocol.to_recorder import AwaitIntent, RecordIntent, RecordProposal, RecordResult, StoreObservation  # noqa: E402
 from supervisor.profile import get as profile_get  # noqa: E402
+
 
 # -- the built-in game as its own server -----------------------------------------------------
 class GameServer:
@@ -119,7 +119,7 @@ class Mirror:
     durable: set = dataclasses.field(default_factory=set)
 
     @classmethod
-    def create(cls, root: str, profile: dict) -> "Mirror":
+    def create(cls, root: str, profile: dict) -> Mirror:
         sid = "baseline-" + uuid.uuid4().hex[:12]
         os.makedirs(os.path.join(root, "sessions", sid, "observations"))
         writer = JournalWriter(os.path.join(root, "sessions", sid, "events.jsonl"), sid, resume=False)

@@ -36,8 +36,9 @@ REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, REPO)
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
-import protocol.events as ev  # noqa: E402
 from chaos_inject import ProcessWatch  # noqa: E402
+
+import protocol.events as ev  # noqa: E402
 from protocol.journal import encode_row, iter_lines, parse_line  # noqa: E402
 
 PROFILES = {"hostile": os.path.join(REPO, "run", "profiles", "hostile.yaml"),

@@ -35,8 +35,8 @@ import collections
 import glob
 import json
 import os
-import statistics
 import shutil
+import statistics
 import sys
 import tempfile
 
@@ -44,9 +44,10 @@ REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, REPO)
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
-from actors.runtime.hoplog import ENV  # noqa: E402
-from pipeline import executed_steps, finish_session, start_session, stamp  # noqa: E402
+from pipeline import executed_steps, finish_session, stamp, start_session  # noqa: E402
 from pipeline_baseline import replay  # noqa: E402
+
+from actors.runtime.hoplog import ENV  # noqa: E402
 
 #: (segment, place, what it holds), in the step's order; each ends where the next begins
 SEGMENTS = (

@@ -35,7 +35,7 @@ def build_parser(refs: tuple[CommandRef, ...] = REGISTRY) -> argparse.ArgumentPa
     for ref in refs:
         cls = ref.load()
         cmd = cls()
-        doc = (cls.__doc__ or cls.__module__ and sys.modules[cls.__module__].__doc__ or "").strip()
+        doc = (cls.__doc__ or (cls.__module__ and sys.modules[cls.__module__].__doc__) or "").strip()
         summary = doc.splitlines()[0] if doc else ""
         p = sub.add_parser(cmd.name, help=summary, description=doc,
                            formatter_class=argparse.RawDescriptionHelpFormatter)

@@ -22,7 +22,7 @@ stopping means).
 from __future__ import annotations
 
 import time
-from typing import Callable
+from collections.abc import Callable
 
 import zmq
 

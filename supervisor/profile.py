@@ -15,9 +15,9 @@ from typing import Any
 
 import yaml
 
+from actors.game_address import parse_base_url
 from actors.model_client.errors import ConfigError
 from actors.model_client.settings import ModelSettings
-from actors.game_address import parse_base_url
 from actors.policy import llm as llm_policy
 from actors.policy import pyboy_llm as pyboy_agent
 from actors.policy.agent import AgentSettingError

@@ -21,13 +21,10 @@ import zmq
 
 from actors.model_client.config import ModelConfig
 from actors.runtime.follow import Follower
-from .taps import TapRegistry
-from .tcp import record_fields, start_gateway, tap_streams
 from actors.runtime.recorder_client import RecorderClient
 from actors.runtime.transport import Counters
+from protocol.events import ActorExit, ActorGiveUp, ActorRestart, ActorStart, ActorUnresponsive, SessionStopping
 from protocol.supervisor_to_actor import SessionInfo, StopActor
-from protocol.events import (ActorExit, ActorGiveUp, ActorRestart, ActorStart, ActorUnresponsive,
-                             SessionStopping)
 
 from . import children as ch
 from .control import Control
@@ -35,6 +32,8 @@ from .outbox import Outbox
 from .progress import Progress
 from .restart import RestartPolicy
 from .rundir import SessionRuntime
+from .taps import TapRegistry
+from .tcp import record_fields, start_gateway, tap_streams
 from .watch import StreamWatch
 
 log = logging.getLogger("supervisor")
@@ -49,7 +48,7 @@ EXIT_CODES = {"run_ended": 0, "run_changed": 0, "max_steps": 0, "stop_command": 
 
 
 def new_session_id() -> str:
-    stamp = dt.datetime.now(dt.timezone.utc).strftime("%Y%m%dT%H%M%SZ")
+    stamp = dt.datetime.now(dt.UTC).strftime("%Y%m%dT%H%M%SZ")
     return f"{stamp}-{uuid.uuid4().hex}"
 
 

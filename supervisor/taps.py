@@ -19,7 +19,7 @@ from __future__ import annotations
 import dataclasses
 import secrets
 import time
-from typing import Callable
+from collections.abc import Callable
 
 from protocol.cli_to_supervisor import AttachRequest, DetachRequest, StatusRequest
 from protocol.events import ControlRefused, Event, TapAttached, TapDetached

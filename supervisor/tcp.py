@@ -74,7 +74,7 @@ class TcpGateway:
         self.auth = ThreadAuthenticator(self.zctx, log=logging.getLogger("gamerig.tcp.zap"))
         self._pairs: list[tuple[zmq.Socket, zmq.Socket]] = []
 
-    def start(self) -> "TcpGateway":
+    def start(self) -> TcpGateway:
         self.auth.start()
         self.auth.configure_curve_callback("*", AllowedKeys(self.allowed))
         host = self.settings.get("host") or "127.0.0.1"

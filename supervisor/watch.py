@@ -32,7 +32,6 @@ from actors.runtime.journal_actor import JournalActor
 from protocol import events as ev
 from supervisor.capture.facts import CapturedSession
 
-
 PROGRESS = (ev.Observation.KIND, ev.ProposalStatus.KIND, ev.ActionResult.KIND)  # rows that show progress
 
 

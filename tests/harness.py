@@ -13,7 +13,7 @@ import signal
 import subprocess
 import sys
 import time
-from typing import Callable
+from collections.abc import Callable
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 DEMO = os.path.join(REPO, "run", "profiles", "demo.yaml")

@@ -12,8 +12,7 @@ from __future__ import annotations
 import logging
 import time
 import uuid
-from typing import Callable
-
+from collections.abc import Callable
 
 from actors.runtime.actor import ActorContext, run_actor
 from actors.runtime.bounded import BoundedDict

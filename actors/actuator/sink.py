@@ -40,13 +40,19 @@ from collections.abc import Callable
 import zmq
 
 import protocol
-
 from actors.runtime.actor import ActorContext
-from actors.sts2mcp import ActionOutcome, GameClient
 from actors.runtime.transport import RequestFailed, connect_dealer, decode_or_count
+from actors.sts2mcp import ActionOutcome, GameClient
 from protocol.errors import ProtocolError
-from protocol.from_emulator import (CheckpointSaved, ClipMade, EmulatorErrorReply, RecordingFinalized, Restored,
-                                    Stepped, SteppedBatch)
+from protocol.from_emulator import (
+    CheckpointSaved,
+    ClipMade,
+    EmulatorErrorReply,
+    RecordingFinalized,
+    Restored,
+    Stepped,
+    SteppedBatch,
+)
 from protocol.message import from_item
 from protocol.to_emulator import Checkpoint, Clip, Restore, Step, StepBatch, StopRecording
 

@@ -32,7 +32,7 @@ def root() -> tuple[int, dict]:
     return 200, {"message": f"Hello from STS2 MCP v{VERSION}", "status": "ok"}
 
 
-def compendium(game: "Game") -> tuple[int, dict]:
+def compendium(game: Game) -> tuple[int, dict]:
     """``HandleGetCompendium``: profile progress and ``current_run`` (run identity from the
     save metadata); knob ``identity_outage_every``: a 500 "Failed to build compendium"."""
     game.save.compendium_reads += 1
@@ -43,17 +43,17 @@ def compendium(game: "Game") -> tuple[int, dict]:
     return 200, progress.compendium_body(game, game.save.current_run())
 
 
-def profile(game: "Game") -> tuple[int, dict]:
+def profile(game: Game) -> tuple[int, dict]:
     """``HandleGetProfile`` (``BuildProfile``)."""
     return 200, progress.profile_body(game, saves.timeline_fields(game)["epochs"])
 
 
-def profiles_get(game: "Game") -> tuple[int, dict]:
+def profiles_get(game: Game) -> tuple[int, dict]:
     """``HandleGetProfiles``."""
     return 200, progress.profiles_summary(game)
 
 
-def profiles_post(game: "Game", body: dict | None) -> tuple[int, dict]:
+def profiles_post(game: Game, body: dict | None) -> tuple[int, dict]:
     """McpMod.Profile.cs ``HandlePostProfiles`` / ``ExecuteProfileAction``: ``switch`` or
     ``delete`` a profile (1-3); applied at once (``progress.profile_action``)."""
     if body is None or "action" not in body:

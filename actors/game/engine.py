@@ -20,8 +20,9 @@ from __future__ import annotations
 
 import copy
 import threading
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import Any
 
 from . import screens
 from .errors import ActionRefused, StateBuildError

@@ -95,7 +95,7 @@ class GameServer:
         self.thread = threading.Thread(target=self.httpd.serve_forever, args=(0.05,),
                                        name="gamerig-game-http", daemon=True)
 
-    def start(self) -> "GameServer":
+    def start(self) -> GameServer:
         self.thread.start()
         return self
 
@@ -213,7 +213,7 @@ class Handler(BaseHTTPRequestHandler):
             self.gs.quit()
 
     # ----- verbs -------------------------------------------------------------------
-    def do_OPTIONS(self) -> None:  # noqa: N802
+    def do_OPTIONS(self) -> None:
         self._drain()
         self.send_response(204)
         for name, value in CORS:
@@ -221,22 +221,22 @@ class Handler(BaseHTTPRequestHandler):
         self.send_header("Content-Length", "0")
         self.end_headers()
 
-    def do_GET(self) -> None:  # noqa: N802
+    def do_GET(self) -> None:
         self._handle("GET")
 
-    def do_POST(self) -> None:  # noqa: N802
+    def do_POST(self) -> None:
         self._handle("POST")
 
-    def do_PUT(self) -> None:  # noqa: N802
+    def do_PUT(self) -> None:
         self._handle("PUT")
 
-    def do_DELETE(self) -> None:  # noqa: N802
+    def do_DELETE(self) -> None:
         self._handle("DELETE")
 
-    def do_PATCH(self) -> None:  # noqa: N802
+    def do_PATCH(self) -> None:
         self._handle("PATCH")
 
-    def do_HEAD(self) -> None:  # noqa: N802
+    def do_HEAD(self) -> None:
         self._handle("HEAD")
 
     # ----- GET ---------------------------------------------------------------------

@@ -51,8 +51,9 @@ command-line flags of ``python -m actors.game`` (``--effect-delay-reads 2`` etc.
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any, Mapping
+from typing import Any
 
 
 @dataclass(frozen=True)
@@ -110,7 +111,7 @@ class Knobs:
         return [f.name for f in dataclasses.fields(cls)]
 
     @classmethod
-    def from_mapping(cls, mapping: Mapping[str, Any] | None) -> "Knobs":
+    def from_mapping(cls, mapping: Mapping[str, Any] | None) -> Knobs:
         """Build knobs from a mapping (e.g. a profile's ``game.knobs``).
 
         Raises ValueError naming an unknown or ill-typed knob.

@@ -36,7 +36,7 @@ class Card:
     def upgradable(self) -> bool:
         return not self.upgraded and self.d.type not in ("Status", "Curse")
 
-    def copy(self) -> "Card":
+    def copy(self) -> Card:
         return Card(self.uid, self.cid, self.upgraded)
 
 
@@ -89,7 +89,7 @@ class Run:
     outcome: str | None = None  # "victory" | "defeat" once over
 
     @classmethod
-    def new(cls, seed: int | str, character: str, act_map: ActMap, start_time: int) -> "Run":
+    def new(cls, seed: int | str, character: str, act_map: ActMap, start_time: int) -> Run:
         ch = CHARACTERS[character]
         run = cls(seed, character, ch.hp, ch.hp, ch.gold, act_map, start_time)
         for cid in ch.starting_deck:

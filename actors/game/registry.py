@@ -16,8 +16,9 @@ of null is null.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Callable
+from typing import Any
 
 from .errors import ActionRefused, ParamTypeError, read_int, read_str
 

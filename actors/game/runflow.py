@@ -10,8 +10,8 @@ module imports no screen.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Callable
 
 from . import mapgen
 from .identity import start_time_for

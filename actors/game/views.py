@@ -55,7 +55,7 @@ def card_view(card: Card, index: int) -> dict:
     return {**card_info(card), "index": index}
 
 
-def hand_card_view(combat: "Combat", card: Card, index: int) -> dict:
+def hand_card_view(combat: Combat, card: Card, index: int) -> dict:
     """``BuildCardState``: a hand card."""
     view = card_view(card, index)
     reason = combat.unplayable_reason(card)
@@ -98,7 +98,7 @@ def potion_view(pid: str, slot: int) -> dict:
             "target_type": p.target_type, "keywords": hover_tips(p.keywords)}
 
 
-def combat_fields(combat: "Combat") -> dict:
+def combat_fields(combat: Combat) -> dict:
     """The fields ``BuildPlayerState`` adds only while a fight is in progress. No orbs,
     stars or pets here: the mod adds those only for characters that have them."""
     return {

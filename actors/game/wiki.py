@@ -27,7 +27,7 @@ TYPES = {"": "all", "all": "all", "any": "all", "card": "card", "cards": "card",
          "relic": "relic", "relics": "relic"}
 
 
-def search(game: "Game", query: dict[str, str]) -> tuple[int, dict]:
+def search(game: Game, query: dict[str, str]) -> tuple[int, dict]:
     """``HandleGetWiki``: 400 without a query; a 200 error for a bad item type."""
     text = query.get("query") or query.get("q") or ""
     item_type = query.get("type") or query.get("item_type") or "all"

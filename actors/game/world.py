@@ -10,7 +10,8 @@ class named beside them.
 
 from __future__ import annotations
 
-from typing import Any, Callable, Protocol
+from collections.abc import Callable
+from typing import Any, Protocol
 
 from .knobs import Knobs
 from .model import Run, Screen

@@ -15,7 +15,8 @@ the answer was right.
 from __future__ import annotations
 
 import dataclasses
-from typing import Any, Sequence
+from collections.abc import Sequence
+from typing import Any
 
 from .errors import OffSchemaAnswer, QuestionError
 from .questions import Question

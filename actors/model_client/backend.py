@@ -11,7 +11,8 @@ it, so a policy cannot tell which one it is talking to except by ``evidence["bac
 from __future__ import annotations
 
 import dataclasses
-from typing import Protocol, Sequence
+from collections.abc import Sequence
+from typing import Protocol
 
 from .answers import Answer
 from .questions import Question

@@ -35,16 +35,15 @@ from __future__ import annotations
 import dataclasses
 import threading
 import time
+from collections.abc import Mapping, Sequence
 from concurrent.futures import Future
 from concurrent.futures import TimeoutError as FutureTimeout
-from typing import Mapping, Sequence
 
 from .answers import check_batch, envelope_schema
 from .backend import ModelAnswer
 from .budget import Budget
 from .config import ModelConfig
-from .errors import MalformedAnswer, ModelCancelled, ModelConfigError, ModelError, \
-    ModelHTTPStatus
+from .errors import MalformedAnswer, ModelCancelled, ModelConfigError, ModelError, ModelHTTPStatus
 from .evidence import UsageTotals, new_call_id, redact, request_state, success_evidence
 from .price import cost_fields, priced_cached_as_input
 from .questions import Question
@@ -91,7 +90,7 @@ class ModelClient:
         return (f"ModelClient(model={self.config.model!r}, base_url={self.config.base_url!r}, "
                 f"api_key_env={self.config.api_key_env!r})")
 
-    def __enter__(self) -> "ModelClient":
+    def __enter__(self) -> ModelClient:
         return self
 
     def __exit__(self, *exc_info) -> None:

@@ -14,7 +14,8 @@ from __future__ import annotations
 import dataclasses
 import os
 import re
-from typing import Any, Callable, Mapping
+from collections.abc import Callable, Mapping
+from typing import Any
 
 from .checks import number as _number
 from .errors import ConfigError, ModelConfigError
@@ -54,7 +55,7 @@ class ModelConfig:
 
     @classmethod
     def from_mapping(cls, mapping: Mapping[str, Any] | None, *,
-                     ignore: tuple[str, ...] = ()) -> "ModelConfig":
+                     ignore: tuple[str, ...] = ()) -> ModelConfig:
         """Build from the profile's ``model:`` mapping; ``ConfigError`` names the bad key."""
         if not isinstance(mapping, Mapping):
             raise ConfigError("", f"must be a mapping, got {type(mapping).__name__}")
@@ -83,7 +84,7 @@ class ModelConfig:
         return config
 
     @classmethod
-    def from_profile(cls, section: Mapping[str, Any] | None) -> "ModelConfig":
+    def from_profile(cls, section: Mapping[str, Any] | None) -> ModelConfig:
         """Like ``from_mapping``, also accepting the keys nested under ``settings:``.
 
         A key given both at the top level and under ``settings`` is a ``ConfigError``.

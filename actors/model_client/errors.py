@@ -124,7 +124,7 @@ class ModelError(ModelClientError):
 
     def bind(self, *, request: dict | None, attempts: int, usage: dict | None = None,
              backend: str = "http", call_id: str | None = None,
-             secret: str | None = None) -> "ModelError":
+             secret: str | None = None) -> ModelError:
         """Attach the call's context and redact ``secret`` from the message. Returns self."""
         self.request = request
         self.attempts = attempts

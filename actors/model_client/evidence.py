@@ -31,7 +31,8 @@ import hashlib
 import json
 import threading
 import uuid
-from typing import Any, Sequence
+from collections.abc import Sequence
+from typing import Any
 
 from .answers import Answer
 from .config import ModelConfig

@@ -24,7 +24,8 @@ A reported cached count above the prompt count is billed as the whole prompt cac
 from __future__ import annotations
 
 import dataclasses
-from typing import Any, Mapping
+from collections.abc import Mapping
+from typing import Any
 
 from .checks import number
 from .errors import ConfigError

@@ -26,7 +26,8 @@ import dataclasses
 import hashlib
 import json
 import string
-from typing import Any, ClassVar, Mapping, Sequence
+from collections.abc import Mapping, Sequence
+from typing import Any, ClassVar
 
 from .errors import QuestionError
 
@@ -34,7 +35,7 @@ GAMEBOY_BUTTONS = ("a", "b", "start", "select", "up", "down", "left", "right")
 _PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
 
 #: kind → question class, filled by ``Question.__init_subclass__``.
-QUESTION_KINDS: dict[str, type["Question"]] = {}
+QUESTION_KINDS: dict[str, type[Question]] = {}
 
 
 def _json_copy(value: Any, what: str) -> Any:
@@ -110,7 +111,7 @@ class Question:
         return ()
 
     @classmethod
-    def from_item(cls, item: Mapping, images: Sequence[bytes], position: int) -> "Question":
+    def from_item(cls, item: Mapping, images: Sequence[bytes], position: int) -> Question:
         """Build from a plain mapping of constructor fields (e.g. off the wire)."""
         if not isinstance(item, Mapping):
             raise QuestionError(f"{cls.kind} question {position} must be a mapping, got "
@@ -298,7 +299,7 @@ class ButtonsQuestion(Question):
         return (self.screenshot_png,)
 
     @classmethod
-    def from_item(cls, item: Mapping, images: Sequence[bytes], position: int) -> "Question":
+    def from_item(cls, item: Mapping, images: Sequence[bytes], position: int) -> Question:
         fields = dict(item) if isinstance(item, Mapping) else item
         if isinstance(fields, dict) and "screenshot_png" not in fields:
             index = fields.pop("image", position)

@@ -25,8 +25,8 @@ from __future__ import annotations
 
 import collections
 import time
+from collections.abc import Iterable, Sequence
 from pathlib import Path
-from typing import Iterable, Sequence
 
 from protocol import events
 from protocol.journal import iter_lines
@@ -36,7 +36,6 @@ from .backend import ModelAnswer
 from .errors import ModelError, ReplayDivergence, ReplayedError
 from .evidence import UsageTotals, new_call_id, request_hash, success_evidence
 from .questions import Question
-
 
 #: why a replayed answer's ``cost_usd`` is 0.0
 REPLAY_COST_NOTE = ("replayed from a capture: nothing was sent or spent; the original call's "
@@ -58,7 +57,7 @@ class ReplayBackend:
             self._load_row(row)
 
     @classmethod
-    def from_events(cls, path: str | Path, *, gate: float | None = None) -> "ReplayBackend":
+    def from_events(cls, path: str | Path, *, gate: float | None = None) -> ReplayBackend:
         """Load a session's ``events.jsonl`` (a missing file is an ``OSError``)."""
         rows, skipped = [], 0
         for line in iter_lines(str(path)):  # the one journal reader (protocol.journal)

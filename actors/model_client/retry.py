@@ -37,7 +37,7 @@ class RetryPolicy:
     retry_after_max_s: float
 
     @classmethod
-    def from_config(cls, config: ModelConfig) -> "RetryPolicy":
+    def from_config(cls, config: ModelConfig) -> RetryPolicy:
         return cls(config.max_retries, config.backoff_s, config.backoff_max_s,
                    config.retry_after_max_s)
 

@@ -22,7 +22,6 @@ a JSON number without a fraction that Python parsed as ``int``.
 from __future__ import annotations
 
 import math
-
 from typing import Any
 
 from .errors import SchemaDefinitionError

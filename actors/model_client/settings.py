@@ -19,8 +19,9 @@ backend lives in ``backends.py``.
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Mapping
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Any
 
 from .config import _CHECKS, ModelConfig
 from .errors import ConfigError
@@ -50,7 +51,7 @@ class ModelSettings:
         return "replay" if self.replay is not None else "http" if self.config else "none"
 
     @classmethod
-    def from_profile(cls, section: Mapping[str, Any] | None) -> "ModelSettings":
+    def from_profile(cls, section: Mapping[str, Any] | None) -> ModelSettings:
         section = dict(section or {})
         replay = section.pop("replay", None)
         if replay is not None:
@@ -62,7 +63,7 @@ class ModelSettings:
                    max_concurrent=config.max_concurrent, timeout_s=config.timeout_s)
 
     @classmethod
-    def _for_replay(cls, path: Path, section: dict) -> "ModelSettings":
+    def _for_replay(cls, path: Path, section: dict) -> ModelSettings:
         if section.get("base_url") is not None:  # validated, then ignored
             ModelConfig.from_profile(section)
         flat = {**section, **(section.get("settings") or {})}

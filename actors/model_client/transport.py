@@ -19,7 +19,8 @@ from __future__ import annotations
 import dataclasses
 import json
 import time
-from typing import Any, Mapping, Protocol
+from collections.abc import Mapping
+from typing import Any, Protocol
 
 import httpx
 

@@ -14,7 +14,8 @@ from __future__ import annotations
 import base64
 import dataclasses
 import json
-from typing import Any, Sequence
+from collections.abc import Sequence
+from typing import Any
 
 from .answers import Answer, parse_answers
 from .config import ModelConfig

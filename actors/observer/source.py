@@ -18,8 +18,8 @@ import uuid
 
 from actors import identity as run_identity
 from actors.runtime.actor import ActorContext
-from actors.sts2mcp import GameClient, ReadFailed
 from actors.runtime.transport import RequestFailed
+from actors.sts2mcp import GameClient, ReadFailed
 from protocol.from_emulator import EmulatorErrorReply, Observed
 from protocol.to_emulator import Observe
 

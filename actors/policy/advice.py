@@ -35,7 +35,8 @@ import dataclasses
 import json
 import logging
 import time
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 import zmq
 
@@ -86,7 +87,7 @@ class Advisor:
         self._recorder = None
 
     @classmethod
-    def from_context(cls, ctx, settings: dict) -> "Advisor | None":
+    def from_context(cls, ctx, settings: dict) -> Advisor | None:
         model = ctx.setting("model") or {}
         flat = {**model, **(model.get("settings") or {})}
         if flat.get("base_url") is None and flat.get("replay") is None:

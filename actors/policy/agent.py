@@ -26,7 +26,8 @@ import collections
 import dataclasses
 import hashlib
 import os
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 from actors.model_client.errors import ANSWERED_KINDS
 from actors.model_client.questions import template_problem

@@ -61,11 +61,11 @@ class Proposal:
     model_evidence: list | None = None
 
     @classmethod
-    def wait(cls, reason: str, **kw: Any) -> "Proposal":
+    def wait(cls, reason: str, **kw: Any) -> Proposal:
         return cls(None, {}, reason, wish="wait", **kw)
 
     @classmethod
-    def stop(cls, reason: str, **kw: Any) -> "Proposal":
+    def stop(cls, reason: str, **kw: Any) -> Proposal:
         return cls(None, {}, reason, wish="stop", **kw)
 
 

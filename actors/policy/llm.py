@@ -35,8 +35,8 @@ from .agent import AGENT_KEYS, AgentSettingError, Memory, ask, read_agent_settin
 from .base import PolicyObservation, Proposal
 from .context import digest, is_blocking_popup, refusal_text, situation_of
 from .sts2 import Sts2Heuristic, screen_name
-from .sts2_settings import read_settings
 from .sts2_actions import changes, choices, legal_actions, only_choice, proposal_for, screen_text, summary
+from .sts2_settings import read_settings
 
 BUILTIN_TEMPLATE = "sts2_agent.txt"
 KIND = "agent_action"

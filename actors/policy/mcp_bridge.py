@@ -27,7 +27,7 @@ import zmq
 
 from protocol.mcp_bridge import AgentRequest, Next
 
-from .base import PolicyObservation, Policy, Proposal
+from .base import Policy, PolicyObservation, Proposal
 
 POLL_S = 0.2
 

@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import collections
 import time
-from typing import Callable
+from collections.abc import Callable
 
 from .base import Proposal
 from .context import action_key, refusal_text

@@ -19,12 +19,12 @@ from __future__ import annotations
 
 import functools
 
+from . import sts2_screens as screens
 from .base import Policy, PolicyObservation, Proposal
 from .context import PolicyContext, digest, flow_of, is_blocking_popup, situation_of, snapshot_for
 from .run_state import RunContext
 from .stall import StallWatch
 from .sts2_settings import read_settings
-from . import sts2_screens as screens
 
 
 class Sts2Heuristic(Policy):

@@ -11,7 +11,7 @@ variant in ``vendor/sts2mcp/``).
 """
 from __future__ import annotations
 
-from typing import Callable
+from collections.abc import Callable
 
 from . import advice
 from . import sts2_combat as fight

@@ -51,7 +51,7 @@ class Point:
     digest: str
 
     @classmethod
-    def start(cls) -> "Point":
+    def start(cls) -> Point:
         return cls(rows=0, lines=0, offset=0, row_offset=0, sequence=0, digest=GENESIS)
 
 

@@ -88,7 +88,7 @@ class SessionIndex:
     awaiting_after_attempt: str | None = None
     attempt_count: int = 0
     counts: dict[str, int] = dataclasses.field(default_factory=dict)
-    outcomes: dict[str, int] = dataclasses.field(default_factory=lambda: {o: 0 for o in OUTCOMES})
+    outcomes: dict[str, int] = dataclasses.field(default_factory=lambda: dict.fromkeys(OUTCOMES, 0))
     statuses: dict[str, int] = dataclasses.field(default_factory=dict)
     stopping: str | None = None
     started_at: str | None = None
@@ -216,7 +216,7 @@ class SessionIndex:
         return state
 
     @classmethod
-    def from_state(cls, state: dict[str, Any]) -> "SessionIndex":
+    def from_state(cls, state: dict[str, Any]) -> SessionIndex:
         """The index ``to_state`` described. Raises KeyError, TypeError or ValueError when
         ``state`` is not one."""
         idx = cls()

@@ -35,20 +35,33 @@ import collections
 import importlib.metadata
 import logging
 import os
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 import protocol
 from actors.progress import progress_of
 from actors.runtime.actor import ActorContext
 from actors.runtime.bounded import BoundedDict
-from actors.runtime.steps import pipelined
 from actors.runtime.recorder_client import read_observation
+from actors.runtime.steps import pipelined
 from protocol import to_recorder as req
-from protocol.events import (ActionAttempt, ActionResult, Event, Observation, ObservationError, OutcomeError,
-                             Proposal, ProposalStatus, RecorderResumed, RunIdentityChanged,
-                             RunIdentityUnavailable, SessionEnd, SessionStart, reserved_kinds)
-from protocol.from_recorder import (Finalized, IntentAck, ObservationStored, ProposalRecorded, Recorded,
-                                    SnapshotReply)
+from protocol.events import (
+    ActionAttempt,
+    ActionResult,
+    Event,
+    Observation,
+    ObservationError,
+    OutcomeError,
+    Proposal,
+    ProposalStatus,
+    RecorderResumed,
+    RunIdentityChanged,
+    RunIdentityUnavailable,
+    SessionEnd,
+    SessionStart,
+    reserved_kinds,
+)
+from protocol.from_recorder import Finalized, IntentAck, ObservationStored, ProposalRecorded, Recorded, SnapshotReply
 from protocol.journal import TornRow, iter_lines, rows_between
 
 from . import checkpoint, files, summary

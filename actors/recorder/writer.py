@@ -17,8 +17,8 @@ import os
 import time
 from typing import Any
 
-from protocol.journal import GENESIS, SCHEMA_VERSION, JournalScan, encode_row, line_digest, scan_file
 from actors.runtime.durable import sync
+from protocol.journal import GENESIS, SCHEMA_VERSION, JournalScan, encode_row, line_digest, scan_file
 
 
 class JournalError(Exception):
@@ -30,7 +30,7 @@ class InjectedFailure(JournalError):
 
 
 def utc_now() -> str:
-    return dt.datetime.now(dt.timezone.utc).isoformat(timespec="microseconds").replace("+00:00", "Z")
+    return dt.datetime.now(dt.UTC).isoformat(timespec="microseconds").replace("+00:00", "Z")
 
 
 class Stamps:
@@ -97,7 +97,7 @@ class JournalEnd:
     ends_torn: bool
 
     @classmethod
-    def of_scan(cls, scan: JournalScan, lines: int) -> "JournalEnd":
+    def of_scan(cls, scan: JournalScan, lines: int) -> JournalEnd:
         return cls(scan.last_sequence, scan.last_digest, scan.size, lines, scan.ends_torn)
 
 

@@ -33,7 +33,7 @@ from __future__ import annotations
 
 import logging
 import time
-from typing import Callable
+from collections.abc import Callable
 
 import zmq
 
@@ -41,12 +41,31 @@ from protocol import ProtocolError, obspack
 from protocol.events import Event
 from protocol.from_recorder import BatchReplies, IntentAck, SnapshotReply
 from protocol.message import Message, from_item
-from protocol.to_recorder import (AwaitIntent, Finalize, Follow, RecordBatch, RecordEvent, RecordIntent,
-                                  RecordProposal, RecordResult, ReportObservationError, Snapshot,
-                                  StoreObservation)
+from protocol.to_recorder import (
+    AwaitIntent,
+    Finalize,
+    Follow,
+    RecordBatch,
+    RecordEvent,
+    RecordIntent,
+    RecordProposal,
+    RecordResult,
+    ReportObservationError,
+    Snapshot,
+    StoreObservation,
+)
 
-from .transport import (Client, Counters, DropWatch, NotEncodable, PeerRefused, RequestFailed, connect_dealer,
-                        decode_or_count, send_envelope)
+from .transport import (
+    Client,
+    Counters,
+    DropWatch,
+    NotEncodable,
+    PeerRefused,
+    RequestFailed,
+    connect_dealer,
+    decode_or_count,
+    send_envelope,
+)
 
 log = logging.getLogger("gamerig.recorder_client")
 
@@ -216,7 +235,7 @@ class RecorderClient:
         intents = [RecordIntent(proposal_id=pid, requester=requester) for pid in proposal_ids]
         return self.request_batch(intents, deadline_s=INTENT_S)
 
-    def standing_intent(self, requester: str, wait_ms: int) -> "StandingIntent":
+    def standing_intent(self, requester: str, wait_ms: int) -> StandingIntent:
         """The actuator's standing intent (``protocol.to_recorder.AwaitIntent``) on a socket
         of its own (see ``StandingIntent``)."""
         return StandingIntent(connect_dealer(self.zctx, self.endpoint), requester, wait_ms,

@@ -8,7 +8,7 @@ from __future__ import annotations
 import logging
 import os
 import time
-from typing import Callable, Iterable
+from collections.abc import Callable, Iterable
 
 import zmq
 

@@ -45,7 +45,7 @@ def epoch(recorded_at) -> float | None:
 def percentiles(values) -> dict:
     data = sorted(values)
     if not data:
-        return {"n": 0, **{k: None for k in QUANTILES}}
+        return {"n": 0, **dict.fromkeys(QUANTILES)}
     out = {"n": len(data)}
     for name, q in QUANTILES.items():
         out[name] = round(data[min(len(data) - 1, int(q * len(data)))], 3)
@@ -64,7 +64,7 @@ class Metrics:
         self.sequence = self.steps = self.dropped = self.model_errors = 0
         self.observations = self.decisions = 0
         self.outcomes = {"accepted": 0, "rejected": 0, "unknown": 0}
-        self.tokens = {k: 0 for k in TOKEN_KEYS}
+        self.tokens = dict.fromkeys(TOKEN_KEYS, 0)
         self.restarts: dict[str, int] = {}
         self.actors: dict[str, dict] = {}
         self.latency = {s: collections.deque(maxlen=SAMPLES) for s in STAGES}

@@ -23,8 +23,7 @@ import traceback
 from actors.policy.base import PolicyObservation
 from actors.policy.registry import load_policy_class
 from protocol import obspack
-from protocol.events import ActionAttempt, ActionResult, Proposal, SessionStart
-from protocol.events import Observation
+from protocol.events import ActionAttempt, ActionResult, Observation, Proposal, SessionStart
 from protocol.journal import iter_lines
 
 from .facts import ModelUse

@@ -16,10 +16,9 @@ an intact row (the join checks in ``links.py`` see only those). The rules:
 """
 from __future__ import annotations
 
-from typing import Callable
+from collections.abc import Callable
 
-from protocol.journal import (COMMON_FIELDS, GENESIS, SCHEMA_VERSION, Line, encode_row,
-                              line_digest)
+from protocol.journal import COMMON_FIELDS, GENESIS, SCHEMA_VERSION, Line, encode_row, line_digest
 
 from .findings import DAMAGED, INCOMPLETE
 from .stream import TornMark

@@ -29,7 +29,8 @@ from __future__ import annotations
 import collections
 import dataclasses
 import os
-from typing import Any, Callable, Iterable
+from collections.abc import Callable, Iterable
+from typing import Any
 
 from actors.emulator.session.score import ScoreTally
 from protocol.events import ActionAttempt, ActionResult, Observation, SessionEnd

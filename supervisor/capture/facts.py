@@ -25,14 +25,27 @@ from __future__ import annotations
 
 import json
 import math
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 from actors.emulator.session.score import ScoreTally
 from actors.model_client.errors import ANSWERED_KINDS
-from supervisor.capture.runscore import RunScore, progress_score
 from protocol import obspack
-from protocol.events import (ActionAttempt, ActionResult, ActorRestart, EmulatorStats, ModelError, ModelLateAnswer,
-                             Observation, Proposal, ProposalStatus, RunIdentityChanged, SessionEnd, SessionStart)
+from protocol.events import (
+    ActionAttempt,
+    ActionResult,
+    ActorRestart,
+    EmulatorStats,
+    ModelError,
+    ModelLateAnswer,
+    Observation,
+    Proposal,
+    ProposalStatus,
+    RunIdentityChanged,
+    SessionEnd,
+    SessionStart,
+)
+from supervisor.capture.runscore import RunScore, progress_score
 
 WIN = ("won", "victory")
 GAME_OVER = "game_over"
@@ -262,7 +275,7 @@ class CapturedSession:
         self.runs: list[dict[str, Any]] = []
         self.runs_entered = 0
         self.frames: int | None = None
-        self.results = {k: 0 for k in RESULTS}
+        self.results = dict.fromkeys(RESULTS, 0)
         self.restarts = 0
         self.reason: str | None = None
         self.exit_code: int | None = None

@@ -18,7 +18,8 @@ The verdict is the worst severity found: ``damaged`` wins over ``incomplete``, w
 from __future__ import annotations
 
 import dataclasses
-from typing import Any, Iterable
+from collections.abc import Iterable
+from typing import Any
 
 DAMAGED, INCOMPLETE, NOTE = "damaged", "incomplete", "note"
 INTACT = "intact"

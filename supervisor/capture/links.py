@@ -19,9 +19,11 @@ import collections
 import dataclasses
 import hashlib
 import os
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
-from protocol import events as ev, obspack  # (ev.Proposal: the row kind; Proposal below: its join entry)
+from protocol import events as ev  # (ev.Proposal: the row kind; Proposal below: its join entry)
+from protocol import obspack
 from protocol.journal import encode_row, line_digest
 
 from .findings import DAMAGED, INCOMPLETE
@@ -71,7 +73,7 @@ class Links:
         self.awaiting: str | None = None
         self.counts: collections.Counter = collections.Counter()
         self.statuses: collections.Counter = collections.Counter()
-        self.outcomes = {o: 0 for o in OUTCOMES}
+        self.outcomes = dict.fromkeys(OUTCOMES, 0)
         self.restarts: collections.Counter = collections.Counter()
         self.start: dict | None = None
         self.end: dict | None = None

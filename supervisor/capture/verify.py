@@ -22,7 +22,7 @@ A PATH that is not a session directory, capture root or fleet root raises ``NotA
 from __future__ import annotations
 
 import os
-from typing import Callable
+from collections.abc import Callable
 
 from . import fleetroot
 from .errors import NotACapture

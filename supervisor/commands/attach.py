@@ -22,11 +22,11 @@ import signal
 import sys
 import threading
 
+from actors.runtime.transport import RequestFailed
 from actors.taps import metrics_view as mv
 from actors.taps.connect import AttachError, access_from_record, read_record
 from actors.taps.metrics import Metrics
 from actors.taps.runtime import TapRunner
-from actors.runtime.transport import RequestFailed
 
 from .base import Command, add_runtime_dir, pick_session
 

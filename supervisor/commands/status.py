@@ -6,8 +6,8 @@ Example:
 """
 from __future__ import annotations
 
-from supervisor.rundir import find_sessions
 from protocol.cli_to_supervisor import StatusRequest
+from supervisor.rundir import find_sessions
 
 from .base import Command, RequestFailed, add_runtime_dir, control_request, emit
 

@@ -22,7 +22,8 @@ too, so a page can show both.
 """
 from __future__ import annotations
 
-from typing import Any, Sequence
+from collections.abc import Sequence
+from typing import Any
 
 from . import stats
 
@@ -182,7 +183,7 @@ def lines(result: dict[str, Any]) -> list[str]:
     else:
         out.append(f"not paired: {result['why_unpaired']}; unpaired tests")
     u = result["unpaired_tests"]
-    out.append(("unpaired, for reference:" if result["paired"] else "unpaired:"))
+    out.append("unpaired, for reference:" if result["paired"] else "unpaired:")
     out.append(f"  {u['wins']['sentence']} [{u['wins']['test']}]")
     for m in u["metrics"]:
         out.append(f"  {m['sentence']} [{m['test']}]")

@@ -13,7 +13,9 @@ import socket
 import sys
 import time
 
-from . import control, layout, matrix, resume as resume_mod, spec as fleet_spec
+from . import control, layout, matrix
+from . import resume as resume_mod
+from . import spec as fleet_spec
 from .errors import FleetFileError, NotAFleet, RayUnavailable
 from .local import LocalBackend, default_concurrency
 from .report import table

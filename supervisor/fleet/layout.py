@@ -34,7 +34,7 @@ LOCK = "driver.lock"
 
 def new_root(capture_root: str, name: str) -> str:
     """Create and return a fresh fleet root under ``capture_root``."""
-    stamp = dt.datetime.now(dt.timezone.utc).strftime("%Y%m%dT%H%M%SZ")
+    stamp = dt.datetime.now(dt.UTC).strftime("%Y%m%dT%H%M%SZ")
     root = os.path.join(os.path.abspath(capture_root), f"{name}-{stamp}-{secrets.token_hex(3)}")
     os.makedirs(root)
     return root

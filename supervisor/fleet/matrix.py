@@ -51,7 +51,7 @@ class SessionPlan:
         return dataclasses.asdict(self)
 
     @classmethod
-    def from_dict(cls, data: dict) -> "SessionPlan":
+    def from_dict(cls, data: dict) -> SessionPlan:
         return cls(**data)
 
 

@@ -50,7 +50,7 @@ class LocalRayHead:
             self.proc = subprocess.Popen(cmd, env=self.env, stdout=log, stderr=subprocess.STDOUT,
                                          stdin=subprocess.DEVNULL, start_new_session=True)
 
-    def wait_ready(self, timeout_s: float = 60.0) -> "LocalRayHead":
+    def wait_ready(self, timeout_s: float = 60.0) -> LocalRayHead:
         """Wait until the head says it is up (the GCS answers and the node is registered)."""
         end = time.monotonic() + timeout_s
         while time.monotonic() < end:
@@ -71,7 +71,7 @@ class LocalRayHead:
                 self.proc.wait()
         shutil.rmtree(self.dir, ignore_errors=True)
 
-    def __enter__(self) -> "LocalRayHead":
+    def __enter__(self) -> LocalRayHead:
         return self.wait_ready()
 
     def __exit__(self, *exc) -> None:

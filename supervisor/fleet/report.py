@@ -222,7 +222,7 @@ def table(rows: list[dict]) -> str:
         lines += ["", f"{key:<{mwidth}} {'sess':>5} {'runs':>5} {'wins':>5} {'win%':>6} {'95% CI':>11}" + _MONEY]
         for m in models:
             rate, ci = _rate(m)
-            lines.append(f"{str(m[key]):<{mwidth}} {m['sessions']:>5} {m['runs']:>5} {m['wins']:>5} {rate:>6} {ci:>11}"
+            lines.append(f"{m[key]!s:<{mwidth}} {m['sessions']:>5} {m['runs']:>5} {m['wins']:>5} {rate:>6} {ci:>11}"
                          + _money(m))
         lines.append("")
     t = totals(rows)

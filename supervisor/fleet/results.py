@@ -37,12 +37,12 @@ from __future__ import annotations
 
 import json
 import os
-from typing import Any, Iterable
+from collections.abc import Iterable
+from typing import Any
 
 from actors.runtime.durable import replace_durably, sync, sync_path
 from protocol.journal import iter_lines
 from supervisor.capture.facts import CapturedSession, observation_reader
-
 
 from . import layout
 from .matrix import SessionPlan
@@ -75,7 +75,7 @@ def session_row(fleet: str, root: str, plan: SessionPlan, attempts: list[dict], 
                 detail: str = "") -> dict[str, Any]:
     """The results row of one session from its attempts and what its last session left."""
     last = attempts[-1] if attempts else {}
-    row: dict[str, Any] = {k: None for k in FIELDS}
+    row: dict[str, Any] = dict.fromkeys(FIELDS)
     row.update({"fleet": fleet, "index": plan.index, "slot": plan.slot, "cell": plan.cell_id,
                 "repeat": plan.repeat, "outcome": outcome, "attempts": len(attempts),
                 "exit_code": last.get("exit_code"), "host": last.get("host"),

@@ -38,7 +38,9 @@ import time
 
 from protocol.events import SessionEnd
 from protocol.journal import iter_lines
-from . import inflight, layout, matrix, spec as fleet_spec
+
+from . import inflight, layout, matrix
+from . import spec as fleet_spec
 from .control import actor_alive, has_runtime_record, live_actors, live_supervisors
 from .errors import FleetFileError
 from .matrix import SessionPlan

@@ -56,7 +56,7 @@ class Backend(Protocol):
     name: str
 
     def submit(self, plan: SessionPlan, attempt: int) -> Any: ...
-    def poll(self, timeout_s: float) -> list[tuple[Any, "dict | Lost"]]: ...
+    def poll(self, timeout_s: float) -> list[tuple[Any, dict | Lost]]: ...
     def settle_s(self, plan: SessionPlan) -> float: ...
     def node_retries(self) -> int: ...
     def interrupt(self) -> None: ...
@@ -169,7 +169,7 @@ class FleetRun:
             self._row(plan, "not_run", "the fleet was stopped before this session started")
 
     # -- results ---------------------------------------------------------------------------
-    def _finished(self, plan: SessionPlan, attempt: int, result: "dict | Lost") -> None:
+    def _finished(self, plan: SessionPlan, attempt: int, result: dict | Lost) -> None:
         result = killed(result) or result
         if isinstance(result, Lost):
             due = time.monotonic() + self.backend.settle_s(plan)
@@ -266,7 +266,7 @@ class FleetRun:
         return 1 if bad else 0
 
 
-def killed(result: "dict | Lost") -> Lost | None:
+def killed(result: dict | Lost) -> Lost | None:
     """An attempt whose supervisor died by a signal the fleet did not send (the OOM killer, a
     ``kill -9``) is lost, as if its runner had died: judged by its journal, not failed."""
     code = result.get("exit_code") if isinstance(result, dict) else None

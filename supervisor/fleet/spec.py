@@ -127,7 +127,7 @@ def _inside(path: str, base: str) -> bool:
     return real == base or real.startswith(base.rstrip(os.sep) + os.sep)
 
 
-def check_capture_root(spec: "FleetSpec") -> None:
+def check_capture_root(spec: FleetSpec) -> None:
     """Refuse a relative ``capture_root`` (the default ``../capture/fleets`` too) that
     resolves outside both the current folder and the user's home: it is what a fleet file
     copied elsewhere does by accident. An absolute one is a choice. ``fleet start`` asks this

@@ -35,7 +35,7 @@ read a small p-value with that in mind.
 from __future__ import annotations
 
 import math
-from typing import Sequence
+from collections.abc import Sequence
 
 Z95 = 1.959963984540054
 ALPHA = 0.05

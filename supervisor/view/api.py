@@ -31,7 +31,8 @@ import dataclasses
 import importlib.metadata
 import json
 import urllib.parse
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 from supervisor.fleet.compare import CompareError
 

@@ -21,7 +21,7 @@ import os
 import sys
 import time
 import urllib.parse
-from typing import Callable, Iterable
+from collections.abc import Callable, Iterable
 
 from .api import PAGE, Api, bundle_name
 from .catalog import Catalog, Verifier

@@ -12,9 +12,9 @@ from __future__ import annotations
 import os
 import re
 
-from actors.emulator.tools.clips import preview
 from actors.emulator.recording.errors import EmulatorError
 from actors.emulator.recording.reader import RecordingReader
+from actors.emulator.tools.clips import preview
 from actors.emulator.tools.review import review
 
 from .track import Track

@@ -13,7 +13,7 @@ import os
 import time
 from typing import Any
 
-from protocol.events import (ActionAttempt, ActionResult, Observation, Proposal, ProposalStatus)
+from protocol.events import ActionAttempt, ActionResult, Observation, Proposal, ProposalStatus
 from supervisor.fleet.report import model_figures
 
 from . import metrics

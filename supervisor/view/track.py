@@ -28,11 +28,28 @@ from array import array
 from typing import Any
 
 from protocol import obspack
-from protocol.events import (ActionAttempt, ActionResult, ActorExit, ActorGiveUp, ActorRefused,
-                             ActorRestart, ActorStart, ActorUnresponsive, ModelError, Observation,
-                             ObservationError, Proposal, ProposalStatus, RecorderResumed,
-                             RunIdentityChanged, SessionEnd, SessionStart, SessionStopping,
-                             StopRequested, EmulatorResumed)
+from protocol.events import (
+    ActionAttempt,
+    ActionResult,
+    ActorExit,
+    ActorGiveUp,
+    ActorRefused,
+    ActorRestart,
+    ActorStart,
+    ActorUnresponsive,
+    EmulatorResumed,
+    ModelError,
+    Observation,
+    ObservationError,
+    Proposal,
+    ProposalStatus,
+    RecorderResumed,
+    RunIdentityChanged,
+    SessionEnd,
+    SessionStart,
+    SessionStopping,
+    StopRequested,
+)
 from protocol.journal import iter_lines, parse_line
 from supervisor.capture.facts import CapturedSession
 

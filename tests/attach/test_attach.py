@@ -166,8 +166,9 @@ def test_prometheus_scrape_and_plain_lines_without_a_terminal(live, tmp_path):
 
 
 def test_the_docs_example_is_the_tested_file():
-    from tests.harness import REPO
     import os
+
+    from tests.harness import REPO
     doc = open(os.path.join(REPO, "docs", "attach.md"), encoding="utf-8").read()
     example = open(os.path.join(REPO, "actors", "taps", "example_counter.py"), encoding="utf-8").read()
     assert f"```python\n{example}```" in doc and len(example.splitlines()) < 40

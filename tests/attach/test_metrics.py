@@ -72,7 +72,7 @@ def test_the_dashboard_draws_and_plain_lines_do_not_redraw():
 def _recent(ms: float) -> str:
     import datetime as dt
     import time
-    return dt.datetime.fromtimestamp(time.time() - 2 + ms / 1000, dt.timezone.utc).isoformat().replace("+00:00", "Z")
+    return dt.datetime.fromtimestamp(time.time() - 2 + ms / 1000, dt.UTC).isoformat().replace("+00:00", "Z")
 
 
 def test_pipelined_steps_are_counted_as_decisions():

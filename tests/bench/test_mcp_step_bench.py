@@ -17,7 +17,7 @@ import pytest
 from tests.harness import REPO
 
 sys.path.insert(0, os.path.join(REPO, "bench"))  # bench/ is not a package
-import mcp_step  # noqa: E402
+import mcp_step
 
 pytestmark = pytest.mark.timeout(120)
 

@@ -19,9 +19,9 @@ from protocol.journal import scan_file
 from tests.harness import REPO
 
 sys.path.insert(0, os.path.join(REPO, "bench"))  # bench/ is not a package
-import pipeline as bench  # noqa: E402
-from journal_diff import masked  # noqa: E402
-from pipeline_baseline import AckProbe, DecisionMismatch, replay  # noqa: E402
+import pipeline as bench
+from journal_diff import masked
+from pipeline_baseline import AckProbe, DecisionMismatch, replay
 
 pytestmark = pytest.mark.timeout(180)
 
@@ -58,7 +58,7 @@ def decision(row: dict) -> dict:
 
 def _at(row: dict) -> float:
     return datetime.datetime.strptime(row["recorded_at"], "%Y-%m-%dT%H:%M:%S.%fZ").replace(
-        tzinfo=datetime.timezone.utc).timestamp()
+        tzinfo=datetime.UTC).timestamp()
 
 
 def independent_steps(rows: list[dict]) -> list[str]:
@@ -181,8 +181,7 @@ def test_the_probe_times_both_intent_paths_against_a_real_recorder(session):
         journal = scan_file(os.path.join(probe.root, "sessions", probe.sid, "events.jsonl")).rows
     finally:
         probe.close()
-    assert {k: len(v) for k, v in out.items()} == {k: 4 for k in (
-        "store_observation", "record_proposal", "record_intent", "record_result", "await_intent")}
+    assert {k: len(v) for k, v in out.items()} == dict.fromkeys(("store_observation", "record_proposal", "record_intent", "record_result", "await_intent"), 4)
     assert all(v > 0 for values in out.values() for v in values)
     requesters = [r["requester"] for r in journal if r["event"] == "action_attempt"]
     assert requesters.count("bench-standing") == 4 and requesters.count("bench-probe") == 4

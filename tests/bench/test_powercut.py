@@ -14,8 +14,8 @@ import pytest
 from tests.harness import REPO
 
 sys.path.insert(0, os.path.join(REPO, "bench"))
-from powercut import campaign, record  # noqa: E402
-from powercut_model import ATTEMPT, LINE, RESUMED, UNFINISHED, Disk, parse, unhex  # noqa: E402
+from powercut import campaign, record
+from powercut_model import ATTEMPT, LINE, RESUMED, UNFINISHED, Disk, parse, unhex
 
 
 def hx(text: str | bytes) -> str:

@@ -13,7 +13,7 @@ from tests.harness import REPO
 
 sys.path.insert(0, os.path.join(REPO, "bench"))
 
-import soak  # noqa: E402
+import soak
 
 TICK_S = 1 / os.sysconf("SC_CLK_TCK")
 

@@ -18,8 +18,8 @@ from tests.harness import REPO
 
 sys.path.insert(0, os.path.join(REPO, "bench"))
 
-import step_timeline  # noqa: E402
-from pipeline import stamp  # noqa: E402
+import step_timeline
+from pipeline import stamp
 
 pytestmark = pytest.mark.timeout(240)
 

@@ -23,7 +23,7 @@ import pytest
 from tests.harness import REPO, built_once
 
 sys.path.insert(0, os.path.join(REPO, "bench"))  # bench/ is not a package
-from chaos_judge import Run, judge  # noqa: E402
+from chaos_judge import Run, judge
 
 pytestmark = pytest.mark.timeout(240)
 

@@ -76,7 +76,7 @@ def test_the_pattern_finds_machine_paths_in_code_and_spares_what_is_allowed():
     # the samples are built from pieces, so that this file holds no machine path itself
     home, tmp, users = "/" + "home/me/x.py", "/" + "tmp/gamerig-test.sock", "C:" + "\\\\Users\\\\me"
     assert machine_paths(f'open("{home}")  # and ipc:/' + f'/{tmp}, r"{users}"') == [home, tmp, users]
-    assert machine_paths(f'connect("ipc:/' + f'/{tmp}")') == [tmp]
+    assert machine_paths('connect("ipc:/' + f'/{tmp}")') == [tmp]
     assert machine_paths('mkdtemp(dir="/tmp"), "/dev/null", "/proc/1/stat", "/usr/bin/chromium", '
                          '"/nonexistent", "ipc:///tmp/gamerig-<uid>/r.sock", "https://example.org/home/x"') == []
     assert machine_paths(r'f"{timeout}s:\n", re.compile(r"\d\d:\d\d")') == []

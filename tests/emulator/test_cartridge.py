@@ -10,8 +10,8 @@ import pytest
 
 from actors.emulator.cartridge import build, layout
 from actors.emulator.cartridge.asm import AsmError, assemble
-from actors.emulator.session.machine import Machine
 from actors.emulator.recording.rom import RomIdentity
+from actors.emulator.session.machine import Machine
 
 
 def pandocs_header_checksum(rom: bytes) -> int:

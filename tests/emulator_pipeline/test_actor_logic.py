@@ -8,9 +8,9 @@ import types
 import pytest
 
 from actors.actuator.sink import step_message
+from actors.emulator.cartridge.layout import DEMO_REGIONS
 from actors.emulator.session.actor import EmulatorActor, stop_reason
 from actors.emulator.session.config import EmulatorConfig
-from actors.emulator.cartridge.layout import DEMO_REGIONS
 from actors.emulator.session.core import EmulatorSession, RecordingOptions
 from protocol import from_emulator as rep
 from protocol import to_emulator as req

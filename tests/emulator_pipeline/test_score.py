@@ -92,7 +92,7 @@ def test_the_demo_cartridge_reports_its_milestones_at_the_frames_they_were_reach
             f"{first['got_key']}, door_open at frame {first['door_open']}, won at frame {first['won']}; "
             f"game over at frame {first['won']}")
     assert line in render(scan(s.session_dir), []).splitlines(), "capture coverage shows the score"
-    row = {k: None for k in FIELDS} | {"fleet": "f", "index": 0, "slot": "s0", "cell": "demo", "repeat": 0,
+    row = dict.fromkeys(FIELDS) | {"fleet": "f", "index": 0, "slot": "s0", "cell": "demo", "repeat": 0,
                                        "outcome": "ok"} | facts
     assert f"demo {1:>6} {summary['final']:>10} {summary['best']:>8} {1:>9}" in table([row]).splitlines(), \
         "fleet report shows the score"

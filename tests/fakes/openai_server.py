@@ -27,8 +27,9 @@ import dataclasses
 import json
 import threading
 import time
+from collections.abc import Callable
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from typing import Any, Callable
+from typing import Any
 
 CHAT_PATH = "/v1/chat/completions"
 
@@ -83,47 +84,47 @@ class Reply:
     endless: bool = False   # a 200 without a length that never ends (1 MiB chunks)
 
     @classmethod
-    def answer(cls, payload: dict, **kwargs) -> "Reply":
+    def answer(cls, payload: dict, **kwargs) -> Reply:
         """A 200 whose message content is ``payload`` as JSON."""
         return cls(body=completion_body(json.dumps(payload), **kwargs))
 
     @classmethod
-    def text(cls, content: str | None, **kwargs) -> "Reply":
+    def text(cls, content: str | None, **kwargs) -> Reply:
         """A 200 whose message content is ``content`` verbatim."""
         return cls(body=completion_body(content, **kwargs))
 
     @classmethod
-    def refusal(cls, why: str = "I can't help with that.") -> "Reply":
+    def refusal(cls, why: str = "I can't help with that.") -> Reply:
         return cls(body=completion_body(None, refusal=why))
 
     @classmethod
-    def truncated(cls, content: str = '{"q0": {"card_index": 1, "confid') -> "Reply":
+    def truncated(cls, content: str = '{"q0": {"card_index": 1, "confid') -> Reply:
         return cls(body=completion_body(content, finish_reason="length"))
 
     @classmethod
     def status_code(cls, status: int, message: str = "fake error", *,
-                    retry_after: str | None = None) -> "Reply":
+                    retry_after: str | None = None) -> Reply:
         headers = (("Retry-After", retry_after),) if retry_after is not None else ()
         return cls(status=status, headers=headers,
                    body={"error": {"message": message, "type": "fake_error"}})
 
     @classmethod
-    def raw(cls, status: int, text: str) -> "Reply":
+    def raw(cls, status: int, text: str) -> Reply:
         """A reply whose body is ``text`` verbatim (e.g. not JSON at all)."""
         return cls(status=status, body=text)
 
-    def slow(self, delay_s: float) -> "Reply":
+    def slow(self, delay_s: float) -> Reply:
         return dataclasses.replace(self, delay_s=delay_s)
 
-    def hold(self) -> "Reply":
+    def hold(self) -> Reply:
         return dataclasses.replace(self, held=True)
 
-    def drip(self, every_s: float) -> "Reply":
+    def drip(self, every_s: float) -> Reply:
         """Each byte in time for any per-read timeout; the whole far too slow."""
         return dataclasses.replace(self, drip_s=every_s)
 
     @classmethod
-    def endless_body(cls) -> "Reply":
+    def endless_body(cls) -> Reply:
         return cls(endless=True)
 
 
@@ -168,7 +169,7 @@ class FakeOpenAIServer:
     def base_url(self) -> str:
         return f"http://127.0.0.1:{self.port}/v1"
 
-    def __enter__(self) -> "FakeOpenAIServer":
+    def __enter__(self) -> FakeOpenAIServer:
         self._thread.start()
         return self
 
@@ -191,7 +192,7 @@ class FakeOpenAIServer:
         """Let every held reply (now and later) go out."""
         self._released.set()
 
-    def wait_for(self, predicate: Callable[["FakeOpenAIServer"], bool],
+    def wait_for(self, predicate: Callable[[FakeOpenAIServer], bool],
                  timeout: float = 5.0) -> bool:
         """Block until ``predicate(server)`` holds (re-checked on every request change)."""
         with self._cond:

@@ -21,7 +21,7 @@ from tests.fleet.helpers import QUICK_FAULTS, attempt, journal, quick_campaign
 from tests.harness import REPO
 
 sys.path.insert(0, os.path.join(REPO, "bench"))  # bench/ is not a package
-import fleet_chaos  # noqa: E402
+import fleet_chaos
 
 pytestmark = pytest.mark.timeout(300)
 

@@ -23,8 +23,16 @@ from supervisor.fleet.results import FIELDS, session_row
 from tests.harness import REPO
 
 from .helpers import supervisor, write_fleet
-from .model_fleet import (CHARACTERS, MODELS, PRICE_A, character_picked, journal_rows, journal_spend,
-                          model_fleet, results)
+from .model_fleet import (
+    CHARACTERS,
+    MODELS,
+    PRICE_A,
+    character_picked,
+    journal_rows,
+    journal_spend,
+    model_fleet,
+    results,
+)
 
 
 @pytest.fixture(scope="module")

@@ -13,12 +13,11 @@ import pytest
 
 pytest.importorskip("ray", reason="Ray is not installed: pip install -e '.[test]' installs it")
 
-from supervisor.fleet.matrix import game_resource  # noqa: E402
-from supervisor.fleet.ray_head import LocalRayHead  # noqa: E402
-from tests.fleet.helpers import (attempt, finish, journal, resume_fleet, rows, start_fleet, supervisor,  # noqa: E402
-                                 write_fleet)
-from tests.fleet.sts2_fake import FakeSts2Game  # noqa: E402
-from tests.harness import wait_for  # noqa: E402
+from supervisor.fleet.matrix import game_resource
+from supervisor.fleet.ray_head import LocalRayHead
+from tests.fleet.helpers import attempt, finish, journal, resume_fleet, rows, start_fleet, supervisor, write_fleet
+from tests.fleet.sts2_fake import FakeSts2Game
+from tests.harness import wait_for
 
 pytestmark = pytest.mark.timeout(180)
 

@@ -15,7 +15,8 @@ import time
 
 import pytest
 
-from supervisor.fleet import control, resume as resume_mod
+from supervisor.fleet import control
+from supervisor.fleet import resume as resume_mod
 from supervisor.fleet.results import read_fleet, write_fleet
 from tests.fleet.helpers import attempt, finish, quick_campaign, resume_fleet, rows, supervisor
 

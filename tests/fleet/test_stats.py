@@ -57,7 +57,7 @@ def _fisher_by_enumeration(k1: int, n1: int, k2: int, n2: int) -> float:
     wins = k1 + k2
     def prob(a: int) -> Fraction:
         return Fraction(math.comb(n1, a) * math.comb(n2, wins - a), math.comb(n1 + n2, wins))
-    tables = [a for a in range(0, n1 + 1) if 0 <= wins - a <= n2]
+    tables = [a for a in range(n1 + 1) if 0 <= wins - a <= n2]
     seen = prob(k1)
     return float(sum(prob(a) for a in tables if prob(a) <= seen))
 

@@ -14,7 +14,8 @@ import shutil
 import tempfile
 
 import pytest
-from hypothesis import HealthCheck, assume, given, settings, strategies as st
+from hypothesis import HealthCheck, assume, given, settings
+from hypothesis import strategies as st
 
 from actors.model_client import CardRewardQuestion, ModelError, ReplayBackend
 from protocol import events

@@ -11,7 +11,8 @@ import tempfile
 
 import pytest
 import yaml
-from hypothesis import HealthCheck, given, settings, strategies as st
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from supervisor.profile import SCHEMA, ProfileError, load
 

@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import msgpack
 import pytest
-from hypothesis import given, settings, strategies as st
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import protocol
 from protocol import errors

@@ -28,8 +28,7 @@ from actors.game.http import start_server
 from actors.game.knobs import Knobs
 
 from .explorer import Explorer
-from .shapes import (SAMPLES, compare, entity_id_mismatches, index_mismatches,
-                     load_variance_file, variance_for)
+from .shapes import SAMPLES, compare, entity_id_mismatches, index_mismatches, load_variance_file, variance_for
 from .variants import classify, classify_compendium, coverage_table
 
 SP = "/api/v1/singleplayer"

@@ -15,7 +15,8 @@ from __future__ import annotations
 
 import json
 import random
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 PATIENCE = 4
 Body = dict[str, Any]
@@ -198,7 +199,7 @@ def _crystal_sphere(ex: Explorer, state: dict) -> Body | None:
     if block.get("can_proceed"):
         return {"action": "crystal_sphere_proceed"}
     tools = [t for t in ("big", "small") if block.get(f"can_use_{t}_tool")]
-    if tools and block.get("tool") == "none" or (tools and ex.chance(0.2)):
+    if (tools and block.get("tool") == "none") or (tools and ex.chance(0.2)):
         return {"action": "crystal_sphere_set_tool", "tool": ex.pick(tools)}
     cell = ex.pick(block.get("clickable_cells", []))
     return {"action": "crystal_sphere_click_cell", "x": cell["x"], "y": cell["y"]} if cell else None

@@ -25,8 +25,9 @@ from __future__ import annotations
 import dataclasses
 import fnmatch
 import json
+from collections.abc import Iterable
 from pathlib import Path
-from typing import Any, Iterable
+from typing import Any
 
 SAMPLES = Path(__file__).resolve().parents[2] / "vendor" / "sts2mcp"
 VARIANCE_FILE = SAMPLES / "variance.json"

@@ -6,8 +6,16 @@ import json
 
 import pytest
 
-from .shapes import (SAMPLES, Variance, compare, entity_id_mismatches, index_mismatches,
-                     load_variance_file, skeleton, variance_for)
+from .shapes import (
+    SAMPLES,
+    Variance,
+    compare,
+    entity_id_mismatches,
+    index_mismatches,
+    load_variance_file,
+    skeleton,
+    variance_for,
+)
 from .variants import classify, coverage_table, required_samples, sample_names
 
 SAMPLE = {"state_type": "monster", "run": {"act": 1, "floor": 2},

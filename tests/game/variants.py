@@ -28,7 +28,8 @@ The pipeline's conformance campaign reuses ``classify``, ``sample_names``,
 
 from __future__ import annotations
 
-from typing import Any, Iterable, Mapping
+from collections.abc import Iterable, Mapping
+from typing import Any
 
 from supervisor.capture.coverage import classify
 

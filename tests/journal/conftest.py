@@ -25,14 +25,13 @@ import shutil
 import signal
 import subprocess
 import sys
-from typing import Callable
+from collections.abc import Callable
 
 import pytest
 
-from tests import harness
-
 from protocol.journal import GENESIS, encode_row, line_digest
 from supervisor import cli
+from tests import harness
 
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 SUPERVISOR = os.path.join(os.path.dirname(sys.executable), "supervisor")

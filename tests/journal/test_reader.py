@@ -8,8 +8,16 @@ from __future__ import annotations
 import hashlib
 import json
 
-from protocol.journal import (GENESIS, encode_row, iter_lines, line_digest, read_lines,
-                              rows_between, scan_bytes, scan_file)
+from protocol.journal import (
+    GENESIS,
+    encode_row,
+    iter_lines,
+    line_digest,
+    read_lines,
+    rows_between,
+    scan_bytes,
+    scan_file,
+)
 
 
 def chained(n: int, session: str = "s") -> list[bytes]:

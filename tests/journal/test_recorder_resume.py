@@ -13,8 +13,7 @@ import signal
 
 import pytest
 
-from .conftest import (finish, findings, popen_session, read_rows, session_dirs, verify,
-                       wait_for)
+from .conftest import findings, finish, popen_session, read_rows, session_dirs, verify, wait_for
 
 pytestmark = pytest.mark.timeout(120)
 

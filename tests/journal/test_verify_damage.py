@@ -11,8 +11,7 @@ import os
 
 import pytest
 
-from .conftest import (codes, findings, fresh_copy, line_of, read_lines, read_rows, verify,
-                       write_lines)
+from .conftest import codes, findings, fresh_copy, line_of, read_lines, read_rows, verify, write_lines
 
 pytestmark = pytest.mark.timeout(120)
 

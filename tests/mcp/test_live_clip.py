@@ -7,13 +7,13 @@ import json
 
 import pytest
 
-from actors.emulator.tools import clips
 from actors.emulator.cartridge import build_rom
+from actors.emulator.cartridge.layout import DEMO_REGIONS
 from actors.emulator.recording.errors import LimitExceeded, OutputRefused, RecordingBusy
 from actors.emulator.recording.limits import RecordingLimits
-from actors.emulator.cartridge.layout import DEMO_REGIONS
 from actors.emulator.recording.reader import directory_bytes, ledger_outside_bytes
 from actors.emulator.session.core import EmulatorSession, RecordingOptions
+from actors.emulator.tools import clips
 
 pytestmark = pytest.mark.timeout(60)
 CLIP = {"startFrame": 4, "endFrame": 120}

@@ -13,8 +13,8 @@ from pathlib import Path
 import anyio
 import pytest
 
-from actors.emulator.session import checkpoints as ck
 from actors.emulator.recording.reader import RecordingReader
+from actors.emulator.session import checkpoints as ck
 from tests.harness import REPO
 from tests.mcp.agent import Agent, connect, journal, workspace_with_demo
 

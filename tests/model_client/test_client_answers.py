@@ -6,9 +6,16 @@ import time
 
 import pytest
 
-from actors.model_client import (ANSWER_GATE_SCOPE, MalformedAnswer, MapNodeQuestion,
-                                 ModelHTTPStatus, OffSchemaAnswer, QuestionError, RefusedAnswer,
-                                 TruncatedAnswer)
+from actors.model_client import (
+    ANSWER_GATE_SCOPE,
+    MalformedAnswer,
+    MapNodeQuestion,
+    ModelHTTPStatus,
+    OffSchemaAnswer,
+    QuestionError,
+    RefusedAnswer,
+    TruncatedAnswer,
+)
 from tests.fakes.openai_server import LITELLM_REJECT_RESPONSE_FORMAT, FakeOpenAIServer, Reply
 
 from .conftest import SECRET, card_answer, card_question

@@ -7,8 +7,14 @@ import time
 
 import pytest
 
-from actors.model_client import (BudgetExhausted, ModelCancelled, ModelConfig,
-                                 ModelHTTPStatus, ModelTimeout, ModelTransportError)
+from actors.model_client import (
+    BudgetExhausted,
+    ModelCancelled,
+    ModelConfig,
+    ModelHTTPStatus,
+    ModelTimeout,
+    ModelTransportError,
+)
 from actors.model_client.client import ModelClient
 from tests.fakes.openai_server import Reply
 

@@ -6,8 +6,7 @@ import json
 
 import pytest
 
-from actors.model_client import (ButtonsQuestion, MalformedAnswer, ModelConfigError,
-                                 ModelHTTPStatus)
+from actors.model_client import ButtonsQuestion, MalformedAnswer, ModelConfigError, ModelHTTPStatus
 from tests.fakes.openai_server import Reply, completion_body
 
 from .conftest import KEY_ENV, SECRET, card_answer, card_question, tiny_png

@@ -10,7 +10,8 @@ import math
 import time
 
 import pytest
-from hypothesis import HealthCheck, example, given, settings, strategies as st
+from hypothesis import HealthCheck, example, given, settings
+from hypothesis import strategies as st
 
 from actors.model_client import ModelError
 from actors.model_client.service import ModelService

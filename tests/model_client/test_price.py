@@ -12,8 +12,7 @@ import math
 import pytest
 import yaml
 
-from actors.model_client import BudgetExhausted, ConfigError, ModelConfig, OffSchemaAnswer, \
-    ReplayBackend
+from actors.model_client import BudgetExhausted, ConfigError, ModelConfig, OffSchemaAnswer, ReplayBackend
 from supervisor import cli
 from tests.fakes.openai_server import Reply, completion_body, usage
 

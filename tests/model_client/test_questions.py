@@ -5,9 +5,15 @@ import json
 
 import pytest
 
-from actors.model_client import (QUESTION_KINDS, ButtonsQuestion, CardRewardQuestion,
-                                 EventOptionQuestion, MapNodeQuestion, OffSchemaAnswer,
-                                 QuestionError)
+from actors.model_client import (
+    QUESTION_KINDS,
+    ButtonsQuestion,
+    CardRewardQuestion,
+    EventOptionQuestion,
+    MapNodeQuestion,
+    OffSchemaAnswer,
+    QuestionError,
+)
 from actors.model_client.answers import envelope_schema, parse_answers
 from actors.model_client.schema import check_schema
 

@@ -5,8 +5,7 @@ import json
 
 import pytest
 
-from actors.model_client import (ModelTimeout, ReplayBackend, ReplayDivergence, ReplayedError,
-                                 request_hash)
+from actors.model_client import ModelTimeout, ReplayBackend, ReplayDivergence, ReplayedError, request_hash
 from tests.fakes.openai_server import Reply
 
 from .conftest import CARDS, card_answer, card_question

@@ -4,7 +4,8 @@ from __future__ import annotations
 import json
 
 import pytest
-from hypothesis import given, strategies as st
+from hypothesis import given
+from hypothesis import strategies as st
 
 from actors.model_client import SchemaDefinitionError
 from actors.model_client.schema import check_schema, json_equal, validate

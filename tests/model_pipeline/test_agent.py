@@ -14,9 +14,9 @@ import pytest
 
 from supervisor import cli
 from tests.fakes.openai_server import FakeOpenAIServer, Reply, completion_body
-from tests.harness import REPO, wait_for
+from tests.harness import REPO
 
-from .conftest import KEY_ENV, schema_of
+from .conftest import schema_of
 
 pytestmark = pytest.mark.timeout(120)
 AGENT = os.path.join(REPO, "run", "profiles", "agent-demo.yaml")

@@ -14,13 +14,13 @@ import pytest
 
 from actors.emulator.cartridge import build_rom
 from actors.emulator.session.core import EmulatorSession
-from actors.policy.pyboy import ExplorationInputs
 from actors.model_client.answers import envelope_schema
 from actors.model_client.config import ModelConfig
 from actors.model_client.questions import build_questions
 from actors.model_client.schema import validate
 from actors.model_client.standin import answer
 from actors.model_client.wire import build_body
+from actors.policy.pyboy import ExplorationInputs
 from supervisor import cli
 from tests.fakes.openai_server import FakeOpenAIServer, Reply, completion_body
 from tests.harness import REPO

@@ -12,11 +12,11 @@ import threading
 import urllib.error
 import urllib.request
 
+from actors.model_client.answers import envelope_schema
+from actors.model_client.config import ModelConfig
 from actors.model_client.questions import build_questions
 from actors.model_client.schema import validate
 from actors.model_client.standin import StandinServer
-from actors.model_client.answers import envelope_schema
-from actors.model_client.config import ModelConfig
 from actors.model_client.wire import build_body
 from tests.harness import REPO
 

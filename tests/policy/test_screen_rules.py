@@ -123,8 +123,8 @@ def test_an_abandon_confirmation_with_other_labels_takes_the_yes_button():
     for takes that first option even when it is not called "yes", never the "cancel"."""
     d = Driver({"saved_run": "abandon"})
     d.play(sample("menu__main_saved_run"))
-    popup = sample("menu__popup", **{"options": [{"name": "abandon", "enabled": True},
-                                                 {"name": "cancel", "enabled": True}]})
+    popup = sample("menu__popup", options=[{"name": "abandon", "enabled": True},
+                                                 {"name": "cancel", "enabled": True}])
     assert d.see(popup).parameters == {"option": "abandon"}
 
 

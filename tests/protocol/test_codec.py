@@ -6,7 +6,8 @@ import os
 
 import msgpack
 import pytest
-from hypothesis import given, settings, strategies as st
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import protocol
 from protocol import errors

@@ -30,7 +30,7 @@ def test_the_bench_prints_every_hot_type_beside_plain_msgpack(tmp_path):
     lines = {ln.split()[0]: ln.split()[1:] for ln in out.splitlines()[1:-1]}
     assert list(lines) == TYPES
     for name, (size, enc, packb, enc_x, dec, unpackb, dec_x) in lines.items():
-        assert int(size) > 100 and 0 < float(packb) and 0 < float(unpackb), name
+        assert int(size) > 100 and float(packb) > 0 and float(unpackb) > 0, name
         # the ratio is of the unrounded times: the printed ones are rounded to 0.01 us
         assert float(enc_x) == pytest.approx(float(enc) / float(packb), rel=0.05, abs=0.02)
         assert float(dec_x) == pytest.approx(float(dec) / float(unpackb), rel=0.05, abs=0.02)

@@ -131,7 +131,7 @@ def test_schema_version_lives_with_the_vocabulary_and_the_journal_re_exports_it(
 
 def test_every_kind_has_a_writer_and_a_unique_kind_name():
     for kind, cls in ev.EVENTS.items():
-        assert cls.KIND == kind and cls.WRITER, cls
+        assert kind == cls.KIND and cls.WRITER, cls
 
 
 def test_docs_event_table_matches_the_types():

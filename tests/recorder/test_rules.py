@@ -8,12 +8,19 @@ import os
 import pytest
 
 from actors.recorder.rules import CACHE_ROWS, Recorder, Refusal
-from protocol.events import (ActionAttempt, ActionResult, Observation, Proposal, ProposalStatus,
-                             SessionEnd, SessionStart, reserved_kinds)
+from protocol.events import (
+    ActionAttempt,
+    ActionResult,
+    Observation,
+    Proposal,
+    ProposalStatus,
+    SessionEnd,
+    SessionStart,
+    reserved_kinds,
+)
 from protocol.from_recorder import IntentAck, ObservationStored
 from protocol.journal import GENESIS, scan_file
-from protocol.to_recorder import (Finalize, RecordEvent, RecordIntent, RecordResult,
-                                  ReportObservationError)
+from protocol.to_recorder import Finalize, RecordEvent, RecordIntent, RecordResult, ReportObservationError
 
 from .conftest import kinds, observe, proposal, rows
 

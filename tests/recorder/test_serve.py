@@ -10,11 +10,27 @@ import time
 import pytest
 
 from protocol.events import ActionAttempt, TapWriteRefused
-from protocol.from_recorder import (BatchReplies, IntentAck, ObservationStored, ProposalRecorded,
-                                    Recorded, RecorderError, Rows, SnapshotReply)
+from protocol.from_recorder import (
+    BatchReplies,
+    IntentAck,
+    ObservationStored,
+    ProposalRecorded,
+    Recorded,
+    RecorderError,
+    Rows,
+    SnapshotReply,
+)
 from protocol.message import from_item
-from protocol.to_recorder import (Finalize, Follow, RecordBatch, RecordEvent, RecordIntent,
-                                  RecordResult, Snapshot, StoreObservation)
+from protocol.to_recorder import (
+    Finalize,
+    Follow,
+    RecordBatch,
+    RecordEvent,
+    RecordIntent,
+    RecordResult,
+    Snapshot,
+    StoreObservation,
+)
 
 from .conftest import kinds, proposal, rows
 

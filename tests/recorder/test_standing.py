@@ -12,8 +12,15 @@ from actors.runtime.transport import send_envelope
 from protocol.events import ActionAttempt, ActorExit
 from protocol.from_recorder import IntentAck, NoIntent, ObservationStored, RecorderError, Rows
 from protocol.message import from_item
-from protocol.to_recorder import (AwaitIntent, Follow, RecordBatch, RecordEvent, RecordIntent, RecordResult,
-                                  StoreObservation)
+from protocol.to_recorder import (
+    AwaitIntent,
+    Follow,
+    RecordBatch,
+    RecordEvent,
+    RecordIntent,
+    RecordResult,
+    StoreObservation,
+)
 
 from .conftest import SESSION, kinds, proposal, rows
 

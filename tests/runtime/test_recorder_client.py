@@ -7,8 +7,15 @@ import pytest
 from actors.runtime.recorder_client import RecorderClient, follow_message, read_observation
 from actors.runtime.transport import PeerRefused
 from protocol import events as ev
-from protocol.from_recorder import (IntentAck, ObservationStored, ProposalRecorded, Recorded, RecorderError,
-                                    Rows, SnapshotReply)
+from protocol.from_recorder import (
+    IntentAck,
+    ObservationStored,
+    ProposalRecorded,
+    Recorded,
+    RecorderError,
+    Rows,
+    SnapshotReply,
+)
 from protocol.to_recorder import RecordProposal, RecordResult
 from tests.harness import wait_for
 from tests.runtime.live import LiveRecorder

@@ -12,9 +12,9 @@ import tomllib
 from pathlib import Path
 
 from supervisor import installed
+from supervisor.cli import build_parser, main
 from supervisor.commands import docs
 from tests.docs.test_no_machine_paths import _parsers
-from supervisor.cli import build_parser, main
 from tests.harness import REPO
 
 DOC_REF = re.compile(r"docs/([a-z0-9_-]+)\.md(?:#([\w-]+))?")

@@ -16,9 +16,22 @@ from importlib import resources
 from pathlib import Path
 
 from ..recording.rom import header_checksum
-from .layout import (DOOR, HEIGHT, KEY, MAGIC, START, TILE_SYMBOLS, TILES, TITLE, TORCHES, WIDTH,
-                     WRAM, room_tiles, tile_bytes)
 from .asm import assemble
+from .layout import (
+    DOOR,
+    HEIGHT,
+    KEY,
+    MAGIC,
+    START,
+    TILE_SYMBOLS,
+    TILES,
+    TITLE,
+    TORCHES,
+    WIDTH,
+    WRAM,
+    room_tiles,
+    tile_bytes,
+)
 
 ROM_SIZE = 0x8000
 TILES_AT = 0x1000

@@ -27,9 +27,8 @@ import json
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from protocol.journal import GENESIS, encode_row, line_digest, read_lines
-
 from actors.runtime.durable import sync
+from protocol.journal import GENESIS, encode_row, line_digest, read_lines
 
 from .errors import RecordingCorrupt
 
@@ -37,7 +36,7 @@ from .errors import RecordingCorrupt
 def now() -> str:
     """UTC now, ISO 8601 with milliseconds and a ``Z``: every timestamp a recording, its
     ledger, lease or archive mapping writes."""
-    return dt.datetime.now(dt.timezone.utc).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+    return dt.datetime.now(dt.UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
 
 # Record kinds (schema 1). Fields per kind are documented in docs/emulator.md.
 HEADER = "header"              # first line: schema, writer, session, ROM, limits

@@ -31,10 +31,10 @@ import os
 import secrets
 import socket
 import stat
+from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Iterator
 
 from actors.runtime.durable import sync
 
@@ -64,7 +64,7 @@ class LeaseService:
 
     def __init__(self):
         self.started_at = now()
-        self.held: dict[str, "Lease"] = {}
+        self.held: dict[str, Lease] = {}
         self.last_failure: dict | None = None
 
     def describe(self) -> dict:

@@ -65,7 +65,7 @@ class RecordingLimits:
                 raise InvalidOption(spec.option, value, f"{spec.minimum}..{spec.maximum}")
 
     @classmethod
-    def from_options(cls, options: dict | None) -> "RecordingLimits":
+    def from_options(cls, options: dict | None) -> RecordingLimits:
         """From ``{"maxBytes": ..., ...}``; unknown keys are refused, missing ones default."""
         by_option = {spec.option: name for name, spec in SPECS.items()}
         kwargs = {}

@@ -48,7 +48,7 @@ class RomIdentity:
         return bool(self.cgb_flag & 0x80)
 
     @classmethod
-    def from_bytes(cls, rom: bytes) -> "RomIdentity":
+    def from_bytes(cls, rom: bytes) -> RomIdentity:
         if not isinstance(rom, (bytes, bytearray)):
             raise RomError("ROM must be bytes", type(rom).__name__)
         if len(rom) < 2 * BANK:

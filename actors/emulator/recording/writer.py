@@ -31,14 +31,14 @@ from pathlib import Path
 from actors.runtime.durable import replace_durably, sync
 
 from . import journal as j
-from .journal import now
 from .errors import LimitExceeded, PathRefused, RecordingBusy, RecordingCorrupt, RecordingStopped
 from .frames import FrameStore
 from .identity import PROTOCOL_VERSION, SCHEMA_VERSION, WRITER, implementation_hash, pyboy_version
-from .lease import EMULATOR, Lease, acquire as acquire_lease
+from .journal import now
+from .lease import EMULATOR, Lease
+from .lease import acquire as acquire_lease
 from .limits import MANIFEST, MARKERS, RecordingLimits, check_admission
-from .reader import (EVENTS, FINAL_STATUSES, LEDGER, LOCK, Summary, directory_bytes, ledger_outside_bytes,
-                     summarize)
+from .reader import EVENTS, FINAL_STATUSES, LEDGER, LOCK, Summary, directory_bytes, ledger_outside_bytes, summarize
 from .rom import RomIdentity
 
 FINAL_RESERVE = 4 * 1024        # kept free for the stop event and the final manifest
@@ -60,7 +60,7 @@ def _prepare_directory(path: Path | None, parent: Path | None) -> Path:
     """Pick or validate the output directory; admission is checked by the caller."""
     if path is None:
         parent = Path(parent or "run/capture/playtests")
-        stamp = dt.datetime.now(dt.timezone.utc).strftime("%Y%m%dT%H%M%SZ")
+        stamp = dt.datetime.now(dt.UTC).strftime("%Y%m%dT%H%M%SZ")
         path = parent / f"{stamp}-{uuid.uuid4().hex[:8]}"
     path = Path(path)
     if path.is_symlink() or path.parent.is_symlink():
@@ -97,7 +97,7 @@ class Recording:
     # ---- lifecycle -----------------------------------------------------------------------
     @classmethod
     def create(cls, rom: RomIdentity, cgb: bool, limits: RecordingLimits | None = None, *,
-               path: Path | None = None, parent: Path | None = None, extra: dict | None = None) -> "Recording":
+               path: Path | None = None, parent: Path | None = None, extra: dict | None = None) -> Recording:
         """Create a fresh recording (exclusive), applying the parent admission rules.
         ``extra``: more header fields (the battery RAM loaded and started from)."""
         limits = limits or RecordingLimits()
@@ -130,7 +130,7 @@ class Recording:
         return recording
 
     @classmethod
-    def reopen(cls, path: Path) -> tuple["Recording", j.JournalScan, Summary]:
+    def reopen(cls, path: Path) -> tuple[Recording, j.JournalScan, Summary]:
         """Take over an interrupted recording (its writer died) to continue it."""
         path = Path(path)
         if not (path / EVENTS).is_file():

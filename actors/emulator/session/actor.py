@@ -38,19 +38,26 @@ from actors.runtime.actor import ActorContext
 from actors.runtime.transport import RequestFailed, decode_or_count, send_envelope
 from protocol import events as ev
 from protocol import from_emulator as rep
-from protocol.actor_to_supervisor import Heartbeat
 from protocol import to_emulator as req
+from protocol.actor_to_supervisor import Heartbeat
 from protocol.errors import ProtocolError
 from protocol.journal import iter_lines
 
 from ..cartridge.layout import DEMO_REGIONS, is_demo_cartridge
+from ..recording.errors import (
+    EmulatorError,
+    InvalidButton,
+    InvalidOption,
+    LimitExceeded,
+    RecordingError,
+    RecordingStopped,
+    SessionClosed,
+)
+from ..recording.rom import RomIdentity
 from .battery import BATTERY_FILE, describe, write_atomically
 from .config import ConfigProblem, EmulatorConfig
-from ..recording.errors import (EmulatorError, InvalidButton, InvalidOption, LimitExceeded, RecordingError, RecordingStopped,
-                     SessionClosed)
-from .resume import resume_from_latest_checkpoint
-from ..recording.rom import RomIdentity
 from .core import EmulatorSession, RecordingOptions
+from .resume import resume_from_latest_checkpoint
 
 log = logging.getLogger("emulator")
 

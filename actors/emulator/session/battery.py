@@ -39,7 +39,7 @@ class BatterySave:
     source: str
 
     @classmethod
-    def read(cls, path: Path | str, expected_size: int) -> "BatterySave":
+    def read(cls, path: Path | str, expected_size: int) -> BatterySave:
         """Read a ``.ram`` file; refuse one that is unreadable or not the cartridge's RAM size."""
         path = Path(path)
         try:

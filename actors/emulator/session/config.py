@@ -31,16 +31,16 @@ import os
 from pathlib import Path
 from typing import Any
 
-from . import checkpoints as ck
-from ..recording import journal as j
-from .battery import BatterySave
-from .score import ScoreProblem, ScoreSpec, parse_section
 from ..cartridge import build_rom
 from ..cartridge.layout import is_demo_cartridge
+from ..recording import journal as j
 from ..recording.errors import EmulatorError, RecordingCorrupt, RomError
 from ..recording.identity import build_identity
 from ..recording.limits import MANIFEST, RecordingLimits
 from ..recording.rom import RomIdentity, battery_ram_size
+from . import checkpoints as ck
+from .battery import BatterySave
+from .score import ScoreProblem, ScoreSpec, parse_section
 
 BUILTIN_ROM = ("", "builtin")
 BATTERY_MODES = ("load", "load-and-keep")
@@ -70,7 +70,7 @@ class EmulatorConfig:
     score: ScoreSpec | None = None         # emulator.score, checked against the cartridge
 
     @classmethod
-    def from_profile(cls, setting) -> "EmulatorConfig":
+    def from_profile(cls, setting) -> EmulatorConfig:
         """``setting`` is ``ActorContext.setting`` (dotted key, default) or an equivalent."""
         rom, source = load_rom(setting("game.rom"))
         identity = check_rom(rom, setting("game.rom"))

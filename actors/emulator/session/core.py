@@ -24,26 +24,31 @@ import hashlib
 import secrets
 import time
 from collections import deque
-from concurrent.futures import ThreadPoolExecutor
 from collections.abc import Iterable, Mapping
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from . import checkpoints as ck
 from ..recording import journal as j
-from .battery import (BATTERY_DIR, BATTERY_FILE, START_FILE, BatterySave, describe,
-                      write_atomically)
-from .buttons import normalize, ordered
-from ..recording.errors import (CheckpointNotFound, CheckpointNotNeutral, CheckpointTampered, InvalidOption,
-                     RecordingError, SessionClosed)
+from ..recording.errors import (
+    CheckpointNotFound,
+    CheckpointNotNeutral,
+    CheckpointTampered,
+    InvalidOption,
+    RecordingError,
+    SessionClosed,
+)
 from ..recording.frames import PngEncoder, rgba_sha256
 from ..recording.identity import build_identity
 from ..recording.limits import RecordingLimits
-from .machine import Machine
 from ..recording.reader import EXPORT_DEFAULT_LIMIT, export_page, summarize
-from ..recording.writer import OUTCOMES, Recording, now
 from ..recording.results import BranchInfo, CheckpointInfo, ObservedFrame, RecordingSpan, Sample, StepResult
 from ..recording.rom import RomIdentity, battery_ram_size
+from ..recording.writer import OUTCOMES, Recording, now
+from . import checkpoints as ck
+from .battery import BATTERY_DIR, BATTERY_FILE, START_FILE, BatterySave, describe, write_atomically
+from .buttons import normalize, ordered
+from .machine import Machine
 from .score import ScoreSpec
 
 MAX_REASON = 1000
@@ -522,7 +527,7 @@ class EmulatorSession:
             self._recording.charge(grown)
         return describe(ram)
 
-    def __enter__(self) -> "EmulatorSession":
+    def __enter__(self) -> EmulatorSession:
         return self
 
     def __exit__(self, *exc) -> None:

@@ -14,10 +14,10 @@ import time
 import warnings
 from pathlib import Path
 
-from .battery import write_atomically
-from .buttons import diff
 from ..recording.errors import CheckpointDamaged, InvalidOption
 from ..recording.rom import RAM_BANK, RomIdentity, battery_ram_size
+from .battery import write_atomically
+from .buttons import diff
 
 with warnings.catch_warnings():
     warnings.simplefilter("ignore")  # PyBoy's SDL2 import warning: we never open a window

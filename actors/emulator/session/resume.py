@@ -22,12 +22,12 @@ from collections.abc import Mapping
 from pathlib import Path
 
 from ..recording import journal as j
-from .battery import read_start
 from ..recording.errors import CheckpointIncompatible
 from ..recording.reader import Summary
-from ..recording.writer import Recording
 from ..recording.results import BranchInfo
 from ..recording.rom import RomIdentity
+from ..recording.writer import Recording
+from .battery import read_start
 from .core import EmulatorSession
 from .score import ScoreSpec
 

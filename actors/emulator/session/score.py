@@ -123,7 +123,7 @@ class MemoryMap:
     title: str              # the header title, for messages
 
     @classmethod
-    def of(cls, rom: bytes, cgb: bool, title: str) -> "MemoryMap":
+    def of(cls, rom: bytes, cgb: bool, title: str) -> MemoryMap:
         kind, size = rom[0x147], rom[0x149]
         if kind in MBC2_TYPES:
             ram_bytes, banks = 512, 1
@@ -157,8 +157,8 @@ class MemoryMap:
         return self._bank(region, bank, key)
 
     def _bank(self, region: str, bank: int | None, key: str) -> int | None:
-        allowed = {"romx": range(0, self.rom_banks), "vram": range(0, 2 if self.cgb else 1),
-                   "sram": range(0, max(self.ram_banks, 1)), "wramx": range(1, 8 if self.cgb else 2)}.get(region)
+        allowed = {"romx": range(self.rom_banks), "vram": range(2 if self.cgb else 1),
+                   "sram": range(max(self.ram_banks, 1)), "wramx": range(1, 8 if self.cgb else 2)}.get(region)
         if bank is None:
             return 0 if region == "sram" else None   # cartridge RAM is read by bank, enabled or not
         if allowed is None:

@@ -43,9 +43,9 @@ import json
 import os
 import stat
 import uuid
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable
 
 from actors.runtime.durable import sync
 
@@ -53,9 +53,17 @@ from ..recording.errors import AdmissionRefused, MaintenanceInterrupted, Mainten
 from ..recording.journal import now
 from ..recording.lease import MAINTENANCE, SERVICE, Lease, LeaseService, acquire, observe
 from ..recording.limits import MANIFEST, MARKERS, check_admission
-from .maintenance import (canonical, compare_inventory, inside_workspace, inventory_digest, read_small,
-                          take_inventory, verify_finalized, workspace_root)
 from ..recording.reader import RecordingReader
+from .maintenance import (
+    canonical,
+    compare_inventory,
+    inside_workspace,
+    inventory_digest,
+    read_small,
+    take_inventory,
+    verify_finalized,
+    workspace_root,
+)
 
 ARCHIVES = Path("artifacts") / "recording-archives"
 MAPPING_KIND = "gamerig.recording.archive-mapping"
@@ -128,7 +136,7 @@ def _create_container(operation: str, workspace: Path, original: Path) -> Path:
         if os.lstat(archives).st_dev != os.lstat(original.parent).st_dev:
             raise MaintenanceRefused(operation, original, f"{archives} is on another filesystem; "
                                      "there is no cross-filesystem copy")
-        stamp = dt.datetime.now(dt.timezone.utc).strftime("%Y%m%dT%H%M%SZ")
+        stamp = dt.datetime.now(dt.UTC).strftime("%Y%m%dT%H%M%SZ")
         container = archives / f"{stamp}-{uuid.uuid4().hex[:12]}"
         os.mkdir(container, 0o755)      # exclusive: an existing id is never reused
     except OSError as exc:

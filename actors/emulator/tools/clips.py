@@ -37,12 +37,26 @@ from pathlib import Path
 from PIL import Image
 
 from ..recording import lease
-from .derived import STOP_RESERVE, append_ledger, authorize_output, ledger_entry, publish, write_no_clobber
-from ..recording.errors import (EvidenceLimitExceeded, IntervalRefused, InvalidOption, LimitExceeded, RecordingBusy,
-                     RecordingCorrupt)
+from ..recording.errors import (
+    EvidenceLimitExceeded,
+    IntervalRefused,
+    InvalidOption,
+    LimitExceeded,
+    RecordingBusy,
+    RecordingCorrupt,
+)
 from ..recording.reader import FINAL_STATUSES, RecordingReader, writer_alive
-from ..recording.retained import (CLOCK_HZ, DOTS_PER_FRAME, FRAME_SECONDS, BranchRoute, branch_routes, gaps,
-                       native_ms, verify_sample)
+from ..recording.retained import (
+    CLOCK_HZ,
+    DOTS_PER_FRAME,
+    FRAME_SECONDS,
+    BranchRoute,
+    branch_routes,
+    gaps,
+    native_ms,
+    verify_sample,
+)
+from .derived import STOP_RESERVE, append_ledger, authorize_output, ledger_entry, publish, write_no_clobber
 from .sources import locate_recording
 
 MAX_SOURCE_IMAGES = 600
@@ -99,7 +113,7 @@ class ClipRequest:
             cut.check("interval" if self.top_level else f"cuts[{i}]")
 
     @classmethod
-    def from_json(cls, body: dict) -> "ClipRequest":
+    def from_json(cls, body: dict) -> ClipRequest:
         if not isinstance(body, dict):
             raise InvalidOption("request", body, "a JSON object")
         unknown = sorted(set(body) - _TOP)

@@ -30,11 +30,11 @@ from pathlib import Path
 
 from actors.runtime.durable import sync
 
-from .archive import ARCHIVES, MAPPING_FILE
 from ..recording.errors import LimitExceeded, OutputRefused
 from ..recording.journal import now
 from ..recording.limits import MANIFEST
 from ..recording.reader import LEDGER, directory_bytes, ledger_outside_bytes
+from .archive import ARCHIVES, MAPPING_FILE
 
 WORKER_OWNED = ("frames", "checkpoints", "battery")
 ARTIFACTS = "artifacts"

@@ -24,13 +24,13 @@ import hashlib
 import json
 import os
 import stat
+from collections.abc import Callable
 from pathlib import Path
-from typing import Callable
 
 from ..recording import journal as j
-from ..recording.journal import canonical  # the one canonical encoding (protocol.journal.encode_row)
 from ..recording.errors import MaintenanceRefused, RecordingCorrupt
 from ..recording.frames import decode_rgba, rgba_sha256
+from ..recording.journal import canonical  # the one canonical encoding (protocol.journal.encode_row)
 from ..recording.lease import LEASE_FILE
 from ..recording.limits import MANIFEST, SPECS
 from ..recording.reader import EVENTS, summarize, writer_alive

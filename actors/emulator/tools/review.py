@@ -28,10 +28,10 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from ..recording import journal as j
-from .contact_sheet import compose
 from ..recording.errors import EvidenceLimitExceeded, IntervalRefused, InvalidOption, RecordingCorrupt
 from ..recording.reader import RecordingReader, writer_alive
 from ..recording.retained import MISSING, BranchRoute, CheckedFrame, branch_routes, gaps, native_ms, verify_sample
+from .contact_sheet import compose
 from .sources import locate_recording
 
 MAX_ACTIONS = 4096
@@ -90,7 +90,7 @@ class ReviewRequest:
             raise InvalidOption("imageLayout", self.image_layout, " | ".join(LAYOUTS))
 
     @classmethod
-    def from_json(cls, body: dict) -> "ReviewRequest":
+    def from_json(cls, body: dict) -> ReviewRequest:
         if not isinstance(body, dict):
             raise InvalidOption("request", body, "a JSON object")
         if "fromPrefixPin" in body:

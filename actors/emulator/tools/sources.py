@@ -12,10 +12,10 @@ import os
 import stat
 from pathlib import Path
 
-from .archive import ARCHIVED, CONTAINER_MAPPING, MAPPING_FILE, Resolved, resolve_recording
 from ..recording.errors import IntervalRefused
 from ..recording.limits import MANIFEST
 from ..recording.reader import EVENTS
+from .archive import ARCHIVED, CONTAINER_MAPPING, MAPPING_FILE, Resolved, resolve_recording
 
 
 def locate_recording(path: str | Path) -> Resolved:

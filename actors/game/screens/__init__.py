@@ -25,6 +25,21 @@ Importing this package registers every action in ``registry.ACTIONS``.
 """
 
 from . import (  # noqa: F401
-    battle, cardselect, crystal, event, fakemerchant, gameover, mapscreen, menu, overlay,
-    potions, proceed, rest, rewards, rooms, selects, shop, treasure,
+    battle,
+    cardselect,
+    crystal,
+    event,
+    fakemerchant,
+    gameover,
+    mapscreen,
+    menu,
+    overlay,
+    potions,
+    proceed,
+    rest,
+    rewards,
+    rooms,
+    selects,
+    shop,
+    treasure,
 )

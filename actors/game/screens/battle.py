@@ -18,7 +18,8 @@ turn and while a card's own selection is open: a ``hand_select`` or a potion's
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Callable
+from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 from .. import rng
 from ..bestiary import ELITE_ENCOUNTERS, MONSTER_ENCOUNTERS, boss_of
@@ -59,7 +60,7 @@ class CombatRoom(Screen):
         return TopLevel(message=ENDED)
 
 
-def battle_block(run: "Run") -> dict:
+def battle_block(run: Run) -> dict:
     """``BuildBattleState`` (enemies: ``BuildEnemyState``)."""
     combat = run.combat
     assert combat is not None
@@ -72,7 +73,7 @@ def battle_block(run: "Run") -> dict:
             "is_play_phase": combat.phase == "player", "enemies": enemies}
 
 
-def hand_select_block(run: "Run") -> dict:
+def hand_select_block(run: Run) -> dict:
     """``BuildHandSelectState``: ``selected_cards`` only once a card is selected."""
     hs = run.combat.hand_select if run.combat else None
     assert hs is not None
@@ -178,7 +179,7 @@ def _after_rewards(game: World, kind: str,
     return back
 
 
-def combat_rewards(run: "Run", kind: str) -> list[dict]:
+def combat_rewards(run: Run, kind: str) -> list[dict]:
     r = rng.stream(run.seed, "rewards", run.floor)
     gold = {"monster": r.randint(10, 20), "elite": r.randint(25, 35),
             "boss": r.randint(50, 60)}[kind]

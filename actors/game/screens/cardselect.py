@@ -12,14 +12,13 @@ cards are selected. The ``choose`` screen (``BuildChooseCardState``) picks at on
 
 from __future__ import annotations
 
-from typing import Callable
+from collections.abc import Callable
 
 from ..errors import ActionRefused
 from ..model import Card, Screen
 from ..registry import action, in_range
 from ..views import card_view
 from ..world import World
-
 
 OnConfirm = Callable[[World, list[Card]], None]
 PREVIEWED = ("transform", "upgrade", "select")
@@ -77,7 +76,7 @@ class CardSelect(Screen):
             self.selected.append(i)
 
     @classmethod
-    def choose_into_hand(cls, cids: list[str]) -> "CardSelect":
+    def choose_into_hand(cls, cids: list[str]) -> CardSelect:
         def add(game: World, chosen: list[Card]) -> None:
             combat = game.run.combat if game.run else None
             if combat is not None:

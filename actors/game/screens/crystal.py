@@ -47,7 +47,7 @@ class Item:
                 "height": self.h, "is_good": self.good}
 
 
-def place_items(run: "Run") -> list[Item]:
+def place_items(run: Run) -> list[Item]:
     r = rng.stream(run.seed, "crystal", run.floor)
     taken: set[tuple[int, int]] = set()
     items: list[Item] = []
@@ -67,7 +67,7 @@ class CrystalSphere(Screen):
     state_type = "crystal_sphere"
     room_type = "NCrystalSphereScreen"
 
-    def __init__(self, run: "Run") -> None:
+    def __init__(self, run: Run) -> None:
         self.items = place_items(run)
         self.revealed: set[tuple[int, int]] = set()
         self.tool = "big"

@@ -16,8 +16,8 @@ the event shows no option buttons.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Callable
 
 from ..content import RELICS
 from ..errors import ActionRefused
@@ -26,7 +26,6 @@ from ..registry import action, in_range
 from ..views import hover_tips
 from ..world import World
 
-
 PROCEED_TITLE = "Proceed"
 
 
@@ -34,7 +33,7 @@ PROCEED_TITLE = "Proceed"
 class Option:
     title: str
     description: str
-    apply: Callable[[World, "EventRoom"], None] | None  # None: a proceed option
+    apply: Callable[[World, EventRoom], None] | None  # None: a proceed option
     locked: bool = False
     relic: str | None = None  # the relic the option gives (relic_name/_description)
     keywords: tuple[str, ...] = ()

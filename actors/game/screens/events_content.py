@@ -7,7 +7,6 @@ of the event. Importing this module registers the act opening in ``runflow.HOOKS
 
 from __future__ import annotations
 
-
 from .. import rng
 from ..content import RELIC_POOL, REWARD_POOL
 from ..model import Card

@@ -19,13 +19,11 @@ closes the inventory first).
 
 from __future__ import annotations
 
-
 from .. import rng
 from ..content import FAKE_RELICS, RELICS
 from ..model import Screen
 from ..views import hover_tips
 from ..world import World
-
 
 NOT_READY = "Fake merchant inventory is not ready yet; retry in a moment."
 DEFEATED = "The fake merchant has been defeated. Proceed to map."

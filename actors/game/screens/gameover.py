@@ -9,14 +9,13 @@ menu (the run's save is gone), ``continue`` and anything else are refused.
 
 from __future__ import annotations
 
-from typing import Callable
+from collections.abc import Callable
 
 from ..errors import ActionRefused
 from ..model import Screen
 from ..progress import record_end
 from ..world import World
 from .saves import return_to_menu
-
 
 OPTIONS = ["main_menu"]
 

@@ -34,7 +34,7 @@ def _node(node: MapNode) -> dict:
             "children": [[c, r] for c, r in sorted(node.children)]}
 
 
-def map_block(run: "Run") -> dict:
+def map_block(run: Run) -> dict:
     m = run.act_map
     view: dict = {}
     if run.visited:

@@ -21,18 +21,16 @@ options (the mod offers none: only the /__gamerig/manual endpoint leaves them);
 
 from __future__ import annotations
 
-from typing import Callable
+from collections.abc import Callable
 
 from ..content import CARDS, CHARACTERS, POTIONS, RELICS
 from ..errors import ActionRefused, ParamTypeError, read_error
 from ..progress import PROFILE_IDS, profile_action
 from ..render import TopLevel
 from ..world import World
-from .popups import maybe_first_run_warning
-from .saves import (TIMELINE_BLOCKED, ask_abandon, continue_run, embark, pending_epoch_ids,
-                    timeline_fields)
 from .gameover import GameOver
-
+from .popups import maybe_first_run_warning
+from .saves import TIMELINE_BLOCKED, ask_abandon, continue_run, embark, pending_epoch_ids, timeline_fields
 
 MAIN_BUTTONS = ("continue", "abandon_run", "singleplayer", "multiplayer", "compendium",
                 "timeline", "settings", "quit")

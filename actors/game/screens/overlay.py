@@ -13,11 +13,10 @@ calls ``then()`` once it has cleared.
 
 from __future__ import annotations
 
-from typing import Callable
+from collections.abc import Callable
 
 from ..model import Screen
 from ..world import World
-
 
 DEFAULT_READS = 2
 

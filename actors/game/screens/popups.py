@@ -19,13 +19,12 @@ When they occur:
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Callable
 
 from .. import rng
 from ..errors import ActionRefused
 from ..world import World
-
 
 FTUE_SCREENS = ("map", "monster", "elite", "boss", "rewards", "card_reward", "shop",
                 "rest_site", "event", "treasure")

@@ -10,7 +10,6 @@ can only be thrown at the fake merchant - which starts a fight), ``Automatic`` p
 
 from __future__ import annotations
 
-
 from .. import rng
 from ..bestiary import FAKE_MERCHANT_ENCOUNTER
 from ..content import POTIONS, PotionDef
@@ -18,11 +17,9 @@ from ..errors import ActionRefused
 from ..model import room_of
 from ..registry import action
 from ..world import World
-from .battle import (actions_disabled, after_combat_change, resolve_target, reward_cards,
-                     start_combat)
+from .battle import actions_disabled, after_combat_change, resolve_target, reward_cards, start_combat
 from .cardselect import CardSelect
 from .fakemerchant import FakeMerchantRoom
-
 
 SLOT_MISSING = "Missing 'slot' (potion slot index)"
 

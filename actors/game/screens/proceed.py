@@ -10,7 +10,6 @@ nothing. Events, fights and every other screen: "No proceed button available or 
 
 from __future__ import annotations
 
-
 from ..errors import ActionRefused
 from ..model import open_map, room_of
 from ..registry import action
@@ -20,7 +19,6 @@ from .rest import RestRoom
 from .rewards import Rewards
 from .shop import ShopRoom
 from .treasure import TreasureRoom
-
 
 NONE = "No proceed button available or enabled"
 

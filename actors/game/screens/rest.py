@@ -11,7 +11,6 @@ map; the button stays enabled, so a later ``proceed`` still answers ok (a no-op)
 
 from __future__ import annotations
 
-
 from ..errors import ActionRefused
 from ..model import Card, Screen, room_of
 from ..registry import action, in_range

@@ -13,7 +13,7 @@ fight's room decides (``after``: the next act after a boss, the event a fight be
 
 from __future__ import annotations
 
-from typing import Callable
+from collections.abc import Callable
 
 from ..content import POTIONS, RELICS
 from ..errors import ActionRefused

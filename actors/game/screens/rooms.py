@@ -44,7 +44,7 @@ class EmptyRoom(Screen):
                          lambda: open_map(game) if run.room is self else None)
 
 
-def roll_unknown(run: "Run") -> str:
+def roll_unknown(run: Run) -> str:
     """What a "?" node turns out to be (seeded by floor)."""
     return rng.stream(run.seed, "unknown", run.floor).choice(UNKNOWN_OUTCOMES)
 

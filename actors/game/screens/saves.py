@@ -85,7 +85,7 @@ def return_to_menu(game: World) -> None:
     game.waiting = 0
 
 
-def replace_run(game: World, run: "Run") -> None:
+def replace_run(game: World, run: Run) -> None:
     """Knob ``replace_run_after_actions``: a new run with the same seed replaces ``run``."""
     start_run(game, run.character, run.seed)
     _started(game)

@@ -11,7 +11,6 @@ immediate; skipping takes nothing.
 
 from __future__ import annotations
 
-
 from ..errors import ActionRefused
 from ..model import Card, Screen
 from ..registry import action, in_range

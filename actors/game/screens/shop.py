@@ -139,7 +139,7 @@ def _buy(game: World, entry: dict) -> None:
         run.add_potion(entry["id"])
 
 
-def _removal_select(run: "Run", entry: dict) -> CardSelect:
+def _removal_select(run: Run, entry: dict) -> CardSelect:
     def remove(game: World, chosen: list[Card]) -> None:
         for card in chosen:
             if card in run.deck:

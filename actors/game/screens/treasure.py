@@ -11,7 +11,6 @@ opens the map (``ExecuteProceed``'s treasure branch).
 
 from __future__ import annotations
 
-
 from .. import rng
 from ..content import RELIC_POOL, RELICS
 from ..errors import ActionRefused

@@ -15,9 +15,9 @@ from __future__ import annotations
 import os
 import sys
 
-from actors.emulator.tools.archive import archive, restore, retrieve
 from actors.emulator.recording.errors import AccessRefused, MaintenanceInterrupted, RecordingError
 from actors.emulator.recording.lease import access_diagnostic, describe_claim
+from actors.emulator.tools.archive import archive, restore, retrieve
 from supervisor.commands.base import Command, emit
 
 EXIT_REFUSED, EXIT_USAGE, EXIT_INTERRUPTED = 1, 2, 3

@@ -17,11 +17,11 @@ import json
 import os
 from pathlib import Path
 
-from actors.emulator.tools import archive as maintenance
-from actors.emulator.tools import clips
 from actors.emulator.recording import lease
 from actors.emulator.recording.errors import AccessRefused
 from actors.emulator.recording.reader import writer_alive
+from actors.emulator.tools import archive as maintenance
+from actors.emulator.tools import clips
 from actors.emulator.tools.review import review as review_interval
 
 from ..shared.args import Answer, Args

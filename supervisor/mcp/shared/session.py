@@ -38,8 +38,17 @@ from actors.runtime.follow import Follower
 from actors.runtime.recorder_client import read_observation
 from actors.runtime.transport import Client, Counters, RequestFailed
 from protocol.cli_to_supervisor import StopRequest
-from protocol.events import (ActionAttempt, ActionResult, ActorExit, EmulatorResumed, EmulatorStarted,
-                             Observation, Proposal, ProposalStatus, SessionStopping)
+from protocol.events import (
+    ActionAttempt,
+    ActionResult,
+    ActorExit,
+    EmulatorResumed,
+    EmulatorStarted,
+    Observation,
+    Proposal,
+    ProposalStatus,
+    SessionStopping,
+)
 from supervisor.rundir import running_sessions
 
 from .bridge import Bridge

@@ -93,7 +93,7 @@ class Workspace:
         """Where a new attempt (its capture and recording) goes: ``value`` (below
         ``artifacts/playtests/``), or a new unique directory there. Creates nothing."""
         if value is None:
-            stamp = dt.datetime.now(dt.timezone.utc).strftime("%Y%m%dT%H%M%SZ")
+            stamp = dt.datetime.now(dt.UTC).strftime("%Y%m%dT%H%M%SZ")
             return self.root / PLAYTESTS / f"{stamp}-{secrets.token_hex(4)}"
         return self.under("recording.outputPath", value, PLAYTESTS)
 

@@ -10,13 +10,19 @@ import sys
 
 import pytest
 
-from actors.emulator.tools.archive import archive
-from actors.emulator.recording.errors import AccessRefused, LeaseUnresolved, RecordingBusy
-from actors.emulator.recording.lease import (ARTIFACT_WORKER, LEASE_FILE, MAINTENANCE, LeaseService, access_diagnostic,
-                                   acquire)
 from actors.emulator.cartridge.layout import DEMO_REGIONS
+from actors.emulator.recording.errors import AccessRefused, LeaseUnresolved, RecordingBusy
+from actors.emulator.recording.lease import (
+    ARTIFACT_WORKER,
+    LEASE_FILE,
+    MAINTENANCE,
+    LeaseService,
+    access_diagnostic,
+    acquire,
+)
 from actors.emulator.recording.reader import RecordingReader
 from actors.emulator.session.resume import resume_from_latest_checkpoint
+from actors.emulator.tools.archive import archive
 from tests.emulator.tools.maintenance_helpers import REPO, Holder, demo_rom, play_demo, snapshot
 
 

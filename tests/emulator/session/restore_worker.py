@@ -10,12 +10,12 @@ import json
 import sys
 from pathlib import Path
 
-from actors.emulator.session.battery import BatterySave
+from actors.emulator.cartridge.layout import DEMO_REGIONS
 from actors.emulator.recording.limits import RecordingLimits
 from actors.emulator.recording.rom import battery_ram_size
-from actors.emulator.cartridge.layout import DEMO_REGIONS
-from actors.policy.pyboy import DEMO_STEP_FRAMES, demo_next_buttons
+from actors.emulator.session.battery import BatterySave
 from actors.emulator.session.core import EmulatorSession, RecordingOptions
+from actors.policy.pyboy import DEMO_STEP_FRAMES, demo_next_buttons
 
 
 def main() -> None:

@@ -13,11 +13,11 @@ from pathlib import Path
 
 import pytest
 
-from actors.emulator.session.battery import BatterySave
 from actors.emulator.recording.errors import InvalidOption
 from actors.emulator.recording.reader import RecordingReader, directory_bytes
-from actors.emulator.session.resume import resume_from_latest_checkpoint
+from actors.emulator.session.battery import BatterySave
 from actors.emulator.session.core import EmulatorSession, RecordingOptions
+from actors.emulator.session.resume import resume_from_latest_checkpoint
 
 
 def _sha(data: bytes) -> str:

@@ -6,12 +6,18 @@ import json
 
 import pytest
 
-from actors.emulator.session import checkpoints as ck
-from actors.emulator.recording.errors import (CheckpointDamaged, CheckpointIncompatible, CheckpointNotFound,
-                                    CheckpointNotNeutral, CheckpointStale, CheckpointTampered)
+from actors.emulator.recording.errors import (
+    CheckpointDamaged,
+    CheckpointIncompatible,
+    CheckpointNotFound,
+    CheckpointNotNeutral,
+    CheckpointStale,
+    CheckpointTampered,
+)
 from actors.emulator.recording.identity import build_identity
 from actors.emulator.recording.reader import RecordingReader
 from actors.emulator.recording.rom import header_checksum
+from actors.emulator.session import checkpoints as ck
 from actors.emulator.session.core import EmulatorSession, RecordingOptions
 
 

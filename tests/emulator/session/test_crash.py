@@ -11,11 +11,11 @@ from pathlib import Path
 
 import pytest
 
-from actors.emulator.recording.errors import RecordingBusy, RecordingStopped
 from actors.emulator.cartridge.layout import DEMO_REGIONS
-from actors.policy.pyboy import DEMO_STEP_FRAMES, demo_next_buttons
+from actors.emulator.recording.errors import RecordingBusy, RecordingStopped
 from actors.emulator.recording.reader import RecordingReader
 from actors.emulator.session.resume import resume_from_latest_checkpoint
+from actors.policy.pyboy import DEMO_STEP_FRAMES, demo_next_buttons
 
 REPO = Path(__file__).resolve().parents[3]
 

@@ -6,12 +6,12 @@ from itertools import islice
 
 from actors.emulator.cartridge import layout
 from actors.emulator.cartridge.layout import DEMO_REGIONS, is_demo_cartridge
-from actors.policy.pyboy import DEMO_STEP_FRAMES, ExplorationInputs, demo_next_buttons
 from actors.emulator.session.core import EmulatorSession, RecordingOptions
+from actors.policy.pyboy import DEMO_STEP_FRAMES, ExplorationInputs, demo_next_buttons
 
 
 def _memory(**overrides):
-    base = {name: 0 for name in layout.WRAM}
+    base = dict.fromkeys(layout.WRAM, 0)
     base.update(magic=layout.MAGIC, player_x=layout.START[0], player_y=layout.START[1])
     base.update(overrides)
     return base

@@ -16,11 +16,11 @@ import subprocess
 import sys
 from pathlib import Path
 
-from actors.emulator.recording.limits import RecordingLimits
 from actors.emulator.cartridge.layout import DEMO_REGIONS
-from actors.policy.pyboy import DEMO_STEP_FRAMES, demo_next_buttons
-from actors.emulator.session.resume import resume_from_latest_checkpoint
+from actors.emulator.recording.limits import RecordingLimits
 from actors.emulator.session.core import EmulatorSession, RecordingOptions
+from actors.emulator.session.resume import resume_from_latest_checkpoint
+from actors.policy.pyboy import DEMO_STEP_FRAMES, demo_next_buttons
 
 REPO = Path(__file__).resolve().parents[3]
 EVERY_FRAME = RecordingLimits(sample_every_frames=1)

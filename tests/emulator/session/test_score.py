@@ -18,8 +18,15 @@ import warnings
 import pytest
 
 from actors.emulator.session.core import EmulatorSession, RecordingOptions
-from actors.emulator.session.score import (PYBOY_WRAPPERS, MemoryMap, ScoreProblem, ScoreTally, Value,
-                                           parse_section, pyboy_title)
+from actors.emulator.session.score import (
+    PYBOY_WRAPPERS,
+    MemoryMap,
+    ScoreProblem,
+    ScoreTally,
+    Value,
+    parse_section,
+    pyboy_title,
+)
 from tests.emulator.cartridges import with_header
 
 with warnings.catch_warnings():

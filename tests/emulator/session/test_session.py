@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import pytest
 
+from actors.emulator.cartridge.layout import DEMO_REGIONS
 from actors.emulator.recording.errors import InvalidButton, InvalidOption, RecordingStopped, SessionClosed
 from actors.emulator.recording.frames import decode_rgba, rgba_sha256
-from actors.emulator.cartridge.layout import DEMO_REGIONS
-from actors.policy.pyboy import ExplorationInputs
 from actors.emulator.session.core import EmulatorSession, RecordingOptions, sample_points
+from actors.policy.pyboy import ExplorationInputs
 
 
 def test_sample_points_are_even_and_include_the_endpoint():

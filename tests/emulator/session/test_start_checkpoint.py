@@ -6,11 +6,11 @@ import hashlib
 
 import pytest
 
-from actors.emulator.recording.errors import CheckpointIncompatible
 from actors.emulator.cartridge.layout import DEMO_REGIONS
-from actors.policy.pyboy import DEMO_STEP_FRAMES, demo_next_buttons
+from actors.emulator.recording.errors import CheckpointIncompatible
 from actors.emulator.recording.reader import RecordingReader
 from actors.emulator.session.core import EmulatorSession, RecordingOptions
+from actors.policy.pyboy import DEMO_STEP_FRAMES, demo_next_buttons
 
 
 def _played_checkpoint(rom: bytes, parent, steps: int = 12):

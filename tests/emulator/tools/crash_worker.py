@@ -17,10 +17,10 @@ import threading
 from pathlib import Path
 
 from actors.emulator.cartridge import build_rom
-from actors.emulator.recording.limits import RecordingLimits
 from actors.emulator.cartridge.layout import DEMO_REGIONS
-from actors.policy.pyboy import DEMO_STEP_FRAMES, demo_next_buttons
+from actors.emulator.recording.limits import RecordingLimits
 from actors.emulator.session.core import EmulatorSession, RecordingOptions
+from actors.policy.pyboy import DEMO_STEP_FRAMES, demo_next_buttons
 
 
 def kill_when_written(journal: Path, marker: bytes) -> None:

@@ -12,11 +12,11 @@ session / releases the lease and exits 0. A SIGKILL leaves the lease file behind
 import sys
 from pathlib import Path
 
-from actors.emulator.tools.archive import archive
 from actors.emulator.cartridge import build_rom
-from actors.emulator.recording.lease import ARTIFACT_WORKER, hold
 from actors.emulator.cartridge.layout import DEMO_REGIONS
+from actors.emulator.recording.lease import ARTIFACT_WORKER, hold
 from actors.emulator.session.core import EmulatorSession, RecordingOptions
+from actors.emulator.tools.archive import archive
 
 
 def main() -> None:

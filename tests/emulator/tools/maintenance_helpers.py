@@ -12,8 +12,8 @@ from pathlib import Path
 
 from actors.emulator.cartridge import build_rom
 from actors.emulator.cartridge.layout import DEMO_REGIONS
-from actors.policy.pyboy import DEMO_STEP_FRAMES, demo_next_buttons
 from actors.emulator.session.core import EmulatorSession, RecordingOptions
+from actors.policy.pyboy import DEMO_STEP_FRAMES, demo_next_buttons
 
 REPO = Path(__file__).resolve().parents[3]
 WORKER = Path(__file__).with_name("lease_worker.py")

@@ -14,13 +14,13 @@ from pathlib import Path
 
 import pytest
 
-from actors.emulator.tools.archive import archive, open_reader, resolve_recording, restore, retrieve
+from actors.emulator.cartridge.layout import DEMO_REGIONS
 from actors.emulator.recording.errors import AccessRefused, MaintenanceInterrupted, MaintenanceRefused
 from actors.emulator.recording.lease import LEASE_FILE, access_diagnostic
 from actors.emulator.recording.limits import MIB, check_admission
-from actors.emulator.cartridge.layout import DEMO_REGIONS
 from actors.emulator.recording.reader import RecordingReader
 from actors.emulator.session.core import EmulatorSession, RecordingLimits, RecordingOptions
+from actors.emulator.tools.archive import archive, open_reader, resolve_recording, restore, retrieve
 from tests.emulator.tools.maintenance_helpers import REPO, Holder, content, demo_rom, play_demo
 
 PLAYTESTS = Path("run") / "capture" / "playtests"

@@ -14,16 +14,24 @@ from pathlib import Path
 import pytest
 from PIL import Image
 
-from actors.emulator.tools.archive import archive
 from actors.emulator.cartridge import build_rom
-from actors.emulator.tools.clips import clip
-from actors.emulator.recording.errors import (AccessRefused, EvidenceLimitExceeded, IntervalRefused, InvalidOption,
-                                    LimitExceeded, OutputRefused, RecordingBusy, RecordingCorrupt)
-from actors.emulator.recording.limits import RecordingLimits
 from actors.emulator.cartridge.layout import DEMO_REGIONS
+from actors.emulator.recording.errors import (
+    AccessRefused,
+    EvidenceLimitExceeded,
+    IntervalRefused,
+    InvalidOption,
+    LimitExceeded,
+    OutputRefused,
+    RecordingBusy,
+    RecordingCorrupt,
+)
+from actors.emulator.recording.limits import RecordingLimits
 from actors.emulator.recording.reader import RecordingReader
-from actors.emulator.tools.review import review
 from actors.emulator.session.core import EmulatorSession, RecordingOptions
+from actors.emulator.tools.archive import archive
+from actors.emulator.tools.clips import clip
+from actors.emulator.tools.review import review
 
 from .evidence_helpers import copy_recording, play_demo, play_sparse, tree
 

@@ -8,8 +8,8 @@ import sys
 
 import pytest
 
-from tests.harness import REPO
 from tests.emulator.tools.evidence_helpers import play_demo
+from tests.harness import REPO
 
 
 @pytest.fixture(scope="module")

@@ -14,14 +14,14 @@ from pathlib import Path
 import pytest
 from PIL import Image, ImageFont
 
-from actors.emulator.recording.errors import EvidenceLimitExceeded, IntervalRefused, InvalidOption, RecordingCorrupt
-from actors.emulator.recording.frames import decode_rgba
-from actors.emulator.session.resume import resume_from_latest_checkpoint
 from actors.emulator.cartridge import build_rom
 from actors.emulator.cartridge.layout import DEMO_REGIONS
+from actors.emulator.recording.errors import EvidenceLimitExceeded, IntervalRefused, InvalidOption, RecordingCorrupt
+from actors.emulator.recording.frames import decode_rgba
 from actors.emulator.recording.retained import FRAME_SECONDS
-from actors.emulator.tools.review import MAX_METADATA_BYTES, enforce_metadata_limit, review, select_evenly
 from actors.emulator.session.core import EmulatorSession, RecordingOptions
+from actors.emulator.session.resume import resume_from_latest_checkpoint
+from actors.emulator.tools.review import MAX_METADATA_BYTES, enforce_metadata_limit, review, select_evenly
 
 from .evidence_helpers import copy_recording, play_branched, play_demo, play_long, tree
 
@@ -135,7 +135,7 @@ def test_limits_name_the_limit_and_the_value(long_played):
 
 
 def test_select_evenly_takes_first_last_and_even_spacing():
-    for count in range(0, 40):
+    for count in range(40):
         for wanted in range(1, 9):
             picks = select_evenly(count, wanted)
             assert len(picks) == min(count, wanted)
@@ -294,7 +294,7 @@ def test_review_writes_nothing_and_needs_no_pyboy(played, tmp_path):
     review(request(played, 3, 3))
     assert tree(played.path) == before
     script = ("import json, sys\nfrom actors.emulator.tools.review import review\n"
-              f"meta = review(json.loads(sys.argv[1])).metadata\n"
+              "meta = review(json.loads(sys.argv[1])).metadata\n"
               "assert 'pyboy' not in sys.modules, 'review imported PyBoy'\n"
               "print(meta['coverage']['verifiedFrames'])\n")
     proc = subprocess.run([sys.executable, "-c", script, json.dumps(request(played, 0, 20))], cwd=REPO,
