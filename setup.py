@@ -3,6 +3,7 @@ live outside its packages -- the starting profiles ``supervisor init`` writes an
 ``supervisor docs`` prints -- into ``supervisor/_bundled/`` of the wheel, in the repository's
 layout. Which paths: ``BUNDLED`` in ``supervisor/installed.py`` (read here as a file, so the
 build imports none of gamerig's dependencies). A checkout reads them in place."""
+
 from __future__ import annotations
 
 import ast
@@ -22,8 +23,11 @@ def _constants() -> dict:
         tree = ast.parse(fh.read())
     out = {}
     for node in tree.body:
-        if isinstance(node, ast.Assign) and len(node.targets) == 1 and getattr(node.targets[0], "id", "") in (
-                "STARTER", "DOCS"):
+        if (
+            isinstance(node, ast.Assign)
+            and len(node.targets) == 1
+            and getattr(node.targets[0], "id", "") in ("STARTER", "DOCS")
+        ):
             out[node.targets[0].id] = ast.literal_eval(node.value)
     return out
 
@@ -44,7 +48,7 @@ class BuildWithBundled(build_py):
     def run(self):
         super().run()
         target = os.path.join(self.build_lib, "supervisor", "_bundled")
-        shutil.rmtree(target, ignore_errors=True)   # a file dropped from the list leaves no stale copy
+        shutil.rmtree(target, ignore_errors=True)  # a file dropped from the list leaves no stale copy
         for rel in bundled_files():
             dest = os.path.join(target, rel)
             os.makedirs(os.path.dirname(dest), exist_ok=True)

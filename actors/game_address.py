@@ -3,6 +3,7 @@
 Light on purpose: the profile check (``supervisor.profile``) calls it on every ``supervisor``
 command, without loading the HTTP client that uses it (``actors.sts2mcp``).
 """
+
 from __future__ import annotations
 
 import dataclasses
@@ -37,5 +38,9 @@ def parse_base_url(url: str) -> BaseUrl:
         raise ValueError(f"{url!r}: a game address has no query, fragment or credentials")
     if UNSAFE.search(parts.hostname) or UNSAFE.search(parts.path):
         raise ValueError(f"{url!r}: a space or control character in the host or the path")
-    return BaseUrl(parts.scheme, parts.hostname, port if port is not None else
-                   (443 if parts.scheme == "https" else 80), parts.path.rstrip("/"))
+    return BaseUrl(
+        parts.scheme,
+        parts.hostname,
+        port if port is not None else (443 if parts.scheme == "https" else 80),
+        parts.path.rstrip("/"),
+    )

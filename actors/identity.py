@@ -13,6 +13,7 @@ Identity comes from save metadata: it can lag the live state and is not atomic w
 state read. It is reported, never strengthened: nothing here substitutes a seed, a
 character or a floor for a missing identity.
 """
+
 from __future__ import annotations
 
 from typing import Any
@@ -40,5 +41,10 @@ def normalise(compendium: Any) -> dict:
     rid = run.get("run_id")
     if not isinstance(rid, str) or not rid:
         return {"status": "missing", "reason": "run_id is absent or not a non-empty string"}
-    return {"status": "ok", "run_id": rid, "seed": run.get("seed"),
-            "act": run.get("current_act_index"), "save_time": run.get("save_time")}
+    return {
+        "status": "ok",
+        "run_id": rid,
+        "seed": run.get("seed"),
+        "act": run.get("current_act_index"),
+        "save_time": run.get("save_time"),
+    }

@@ -10,6 +10,7 @@ the ``run`` block, ``hp``, ``max_hp`` and ``gold`` from the ``player`` block (th
 discard, exhaust: the mod shows no deck outside combat, so there is none to count). A state
 with neither block (a menu, a Game Boy frame) has no progress.
 """
+
 from __future__ import annotations
 
 from typing import Any

@@ -37,6 +37,7 @@ connection the game closed while idle is replaced before a request goes out; aft
 went out nothing is ever sent again. Proxy variables (``HTTP_PROXY``...) are not consulted:
 the game is reached directly at ``game.base_url``.
 """
+
 from __future__ import annotations
 
 import dataclasses
@@ -133,8 +134,9 @@ class _DeadlineReader(io.RawIOBase):
 class _DeadlineResponse(http.client.HTTPResponse):
     """``http.client``'s answer, read through a ``_DeadlineReader``."""
 
-    def __init__(self, sock, debuglevel: int = 0, method: str | None = None, url: str | None = None,
-                 *, deadline: float):
+    def __init__(
+        self, sock, debuglevel: int = 0, method: str | None = None, url: str | None = None, *, deadline: float
+    ):
         super().__init__(sock, debuglevel, method, url)
         self.fp.close()  # (the plain reader it opened; the socket stays open)
         self.fp = io.BufferedReader(_DeadlineReader(sock, deadline))
@@ -171,8 +173,7 @@ class GameClient:
         self.conn = kind(self.base.host, self.base.port, timeout=self.timeout_s)
         return self.conn
 
-    def _exchange(self, method: str, path: str, body: bytes | None = None,
-                  headers: dict | None = None) -> Answer:
+    def _exchange(self, method: str, path: str, body: bytes | None = None, headers: dict | None = None) -> Answer:
         """One request; the whole answer within ``MAX_BODY_BYTES`` and ``timeout_s``. With
         ``GAMERIG_HOPLOG`` set, its CPU time on this thread and its wall time are logged
         (``C <method> <path> <cpu ms> <wall ms>``, ``actors/runtime/hoplog.py``)."""
@@ -182,11 +183,13 @@ class GameClient:
         try:
             return self._exchange_once(method, path, body, headers)
         finally:
-            hoplog.write(self.times, f"C {method} {path} {(time.thread_time() - cpu) * 1000:.3f} "
-                                     f"{(time.perf_counter() - wall) * 1000:.3f}\n")
+            hoplog.write(
+                self.times,
+                f"C {method} {path} {(time.thread_time() - cpu) * 1000:.3f} "
+                f"{(time.perf_counter() - wall) * 1000:.3f}\n",
+            )
 
-    def _exchange_once(self, method: str, path: str, body: bytes | None,
-                       headers: dict | None) -> Answer:
+    def _exchange_once(self, method: str, path: str, body: bytes | None, headers: dict | None) -> Answer:
         deadline = time.monotonic() + self.timeout_s
         resp = None
         try:
@@ -194,13 +197,16 @@ class GameClient:
             if conn.sock is not None:
                 conn.sock.settimeout(self.timeout_s)  # (a reused one keeps its last read's)
             conn.response_class = functools.partial(_DeadlineResponse, deadline=deadline)
-            conn.request(method, self.base.prefix + path, body=body,
-                         headers={**self.headers, **headers} if headers else self.headers)
+            conn.request(
+                method,
+                self.base.prefix + path,
+                body=body,
+                headers={**self.headers, **headers} if headers else self.headers,
+            )
             resp = conn.getresponse()
             if resp.status < 200:  # an interim answer (http.client skips only 100): the final
                 # one would follow on this connection and be read as the next request's answer
-                raise BadAnswer("transport", f"an interim answer (HTTP {resp.status}) where "
-                                             f"the answer was due")
+                raise BadAnswer("transport", f"an interim answer (HTTP {resp.status}) where the answer was due")
             answer = Answer(resp.status, self._body(resp))
         except (OSError, http.client.HTTPException, ValueError, OverflowError) as exc:
             self._drop(resp)  # its state is unknown: the next request opens a new one
@@ -221,19 +227,20 @@ class GameClient:
 
     def _body(self, resp: http.client.HTTPResponse) -> bytes:
         if resp.length is not None and resp.length > MAX_BODY_BYTES:  # (its Content-Length)
-            raise BadAnswer("size", f"the answer declares {resp.length} bytes, over the "
-                                    f"limit of {MAX_BODY_BYTES}")
+            raise BadAnswer("size", f"the answer declares {resp.length} bytes, over the limit of {MAX_BODY_BYTES}")
         chunks, size = [], 0
         while True:
             try:  # each read is given the time left (_DeadlineReader), and fails after it
                 chunk = resp.read1(READ_CHUNK)
             except TimeoutError:
-                raise BadAnswer("transport", f"the answer was still arriving after "
-                                             f"{self.timeout_s:g}s ({size} bytes so far)") from None
+                raise BadAnswer(
+                    "transport", f"the answer was still arriving after {self.timeout_s:g}s ({size} bytes so far)"
+                ) from None
             if not chunk:
                 if resp.length:  # read1 ends quietly where read() raises IncompleteRead
-                    raise BadAnswer("transport", f"the answer ended {resp.length} bytes short "
-                                                 f"of its declared length ({size} read)")
+                    raise BadAnswer(
+                        "transport", f"the answer ended {resp.length} bytes short of its declared length ({size} read)"
+                    )
                 resp.close()  # (the answer is whole: the connection can carry the next)
                 return b"".join(chunks)
             size += len(chunk)
@@ -249,11 +256,11 @@ class GameClient:
         try:
             body = _json(resp)
         except (ValueError, UnicodeDecodeError):
-            raise ReadFailed("decode", f"GET {path}: HTTP {resp.status_code}, body is not JSON: "
-                             f"{resp.text[:200]!r}") from None
+            raise ReadFailed(
+                "decode", f"GET {path}: HTTP {resp.status_code}, body is not JSON: {resp.text[:200]!r}"
+            ) from None
         if resp.status_code != 200:
-            raise ReadFailed("http", f"GET {path}: HTTP {resp.status_code}: "
-                             f"{_error_text(body)}")
+            raise ReadFailed("http", f"GET {path}: HTTP {resp.status_code}: {_error_text(body)}")
         if not isinstance(body, dict):
             raise ReadFailed("shape", f"GET {path}: expected a JSON object, got {type(body).__name__}")
         return body
@@ -261,8 +268,10 @@ class GameClient:
     def read_state(self) -> dict:
         state = self._get_json(STATE_PATH)
         if not isinstance(state.get("state_type"), str):
-            raise ReadFailed("shape", f"GET {STATE_PATH}: the state has no string 'state_type' "
-                             f"(keys: {', '.join(sorted(state)[:12])})")
+            raise ReadFailed(
+                "shape",
+                f"GET {STATE_PATH}: the state has no string 'state_type' (keys: {', '.join(sorted(state)[:12])})",
+            )
         return state
 
     def read_identity(self) -> dict:
@@ -282,20 +291,23 @@ class GameClient:
     def send_action(self, action: str, parameters: dict, attempt_id: str) -> ActionOutcome:
         path = STATE_PATH
         if action.startswith(PROFILE_PREFIX):
-            path, action = PROFILES_PATH, action[len(PROFILE_PREFIX):]
+            path, action = PROFILES_PATH, action[len(PROFILE_PREFIX) :]
         body = {"action": action, **parameters}
         start = time.monotonic()
         try:
-            resp = self._exchange("POST", path, json.dumps(body).encode(),
-                                  {"Content-Type": "application/json", ATTEMPT_HEADER: attempt_id})
+            resp = self._exchange(
+                "POST",
+                path,
+                json.dumps(body).encode(),
+                {"Content-Type": "application/json", ATTEMPT_HEADER: attempt_id},
+            )
         except BadAnswer as exc:
             return ActionOutcome("unknown", None, None, str(exc), _ms(start))
         ms = _ms(start)
         try:
             payload = _json(resp)
         except (ValueError, UnicodeDecodeError):
-            return ActionOutcome("unknown", resp.status_code, resp.text[:2000],
-                                 "the answer is not JSON", ms)
+            return ActionOutcome("unknown", resp.status_code, resp.text[:2000], "the answer is not JSON", ms)
         if resp.status_code == 200 and isinstance(payload, dict):
             if payload.get("status") == "ok":
                 return ActionOutcome("accepted", 200, payload, None, ms)
@@ -304,8 +316,7 @@ class GameClient:
             return ActionOutcome("unknown", 200, payload, "HTTP 200 without status ok or error", ms)
         if 400 <= resp.status_code < 600 and isinstance(payload, dict) and "error" in payload:
             return ActionOutcome("rejected", resp.status_code, payload, _error_text(payload), ms)
-        return ActionOutcome("unknown", resp.status_code, payload,
-                             f"unexpected HTTP {resp.status_code} answer", ms)
+        return ActionOutcome("unknown", resp.status_code, payload, f"unexpected HTTP {resp.status_code} answer", ms)
 
 
 def _transport_text(exc: BaseException, timeout_s: float) -> str:

@@ -58,6 +58,7 @@ requests) is printed beside ``http``: what the stand-in itself spends serving on
 agent's own work (``parts()``: legal actions, the screen text, the question, its hash ...) is
 timed in this process on the long session's screens: its CPU apart from the hops.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -98,6 +99,7 @@ from supervisor.rundir import find_sessions  # noqa: E402
 
 try:  # the MCP SDK is an optional extra (pip install 'gamerig[mcp]'); without it, --no-mcp
     import mcp_step
+
     MCP_MISSING = None
 except ImportError as exc:
     mcp_step = None
@@ -117,8 +119,12 @@ class Standin:
 
     def __init__(self, seed: int, log_path: str):
         self.log = open(log_path, "w+", encoding="utf-8")
-        self.proc = subprocess.Popen([sys.executable, "-m", "actors.model_client.standin", "--port", "0",
-                                      "--seed", str(seed)], cwd=REPO, stdout=self.log, stderr=subprocess.STDOUT)
+        self.proc = subprocess.Popen(
+            [sys.executable, "-m", "actors.model_client.standin", "--port", "0", "--seed", str(seed)],
+            cwd=REPO,
+            stdout=self.log,
+            stderr=subprocess.STDOUT,
+        )
         end = time.monotonic() + 30
         self.url = None
         while self.url is None:
@@ -146,13 +152,20 @@ class Standin:
 
 # -- watching a session ----------------------------------------------------------------------
 
+
 class Monitor(threading.Thread):
     """Follows a running session: its journal's new rows (counting model decisions and steps)
     and the RSS and CPU time of each of its processes, every ``WAIT_S``; asks the supervisor
     to stop once ``stop_after`` model decisions are journalled (None: it ends by itself)."""
 
-    def __init__(self, workdir: str, supervisor_pid: int, extra: dict[str, psutil.Process] | None = None,
-                 stop_after: int | None = None, every: float = WAIT_S):
+    def __init__(
+        self,
+        workdir: str,
+        supervisor_pid: int,
+        extra: dict[str, psutil.Process] | None = None,
+        stop_after: int | None = None,
+        every: float = WAIT_S,
+    ):
         super().__init__(daemon=True)
         self.workdir, self.every, self.stop_after = workdir, every, stop_after
         self.supervisor = psutil.Process(supervisor_pid)
@@ -254,8 +267,15 @@ class Monitor(threading.Thread):
         return {k: v - first[4].get(k, 0.0) for k, v in last[4].items()}, last[2] - first[2]
 
 
-def watched(workdir: str, profile: str, max_steps: int, sets: dict, timeout: float,
-            extra: dict | None = None, stop_after: int | None = None):
+def watched(
+    workdir: str,
+    profile: str,
+    max_steps: int,
+    sets: dict,
+    timeout: float,
+    extra: dict | None = None,
+    stop_after: int | None = None,
+):
     """A session under a ``Monitor``; (session, monitor) once it has ended."""
     s = start_session(workdir, profile, max_steps, sets=sets)
     mon = Monitor(workdir, s.proc.pid, extra, stop_after)
@@ -280,70 +300,100 @@ def fmt(x: float | None, spec: str = ".2f") -> str:
 
 def report(fig: dict) -> list[str]:
     d, b = fig["agent"], fig["baseline"]
-    lines = [f"Machine: {fig['machine']}",
-             f"Agent session: {d['decisions']} model decisions ({d['executed']} executed) in {d['steps']} steps, "
-             f"seed {fig['seed']}, {d['wall_s']:.1f} s; outcomes {d['outcomes']}; calls per decision: "
-             f"{d['calls']}",
-             "", "Per model decision, ms                      median      p90      n"]
-    rows = (("model", "model: client-measured answer time (wall_ms)"),
-            ("http", "  of which the HTTP request (latency_ms)"),
-            ("decide", "policy's decide_ms"),
-            ("policy_extra", "policy extra: decide_ms - model"),
-            ("step", "step: observation -> next observation"),
-            ("own", "pipeline's own: step - model"),
-            ("obs_prop", "  observation row -> proposal row"),
-            ("prop_next", "  proposal row -> next observation row"),
-            ("row_bytes", "proposal row, bytes"))
+    lines = [
+        f"Machine: {fig['machine']}",
+        f"Agent session: {d['decisions']} model decisions ({d['executed']} executed) in {d['steps']} steps, "
+        f"seed {fig['seed']}, {d['wall_s']:.1f} s; outcomes {d['outcomes']}; calls per decision: "
+        f"{d['calls']}",
+        "",
+        "Per model decision, ms                      median      p90      n",
+    ]
+    rows = (
+        ("model", "model: client-measured answer time (wall_ms)"),
+        ("http", "  of which the HTTP request (latency_ms)"),
+        ("decide", "policy's decide_ms"),
+        ("policy_extra", "policy extra: decide_ms - model"),
+        ("step", "step: observation -> next observation"),
+        ("own", "pipeline's own: step - model"),
+        ("obs_prop", "  observation row -> proposal row"),
+        ("prop_next", "  proposal row -> next observation row"),
+        ("row_bytes", "proposal row, bytes"),
+    )
     for key, label in rows:
         s = d["figures"][key]
         lines.append(f"  {label:<42}{fmt(s['median'], '9.2f')}{fmt(s['p90'], '9.2f')}{s['n']:7d}")
     lines.append(f"  stand-in CPU per answer (its process, psutil): {fmt(d['standin_cpu_ms'])} ms")
     lines.append("")
     pt = fig["parts"]
-    lines.append(f"The agent's own work, timed in this process on {pt['screen_text']['n']} decisions' screens, "
-                 f"µs              median      p90")
+    lines.append(
+        f"The agent's own work, timed in this process on {pt['screen_text']['n']} decisions' screens, "
+        f"µs              median      p90"
+    )
     for key, what in PARTS.items():
         lines.append(f"  {key:<17}{what:<70}{fmt(pt[key]['median'], '9.0f')}{fmt(pt[key]['p90'], '9.0f')}")
     total = sum(pt[k]["median"] or 0 for k in PARTS) + pt["question"]["median"] + pt["request_hash"]["median"]
     lines.append(f"  per decision, the question and its hash counted twice: {total / 1000:.2f} ms of CPU")
     lines.append("")
-    lines.append("The heuristic (policy.module: sts2, no model), same seed, right after the long session, ms"
-                 "                   median      p90      n")
-    for label, s in (("step: observation -> next observation", b["step"]),
-                     ("  observation row -> proposal row", b["obs_prop"]),
-                     ("  proposal row -> next observation row", b["prop_next"])):
+    lines.append(
+        "The heuristic (policy.module: sts2, no model), same seed, right after the long session, ms"
+        "                   median      p90      n"
+    )
+    for label, s in (
+        ("step: observation -> next observation", b["step"]),
+        ("  observation row -> proposal row", b["obs_prop"]),
+        ("  proposal row -> next observation row", b["prop_next"]),
+    ):
         lines.append(f"  {label:<86}{fmt(s['median'], '9.2f')}{fmt(s['p90'], '9.2f')}{s['n']:7d}")
     other = d["other_steps"]
-    lines.append(f"  (the long agent session's steps that asked no model: median {fmt(other['median'])}, "
-                 f"p90 {fmt(other['p90'])}, n {other['n']})")
+    lines.append(
+        f"  (the long agent session's steps that asked no model: median {fmt(other['median'])}, "
+        f"p90 {fmt(other['p90'])}, n {other['n']})"
+    )
     lines.append("")
-    lines.append("Pairs: an agent session and a heuristic session, one right after the other (ms, medians; "
-                 "added and ratio against the heuristic's step on the same screen and action)")
-    lines.append(f"  {'pair':<10}{'order':<17}{'decisions':>10}{'matched':>9}{'own':>8}{'heuristic':>11}"
-                 f"{'added':>8}{'ratio':>7}")
+    lines.append(
+        "Pairs: an agent session and a heuristic session, one right after the other (ms, medians; "
+        "added and ratio against the heuristic's step on the same screen and action)"
+    )
+    lines.append(
+        f"  {'pair':<10}{'order':<17}{'decisions':>10}{'matched':>9}{'own':>8}{'heuristic':>11}{'added':>8}{'ratio':>7}"
+    )
     for p in fig["pairs"]:
-        lines.append(f"  {p['name']:<10}{p['order']:<17}{p['decisions']:10d}{p['matched']:9d}{fmt(p['own_ms'], '8.2f')}"
-                     f"{fmt(p['heuristic_ms'], '11.2f')}{fmt(p['added_ms'], '8.2f')}{fmt(p['ratio'], '7.2f')}")
+        lines.append(
+            f"  {p['name']:<10}{p['order']:<17}{p['decisions']:10d}{p['matched']:9d}{fmt(p['own_ms'], '8.2f')}"
+            f"{fmt(p['heuristic_ms'], '11.2f')}{fmt(p['added_ms'], '8.2f')}{fmt(p['ratio'], '7.2f')}"
+        )
     v = fig["verdict"]
-    lines.append(f"Verdict: the agent adds {fmt(v['added_ms'])} ms per decision over the model's answer time "
-                 f"(the median over the pairs); ratio {fmt(v['ratio'])}x; target <= "
-                 f"{TARGET_MS:g} ms: {'MET' if v['met'] else 'NOT MET'}")
+    lines.append(
+        f"Verdict: the agent adds {fmt(v['added_ms'])} ms per decision over the model's answer time "
+        f"(the median over the pairs); ratio {fmt(v['ratio'])}x; target <= "
+        f"{TARGET_MS:g} ms: {'MET' if v['met'] else 'NOT MET'}"
+    )
     lines.append(f"  policy extra alone (decide_ms - model), median {fmt(d['figures']['policy_extra']['median'])} ms")
     lines.append("")
-    lines.append(f"Memory of the agent session's processes (RSS by psutil every {fig['sample_s']:g} s, MiB; "
-                 f"slopes after the first tenth of the decisions)")
-    lines.append(f"  {'process':<14}{'first tenth':>12}{'last tenth':>11}{'peak':>7}"
-                 f"{'slope':>8}{'heuristic':>11}{'excess':>8}  verdict (flat: excess <= {FLAT_KIB_PER_1000:g})")
+    lines.append(
+        f"Memory of the agent session's processes (RSS by psutil every {fig['sample_s']:g} s, MiB; "
+        f"slopes after the first tenth of the decisions)"
+    )
+    lines.append(
+        f"  {'process':<14}{'first tenth':>12}{'last tenth':>11}{'peak':>7}"
+        f"{'slope':>8}{'heuristic':>11}{'excess':>8}  verdict (flat: excess <= {FLAT_KIB_PER_1000:g})"
+    )
     for name, m in fig["memory"].items():
         verdict = "-" if m["flat"] is None else ("flat" if m["flat"] else "NOT FLAT")
-        lines.append(f"  {name:<14}{fmt(m['first_mib'], '12.1f')}{fmt(m['last_mib'], '11.1f')}"
-                     f"{fmt(m['peak_mib'], '7.1f')}{fmt(m['slope_kib_per_1000'], '8.0f')}"
-                     f"{fmt(m['baseline_kib_per_1000_steps'], '11.0f')}{fmt(m['excess_kib_per_1000'], '8.0f')}  {verdict}")
-    lines.append("  slope: KiB per 1,000 model decisions; heuristic: the same process in the heuristic session over "
-                 "the same steps, KiB per 1,000 steps; excess: slope - heuristic x the agent's steps per decision")
+        lines.append(
+            f"  {name:<14}{fmt(m['first_mib'], '12.1f')}{fmt(m['last_mib'], '11.1f')}"
+            f"{fmt(m['peak_mib'], '7.1f')}{fmt(m['slope_kib_per_1000'], '8.0f')}"
+            f"{fmt(m['baseline_kib_per_1000_steps'], '11.0f')}{fmt(m['excess_kib_per_1000'], '8.0f')}  {verdict}"
+        )
+    lines.append(
+        "  slope: KiB per 1,000 model decisions; heuristic: the same process in the heuristic session over "
+        "the same steps, KiB per 1,000 steps; excess: slope - heuristic x the agent's steps per decision"
+    )
     cpu = fig["cpu_ms_per_step"]
-    lines.append("  CPU ms per step, agent / baseline: " + ", ".join(
-        f"{k} {fmt(cpu['agent'].get(k))} / {fmt(cpu['baseline'].get(k))}" for k in sorted(cpu["agent"])))
+    lines.append(
+        "  CPU ms per step, agent / baseline: "
+        + ", ".join(f"{k} {fmt(cpu['agent'].get(k))} / {fmt(cpu['baseline'].get(k))}" for k in sorted(cpu["agent"]))
+    )
     if fig.get("mcp") is not None:
         lines.append("")
         lines.append(fig["mcp"])
@@ -353,18 +403,32 @@ def report(fig: dict) -> list[str]:
 def run(args) -> dict:
     base = args.workdir
     common = {"game.seed": str(args.seed)}
-    print(f"bench/agent.py: {args.rounds} paired round(s) of {args.round_decisions} decisions, then "
-          f"{args.decisions} model decisions; seed {args.seed}; work directory {base}", flush=True)
+    print(
+        f"bench/agent.py: {args.rounds} paired round(s) of {args.round_decisions} decisions, then "
+        f"{args.decisions} model decisions; seed {args.seed}; work directory {base}",
+        flush=True,
+    )
     standin = Standin(args.seed, os.path.join(base, "standin.log"))
     budget = max(args.decisions, args.round_decisions) * 4 + 1000
-    agent_sets = {**common, "model.base_url": standin.url, "model.budget_calls": str(budget),
-                  "model.budget_tokens": str(budget * 10_000)}
+    agent_sets = {
+        **common,
+        "model.base_url": standin.url,
+        "model.budget_calls": str(budget),
+        "model.budget_tokens": str(budget * 10_000),
+    }
 
     def agent(name: str, n: int):
         print(f"  {name}: the agent against the stand-in, {n} model decisions ...", flush=True)
         cpu0, started = standin.cpu_s(), time.time()
-        s, mon = watched(os.path.join(base, name), args.profile, n * 4 + 500, agent_sets, args.timeout,
-                         extra={"standin": standin.ps}, stop_after=n)
+        s, mon = watched(
+            os.path.join(base, name),
+            args.profile,
+            n * 4 + 500,
+            agent_sets,
+            args.timeout,
+            extra={"standin": standin.ps},
+            stop_after=n,
+        )
         return s.rows, mon, time.time() - started, standin.cpu_s() - cpu0
 
     def heuristic(name: str, steps: int):
@@ -382,8 +446,15 @@ def run(args) -> dict:
             else:
                 a_rows = agent(f"round{r + 1}-agent", args.round_decisions)[0]
                 h_rows, _ = heuristic(f"round{r + 1}-heuristic", steps)
-            pairs.append(pair(f"round {r + 1}", "heuristic first" if r % 2 == 0 else "agent first",
-                              a_rows, args.round_decisions, h_rows))
+            pairs.append(
+                pair(
+                    f"round {r + 1}",
+                    "heuristic first" if r % 2 == 0 else "agent first",
+                    a_rows,
+                    args.round_decisions,
+                    h_rows,
+                )
+            )
         rows, amon, wall, standin_cpu = agent("long-agent", args.decisions)
     finally:
         standin.stop()
@@ -420,16 +491,25 @@ def pair(name: str, order: str, agent_rows: list[dict], n: int, heuristic_rows: 
     if not matched:
         raise RuntimeError(f"{name}: no decision of the agent's on a screen the heuristic played {MATCH_MIN} times")
     added = statistics.median(own - r for own, r in matched)
-    return {"name": name, "order": order, "decisions": len(got), "matched": len(matched), "heuristic_steps": len(hs),
-            "own_ms": summary([x["own"] for x in got])["median"], "heuristic_ms": summary([x["step"] for x in hs])["median"],
-            "added_ms": added, "ratio": statistics.median(o for o, _ in matched) / statistics.median(r for _, r in matched)}
+    return {
+        "name": name,
+        "order": order,
+        "decisions": len(got),
+        "matched": len(matched),
+        "heuristic_steps": len(hs),
+        "own_ms": summary([x["own"] for x in got])["median"],
+        "heuristic_ms": summary([x["step"] for x in hs])["median"],
+        "added_ms": added,
+        "ratio": statistics.median(o for o, _ in matched) / statistics.median(r for _, r in matched),
+    }
 
 
 def figures(args, rows, amon, wall, standin_cpu, h_rows, hmon, pairs, mcp) -> dict:
     got = decisions(rows, args.decisions)
     if len(got) < args.decisions:
-        raise RuntimeError(f"the agent session journalled {len(got)} model decisions, fewer than "
-                           f"--decisions {args.decisions}")
+        raise RuntimeError(
+            f"the agent session journalled {len(got)} model decisions, fewer than --decisions {args.decisions}"
+        )
     hs = baseline_steps(h_rows)
     added = statistics.median(p["added_ms"] for p in pairs)
     outcomes: dict[str, int] = {}
@@ -441,25 +521,48 @@ def figures(args, rows, amon, wall, standin_cpu, h_rows, hmon, pairs, mcp) -> di
     agent_cpu, agent_steps = amon.cpu_per_step()
     base_cpu, base_steps = hmon.cpu_per_step()
     return {
-        "machine": machine(), "seed": args.seed, "sample_s": WAIT_S,
-        "agent": {"decisions": len(got), "executed": sum(x["step"] is not None for x in got),
-                  "steps": steps_to(rows, args.decisions), "wall_s": wall, "outcomes": outcomes,
-                  "calls": dict(sorted(calls.items())),
-                  "figures": {k: summary([x[k] for x in got]) for k in (
-                      "model", "http", "decide", "policy_extra", "step", "own", "obs_prop", "prop_next",
-                      "row_bytes")},
-                  "standin_cpu_ms": standin_cpu * 1000 / total_calls if total_calls else None,
-                  "other_steps": summary(other_steps(rows))},
+        "machine": machine(),
+        "seed": args.seed,
+        "sample_s": WAIT_S,
+        "agent": {
+            "decisions": len(got),
+            "executed": sum(x["step"] is not None for x in got),
+            "steps": steps_to(rows, args.decisions),
+            "wall_s": wall,
+            "outcomes": outcomes,
+            "calls": dict(sorted(calls.items())),
+            "figures": {
+                k: summary([x[k] for x in got])
+                for k in (
+                    "model",
+                    "http",
+                    "decide",
+                    "policy_extra",
+                    "step",
+                    "own",
+                    "obs_prop",
+                    "prop_next",
+                    "row_bytes",
+                )
+            },
+            "standin_cpu_ms": standin_cpu * 1000 / total_calls if total_calls else None,
+            "other_steps": summary(other_steps(rows)),
+        },
         "baseline": {k: summary([x[k] for x in hs]) for k in ("step", "obs_prop", "prop_next")},
         "pairs": pairs,
-        "verdict": {"added_ms": added, "ratio": statistics.median(p["ratio"] for p in pairs),
-                    "met": added <= TARGET_MS, "target_ms": TARGET_MS},
+        "verdict": {
+            "added_ms": added,
+            "ratio": statistics.median(p["ratio"] for p in pairs),
+            "met": added <= TARGET_MS,
+            "target_ms": TARGET_MS,
+        },
         "parts": parts(rows, min(200, args.decisions)),
         "memory": memory(amon.samples, args.decisions, hmon.samples),
         "rss_samples": [[d, st, rss] for _, d, st, rss, _ in amon.samples],  # decisions, steps, name -> bytes
-        "cpu_ms_per_step": {"agent": {k: v * 1000 / max(1, agent_steps) for k, v in agent_cpu.items()
-                                      if k != "standin"},
-                            "baseline": {k: v * 1000 / max(1, base_steps) for k, v in base_cpu.items()}},
+        "cpu_ms_per_step": {
+            "agent": {k: v * 1000 / max(1, agent_steps) for k, v in agent_cpu.items() if k != "standin"},
+            "baseline": {k: v * 1000 / max(1, base_steps) for k, v in base_cpu.items()},
+        },
         "mcp": mcp,
     }
 
@@ -476,20 +579,37 @@ def mcp_figures(args, base: str) -> str:
 
 
 def parse_args(argv: list[str] | None) -> argparse.Namespace:
-    ap = argparse.ArgumentParser(prog="python bench/agent.py", description=__doc__,
-                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap = argparse.ArgumentParser(
+        prog="python bench/agent.py", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     ap.add_argument("--decisions", type=int, default=5000, help="model decisions of the agent session (5000)")
     ap.add_argument("--seed", type=int, default=1, help="the game's seed, and the stand-in's (1)")
-    ap.add_argument("--rounds", type=int, default=4,
-                    help="paired rounds before the long session: a heuristic and an agent session each (4)")
-    ap.add_argument("--round-decisions", type=int, default=300,
-                    help="model decisions of a round's agent session; its heuristic plays 1.5x as many steps (300)")
+    ap.add_argument(
+        "--rounds",
+        type=int,
+        default=4,
+        help="paired rounds before the long session: a heuristic and an agent session each (4)",
+    )
+    ap.add_argument(
+        "--round-decisions",
+        type=int,
+        default=300,
+        help="model decisions of a round's agent session; its heuristic plays 1.5x as many steps (300)",
+    )
     ap.add_argument("--profile", default=AGENT_PROFILE, help=f"the agent's profile ({AGENT_PROFILE})")
     ap.add_argument("--baseline-profile", default=BASELINE_PROFILE, help=f"the baseline's ({BASELINE_PROFILE})")
-    ap.add_argument("--no-mcp", dest="mcp", action="store_false",
-                    help="leave out bench/mcp_step.py's figures (measured by default, after the sessions)")
-    ap.add_argument("--mcp-calls", type=int, default=None,
-                    help="reads and actions of the MCP measure (default: bench/mcp_step.py's own)")
+    ap.add_argument(
+        "--no-mcp",
+        dest="mcp",
+        action="store_false",
+        help="leave out bench/mcp_step.py's figures (measured by default, after the sessions)",
+    )
+    ap.add_argument(
+        "--mcp-calls",
+        type=int,
+        default=None,
+        help="reads and actions of the MCP measure (default: bench/mcp_step.py's own)",
+    )
     ap.add_argument("--timeout", type=float, default=1800, help="seconds allowed per session (1800)")
     ap.add_argument("--json", default=None, metavar="PATH", help="also write the figures as JSON")
     ap.add_argument("--keep", action="store_true", help="keep the work directory (captures, logs)")

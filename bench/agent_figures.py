@@ -1,6 +1,7 @@
 """``bench/agent.py``'s figures, from a session's journal and its memory samples (the module
 docstring of ``bench/agent.py`` defines each): the model decisions and their times, the
 heuristic's steps, the agent's own work timed in this process, and the memory's slope."""
+
 from __future__ import annotations
 
 import json
@@ -54,14 +55,23 @@ def decisions(rows: list[dict], n: int) -> list[dict]:
         http = sum(u.get("latency_ms") or 0.0 for u in calls) if known else None
         pair = steps.get(p["observation_id"])
         step = (stamp(pair[1]) - stamp(pair[0])) * 1000 if pair else None
-        out.append({"observation_id": p["observation_id"], "outcome": p["agent"].get("outcome"),
-                    "screen": (p.get("state_type"), p.get("action")),
-                    "calls": len(p["agent"]["attempts"]), "decide": p["decide_ms"], "model": model, "http": http,
-                    "policy_extra": p["decide_ms"] - model if model is not None else None,
-                    "step": step, "own": step - model if step is not None and model is not None else None,
-                    "obs_prop": (stamp(p) - stamp(pair[0])) * 1000 if pair else None,
-                    "prop_next": (stamp(pair[1]) - stamp(p)) * 1000 if pair else None,
-                    "row_bytes": len(json.dumps(p, separators=(",", ":")))})
+        out.append(
+            {
+                "observation_id": p["observation_id"],
+                "outcome": p["agent"].get("outcome"),
+                "screen": (p.get("state_type"), p.get("action")),
+                "calls": len(p["agent"]["attempts"]),
+                "decide": p["decide_ms"],
+                "model": model,
+                "http": http,
+                "policy_extra": p["decide_ms"] - model if model is not None else None,
+                "step": step,
+                "own": step - model if step is not None and model is not None else None,
+                "obs_prop": (stamp(p) - stamp(pair[0])) * 1000 if pair else None,
+                "prop_next": (stamp(pair[1]) - stamp(p)) * 1000 if pair else None,
+                "row_bytes": len(json.dumps(p, separators=(",", ":"))),
+            }
+        )
     return out
 
 
@@ -82,10 +92,16 @@ def baseline_steps(rows: list[dict]) -> list[dict]:
     """The heuristic's executed steps (observation row → the next observation row, ms)."""
     out = []
     for o, p, _, _, nxt in executed_steps(rows):
-        out.append({"step": (stamp(nxt) - stamp(o)) * 1000, "decide": p.get("decide_ms") or 0.0,
-                    "screen": (p.get("state_type"), p.get("action")),
-                    "obs_prop": (stamp(p) - stamp(o)) * 1000, "prop_next": (stamp(nxt) - stamp(p)) * 1000,
-                    "model": bool(p.get("model_evidence"))})
+        out.append(
+            {
+                "step": (stamp(nxt) - stamp(o)) * 1000,
+                "decide": p.get("decide_ms") or 0.0,
+                "screen": (p.get("state_type"), p.get("action")),
+                "obs_prop": (stamp(p) - stamp(o)) * 1000,
+                "prop_next": (stamp(nxt) - stamp(p)) * 1000,
+                "model": bool(p.get("model_evidence")),
+            }
+        )
     return out
 
 
@@ -95,15 +111,17 @@ def other_steps(rows: list[dict]) -> list[float]:
 
 
 #: the agent's own work, timed in this process (``parts``): name -> what it is
-PARTS = {"legal_actions": "the screen's legal actions (the answer's schema)",
-         "screen_text": "the screen as compact JSON",
-         "question": "the question built and checked (policy and model client each build it)",
-         "request_hash": "its recorded state and request hash (policy and model client each)",
-         "schema": "the answer's JSON schema (one anyOf alternative per legal action)",
-         "prompt": "the prompt rendered from the template",
-         "ask_message": "the AskModel message encoded",
-         "proposal_message": "the proposal with its evidence, encoded and decoded (one hop)",
-         "proposal_row": "the proposal row's JSON (the recorder's write)"}
+PARTS = {
+    "legal_actions": "the screen's legal actions (the answer's schema)",
+    "screen_text": "the screen as compact JSON",
+    "question": "the question built and checked (policy and model client each build it)",
+    "request_hash": "its recorded state and request hash (policy and model client each)",
+    "schema": "the answer's JSON schema (one anyOf alternative per legal action)",
+    "prompt": "the prompt rendered from the template",
+    "ask_message": "the AskModel message encoded",
+    "proposal_message": "the proposal with its evidence, encoded and decoded (one hop)",
+    "proposal_row": "the proposal row's JSON (the recorder's write)",
+}
 
 
 def parts(rows: list[dict], n: int = 200) -> dict[str, dict]:
@@ -130,19 +148,40 @@ def parts(rows: list[dict], n: int = 200) -> dict[str, dict]:
         shown = p["model_evidence"][0]["request"]["questions"][0]
         legal = timed("legal_actions", lambda: legal_actions(policy, state)) or shown["actions"]
         screen = timed("screen_text", lambda: screen_text(state))
-        asked = {"screen": screen, "screen_type": shown["screen_type"], "actions": legal,
-                 "memory": shown["memory"], "feedback": [], "template": template}
+        asked = {
+            "screen": screen,
+            "screen_type": shown["screen_type"],
+            "actions": legal,
+            "memory": shown["memory"],
+            "feedback": [],
+            "template": template,
+        }
         [question] = timed("question", lambda: build_questions(KIND, [asked]))
         timed("request_hash", lambda: request_hash(KIND, [question.state()]))
         timed("schema", lambda: envelope_schema([question]))
         timed("prompt", question.prompt)
-        timed("ask_message", lambda: protocol.encode(protocol.wrap(
-            AskModel(kind=KIND, questions=[asked], deadline_ms=35_000), session="s", sender="policy")))
-        msg = RecordProposal(proposal_id=p["proposal_id"], observation_id=p["observation_id"], action=p["action"],
-                             parameters=p["parameters"], reason=p["reason"], source=p["source"], wish="execute",
-                             model_evidence=p["model_evidence"], extra={"agent": p["agent"]}, decide_ms=p["decide_ms"])
-        timed("proposal_message", lambda: protocol.decode(protocol.encode(
-            protocol.wrap(msg, session="s", sender="policy"))))
+        timed(
+            "ask_message",
+            lambda: protocol.encode(
+                protocol.wrap(AskModel(kind=KIND, questions=[asked], deadline_ms=35_000), session="s", sender="policy")
+            ),
+        )
+        msg = RecordProposal(
+            proposal_id=p["proposal_id"],
+            observation_id=p["observation_id"],
+            action=p["action"],
+            parameters=p["parameters"],
+            reason=p["reason"],
+            source=p["source"],
+            wish="execute",
+            model_evidence=p["model_evidence"],
+            extra={"agent": p["agent"]},
+            decide_ms=p["decide_ms"],
+        )
+        timed(
+            "proposal_message",
+            lambda: protocol.decode(protocol.encode(protocol.wrap(msg, session="s", sender="policy"))),
+        )
         timed("proposal_row", lambda: encode_row(p))
     return {k: summary(v) for k, v in times.items()}
 
@@ -176,7 +215,7 @@ def memory(samples: list[tuple], n: int, baseline: list[tuple]) -> dict[str, dic
     for name in names:
         pts = [(d, st, rss[name]) for _, d, st, rss, _ in samples if name in rss]
         ended = next((i for i, (d, _, _) in enumerate(pts) if d >= n), len(pts) - 1)
-        pts = pts[:ended + 1]  # through the first sample at or past the n-th decision
+        pts = pts[: ended + 1]  # through the first sample at or past the n-th decision
         first = [r for d, _, r in pts if d <= tenth]
         last = [r for d, _, r in pts if d >= n - tenth]
         fit = [(d, st, r) for d, st, r in pts if d > tenth]
@@ -191,10 +230,14 @@ def memory(samples: list[tuple], n: int, baseline: list[tuple]) -> dict[str, dic
             if theirs is not None:
                 excess = mine - theirs * steps_per_decision
         judged = excess if excess is not None else mine
-        out[name] = {"first_mib": statistics.median(first) / 2**20 if first else None,
-                     "last_mib": statistics.median(last) / 2**20 if last else None,
-                     "peak_mib": max(r for _, _, r in pts) / 2**20 if pts else None,
-                     "slope_kib_per_1000": mine, "baseline_kib_per_1000_steps": theirs,
-                     "excess_kib_per_1000": excess, "samples": len(pts),
-                     "flat": None if judged is None else judged <= FLAT_KIB_PER_1000}
+        out[name] = {
+            "first_mib": statistics.median(first) / 2**20 if first else None,
+            "last_mib": statistics.median(last) / 2**20 if last else None,
+            "peak_mib": max(r for _, _, r in pts) / 2**20 if pts else None,
+            "slope_kib_per_1000": mine,
+            "baseline_kib_per_1000_steps": theirs,
+            "excess_kib_per_1000": excess,
+            "samples": len(pts),
+            "flat": None if judged is None else judged <= FLAT_KIB_PER_1000,
+        }
     return out

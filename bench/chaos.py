@@ -42,6 +42,7 @@ the ``demo`` target (recorder first) and prints only that table.
 The quick variant runs in the test suite (``tests/chaos/``); the full campaign is
 ``--runs 200`` (docs/reliability.md, "Fault campaign").
 """
+
 from __future__ import annotations
 
 import argparse
@@ -74,14 +75,23 @@ PYBOY = os.path.join(REPO, "run", "profiles", "pyboy-demo.yaml")
 DEMO = os.path.join(REPO, "run", "profiles", "demo.yaml")
 PROFILES = {"game": HOSTILE, "demo": DEMO, "pyboy": PYBOY}
 GAME_STEPS = 150
-ACTORS = {"game": ["recorder", "observer", "policy", "model_client", "actuator", "game"],
-          "demo": ["recorder", "observer", "policy", "model_client", "actuator", "game"],
-          "pyboy": ["recorder", "observer", "policy", "actuator", "emulator"]}
-PROXY_FAULTS = {"game:garbage": ["not_json", "garbage_http", "wrong_types"],
-                "game:hang": ["slow", "drip"], "game:close": ["no_answer"]}
+ACTORS = {
+    "game": ["recorder", "observer", "policy", "model_client", "actuator", "game"],
+    "demo": ["recorder", "observer", "policy", "model_client", "actuator", "game"],
+    "pyboy": ["recorder", "observer", "policy", "actuator", "emulator"],
+}
+PROXY_FAULTS = {
+    "game:garbage": ["not_json", "garbage_http", "wrong_types"],
+    "game:hang": ["slow", "drip"],
+    "game:close": ["no_answer"],
+}
 # recorder.inject_failure (actors/recorder/writer.py FaultPlan): the Nth append of one kind fails
-JOURNAL_FAILS = {Observation.KIND: (2, 100), Proposal.KIND: (2, 100), ActionAttempt.KIND: (1, 30),
-                 ActionResult.KIND: (1, 30)}
+JOURNAL_FAILS = {
+    Observation.KIND: (2, 100),
+    Proposal.KIND: (2, 100),
+    ActionAttempt.KIND: (1, 30),
+    ActionResult.KIND: (1, 30),
+}
 # recorder.inject_failure={event: fsync, nth: N}: about one journal fsync per durable group
 # (session_start, then each intent and each result). Counted with strace: a 150-step hostile
 # session makes ~100 (49 attempts), a demo-cartridge session ~230 (114 attempts); so N lands
@@ -116,7 +126,9 @@ def plan(runs: int, seed: int, chosen: list[str] | None, disk: bool) -> list[Run
         else:
             target = "game" if i % 2 == 0 else "pyboy"
             fault = rng.choice(faults_for(target, disk))
-        at = rng.uniform(0.2, {"pyboy": 0.8, "demo": 1.2}.get(target, 6.0))  # (demo plays ≈ 3 s to its end)  # (the demo cartridge plays ≈ 1.5 s)
+        at = rng.uniform(
+            0.2, {"pyboy": 0.8, "demo": 1.2}.get(target, 6.0)
+        )  # (demo plays ≈ 3 s to its end)  # (the demo cartridge plays ≈ 1.5 s)
         out.append(Run(i + 1, target, fault, at_s=round(at, 2)))
     return out
 
@@ -159,8 +171,7 @@ def inject(run: Run, proc: subprocess.Popen, watch: ProcessWatch, disk: SmallDis
     kind, _, who = run.fault.partition(":")
     if kind == "supervisor":
         run.signalled_at = time.time()
-        run.landed = proc.poll() is None and signal_pid(
-            proc.pid, signal.SIGTERM if who == "term" else signal.SIGKILL)
+        run.landed = proc.poll() is None and signal_pid(proc.pid, signal.SIGTERM if who == "term" else signal.SIGKILL)
         run.detail = f"pid {proc.pid}"
     elif kind in ("kill", "stop"):
         pid = watch.scan().get(who)
@@ -169,8 +180,9 @@ def inject(run: Run, proc: subprocess.Popen, watch: ProcessWatch, disk: SmallDis
             return
         run.detail = f"pid {pid}"
         run.signalled_at = time.time()
-        run.landed = (signal_pid(pid, signal.SIGKILL) if kind == "kill"
-                      else stop_then_continue(pid, HOLD_S, threading.Event()))
+        run.landed = (
+            signal_pid(pid, signal.SIGKILL) if kind == "kill" else stop_then_continue(pid, HOLD_S, threading.Event())
+        )
     elif kind == "disk_full" and disk is not None:
         run.landed = proc.poll() is None
         run.detail = f"filled {disk.fill() >> 10} KiB"
@@ -199,8 +211,15 @@ def execute(run: Run, base: str, seed: int, timeout: float) -> Run:
         run.nth = rng.randint(*JOURNAL_FSYNCS[run.target])
         run.detail = f"fsync #{run.nth} fails"
         sets.append(f"recorder.inject_failure={{event: fsync, nth: {run.nth}}}")
-    cmd = [sys.executable, "-m", "supervisor", "start", PROFILES[run.target],
-           *(["--max-steps", str(GAME_STEPS)] if run.target == "game" else []), *_sets(*sets)]
+    cmd = [
+        sys.executable,
+        "-m",
+        "supervisor",
+        "start",
+        PROFILES[run.target],
+        *(["--max-steps", str(GAME_STEPS)] if run.target == "game" else []),
+        *_sets(*sets),
+    ]
     began = time.monotonic()
     with open(os.path.join(base, "stdout"), "wb") as out, open(os.path.join(base, "stderr"), "wb") as err:
         proc = subprocess.Popen(cmd, cwd=REPO, stdout=out, stderr=err)
@@ -219,16 +238,20 @@ def execute(run: Run, base: str, seed: int, timeout: float) -> Run:
 
 def _drive(run, proc, watch, capture, proxied, disk, timeout) -> None:
     if proxied:  # the intent check reads the journal from the moment it exists
-        journal = _wait(lambda: glob.glob(os.path.join(capture, "sessions", "*", "events.jsonl")),
-                        60, watch, every=0.005)
+        journal = _wait(
+            lambda: glob.glob(os.path.join(capture, "sessions", "*", "events.jsonl")), 60, watch, every=0.005
+        )
         if journal:
             proxied.point_intent_check(journal[0])
     if not _wait(lambda: _rows_of(capture, Observation.KIND) or proc.poll() is not None, 60, watch):
         run.violations.append("no first observation within 60 s")
     if not proxied and not run.fault.startswith("journal:"):  # those are armed at the start
         latest = LATEST_ATTEMPT.get(run.target)
-        _wait(lambda: proc.poll() is not None or (latest and _rows_of(capture, ActionAttempt.KIND) >= latest),
-              run.at_s, watch)  # the moment, or the end
+        _wait(
+            lambda: proc.poll() is not None or (latest and _rows_of(capture, ActionAttempt.KIND) >= latest),
+            run.at_s,
+            watch,
+        )  # the moment, or the end
         if proc.poll() is None:
             inject(run, proc, watch, disk)
         else:
@@ -244,8 +267,9 @@ def _after(run, watch, base, capture, disk, proxied, runtime) -> None:
     run.reported = _reported_end(os.path.join(base, "stderr"))
     stats = posted = None
     if proxied:
-        run.landed = (proxied.proxy.gets if run.detail.startswith("GET") else proxied.proxy.posts) \
-            >= int(run.detail.split("#")[1].split(":")[0])
+        run.landed = (proxied.proxy.gets if run.detail.startswith("GET") else proxied.proxy.posts) >= int(
+            run.detail.split("#")[1].split(":")[0]
+        )
         stats, posted = proxied.server.stats(), proxied.posted_attempts()
         proxied.close()
     else:
@@ -271,34 +295,38 @@ def _reported_end(stderr: str) -> tuple[str, int] | None:
     return found
 
 
-def campaign(runs: list[Run], seed: int, jobs: int, timeout: float, keep: str | None,
-             progress=print) -> list[Run]:
+def campaign(runs: list[Run], seed: int, jobs: int, timeout: float, keep: str | None, progress=print) -> list[Run]:
     base = keep or tempfile.mkdtemp(prefix="gamerig-chaos-")
     done: list[Run] = []
     with concurrent.futures.ThreadPoolExecutor(max_workers=jobs) as pool:
-        futures = [pool.submit(execute, r, os.path.join(base, f"run-{r.index}"), seed, timeout)
-                   for r in runs]
+        futures = [pool.submit(execute, r, os.path.join(base, f"run-{r.index}"), seed, timeout) for r in runs]
         for n, fut in enumerate(concurrent.futures.as_completed(futures), 1):
             r = fut.result()
             done.append(r)
-            progress(f"[{n}/{len(runs)}] run {r.index} {r.target} {r.fault} "
-                     f"({'landed' if r.landed else 'missed'}; {r.detail}): exit {r.exit_code} {r.reason}, "
-                     f"{r.verdict}, {r.seconds:.0f}s"
-                     + (f"  VIOLATIONS: {'; '.join(r.violations)}" if r.violations else "  ok"))
+            progress(
+                f"[{n}/{len(runs)}] run {r.index} {r.target} {r.fault} "
+                f"({'landed' if r.landed else 'missed'}; {r.detail}): exit {r.exit_code} {r.reason}, "
+                f"{r.verdict}, {r.seconds:.0f}s"
+                + (f"  VIOLATIONS: {'; '.join(r.violations)}" if r.violations else "  ok")
+            )
     if not keep:
         shutil.rmtree(base, ignore_errors=True)
     return sorted(done, key=lambda r: r.index)
 
 
 def table(runs: list[Run]) -> str:
-    head = (f"{'run':>4} {'target':<6} {'fault':<19}{'at_s':>5} {'landed':<7}{'exit':>5} "
-            f"{'reason':<22}{'verdict':<11}{'last':>5}{'torn':>5}{'att':>5}{'posts':>6}"
-            f"{'no-int':>7}{'dup':>4}{'left':>5}  result")
-    rows = [f"{r.index:>4} {r.target:<6} {r.fault:<19}{r.at_s:>5.1f} {'yes' if r.landed else 'no':<7}"
-            f"{_n(r.exit_code):>5} {r.reason!s:<22}{r.verdict:<11}{_n(r.last_sequence):>5}"
-            f"{r.torn:>5}{r.attempts:>5}{_n(r.posts):>6}{_n(r.intent_violations):>7}"
-            f"{_n(r.duplicates):>4}{len(r.left_over):>5}  "
-            + ("ok" if not r.violations else "; ".join(r.violations)) for r in runs]
+    head = (
+        f"{'run':>4} {'target':<6} {'fault':<19}{'at_s':>5} {'landed':<7}{'exit':>5} "
+        f"{'reason':<22}{'verdict':<11}{'last':>5}{'torn':>5}{'att':>5}{'posts':>6}"
+        f"{'no-int':>7}{'dup':>4}{'left':>5}  result"
+    )
+    rows = [
+        f"{r.index:>4} {r.target:<6} {r.fault:<19}{r.at_s:>5.1f} {'yes' if r.landed else 'no':<7}"
+        f"{_n(r.exit_code):>5} {r.reason!s:<22}{r.verdict:<11}{_n(r.last_sequence):>5}"
+        f"{r.torn:>5}{r.attempts:>5}{_n(r.posts):>6}{_n(r.intent_violations):>7}"
+        f"{_n(r.duplicates):>4}{len(r.left_over):>5}  " + ("ok" if not r.violations else "; ".join(r.violations))
+        for r in runs
+    ]
     return "\n".join([head, *rows])
 
 
@@ -310,11 +338,11 @@ def totals(runs: list[Run]) -> str:
         t[0] += 1
         t[1] += r.landed
         t[2] += bool(r.violations)
-    lines = [f"  {k:<17} {v[0]:>4} runs, {v[1]:>4} landed, {v[2]:>3} with violations"
-             for k, v in sorted(by_fault.items())]
+    lines = [
+        f"  {k:<17} {v[0]:>4} runs, {v[1]:>4} landed, {v[2]:>3} with violations" for k, v in sorted(by_fault.items())
+    ]
     bad = sum(1 for r in runs if r.violations)
-    return "\n".join(lines + [f"{len(runs)} runs, {sum(r.landed for r in runs)} faults landed, "
-                              f"{bad} with violations"])
+    return "\n".join(lines + [f"{len(runs)} runs, {sum(r.landed for r in runs)} faults landed, {bad} with violations"])
 
 
 def recovery(runs: list[Run]) -> str:
@@ -332,16 +360,26 @@ def recovery(runs: list[Run]) -> str:
         xs = sorted(xs)
         return f"{xs[len(xs) // 2]:>9.3f}{xs[min(len(xs) - 1, int(0.99 * len(xs)))]:>8.3f}{xs[-1]:>8.3f}"
 
-    head = (f"  {'kill':<22}{'n':>4}  {'next attempt: median':>22}{'p99':>8}{'max':>8}  "
-            f"{'answered: median':>18}{'p99':>8}{'max':>8}{'step_gap':>10}")
+    head = (
+        f"  {'kill':<22}{'n':>4}  {'next attempt: median':>22}{'p99':>8}{'max':>8}  "
+        f"{'answered: median':>18}{'p99':>8}{'max':>8}{'step_gap':>10}"
+    )
     lines = [head]
     for key, rs in sorted(by_actor.items()):
         gaps = sorted(r.step_gap_s for r in rs if r.step_gap_s is not None)
-        lines.append(f"  {key:<22}{len(rs):>4}  {'':>13}{stats([r.recovery_s for r in rs])}  {'':>9}"
-                     f"{stats([r.answered_s for r in rs if r.answered_s is not None])}"
-                     f"{(gaps[len(gaps) // 2] if gaps else float('nan')):>10.3f}")
-    return ("recovery (s): from the kill to the next new action attempt, and to the next one the game "
-            "answered\n" + "\n".join(lines)) if by_actor else ""
+        lines.append(
+            f"  {key:<22}{len(rs):>4}  {'':>13}{stats([r.recovery_s for r in rs])}  {'':>9}"
+            f"{stats([r.answered_s for r in rs if r.answered_s is not None])}"
+            f"{(gaps[len(gaps) // 2] if gaps else float('nan')):>10.3f}"
+        )
+    return (
+        (
+            "recovery (s): from the kill to the next new action attempt, and to the next one the game "
+            "answered\n" + "\n".join(lines)
+        )
+        if by_actor
+        else ""
+    )
 
 
 def _n(v) -> str:
@@ -349,19 +387,27 @@ def _n(v) -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0],
-                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap = argparse.ArgumentParser(
+        description=__doc__.splitlines()[0], formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     ap.add_argument("--runs", type=int, default=200, help="how many sessions")
     ap.add_argument("--seed", type=int, default=1, help="seeds the faults, their moments and the games")
     ap.add_argument("--jobs", type=int, default=2, help="sessions at once")
     ap.add_argument("--timeout", type=float, default=180, help="seconds per session")
-    ap.add_argument("--faults", help="comma-separated [target/]fault list to cycle through "
-                                     "instead of drawing (e.g. pyboy/kill:emulator,supervisor:kill)")
+    ap.add_argument(
+        "--faults",
+        help="comma-separated [target/]fault list to cycle through "
+        "instead of drawing (e.g. pyboy/kill:emulator,supervisor:kill)",
+    )
     ap.add_argument("--no-disk", action="store_true", help="leave out disk_full (it needs root)")
     ap.add_argument("--keep", help="keep every run's capture and logs under this directory")
     ap.add_argument("--json", action="store_true", help="print one JSON report instead of tables")
-    ap.add_argument("--recovery", type=int, metavar="N",
-                    help="N kills of each actor kind on the demo target; print the recovery table")
+    ap.add_argument(
+        "--recovery",
+        type=int,
+        metavar="N",
+        help="N kills of each actor kind on the demo target; print the recovery table",
+    )
     args = ap.parse_args(argv)
     disk = not args.no_disk and os.geteuid() == 0
     chosen = [f.strip() for f in args.faults.split(",")] if args.faults else None
@@ -371,16 +417,20 @@ def main(argv: list[str] | None = None) -> int:
     for spec in chosen or []:
         target, fault = spec.split("/", 1) if "/" in spec else ("game", spec)
         if target not in ACTORS or fault not in faults_for(target, True):
-            ap.error(f"--faults: unknown fault {spec!r} (targets game, demo, pyboy; faults of game: "
-                     f"{', '.join(faults_for('game', True))})")
+            ap.error(
+                f"--faults: unknown fault {spec!r} (targets game, demo, pyboy; faults of game: "
+                f"{', '.join(faults_for('game', True))})"
+            )
     say = (lambda _m: None) if args.json else (lambda m: print(m, flush=True))
     if not disk and any(spec.endswith("disk_full") for spec in chosen or []):
         ap.error("--faults: disk_full needs root (it loop-mounts a small filesystem) and no --no-disk")
-    runs = campaign(plan(args.runs, args.seed, chosen, disk), args.seed, args.jobs, args.timeout,
-                    args.keep, say)
+    runs = campaign(plan(args.runs, args.seed, chosen, disk), args.seed, args.jobs, args.timeout, args.keep, say)
     if args.json:
-        json.dump({"runs": [dataclasses.asdict(r) for r in runs],
-                   "violating_runs": sum(1 for r in runs if r.violations)}, sys.stdout, indent=1)
+        json.dump(
+            {"runs": [dataclasses.asdict(r) for r in runs], "violating_runs": sum(1 for r in runs if r.violations)},
+            sys.stdout,
+            indent=1,
+        )
         print()
     else:
         if not args.recovery:

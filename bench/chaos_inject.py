@@ -6,6 +6,7 @@ Nothing here fakes a gamerig part: the actors are the real processes of ``superv
 the game is the real built-in game (``actors.game.http.start_server``) with the hostile
 profile's knobs, and the proxy is ``tests/fuzz/hostile_http.py``'s ``HostileGame``.
 """
+
 from __future__ import annotations
 
 import os
@@ -23,9 +24,15 @@ from actors.game.knobs import Knobs
 from tests.fuzz.hostile_http import HostileGame
 
 # Actor name -> the module its process runs (``python -m actors.<module>``, supervisor/children.py).
-ACTOR_MODULES = {"recorder": "actors.recorder", "observer": "actors.observer",
-                 "policy": "actors.policy", "model_client": "actors.model_client",
-                 "actuator": "actors.actuator", "game": "actors.game", "emulator": "actors.emulator"}
+ACTOR_MODULES = {
+    "recorder": "actors.recorder",
+    "observer": "actors.observer",
+    "policy": "actors.policy",
+    "model_client": "actors.model_client",
+    "actuator": "actors.actuator",
+    "game": "actors.game",
+    "emulator": "actors.emulator",
+}
 
 
 class ProcessWatch:
@@ -135,10 +142,8 @@ class SmallDisk:
         os.makedirs(self.mount, exist_ok=True)
         with open(self.image, "wb") as fh:
             fh.truncate(mib << 20)
-        subprocess.run(["mkfs.ext4", "-q", "-F", "-m", "0", self.image], check=True,
-                       capture_output=True)
-        subprocess.run(["mount", "-o", "loop", self.image, self.mount], check=True,
-                       capture_output=True)
+        subprocess.run(["mkfs.ext4", "-q", "-F", "-m", "0", self.image], check=True, capture_output=True)
+        subprocess.run(["mount", "-o", "loop", self.image, self.mount], check=True, capture_output=True)
 
     def fill(self) -> int:
         """Write a filler file until the filesystem is full; the bytes written."""
@@ -153,8 +158,7 @@ class SmallDisk:
 
     def copy_out(self, dest: str) -> None:
         """Copy the capture off the small disk (it is unmounted after the run)."""
-        shutil.copytree(self.mount, dest, ignore=shutil.ignore_patterns("filler", "lost+found"),
-                        dirs_exist_ok=True)
+        shutil.copytree(self.mount, dest, ignore=shutil.ignore_patterns("filler", "lost+found"), dirs_exist_ok=True)
 
     def close(self) -> None:
         for _ in range(50):

@@ -7,6 +7,7 @@ duplicated guarded actions, POSTs against acknowledged attempts), no attempt who
 fsync failed sent (the actuator's logs), every attempt the game received present in the final
 journal, and no actor process left 10 s after the supervisor ended.
 """
+
 from __future__ import annotations
 
 import dataclasses
@@ -35,8 +36,7 @@ RESUMED_FSYNCS = 2
 INTENT_FSYNC_FAILED = ("intent not recorded, request not sent", "fsync of the journal failed")
 RESULT_NOT_RECORDED = re.compile(r"actuator ERROR result of (\S+) not recorded")  # its _record_result
 STOP_RACE_S = 0.5  # a stop decided this close to a SIGTERM was decided before it counted
-MAY_LEAVE_UNSENT = ("kill:actuator", "stop:actuator", "kill:game", "stop:game",
-                    "supervisor:kill", "disk_full")
+MAY_LEAVE_UNSENT = ("kill:actuator", "stop:actuator", "kill:game", "stop:game", "supervisor:kill", "disk_full")
 
 
 @dataclasses.dataclass
@@ -93,8 +93,12 @@ def read_journal(session_dir: str) -> tuple[list[dict], list[int]]:
 def game_stats_from_logs(runtime: str) -> dict | None:
     """The built-in game's ``GAME_STATS`` log lines (one per game process that ended in
     order), summed: a restarted game counts afresh, a SIGKILLed one leaves no line."""
-    lines = [ln for p in glob.glob(os.path.join(runtime, "*.logs", "game.log"))
-             for ln in open(p, encoding="utf-8", errors="replace") if "GAME_STATS " in ln]
+    lines = [
+        ln
+        for p in glob.glob(os.path.join(runtime, "*.logs", "game.log"))
+        for ln in open(p, encoding="utf-8", errors="replace")
+        if "GAME_STATS " in ln
+    ]
     if not lines:
         return None
     out = {"posts": 0, "duplicate_guarded_actions": 0, "intent_violations": []}
@@ -146,8 +150,9 @@ def _confirm_kill(run: Run, rows: list[dict]) -> None:
     if not (run.fault.startswith("kill:") and run.landed):
         return
     pid = run.detail.removeprefix("pid ")
-    if not any(r.get("event") == ActorExit.KIND and str(r.get("pid")) == pid
-               and r.get("signal") == "SIGKILL" for r in rows):
+    if not any(
+        r.get("event") == ActorExit.KIND and str(r.get("pid")) == pid and r.get("signal") == "SIGKILL" for r in rows
+    ):
         run.landed = False
         run.detail += ": no SIGKILL exit of it in the journal (it had ended by itself)"
 
@@ -195,15 +200,17 @@ def _judge_journal(run: Run, rows: list[dict], torn: list[int]) -> None:
         (run.verdict != "damaged", f"capture verify: damaged {_first_finding(report)}"),
         (run.verdict != "intact" or run.finalized, "verified intact without a session_end"),
         (run.finalized or run.verdict == "incomplete", "unfinished but not reported incomplete"),
-        (run.last_sequence == mine, f"verifier's last row {run.last_sequence} is not the "
-                                    f"journal's last whole row {mine}"),
-        (not torn or torn == [len(rows) + len(torn)] or _resumed_over(rows, torn),
-         f"torn line(s) {torn} not at the end and not named by a recorder_resumed row"),
+        (
+            run.last_sequence == mine,
+            f"verifier's last row {run.last_sequence} is not the journal's last whole row {mine}",
+        ),
+        (
+            not torn or torn == [len(rows) + len(torn)] or _resumed_over(rows, torn),
+            f"torn line(s) {torn} not at the end and not named by a recorder_resumed row",
+        ),
     ]
-    if (run.fault not in ("supervisor:kill", "disk_full") or not run.landed) \
-            and not _finalization_may_fail(run):
-        checks.append((run.verdict == "intact", f"capture verify: {run.verdict} "
-                                                f"{_first_finding(report)}"))
+    if (run.fault not in ("supervisor:kill", "disk_full") or not run.landed) and not _finalization_may_fail(run):
+        checks.append((run.verdict == "intact", f"capture verify: {run.verdict} {_first_finding(report)}"))
     run.violations += [msg for ok, msg in checks if not ok]
 
 
@@ -229,8 +236,7 @@ def _judge_end(run: Run, rows: list[dict]) -> None:
     ends = [r for r in rows if r.get("event") == SessionEnd.KIND]
     stopping = [r for r in rows if r.get("event") == SessionStopping.KIND]
     if stopping:
-        run.stopping_at = datetime.datetime.fromisoformat(
-            stopping[0]["recorded_at"].replace("Z", "+00:00")).timestamp()
+        run.stopping_at = datetime.datetime.fromisoformat(stopping[0]["recorded_at"].replace("Z", "+00:00")).timestamp()
     attempts = {r["attempt_id"] for r in rows if r.get("event") == ActionAttempt.KIND}
     results = {r.get("attempt_id") for r in rows if r.get("event") == ActionResult.KIND}
     run.attempts, run.unresolved = len(attempts), len(attempts - results)
@@ -238,17 +244,18 @@ def _judge_end(run: Run, rows: list[dict]) -> None:
         end = ends[-1]
         run.reason = end.get("reason")
         if end.get("exit_code") != run.exit_code:
-            run.violations.append(f"session_end says exit {end.get('exit_code')}, the process "
-                                  f"exited {run.exit_code}")
+            run.violations.append(f"session_end says exit {end.get('exit_code')}, the process exited {run.exit_code}")
         listed = set(end.get("unresolved_attempts") or [])
         if attempts - results - listed:
-            run.violations.append(f"{len(attempts - results - listed)} attempt(s) without a "
-                                  "result and not listed unresolved")
+            run.violations.append(
+                f"{len(attempts - results - listed)} attempt(s) without a result and not listed unresolved"
+            )
     if run.reported:
         run.reason = run.reason or run.reported[0]
         if run.reported != (run.reason, run.exit_code):
-            run.violations.append(f"the supervisor said {run.reported}, the journal "
-                                  f"{run.reason!r} and the process exited {run.exit_code}")
+            run.violations.append(
+                f"the supervisor said {run.reported}, the journal {run.reason!r} and the process exited {run.exit_code}"
+            )
     elif run.exit_code != -9:
         run.violations.append("the supervisor did not report how the session ended")
     ok = _expected_end(run)
@@ -268,15 +275,22 @@ def _expected_end(run: Run) -> str | None:
             return None
         return f"exit {code} ({reason}) after SIGTERM"
     if fault == "journal:fail":
-        return None if code == 1 and run.verdict == "intact" else \
-            f"exit {code} ({reason}), {run.verdict}, after a failed journal append"
+        return (
+            None
+            if code == 1 and run.verdict == "intact"
+            else f"exit {code} ({reason}), {run.verdict}, after a failed journal append"
+        )
     if fault == "journal:fsync":  # the rows of the failed fsync stay in the file, unacknowledged
-        fine = code == 1 and reason in JOURNAL_REASONS and (
-            run.verdict == "intact" or (run.verdict == "incomplete" and _finalization_may_fail(run)))
+        fine = (
+            code == 1
+            and reason in JOURNAL_REASONS
+            and (run.verdict == "intact" or (run.verdict == "incomplete" and _finalization_may_fail(run)))
+        )
         return None if fine else f"exit {code} ({reason}), {run.verdict}, after a failed journal fsync"
     if fault == "disk_full":
-        fine = (code == 1 and (reason in JOURNAL_REASONS | {"storage_failed"} or not run.finalized)) \
-            or (code == 0 and reason in NORMAL)
+        fine = (code == 1 and (reason in JOURNAL_REASONS | {"storage_failed"} or not run.finalized)) or (
+            code == 0 and reason in NORMAL
+        )
         return None if fine else f"exit {code} ({reason}) after the disk filled"
     if code == 0 and reason in NORMAL:
         return None
@@ -287,8 +301,13 @@ def _already_stopping(run: Run) -> bool:
     """The session had already decided to end normally when the SIGTERM came (the first stop
     reason wins, supervisor/session.py request_stop): its session_stopping row names a normal
     reason and was written no later than STOP_RACE_S after the signal was sent."""
-    return (run.exit_code == 0 and run.reason in NORMAL and run.stopping_at is not None
-            and run.signalled_at is not None and run.stopping_at <= run.signalled_at + STOP_RACE_S)
+    return (
+        run.exit_code == 0
+        and run.reason in NORMAL
+        and run.stopping_at is not None
+        and run.signalled_at is not None
+        and run.stopping_at <= run.signalled_at + STOP_RACE_S
+    )
 
 
 def _judge_unacknowledged(run: Run, rows: list[dict]) -> None:
@@ -303,12 +322,11 @@ def _judge_unacknowledged(run: Run, rows: list[dict]) -> None:
     if not run.unacknowledged:
         return
     attempts = [r["attempt_id"] for r in rows if r.get("event") == ActionAttempt.KIND]
-    unacked = set(attempts[-run.unacknowledged:])
+    unacked = set(attempts[-run.unacknowledged :])
     results = {r.get("attempt_id") for r in rows if r.get("event") == ActionResult.KIND}
     sent = sorted(unacked & (results | set(run.unrecorded_results)))
     if sent:
-        run.violations.append(f"attempt(s) {sent} sent although their intent's fsync failed "
-                              "(never acknowledged)")
+        run.violations.append(f"attempt(s) {sent} sent although their intent's fsync failed (never acknowledged)")
 
 
 def _judge_game(run: Run, rows: list[dict], stats: dict | None, posted: set[str] | None) -> None:
@@ -322,18 +340,25 @@ def _judge_game(run: Run, rows: list[dict], stats: dict | None, posted: set[str]
     # its row) but was never acknowledged: it is not among the attempts that may be POSTed
     acknowledged = run.attempts - run.unacknowledged
     checks = [
-        (run.intent_violations == 0, f"{run.intent_violations} POST(s) without a durable intent: "
-                                     f"{stats['intent_violations'][:2]}"),
+        (
+            run.intent_violations == 0,
+            f"{run.intent_violations} POST(s) without a durable intent: {stats['intent_violations'][:2]}",
+        ),
         (run.duplicates == 0, f"{run.duplicates} duplicated guarded action(s)"),
-        (run.posts <= acknowledged, f"{run.posts} POSTs for {acknowledged} acknowledged attempts"
-                                    f" of {run.attempts} (resent, or one sent unacknowledged)"),
+        (
+            run.posts <= acknowledged,
+            f"{run.posts} POSTs for {acknowledged} acknowledged attempts"
+            f" of {run.attempts} (resent, or one sent unacknowledged)",
+        ),
     ]
     if run.fault not in MAY_LEAVE_UNSENT or not run.landed:
-        checks.append((run.posts == acknowledged, f"{run.posts} POSTs for {acknowledged} "
-                                                  f"acknowledged attempts of {run.attempts}"))
+        checks.append(
+            (run.posts == acknowledged, f"{run.posts} POSTs for {acknowledged} acknowledged attempts of {run.attempts}")
+        )
     if posted is not None:
         journal = {r["attempt_id"] for r in rows if r.get("event") == ActionAttempt.KIND}
         missing = posted - journal
-        checks.append((not missing, f"acknowledged attempt(s) the game received missing from "
-                                    f"the journal: {sorted(missing)[:3]}"))
+        checks.append(
+            (not missing, f"acknowledged attempt(s) the game received missing from the journal: {sorted(missing)[:3]}")
+        )
     run.violations += [msg for ok, msg in checks if not ok]

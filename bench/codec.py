@@ -26,6 +26,7 @@ tree's, alternated, on the same session and each in its own process; it prints p
 medians of encode and decode before -> after and their ratios to msgpack, and the work beyond
 msgpack before -> after. ``--json PATH`` writes the figures of a plain run to a file.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -53,14 +54,33 @@ MAGIC = "gamerig"
 DEMO = os.path.join(REPO, "run", "profiles", "demo.yaml")
 #: proposal row keys the policy sends in ``extra`` (the rest are its named fields or the
 #: writer's own: sequence, hashes, timestamps)
-EXTRA_KEYS = ("deck_provenance", "guard_snapshot", "run_id", "run_seed", "situation",
-              "state_digest", "state_type", "then_stop", "pipeline_depth", "decided_ahead")
+EXTRA_KEYS = (
+    "deck_provenance",
+    "guard_snapshot",
+    "run_id",
+    "run_seed",
+    "situation",
+    "state_digest",
+    "state_type",
+    "then_stop",
+    "pipeline_depth",
+    "decided_ahead",
+)
 
 
 def demo_session(workdir: str) -> str:
     """Run the demo profile for 50 steps under ``workdir``; its session directory."""
-    cmd = [sys.executable, "-m", "supervisor", "start", DEMO, "--set", f"capture.root={workdir}",
-           "--set", "session.max_steps=50"]
+    cmd = [
+        sys.executable,
+        "-m",
+        "supervisor",
+        "start",
+        DEMO,
+        "--set",
+        f"capture.root={workdir}",
+        "--set",
+        "session.max_steps=50",
+    ]
     proc = subprocess.run(cmd, cwd=REPO, capture_output=True, text=True, timeout=300)
     if proc.returncode != 0:
         sys.exit(f"the demo session failed (exit {proc.returncode}):\n{proc.stderr[-2000:]}")
@@ -78,7 +98,7 @@ def one_step(session: str) -> tuple[dict[str, dict], list[dict], dict]:
     obs = observations[len(observations) // 2]
     at = rows.index(obs)
     step = {"observation": obs}
-    for row in rows[at + 1:]:
+    for row in rows[at + 1 :]:
         if row["event"] == "observation":
             break
         step.setdefault(row["event"], row)
@@ -98,28 +118,62 @@ def messages(session: str) -> list[protocol.message.Message]:
     obs, prop, status = step["observation"], step["proposal"], step["proposal_status"]
     attempt, result = step["action_attempt"], step["action_result"]
     return [
-        req.StoreObservation(read_id=obs["read_id"], state=state, phase=obs["phase"],
-                             read_ms=obs.get("read_ms"), identity=obs.get("run_identity")),
-        rep.ObservationStored(reply_to=obs["read_id"], observation_id=obs["observation_id"],
-                              sequence=obs["sequence"], path=obs["path"], sha256=obs["sha256"],
-                              step=obs["step"]),
-        req.Follow(after=obs["sequence"] - 1, max_rows=256, wait_ms=1000, with_states=True,
-                   wake=["observation"]),
-        rep.Rows(reply_to=protocol.new_id(), rows=followed, last_sequence=obs["sequence"],
-                 states={obs["observation_id"]: state}),
-        req.RecordProposal(proposal_id=prop["proposal_id"], observation_id=prop["observation_id"],
-                           action=prop["action"], parameters=prop["parameters"], reason=prop["reason"],
-                           source=prop["source"], wish=status["status"],
-                           extra={k: prop[k] for k in EXTRA_KEYS if k in prop}, decide_ms=prop.get("decide_ms")),
-        rep.ProposalRecorded(reply_to=protocol.new_id(), proposal_id=prop["proposal_id"],
-                             disposition=status["status"], sequence=status["sequence"]),
+        req.StoreObservation(
+            read_id=obs["read_id"],
+            state=state,
+            phase=obs["phase"],
+            read_ms=obs.get("read_ms"),
+            identity=obs.get("run_identity"),
+        ),
+        rep.ObservationStored(
+            reply_to=obs["read_id"],
+            observation_id=obs["observation_id"],
+            sequence=obs["sequence"],
+            path=obs["path"],
+            sha256=obs["sha256"],
+            step=obs["step"],
+        ),
+        req.Follow(after=obs["sequence"] - 1, max_rows=256, wait_ms=1000, with_states=True, wake=["observation"]),
+        rep.Rows(
+            reply_to=protocol.new_id(),
+            rows=followed,
+            last_sequence=obs["sequence"],
+            states={obs["observation_id"]: state},
+        ),
+        req.RecordProposal(
+            proposal_id=prop["proposal_id"],
+            observation_id=prop["observation_id"],
+            action=prop["action"],
+            parameters=prop["parameters"],
+            reason=prop["reason"],
+            source=prop["source"],
+            wish=status["status"],
+            extra={k: prop[k] for k in EXTRA_KEYS if k in prop},
+            decide_ms=prop.get("decide_ms"),
+        ),
+        rep.ProposalRecorded(
+            reply_to=protocol.new_id(),
+            proposal_id=prop["proposal_id"],
+            disposition=status["status"],
+            sequence=status["sequence"],
+        ),
         req.AwaitIntent(requester=attempt["requester"], wait_ms=500),
-        rep.IntentAck(reply_to=protocol.new_id(), attempt_id=attempt["attempt_id"],
-                      proposal_id=attempt["proposal_id"], action=attempt["action"],
-                      parameters=attempt["parameters"], sequence=attempt["sequence"]),
-        req.RecordResult(attempt_id=result["attempt_id"], outcome=result["outcome"],
-                         http_status=result.get("http_status"), response=result.get("response"),
-                         error=result.get("error"), request_ms=result.get("request_ms")),
+        rep.IntentAck(
+            reply_to=protocol.new_id(),
+            attempt_id=attempt["attempt_id"],
+            proposal_id=attempt["proposal_id"],
+            action=attempt["action"],
+            parameters=attempt["parameters"],
+            sequence=attempt["sequence"],
+        ),
+        req.RecordResult(
+            attempt_id=result["attempt_id"],
+            outcome=result["outcome"],
+            http_status=result.get("http_status"),
+            response=result.get("response"),
+            error=result.get("error"),
+            request_ms=result.get("request_ms"),
+        ),
         rep.Recorded(reply_to=protocol.new_id(), sequence=result["sequence"]),
     ]
 
@@ -137,8 +191,18 @@ def measure(msg, n: int, rounds: int) -> dict[str, float]:
     data = protocol.encode(env)
     if protocol.decode(data) != env:
         sys.exit(f"{msg.TYPE}: the frame does not decode to the message it was made of")
-    frame = [MAGIC, env.major, env.minor, env.type, env.type_version, env.id, env.session,
-             env.sender, env.sent_at, msg.to_body()]  # the objects encode packs, made once
+    frame = [
+        MAGIC,
+        env.major,
+        env.minor,
+        env.type,
+        env.type_version,
+        env.id,
+        env.session,
+        env.sender,
+        env.sent_at,
+        msg.to_body(),
+    ]  # the objects encode packs, made once
     if msgpack.packb(frame, use_bin_type=True) != data:
         sys.exit(f"{msg.TYPE}: plain msgpack of the frame differs from the codec's bytes")
 
@@ -161,14 +225,19 @@ def measure(msg, n: int, rounds: int) -> dict[str, float]:
 
 def table(session: str, n: int, rounds: int) -> dict[str, dict[str, float]]:
     """Print the figures of every hot message type (module docstring); return them by type."""
-    print(f"{'type':<20} {'bytes':>6} {'encode us':>10} {'packb us':>9} {'x':>5}"
-          f" {'decode us':>10} {'unpackb us':>11} {'x':>5}")
+    print(
+        f"{'type':<20} {'bytes':>6} {'encode us':>10} {'packb us':>9} {'x':>5}"
+        f" {'decode us':>10} {'unpackb us':>11} {'x':>5}"
+    )
     found = {}
     for msg in messages(session):
         m = found[msg.TYPE] = measure(msg, n, rounds)
-        print(f"{msg.TYPE:<20} {m['bytes']:>6} {m['encode']:>10.2f} {m['packb']:>9.2f}"
-              f" {m['encode'] / m['packb']:>5.2f} {m['decode']:>10.2f} {m['unpackb']:>11.2f}"
-              f" {m['decode'] / m['unpackb']:>5.2f}", flush=True)
+        print(
+            f"{msg.TYPE:<20} {m['bytes']:>6} {m['encode']:>10.2f} {m['packb']:>9.2f}"
+            f" {m['encode'] / m['packb']:>5.2f} {m['decode']:>10.2f} {m['unpackb']:>11.2f}"
+            f" {m['decode'] / m['unpackb']:>5.2f}",
+            flush=True,
+        )
     enc, dec = beyond(found)
     print(f"beyond msgpack, one frame of each type: encode {enc:.1f} us, decode {dec:.1f} us")
     return found
@@ -176,14 +245,26 @@ def table(session: str, n: int, rounds: int) -> dict[str, dict[str, float]]:
 
 def beyond(found: dict[str, dict[str, float]]) -> tuple[float, float]:
     """The codec's time over msgpack's, summed over one frame of each type: encode, decode."""
-    return (sum(m["encode"] - m["packb"] for m in found.values()),
-            sum(m["decode"] - m["unpackb"] for m in found.values()))
+    return (
+        sum(m["encode"] - m["packb"] for m in found.values()),
+        sum(m["decode"] - m["unpackb"] for m in found.values()),
+    )
 
 
 def run_tree(tree: str, session: str, args: argparse.Namespace, out: str) -> dict:
     """This bench in a child process importing ``protocol`` from ``tree``; its figures."""
-    cmd = [sys.executable, os.path.abspath(__file__), "--session", session, "--n", str(args.n),
-           "--rounds", str(args.rounds), "--json", out]
+    cmd = [
+        sys.executable,
+        os.path.abspath(__file__),
+        "--session",
+        session,
+        "--n",
+        str(args.n),
+        "--rounds",
+        str(args.rounds),
+        "--json",
+        out,
+    ]
     proc = subprocess.run(cmd, env={**os.environ, TREE_VAR: tree}, capture_output=True, text=True)
     if proc.returncode != 0:
         sys.exit(f"the bench from {tree} failed:\n{proc.stderr[-2000:]}")
@@ -204,19 +285,25 @@ def compare(base: str, session: str, args: argparse.Namespace, tmp: str) -> None
     for i in range(args.pairs):
         runs["before"].append(run_tree(tree, session, args, os.path.join(tmp, f"before{i}.json")))
         runs["after"].append(run_tree(REPO, session, args, os.path.join(tmp, f"after{i}.json")))
-    med = {side: {t: {k: statistics.median(r[t][k] for r in rs) for k in rs[0][t]} for t in rs[0]}
-           for side, rs in runs.items()}
+    med = {
+        side: {t: {k: statistics.median(r[t][k] for r in rs) for k in rs[0][t]} for t in rs[0]}
+        for side, rs in runs.items()
+    }
     b, a = med["before"], med["after"]
     print(f"{base} -> this tree, medians of {args.pairs} alternated runs each (us; x: over msgpack)")
     print(f"{'type':<20} {'bytes':>6} {'encode':>14} {'x':>11} {'decode':>14} {'x':>11}")
     for t in a:
-        print(f"{t:<20} {int(a[t]['bytes']):>6} {b[t]['encode']:>6.2f} -> {a[t]['encode']:<5.2f}"
-              f" {b[t]['encode'] / b[t]['packb']:>4.2f} -> {a[t]['encode'] / a[t]['packb']:<4.2f}"
-              f" {b[t]['decode']:>6.2f} -> {a[t]['decode']:<5.2f}"
-              f" {b[t]['decode'] / b[t]['unpackb']:>4.2f} -> {a[t]['decode'] / a[t]['unpackb']:<4.2f}")
+        print(
+            f"{t:<20} {int(a[t]['bytes']):>6} {b[t]['encode']:>6.2f} -> {a[t]['encode']:<5.2f}"
+            f" {b[t]['encode'] / b[t]['packb']:>4.2f} -> {a[t]['encode'] / a[t]['packb']:<4.2f}"
+            f" {b[t]['decode']:>6.2f} -> {a[t]['decode']:<5.2f}"
+            f" {b[t]['decode'] / b[t]['unpackb']:>4.2f} -> {a[t]['decode'] / a[t]['unpackb']:<4.2f}"
+        )
     (be, bd), (ae, ad) = beyond(b), beyond(a)
-    print(f"beyond msgpack, one frame of each type: encode {be:.1f} -> {ae:.1f} us ({times(be, ae)}),"
-          f" decode {bd:.1f} -> {ad:.1f} us ({times(bd, ad)})")
+    print(
+        f"beyond msgpack, one frame of each type: encode {be:.1f} -> {ae:.1f} us ({times(be, ae)}),"
+        f" decode {bd:.1f} -> {ad:.1f} us ({times(bd, ad)})"
+    )
 
 
 def times(before: float, after: float) -> str:

@@ -21,6 +21,7 @@ It prints, each the median of ``--rounds`` rounds (5):
 
 ``--json`` prints the figures as one JSON object.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -48,8 +49,18 @@ def build(root: str, seeds: int) -> list[dict]:
     os.makedirs(root)
     matrix = {"policy.module": list(POLICIES), "game.seed": list(range(1, seeds + 1))}
     with open(os.path.join(root, "fleet.json"), "w", encoding="utf-8") as fh:
-        json.dump({"name": "bench-compare", "profile": "run/profiles/demo.yaml", "set": {}, "matrix": matrix,
-                   "sessions": 2 * seeds, "state": "finished", "backend": "local"}, fh)
+        json.dump(
+            {
+                "name": "bench-compare",
+                "profile": "run/profiles/demo.yaml",
+                "set": {},
+                "matrix": matrix,
+                "sessions": 2 * seeds,
+                "state": "finished",
+                "backend": "local",
+            },
+            fh,
+        )
     rows = []
     for seed in range(1, seeds + 1):
         for p, policy in enumerate(POLICIES):
@@ -57,14 +68,33 @@ def build(root: str, seeds: int) -> list[dict]:
             bosses = min(3, floor // 12)
             won = rng.random() < (0.3 if p == 0 else 0.2)
             i = len(rows)
-            rows.append({"index": i, "slot": f"s{i:04d}", "cell": f"game.seed={seed} policy.module={policy}",
-                         "repeat": 0, "policy.module": policy, "game.seed": seed, "outcome": "ok",
-                         "session_id": f"bench-{i:04d}", "session_dir": f"s{i:04d}/capture/sessions/bench-{i:04d}",
-                         "steps": rng.randint(100, 900), "runs": 1, "wins": int(won), "runs_inferred": 1,
-                         "floor": floor, "act": 1 + floor // 17, "bosses": bosses, "elites": rng.randint(0, 3),
-                         "hp_end": 0 if not won else rng.randint(1, 80), "scored_runs": "ended",
-                         "progress_score": round(0.5 * min(floor, 50) / 50 + 0.5 * bosses / 3, 6),
-                         "seeded_by": "game.seed", "duration_s": 1.0, "model_calls": 0})
+            rows.append(
+                {
+                    "index": i,
+                    "slot": f"s{i:04d}",
+                    "cell": f"game.seed={seed} policy.module={policy}",
+                    "repeat": 0,
+                    "policy.module": policy,
+                    "game.seed": seed,
+                    "outcome": "ok",
+                    "session_id": f"bench-{i:04d}",
+                    "session_dir": f"s{i:04d}/capture/sessions/bench-{i:04d}",
+                    "steps": rng.randint(100, 900),
+                    "runs": 1,
+                    "wins": int(won),
+                    "runs_inferred": 1,
+                    "floor": floor,
+                    "act": 1 + floor // 17,
+                    "bosses": bosses,
+                    "elites": rng.randint(0, 3),
+                    "hp_end": 0 if not won else rng.randint(1, 80),
+                    "scored_runs": "ended",
+                    "progress_score": round(0.5 * min(floor, 50) / 50 + 0.5 * bosses / 3, 6),
+                    "seeded_by": "game.seed",
+                    "duration_s": 1.0,
+                    "model_calls": 0,
+                }
+            )
     with open(os.path.join(root, "results.jsonl"), "w", encoding="utf-8") as fh:
         for r in rows:
             fh.write(json.dumps(r, sort_keys=True) + "\n")
@@ -110,21 +140,35 @@ def main(argv: list[str] | None = None) -> int:
             return 1
         arms = json.loads(first.body)["arms"]
         baseline = timed(lambda: unpaired_only(rows), args.rounds)
-        paired = timed(lambda: compare.compare(rows, "policy.module", POLICIES[0], POLICIES[1],
-                                               ["policy.module", "game.seed"]), args.rounds)
+        paired = timed(
+            lambda: compare.compare(rows, "policy.module", POLICIES[0], POLICIES[1], ["policy.module", "game.seed"]),
+            args.rounds,
+        )
         answer = timed(lambda: api.answer(path), args.rounds)
-    out = {"runs_per_arm": args.seeds, "pairs": arms["pairs"], "paired": arms["paired"],
-           "baseline_unpaired_s": round(baseline, 6), "compare_s": round(paired, 6), "answer_s": round(answer, 6),
-           "goal_s": GOAL_S, "within_goal": answer < GOAL_S, "rounds": args.rounds,
-           "wilcoxon_method": arms["paired_tests"]["metrics"][0]["method"]}
+    out = {
+        "runs_per_arm": args.seeds,
+        "pairs": arms["pairs"],
+        "paired": arms["paired"],
+        "baseline_unpaired_s": round(baseline, 6),
+        "compare_s": round(paired, 6),
+        "answer_s": round(answer, 6),
+        "goal_s": GOAL_S,
+        "within_goal": answer < GOAL_S,
+        "rounds": args.rounds,
+        "wilcoxon_method": arms["paired_tests"]["metrics"][0]["method"],
+    }
     if args.json:
         print(json.dumps(out))
     else:
         print(f"two arms of {args.seeds} runs each, {arms['pairs']} pairs by seed (median of {args.rounds} rounds)")
         print(f"  baseline: the unpaired tests alone       {1000 * baseline:9.2f} ms")
-        print(f"  compare.compare (paired and unpaired)    {1000 * paired:9.2f} ms  ({paired / baseline:.1f}x the baseline)")
-        print(f"  the viewer's answer (api/compare/group)  {1000 * answer:9.2f} ms  "
-              f"({'within' if answer < GOAL_S else 'OVER'} the {GOAL_S:g} s goal)")
+        print(
+            f"  compare.compare (paired and unpaired)    {1000 * paired:9.2f} ms  ({paired / baseline:.1f}x the baseline)"
+        )
+        print(
+            f"  the viewer's answer (api/compare/group)  {1000 * answer:9.2f} ms  "
+            f"({'within' if answer < GOAL_S else 'OVER'} the {GOAL_S:g} s goal)"
+        )
     return 0 if answer < GOAL_S else 1
 
 

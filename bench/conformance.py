@@ -23,6 +23,7 @@ and ``NOT_CHOSEN`` below) was never reached; 0 otherwise.
 The quick variant (``--seeds 2 --stop-on-run-end`` with one act) runs in the test suite
 (``tests/conformance/``); the full campaign is ``--seeds 200``.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -80,16 +81,30 @@ class Outcome:
     violations: list[str] = dataclasses.field(default_factory=list)
 
 
-def run_session(seed: int, mode: str, base: str, max_steps: int, timeout: float,
-                extra: list[str], stop_on_run_end: bool = False) -> tuple[Outcome, str]:
+def run_session(
+    seed: int, mode: str, base: str, max_steps: int, timeout: float, extra: list[str], stop_on_run_end: bool = False
+) -> tuple[Outcome, str]:
     """One ``supervisor start`` of the hostile profile; returns its outcome and session dir."""
     out = Outcome(seed, mode)
     capture, runtime = os.path.join(base, "capture"), os.path.join(base, "runtime")
-    cmd = [sys.executable, "-m", "supervisor", "start", HOSTILE, "--max-steps", str(max_steps),
-           *_sets(f"game.seed={seed}", f"capture.root={capture}", f"supervisor.runtime_dir={runtime}",
-                  "supervisor.progress=plain", f"session.stop_on_run_end={str(stop_on_run_end).lower()}",
-                  *START_MODES[mode],
-                  *extra)]
+    cmd = [
+        sys.executable,
+        "-m",
+        "supervisor",
+        "start",
+        HOSTILE,
+        "--max-steps",
+        str(max_steps),
+        *_sets(
+            f"game.seed={seed}",
+            f"capture.root={capture}",
+            f"supervisor.runtime_dir={runtime}",
+            "supervisor.progress=plain",
+            f"session.stop_on_run_end={str(stop_on_run_end).lower()}",
+            *START_MODES[mode],
+            *extra,
+        ),
+    ]
     began = time.monotonic()
     try:
         proc = subprocess.run(cmd, cwd=REPO, capture_output=True, text=True, timeout=timeout)
@@ -110,8 +125,12 @@ def _sets(*pairs: str) -> list[str]:
 
 
 def _game_stats(out: Outcome, runtime: str) -> None:
-    lines = [ln for p in glob.glob(os.path.join(runtime, "*.logs", "game.log"))
-             for ln in open(p, encoding="utf-8", errors="replace") if "GAME_STATS " in ln]
+    lines = [
+        ln
+        for p in glob.glob(os.path.join(runtime, "*.logs", "game.log"))
+        for ln in open(p, encoding="utf-8", errors="replace")
+        if "GAME_STATS " in ln
+    ]
     if not lines:
         out.violations.append("the game logged no GAME_STATS line")
         return
@@ -146,33 +165,58 @@ def judge(out: Outcome, session_dir: str, cov: CoverageReport, stop_on_run_end: 
     out.violations += [msg for ok, msg in checks if not ok]
 
 
-def campaign(seeds: list[int], max_steps: int, jobs: int, timeout: float, keep: str | None,
-             extra: list[str], progress=print, stop_on_run_end: bool = False,
-             ) -> tuple[list[Outcome], CoverageReport]:
+def campaign(
+    seeds: list[int],
+    max_steps: int,
+    jobs: int,
+    timeout: float,
+    keep: str | None,
+    extra: list[str],
+    progress=print,
+    stop_on_run_end: bool = False,
+) -> tuple[list[Outcome], CoverageReport]:
     modes = list(START_MODES)
     base = keep or tempfile.mkdtemp(prefix="gamerig-conformance-")
     cov = CoverageReport()
     outcomes: list[Outcome] = []
     with concurrent.futures.ThreadPoolExecutor(max_workers=jobs) as pool:
-        futures = {pool.submit(run_session, s, modes[(s - 1) % len(modes)], os.path.join(base, f"seed-{s}"),
-                               max_steps, timeout, extra, stop_on_run_end): s for s in seeds}
+        futures = {
+            pool.submit(
+                run_session,
+                s,
+                modes[(s - 1) % len(modes)],
+                os.path.join(base, f"seed-{s}"),
+                max_steps,
+                timeout,
+                extra,
+                stop_on_run_end,
+            ): s
+            for s in seeds
+        }
         for n, fut in enumerate(concurrent.futures.as_completed(futures), 1):
             out, session_dir = fut.result()
             judge(out, session_dir, cov, stop_on_run_end)
             outcomes.append(out)
-            progress(f"[{n}/{len(seeds)}] seed {out.seed} ({out.mode}): {out.steps} steps, "
-                     f"{out.runs_ended} runs ended, {out.seconds:.0f}s"
-                     + (f"  VIOLATIONS: {'; '.join(out.violations)}" if out.violations else "  ok"))
+            progress(
+                f"[{n}/{len(seeds)}] seed {out.seed} ({out.mode}): {out.steps} steps, "
+                f"{out.runs_ended} runs ended, {out.seconds:.0f}s"
+                + (f"  VIOLATIONS: {'; '.join(out.violations)}" if out.violations else "  ok")
+            )
     outcomes.sort(key=lambda o: o.seed)
     return outcomes, cov
 
 
 def table(outcomes: list[Outcome]) -> str:
-    head = (f"{'seed':>5} {'start':<16}{'steps':>6}{'runs':>5}{'ended':>6}{'won':>4}{'lost':>5}{'dup':>4}"
-            f"{'no-intent':>10}{'posts':>6}  {'reason':<10} verdict")
-    rows = [f"{o.seed:>5} {o.mode:<16}{o.steps:>6}{o.runs_entered:>5}{o.runs_ended:>6}{o.victories:>4}{o.defeats:>5}"
-            f"{_n(o.duplicates):>4}{_n(o.intent_violations):>10}{_n(o.posts):>6}  {o.reason!s:<10} "
-            + ("ok" if not o.violations else "; ".join(o.violations)) for o in outcomes]
+    head = (
+        f"{'seed':>5} {'start':<16}{'steps':>6}{'runs':>5}{'ended':>6}{'won':>4}{'lost':>5}{'dup':>4}"
+        f"{'no-intent':>10}{'posts':>6}  {'reason':<10} verdict"
+    )
+    rows = [
+        f"{o.seed:>5} {o.mode:<16}{o.steps:>6}{o.runs_entered:>5}{o.runs_ended:>6}{o.victories:>4}{o.defeats:>5}"
+        f"{_n(o.duplicates):>4}{_n(o.intent_violations):>10}{_n(o.posts):>6}  {o.reason!s:<10} "
+        + ("ok" if not o.violations else "; ".join(o.violations))
+        for o in outcomes
+    ]
     return "\n".join([head, *rows])
 
 
@@ -181,38 +225,58 @@ def _n(v) -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0],
-                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap = argparse.ArgumentParser(
+        description=__doc__.splitlines()[0], formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     ap.add_argument("--seeds", type=int, default=200, help="how many sessions (seeds 1..N)")
     ap.add_argument("--first-seed", type=int, default=1)
     ap.add_argument("--max-steps", type=int, default=4000, help="steps per session")
     ap.add_argument("--jobs", type=int, default=2, help="sessions at once")
     ap.add_argument("--timeout", type=float, default=600, help="seconds per session")
     ap.add_argument("--keep", help="keep the captures under this directory")
-    ap.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
-                    help="a profile override for every session (e.g. game.knobs.acts=1)")
+    ap.add_argument(
+        "--set",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        help="a profile override for every session (e.g. game.knobs.acts=1)",
+    )
     ap.add_argument("--no-expect", action="store_true", help="do not require every screen variant")
-    ap.add_argument("--stop-on-run-end", action="store_true",
-                    help="end each session when its first run ends (reason run_ended) instead of "
-                         "playing runs in a row until --max-steps")
+    ap.add_argument(
+        "--stop-on-run-end",
+        action="store_true",
+        help="end each session when its first run ends (reason run_ended) instead of "
+        "playing runs in a row until --max-steps",
+    )
     ap.add_argument("--json", action="store_true", help="print one JSON report instead of tables")
     args = ap.parse_args(argv)
     seeds = list(range(args.first_seed, args.first_seed + args.seeds))
     say = (lambda _m: None) if args.json else (lambda m: print(m, flush=True))
-    outcomes, cov = campaign(seeds, args.max_steps, args.jobs, args.timeout, args.keep, args.set, say,
-                             args.stop_on_run_end)
-    expected = [] if args.no_expect else [v for v in expected_variants(SAMPLES)
-                                         if v not in NOT_MODELLED and v not in NOT_CHOSEN]
+    outcomes, cov = campaign(
+        seeds, args.max_steps, args.jobs, args.timeout, args.keep, args.set, say, args.stop_on_run_end
+    )
+    expected = (
+        []
+        if args.no_expect
+        else [v for v in expected_variants(SAMPLES) if v not in NOT_MODELLED and v not in NOT_CHOSEN]
+    )
     missing = cov.missing(expected)
     bad = [o for o in outcomes if o.violations]
     if args.json:
-        json.dump({"sessions": [dataclasses.asdict(o) for o in outcomes], "coverage": cov.as_dict(),
-                   "missing": missing, "violating_sessions": len(bad)}, sys.stdout, indent=1)
+        json.dump(
+            {
+                "sessions": [dataclasses.asdict(o) for o in outcomes],
+                "coverage": cov.as_dict(),
+                "missing": missing,
+                "violating_sessions": len(bad),
+            },
+            sys.stdout,
+            indent=1,
+        )
         print()
     else:
         print("\n" + table(outcomes) + "\n\n" + render(cov, missing))
-        print(f"\n{len(outcomes)} sessions, {len(bad)} with violations, "
-              f"{len(missing)} screen variant(s) never reached")
+        print(f"\n{len(outcomes)} sessions, {len(bad)} with violations, {len(missing)} screen variant(s) never reached")
     return 1 if bad or missing else 0
 
 

@@ -108,21 +108,39 @@ def session(rom: bytes, plan: list[frozenset[str]], record: bool, tmp: Path) -> 
         return _rates(len(plan) * STEP, started, cpu)
 
 
-def pipeline(frames: int, record: bool, tmp: Path, step: int = STEP, dedicated: bool = False,
-             depth: int | None = None) -> tuple[float, float, float, float]:
+def pipeline(
+    frames: int, record: bool, tmp: Path, step: int = STEP, dedicated: bool = False, depth: int | None = None
+) -> tuple[float, float, float, float]:
     """(steady-state frames per wall second, the share of the emulator's wall time spent inside
     PyBoy's tick, milliseconds per accepted step, seconds from the start to the first
     observation row) through the pipeline, read from the session journal (``emulator_stats``)."""
     base = Path(tempfile.mkdtemp(prefix="p-", dir=tmp))
-    cmd = [sys.executable, "-m", "supervisor", "start", str(PROFILE), "--max-steps", str(max(1, frames // step)),
-           *[a for kv in (f"capture.root={base / 'capture'}", f"supervisor.runtime_dir={base / 'rt'}",
-                          "supervisor.progress=off", "policy.module=pyboy_explore", "game.seed=7",
-                          f"emulator.frames_per_step={step}", f"emulator.record={str(record).lower()}",
-                          "emulator.checkpoint_every_frames=null",
-                          "emulator.recording_limits.sampleEveryFrames=4",  # the library default, as the core rows
-                          f"supervisor.dedicated_cpu={'emulator' if dedicated else 'null'}",
-                          *([f"policy.settings.pipeline_depth={depth}"] if depth else []))
-          for a in ("--set", kv)]]
+    cmd = [
+        sys.executable,
+        "-m",
+        "supervisor",
+        "start",
+        str(PROFILE),
+        "--max-steps",
+        str(max(1, frames // step)),
+        *[
+            a
+            for kv in (
+                f"capture.root={base / 'capture'}",
+                f"supervisor.runtime_dir={base / 'rt'}",
+                "supervisor.progress=off",
+                "policy.module=pyboy_explore",
+                "game.seed=7",
+                f"emulator.frames_per_step={step}",
+                f"emulator.record={str(record).lower()}",
+                "emulator.checkpoint_every_frames=null",
+                "emulator.recording_limits.sampleEveryFrames=4",  # the library default, as the core rows
+                f"supervisor.dedicated_cpu={'emulator' if dedicated else 'null'}",
+                *([f"policy.settings.pipeline_depth={depth}"] if depth else []),
+            )
+            for a in ("--set", kv)
+        ],
+    ]
     launched = time.time()
     done = subprocess.run(cmd, cwd=REPO, capture_output=True, text=True, timeout=600)
     if done.returncode != 0:
@@ -137,9 +155,12 @@ def pipeline(frames: int, record: bool, tmp: Path, step: int = STEP, dedicated: 
     stats = [r for r in rows if r["event"] == ev.EmulatorStats.KIND]
     in_pyboy = stats[-1]["emulation_s"] / stats[-1]["wall_s"] if stats and stats[-1]["wall_s"] else float("nan")
     if stats and os.environ.get("BENCH_VERBOSE"):
-        print(f"  (record={record} dedicated={dedicated}: {frames / seconds:,.0f} frames/s, "
-              f"emulator busy {stats[-1]['busy_percent']}%, CPU {stats[-1].get('cpu_s')} s, "
-              f"in PyBoy {stats[-1].get('emulation_s')} s of {stats[-1]['wall_s']} s)", file=sys.stderr)
+        print(
+            f"  (record={record} dedicated={dedicated}: {frames / seconds:,.0f} frames/s, "
+            f"emulator busy {stats[-1]['busy_percent']}%, CPU {stats[-1].get('cpu_s')} s, "
+            f"in PyBoy {stats[-1].get('emulation_s')} s of {stats[-1]['wall_s']} s)",
+            file=sys.stderr,
+        )
     return frames / seconds, in_pyboy, seconds * 1000 / max(accepted, 1), startup
 
 
@@ -165,13 +186,19 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--frames", type=int, default=30_000, help="native frames per measurement")
     parser.add_argument("--repeats", type=int, default=5, help="rounds (each row paired with a raw run)")
     parser.add_argument("--no-pipeline", action="store_true", help="skip the supervised-pipeline rows")
-    parser.add_argument("--pipeline-step", type=int, default=STEP,
-                        help="frames per step for the pipeline rows only (to see the per-step overhead amortize)")
-    parser.add_argument("--depth", type=int, default=None,
-                        help="the policy's pipeline_depth in the pipeline rows (1: one step at a time; "
-                             "default: the policy's own)")
-    parser.add_argument("--rows", default=None,
-                        help=f"comma-separated rows to run (default all): {', '.join(LABELS)}")
+    parser.add_argument(
+        "--pipeline-step",
+        type=int,
+        default=STEP,
+        help="frames per step for the pipeline rows only (to see the per-step overhead amortize)",
+    )
+    parser.add_argument(
+        "--depth",
+        type=int,
+        default=None,
+        help="the policy's pipeline_depth in the pipeline rows (1: one step at a time; default: the policy's own)",
+    )
+    parser.add_argument("--rows", default=None, help=f"comma-separated rows to run (default all): {', '.join(LABELS)}")
     args = parser.parse_args(argv)
     wanted = LABELS if args.rows is None else [r.strip() for r in args.rows.split(",") if r.strip()]
     unknown = [r for r in wanted if r not in LABELS]
@@ -184,13 +211,15 @@ def main(argv: list[str] | None = None) -> int:
     rom, plan = build_rom(), inputs(max(1, args.frames // STEP))
     tmp = Path(tempfile.mkdtemp(prefix="gamerig-bench-"))
     frames, step, depth = len(plan) * STEP, args.pipeline_step, args.depth
-    every = {"off": lambda: session(rom, plan, False, tmp),
-             "recording": lambda: session(rom, plan, True, tmp),
-             "render4": lambda: raw(rom, plan, render_every=4),
-             "pipe-off": lambda: pipeline(frames, False, tmp, step, depth=depth),
-             "pipe-recording": lambda: pipeline(frames, True, tmp, step, depth=depth),
-             "pipe-off-cpu": lambda: pipeline(frames, False, tmp, step, dedicated=True, depth=depth),
-             "pipe-recording-cpu": lambda: pipeline(frames, True, tmp, step, dedicated=True, depth=depth)}
+    every = {
+        "off": lambda: session(rom, plan, False, tmp),
+        "recording": lambda: session(rom, plan, True, tmp),
+        "render4": lambda: raw(rom, plan, render_every=4),
+        "pipe-off": lambda: pipeline(frames, False, tmp, step, depth=depth),
+        "pipe-recording": lambda: pipeline(frames, True, tmp, step, depth=depth),
+        "pipe-off-cpu": lambda: pipeline(frames, False, tmp, step, dedicated=True, depth=depth),
+        "pipe-recording-cpu": lambda: pipeline(frames, True, tmp, step, dedicated=True, depth=depth),
+    }
     runs = {k: every[k] for k in LABELS if k in wanted and not (args.no_pipeline and k.startswith("pipe"))}
     if not runs:
         parser.error("no row left to run (--no-pipeline removed every row --rows named)")
@@ -208,29 +237,37 @@ def main(argv: list[str] | None = None) -> int:
     return 0
 
 
-LABELS = {"off": "session core, recording off",
-          "recording": "session core, default sampling (every 4th frame)",
-          "render4": "raw PyBoy rendering every 4th frame (15 x tick(4))",
-          "pipe-off": "supervised pipeline, recording off",
-          "pipe-recording": "supervised pipeline, default sampling (every 4th frame)",
-          "pipe-off-cpu": "  the same, recording off, emulator on a CPU of its own",
-          "pipe-recording-cpu": "  the same, default sampling, emulator on a CPU of its own"}
+LABELS = {
+    "off": "session core, recording off",
+    "recording": "session core, default sampling (every 4th frame)",
+    "render4": "raw PyBoy rendering every 4th frame (15 x tick(4))",
+    "pipe-off": "supervised pipeline, recording off",
+    "pipe-recording": "supervised pipeline, default sampling (every 4th frame)",
+    "pipe-off-cpu": "  the same, recording off, emulator on a CPU of its own",
+    "pipe-recording-cpu": "  the same, default sampling, emulator on a CPU of its own",
+}
 
 
-def report(pairs: dict, frames: int, repeats: int, pipeline_step: int, depth: int | None = None,
-           piped: bool = True) -> None:
+def report(
+    pairs: dict, frames: int, repeats: int, pipeline_step: int, depth: int | None = None, piped: bool = True
+) -> None:
     """Each row against the mean of the raw figures measured just before and just after it
     (host speed drifts a lot on shared machines): the median of the paired ratios, and their
     range. The last column is the process-CPU ratio for core rows; for pipeline rows, the
     share of the emulator's time (first request to last reply) spent inside PyBoy's tick."""
-    piping = (f" ({pipeline_step} in the pipeline rows, pipeline_depth {depth or 'as the policy sets it'})"
-              if piped else "")
-    print(f"demo cartridge, {frames} frames per run, {STEP} frames per step{piping}, "
-          f"{repeats} rounds; every row is paired with raw runs just before and after it")
+    piping = (
+        f" ({pipeline_step} in the pipeline rows, pipeline_depth {depth or 'as the policy sets it'})" if piped else ""
+    )
+    print(
+        f"demo cartridge, {frames} frames per run, {STEP} frames per step{piping}, "
+        f"{repeats} rounds; every row is paired with raw runs just before and after it"
+    )
     print(f"{'':<58} {'frames/s':>9} {'raw':>7} {'ratio':>7} {'(range)':>15} {'CPU ratio / in PyBoy':>21}")
     raws = [raw[0] for rows in pairs.values() for raw, _ in rows]
-    print(f"{'raw PyBoy, one process (all raw runs)':<58} {statistics.median(raws):>9,.0f} "
-          f"{'':>7} {'100.0%':>7} {f'{min(raws):,.0f}..{max(raws):,.0f}':>15}")
+    print(
+        f"{'raw PyBoy, one process (all raw runs)':<58} {statistics.median(raws):>9,.0f} "
+        f"{'':>7} {'100.0%':>7} {f'{min(raws):,.0f}..{max(raws):,.0f}':>15}"
+    )
     for key, label in LABELS.items():
         if key not in pairs:
             continue
@@ -241,17 +278,23 @@ def report(pairs: dict, frames: int, repeats: int, pipeline_step: int, depth: in
             last = f"in PyBoy {statistics.median(r[1] for _, r in pairs[key]):.1%}"
         else:
             last = f"CPU {statistics.median(r[1] / b[1] for b, r in pairs[key]):.1%}"
-        print(f"{label:<58} {fps:>9,.0f} {raw_fps:>7,.0f} {statistics.median(ratios):>7.1%} "
-              f"{f'{min(ratios):.0%}..{max(ratios):.0%}':>15} {last:>21}")
+        print(
+            f"{label:<58} {fps:>9,.0f} {raw_fps:>7,.0f} {statistics.median(ratios):>7.1%} "
+            f"{f'{min(ratios):.0%}..{max(ratios):.0%}':>15} {last:>21}"
+        )
     piped = [key for key in LABELS if key in pairs and key.startswith("pipe")]
     if piped:
-        print("pipeline rows: mean ms per accepted step (the steady-state window / accepted steps) and "
-              "start-up (supervisor start to the first observation row), median of the rounds (range)")
+        print(
+            "pipeline rows: mean ms per accepted step (the steady-state window / accepted steps) and "
+            "start-up (supervisor start to the first observation row), median of the rounds (range)"
+        )
         for key in piped:
             ms = [row[2] for _, row in pairs[key]]
             up = [row[3] for _, row in pairs[key]]
-            print(f"  {LABELS[key].strip():<58} {statistics.median(ms):6.2f} ms ({min(ms):.2f}..{max(ms):.2f})"
-                  f"   start-up {statistics.median(up):.2f} s ({min(up):.2f}..{max(up):.2f})")
+            print(
+                f"  {LABELS[key].strip():<58} {statistics.median(ms):6.2f} ms ({min(ms):.2f}..{max(ms):.2f})"
+                f"   start-up {statistics.median(up):.2f} s ({min(up):.2f}..{max(up):.2f})"
+            )
 
 
 if __name__ == "__main__":

@@ -49,12 +49,20 @@ REX = REPO.parent / "shared" / "roms" / "rex-runner.gb"
 SEED = 7
 #: one knob at a time against the shipped profile, and the profile as it was shipped before
 #: (checkpoint every 120 frames, a retained frame every 4, the explorer's 4..60 frames a step)
-OLD_SHIPPED = ("emulator.checkpoint_every_frames=120;emulator.recording_limits.sampleEveryFrames=4;"
-               "emulator.frames_per_step=null")
-KNOBS = [OLD_SHIPPED, "emulator.record=false", "emulator.checkpoint_every_frames=null",
-         "emulator.checkpoint_every_frames=600", "emulator.checkpoint_every_frames=120",
-         "emulator.recording_limits.sampleEveryFrames=4", "emulator.recording_limits.sampleEveryFrames=600",
-         "emulator.frames_per_step=null", "policy.settings.pipeline_depth=1"]
+OLD_SHIPPED = (
+    "emulator.checkpoint_every_frames=120;emulator.recording_limits.sampleEveryFrames=4;emulator.frames_per_step=null"
+)
+KNOBS = [
+    OLD_SHIPPED,
+    "emulator.record=false",
+    "emulator.checkpoint_every_frames=null",
+    "emulator.checkpoint_every_frames=600",
+    "emulator.checkpoint_every_frames=120",
+    "emulator.recording_limits.sampleEveryFrames=4",
+    "emulator.recording_limits.sampleEveryFrames=600",
+    "emulator.frames_per_step=null",
+    "policy.settings.pipeline_depth=1",
+]
 
 
 def raw(rom: bytes, steps: int) -> float:
@@ -80,8 +88,14 @@ def raw(rom: bytes, steps: int) -> float:
 def pipeline(rom_arg: str, steps: int, sets: list[str], tmp: Path) -> float:
     """Steady-state frames per wall second of the shipped profile with ``sets`` applied."""
     base = Path(tempfile.mkdtemp(prefix="k-", dir=tmp))
-    settings = [f"capture.root={base / 'capture'}", f"supervisor.runtime_dir={base / 'rt'}",
-                "supervisor.progress=off", f"game.rom={rom_arg}", f"game.seed={SEED}", *sets]
+    settings = [
+        f"capture.root={base / 'capture'}",
+        f"supervisor.runtime_dir={base / 'rt'}",
+        "supervisor.progress=off",
+        f"game.rom={rom_arg}",
+        f"game.seed={SEED}",
+        *sets,
+    ]
     cmd = [sys.executable, "-m", "supervisor", "start", str(PROFILE), "--max-steps", str(steps)]
     for kv in settings:
         cmd += ["--set", kv]
@@ -105,8 +119,14 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--rom", default=str(REX), help="cartridge path, or 'builtin' (default: rex-runner)")
     parser.add_argument("--steps", type=int, default=800, help="steps per session (explorer: 4..60 frames each)")
     parser.add_argument("--repeats", type=int, default=3)
-    parser.add_argument("--set", dest="extra", action="append", default=[], metavar="KEY=VALUE",
-                        help="another row: the shipped profile with these settings (KEY=VALUE;KEY=VALUE)")
+    parser.add_argument(
+        "--set",
+        dest="extra",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        help="another row: the shipped profile with these settings (KEY=VALUE;KEY=VALUE)",
+    )
     parser.add_argument("--only", action="store_true", help="only the shipped row and --set rows")
     args = parser.parse_args(argv)
     if args.rom != "builtin" and not Path(args.rom).is_file():
@@ -129,14 +149,18 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def report(pairs: dict[str, list[tuple[float, float]]], args) -> None:
-    print(f"{Path(args.rom).name}, {args.steps} explorer steps per session, {args.repeats} rounds; "
-          "each row paired with raw PyBoy runs just before and after it")
+    print(
+        f"{Path(args.rom).name}, {args.steps} explorer steps per session, {args.repeats} rounds; "
+        "each row paired with raw PyBoy runs just before and after it"
+    )
     print(f"{'row':<50} {'frames/s':>9} {'raw':>8} {'ratio':>7} {'(range)':>11}")
     for label, runs in pairs.items():
         ratios = [row / raw_fps for raw_fps, row in runs]
-        print(f"{label:<50} {statistics.median(r for _, r in runs):>9,.0f} "
-              f"{statistics.median(b for b, _ in runs):>8,.0f} {statistics.median(ratios):>7.1%} "
-              f"{f'{min(ratios):.0%}..{max(ratios):.0%}':>11}")
+        print(
+            f"{label:<50} {statistics.median(r for _, r in runs):>9,.0f} "
+            f"{statistics.median(b for b, _ in runs):>8,.0f} {statistics.median(ratios):>7.1%} "
+            f"{f'{min(ratios):.0%}..{max(ratios):.0%}':>11}"
+        )
 
 
 if __name__ == "__main__":

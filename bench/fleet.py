@@ -15,6 +15,7 @@ Then 2 sessions of each workload through a one-node Ray head the bench starts on
 (``supervisor.fleet.ray_head``), next to the same 2 sessions locally. The head's start-up
 and the driver's connection are reported apart from the fleet's own wall time.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -38,16 +39,23 @@ from supervisor.fleet.results import read_fleet, read_rows  # noqa: E402
 
 WORKLOADS = {
     "builtin": {"profile": "run/profiles/demo.yaml", "rate": "steps", "set": {}},
-    "pyboy": {"profile": "run/profiles/pyboy-demo.yaml", "rate": "frames",
-              "set": {"policy.module": "pyboy_explore", "emulator.frames_per_step": 60}},
+    "pyboy": {
+        "profile": "run/profiles/pyboy-demo.yaml",
+        "rate": "frames",
+        "set": {"policy.module": "pyboy_explore", "emulator.frames_per_step": 60},
+    },
 }
 
 
 def fleet_file(base: str, workload: str, sessions: int, steps: int) -> str:
     w = WORKLOADS[workload]
-    data = {"name": f"bench-{workload}-{sessions}", "profile": os.path.join(REPO, w["profile"]),
-            "set": {"session.max_steps": steps, "session.stop_on_run_end": False, **w["set"]},
-            "matrix": {"game.seed": list(range(1, sessions + 1))}, "capture_root": os.path.join(base, "fleets")}
+    data = {
+        "name": f"bench-{workload}-{sessions}",
+        "profile": os.path.join(REPO, w["profile"]),
+        "set": {"session.max_steps": steps, "session.stop_on_run_end": False, **w["set"]},
+        "matrix": {"game.seed": list(range(1, sessions + 1))},
+        "capture_root": os.path.join(base, "fleets"),
+    }
     path = os.path.join(base, f"{workload}-{sessions}.yaml")
     with open(path, "w", encoding="utf-8") as fh:
         yaml.safe_dump(data, fh)
@@ -72,12 +80,24 @@ class MemorySampler(threading.Thread):
                 self.peaks[rec["session_id"]] = max(self.peaks.get(rec["session_id"], 0), rss)
 
 
-def run_fleet(base: str, workload: str, sessions: int, concurrency: int, steps: int,
-              ray: LocalRayHead | None = None) -> dict:
-    root = tempfile.mkdtemp(prefix=f"root-{workload}-{sessions}-{concurrency}-{'ray' if ray else 'local'}-",
-                            dir=base)
-    cmd = [sys.executable, "-m", "supervisor", "fleet", "start", fleet_file(base, workload, sessions, steps),
-           "--fleet-root", root, "--progress", "off", "--runtime-dir", os.path.join(base, "runtime")]
+def run_fleet(
+    base: str, workload: str, sessions: int, concurrency: int, steps: int, ray: LocalRayHead | None = None
+) -> dict:
+    root = tempfile.mkdtemp(prefix=f"root-{workload}-{sessions}-{concurrency}-{'ray' if ray else 'local'}-", dir=base)
+    cmd = [
+        sys.executable,
+        "-m",
+        "supervisor",
+        "fleet",
+        "start",
+        fleet_file(base, workload, sessions, steps),
+        "--fleet-root",
+        root,
+        "--progress",
+        "off",
+        "--runtime-dir",
+        os.path.join(base, "runtime"),
+    ]
     cmd += ["--ray-address", ray.address] if ray else ["--concurrency", str(concurrency)]
     sampler = MemorySampler(root)
     sampler.start()
@@ -89,12 +109,19 @@ def run_fleet(base: str, workload: str, sessions: int, concurrency: int, steps: 
         raise SystemExit(f"fleet failed ({proc.returncode}):\n{proc.stderr[-3000:]}")
     info, rows = read_fleet(root), read_rows(root)
     t = info["totals"]
-    return {"workload": workload, "sessions": sessions, "concurrency": concurrency,
-            "backend": "ray" if ray else "local", "fleet_s": t["elapsed_s"], "process_s": round(wall, 2),
-            "steps": t["steps"], "frames": t["frames"],
-            "rate": round((t["frames"] if WORKLOADS[workload]["rate"] == "frames" else t["steps"]) / t["elapsed_s"], 1),
-            "mem_mib": round(sum(sampler.peaks.values()) / max(1, len(sampler.peaks)) / 2**20),
-            "load": round(os.getloadavg()[0], 1)}
+    return {
+        "workload": workload,
+        "sessions": sessions,
+        "concurrency": concurrency,
+        "backend": "ray" if ray else "local",
+        "fleet_s": t["elapsed_s"],
+        "process_s": round(wall, 2),
+        "steps": t["steps"],
+        "frames": t["frames"],
+        "rate": round((t["frames"] if WORKLOADS[workload]["rate"] == "frames" else t["steps"]) / t["elapsed_s"], 1),
+        "mem_mib": round(sum(sampler.peaks.values()) / max(1, len(sampler.peaks)) / 2**20),
+        "load": round(os.getloadavg()[0], 1),
+    }
 
 
 def measure(base: str, counts: list[int], steps: int, use_ray: bool, say) -> list[dict]:
@@ -105,8 +132,10 @@ def measure(base: str, counts: list[int], steps: int, use_ray: bool, say) -> lis
             r = run_fleet(base, workload, n, n, steps)
             seq = r if n == 1 else run_fleet(base, workload, n, 1, steps)  # right after: same load
             r["sequential_rate"] = seq["rate"]
-            say(f"{workload}: {n} at once: {r['rate']} {unit}/s (one after another: {seq['rate']}), "
-                f"{r['mem_mib']} MiB per session, load {r['load']}")
+            say(
+                f"{workload}: {n} at once: {r['rate']} {unit}/s (one after another: {seq['rate']}), "
+                f"{r['mem_mib']} MiB per session, load {r['load']}"
+            )
             out.append(r)
         if use_ray:
             began = time.monotonic()
@@ -116,22 +145,28 @@ def measure(base: str, counts: list[int], steps: int, use_ray: bool, say) -> lis
             r["sequential_rate"] = run_fleet(base, workload, 2, 1, steps)["rate"]
             r["head_start_s"] = round(head_s, 1)
             r["connect_s"] = round(r["process_s"] - r["fleet_s"], 1)
-            say(f"{workload}: 2 on Ray: {r['rate']} {unit}/s (one after another: {r['sequential_rate']}; "
-                f"head start {head_s:.1f}s, driver start-up and connection {r['connect_s']}s)")
+            say(
+                f"{workload}: 2 on Ray: {r['rate']} {unit}/s (one after another: {r['sequential_rate']}; "
+                f"head start {head_s:.1f}s, driver start-up and connection {r['connect_s']}s)"
+            )
             out.append(r)
     return out
 
 
 def table(results: list[dict]) -> str:
-    head = ("| workload | sessions | backend | aggregate rate | one after another | speed-up | "
-            "fleet wall s | MiB per session | load |\n|---|---|---|---|---|---|---|---|---|")
+    head = (
+        "| workload | sessions | backend | aggregate rate | one after another | speed-up | "
+        "fleet wall s | MiB per session | load |\n|---|---|---|---|---|---|---|---|---|"
+    )
     lines = [head]
     for r in results:
         unit = WORKLOADS[r["workload"]]["rate"] + "/s"
         seq = r.get("sequential_rate")
         seq_text, gain = (f"{seq} {unit}", f"{r['rate'] / seq:.2f}x") if seq else ("-", "-")
-        lines.append(f"| {r['workload']} | {r['sessions']} | {r['backend']} | {r['rate']} {unit} | "
-                     f"{seq_text} | {gain} | {r['fleet_s']:.1f} | {r['mem_mib']} | {r['load']} |")
+        lines.append(
+            f"| {r['workload']} | {r['sessions']} | {r['backend']} | {r['rate']} {unit} | "
+            f"{seq_text} | {gain} | {r['fleet_s']:.1f} | {r['mem_mib']} | {r['load']} |"
+        )
     return "\n".join(lines)
 
 

@@ -44,6 +44,7 @@ It prints a line per trial, the kills that landed per fault and the violations, 
 any violation. The quick variant is ``tests/fleet/test_fleet_chaos.py``; the figures are in
 docs/reliability.md ("Fleet fault campaign").
 """
+
 from __future__ import annotations
 
 import argparse
@@ -82,12 +83,12 @@ LEFTOVER_S = 10.0
 class Trial:
     n: int
     fault: str
-    at_s: float | None = None          # the fault's moment after the driver started
-    landed: int = 0                    # kills (or signals) that struck a live process
+    at_s: float | None = None  # the fault's moment after the driver started
+    landed: int = 0  # kills (or signals) that struck a live process
     detail: str = ""
     drivers: list[dict] = dataclasses.field(default_factory=list)  # every driver run: kind, code, seconds
     rows: int = 0
-    reruns: int = 0                    # slots with more than one session
+    reruns: int = 0  # slots with more than one session
     review: int = 0
     violations: list[str] = dataclasses.field(default_factory=list)
     root: str = ""
@@ -97,22 +98,37 @@ class Fleet:
     def __init__(self, base: str, args, env: dict):
         self.base, self.args, self.env = base, args, env
         self.file = os.path.join(base, "fleet.yaml")
-        data = {"name": "chaos", "profile": DEMO, "capture_root": os.path.join(base, "fleets"),
-                "concurrency": args.concurrency, "set": {"session.max_steps": args.steps},
-                "matrix": {"game.seed": list(range(1, args.sessions + 1))}}
+        data = {
+            "name": "chaos",
+            "profile": DEMO,
+            "capture_root": os.path.join(base, "fleets"),
+            "concurrency": args.concurrency,
+            "set": {"session.max_steps": args.steps},
+            "matrix": {"game.seed": list(range(1, args.sessions + 1))},
+        }
         with open(self.file, "w", encoding="utf-8") as fh:
             yaml.safe_dump(data, fh)
 
     def driver(self, root: str, resume: bool, log: str) -> subprocess.Popen:
-        cmd = [sys.executable, "-m", "supervisor", "fleet", "start", "--progress", "plain",
-               "--runtime-dir", os.path.join(os.path.dirname(root), "runtime")]
+        cmd = [
+            sys.executable,
+            "-m",
+            "supervisor",
+            "fleet",
+            "start",
+            "--progress",
+            "plain",
+            "--runtime-dir",
+            os.path.join(os.path.dirname(root), "runtime"),
+        ]
         cmd += ["--resume", root] if resume else [self.file, "--fleet-root", root]
         if self.args.ray_address:
             cmd += ["--ray-address", self.args.ray_address]
         with open(log, "ab") as out:
             out.write(f"\n$ {' '.join(cmd)}\n".encode())
-            return subprocess.Popen(cmd, cwd=REPO, stdout=out, stderr=subprocess.STDOUT, env=self.env,
-                                    start_new_session=True)
+            return subprocess.Popen(
+                cmd, cwd=REPO, stdout=out, stderr=subprocess.STDOUT, env=self.env, start_new_session=True
+            )
 
 
 def wait_exit(proc: subprocess.Popen, timeout: float = DRIVER_DEADLINE_S) -> int | None:
@@ -130,8 +146,9 @@ def run_to_end(fleet: Fleet, root: str, log: str, trial: Trial) -> int | None:
     resume = layout.is_fleet_root(root)
     start = time.monotonic()
     code = wait_exit(fleet.driver(root, resume, log))
-    trial.drivers.append({"kind": "resume" if resume else "restart", "code": code,
-                          "s": round(time.monotonic() - start, 1)})
+    trial.drivers.append(
+        {"kind": "resume" if resume else "restart", "code": code, "s": round(time.monotonic() - start, 1)}
+    )
     if code is None:
         trial.violations.append(f"the {'resume' if resume else 'restart'} did not end in {DRIVER_DEADLINE_S:.0f}s")
     return code
@@ -160,16 +177,26 @@ def armed_session(root: str, k: int, exclude: set[str]) -> dict | None:
     for rec in control.live_supervisors(root):
         if rec.get("session_id") in exclude:
             continue
-        rows = read_journal(os.path.join(layout.capture_dir(os.path.join(root, rec["slot"])), "sessions",
-                                         str(rec.get("session_id")), "events.jsonl"))
-        if rows and not any(r.get("event") in ("session_stopping", "session_end") for r in rows) \
-                and sum(r.get("event") == "action_attempt" for r in rows) >= k:
+        rows = read_journal(
+            os.path.join(
+                layout.capture_dir(os.path.join(root, rec["slot"])),
+                "sessions",
+                str(rec.get("session_id")),
+                "events.jsonl",
+            )
+        )
+        if (
+            rows
+            and not any(r.get("event") in ("session_stopping", "session_end") for r in rows)
+            and sum(r.get("event") == "action_attempt" for r in rows) >= k
+        ):
             return rec
     return None
 
 
-def wait_moment(proc: subprocess.Popen, root: str, at_s: float, started: float, when: str, k: int,
-                exclude: set[str] = frozenset()) -> dict | None:
+def wait_moment(
+    proc: subprocess.Popen, root: str, at_s: float, started: float, when: str, k: int, exclude: set[str] = frozenset()
+) -> dict | None:
     """Wait for the fault's moment: the session it found (``when == "session"``) or ``{}``;
     None when the driver ended first."""
     while when == "random" and time.monotonic() - started < at_s:
@@ -261,14 +288,17 @@ def run_trial(fleet: Fleet, trial: Trial, ref_wall: float, rng: random.Random, w
             trial.detail = f"resume killed at {time.monotonic() - started:.2f}s"
         else:
             trial.detail = "the resume ended before its moment"
-        trial.drivers[-1].update(code=second.poll() if second.poll() is not None else wait_exit(second),
-                                 s=round(time.monotonic() - started, 1))
+        trial.drivers[-1].update(
+            code=second.poll() if second.poll() is not None else wait_exit(second),
+            s=round(time.monotonic() - started, 1),
+        )
         if second.returncode != -signal.SIGKILL:
             return
     run_to_end(fleet, root, log, trial)
 
 
 # -- the judge --------------------------------------------------------------------------------
+
 
 def read_journal(path: str) -> list[dict]:
     out = []
@@ -311,8 +341,13 @@ def judge(trial: Trial, sessions: int, reference: list[dict]) -> None:
     final = trial.drivers[-1] if trial.drivers else {}
     if final.get("code") != (1 if bad else 0):
         v.append(f"the last driver ({final.get('kind')}) exited {final.get('code')}, its rows say {1 if bad else 0}")
-    verify = subprocess.run([sys.executable, "-m", "supervisor", "capture", "verify", root], cwd=REPO,
-                            capture_output=True, text=True, timeout=300)
+    verify = subprocess.run(
+        [sys.executable, "-m", "supervisor", "capture", "verify", root],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     if verify.returncode not in (0, 3):
         v.append(f"capture verify exited {verify.returncode}: {verify.stdout[-300:]}")
     end = time.monotonic() + LEFTOVER_S
@@ -340,10 +375,15 @@ def judge_slot(trial: Trial, row: dict, slot: str) -> None:
         if len(set(attempts)) != len(attempts):
             v.append(f"{name}/{sid}: an action attempted twice")
         for stats in (r.get("stats") or {} for r in journal if r.get("event") == "builtin_game_stats"):
-            if stats.get("posts", 0) > len(attempts) or stats.get("duplicate_guarded_actions") \
-                    or stats.get("intent_violations"):
-                v.append(f"{name}/{sid}: the game counted {stats.get('posts')} POSTs for {len(attempts)} attempts, "
-                         f"{stats.get('duplicate_guarded_actions')} duplicated, {stats.get('intent_violations')}")
+            if (
+                stats.get("posts", 0) > len(attempts)
+                or stats.get("duplicate_guarded_actions")
+                or stats.get("intent_violations")
+            ):
+                v.append(
+                    f"{name}/{sid}: the game counted {stats.get('posts')} POSTs for {len(attempts)} attempts, "
+                    f"{stats.get('duplicate_guarded_actions')} duplicated, {stats.get('intent_violations')}"
+                )
         end = next((r for r in reversed(journal) if r.get("event") == "session_end"), None)
         spans.append((journal[0].get("recorded_at", ""), journal[-1].get("recorded_at", ""), sid))
         if k < len(ids) - 1:
@@ -384,11 +424,15 @@ def compare(trial: Trial, rows: list[dict], reference: list[dict]) -> None:
 def leftovers(root: str) -> list[str]:
     out = [f"supervisor {r['pid']} ({r['slot']})" for r in control.live_supervisors(root)]
     for slot in layout.slots(root):
-        out += [f"{actor} {pid} ({os.path.basename(slot)})" for _, actor, pid in control.live_actors(slot, session_ids(slot))]
+        out += [
+            f"{actor} {pid} ({os.path.basename(slot)})"
+            for _, actor, pid in control.live_actors(slot, session_ids(slot))
+        ]
     return out
 
 
 # -- the campaign -----------------------------------------------------------------------------
+
 
 def reference_run(fleet: Fleet, base: str) -> tuple[list[dict], float]:
     root = os.path.join(base, "reference", "root")
@@ -399,8 +443,9 @@ def reference_run(fleet: Fleet, base: str) -> tuple[list[dict], float]:
     with open(os.path.join(root, layout.RESULTS), encoding="utf-8") as fh:
         rows = [json.loads(line) for line in fh]
     if code != 0 or len(rows) != fleet.args.sessions or any(r["outcome"] != "ok" for r in rows):
-        raise SystemExit(f"the reference fleet did not run cleanly (exit {code}): "
-                         f"{[(r['slot'], r['outcome']) for r in rows]}")
+        raise SystemExit(
+            f"the reference fleet did not run cleanly (exit {code}): {[(r['slot'], r['outcome']) for r in rows]}"
+        )
     return sorted(rows, key=lambda r: r["index"]), wall
 
 
@@ -438,9 +483,11 @@ def campaign(args) -> dict:
 
 def line(t: Trial) -> str:
     drivers = " ".join(f"{d['kind']}={d['code']}" for d in t.drivers)
-    return (f"trial {t.n:3d} {t.fault:<16} at {t.at_s:6.2f}s landed {t.landed}  rows {t.rows}  reruns {t.reruns}  "
-            f"review {t.review}  [{drivers}]  {t.detail}"
-            + ("\n    VIOLATIONS: " + "\n    ".join(t.violations) if t.violations else ""))
+    return (
+        f"trial {t.n:3d} {t.fault:<16} at {t.at_s:6.2f}s landed {t.landed}  rows {t.rows}  reruns {t.reruns}  "
+        f"review {t.review}  [{drivers}]  {t.detail}"
+        + ("\n    VIOLATIONS: " + "\n    ".join(t.violations) if t.violations else "")
+    )
 
 
 def summarize(trials: list[Trial], args, ref_wall: float, base: str) -> dict:
@@ -451,14 +498,22 @@ def summarize(trials: list[Trial], args, ref_wall: float, base: str) -> dict:
         f["landed"] += bool(t.landed)
         f["kills"] += t.landed
         f["violating"] += bool(t.violations)
-    return {"trials": len(trials), "kills": sum(t.landed for t in trials),
-            "violating_trials": sum(bool(t.violations) for t in trials),
-            "violations": sum(len(t.violations) for t in trials),
-            "reruns": sum(t.reruns for t in trials), "needs_review": sum(t.review for t in trials),
-            "by_fault": by_fault, "reference_wall_s": round(ref_wall, 2), "base": base,
-            "settings": {k: getattr(args, k) for k in ("trials", "seed", "faults", "sessions", "steps",
-                                                       "concurrency", "when", "ray_address")},
-            "runs": [dataclasses.asdict(t) for t in trials]}
+    return {
+        "trials": len(trials),
+        "kills": sum(t.landed for t in trials),
+        "violating_trials": sum(bool(t.violations) for t in trials),
+        "violations": sum(len(t.violations) for t in trials),
+        "reruns": sum(t.reruns for t in trials),
+        "needs_review": sum(t.review for t in trials),
+        "by_fault": by_fault,
+        "reference_wall_s": round(ref_wall, 2),
+        "base": base,
+        "settings": {
+            k: getattr(args, k)
+            for k in ("trials", "seed", "faults", "sessions", "steps", "concurrency", "when", "ray_address")
+        },
+        "runs": [dataclasses.asdict(t) for t in trials],
+    }
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -483,10 +538,12 @@ def main(argv: list[str] | None = None) -> int:
     if args.json:
         print(json.dumps(report, indent=1))
     else:
-        print(f"\n{report['trials']} trials, {report['kills']} kills landed, {report['violating_trials']} trials "
-              f"with violations ({report['violations']} violations); {report['reruns']} sessions run again, "
-              f"{report['needs_review']} need review; by fault: "
-              + ", ".join(f"{k} {v['landed']}/{v['trials']}" for k, v in sorted(report["by_fault"].items())))
+        print(
+            f"\n{report['trials']} trials, {report['kills']} kills landed, {report['violating_trials']} trials "
+            f"with violations ({report['violations']} violations); {report['reruns']} sessions run again, "
+            f"{report['needs_review']} need review; by fault: "
+            + ", ".join(f"{k} {v['landed']}/{v['trials']}" for k, v in sorted(report["by_fault"].items()))
+        )
     return 1 if report["violating_trials"] else 0
 
 

@@ -10,6 +10,7 @@ Two figures the game path's analysis (docs/performance.md) leans on, measured he
 
 Each is printed as p50 / p90 / p99 over ``--n`` samples.
 """
+
 from __future__ import annotations
 
 import argparse

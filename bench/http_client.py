@@ -16,6 +16,7 @@ wall time, for each client, and their ratio.
 
     python bench/http_client.py --requests 3000
 """
+
 from __future__ import annotations
 
 import argparse
@@ -68,11 +69,14 @@ def main(argv: list[str] | None = None) -> int:
         ours = GameClient(url, 5.0)
         theirs = httpx.Client(base_url=url, timeout=5.0, headers={"Accept": "application/json"})
         post = json.dumps({"action": "end_turn"}).encode()  # refused on the menu: nothing changes
-        routes = {"GET state": (ours.read_state, lambda: httpx_call(theirs, "GET", STATE_PATH, None)),
-                  "GET compendium": (ours.read_identity,
-                                     lambda: httpx_call(theirs, "GET", IDENTITY_PATH, None)),
-                  "POST (refused)": (lambda: ours.send_action("end_turn", {}, "bench"),
-                                     lambda: httpx_call(theirs, "POST", STATE_PATH, post))}
+        routes = {
+            "GET state": (ours.read_state, lambda: httpx_call(theirs, "GET", STATE_PATH, None)),
+            "GET compendium": (ours.read_identity, lambda: httpx_call(theirs, "GET", IDENTITY_PATH, None)),
+            "POST (refused)": (
+                lambda: ours.send_action("end_turn", {}, "bench"),
+                lambda: httpx_call(theirs, "POST", STATE_PATH, post),
+            ),
+        }
         print(f"{'request':16s} {'GameClient cpu / wall':>22s} {'httpx cpu / wall':>18s} {'cpu ratio':>10s}")
         for name, (mine, old) in routes.items():
             a_cpu, a_wall, b_cpu, b_wall = [], [], [], []
@@ -80,8 +84,10 @@ def main(argv: list[str] | None = None) -> int:
                 timed(mine, ROUND, a_cpu, a_wall)
                 timed(old, ROUND, b_cpu, b_wall)
             med = statistics.median
-            print(f"{name:16s} {med(a_cpu):9.3f} / {med(a_wall):.3f} ms {med(b_cpu):7.3f} / "
-                  f"{med(b_wall):.3f} ms {med(b_cpu) / med(a_cpu):9.2f}x")
+            print(
+                f"{name:16s} {med(a_cpu):9.3f} / {med(a_wall):.3f} ms {med(b_cpu):7.3f} / "
+                f"{med(b_wall):.3f} ms {med(b_cpu) / med(a_cpu):9.2f}x"
+            )
         ours.close()
         theirs.close()
     finally:

@@ -8,6 +8,7 @@ Exit 0 when the masked journals are identical, 1 with the first differences othe
 to check that a refactor changed no behaviour (docs/architecture.md): record a demo and a
 hostile session with the same seeds before and after, and compare.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -22,21 +23,40 @@ from protocol.events import ActorStart
 from protocol.journal import scan_file
 
 #: keys whose values differ between two runs of the same session by nature
-MASKED_KEYS = {"recorded_at", "ts", "prev_sha256", "pid", "read_id", "requester", "session",
-               "capture_root", "last_sha256", "started_at", "ended_at", "wall_s",
-               # a model call's id is a random uuid (the stand-in's answers themselves are seeded)
-               "call_id",
-               # an emulator recording's hash chain pins (over rows that name the session), and the
-               # emulator's own clocks
-               "prefixPin", "fromPrefixPin", "sessionId", "emulation_s", "cpu_s", "busy_s", "busy_percent"}
+MASKED_KEYS = {
+    "recorded_at",
+    "ts",
+    "prev_sha256",
+    "pid",
+    "read_id",
+    "requester",
+    "session",
+    "capture_root",
+    "last_sha256",
+    "started_at",
+    "ended_at",
+    "wall_s",
+    # a model call's id is a random uuid (the stand-in's answers themselves are seeded)
+    "call_id",
+    # an emulator recording's hash chain pins (over rows that name the session), and the
+    # emulator's own clocks
+    "prefixPin",
+    "fromPrefixPin",
+    "sessionId",
+    "emulation_s",
+    "cpu_s",
+    "busy_s",
+    "busy_percent",
+}
 PORT = re.compile(r"127\.0\.0\.1:\d+")
 
 
 def masked(value, names: dict[str, str]):
     """``value`` with masked keys blanked and run-specific strings (``names``) replaced."""
     if isinstance(value, dict):
-        return {k: ("<masked>" if k in MASKED_KEYS or k.endswith("_ms") else masked(v, names))
-                for k, v in value.items()}
+        return {
+            k: ("<masked>" if k in MASKED_KEYS or k.endswith("_ms") else masked(v, names)) for k, v in value.items()
+        }
     if isinstance(value, list):
         return [masked(v, names) for v in value]
     if isinstance(value, str):
@@ -50,8 +70,11 @@ def masked_rows(path: str) -> list[dict]:
     rows = scan_file(path).rows
     first = rows[0] if rows else {}
     names = {str(first[k]): f"<{k}>" for k in ("session", "capture_root") if first.get(k)}
-    names.update((f"-{row['pid']}", "-<pid>") for row in rows
-                 if row.get("event") == ActorStart.KIND and isinstance(row.get("pid"), int))
+    names.update(
+        (f"-{row['pid']}", "-<pid>")
+        for row in rows
+        if row.get("event") == ActorStart.KIND and isinstance(row.get("pid"), int)
+    )
     for row in rows:  # the emulator's event keys name its pid and its recording's random session id
         if row.get("event") == "emulator_started":
             if isinstance(row.get("pid"), int):
@@ -84,9 +107,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--show", type=int, default=5, help="differences to print (default 5)")
     args = ap.parse_args(argv)
     a, b = masked_rows(args.a), masked_rows(args.b)
-    diffs = [n for n in range(max(len(a), len(b)))
-             if n >= len(a) or n >= len(b) or a[n] != b[n]]
-    for n in diffs[:args.show]:
+    diffs = [n for n in range(max(len(a), len(b))) if n >= len(a) or n >= len(b) or a[n] != b[n]]
+    for n in diffs[: args.show]:
         left = json.dumps(a[n], sort_keys=True) if n < len(a) else "(absent)"
         right = json.dumps(b[n], sort_keys=True) if n < len(b) else "(absent)"
         print(f"row {n + 1}:\n  A {left[:600]}\n  B {right[:600]}")

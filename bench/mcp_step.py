@@ -24,6 +24,7 @@ the same run:
 Figures are milliseconds per call, median and p90, as the client sees them (the MCP stdio round
 trip included). Nothing runs at import: ``bench/agent.py`` imports ``measure``.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -63,8 +64,11 @@ def stats(ms: list[float]) -> dict:
     if not ms:
         return {"n": 0, "median_ms": None, "p90_ms": None}
     ordered = sorted(ms)
-    return {"n": len(ms), "median_ms": round(statistics.median(ordered), 2),
-            "p90_ms": round(ordered[min(len(ordered) - 1, int(0.9 * len(ordered)))], 2)}
+    return {
+        "n": len(ms),
+        "median_ms": round(statistics.median(ordered), 2),
+        "p90_ms": round(ordered[min(len(ordered) - 1, int(0.9 * len(ordered)))], 2),
+    }
 
 
 class Chooser:
@@ -166,10 +170,15 @@ def idle_cpu(server_pid: int, seconds: float) -> dict:
     after = cpu_seconds(procs)
     used = {pid: after[pid] - before[pid] for pid in before if pid in after}
     total = sum(used.values())
-    return {"seconds": seconds, "processes": len(used), "cpu_s": round(total, 4),
-            "percent_of_a_core": round(100 * total / seconds, 2),
-            "by_process": {names.get(pid, str(pid)): round(v * 1000, 1) for pid, v in
-                           sorted(used.items(), key=lambda kv: -kv[1])}}
+    return {
+        "seconds": seconds,
+        "processes": len(used),
+        "cpu_s": round(total, 4),
+        "percent_of_a_core": round(100 * total / seconds, 2),
+        "by_process": {
+            names.get(pid, str(pid)): round(v * 1000, 1) for pid, v in sorted(used.items(), key=lambda kv: -kv[1])
+        },
+    }
 
 
 def server_pid_of(cmd_marker: str) -> int:
@@ -181,10 +190,12 @@ def server_pid_of(cmd_marker: str) -> int:
     raise RuntimeError("supervisor mcp's process was not found among this process's children")
 
 
-async def _drive(flags: list[str], workspace: str, n_reads: int, n_actions: int, n_floor: int, idle_s: float,
-                 errlog) -> dict:
-    params = StdioServerParameters(command=sys.executable, cwd=REPO,
-                                   args=["-m", "supervisor", "mcp", "--workspace", workspace, *flags])
+async def _drive(
+    flags: list[str], workspace: str, n_reads: int, n_actions: int, n_floor: int, idle_s: float, errlog
+) -> dict:
+    params = StdioServerParameters(
+        command=sys.executable, cwd=REPO, args=["-m", "supervisor", "mcp", "--workspace", workspace, *flags]
+    )
     async with stdio_client(params, errlog=errlog) as (read, write):
         async with ClientSession(read, write) as session:
             await session.initialize()
@@ -208,8 +219,17 @@ async def _drive(flags: list[str], workspace: str, n_reads: int, n_actions: int,
     return out
 
 
-def measure(n_reads: int = 60, n_actions: int = 60, *, game: str = "sts2", poll_interval: float | None = None,
-            idle_s: float = 5.0, n_floor: int = 20, seed: int = SEED, workdir: str | None = None) -> dict:
+def measure(
+    n_reads: int = 60,
+    n_actions: int = 60,
+    *,
+    game: str = "sts2",
+    poll_interval: float | None = None,
+    idle_s: float = 5.0,
+    n_floor: int = 20,
+    seed: int = SEED,
+    workdir: str | None = None,
+) -> dict:
     """One run: the calls through ``supervisor mcp --game GAME`` (``sts2``: pointed at a built-in
     game started here; ``builtin``: its session starts its own), then the relay baseline on a
     fresh game of the same seed (module docstring). ``poll_interval``: the server's
@@ -241,33 +261,51 @@ def measure(n_reads: int = 60, n_actions: int = 60, *, game: str = "sts2", poll_
             plain.stop()
     mcp = {k: stats(through[k]) for k in ("read", "read_json", "action", "refused")}
     read = max(mcp["read"]["median_ms"] or 0, mcp["read_json"]["median_ms"] or 0)
-    return {"game": game, "poll_interval": poll_interval, "seed": seed, "cores": os.cpu_count(), "load_before": load,
-            "mcp": mcp, "relay": {k: stats(direct[k]) for k in ("read", "read_json", "action")},
-            "first_call_ms": through["first_call_ms"], "idle_cpu": through["idle_cpu"],
-            "targets": {"read_ms": TARGETS["read"], "action_ms": TARGETS["action"]},
-            "met": {"read": read <= TARGETS["read"],
-                    "action": (mcp["action"]["median_ms"] or 0) <= TARGETS["action"]}}
+    return {
+        "game": game,
+        "poll_interval": poll_interval,
+        "seed": seed,
+        "cores": os.cpu_count(),
+        "load_before": load,
+        "mcp": mcp,
+        "relay": {k: stats(direct[k]) for k in ("read", "read_json", "action")},
+        "first_call_ms": through["first_call_ms"],
+        "idle_cpu": through["idle_cpu"],
+        "targets": {"read_ms": TARGETS["read"], "action_ms": TARGETS["action"]},
+        "met": {"read": read <= TARGETS["read"], "action": (mcp["action"]["median_ms"] or 0) <= TARGETS["action"]},
+    }
 
 
 def report(fig: dict) -> str:
     poll = fig["poll_interval"] if fig["poll_interval"] is not None else "default"
-    lines = [f"supervisor mcp --game {fig['game']} (--poll-interval {poll}) against the built-in game, seed "
-             f"{fig['seed']}; {fig['cores']} cores, load average {fig['load_before']:.2f} before",
-             f"{'ms per call, median / p90 (n)':<31} {'supervisor mcp':<22} relay (plain HTTP)"]
-    names = {"read": "get_game_state (markdown)", "read_json": "get_game_state (json)", "action": "an action",
-             "refused": "mp_* refused (MCP round trip)"}
+    lines = [
+        f"supervisor mcp --game {fig['game']} (--poll-interval {poll}) against the built-in game, seed "
+        f"{fig['seed']}; {fig['cores']} cores, load average {fig['load_before']:.2f} before",
+        f"{'ms per call, median / p90 (n)':<31} {'supervisor mcp':<22} relay (plain HTTP)",
+    ]
+    names = {
+        "read": "get_game_state (markdown)",
+        "read_json": "get_game_state (json)",
+        "action": "an action",
+        "refused": "mp_* refused (MCP round trip)",
+    }
     for key, label in names.items():
         m, r = fig["mcp"][key], fig["relay"].get(key)
         here = f"{m['median_ms']} / {m['p90_ms']} ({m['n']})"
         lines.append(f"{label:<31} {here:<22} " + (f"{r['median_ms']} / {r['p90_ms']} ({r['n']})" if r else "-"))
     idle = fig["idle_cpu"]
-    lines.append(f"idle CPU over {idle['seconds']:g} s: {idle['percent_of_a_core']} % of a core "
-                 f"({idle['cpu_s'] * 1000:.0f} ms in {idle['processes']} processes; "
-                 + ", ".join(f"{k} {v:g}" for k, v in idle["by_process"].items()) + " ms)")
+    lines.append(
+        f"idle CPU over {idle['seconds']:g} s: {idle['percent_of_a_core']} % of a core "
+        f"({idle['cpu_s'] * 1000:.0f} ms in {idle['processes']} processes; "
+        + ", ".join(f"{k} {v:g}" for k, v in idle["by_process"].items())
+        + " ms)"
+    )
     lines.append(f"first call (starts the session): {fig['first_call_ms']} ms")
     t, met = fig["targets"], fig["met"]
-    lines.append(f"targets: a read <= {t['read_ms']} ms median: {'met' if met['read'] else 'NOT met'}; "
-                 f"an action <= {t['action_ms']} ms: {'met' if met['action'] else 'NOT met'}")
+    lines.append(
+        f"targets: a read <= {t['read_ms']} ms median: {'met' if met['read'] else 'NOT met'}; "
+        f"an action <= {t['action_ms']} ms: {'met' if met['action'] else 'NOT met'}"
+    )
     return "\n".join(lines)
 
 
@@ -281,8 +319,9 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--seed", type=int, default=SEED)
     p.add_argument("--json", action="store_true", help="print the figures as JSON too")
     args = p.parse_args(argv)
-    fig = measure(args.reads, args.actions, game=args.game, poll_interval=args.poll_interval, idle_s=args.idle,
-                  seed=args.seed)
+    fig = measure(
+        args.reads, args.actions, game=args.game, poll_interval=args.poll_interval, idle_s=args.idle, seed=args.seed
+    )
     print(report(fig))
     if args.json:
         print(json.dumps(fig, indent=2))

@@ -27,6 +27,7 @@ What one run measures, on the built-in game (``run/profiles/demo.yaml`` with
 
 The machine is shared and noisy: compare the paired ratio, not single figures.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -57,19 +58,31 @@ import protocol.events as ev  # noqa: E402
 from protocol.journal import iter_lines  # noqa: E402
 
 DEFAULT_PROFILE = "run/profiles/demo.yaml"
-STAGES = (("read_ms", "GET of the state (the observation row's read_ms)"),
-          ("obs_prop", "observation → proposal: the row to the policy (the observation file's and "
-                       "directory's fsync meanwhile), decide, record_proposal"),
-          ("prop_att", "proposal → attempt: the status row, the attempt row (the standing intent, "
-                       "same group)"),
-          ("att_res", "attempt → result: the intent's fsync, the ack, the POST, record_result"),
-          ("request_ms", "… of which the POST (the result row's request_ms)"),
-          ("res_obs", "result → next observation: the row to the observer (the result's fsync "
-                      "meanwhile), GET state (+ compendium), store"))
+STAGES = (
+    ("read_ms", "GET of the state (the observation row's read_ms)"),
+    (
+        "obs_prop",
+        "observation → proposal: the row to the policy (the observation file's and "
+        "directory's fsync meanwhile), decide, record_proposal",
+    ),
+    ("prop_att", "proposal → attempt: the status row, the attempt row (the standing intent, same group)"),
+    ("att_res", "attempt → result: the intent's fsync, the ack, the POST, record_result"),
+    ("request_ms", "… of which the POST (the result row's request_ms)"),
+    (
+        "res_obs",
+        "result → next observation: the row to the observer (the result's fsync "
+        "meanwhile), GET state (+ compendium), store",
+    ),
+)
 #: functions whose own time is blocking, not work (cProfile's names for them)
-WAITS = ("zmq/sugar/poll.py:80(poll)", "<method 'acquire' of '_thread.lock' objects>",
-         "<built-in method time.sleep>", "<method 'poll' of 'select.epoll' objects>",
-         "<built-in method select.select>", "<method 'poll' of 'select.poll' objects>")
+WAITS = (
+    "zmq/sugar/poll.py:80(poll)",
+    "<method 'acquire' of '_thread.lock' objects>",
+    "<built-in method time.sleep>",
+    "<method 'poll' of 'select.epoll' objects>",
+    "<built-in method select.select>",
+    "<method 'poll' of 'select.poll' objects>",
+)
 
 
 # -- journals ---------------------------------------------------------------------------------
@@ -109,11 +122,18 @@ def action_steps(rows: list[dict]) -> list[dict]:
     out = []
     for o, p, a, r, nxt in executed_steps(rows):
         t = [stamp(x) for x in (o, p, a, r, nxt)]
-        out.append({"observation_id": o["observation_id"],
-                    "total": (t[4] - t[0]) * 1000, "obs_prop": (t[1] - t[0]) * 1000,
-                    "prop_att": (t[2] - t[1]) * 1000, "att_res": (t[3] - t[2]) * 1000,
-                    "res_obs": (t[4] - t[3]) * 1000, "read_ms": nxt.get("read_ms") or 0.0,
-                    "request_ms": r.get("request_ms") or 0.0})
+        out.append(
+            {
+                "observation_id": o["observation_id"],
+                "total": (t[4] - t[0]) * 1000,
+                "obs_prop": (t[1] - t[0]) * 1000,
+                "prop_att": (t[2] - t[1]) * 1000,
+                "att_res": (t[3] - t[2]) * 1000,
+                "res_obs": (t[4] - t[3]) * 1000,
+                "read_ms": nxt.get("read_ms") or 0.0,
+                "request_ms": r.get("request_ms") or 0.0,
+            }
+        )
     return out
 
 
@@ -187,22 +207,24 @@ class Session:
         return found[0] if found else None
 
 
-def start_session(workdir: str, profile: str, steps: int, env: dict | None = None,
-                  sets: dict | None = None) -> Session:
+def start_session(workdir: str, profile: str, steps: int, env: dict | None = None, sets: dict | None = None) -> Session:
     """``supervisor start PROFILE`` as a subprocess, its capture and runtime files in
     ``workdir``; ``sets`` adds ``--set key=value`` pairs (after the bench's own)."""
     os.makedirs(workdir, exist_ok=True)
-    sets = {"session.stop_on_run_end": "false", "session.max_steps": str(steps),
-            "capture.root": os.path.join(workdir, "capture"),
-            "supervisor.runtime_dir": os.path.join(workdir, "runtime"), "supervisor.progress": "off",
-            **(sets or {})}
+    sets = {
+        "session.stop_on_run_end": "false",
+        "session.max_steps": str(steps),
+        "capture.root": os.path.join(workdir, "capture"),
+        "supervisor.runtime_dir": os.path.join(workdir, "runtime"),
+        "supervisor.progress": "off",
+        **(sets or {}),
+    }
     cmd = [sys.executable, "-m", "supervisor", "start", profile]
     for key, value in sets.items():
         cmd += ["--set", f"{key}={value}"]
     log = open(os.path.join(workdir, "supervisor.out"), "w", encoding="utf-8")
     spawned = time.time()
-    proc = subprocess.Popen(cmd, cwd=REPO, stdout=log, stderr=subprocess.STDOUT,
-                            env={**os.environ, **(env or {})})
+    proc = subprocess.Popen(cmd, cwd=REPO, stdout=log, stderr=subprocess.STDOUT, env={**os.environ, **(env or {})})
     return Session(workdir, proc, spawned, log)
 
 
@@ -247,16 +269,35 @@ def rounds(args, base: str) -> list[dict]:
         p_steps, b_steps = action_steps(s.rows), action_steps(brows)
         p_med, b_med = pct([x["total"] for x in p_steps], 50), pct([x["total"] for x in b_steps], 50)
         first = next(stamp(r) for r in s.rows if r["event"] == ev.Observation.KIND)
-        same = sum(a["sha256"] == b["sha256"] for a, b in zip(
-            [r for r in s.rows if r["event"] == ev.Observation.KIND],
-            [r for r in brows if r["event"] == ev.Observation.KIND]))
-        out.append({"exit": s.code, "pipeline": p_steps, "baseline": b_steps, "ratio": p_med / b_med,
-                    "p_rate": rate(s.rows), "b_rate": rate(brows), "startup_s": first - s.spawned,
-                    "rss_peak": rss.peak, "rss_parts": rss.peak_parts,
-                    "rss_median": statistics.median(rss.samples) if rss.samples else 0,
-                    "same_states": same, "rows": s.rows, "outcomes": _outcomes(brows)})
-        print(f"  round {n + 1}: pipeline {p_med:.2f} ms, baseline {b_med:.2f} ms, ratio {p_med / b_med:.2f}x "
-              f"(exit {s.code}; {len(p_steps)} executed steps)", flush=True)
+        same = sum(
+            a["sha256"] == b["sha256"]
+            for a, b in zip(
+                [r for r in s.rows if r["event"] == ev.Observation.KIND],
+                [r for r in brows if r["event"] == ev.Observation.KIND],
+            )
+        )
+        out.append(
+            {
+                "exit": s.code,
+                "pipeline": p_steps,
+                "baseline": b_steps,
+                "ratio": p_med / b_med,
+                "p_rate": rate(s.rows),
+                "b_rate": rate(brows),
+                "startup_s": first - s.spawned,
+                "rss_peak": rss.peak,
+                "rss_parts": rss.peak_parts,
+                "rss_median": statistics.median(rss.samples) if rss.samples else 0,
+                "same_states": same,
+                "rows": s.rows,
+                "outcomes": _outcomes(brows),
+            }
+        )
+        print(
+            f"  round {n + 1}: pipeline {p_med:.2f} ms, baseline {b_med:.2f} ms, ratio {p_med / b_med:.2f}x "
+            f"(exit {s.code}; {len(p_steps)} executed steps)",
+            flush=True,
+        )
     if not out:
         raise RuntimeError("no round completed")
     return out
@@ -273,8 +314,13 @@ def _outcomes(rows: list[dict]) -> dict:
 def profiled(args, base: str) -> tuple[list[dict], str]:
     prof_dir = os.path.join(base, "profiles")
     os.makedirs(prof_dir)
-    s, _ = run_one(os.path.join(base, "profiled"), args.profile, args.profile_steps, args.timeout,
-                   env={"GAMERIG_PROFILE_DIR": prof_dir})
+    s, _ = run_one(
+        os.path.join(base, "profiled"),
+        args.profile,
+        args.profile_steps,
+        args.timeout,
+        env={"GAMERIG_PROFILE_DIR": prof_dir},
+    )
     return action_steps(s.rows), prof_dir
 
 
@@ -286,16 +332,25 @@ def profile_summary(prof_dir: str, steps: int, top: int = 5) -> list[dict]:
         st = {_fname(k): v for k, v in pstats.Stats(path).stats.items()}
         wall = max(v[3] for v in st.values())
         wait = sum(v[2] for f, v in st.items() if _is_wait(f))
-        ours = [(v[3], f) for f, v in st.items() if f.startswith(("actors/", "protocol/", "supervisor/"))
-                and v[3] < 0.9 * wall]
+        ours = [
+            (v[3], f)
+            for f, v in st.items()
+            if f.startswith(("actors/", "protocol/", "supervisor/")) and v[3] < 0.9 * wall
+        ]
         own = [(v[2], f) for f, v in st.items() if not _is_wait(f)]
         per = 1000 / max(1, steps)
         decodes = sum(v[1] for f, v in st.items() if f.startswith("protocol/codec.py") and f.endswith("(decode)"))
-        out.append({"actor": os.path.basename(path).rsplit("-", 1)[0], "wall_s": wall, "wait_s": wait,
-                    "decodes_per_step": decodes / max(1, steps),
-                    "busy_ms_per_step": (wall - wait) * per,
-                    "top_cumulative": [(f, t * per) for t, f in sorted(ours, reverse=True)[:top]],
-                    "top_own": [(f, t * per) for t, f in sorted(own, reverse=True)[:top]]})
+        out.append(
+            {
+                "actor": os.path.basename(path).rsplit("-", 1)[0],
+                "wall_s": wall,
+                "wait_s": wait,
+                "decodes_per_step": decodes / max(1, steps),
+                "busy_ms_per_step": (wall - wait) * per,
+                "top_cumulative": [(f, t * per) for t, f in sorted(ours, reverse=True)[:top]],
+                "top_own": [(f, t * per) for t, f in sorted(own, reverse=True)[:top]],
+            }
+        )
     return out
 
 
@@ -335,8 +390,10 @@ def ack_latency(args, base: str, rows: list[dict]) -> dict[str, list[float]]:
 def concurrency(args, base: str) -> list[dict]:
     out = []
     for count in args.counts:
-        sessions = [start_session(os.path.join(base, f"conc{count}-{i}"), args.profile, args.concurrent_steps)
-                    for i in range(count)]
+        sessions = [
+            start_session(os.path.join(base, f"conc{count}-{i}"), args.profile, args.concurrent_steps)
+            for i in range(count)
+        ]
         sampler = RssSampler([s.proc.pid for s in sessions])
         sampler.start()
         try:
@@ -361,10 +418,17 @@ def concurrency(args, base: str) -> list[dict]:
             meds.append(pct([x["total"] for x in action_steps(s.rows)], 50))
         if not firsts:
             continue
-        out.append({"sessions": count, "steps": total, "steady_rate": total / (max(lasts) - min(firsts)),
-                    "wall_rate": total / (ended - min(s.spawned for s in sessions)),
-                    "median_step_ms": statistics.median(meds), "exits": [s.code for s in sessions],
-                    "rss_peak": sampler.peak})
+        out.append(
+            {
+                "sessions": count,
+                "steps": total,
+                "steady_rate": total / (max(lasts) - min(firsts)),
+                "wall_rate": total / (ended - min(s.spawned for s in sessions)),
+                "median_step_ms": statistics.median(meds),
+                "exits": [s.code for s in sessions],
+                "rss_peak": sampler.peak,
+            }
+        )
         print(f"  {count} session(s): {out[-1]['steady_rate']:.0f} steps/s", flush=True)
     return out
 
@@ -377,9 +441,11 @@ def machine() -> str:
             cpu = next(line.split(":", 1)[1].strip() for line in fh if line.startswith("model name"))
     except (OSError, StopIteration):
         pass
-    return (f"{os.cpu_count()} vCPU ({cpu}), {psutil.virtual_memory().total / 2**30:.0f} GB RAM, "
-            f"Linux {platform.release()}, Python {platform.python_version()}; "
-            f"load average at the end {os.getloadavg()[0]:.2f}")
+    return (
+        f"{os.cpu_count()} vCPU ({cpu}), {psutil.virtual_memory().total / 2**30:.0f} GB RAM, "
+        f"Linux {platform.release()}, Python {platform.python_version()}; "
+        f"load average at the end {os.getloadavg()[0]:.2f}"
+    )
 
 
 def pooled(rounds_: list[dict], kind: str, key: str) -> list[float]:
@@ -390,90 +456,134 @@ def print_latency(res: list[dict]) -> None:
     ratios = [r["ratio"] for r in res]
     print("\nPer-step latency (an executed step: observation row → the next observation row)")
     print(f"  {'':28s}{'median ms':>10s}{'p99 ms':>9s}{'steps/s':>9s}{'executed steps':>16s}")
-    for kind, label, rate_key in (("pipeline", "pipeline (6 processes)", "p_rate"),
-                                  ("baseline", "baseline (1 process)", "b_rate")):
+    for kind, label, rate_key in (
+        ("pipeline", "pipeline (6 processes)", "p_rate"),
+        ("baseline", "baseline (1 process)", "b_rate"),
+    ):
         t = pooled(res, kind, "total")
         rates = statistics.median(r[rate_key][1] for r in res)
         print(f"  {label:28s}{pct(t, 50):10.2f}{pct(t, 99):9.2f}{rates:9.1f}{len(t):16d}")
-    print(f"  ratio pipeline/baseline (median step, paired per round): median {statistics.median(ratios):.2f}x, "
-          f"rounds {', '.join(f'{x:.2f}' for x in ratios)}  (target ≤ 1.3x)")
-    p99 = [pct([x['total'] for x in r['pipeline']], 99) / pct([x['total'] for x in r['baseline']], 99) for r in res]
+    print(
+        f"  ratio pipeline/baseline (median step, paired per round): median {statistics.median(ratios):.2f}x, "
+        f"rounds {', '.join(f'{x:.2f}' for x in ratios)}  (target ≤ 1.3x)"
+    )
+    p99 = [pct([x["total"] for x in r["pipeline"]], 99) / pct([x["total"] for x in r["baseline"]], 99) for r in res]
     print(f"  ratio of the p99s, per round: {', '.join(f'{x:.2f}' for x in p99)}")
-    print("  steps/s: all steps (waits included; the baseline pauses where the observer does) over "
-          "the first-to-last observation window")
+    print(
+        "  steps/s: all steps (waits included; the baseline pauses where the observer does) over "
+        "the first-to-last observation window"
+    )
     same = [f"{r['same_states']}/{r['p_rate'][0]}" for r in res]
-    print(f"  baseline replay saw the pipeline's states byte for byte: {', '.join(same)} observations; "
-          f"its outcomes {res[-1]['outcomes']}")
+    print(
+        f"  baseline replay saw the pipeline's states byte for byte: {', '.join(same)} observations; "
+        f"its outcomes {res[-1]['outcomes']}"
+    )
 
 
 def print_stages(res: list[dict]) -> None:
     print("\nStages of an executed step (ms, pooled over the rounds; from recorded_at stamps)")
-    print(f"  {'stage':12s}{'pipeline med':>13s}{'p99':>8s}{'baseline med':>14s}{'p99':>8s}{'Δ med':>7s}  what lies in it")
+    print(
+        f"  {'stage':12s}{'pipeline med':>13s}{'p99':>8s}{'baseline med':>14s}{'p99':>8s}{'Δ med':>7s}  what lies in it"
+    )
     for key, what in STAGES:
         p, b = pooled(res, "pipeline", key), pooled(res, "baseline", key)
-        print(f"  {key:12s}{pct(p, 50):13.2f}{pct(p, 99):8.2f}{pct(b, 50):14.2f}{pct(b, 99):8.2f}"
-              f"{pct(p, 50) - pct(b, 50):7.2f}  {what}")
+        print(
+            f"  {key:12s}{pct(p, 50):13.2f}{pct(p, 99):8.2f}{pct(b, 50):14.2f}{pct(b, 99):8.2f}"
+            f"{pct(p, 50) - pct(b, 50):7.2f}  {what}"
+        )
 
 
 def print_profiles(summary: list[dict], steps: list[dict]) -> None:
     med = pct([x["total"] for x in steps], 50)
-    print(f"\nProfiles (cProfile of each actor's main thread; {len(steps)} executed steps, median "
-          f"{med:.2f} ms under the profiler). The game serves on threads the profiler does not see: "
-          "its cost is in read_ms and request_ms.")
+    print(
+        f"\nProfiles (cProfile of each actor's main thread; {len(steps)} executed steps, median "
+        f"{med:.2f} ms under the profiler). The game serves on threads the profiler does not see: "
+        "its cost is in read_ms and request_ms."
+    )
     for a in summary:
         if a["actor"] == "game":  # its main thread only waits; the HTTP handlers run on threads
             continue
-        print(f"  {a['actor']}: main thread {a['wall_s']:.1f} s, waiting {a['wait_s']:.1f} s, "
-              f"busy {a['busy_ms_per_step']:.2f} ms per executed step; "
-              f"{a['decodes_per_step']:.1f} messages decoded per step")
-        print("    cumulative (ours; waits beneath included): " +
-              "; ".join(f"{f} {ms:.2f}" for f, ms in a["top_cumulative"]))
+        print(
+            f"  {a['actor']}: main thread {a['wall_s']:.1f} s, waiting {a['wait_s']:.1f} s, "
+            f"busy {a['busy_ms_per_step']:.2f} ms per executed step; "
+            f"{a['decodes_per_step']:.1f} messages decoded per step"
+        )
+        print(
+            "    cumulative (ours; waits beneath included): "
+            + "; ".join(f"{f} {ms:.2f}" for f, ms in a["top_cumulative"])
+        )
         print("    own time (waits excluded): " + "; ".join(f"{f} {ms:.2f}" for f, ms in a["top_own"]))
-    print("  (ms per executed step; the profiler itself slows every actor, so compare actors, not "
-          "these figures with the unprofiled rounds)")
+    print(
+        "  (ms per executed step; the profiler itself slows every actor, so compare actors, not "
+        "these figures with the unprofiled rounds)"
+    )
 
 
 def print_rest(res: list[dict], probe: dict[str, list[float]], conc: list[dict]) -> None:
     ack = probe["record_intent"]
-    print(f"\nIntent acknowledgement: p50 {pct(ack, 50):.2f} ms, p99 {pct(ack, 99):.2f} ms, max {max(ack):.2f} ms "
-          f"over {len(ack)} intents (target p99 < 2 ms)")
+    print(
+        f"\nIntent acknowledgement: p50 {pct(ack, 50):.2f} ms, p99 {pct(ack, 99):.2f} ms, max {max(ack):.2f} ms "
+        f"over {len(ack)} intents (target p99 < 2 ms)"
+    )
     standing = probe["await_intent"]
-    print(f"  by a standing intent, as the pipeline's steps get it (proposal sent → intent_ack decoded: the "
-          f"proposal's rows, the attempt row, one fsync): p50 {pct(standing, 50):.2f} ms, p99 "
-          f"{pct(standing, 99):.2f} ms, max {max(standing):.2f} ms over {len(standing)}")
-    print("  method: a real recorder process (python -m actors.recorder) started for the bench; the bench "
-          "stands in for the supervisor's control endpoint and is the recorder's client over its real "
-          "ZeroMQ endpoint. Each probe stores a fresh observation (a state of the session above), records "
-          "an executable proposal, then times record_intent from send to the decoded intent_ack: the "
-          "action_attempt row and its fsync (the observation file and its directory were fsynced when "
-          "stored), both codecs, two socket hops. One request at a time, as the actuator sends them.")
-    print("  the probe's other round trips, p50 / p99 ms: " + "; ".join(
-        f"{name} {pct(v, 50):.2f} / {pct(v, 99):.2f} ({what})" for name, what in (
-            ("record_proposal", "two rows, no fsync: the messaging floor of one round trip"),
-            ("store_observation", "the state over the wire, its file and its fsyncs, a row"),
-            ("record_result", "a row and its fsync")) for v in [probe[name]]))
+    print(
+        f"  by a standing intent, as the pipeline's steps get it (proposal sent → intent_ack decoded: the "
+        f"proposal's rows, the attempt row, one fsync): p50 {pct(standing, 50):.2f} ms, p99 "
+        f"{pct(standing, 99):.2f} ms, max {max(standing):.2f} ms over {len(standing)}"
+    )
+    print(
+        "  method: a real recorder process (python -m actors.recorder) started for the bench; the bench "
+        "stands in for the supervisor's control endpoint and is the recorder's client over its real "
+        "ZeroMQ endpoint. Each probe stores a fresh observation (a state of the session above), records "
+        "an executable proposal, then times record_intent from send to the decoded intent_ack: the "
+        "action_attempt row and its fsync (the observation file and its directory were fsynced when "
+        "stored), both codecs, two socket hops. One request at a time, as the actuator sends them."
+    )
+    print(
+        "  the probe's other round trips, p50 / p99 ms: "
+        + "; ".join(
+            f"{name} {pct(v, 50):.2f} / {pct(v, 99):.2f} ({what})"
+            for name, what in (
+                ("record_proposal", "two rows, no fsync: the messaging floor of one round trip"),
+                ("store_observation", "the state over the wire, its file and its fsyncs, a row"),
+                ("record_result", "a row and its fsync"),
+            )
+            for v in [probe[name]]
+        )
+    )
     start = [r["startup_s"] for r in res]
-    print(f"\nStart-up to the first observation row: {statistics.median(start):.2f} s median "
-          f"({', '.join(f'{x:.2f}' for x in start)})")
+    print(
+        f"\nStart-up to the first observation row: {statistics.median(start):.2f} s median "
+        f"({', '.join(f'{x:.2f}' for x in start)})"
+    )
     peak = max(res, key=lambda r: r["rss_peak"])
     parts = ", ".join(f"{k} {v / 2**20:.0f}" for k, v in sorted(peak["rss_parts"].items()))
-    print(f"Memory of one session: peak summed RSS {peak['rss_peak'] / 2**20:.0f} MB (median sample "
-          f"{statistics.median(r['rss_median'] for r in res) / 2**20:.0f} MB; target < 300 MB); MB at the "
-          f"peak: {parts}. RSS counts shared pages once per process.")
+    print(
+        f"Memory of one session: peak summed RSS {peak['rss_peak'] / 2**20:.0f} MB (median sample "
+        f"{statistics.median(r['rss_median'] for r in res) / 2**20:.0f} MB; target < 300 MB); MB at the "
+        f"peak: {parts}. RSS counts shared pages once per process."
+    )
     if conc:
         print("\nConcurrent sessions (each its own six processes)")
-        print(f"  {'sessions':>8s}{'steps':>8s}{'steps/s':>9s}{'incl. start-up':>16s}{'median step ms':>16s}"
-              f"{'peak RSS MB':>13s}  exits")
+        print(
+            f"  {'sessions':>8s}{'steps':>8s}{'steps/s':>9s}{'incl. start-up':>16s}{'median step ms':>16s}"
+            f"{'peak RSS MB':>13s}  exits"
+        )
         for c in conc:
-            print(f"  {c['sessions']:8d}{c['steps']:8d}{c['steady_rate']:9.0f}{c['wall_rate']:16.0f}"
-                  f"{c['median_step_ms']:16.2f}{c['rss_peak'] / 2**20:13.0f}  {c['exits']}")
-        print("  steps/s: all sessions' steps over the first observation of any to the last of any; "
-              "'incl. start-up' from the first spawn to the last exit")
+            print(
+                f"  {c['sessions']:8d}{c['steps']:8d}{c['steady_rate']:9.0f}{c['wall_rate']:16.0f}"
+                f"{c['median_step_ms']:16.2f}{c['rss_peak'] / 2**20:13.0f}  {c['exits']}"
+            )
+        print(
+            "  steps/s: all sessions' steps over the first observation of any to the last of any; "
+            "'incl. start-up' from the first spawn to the last exit"
+        )
 
 
 def parse_args(argv: list[str] | None) -> argparse.Namespace:
-    ap = argparse.ArgumentParser(prog="python bench/pipeline.py", description=__doc__,
-                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap = argparse.ArgumentParser(
+        prog="python bench/pipeline.py", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     ap.add_argument("--steps", type=int, default=None, help="steps per timed session (600; --quick 300)")
     ap.add_argument("--rounds", type=int, default=None, help="paired pipeline/baseline rounds (5; --quick 1)")
     ap.add_argument("--profile", default=DEFAULT_PROFILE, help=f"the session profile ({DEFAULT_PROFILE})")
@@ -487,8 +597,13 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     ap.add_argument("--keep", action="store_true", help="keep the work directory (captures, profiles)")
     a = ap.parse_args(argv)
     q = a.quick
-    for name, quick, full in (("steps", 300, 600), ("rounds", 1, 5), ("profile_steps", 200, 400),
-                              ("ack_probes", 150, 500), ("concurrent_steps", 100, 300)):
+    for name, quick, full in (
+        ("steps", 300, 600),
+        ("rounds", 1, 5),
+        ("profile_steps", 200, 400),
+        ("ack_probes", 150, 500),
+        ("concurrent_steps", 100, 300),
+    ):
         if getattr(a, name) is None:
             setattr(a, name, quick if q else full)
     counts = a.counts if a.counts is not None else ("1,2,4" if q else "1,2,4,8")
@@ -499,8 +614,10 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     if any(c < 1 for c in a.counts):
         ap.error(f"--counts {counts!r}: every count must be at least 1")
     if min(a.steps, a.profile_steps, a.concurrent_steps) < 20 or a.rounds < 1 or a.ack_probes < 10:
-        ap.error("--steps, --profile-steps and --concurrent-steps must be at least 20, --rounds at "
-                 "least 1, --ack-probes at least 10")
+        ap.error(
+            "--steps, --profile-steps and --concurrent-steps must be at least 20, --rounds at "
+            "least 1, --ack-probes at least 10"
+        )
     a.profile = os.path.abspath(a.profile) if os.path.exists(a.profile) else os.path.join(REPO, a.profile)
     if not os.path.exists(a.profile):
         ap.error(f"--profile {a.profile}: no such file")
@@ -510,8 +627,11 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
 def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
     base = tempfile.mkdtemp(prefix="bench-pipeline-")
-    print(f"bench/pipeline.py: {os.path.relpath(args.profile, REPO)}, {args.steps} steps x {args.rounds} "
-          f"round(s); work directory {base}", flush=True)
+    print(
+        f"bench/pipeline.py: {os.path.relpath(args.profile, REPO)}, {args.steps} steps x {args.rounds} "
+        f"round(s); work directory {base}",
+        flush=True,
+    )
     ok = False
     try:
         res = rounds(args, base)
@@ -538,13 +658,26 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def write_json(path: str, res: list[dict], summary: list[dict], ack: list[float], conc: list[dict]) -> None:
-    out = {"machine": machine(), "rounds": [
-        {"ratio": r["ratio"], "exit": r["exit"], "startup_s": r["startup_s"], "rss_peak_mb": r["rss_peak"] / 2**20,
-         **{f"{kind}_{k}": {"median": pct([x[k] for x in r[kind]], 50), "p99": pct([x[k] for x in r[kind]], 99)}
-            for kind in ("pipeline", "baseline") for k in ("total", *dict(STAGES))}} for r in res],
-        "profiles": summary, "round_trips_ms": {name: {"p50": pct(v, 50), "p99": pct(v, 99), "n": len(v)}
-                           for name, v in ack.items()},
-        "concurrency": conc}
+    out = {
+        "machine": machine(),
+        "rounds": [
+            {
+                "ratio": r["ratio"],
+                "exit": r["exit"],
+                "startup_s": r["startup_s"],
+                "rss_peak_mb": r["rss_peak"] / 2**20,
+                **{
+                    f"{kind}_{k}": {"median": pct([x[k] for x in r[kind]], 50), "p99": pct([x[k] for x in r[kind]], 99)}
+                    for kind in ("pipeline", "baseline")
+                    for k in ("total", *dict(STAGES))
+                },
+            }
+            for r in res
+        ],
+        "profiles": summary,
+        "round_trips_ms": {name: {"p50": pct(v, 50), "p99": pct(v, 99), "n": len(v)} for name, v in ack.items()},
+        "concurrency": conc,
+    }
     with open(path, "w", encoding="utf-8") as fh:
         json.dump(out, fh, indent=1)
 

@@ -36,6 +36,7 @@ before the next read, after a failed read ``min(2, poll * 2**errors)``.
 behind a minimal stand-in for the supervisor's control endpoint (hello → welcome, pings),
 and the bench as its client over the real wire (ZeroMQ DEALER, msgpack envelopes).
 """
+
 from __future__ import annotations
 
 import dataclasses
@@ -108,6 +109,7 @@ class GameServer:
 @dataclasses.dataclass
 class Mirror:
     """The recorder's per-step writes, done in this process."""
+
     root: str
     sid: str
     writer: JournalWriter
@@ -126,8 +128,7 @@ class Mirror:
         mirror = cls(root, sid, writer)
         # Not an ev.SessionStart: the baseline's first row has always carried only these keys
         # (and ``baseline``), and the bench's readers need no more; the kind is the same.
-        writer.append(ev.SessionStart.KIND, {"profile": profile, "capture_root": root, "baseline": True},
-                      durable=True)
+        writer.append(ev.SessionStart.KIND, {"profile": profile, "capture_root": root, "baseline": True}, durable=True)
         return mirror
 
     def append(self, event: ev.Event, *, durable: bool = False) -> dict:
@@ -149,11 +150,20 @@ class Mirror:
         self.observations += 1
         st = state.get("state_type")
         after, self.awaiting_attempt = self.awaiting_attempt or None, None
-        self.last_obs = self.append(ev.Observation(
-            observation_id=oid, path=relpath, sha256=sha, step=self.observations,
-            phase="preflight" if self.last_obs is None else "run",
-            state_type=st if isinstance(st, str) else None, read_id=uuid.uuid4().hex,
-            read_ms=read_ms, after_attempt_id=after, run_identity=ident))
+        self.last_obs = self.append(
+            ev.Observation(
+                observation_id=oid,
+                path=relpath,
+                sha256=sha,
+                step=self.observations,
+                phase="preflight" if self.last_obs is None else "run",
+                state_type=st if isinstance(st, str) else None,
+                read_id=uuid.uuid4().hex,
+                read_ms=read_ms,
+                after_attempt_id=after,
+                run_identity=ident,
+            )
+        )
         if ident is not None:
             self._identity_row(oid, ident)
         return self.last_obs
@@ -161,14 +171,24 @@ class Mirror:
     def _identity_row(self, oid: str, ident: dict) -> None:
         if ident.get("status") == "ok" and isinstance(ident.get("run_id"), str):
             if ident["run_id"] != self.last_run_id:
-                self.append(ev.RunIdentityChanged(
-                    observation_id=oid, previous_run_id=self.last_run_id,
-                    run_id=ident["run_id"], seed=ident.get("seed")))
+                self.append(
+                    ev.RunIdentityChanged(
+                        observation_id=oid,
+                        previous_run_id=self.last_run_id,
+                        run_id=ident["run_id"],
+                        seed=ident.get("seed"),
+                    )
+                )
                 self.last_run_id = ident["run_id"]
         else:
-            self.append(ev.RunIdentityUnavailable(
-                observation_id=oid, status=ident.get("status"),
-                detail=ident.get("error") or ident.get("reason"), last_known_run_id=self.last_run_id))
+            self.append(
+                ev.RunIdentityUnavailable(
+                    observation_id=oid,
+                    status=ident.get("status"),
+                    detail=ident.get("error") or ident.get("reason"),
+                    last_known_run_id=self.last_run_id,
+                )
+            )
 
     def proposal(self, proposal: ev.Proposal, status: ev.ProposalStatus) -> tuple[ev.Proposal, dict]:
         """The proposal and status rows of this baseline's own decision (``PolicyMirror``),
@@ -178,8 +198,7 @@ class Mirror:
         row = self.append(status)
         if status.status in ("execute", "dry_run"):
             feed = {k: v for k, v in proposal.to_row().items() if k != "model_evidence"}
-            feed.update(event="decide", session=self.sid, disposition=status.status,
-                        recorded_at=row["recorded_at"])
+            feed.update(event="decide", session=self.sid, disposition=status.status, recorded_at=row["recorded_at"])
             append_feed(os.path.join(self.root, "decisions.jsonl"), feed)
         return proposal, prow
 
@@ -189,17 +208,32 @@ class Mirror:
             make_durable(self.root, path)
             self.durable.add(path)
         self.attempts += 1
-        row = self.append(ev.ActionAttempt(
-            attempt_id=f"a-{self.attempts:06d}", proposal_id=proposal.proposal_id,
-            observation_id=proposal.observation_id, action=proposal.action,
-            parameters=proposal.parameters, requester="baseline"), durable=True)
+        row = self.append(
+            ev.ActionAttempt(
+                attempt_id=f"a-{self.attempts:06d}",
+                proposal_id=proposal.proposal_id,
+                observation_id=proposal.observation_id,
+                action=proposal.action,
+                parameters=proposal.parameters,
+                requester="baseline",
+            ),
+            durable=True,
+        )
         self.awaiting_attempt = row["attempt_id"]
         return row
 
     def result(self, attempt_id: str, out) -> dict:
-        return self.append(ev.ActionResult(
-            attempt_id=attempt_id, outcome=out.outcome, http_status=out.http_status,
-            response=out.response, error=out.error, request_ms=out.request_ms), durable=True)
+        return self.append(
+            ev.ActionResult(
+                attempt_id=attempt_id,
+                outcome=out.outcome,
+                http_status=out.http_status,
+                response=out.response,
+                error=out.error,
+                request_ms=out.request_ms,
+            ),
+            durable=True,
+        )
 
 
 class DecisionMismatch(RuntimeError):
@@ -229,9 +263,11 @@ class PolicyMirror:
         cls = load_policy_class(ctx.setting("policy.module", "sts2"))
         self.policy = cls(dict(ctx.setting("policy.settings") or {}), dict(ctx.setting("session") or {}))
         if Advisor.from_context(ctx, self.policy.settings) is not None:
-            raise ValueError("the session's profile configures a model (model.base_url or model.replay, "
-                             "policy.settings.consult_model not false): the baseline runs the policy in "
-                             "one process without the model-client actor and cannot replay its advice")
+            raise ValueError(
+                "the session's profile configures a model (model.base_url or model.replay, "
+                "policy.settings.consult_model not false): the baseline runs the policy in "
+                "one process without the model-client actor and cannot replay its advice"
+            )
         self.policy.advisor = None  # as the actor's, without a model
         self.dry_run = bool(ctx.setting("session.dry_run", False))
         self.latest: PolicyObservation | None = None
@@ -249,9 +285,17 @@ class PolicyMirror:
         made = self.made.get(obs.observation_id, 0)
         p, extra, _, decide_ms = decide(self.policy, obs, made)
         self.made[obs.observation_id] = made + 1
-        return ev.Proposal(proposal_id=uuid.uuid4().hex, observation_id=obs.observation_id, action=p.action,
-                           parameters=dict(p.parameters), reason=p.reason, source=p.source,
-                           decide_ms=decide_ms, model_evidence=p.model_evidence, extra=extra), p.wish
+        return ev.Proposal(
+            proposal_id=uuid.uuid4().hex,
+            observation_id=obs.observation_id,
+            action=p.action,
+            parameters=dict(p.parameters),
+            reason=p.reason,
+            source=p.source,
+            decide_ms=decide_ms,
+            model_evidence=p.model_evidence,
+            extra=extra,
+        ), p.wish
 
     def proposed(self, row: dict) -> None:
         row = dict(row)
@@ -304,12 +348,18 @@ def check_decision(mine: ev.Proposal, status: ev.ProposalStatus, prow: dict, sro
             f"observation {mine.observation_id}: the baseline's policy decided "
             f"{json.dumps({k: a.get(k, ABSENT) for k in differ}, sort_keys=True, default=str)}, the session "
             f"recorded {json.dumps({k: b.get(k, ABSENT) for k in differ}, sort_keys=True, default=str)} "
-            f"(proposal {prow.get('proposal_id')!r})")
+            f"(proposal {prow.get('proposal_id')!r})"
+        )
 
 
 def _decision(p: ev.Proposal) -> dict:
-    out = {"action": p.action, "parameters": p.parameters, "reason": p.reason, "source": p.source,
-           "model_evidence": p.model_evidence}
+    out = {
+        "action": p.action,
+        "parameters": p.parameters,
+        "reason": p.reason,
+        "source": p.source,
+        "model_evidence": p.model_evidence,
+    }
     out.update(("extra." + k, _untimed(v)) for k, v in (p.extra or {}).items())
     return out
 
@@ -336,8 +386,12 @@ def replay(rows: list[dict], workdir: str) -> str:
     root = os.path.join(workdir, "capture")
     os.makedirs(root, exist_ok=True)
     mirror = Mirror.create(root, profile)
-    game = GameServer(int(_setting(profile, "game.seed", 1)), _setting(profile, "game.knobs", {}),
-                      mirror.writer.path, os.path.join(workdir, "game.log"))
+    game = GameServer(
+        int(_setting(profile, "game.seed", 1)),
+        _setting(profile, "game.knobs", {}),
+        mirror.writer.path,
+        os.path.join(workdir, "game.log"),
+    )
     timeout = float(_setting(profile, "game.timeout_s", 5))
     reader, actor = GameClient(game.url, timeout), GameClient(game.url, timeout)
     try:
@@ -350,8 +404,9 @@ def replay(rows: list[dict], workdir: str) -> str:
     return mirror.writer.path
 
 
-def _replay_rows(rows: list[dict], mirror: Mirror, policy: PolicyMirror, reader: GameClient,
-                 actor: GameClient, poll: float) -> None:
+def _replay_rows(
+    rows: list[dict], mirror: Mirror, policy: PolicyMirror, reader: GameClient, actor: GameClient, poll: float
+) -> None:
     statuses = {r["proposal_id"]: r for r in rows if r["event"] == ev.ProposalStatus.KIND}
     decisions: list[tuple] = []  # checked after the replay (check_decisions)
     proposal = None
@@ -366,7 +421,7 @@ def _replay_rows(rows: list[dict], mirror: Mirror, policy: PolicyMirror, reader:
             except ReadFailed:
                 errors += 1
                 mirror.append(ev.ObservationError.from_row(row))  # the session's failure, as written
-                time.sleep(min(2.0, poll * 2 ** errors))
+                time.sleep(min(2.0, poll * 2**errors))
                 continue
             read_ms = round((time.monotonic() - start) * 1000, 3)
             ident = _read_identity(reader, state) if "run_identity" in row else None
@@ -387,8 +442,9 @@ def _replay_rows(rows: list[dict], mirror: Mirror, policy: PolicyMirror, reader:
     check_decisions(decisions)
 
 
-def _propose(mirror: Mirror, policy: PolicyMirror, prow: dict, srow: dict, stopping: str | None,
-             decisions: list[tuple]) -> ev.Proposal | None:
+def _propose(
+    mirror: Mirror, policy: PolicyMirror, prow: dict, srow: dict, stopping: str | None, decisions: list[tuple]
+) -> ev.Proposal | None:
     """Decide on the newest observation where the session did, record the decision's rows and
     keep it beside the session's for ``check_decisions``; return the proposal if it is to be
     executed."""
@@ -427,13 +483,19 @@ class AckProbe:
         self.welcomed = threading.Event()
         self.done = threading.Event()
         self.log = open(os.path.join(workdir, "recorder.log"), "w", encoding="utf-8")
-        env = dict(os.environ, GAMERIG_CONTROL=self.endpoints["control"], GAMERIG_SESSION=self.sid,
-                   GAMERIG_ACTOR="recorder", GAMERIG_START_COUNT="1")
+        env = dict(
+            os.environ,
+            GAMERIG_CONTROL=self.endpoints["control"],
+            GAMERIG_SESSION=self.sid,
+            GAMERIG_ACTOR="recorder",
+            GAMERIG_START_COUNT="1",
+        )
         env.pop("GAMERIG_PROFILE_DIR", None)
         self.thread = threading.Thread(target=self._control, daemon=True)
         self.thread.start()
-        self.proc = subprocess.Popen([sys.executable, "-m", "actors.recorder"], cwd=REPO, env=env,
-                                     stdout=self.log, stderr=self.log)
+        self.proc = subprocess.Popen(
+            [sys.executable, "-m", "actors.recorder"], cwd=REPO, env=env, stdout=self.log, stderr=self.log
+        )
         if not self.welcomed.wait(20):
             self.close()
             raise RuntimeError(f"the recorder sent no hello (see {self.log.name})")
@@ -456,10 +518,19 @@ class AckProbe:
                 env = protocol.decode(frames[-1])
                 if isinstance(env.body, Hello):
                     routing = frames[:-1]
-                    self._send(sock, routing, Welcome(
-                        actor="recorder", session_id=self.sid,
-                        session_dir=os.path.join(self.root, "sessions", self.sid), capture_root=self.root,
-                        endpoints=self.endpoints, profile=self.profile, heartbeat_s=self.hb))
+                    self._send(
+                        sock,
+                        routing,
+                        Welcome(
+                            actor="recorder",
+                            session_id=self.sid,
+                            session_dir=os.path.join(self.root, "sessions", self.sid),
+                            capture_root=self.root,
+                            endpoints=self.endpoints,
+                            profile=self.profile,
+                            heartbeat_s=self.hb,
+                        ),
+                    )
                     self.welcomed.set()
             if routing is not None and time.monotonic() >= next_ping:
                 self._send(sock, routing, Ping())
@@ -487,19 +558,42 @@ class AckProbe:
     def probe(self, states: list[dict], count: int) -> dict[str, list[float]]:
         """``count`` steps, each a fresh observation, an executable proposal, its intent and
         its result; every round trip (send → reply decoded) timed, in ms, by request type."""
-        out: dict[str, list[float]] = {n: [] for n in ("store_observation", "record_proposal",
-                                                      "record_intent", "record_result", "await_intent")}
+        out: dict[str, list[float]] = {
+            n: [] for n in ("store_observation", "record_proposal", "record_intent", "record_result", "await_intent")
+        }
         for i in range(count):
             self._standing_step(out, states[i % len(states)])
-            stored = self._timed(out, StoreObservation(read_id=uuid.uuid4().hex, state=states[i % len(states)],
-                                                       read_ms=0.0), ObservationStored)
+            stored = self._timed(
+                out,
+                StoreObservation(read_id=uuid.uuid4().hex, state=states[i % len(states)], read_ms=0.0),
+                ObservationStored,
+            )
             pid = uuid.uuid4().hex
-            self._timed(out, RecordProposal(proposal_id=pid, observation_id=stored.observation_id,
-                                            action="end_turn", parameters={}, reason="ack probe",
-                                            source="bench", wish="execute"), ProposalRecorded)
+            self._timed(
+                out,
+                RecordProposal(
+                    proposal_id=pid,
+                    observation_id=stored.observation_id,
+                    action="end_turn",
+                    parameters={},
+                    reason="ack probe",
+                    source="bench",
+                    wish="execute",
+                ),
+                ProposalRecorded,
+            )
             ack = self._timed(out, RecordIntent(proposal_id=pid, requester="bench-probe"), IntentAck)
-            self._timed(out, RecordResult(attempt_id=ack.attempt_id, outcome="accepted", http_status=200,
-                                          response={"status": "ok"}, request_ms=0.0), Recorded)
+            self._timed(
+                out,
+                RecordResult(
+                    attempt_id=ack.attempt_id,
+                    outcome="accepted",
+                    http_status=200,
+                    response={"status": "ok"},
+                    request_ms=0.0,
+                ),
+                Recorded,
+            )
         return out
 
     def _standing_step(self, out: dict, state: dict) -> None:
@@ -507,23 +601,40 @@ class AckProbe:
         a socket of its own, as the actuator's), then the proposal; timed from sending the
         proposal to the decoded ``intent_ack`` on the standing socket (the proposal's rows,
         the attempt row, their one fsync, the ack)."""
-        stored = self.request(StoreObservation(read_id=uuid.uuid4().hex, state=state, read_ms=0.0),
-                              ObservationStored)
-        env = protocol.wrap(AwaitIntent(requester="bench-standing", wait_ms=30_000), session=self.sid,
-                            sender="bench-actuator")
+        stored = self.request(StoreObservation(read_id=uuid.uuid4().hex, state=state, read_ms=0.0), ObservationStored)
+        env = protocol.wrap(
+            AwaitIntent(requester="bench-standing", wait_ms=30_000), session=self.sid, sender="bench-actuator"
+        )
         self.standing.send(protocol.encode(env))
         start = time.perf_counter()
-        self.request(RecordProposal(proposal_id=uuid.uuid4().hex, observation_id=stored.observation_id,
-                                    action="end_turn", parameters={}, reason="ack probe", source="bench",
-                                    wish="execute"), ProposalRecorded)
+        self.request(
+            RecordProposal(
+                proposal_id=uuid.uuid4().hex,
+                observation_id=stored.observation_id,
+                action="end_turn",
+                parameters={},
+                reason="ack probe",
+                source="bench",
+                wish="execute",
+            ),
+            ProposalRecorded,
+        )
         if not self.standing.poll(30_000):
             raise RuntimeError("await_intent: no intent_ack within 30 s")
         ack = protocol.decode(self.standing.recv()).body
         if not isinstance(ack, IntentAck) or ack.reply_to != env.id:
             raise RuntimeError(f"await_intent: the recorder answered {ack!r}")
         out["await_intent"].append((time.perf_counter() - start) * 1000)
-        self.request(RecordResult(attempt_id=ack.attempt_id, outcome="accepted", http_status=200,
-                                  response={"status": "ok"}, request_ms=0.0), Recorded)
+        self.request(
+            RecordResult(
+                attempt_id=ack.attempt_id,
+                outcome="accepted",
+                http_status=200,
+                response={"status": "ok"},
+                request_ms=0.0,
+            ),
+            Recorded,
+        )
 
     def _timed(self, out: dict, body, expect: type):
         start = time.perf_counter()

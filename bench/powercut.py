@@ -30,6 +30,7 @@ appends: names lost, data kept; torn: half of each file's pending data kept). On
 It prints the states tried and every violation, and exits 1 on any. It needs ``strace``
 (``.ci/run`` installs it; the quick variant in the suite is skipped without it).
 """
+
 from __future__ import annotations
 
 import argparse
@@ -61,10 +62,14 @@ from actors.runtime.actor import ActorContext  # noqa: E402
 from actors.runtime.transport import Counters  # noqa: E402
 from supervisor.capture.verify import verify_path  # noqa: E402
 
-PROFILES = {"demo": ["run/profiles/demo.yaml"],
-            "pyboy": ["run/profiles/pyboy-demo.yaml", "--set", "emulator.checkpoint_every_frames=20"]}
-TRACED = "openat,open,creat,write,pwrite64,sendto,fsync,fdatasync,rename,renameat,renameat2,unlink,unlinkat,mkdir," \
-         "mkdirat,rmdir,ftruncate"
+PROFILES = {
+    "demo": ["run/profiles/demo.yaml"],
+    "pyboy": ["run/profiles/pyboy-demo.yaml", "--set", "emulator.checkpoint_every_frames=20"],
+}
+TRACED = (
+    "openat,open,creat,write,pwrite64,sendto,fsync,fdatasync,rename,renameat,renameat2,unlink,unlinkat,mkdir,"
+    "mkdirat,rmdir,ftruncate"
+)
 MODES = ("strict", "appends", "torn")
 
 
@@ -73,16 +78,63 @@ def record(work: str, steps: int, game: str = "demo") -> tuple[str, str]:
     capture = os.path.join(work, "capture")
     os.makedirs(capture)
     trace = os.path.join(work, "trace.txt")
-    cmd = ["strace", "-f", "-y", "-xx", "-qq", "-s", "1000000", "-e", f"trace={TRACED}", "-o", trace,
-           sys.executable, "-m", "supervisor", "start", *PROFILES[game], "--max-steps", str(steps),
-           "--set", f"capture.root={capture}", "--set", f"supervisor.runtime_dir={work}/runtime",
-           "--set", "session.stop_on_run_end=false", "--set", "supervisor.progress=off"]
+    cmd = [
+        "strace",
+        "-f",
+        "-y",
+        "-xx",
+        "-qq",
+        "-s",
+        "1000000",
+        "-e",
+        f"trace={TRACED}",
+        "-o",
+        trace,
+        sys.executable,
+        "-m",
+        "supervisor",
+        "start",
+        *PROFILES[game],
+        "--max-steps",
+        str(steps),
+        "--set",
+        f"capture.root={capture}",
+        "--set",
+        f"supervisor.runtime_dir={work}/runtime",
+        "--set",
+        "session.stop_on_run_end=false",
+        "--set",
+        "supervisor.progress=off",
+    ]
     with open(os.path.join(work, "strace.err"), "wb") as err:
         subprocess.run(cmd, cwd=REPO, check=True, stdout=subprocess.DEVNULL, stderr=err, timeout=steps * 0.5 + 120)
     packed = os.path.join(work, "pack-trace.txt")  # then the finished session packed (capture pack)
-    subprocess.run(["strace", "-f", "-y", "-xx", "-qq", "-s", "1000000", "-e", f"trace={TRACED}", "-o", packed,
-                    sys.executable, "-m", "supervisor", "capture", "pack", capture], cwd=REPO, check=True,
-                   stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, timeout=300)
+    subprocess.run(
+        [
+            "strace",
+            "-f",
+            "-y",
+            "-xx",
+            "-qq",
+            "-s",
+            "1000000",
+            "-e",
+            f"trace={TRACED}",
+            "-o",
+            packed,
+            sys.executable,
+            "-m",
+            "supervisor",
+            "capture",
+            "pack",
+            capture,
+        ],
+        cwd=REPO,
+        check=True,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        timeout=300,
+    )
     text = ""
     for path in (trace, packed):
         with open(path, encoding="utf-8", errors="replace") as fh:
@@ -105,8 +157,7 @@ def demo_rom() -> bytes:
     return build_rom()
 
 
-def check_recording(state: dict, rows: list[dict], sends: list[str], sid: str, where: str,
-                    resumed: set) -> list[str]:
+def check_recording(state: dict, rows: list[dict], sends: list[str], sid: str, where: str, resumed: set) -> list[str]:
     """The emulator recording of a materialized crash state: what it promises after a power cut
     (docs/emulator.md): once an input has run, the recording exists (its directory, header and
     manifest); everything up to its newest sync (a checkpoint, a branch, the stop) is there, so a
@@ -126,8 +177,11 @@ def check_recording(state: dict, rows: list[dict], sends: list[str], sid: str, w
     # every frame they name; frames named after it may be lost with the rows' tail
     synced = max(e["seq"] for e in reader.scan.events if e["kind"] in ("header", "checkpoint", "branch", "stop"))
     bad = {p.split(":")[0] for p in reader.verify_frames()}
-    out = [f"recording frame: {s['png']} (row {s['seq']}, synced through row {synced}) is lost or damaged"
-           for s in reader.summary.samples if s.get("png") in bad and s["seq"] <= synced]
+    out = [
+        f"recording frame: {s['png']} (row {s['seq']}, synced through row {synced}) is lost or damaged"
+        for s in reader.summary.samples
+        if s.get("png") in bad and s["seq"] <= synced
+    ]
     for cp in reader.summary.checkpoints.values():
         data = state.get(f"{rel}/{cp['path']}")
         if data is None:
@@ -137,12 +191,16 @@ def check_recording(state: dict, rows: list[dict], sends: list[str], sid: str, w
     reported = [(r.get("response") or {}).get("checkpoint") for r in rows if r.get("event") == "action_result"]
     for cp in filter(None, reported):  # the session journal names it: it must have survived
         if cp.get("checkpointId") not in reader.summary.checkpoints:
-            out.append(f"recording checkpoint: {cp.get('checkpointId')} is named by the session journal "
-                       "but not by the recording's durable rows")
+            out.append(
+                f"recording checkpoint: {cp.get('checkpointId')} is named by the session journal "
+                "but not by the recording's durable rows"
+            )
     if f"sessions/{sid}/session.json" in state and reader.summary.stop is None:
         out.append("recording: the session finalized but the recording has no durable stop row")
     key = hashlib.sha256(repr(sorted((k, v) for k, v in state.items() if k.startswith(rel))).encode()).hexdigest()
-    if not out and reader.summary.stop is None and key not in resumed:  # a new emulator resumes on it (PyBoy: once per distinct recording)
+    if (
+        not out and reader.summary.stop is None and key not in resumed
+    ):  # a new emulator resumes on it (PyBoy: once per distinct recording)
         resumed.add(key)
         try:
             resume_from_latest_checkpoint(rd, demo_rom()).close()
@@ -151,8 +209,9 @@ def check_recording(state: dict, rows: list[dict], sends: list[str], sid: str, w
     return out
 
 
-def check_state(state: dict, sends: list[str], work: str, sid: str, resumed: set | None = None,
-                game: str = "demo") -> list[str]:
+def check_state(
+    state: dict, sends: list[str], work: str, sid: str, resumed: set | None = None, game: str = "demo"
+) -> list[str]:
     """The violations of one crash state."""
     out = []
     jpath = f"sessions/{sid}/events.jsonl"
@@ -176,9 +235,19 @@ def check_state(state: dict, sends: list[str], work: str, sid: str, resumed: set
         except Exception as exc:  # noqa: BLE001 - the point: the verifier must not crash
             out.append(f"verify crashed: {type(exc).__name__}: {exc}")
         if os.path.exists(os.path.join(sd, "events.jsonl")):
-            ctx = ActorContext(name="recorder", session_id=sid, session_dir=sd, capture_root=where, endpoints={},
-                               profile={}, heartbeat_s=1.0, start_count=2, zctx=zmq.Context.instance(),
-                               stopping=threading.Event(), counters=Counters())
+            ctx = ActorContext(
+                name="recorder",
+                session_id=sid,
+                session_dir=sd,
+                capture_root=where,
+                endpoints={},
+                profile={},
+                heartbeat_s=1.0,
+                start_count=2,
+                zctx=zmq.Context.instance(),
+                stopping=threading.Event(),
+                counters=Counters(),
+            )
             try:
                 rec = Recorder(ctx)
                 rec.writer.close()
@@ -193,16 +262,26 @@ def check_state(state: dict, sends: list[str], work: str, sid: str, resumed: set
     return out
 
 
-def campaign(capture: str, text: str, every: int, modes: tuple[str, ...], work: str, say=print,
-             game: str = "demo") -> dict:
+def campaign(
+    capture: str, text: str, every: int, modes: tuple[str, ...], work: str, say=print, game: str = "demo"
+) -> dict:
     calls = parse(text)
     sid = os.path.basename(glob.glob(os.path.join(capture, "sessions", "*"))[0])
     disk = Disk(capture)
     points = []
     for c in calls:
         disk.apply(c)
-        interesting = c.name in ("fsync", "fdatasync", "rename", "renameat", "renameat2", "unlink", "unlinkat",
-                                 "mkdir", "mkdirat") or (disk.sends and disk.sends[-1][0] == c.index)
+        interesting = c.name in (
+            "fsync",
+            "fdatasync",
+            "rename",
+            "renameat",
+            "renameat2",
+            "unlink",
+            "unlinkat",
+            "mkdir",
+            "mkdirat",
+        ) or (disk.sends and disk.sends[-1][0] == c.index)
         if interesting or c.index % every == 0:
             points.append((c.index, {m: disk.crash(m) for m in modes}, [a for _, a in disk.sends]))
     tried, violations, resumed = 0, [], set()
@@ -212,9 +291,16 @@ def campaign(capture: str, text: str, every: int, modes: tuple[str, ...], work: 
     decisions = durable_rows(end.get("decisions.jsonl"))
     sessions = [r for r in durable_rows(end.get("sessions.jsonl")) if r.get("session") == sid or sid in json.dumps(r)]
     if len(decisions) != len(fed) or not sessions:
-        violations.append({"call": len(calls), "mode": "strict", "violation": (
-            f"feeds: after finalization decisions.jsonl holds {len(decisions)} durable lines for {len(fed)} decisions "
-            f"and sessions.jsonl {len(sessions)} rows of the session")})
+        violations.append(
+            {
+                "call": len(calls),
+                "mode": "strict",
+                "violation": (
+                    f"feeds: after finalization decisions.jsonl holds {len(decisions)} durable lines for {len(fed)} decisions "
+                    f"and sessions.jsonl {len(sessions)} rows of the session"
+                ),
+            }
+        )
     for n, (index, states, sends) in enumerate(points):
         for mode, state in states.items():
             tried += 1
@@ -222,14 +308,24 @@ def campaign(capture: str, text: str, every: int, modes: tuple[str, ...], work: 
                 violations.append({"call": index, "mode": mode, "violation": v})
         if n % 50 == 0:
             say(f"  {n}/{len(points)} cut points ({tried} states, {len(violations)} violations)")
-    return {"calls": len(calls), "cut_points": len(points), "states": tried, "sends": len(disk.sends),
-            "emulator_resumes": len(resumed), "violations": violations}
+    return {
+        "calls": len(calls),
+        "cut_points": len(points),
+        "states": tried,
+        "sends": len(disk.sends),
+        "emulator_resumes": len(resumed),
+        "violations": violations,
+    }
 
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--game", choices=sorted(PROFILES), default="demo",
-                    help="demo: the built-in HTTP game; pyboy: the demo cartridge in the emulator (demo)")
+    ap.add_argument(
+        "--game",
+        choices=sorted(PROFILES),
+        default="demo",
+        help="demo: the built-in HTTP game; pyboy: the demo cartridge in the emulator (demo)",
+    )
     ap.add_argument("--steps", type=int, default=60, help="steps of the traced session (60)")
     ap.add_argument("--every", type=int, default=25, help="also cut after every K-th traced call (25)")
     ap.add_argument("--modes", default=",".join(MODES), help="strict,appends,torn")
@@ -244,20 +340,31 @@ def main(argv: list[str] | None = None) -> int:
         if not parse(text):  # nothing traced: say why instead of judging an empty trace
             with open(os.path.join(work, "strace.err"), encoding="utf-8", errors="replace") as fh:
                 why = fh.read()[-2000:]
-            print(f"strace recorded no call we parse ({len(text)} bytes of trace; first line: "
-                  f"{text.splitlines()[0][:200] if text else '(none)'}); strace said: {why or '(nothing)'}",
-                  file=sys.stderr)
+            print(
+                f"strace recorded no call we parse ({len(text)} bytes of trace; first line: "
+                f"{text.splitlines()[0][:200] if text else '(none)'}); strace said: {why or '(nothing)'}",
+                file=sys.stderr,
+            )
             return 2
-        out = campaign(capture, text, args.every, tuple(args.modes.split(",")), work,
-                       say=(lambda _m: None) if args.json else print, game=args.game)
+        out = campaign(
+            capture,
+            text,
+            args.every,
+            tuple(args.modes.split(",")),
+            work,
+            say=(lambda _m: None) if args.json else print,
+            game=args.game,
+        )
     finally:
         shutil.rmtree(work, ignore_errors=True)
     if args.json:
         print(json.dumps(out, indent=1))
     else:
         resumes = f", {out['emulator_resumes']} emulator resumes" if args.game == "pyboy" else ""
-        print(f"{out['calls']} traced calls, {out['sends']} actions sent, {out['cut_points']} cut points, "
-              f"{out['states']} crash states{resumes}: {len(out['violations'])} violations")
+        print(
+            f"{out['calls']} traced calls, {out['sends']} actions sent, {out['cut_points']} cut points, "
+            f"{out['states']} crash states{resumes}: {len(out['violations'])} violations"
+        )
         seen = set()
         for v in out["violations"]:
             key = (v["mode"], v["violation"].split(":")[0])

@@ -22,6 +22,7 @@ game. To an HTTP game that is a ``write``/``sendto`` whose bytes start with ``PO
 ``X-Gamerig-Attempt`` header); in the emulator, the ``input`` line its recording writes before
 the step's frames run (its ``attemptId``).
 """
+
 from __future__ import annotations
 
 import dataclasses
@@ -147,7 +148,7 @@ class Disk:
             return []
         if not path.startswith(self.root + os.sep):
             return None
-        return path[len(self.root) + 1:].split(os.sep)
+        return path[len(self.root) + 1 :].split(os.sep)
 
     def lookup(self, path: str) -> int | None:
         parts = self._parts(path)
@@ -193,7 +194,7 @@ class Disk:
             if node is not None:
                 self.positions[(c.pid, c.result)] = len(self.inodes[node].data) if "O_APPEND" in flags else 0
         elif name in ("write", "pwrite64", "sendto"):
-            data = c.data(1)[:c.result]
+            data = c.data(1)[: c.result]
             if data.startswith(b"POST /api/"):
                 m = ATTEMPT.search(data)
                 self.sends.append((c.index, m.group(1).decode() if m else ""))
@@ -210,7 +211,7 @@ class Disk:
             fd = int(c.args[0].split("<", 1)[0])
             buf = self.inodes[node].data
             at = int(c.args[3]) if name == "pwrite64" else self.positions.get((c.pid, fd), len(buf))
-            buf[at:at + len(data)] = data
+            buf[at : at + len(data)] = data
             if name != "pwrite64":
                 self.positions[(c.pid, fd)] = at + len(data)
         elif name in ("fsync", "fdatasync"):
@@ -244,7 +245,7 @@ class Disk:
         elif name == "ftruncate":
             node = self.lookup(c.path(0) or "")
             if node is not None:
-                del self.inodes[node].data[int(c.args[1]):]
+                del self.inodes[node].data[int(c.args[1]) :]
 
     def _abs(self, c: Call, path: str | None, dirfd_arg: int | None) -> str:
         path = path or ""
@@ -267,6 +268,7 @@ class Disk:
                     walk(child, path)
                 else:
                     out[path] = self._content(ino, mode)
+
         root = self.inodes[0]
         root.durable_entries = root.durable_entries or {}
         walk(0, "")
@@ -279,7 +281,7 @@ class Disk:
             return durable
         if mode == "appends":
             return data
-        return data[:len(durable) + (len(data) - len(durable)) // 2]  # torn
+        return data[: len(durable) + (len(data) - len(durable)) // 2]  # torn
 
 
 def materialize(state: dict[str, bytes | None], where: str) -> None:

@@ -14,6 +14,7 @@ The figures exclude the interpreter's start-up and imports, printed once as a fl
 (``python -c 'import actors.recorder.serve'``); ``bench/soak.py`` measures a whole restarted
 recorder process. Target: resume under 0.5 s at any size, flat RSS.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -39,35 +40,85 @@ from actors.runtime.transport import Counters  # noqa: E402
 from protocol.to_recorder import RecordIntent, RecordProposal, RecordResult, StoreObservation  # noqa: E402
 
 SESSION = "20261201T000000Z-recorderresumebench"
-STATE = {"state_type": "monster", "run": {"floor": 7, "gold": 99, "hp": 61, "max_hp": 80},
-         "battle": {"enemies": [{"name": f"enemy {i}", "hp": 20 + i, "intent": "attack",
-                                 "powers": [{"id": "strength", "amount": i}]} for i in range(3)],
-                    "hand": [{"name": f"card {i}", "cost": i % 3, "description": "Deal 6 damage. " * 4,
-                              "target_type": "enemy", "playable": True} for i in range(8)]},
-         "player": {"relics": [{"name": f"relic {i}", "description": "x" * 60} for i in range(8)]}}
+STATE = {
+    "state_type": "monster",
+    "run": {"floor": 7, "gold": 99, "hp": 61, "max_hp": 80},
+    "battle": {
+        "enemies": [
+            {"name": f"enemy {i}", "hp": 20 + i, "intent": "attack", "powers": [{"id": "strength", "amount": i}]}
+            for i in range(3)
+        ],
+        "hand": [
+            {
+                "name": f"card {i}",
+                "cost": i % 3,
+                "description": "Deal 6 damage. " * 4,
+                "target_type": "enemy",
+                "playable": True,
+            }
+            for i in range(8)
+        ],
+    },
+    "player": {"relics": [{"name": f"relic {i}", "description": "x" * 60} for i in range(8)]},
+}
 
 
 def context(root: str, start_count: int) -> ActorContext:
-    return ActorContext(name="recorder", session_id=SESSION,
-                        session_dir=os.path.join(root, "sessions", SESSION), capture_root=root,
-                        endpoints={}, profile={}, heartbeat_s=1.0, start_count=start_count,
-                        zctx=zmq.Context.instance(), stopping=threading.Event(), counters=Counters())
+    return ActorContext(
+        name="recorder",
+        session_id=SESSION,
+        session_dir=os.path.join(root, "sessions", SESSION),
+        capture_root=root,
+        endpoints={},
+        profile={},
+        heartbeat_s=1.0,
+        start_count=start_count,
+        zctx=zmq.Context.instance(),
+        stopping=threading.Event(),
+        counters=Counters(),
+    )
 
 
 def step(rec: Recorder, n: int) -> None:
-    stored = rec.on_store_observation(StoreObservation(
-        read_id=f"r-{n}", state=STATE, read_ms=1.5,
-        identity={"status": "unavailable", "error": "the game does not report a run id"}))
-    rec.on_record_proposal(RecordProposal(
-        proposal_id=f"p-{n}", observation_id=stored.observation_id, action="play_card",
-        parameters={"card_index": n % 8, "target": "enemy 0"}, reason="the cheapest attack",
-        source="policy", wish="execute", decide_ms=0.2,
-        extra={"situation": "0aae2b4865edb0ec", "state_digest": "f" * 64, "guard_snapshot": {},
-               "run_id": None, "run_seed": None, "deck_provenance": None}))
+    stored = rec.on_store_observation(
+        StoreObservation(
+            read_id=f"r-{n}",
+            state=STATE,
+            read_ms=1.5,
+            identity={"status": "unavailable", "error": "the game does not report a run id"},
+        )
+    )
+    rec.on_record_proposal(
+        RecordProposal(
+            proposal_id=f"p-{n}",
+            observation_id=stored.observation_id,
+            action="play_card",
+            parameters={"card_index": n % 8, "target": "enemy 0"},
+            reason="the cheapest attack",
+            source="policy",
+            wish="execute",
+            decide_ms=0.2,
+            extra={
+                "situation": "0aae2b4865edb0ec",
+                "state_digest": "f" * 64,
+                "guard_snapshot": {},
+                "run_id": None,
+                "run_seed": None,
+                "deck_provenance": None,
+            },
+        )
+    )
     if n % 3 == 0:
         ack = rec.on_record_intent(RecordIntent(proposal_id=f"p-{n}", requester="actuator"))
-        rec.on_record_result(RecordResult(attempt_id=ack.attempt_id, outcome="accepted", http_status=200,
-                                          response={"status": "ok", "message": "queued"}, request_ms=2.0))
+        rec.on_record_result(
+            RecordResult(
+                attempt_id=ack.attempt_id,
+                outcome="accepted",
+                http_status=200,
+                response={"status": "ok", "message": "queued"},
+                request_ms=2.0,
+            )
+        )
 
 
 def build(work: str, sizes: list[int]) -> list[dict]:
@@ -85,8 +136,15 @@ def build(work: str, sizes: list[int]) -> list[dict]:
             src = os.path.join(rec.dir, name)
             if os.path.exists(src):
                 shutil.copy(src, os.path.join(copy, "sessions", SESSION, name))
-        out.append({"steps": size, "root": copy, "rows": rec.writer.sequence,
-                    "bytes": rec.writer.offset, "rss_mb": psutil.Process().memory_info().rss / 1e6})
+        out.append(
+            {
+                "steps": size,
+                "root": copy,
+                "rows": rec.writer.sequence,
+                "bytes": rec.writer.offset,
+                "rss_mb": psutil.Process().memory_info().rss / 1e6,
+            }
+        )
         print(f"  built {size} steps", file=sys.stderr, flush=True)
     rec.writer.close()
     return out
@@ -134,8 +192,11 @@ def main(argv: list[str] | None = None) -> int:
         for b in built:
             fast = time_resume(b["root"], True, args.repeat)
             full = time_resume(b["root"], False, args.repeat)
-            print(f"{b['steps']:>8} {b['rows']:>8} {b['bytes'] / 1e6:>10.1f} {b['rss_mb']:>7.1f} "
-                  f"{fast:>9.3f} {full:>11.3f}", flush=True)
+            print(
+                f"{b['steps']:>8} {b['rows']:>8} {b['bytes'] / 1e6:>10.1f} {b['rss_mb']:>7.1f} "
+                f"{fast:>9.3f} {full:>11.3f}",
+                flush=True,
+            )
     finally:
         shutil.rmtree(work, ignore_errors=True)
     return 0

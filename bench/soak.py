@@ -19,6 +19,7 @@ Target: flat RSS after warm-up, resume under 0.5 s at any journal size.
 The quick variant runs in the suite (``tests/chaos/test_soak_quick.py``); the long soak is
 ``python bench/soak.py --steps 200000`` (docs/reliability.md, "Long runs").
 """
+
 from __future__ import annotations
 
 import argparse
@@ -41,8 +42,10 @@ from chaos_inject import ProcessWatch  # noqa: E402
 import protocol.events as ev  # noqa: E402
 from protocol.journal import encode_row, iter_lines, parse_line  # noqa: E402
 
-PROFILES = {"hostile": os.path.join(REPO, "run", "profiles", "hostile.yaml"),
-            "demo": os.path.join(REPO, "run", "profiles", "demo.yaml")}
+PROFILES = {
+    "hostile": os.path.join(REPO, "run", "profiles", "hostile.yaml"),
+    "demo": os.path.join(REPO, "run", "profiles", "demo.yaml"),
+}
 
 
 def kind_pattern(kind: str) -> bytes:
@@ -69,8 +72,12 @@ class JournalTail:
 
     def poll(self) -> None:
         if self.path is None:
-            found = [os.path.join(r, f) for r, _, fs in os.walk(os.path.join(self.capture, "sessions"))
-                     for f in fs if f == "events.jsonl"]
+            found = [
+                os.path.join(r, f)
+                for r, _, fs in os.walk(os.path.join(self.capture, "sessions"))
+                for f in fs
+                if f == "events.jsonl"
+            ]
             if not found:
                 return
             self.path = found[0]
@@ -150,9 +157,19 @@ def kill_recorder(watch: ProcessWatch, tail: JournalTail, timeout: float = 60) -
 
 def soak(args) -> int:
     capture = args.capture or tempfile.mkdtemp(prefix="gamerig-soak-")
-    cmd = [sys.executable, "-m", "supervisor", "start", PROFILES.get(args.profile, args.profile),
-           "--set", f"capture.root={capture}", "--set", f"session.max_steps={args.steps}",
-           "--set", "session.stop_on_run_end=false"]
+    cmd = [
+        sys.executable,
+        "-m",
+        "supervisor",
+        "start",
+        PROFILES.get(args.profile, args.profile),
+        "--set",
+        f"capture.root={capture}",
+        "--set",
+        f"session.max_steps={args.steps}",
+        "--set",
+        "session.stop_on_run_end=false",
+    ]
     log = open(os.path.join(capture, "supervisor.log"), "w") if os.path.isdir(capture) else subprocess.DEVNULL
     proc = subprocess.Popen(cmd, cwd=REPO, stdout=log, stderr=subprocess.STDOUT)
     sup, watch, tail = psutil.Process(proc.pid), ProcessWatch(proc.pid), JournalTail(capture)
@@ -167,13 +184,17 @@ def soak(args) -> int:
         if kills and tail.steps >= kills[0]:
             kills.pop(0)
             resumes.append(kill_recorder(watch, tail))
-            print(f"  recorder killed at {resumes[-1]['rows']} rows: resumed in "
-                  f"{_s(resumes[-1]['resume_s'])}", flush=True)
+            print(
+                f"  recorder killed at {resumes[-1]['rows']} rows: resumed in {_s(resumes[-1]['resume_s'])}", flush=True
+            )
         if time.monotonic() >= next_sample:
             rss = rss_by_actor(watch, sup)
             samples.append((time.monotonic() - start, tail.steps, rss))
-            print(f"  {samples[-1][0]:7.0f}s {tail.steps:8d} steps  total {sum(rss.values()):7.1f} MB  "
-                  + " ".join(f"{k}={v:.0f}" for k, v in sorted(rss.items())), flush=True)
+            print(
+                f"  {samples[-1][0]:7.0f}s {tail.steps:8d} steps  total {sum(rss.values()):7.1f} MB  "
+                + " ".join(f"{k}={v:.0f}" for k, v in sorted(rss.items())),
+                flush=True,
+            )
             next_sample = time.monotonic() + args.every
     report(samples, resumes, args.warmup, proc.returncode)
     return 0
@@ -200,8 +221,10 @@ def report(samples, resumes, warmup: float, code: int) -> None:
         for r in resumes:
             above = r["resume_s"] - floor if r["resume_s"] is not None and floor is not None else None
             print(f"{r['rows']:>14}{r['bytes']:>14}{_s(r['resume_s']):>10}{_s(above):>20}")
-        print("(resume s counts from the new recorder process's start: interpreter, imports, "
-              "handshake and the journal work; the growth above the smallest is the journal work)")
+        print(
+            "(resume s counts from the new recorder process's start: interpreter, imports, "
+            "handshake and the journal work; the growth above the smallest is the journal work)"
+        )
 
 
 def _n(v) -> str:
@@ -218,8 +241,12 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--profile", default="hostile", help="hostile, demo, or a profile path")
     ap.add_argument("--every", type=float, default=10.0, help="seconds between RSS samples")
     ap.add_argument("--warmup", type=float, default=0.2, help="fraction of the steps before the slope")
-    ap.add_argument("--kill-recorder-at", type=lambda s: [int(x) for x in s.split(",") if x],
-                    default=[], help="step counts at which to SIGKILL the recorder, e.g. 1000,10000")
+    ap.add_argument(
+        "--kill-recorder-at",
+        type=lambda s: [int(x) for x in s.split(",") if x],
+        default=[],
+        help="step counts at which to SIGKILL the recorder, e.g. 1000,10000",
+    )
     ap.add_argument("--capture", help="capture root (default: a new temporary directory)")
     return soak(ap.parse_args(argv))
 

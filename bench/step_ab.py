@@ -11,6 +11,7 @@ one run is what makes two trees comparable on a machine whose speed drifts.
 
     python bench/step_ab.py --base e098bdb --sessions 3 --steps 600
 """
+
 from __future__ import annotations
 
 import argparse
@@ -34,8 +35,9 @@ STAGES = ("obs_prop", "prop_att", "att_res", "res_obs", "read_ms", "request_ms")
 
 def worktree(rev: str, where: str) -> str:
     """A checkout of ``rev`` at ``where`` (removed by ``drop_worktree``)."""
-    subprocess.run(["git", "-C", REPO, "worktree", "add", "--detach", where, rev],
-                   check=True, capture_output=True, text=True)
+    subprocess.run(
+        ["git", "-C", REPO, "worktree", "add", "--detach", where, rev], check=True, capture_output=True, text=True
+    )
     return where
 
 
@@ -67,26 +69,36 @@ def cpu_of(proc: subprocess.Popen) -> dict[str, float]:
 
 def one(tree: str, steps: int, workdir: str) -> dict:
     bench.REPO = tree  # the session's supervisor and actors run from that tree
-    s = bench.start_session(workdir, os.path.join(tree, "run", "profiles", "demo.yaml"), steps,
-                            env={"PYTHONPATH": tree})
+    s = bench.start_session(
+        workdir, os.path.join(tree, "run", "profiles", "demo.yaml"), steps, env={"PYTHONPATH": tree}
+    )
     cpu = cpu_of(s.proc)
     bench.finish_session(s, 120)
     executed = bench.action_steps(s.rows)
-    return {"median": statistics.median(x["total"] for x in executed), "steps": executed,
-            "cpu_ms": {k: v * 1000 / len(executed) for k, v in cpu.items()}}
+    return {
+        "median": statistics.median(x["total"] for x in executed),
+        "steps": executed,
+        "cpu_ms": {k: v * 1000 / len(executed) for k, v in cpu.items()},
+    }
 
 
 def report(name: str, runs: list[dict]) -> None:
     pooled = [x for r in runs for x in r["steps"]]
     medians = [r["median"] for r in runs]
-    print(f"{name}: median step per session {', '.join(f'{m:.2f}' for m in medians)} ms; "
-          f"median of sessions {statistics.median(medians):.2f} ms")
-    print("  stages (median ms, pooled): " + "  ".join(
-        f"{k} {statistics.median(x[k] for x in pooled):.2f}" for k in STAGES))
+    print(
+        f"{name}: median step per session {', '.join(f'{m:.2f}' for m in medians)} ms; "
+        f"median of sessions {statistics.median(medians):.2f} ms"
+    )
+    print(
+        "  stages (median ms, pooled): "
+        + "  ".join(f"{k} {statistics.median(x[k] for x in pooled):.2f}" for k in STAGES)
+    )
     names = sorted({k for r in runs for k in r["cpu_ms"]})
     cpu = {k: statistics.median(r["cpu_ms"].get(k, 0.0) for r in runs) for k in names}
-    print(f"  CPU per executed step (median of sessions, start-up included): total {sum(cpu.values()):.2f} ms; "
-          + ", ".join(f"{k} {v:.2f}" for k, v in sorted(cpu.items(), key=lambda kv: -kv[1])))
+    print(
+        f"  CPU per executed step (median of sessions, start-up included): total {sum(cpu.values()):.2f} ms; "
+        + ", ".join(f"{k} {v:.2f}" for k, v in sorted(cpu.items(), key=lambda kv: -kv[1]))
+    )
 
 
 def main(argv: list[str] | None = None) -> int:

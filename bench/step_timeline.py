@@ -27,6 +27,7 @@ and ``bench/pipeline.py`` for the step's cost against the in-process baseline. O
 ``--profile PATH`` (``run/profiles/demo.yaml``), ``--keep DIR`` (keep the capture and the
 hop logs there), ``--json PATH``.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -143,8 +144,10 @@ def print_http(session: dict, baseline: dict | None) -> dict:
             out.setdefault(route, {})[name] = med
             cells += f"{med['game']:>15.3f}{med['cpu']:>6.3f}{med['wall']:>6.3f}"
         print(f"{route:42}{cells}")
-    print("(game: the built-in game's own handling; cpu: the HTTP client's CPU time on its thread; "
-          "wall: the client's wait for the whole answer)")
+    print(
+        "(game: the built-in game's own handling; cpu: the HTTP client's CPU time on its thread; "
+        "wall: the client's wait for the whole answer)"
+    )
     return out
 
 
@@ -166,10 +169,18 @@ def one_step(hops: Hops, o: dict, p: dict, a: dict, r: dict, nxt: dict) -> dict 
     st = ro and hops.first("recorder", "store_observation", ro[3])
     if not (rp and pr and ak and rs and ro and st):
         return None
-    s = {"obs_row>rows_wrap": rp[0] - t_o, "policy": pr[0] - rp[3], "prop>prop_row": t_p - pr[2],
-         "prop_row>att_row": t_a - t_p, "att_row>ack_wrap": ak[0] - t_a, "actuator": rs[0] - ak[3],
-         "res>res_row": t_r - rs[2], "res_row>rows_wrap": ro[0] - t_r, "observer": st[0] - ro[3],
-         "store>obs_row": t_n - st[2]}
+    s = {
+        "obs_row>rows_wrap": rp[0] - t_o,
+        "policy": pr[0] - rp[3],
+        "prop>prop_row": t_p - pr[2],
+        "prop_row>att_row": t_a - t_p,
+        "att_row>ack_wrap": ak[0] - t_a,
+        "actuator": rs[0] - ak[3],
+        "res>res_row": t_r - rs[2],
+        "res_row>rows_wrap": ro[0] - t_r,
+        "observer": st[0] - ro[3],
+        "store>obs_row": t_n - st[2],
+    }
     _hop(s, "rows_p", rp)
     _hop(s, "prop", pr, with_decode=False)
     _hop(s, "ack", ak)
@@ -220,8 +231,10 @@ def run_session(workdir: str, profile: str, n: int) -> list[dict]:
 
 def report(found: list[dict], msgs: dict) -> dict:
     med = {k: statistics.median(s[k] for s in found) for k in found[0] if k != "observation_id"}
-    print(f"{len(found)} executed steps; median step {med['total']:.2f} ms "
-          f"(the segments' medians add up to {sum(med[k] for k, _, _ in SEGMENTS):.2f})\n")
+    print(
+        f"{len(found)} executed steps; median step {med['total']:.2f} ms "
+        f"(the segments' medians add up to {sum(med[k] for k, _, _ in SEGMENTS):.2f})\n"
+    )
     print(f"{'segment':64}{'median ms':>10}")
     for key, _, what in SEGMENTS:
         print(f"{what:64}{med[key]:>10.3f}")
@@ -230,8 +243,10 @@ def report(found: list[dict], msgs: dict) -> dict:
     places = collections.defaultdict(float)
     for key, place, _ in SEGMENTS:
         places[place] += med[key]
-    hop_parts = {part: sum(med[k] for k, pl, _ in SEGMENTS if pl == "hop" and k.endswith(part))
-                 for part in (".encode", ".transit", ".decode")}
+    hop_parts = {
+        part: sum(med[k] for k, pl, _ in SEGMENTS if pl == "hop" and k.endswith(part))
+        for part in (".encode", ".transit", ".decode")
+    }
     print("\nper place (sums of medians): " + ", ".join(f"{p} {v:.2f} ms" for p, v in places.items()))
     print("the six hops: " + ", ".join(f"{p[1:]} {v:.2f} ms" for p, v in hop_parts.items()))
     print(f"\n{'message (all sent)':24}{'n':>7}{'bytes':>8}{'encode':>9}{'transit':>9}{'decode':>9}  (median ms)")
@@ -246,8 +261,11 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--profile", default=os.path.join(REPO, "run", "profiles", "demo.yaml"))
     ap.add_argument("--keep", metavar="DIR", help="keep the capture and the hop logs in DIR")
     ap.add_argument("--json", metavar="PATH", help="also write the figures as JSON")
-    ap.add_argument("--no-baseline", action="store_true",
-                    help="skip the in-process replay whose HTTP requests are shown beside the session's")
+    ap.add_argument(
+        "--no-baseline",
+        action="store_true",
+        help="skip the in-process replay whose HTTP requests are shown beside the session's",
+    )
     args = ap.parse_args(argv)
     workdir = args.keep or tempfile.mkdtemp(prefix="gamerig-timeline-")
     os.makedirs(workdir, exist_ok=True)

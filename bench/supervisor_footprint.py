@@ -14,6 +14,7 @@ commit, ``git archive <commit> | tar -x -C DIR`` and pass DIR):
 The interpreter is this one (run it with ``.venv/bin/python``); the tree is the working
 directory of every child, so its packages are the ones imported.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -44,8 +45,9 @@ print(json.dumps({{"s": took, "maxrss_kb": resource.getrusage(resource.RUSAGE_SE
 def import_runs(tree: str, runs: int) -> list[dict]:
     out = []
     for _ in range(runs):
-        p = subprocess.run([sys.executable, "-c", PROBE], cwd=tree, capture_output=True,
-                           text=True, timeout=60, check=True)
+        p = subprocess.run(
+            [sys.executable, "-c", PROBE], cwd=tree, capture_output=True, text=True, timeout=60, check=True
+        )
         out.append(json.loads(p.stdout))
     return out
 
@@ -54,9 +56,12 @@ def session_peaks(tree: str) -> tuple[float, float]:
     """(supervisor peak RSS, session tree peak RSS) in MB over one demo session."""
     root = tempfile.mkdtemp(prefix="gamerig-footprint-")
     try:
-        p = subprocess.Popen([sys.executable, "-m", "supervisor", "start", "run/profiles/demo.yaml",
-                              "--set", f"capture.root={root}"], cwd=tree,
-                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        p = subprocess.Popen(
+            [sys.executable, "-m", "supervisor", "start", "run/profiles/demo.yaml", "--set", f"capture.root={root}"],
+            cwd=tree,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
         sup, sup_max, tree_max = psutil.Process(p.pid), 0, 0
         while p.poll() is None:
             try:
@@ -84,16 +89,20 @@ def main() -> int:
     ms = sorted(r["s"] * 1000 for r in runs)
     rss = sorted(r["maxrss_kb"] / 1024 for r in runs)
     print(f"tree {tree}")
-    print(f"import supervisor.commands.start ({args.runs} runs): median {statistics.median(ms):.0f} ms "
-          f"({ms[0]:.0f}-{ms[-1]:.0f}); maxrss median {statistics.median(rss):.1f} MB; "
-          f"{runs[0]['modules']} modules; heavy packages loaded: {', '.join(runs[0]['heavy']) or 'none'}")
+    print(
+        f"import supervisor.commands.start ({args.runs} runs): median {statistics.median(ms):.0f} ms "
+        f"({ms[0]:.0f}-{ms[-1]:.0f}); maxrss median {statistics.median(rss):.1f} MB; "
+        f"{runs[0]['modules']} modules; heavy packages loaded: {', '.join(runs[0]['heavy']) or 'none'}"
+    )
     peaks = [session_peaks(tree) for _ in range(args.sessions)]
     if peaks:
         sup = sorted(p[0] for p in peaks)
         total = sorted(p[1] for p in peaks)
-        print(f"demo session ({args.sessions} runs): supervisor peak RSS median "
-              f"{statistics.median(sup):.1f} MB ({sup[0]:.1f}-{sup[-1]:.1f}); session tree peak RSS "
-              f"median {statistics.median(total):.1f} MB ({total[0]:.1f}-{total[-1]:.1f})")
+        print(
+            f"demo session ({args.sessions} runs): supervisor peak RSS median "
+            f"{statistics.median(sup):.1f} MB ({sup[0]:.1f}-{sup[-1]:.1f}); session tree peak RSS "
+            f"median {statistics.median(total):.1f} MB ({total[0]:.1f}-{total[-1]:.1f})"
+        )
     return 0
 
 

@@ -21,6 +21,7 @@ measures, as a browser opening the session would ask:
 * ``RSS``: the server's resident memory, the peak over the run and at the end, and the
   baseline of a server over an empty capture (same run), so the growth per step shows.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -48,9 +49,25 @@ ID_FIELDS = {"observation_id": "o", "proposal_id": "p", "attempt_id": "a", "afte
 def demo_session(base: str) -> str:
     """Run the demo once into ``base``; return its session directory."""
     capture = os.path.join(base, "demo-capture")
-    subprocess.run([sys.executable, "-m", "supervisor", "start", os.path.join(REPO, "run/profiles/demo.yaml"),
-                    "--set", f"capture.root={capture}", "--set", f"supervisor.runtime_dir={base}/rt",
-                    "--set", "supervisor.progress=off"], cwd=REPO, check=True, capture_output=True, timeout=120)
+    subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "supervisor",
+            "start",
+            os.path.join(REPO, "run/profiles/demo.yaml"),
+            "--set",
+            f"capture.root={capture}",
+            "--set",
+            f"supervisor.runtime_dir={base}/rt",
+            "--set",
+            "supervisor.progress=off",
+        ],
+        cwd=REPO,
+        check=True,
+        capture_output=True,
+        timeout=120,
+    )
     sessions = os.path.join(capture, "sessions")
     return os.path.join(sessions, sorted(os.listdir(sessions))[0])
 
@@ -66,13 +83,17 @@ def synth_session(src: str, capture: str, sid: str, steps: int) -> str:
     head = [r for r in rows if r["event"] in ("session_start", "actor_start")]
     first_obs = next(i for i, r in enumerate(rows) if r["event"] == "observation")
     last_obs = max(i for i, r in enumerate(rows) if r["event"] == "observation")
-    body = [r for r in rows[first_obs:last_obs] if r["event"] in
-            ("observation", "proposal", "proposal_status", "action_attempt", "action_result")]
+    body = [
+        r
+        for r in rows[first_obs:last_obs]
+        if r["event"] in ("observation", "proposal", "proposal_status", "action_attempt", "action_result")
+    ]
     per_loop = sum(r["event"] == "observation" for r in body)
     out_dir = os.path.join(capture, "sessions", sid)
     os.makedirs(os.path.join(out_dir, "observations"))
     prev, seq, t0 = GENESIS, 0, time.time() - steps
     with open(os.path.join(out_dir, "events.jsonl"), "wb") as fh:
+
         def put(row: dict) -> None:
             nonlocal prev, seq
             seq += 1
@@ -80,6 +101,7 @@ def synth_session(src: str, capture: str, sid: str, steps: int) -> str:
             line = encode_row(row)
             fh.write(line + b"\n")
             prev = line_digest(line)
+
         for r in head:
             put(dict(r))
         made, loop, pending = 0, 0, None
@@ -96,24 +118,34 @@ def synth_session(src: str, capture: str, sid: str, steps: int) -> str:
                     pending = row["attempt_id"]
                 if row["event"] == "observation":
                     row.pop("after_attempt_id", None)
-                    if pending:     # the first read after an attempt names it (docs/journal.md)
+                    if pending:  # the first read after an attempt names it (docs/journal.md)
                         row["after_attempt_id"], pending = pending, None
                     made += 1
                     number = int(row["observation_id"][2:])
                     name = f"{number:06d}.json"
-                    os.link(os.path.join(src, "observations", os.path.basename(r["path"])),
-                            os.path.join(out_dir, "observations", name))
+                    os.link(
+                        os.path.join(src, "observations", os.path.basename(r["path"])),
+                        os.path.join(out_dir, "observations", name),
+                    )
                     row["path"] = f"sessions/{sid}/observations/{name}"
                     row["step"] = made
                 stamp = time.gmtime(t0 + seq * 0.2)
                 row["recorded_at"] = time.strftime("%Y-%m-%dT%H:%M:%S", stamp) + ".000000Z"
                 put(row)
             loop += 1
-        put({"event": "session_end", "exit_code": 0, "reason": "max_steps", "schema_version": 1,
-             "recorded_at": time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(t0 + seq * 0.2)) + ".000000Z",
-             "ts": "", "outcome_file_candidates": None,
-             "awaiting_observation_after_attempt": [pending] if pending else [],
-             "unresolved_attempts": []})
+        put(
+            {
+                "event": "session_end",
+                "exit_code": 0,
+                "reason": "max_steps",
+                "schema_version": 1,
+                "recorded_at": time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(t0 + seq * 0.2)) + ".000000Z",
+                "ts": "",
+                "outcome_file_candidates": None,
+                "awaiting_observation_after_attempt": [pending] if pending else [],
+                "unresolved_attempts": [],
+            }
+        )
     return out_dir
 
 
@@ -126,13 +158,24 @@ def synth_fleet(src: str, base: str, n: int) -> str:
         capture = os.path.join(slot, "capture")
         shutil.copytree(src, os.path.join(capture, "sessions", sid), copy_function=os.link)
         cell = f"policy.module={'sts2' if i % 2 == 0 else 'other'}"
-        rows.append({"fleet": "bench", "index": i, "slot": f"s{i:04d}", "cell": cell, "repeat": i // 2,
-                     "outcome": "ok", "session_id": sid, "policy.module": cell.split("=")[1],
-                     "session_dir": os.path.relpath(os.path.join(capture, "sessions", sid), root),
-                     **journal_facts(os.path.join(capture, "sessions", sid))})
+        rows.append(
+            {
+                "fleet": "bench",
+                "index": i,
+                "slot": f"s{i:04d}",
+                "cell": cell,
+                "repeat": i // 2,
+                "outcome": "ok",
+                "session_id": sid,
+                "policy.module": cell.split("=")[1],
+                "session_dir": os.path.relpath(os.path.join(capture, "sessions", sid), root),
+                **journal_facts(os.path.join(capture, "sessions", sid)),
+            }
+        )
     with open(os.path.join(root, "fleet.json"), "w") as fh:
-        json.dump({"name": "bench", "state": "finished", "sessions": n,
-                   "matrix": {"policy.module": ["sts2", "other"]}}, fh)
+        json.dump(
+            {"name": "bench", "state": "finished", "sessions": n, "matrix": {"policy.module": ["sts2", "other"]}}, fh
+        )
     with open(os.path.join(root, "results.jsonl"), "w") as fh:
         fh.writelines(json.dumps(r) + "\n" for r in rows)
     return root
@@ -141,8 +184,13 @@ def synth_fleet(src: str, base: str, n: int) -> str:
 class Viewer:
     def __init__(self, path: str):
         self.started = time.perf_counter()
-        self.proc = subprocess.Popen([sys.executable, "-m", "supervisor", "view", path, "--port", "0"],
-                                     cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        self.proc = subprocess.Popen(
+            [sys.executable, "-m", "supervisor", "view", path, "--port", "0"],
+            cwd=REPO,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
         line = self.proc.stdout.readline()
         self.url = line.split()[2]
         self.ps = psutil.Process(self.proc.pid)
@@ -187,7 +235,7 @@ def measure_session(path: str, key: str) -> dict:
         page = v.get(f"api/session/{key}/page/0")
         opened = time.perf_counter() - t
         assert any(s["key"] == key for s in listed["sessions"]) and page["steps"], "the session did not open"
-        while True:   # follow to the end, read every figure
+        while True:  # follow to the end, read every figure
             s = v.get(f"api/session/{key}")
             if s["figures_read"] >= s["steps"] > 0 and not s["live"] and s["end"] is not None:
                 break
@@ -198,9 +246,17 @@ def measure_session(path: str, key: str) -> dict:
         last = v.get(f"api/session/{key}/page/{(s['steps'] - 1) // 100 * 100}")
         last_page = time.perf_counter() - t
         assert last["steps"][-1]["index"] == s["steps"] - 1
-        return {"steps": s["steps"], "first_answer_s": first, "open_s": opened, "open_steps_at": summary["steps"],
-                "series_points": len(series["columns"].get("step", [])), "last_page_s": last_page,
-                "indexed_s": indexed, "rss_end_mb": v.rss() / 1e6, "rss_peak_mb": v.peak / 1e6}
+        return {
+            "steps": s["steps"],
+            "first_answer_s": first,
+            "open_s": opened,
+            "open_steps_at": summary["steps"],
+            "series_points": len(series["columns"].get("step", [])),
+            "last_page_s": last_page,
+            "indexed_s": indexed,
+            "rss_end_mb": v.rss() / 1e6,
+            "rss_peak_mb": v.peak / 1e6,
+        }
     finally:
         v.close()
 
@@ -217,9 +273,15 @@ def measure_fleet(root: str) -> dict:
             time.sleep(0.05)
             page = v.get(f"api/fleet/{key}")
         complete = time.perf_counter() - v.started
-        return {"steps": sum(c["steps"] for c in page["cells"]), "first_answer_s": first, "open_s": opened,
-                "indexed_s": complete, "rss_end_mb": v.rss() / 1e6, "rss_peak_mb": v.peak / 1e6,
-                "sessions": sum(c["sessions"] for c in page["cells"])}
+        return {
+            "steps": sum(c["steps"] for c in page["cells"]),
+            "first_answer_s": first,
+            "open_s": opened,
+            "indexed_s": complete,
+            "rss_end_mb": v.rss() / 1e6,
+            "rss_peak_mb": v.peak / 1e6,
+            "sessions": sum(c["sessions"] for c in page["cells"]),
+        }
     finally:
         v.close()
 
@@ -229,8 +291,11 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--steps", type=int, nargs="+", default=[1000, 24000, 200000])
     ap.add_argument("--fleet", type=int, default=16, help="sessions in the fleet (0: none)")
     ap.add_argument("--json", action="store_true")
-    ap.add_argument("--check", action="store_true",
-                    help="verify each built session with the capture verifier first (exit 1 if damaged)")
+    ap.add_argument(
+        "--check",
+        action="store_true",
+        help="verify each built session with the capture verifier first (exit 1 if damaged)",
+    )
     args = ap.parse_args(argv)
     base = tempfile.mkdtemp(prefix="gamerig-view-bench-")
     results = {}
@@ -263,14 +328,18 @@ def main(argv: list[str] | None = None) -> int:
         print(json.dumps(results, indent=2))
         return 0
     print(f"server over an empty capture: {results['baseline_rss_mb']:.1f} MB RSS")
-    print(f"{'what':<16} {'steps':>8} {'first answer':>13} {'open':>8} {'last page':>10} {'indexed':>9} "
-          f"{'RSS end':>9} {'RSS peak':>9}")
+    print(
+        f"{'what':<16} {'steps':>8} {'first answer':>13} {'open':>8} {'last page':>10} {'indexed':>9} "
+        f"{'RSS end':>9} {'RSS peak':>9}"
+    )
     for name, r in results.items():
         if not isinstance(r, dict):
             continue
         lp = f"{r['last_page_s']:.3f}s" if "last_page_s" in r else "-"
-        print(f"{name:<16} {r['steps']:>8} {r['first_answer_s']:>12.2f}s {r['open_s']:>7.3f}s {lp:>10} "
-              f"{r['indexed_s']:>8.1f}s {r['rss_end_mb']:>7.1f}MB {r['rss_peak_mb']:>7.1f}MB")
+        print(
+            f"{name:<16} {r['steps']:>8} {r['first_answer_s']:>12.2f}s {r['open_s']:>7.3f}s {lp:>10} "
+            f"{r['indexed_s']:>8.1f}s {r['rss_end_mb']:>7.1f}MB {r['rss_peak_mb']:>7.1f}MB"
+        )
     return 0
 
 

@@ -28,6 +28,7 @@ The session journal (rows on disk, not messages):
 
 Importing the package registers every message type.
 """
+
 from . import (  # noqa: F401  (importing each module registers its message types)
     actor_to_supervisor,
     cli_to_supervisor,
@@ -43,5 +44,14 @@ from . import (  # noqa: F401  (importing each module registers its message type
 from .codec import MAX_FRAME_BYTES, PROTOCOL_MAJOR, PROTOCOL_MINOR, Envelope, decode, encode, new_id, wrap
 from .errors import ProtocolError
 
-__all__ = ["Envelope", "ProtocolError", "decode", "encode", "new_id", "wrap",
-           "PROTOCOL_MAJOR", "PROTOCOL_MINOR", "MAX_FRAME_BYTES"]
+__all__ = [
+    "Envelope",
+    "ProtocolError",
+    "decode",
+    "encode",
+    "new_id",
+    "wrap",
+    "PROTOCOL_MAJOR",
+    "PROTOCOL_MINOR",
+    "MAX_FRAME_BYTES",
+]

@@ -1,4 +1,5 @@
 """What an actor may send to the supervisor's control endpoint."""
+
 from __future__ import annotations
 
 from .message import Message, message
@@ -7,6 +8,7 @@ from .message import Message, message
 @message
 class Hello(Message):
     """First message of every actor: who it is and which protocol it speaks."""
+
     TYPE = "hello"
     actor: str
     pid: int
@@ -17,6 +19,7 @@ class Hello(Message):
 @message
 class Heartbeat(Message):
     """Sent every heartbeat interval; three missed ones declare the actor dead."""
+
     TYPE = "heartbeat"
     actor: str
     counters: dict | None = None
@@ -25,6 +28,7 @@ class Heartbeat(Message):
 @message
 class RequestStop(Message):
     """An actor asks the supervisor to end the session (e.g. the run ended)."""
+
     TYPE = "request_stop"
     actor: str
     reason: str

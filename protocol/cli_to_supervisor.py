@@ -1,4 +1,5 @@
 """What the command line (status, stop, attach) sends to a running supervisor."""
+
 from __future__ import annotations
 
 from .message import Message, message
@@ -21,6 +22,7 @@ class StopRequest(Message):
 class AttachRequest(Message):
     """A tap asks to join the session (needs the session token); ``transport`` is ``ipc``
     or ``tcp`` and picks which stream endpoint the reply names."""
+
     TYPE = "attach_request"
     token: str
     name: str
@@ -31,6 +33,7 @@ class AttachRequest(Message):
 @message
 class DetachRequest(Message):
     """A tap leaves; ``token`` is the tap token from ``attach_reply``."""
+
     TYPE = "detach_request"
     token: str
     reason: str = "detach"

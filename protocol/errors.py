@@ -10,6 +10,7 @@
 
 Every error names what was wrong, so a receiving actor can log it, count it and go on.
 """
+
 from __future__ import annotations
 
 

@@ -12,6 +12,7 @@ A kind is a frozen, keyword-only dataclass. Its fields are the row's keys:
 The common fields (``schema_version``, ``session``, ``sequence``, ``recorded_at``, ``ts``,
 ``prev_sha256``) belong to the writer, never to a kind.
 """
+
 from __future__ import annotations
 
 import dataclasses
@@ -87,6 +88,7 @@ class Event:
     """One journal event kind. Subclasses set ``KIND`` (the row's ``event``), ``WRITER``
     (who appends it, for the docs) and ``RESERVED`` (only the recorder itself appends it:
     ``record_event`` refuses the kind)."""
+
     KIND: ClassVar[str] = ""
     WRITER: ClassVar[str] = ""
     RESERVED: ClassVar[bool] = False
@@ -126,8 +128,9 @@ class Event:
                 raise EventError(cls.KIND, f.name, exc.problem) from None
             values[f.name] = value  # as read: check_value may turn an int into a float
         if kind.open:
-            values["extra"] = {k: v for k, v in row.items()
-                               if k not in kind.names and k != "event" and k not in WRITER_FIELDS}
+            values["extra"] = {
+                k: v for k, v in row.items() if k not in kind.names and k != "event" and k not in WRITER_FIELDS
+            }
         return cls(**values)
 
     @classmethod
@@ -165,14 +168,11 @@ def _type_text(hint: Any, null: bool = True) -> str:
 
 def markdown_table(kinds: typing.Iterable[type[Event]]) -> str:
     """The docs' table of event kinds: kind, fields, optional fields, who writes it."""
-    lines = ["| event | fields | optional fields (absent when unset) | written by |",
-             "|---|---|---|---|"]
+    lines = ["| event | fields | optional fields (absent when unset) | written by |", "|---|---|---|---|"]
     for cls in kinds:
         kind = spec(cls)
-        required = ", ".join(f"`{f.name}` ({_type_text(f.hint)})" for f in kind.fields
-                             if not f.omit_when_none)
-        optional_ = [f"`{f.name}` ({_type_text(f.hint, null=False)})" for f in kind.fields
-                     if f.omit_when_none]
+        required = ", ".join(f"`{f.name}` ({_type_text(f.hint)})" for f in kind.fields if not f.omit_when_none)
+        optional_ = [f"`{f.name}` ({_type_text(f.hint, null=False)})" for f in kind.fields if f.omit_when_none]
         if kind.open:
             optional_.append("any other key (`extra`)")
         writer = cls.WRITER + ("; reserved" if cls.RESERVED else "")

@@ -22,6 +22,7 @@ Nothing else changes: the recorder appends any kind it does not reserve.
 markers of DOC.md); ``--check JOURNAL...`` reads every row of journals back through its
 class and reports any row that does not round-trip exactly.
 """
+
 from __future__ import annotations
 
 import dataclasses
@@ -36,8 +37,17 @@ SCHEMA_VERSION = 1
 
 EVENTS: dict[str, type[Event]] = {}
 
-__all__ = ["SCHEMA_VERSION", "EVENTS", "Event", "EventError", "RecordedEvent", "parse",
-           "reserved_kinds", "event_kind", "WRITER_FIELDS"]
+__all__ = [
+    "SCHEMA_VERSION",
+    "EVENTS",
+    "Event",
+    "EventError",
+    "RecordedEvent",
+    "parse",
+    "reserved_kinds",
+    "event_kind",
+    "WRITER_FIELDS",
+]
 
 
 @typing.dataclass_transform(kw_only_default=True, frozen_default=True)
@@ -67,14 +77,17 @@ def reserved_kinds() -> frozenset[str]:
 class RecordedEvent(Event):
     """An event recorded through a ``record_event`` request; ``event_key`` is the request's
     idempotency key, added by the recorder when the request had one."""
+
     event_key: str | None = optional()
 
 
 # -- the recorder's own rows -------------------------------------------------------------
 
+
 @event_kind
 class SessionStart(Event):
     """The first row, written before any read: how the session was configured."""
+
     KIND = "session_start"
     WRITER = "recorder"
     RESERVED = True
@@ -90,6 +103,7 @@ class SessionStart(Event):
 @event_kind
 class Observation(Event):
     """A successful read, stored as an observation file."""
+
     KIND = "observation"
     WRITER = "recorder"
     RESERVED = True
@@ -110,6 +124,7 @@ class Observation(Event):
 @event_kind
 class ObservationError(Event):
     """A failed read; it invents no observation."""
+
     KIND = "observation_error"
     WRITER = "recorder"
     RESERVED = True
@@ -123,6 +138,7 @@ class ObservationError(Event):
 class Proposal(Event):
     """The policy's proposal; ``extra`` holds the policy's own keys (``pipeline_depth``,
     ``decided_ahead``, ``then_stop``, ``guard_snapshot``, ``run_id``, ``stall``, ...)."""
+
     KIND = "proposal"
     WRITER = "recorder"
     RESERVED = True
@@ -140,6 +156,7 @@ class Proposal(Event):
 @event_kind
 class ProposalStatus(Event):
     """The disposition of one proposal."""
+
     KIND = "proposal_status"
     WRITER = "recorder"
     RESERVED = True
@@ -152,6 +169,7 @@ class ProposalStatus(Event):
 @event_kind
 class ActionAttempt(Event):
     """The durable intent to send exactly this request, written before it is sent."""
+
     KIND = "action_attempt"
     WRITER = "recorder"
     RESERVED = True
@@ -166,6 +184,7 @@ class ActionAttempt(Event):
 @event_kind
 class ActionResult(Event):
     """What became of an attempt: accepted, rejected or unknown."""
+
     KIND = "action_result"
     WRITER = "recorder"
     RESERVED = True
@@ -203,6 +222,7 @@ class RunIdentityUnavailable(Event):
 class RecorderResumed(Event):
     """A restarted recorder continues the journal; ``torn_rows`` names each torn line
     (``line``, ``offset``, ``length``, ``sha256``, ``terminated``)."""
+
     KIND = "recorder_resumed"
     WRITER = "recorder"
     RESERVED = True
@@ -214,6 +234,7 @@ class RecorderResumed(Event):
 @event_kind
 class TapWriteRefused(Event):
     """A tap sent a writer's request on the read-only stream endpoint."""
+
     KIND = "tap_write_refused"
     WRITER = "recorder"
     RESERVED = True
@@ -224,6 +245,7 @@ class TapWriteRefused(Event):
 @event_kind
 class OutcomeError(Event):
     """Outcome-file attribution failed at finalization (the exit status is kept)."""
+
     KIND = "outcome_error"
     WRITER = "recorder (finalize)"
     error: str
@@ -233,6 +255,7 @@ class OutcomeError(Event):
 @event_kind
 class SessionEnd(Event):
     """The last row of a finalized session."""
+
     KIND = "session_end"
     WRITER = "recorder (finalize)"
     RESERVED = True
@@ -244,6 +267,7 @@ class SessionEnd(Event):
 
 
 # -- the supervisor's rows (its outbox) ----------------------------------------------------
+
 
 @event_kind
 class ActorStart(RecordedEvent):
@@ -259,6 +283,7 @@ class ActorStart(RecordedEvent):
 @event_kind
 class ActorExit(RecordedEvent):
     """An actor's exit: ``code`` or ``signal``; ``expected`` when the supervisor stopped it."""
+
     KIND = "actor_exit"
     WRITER = "supervisor"
     actor: str
@@ -324,6 +349,7 @@ class SessionStopping(RecordedEvent):
 @event_kind
 class ControlRefused(RecordedEvent):
     """A control request refused: a bad token, or a tap's token on a write request."""
+
     KIND = "control_refused"
     WRITER = "supervisor, supervisor (taps)"
     request: str
@@ -354,9 +380,11 @@ class TapDetached(RecordedEvent):
 
 # -- the actors' rows ------------------------------------------------------------------------
 
+
 @event_kind
 class ActionError(RecordedEvent):
     """The actuator could not record an attempt's result (the session stops)."""
+
     KIND = "action_error"
     WRITER = "actuator"
     attempt_id: str
@@ -370,6 +398,7 @@ class ModelError(RecordedEvent):
     ``call_id``, ``timeout_phase``, ``http_status``, ``usage``, ...; docs/models.md): which
     of them a failure has depends on where it failed (a question refused before any call has
     no ``backend``)."""
+
     KIND = "model_error"
     WRITER = "policy (advice)"
     kind: str
@@ -382,6 +411,7 @@ class ModelError(RecordedEvent):
 @event_kind
 class ModelLateAnswer(RecordedEvent):
     """A model reply finished after the policy stopped waiting (its tokens were spent)."""
+
     KIND = "model_late_answer"
     WRITER = "model_client"
     ask_id: str
@@ -400,6 +430,7 @@ class ModelLateAnswer(RecordedEvent):
 @event_kind
 class BuiltinGameStats(RecordedEvent):
     """The built-in game's intent check at its exit."""
+
     KIND = "builtin_game_stats"
     WRITER = "game (built-in)"
     stats: dict
@@ -427,6 +458,7 @@ class EmulatorStarted(RecordedEvent):
 @event_kind
 class EmulatorResumed(RecordedEvent):
     """The emulator restarted: resumed from its recording's last checkpoint, or from boot."""
+
     KIND = "emulator_resumed"
     WRITER = "emulator"
     start_count: int
@@ -447,6 +479,7 @@ class EmulatorBatteryKept(RecordedEvent):
 @event_kind
 class EmulatorStats(RecordedEvent):
     """How busy the pipeline kept the emulator."""
+
     KIND = "emulator_stats"
     WRITER = "emulator"
     start_count: int
@@ -461,6 +494,7 @@ class EmulatorStats(RecordedEvent):
 
 
 # -- the command line ---------------------------------------------------------------------
+
 
 def table() -> str:
     """The markdown table of every kind, as docs/journal.md holds it."""
@@ -500,7 +534,7 @@ def with_table(doc: str) -> str:
     start, end = doc.find(BEGIN_MARK), doc.find(END_MARK)
     if start == -1 or end < start:
         raise ValueError(f"the document lacks the markers {BEGIN_MARK!r} ... {END_MARK!r}")
-    return doc[:start + len(BEGIN_MARK)] + "\n" + table() + doc[end:]
+    return doc[: start + len(BEGIN_MARK)] + "\n" + table() + doc[end:]
 
 
 def main(argv: list[str]) -> int:

@@ -12,6 +12,7 @@ before compiling, the one place that words refusals): a refused value gets the s
 ``BadBody`` either way, and a value the fast path is unsure of (a subclass, an ``X | Y``)
 gets the long way's answer.
 """
+
 from __future__ import annotations
 
 import dataclasses
@@ -96,6 +97,7 @@ def _int_to_float(value: Any) -> Any:
 
 def _list_of(accept: frozenset[type] | None, convert: Callable[[Any], Any] | None) -> Callable[[Any], Any]:
     """``list[X]``: a new list of the checked items, as ``check_value`` returns."""
+
     def check_list(value: Any) -> Any:
         if type(value) is not list:
             return UNSURE
@@ -111,11 +113,13 @@ def _list_of(accept: frozenset[type] | None, convert: Callable[[Any], Any] | Non
                     return UNSURE
             out.append(item)
         return out
+
     return check_list
 
 
 def _map_of(accept: frozenset[type] | None, convert: Callable[[Any], Any] | None) -> Callable[[Any], Any]:
     """``dict[str, X]``: the map itself, as ``check_value`` returns (values unconverted)."""
+
     def check_map(value: Any) -> Any:
         if type(value) is not dict or not _STR.issuperset(map(type, value)):
             return UNSURE
@@ -127,6 +131,7 @@ def _map_of(accept: frozenset[type] | None, convert: Callable[[Any], Any] | None
             if type(item) not in accept and convert(item) is UNSURE:
                 return UNSURE
         return value
+
     return check_map
 
 
@@ -189,8 +194,10 @@ def schema(cls: type) -> tuple[tuple[str, Any, bool], ...]:
     found = _SCHEMAS.get(cls)
     if found is None:
         hints = typing.get_type_hints(cls)
-        found = tuple((f.name, hints[f.name], f.default is _MISSING and f.default_factory is _MISSING)
-                      for f in dataclasses.fields(cls))
+        found = tuple(
+            (f.name, hints[f.name], f.default is _MISSING and f.default_factory is _MISSING)
+            for f in dataclasses.fields(cls)
+        )
         _SCHEMAS[cls] = found
     return found
 

@@ -4,6 +4,7 @@ Paths (``frame_png``, sample ``png``) are relative to the capture root; the reco
 keeps the core library's camelCase keys (``recordingPath``, ``branchId``,
 ``fromActionIndex``, ``toActionIndex``, ``fromFrame``, ``toFrame``, ``prefixPin``, ...).
 """
+
 from __future__ import annotations
 
 from .message import Message, message
@@ -14,6 +15,7 @@ class Observed(Message):
     """The state read by ``emulator_observe``; ``memory`` maps region names to hex strings.
     Version 2 appended ``score``: the profile's score values read now (``emulator.score``,
     ``actors/emulator/session/score.py``), None when the session reads no score."""
+
     TYPE = "emulator_observed"
     VERSION = 2
     reply_to: str
@@ -34,6 +36,7 @@ class Observed(Message):
 class Stepped(Message):
     """A step that ran: the button diff, requested samples, the exact recording span.
     Version 2 appended ``score``: the score values read after the step (as ``Observed``)."""
+
     TYPE = "emulator_stepped"
     VERSION = 2
     reply_to: str
@@ -59,6 +62,7 @@ class CheckpointSaved(Message):
 class Restored(Message):
     """``emulator_restore`` done: the new branch (``branchId``, ``parentBranchId``,
     ``checkpointId``, ``fromActionIndex``, ``fromFrame``, ``reason``)."""
+
     TYPE = "emulator_restored"
     reply_to: str
     branch: dict
@@ -67,6 +71,7 @@ class Restored(Message):
 @message
 class RecordingFinalized(Message):
     """``emulator_stop_recording`` done: the recording's status after its ``stop`` line."""
+
     TYPE = "emulator_recording_finalized"
     reply_to: str
     status: dict
@@ -75,6 +80,7 @@ class RecordingFinalized(Message):
 @message
 class ClipMade(Message):
     """``emulator_clip`` done: the clip's metadata (output path, sources, timing, ledger charge)."""
+
     TYPE = "emulator_clip_made"
     reply_to: str
     clip: dict
@@ -84,6 +90,7 @@ class ClipMade(Message):
 class SteppedBatch(Message):
     """The replies to an ``emulator_step_batch``, in its order: ``{"type", "body"}`` each, an
     ``emulator_stepped`` or an ``emulator_error`` (with an empty ``reply_to``)."""
+
     TYPE = "emulator_stepped_batch"
     reply_to: str
     replies: list[dict]
@@ -94,6 +101,7 @@ class EmulatorErrorReply(Message):
     """A refused or failed request. ``code`` is stable (the core library's error codes, plus
     ``internal-error`` and ``unexpected-type``); ``effect`` is ``none`` when nothing ran and
     ``unknown`` when the failure may have left the emulator changed."""
+
     TYPE = "emulator_error"
     reply_to: str
     code: str

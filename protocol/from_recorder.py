@@ -1,4 +1,5 @@
 """The recorder's replies. Each carries ``reply_to``: the id of the request it answers."""
+
 from __future__ import annotations
 
 from .message import Message, message
@@ -27,6 +28,7 @@ class ProposalRecorded(Message):
 @message
 class IntentAck(Message):
     """Sent only after the ``action_attempt`` row is fsynced: permission to send once."""
+
     TYPE = "intent_ack"
     reply_to: str
     attempt_id: str
@@ -39,6 +41,7 @@ class IntentAck(Message):
 @message
 class NoIntent(Message):
     """An ``await_intent`` whose ``wait_ms`` passed with no executable proposal to take."""
+
     TYPE = "no_intent"
     reply_to: str
 
@@ -53,6 +56,7 @@ class Recorded(Message):
 @message
 class Rows(Message):
     """Journal rows in sequence order; ``states`` maps observation_id to the stored state."""
+
     TYPE = "rows"
     reply_to: str
     rows: list[dict]
@@ -71,6 +75,7 @@ class Finalized(Message):
 class BatchReplies(Message):
     """The replies to a ``record_batch``, in its order: ``{"type", "body"}`` each (a refused
     item is a ``recorder_error`` with an empty ``reply_to``; the others carry on)."""
+
     TYPE = "batch_replies"
     reply_to: str
     items: list[dict]
@@ -79,6 +84,7 @@ class BatchReplies(Message):
 @message
 class RecorderError(Message):
     """A request the recorder refused or failed; ``code`` is stable."""
+
     TYPE = "recorder_error"
     ERROR_REPLY = True
     reply_to: str
@@ -89,6 +95,7 @@ class RecorderError(Message):
 @message
 class SnapshotReply(Message):
     """Counters as of ``last_sequence``; follow from there for the live stream."""
+
     TYPE = "snapshot_reply"
     reply_to: str
     last_sequence: int

@@ -13,6 +13,7 @@ the whole file in memory. ``scan_bytes`` / ``scan_file`` (the recorder's resume)
 (``supervisor/capture``) stand on it. It never raises on damage: it reports what it found
 and leaves the verdict to the verifier.
 """
+
 from __future__ import annotations
 
 import dataclasses
@@ -28,14 +29,12 @@ from .events import SCHEMA_VERSION as SCHEMA_VERSION  # re-exported: the writer'
 GENESIS = "0" * 64
 
 #: Fields every row has, in addition to ``event`` and the event's own fields.
-COMMON_FIELDS = ("schema_version", "session", "sequence", "recorded_at", "ts", "event",
-                 "prev_sha256")
+COMMON_FIELDS = ("schema_version", "session", "sequence", "recorded_at", "ts", "event", "prev_sha256")
 
 
 def encode_row(row: dict[str, Any]) -> bytes:
     """The canonical line for ``row`` (without the trailing newline)."""
-    return json.dumps(row, sort_keys=True, separators=(",", ":"), ensure_ascii=False,
-                      allow_nan=False).encode("utf-8")
+    return json.dumps(row, sort_keys=True, separators=(",", ":"), ensure_ascii=False, allow_nan=False).encode("utf-8")
 
 
 def line_digest(line: bytes) -> str:
@@ -46,6 +45,7 @@ def line_digest(line: bytes) -> str:
 class Line:
     """One line of a JSONL file. ``data`` excludes the newline; ``row`` is the parsed object
     when the line is terminated and is a JSON object (and parsing was asked for), else None."""
+
     number: int  # 1-based (relative to the line before the start offset, when one was given)
     offset: int
     data: bytes
@@ -60,6 +60,7 @@ class Line:
 @dataclasses.dataclass
 class TornRow:
     """A line that is not a whole JSON row: cut off by a crash, or damaged."""
+
     line_number: int  # 1-based
     offset: int
     length: int
@@ -98,8 +99,7 @@ def parse_line(data: bytes) -> dict[str, Any] | None:
     return row if isinstance(row, dict) else None
 
 
-def read_lines(fh: BinaryIO, *, offset: int = 0, number: int = 0,
-               parse: bool = True) -> Iterator[Line]:
+def read_lines(fh: BinaryIO, *, offset: int = 0, number: int = 0, parse: bool = True) -> Iterator[Line]:
     """THE journal reader: every line of the binary file ``fh`` from its current position
     (``offset`` bytes into the file, after ``number`` lines), one line in memory at a time.
     An unterminated last line is yielded with ``terminated=False`` and ``row=None`` (it is
@@ -112,8 +112,7 @@ def read_lines(fh: BinaryIO, *, offset: int = 0, number: int = 0,
         offset += len(raw)
 
 
-def iter_lines(path: str, *, offset: int = 0, number: int = 0,
-               parse: bool = True) -> Iterator[Line]:
+def iter_lines(path: str, *, offset: int = 0, number: int = 0, parse: bool = True) -> Iterator[Line]:
     """``read_lines`` over the file at ``path``, starting ``offset`` bytes in."""
     with open(path, "rb") as fh:
         fh.seek(offset)
@@ -148,8 +147,7 @@ def scan_lines(lines: Iterable[Line], size: int) -> JournalScan:
             scan.offsets.append(line.offset)
             scan.digests.append(line.sha256)
         else:
-            scan.torn.append(TornRow(line.number, line.offset, len(line.data), line.sha256,
-                                     line.terminated))
+            scan.torn.append(TornRow(line.number, line.offset, len(line.data), line.sha256, line.terminated))
     return scan
 
 

@@ -20,6 +20,7 @@ the Game Boy server sends are :data:`GAMEBOY_KINDS`; the Slay the Spire 2 server
 ``reason``). Both policies read ``observe`` as a ``wait`` (``now``: the observer reads at once)
 and ``end`` as a ``stop``.
 """
+
 from __future__ import annotations
 
 import dataclasses
@@ -42,6 +43,7 @@ def _load(data: bytes) -> dict[str, Any] | None:
 @dataclasses.dataclass(frozen=True)
 class Next:
     """The policy's ask: the agent's next request on ``observation_id``."""
+
     observation_id: str
 
     def encode(self) -> bytes:
@@ -58,12 +60,12 @@ class Next:
 @dataclasses.dataclass(frozen=True)
 class AgentRequest:
     """The server's answer to an ask: the agent's request, for that ask's observation."""
+
     observation_id: str
     request: dict[str, Any]
 
     def encode(self) -> bytes:
-        return json.dumps({"bridge": VERSION, "observation_id": self.observation_id,
-                           "request": self.request}).encode()
+        return json.dumps({"bridge": VERSION, "observation_id": self.observation_id, "request": self.request}).encode()
 
     @classmethod
     def decode(cls, data: bytes) -> AgentRequest | None:

@@ -8,6 +8,7 @@ An error reply (a peer refusing a request, with a stable ``code`` and a ``messag
 ``ERROR_REPLY = True``; the request client raises it as a refusal without knowing which peer's
 error type it is (``actors.runtime.transport``).
 """
+
 from __future__ import annotations
 
 import dataclasses

@@ -21,6 +21,7 @@ asked for (a segment whose bytes do not hash to the index's SHA-256, or do not d
 a cut-short pack has no footer and none of it is trusted; an index that does not describe a pack
 (its tables malformed, a file in a segment it does not list) is damage found at open.
 """
+
 from __future__ import annotations
 
 import functools
@@ -85,12 +86,22 @@ def index_problem(index: dict[str, Any]) -> str | None:
     if not isinstance(segments, list) or not isinstance(files, list):
         return "no segments or files table"
     for n, s in enumerate(segments):
-        if not (isinstance(s, list) and len(s) == 3 and all(type(v) is int and v >= 0 for v in s[:2])
-                and isinstance(s[2], str)):
+        if not (
+            isinstance(s, list)
+            and len(s) == 3
+            and all(type(v) is int and v >= 0 for v in s[:2])
+            and isinstance(s[2], str)
+        ):
             return f"segment entry {n}: {s!r}"
     for e in files:
-        if not (isinstance(e, list) and len(e) == 5 and isinstance(e[0], str) and isinstance(e[4], str)
-                and all(type(v) is int and v >= 0 for v in e[1:4]) and e[1] < len(segments)):
+        if not (
+            isinstance(e, list)
+            and len(e) == 5
+            and isinstance(e[0], str)
+            and isinstance(e[4], str)
+            and all(type(v) is int and v >= 0 for v in e[1:4])
+            and e[1] < len(segments)
+        ):
             return f"file entry {e!r}"
     return None
 
@@ -137,14 +148,17 @@ class Pack:
             fh.seek(offset)
             packed = fh.read(size)
         if hashlib.sha256(packed).hexdigest() != digest:
-            raise PackDamaged(f"{os.path.basename(self.path)}: segment {n} (bytes {offset}..{offset + size}) does "
-                              f"not hash to its index's sha256: {asked} and the other files of that segment "
-                              "cannot be read")
+            raise PackDamaged(
+                f"{os.path.basename(self.path)}: segment {n} (bytes {offset}..{offset + size}) does "
+                f"not hash to its index's sha256: {asked} and the other files of that segment "
+                "cannot be read"
+            )
         try:
             raw = zlib.decompress(packed)
         except zlib.error as exc:
-            raise PackDamaged(f"{os.path.basename(self.path)}: segment {n} does not decompress ({exc}): "
-                              f"{asked} cannot be read") from None
+            raise PackDamaged(
+                f"{os.path.basename(self.path)}: segment {n} does not decompress ({exc}): {asked} cannot be read"
+            ) from None
         self._segment = (n, raw)
         return raw
 
@@ -153,7 +167,7 @@ class Pack:
         if entry is None:
             raise FileNotFoundError(f"{name} is neither in {DIRNAME}/ nor in {os.path.basename(self.path)}")
         _, seg, offset, length, digest = entry
-        data = self.segment(seg, name)[offset:offset + length]
+        data = self.segment(seg, name)[offset : offset + length]
         if len(data) != length or hashlib.sha256(data).hexdigest() != digest:
             raise PackDamaged(f"{os.path.basename(self.path)}: {name} does not match its index entry")
         return data

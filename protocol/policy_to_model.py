@@ -1,4 +1,5 @@
 """What the policy may ask of the model-client."""
+
 from __future__ import annotations
 
 from .message import Message, message
@@ -7,6 +8,7 @@ from .message import Message, message
 @message
 class AskModel(Message):
     """A typed question (``kind``) with its question items and optional PNG images."""
+
     TYPE = "ask_model"
     kind: str
     questions: list

@@ -1,4 +1,5 @@
 """The supervisor's replies to the command line."""
+
 from __future__ import annotations
 
 from .message import Message, message
@@ -22,6 +23,7 @@ class StopReply(Message):
 @message
 class ControlError(Message):
     """A refused or failed control request, with a stable error code."""
+
     TYPE = "control_error"
     ERROR_REPLY = True
     reply_to: str
@@ -33,6 +35,7 @@ class ControlError(Message):
 class AttachReply(Message):
     """Welcome to a tap: its id, its read-only token, the recorder's stream endpoint, and how
     often it must be heard (any request with its token) before it is declared lost."""
+
     TYPE = "attach_reply"
     reply_to: str
     tap_id: str

@@ -14,6 +14,7 @@ Idempotency: a repeated ``read_id`` or ``attempt_id`` gets the first reply again
 executed twice by the same emulator process. The actuator sends a step exactly once anyway
 (no Lazy-Pirate retry for steps): a step with no reply has an ``unknown`` outcome.
 """
+
 from __future__ import annotations
 
 from .message import Message, message
@@ -22,6 +23,7 @@ from .message import Message, message
 @message
 class Observe(Message):
     """Read the emulator's current state; ``read_id`` is the observer's read id."""
+
     TYPE = "emulator_observe"
     read_id: str = ""
 
@@ -29,6 +31,7 @@ class Observe(Message):
 @message
 class Step(Message):
     """The full set of held buttons (diffed against the current set) for ``frames`` frames."""
+
     TYPE = "emulator_step"
     attempt_id: str
     buttons: list[str]
@@ -42,6 +45,7 @@ class StepBatch(Message):
     order, each exactly as if sent alone (a refused one does not stop the others); one
     ``emulator_stepped_batch`` answers them all. Each step's own intent is durable before
     the batch is sent."""
+
     TYPE = "emulator_step_batch"
     steps: list[dict]
 
@@ -49,6 +53,7 @@ class StepBatch(Message):
 @message
 class Checkpoint(Message):
     """Save a checkpoint with an optional label (at most 1,000 characters)."""
+
     TYPE = "emulator_checkpoint"
     label: str | None = None
 
@@ -57,6 +62,7 @@ class Checkpoint(Message):
 class Restore(Message):
     """Restore checkpoint ``checkpoint_id`` of this recording (a new branch); sent by the
     actuator for an agent's ``restore`` action (supervisor/mcp, docs/mcp.md)."""
+
     TYPE = "emulator_restore"
     checkpoint_id: str
 
@@ -65,6 +71,7 @@ class Restore(Message):
 class StopRecording(Message):
     """Finalize the recording now: ``outcome`` passed | failed | needs-review | cancelled (or
     None) and a ``reason`` of at most 1,000 characters; later steps are refused."""
+
     TYPE = "emulator_stop_recording"
     outcome: str | None = None
     reason: str | None = None
@@ -76,6 +83,7 @@ class Clip(Message):
     writes the recording (an agent's ``emulator_clip`` of a live recording, supervisor/mcp):
     ``request`` is a clip request without ``recordingPath`` (actors/emulator/tools/clips.py),
     ``workspace`` the root whose top-level ``artifacts/`` may receive it."""
+
     TYPE = "emulator_clip"
     request: dict
     workspace: str

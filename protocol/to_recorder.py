@@ -4,6 +4,7 @@ Every request is idempotent by a caller-chosen key, so a caller whose reply was 
 recorder restarted) can send it again: ``read_id`` for observations, ``proposal_id`` for
 proposals and intents, ``attempt_id`` for results.
 """
+
 from __future__ import annotations
 
 from typing import Any
@@ -19,6 +20,7 @@ class StoreObservation(Message):
     Version 2 appended ``identity``: the run identity read right after the state (a
     separate, non-atomic read), or None when none was read (see ``actors.identity``).
     """
+
     TYPE = "store_observation"
     VERSION = 2
     read_id: str
@@ -31,6 +33,7 @@ class StoreObservation(Message):
 @message
 class ReportObservationError(Message):
     """A failed state read; it never invents an observation."""
+
     TYPE = "report_observation_error"
     read_id: str
     error: str
@@ -40,6 +43,7 @@ class ReportObservationError(Message):
 @message
 class RecordProposal(Message):
     """The policy's proposal for an observation and the disposition it wishes."""
+
     TYPE = "record_proposal"
     proposal_id: str
     observation_id: str
@@ -56,6 +60,7 @@ class RecordProposal(Message):
 @message
 class RecordIntent(Message):
     """The actuator's intent to send one request for an executed proposal."""
+
     TYPE = "record_intent"
     proposal_id: str
     requester: str = ""  # the actuator instance; only it may have a lost ack repeated
@@ -64,6 +69,7 @@ class RecordIntent(Message):
 @message
 class RecordResult(Message):
     """What became of an attempt: accepted, rejected or unknown."""
+
     TYPE = "record_result"
     attempt_id: str
     outcome: str
@@ -76,6 +82,7 @@ class RecordResult(Message):
 @message
 class RecordEvent(Message):
     """A diagnostic or lifecycle event (actor_start, actor_exit, model_error, ...)."""
+
     TYPE = "record_event"
     event: str
     fields: dict
@@ -103,6 +110,7 @@ class RecordBatch(Message):
     ``record_intent``, ``record_result`` or ``record_event``; each is checked and answered
     exactly as if sent alone, in order, and every reply waits for the batch's one fsync.
     Idempotent because every item is."""
+
     TYPE = "record_batch"
     items: list[dict]
 
@@ -117,6 +125,7 @@ class AwaitIntent(Message):
     Saves a step the round trips of the status row to the actuator and of ``record_intent``.
     ``wait_ms`` 0 withdraws the sender's parked request (answered ``no_intent`` at once; it
     never takes a proposal): an actuator that stops withdraws its own."""
+
     TYPE = "await_intent"
     requester: str
     wait_ms: int = 500
@@ -133,6 +142,7 @@ class Follow(Message):
     reply always holds every row after ``after`` in order (up to ``max_rows``): ``wake``
     decides when, never what.
     """
+
     TYPE = "follow"
     VERSION = 2
     after: int
@@ -145,6 +155,7 @@ class Follow(Message):
 @message
 class Finalize(Message):
     """The last request of a session: append session_end and write the summaries."""
+
     TYPE = "finalize"
     reason: str
     exit_code: int
@@ -153,4 +164,5 @@ class Finalize(Message):
 @message
 class Snapshot(Message):
     """A tap's first request: the session's counters so far and the sequence they cover."""
+
     TYPE = "snapshot"

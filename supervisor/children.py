@@ -3,6 +3,7 @@
 The supervisor's loop calls ``poll()`` on each child; an exit is reported once, with the exit
 code, or the negative signal number when a signal ended the process.
 """
+
 from __future__ import annotations
 
 import dataclasses
@@ -60,9 +61,13 @@ class Child:
         log = open(self.log_path, "ab")
         try:
             self.proc = subprocess.Popen(
-                [sys.executable, "-m", self.module, *self.args], env=env,
-                stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT,
-                start_new_session=True)  # Ctrl-C reaches the supervisor only
+                [sys.executable, "-m", self.module, *self.args],
+                env=env,
+                stdin=subprocess.DEVNULL,
+                stdout=log,
+                stderr=subprocess.STDOUT,
+                start_new_session=True,
+            )  # Ctrl-C reaches the supervisor only
         finally:
             log.close()
         self.started_at = self.last_heard = time.monotonic()
@@ -106,8 +111,7 @@ class Child:
             return {}
         try:
             with self.ps.oneshot():
-                self.sample = {"rss_bytes": self.ps.memory_info().rss,
-                               "cpu_percent": self.ps.cpu_percent(None)}
+                self.sample = {"rss_bytes": self.ps.memory_info().rss, "cpu_percent": self.ps.cpu_percent(None)}
         except psutil.Error:
             self.sample = {}
         return self.sample

@@ -19,6 +19,7 @@ Nothing here blocks: replies are sent at once, journal rows (``protocol.events``
 through ``record`` (the outbox), a stop through ``request_stop`` (the session decides what
 stopping means).
 """
+
 from __future__ import annotations
 
 import time
@@ -47,10 +48,20 @@ CLI_REQUESTS = (StatusRequest, StopRequest, AttachRequest, DetachRequest)
 class Control:
     """The control ROUTER and its handlers; ``handle_waiting()`` answers every waiting frame."""
 
-    def __init__(self, zctx: zmq.Context, session: SessionInfo, *, token: str,
-                 startup_timeout_s: float, children: dict[str, Child], taps: TapRegistry,
-                 counters: Counters, record: Callable[[Event], None],
-                 request_stop: Callable[[str, str], None], status: Callable[[], dict]):
+    def __init__(
+        self,
+        zctx: zmq.Context,
+        session: SessionInfo,
+        *,
+        token: str,
+        startup_timeout_s: float,
+        children: dict[str, Child],
+        taps: TapRegistry,
+        counters: Counters,
+        record: Callable[[Event], None],
+        request_stop: Callable[[str, str], None],
+        status: Callable[[], dict],
+    ):
         """``session``: what a ``welcome`` tells an actor; ``token``: what CLI requests must
         carry; ``startup_timeout_s``: how much longer an actor not yet welcomed may be silent."""
         self.session, self.token, self.startup_timeout_s = session, token, startup_timeout_s
@@ -66,8 +77,7 @@ class Control:
 
     # -- sending ----------------------------------------------------------------------------
     def reply(self, routing: list[bytes], body: Message) -> None:
-        send_envelope(self.socket, body, session=self.session.session_id, sender="supervisor",
-                      routing=routing)
+        send_envelope(self.socket, body, session=self.session.session_id, sender="supervisor", routing=routing)
 
     def tell(self, actor: str, body: Message) -> None:
         """Send ``body`` to an actor's control connection (e.g. ``stop_actor``)."""
@@ -120,9 +130,11 @@ class Control:
     def on_hello(self, routing: list[bytes], hello: Hello) -> None:
         child = self.children.get(hello.actor)
         if hello.protocol_major != protocol.PROTOCOL_MAJOR:
-            reason = (f"protocol version {hello.protocol_major}.{hello.protocol_minor} is not "
-                      f"accepted; this supervisor speaks {protocol.PROTOCOL_MAJOR}.x — "
-                      "run every actor from the same gamerig installation")
+            reason = (
+                f"protocol version {hello.protocol_major}.{hello.protocol_minor} is not "
+                f"accepted; this supervisor speaks {protocol.PROTOCOL_MAJOR}.x — "
+                "run every actor from the same gamerig installation"
+            )
             self.reply(routing, Refused(reason=reason))
             self.record(ActorRefused(actor=hello.actor, reason=reason))
             return
@@ -141,6 +153,5 @@ class Control:
             return ControlError(reply_to=msg_id, code="unauthorized", message="wrong session token")
         if isinstance(body, StopRequest):
             self.request_stop(body.reason or "stop_command", "")
-            return StopReply(reply_to=msg_id, accepted=True,
-                             detail=f"stopping session {self.session.session_id}")
+            return StopReply(reply_to=msg_id, accepted=True, detail=f"stopping session {self.session.session_id}")
         return StatusReply(reply_to=msg_id, status=self.status())

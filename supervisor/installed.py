@@ -21,6 +21,7 @@ a wheel, so :func:`clashes` finds it at start and the command refuses to run
 (``supervisor/cli.py``). The names stay because the repository's layout and every import use
 them; renaming the installed packages is a repository-wide change of its own.
 """
+
 from __future__ import annotations
 
 import dataclasses
@@ -103,9 +104,9 @@ def version() -> str:
 class Clash:
     """Another package installing one of gamerig's import names."""
 
-    name: str        # the import name: supervisor, protocol or actors
-    owner: str       # who else installs it
-    where: str       # the folder both write into
+    name: str  # the import name: supervisor, protocol or actors
+    owner: str  # who else installs it
+    where: str  # the folder both write into
 
     def line(self) -> str:
         return f"'{self.name}' ({self.where}) is also installed by {self.owner}"
@@ -179,4 +180,5 @@ def clash_message(found: list[Clash]) -> str:
         "Install gamerig in an environment of its own:\n"
         "  pipx install <gamerig wheel or clone>    (or: python3 -m venv <dir>, then <dir>/bin/pip install it)\n"
         "and repair this one: pip uninstall gamerig, then reinstall the other package "
-        "(pip install --force-reinstall <its name>) to restore its files.\n")
+        "(pip install --force-reinstall <its name>) to restore its files.\n"
+    )

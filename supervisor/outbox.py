@@ -5,6 +5,7 @@ just died. Events (``protocol.events`` kinds) wait here, are sent one at a time 
 idempotency key through ``RecorderClient.send_nowait``, and are sent again on a fresh
 socket when no reply arrives, so a restarted recorder gets them exactly once.
 """
+
 from __future__ import annotations
 
 import collections

@@ -6,6 +6,7 @@ built and tested on; macOS has all of it (and ``actors.runtime.durable`` uses it
 ``F_FULLFSYNC``) but is not tested; Windows has none of it natively, so a Windows player runs
 gamerig under WSL2 and reaches the game on the Windows side (docs/platforms.md).
 """
+
 from __future__ import annotations
 
 import os
@@ -16,6 +17,7 @@ import zmq
 
 try:
     import fcntl  # noqa: F401  (only its presence is checked)
+
     HAS_FCNTL = True
 except ImportError:
     HAS_FCNTL = False
@@ -27,8 +29,13 @@ class PlatformUnsupported(Exception):
     pass
 
 
-def problems(system: str | None = None, posix: bool | None = None, has_fcntl: bool | None = None,
-             zmq_ipc: bool | None = None, python: tuple[int, int] | None = None) -> list[str]:
+def problems(
+    system: str | None = None,
+    posix: bool | None = None,
+    has_fcntl: bool | None = None,
+    zmq_ipc: bool | None = None,
+    python: tuple[int, int] | None = None,
+) -> list[str]:
     """What this system lacks (empty: it can run a session). Arguments stand for the real
     values, for tests."""
     system = platform.system() if system is None else system
@@ -52,13 +59,16 @@ def require_supported() -> None:
     """Raise ``PlatformUnsupported`` naming what is missing."""
     missing = problems()
     if missing:
-        raise PlatformUnsupported(f"gamerig cannot run a session on {platform.system()} {platform.release()}: "
-                                  f"it needs {'; '.join(missing)}")
+        raise PlatformUnsupported(
+            f"gamerig cannot run a session on {platform.system()} {platform.release()}: it needs {'; '.join(missing)}"
+        )
 
 
 def note() -> str | None:
     """A one-line warning for a system that has what is needed but is not tested (macOS)."""
     if platform.system() not in ("Linux",) and not problems():
-        return (f"note: gamerig is built and tested on Linux; {platform.system()} has what it needs but is "
-                "not tested (docs/platforms.md)")
+        return (
+            f"note: gamerig is built and tested on Linux; {platform.system()} has what it needs but is "
+            "not tested (docs/platforms.md)"
+        )
     return None

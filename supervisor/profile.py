@@ -5,6 +5,7 @@ The keys listed in ``docs/profiles.md`` as public (``game.backend``, ``game.base
 ``game.builtin``, ``game.rom``, ``game.seed``, ``policy.module``, ``capture.root``,
 ``session.*``, ``model.*``, ``actors.<name>.restart|max_restarts|period_s``) keep their names.
 """
+
 from __future__ import annotations
 
 import copy
@@ -40,9 +41,13 @@ class ProfileError(Exception):
 
 
 def _actor(restart: str = "permanent", max_restarts: int = 3, period_s: float = 30.0) -> dict:
-    return {"restart": (str, restart, ("permanent", "transient", "temporary")),
-            "max_restarts": (int, max_restarts, None), "period_s": (NUM, period_s, None),
-            "module": ((str, type(None)), None, None), "args": (list, [], None)}
+    return {
+        "restart": (str, restart, ("permanent", "transient", "temporary")),
+        "max_restarts": (int, max_restarts, None),
+        "period_s": (NUM, period_s, None),
+        "module": ((str, type(None)), None, None),
+        "args": (list, [], None),
+    }
 
 
 ACTOR_NAMES = ("recorder", "game", "model_client", "policy", "actuator", "observer", "emulator")
@@ -58,7 +63,7 @@ SCHEMA: dict[str, Any] = {
         "seed": (int, 1, None),
         "rom": ((str, type(None)), None, None),
         "start_checkpoint": ((str, type(None)), None, None),  # pyboy: a .ckpt file or a recording dir
-        "battery_save": ((str, type(None)), None, None),      # pyboy: battery RAM (.ram) to start from
+        "battery_save": ((str, type(None)), None, None),  # pyboy: battery RAM (.ram) to start from
         "battery_mode": (str, "load", ("load", "load-and-keep")),
         "knobs": (dict, {}, None),
         "timeout_s": (NUM, 5.0, None),
@@ -133,8 +138,9 @@ def _check_leaf(where: str, key: str, spec: tuple, value: Any) -> Any:
             raise ProfileError(where, key, f"expected a finite number, got {value!r}")
     elif types is int and (isinstance(value, bool) or not isinstance(value, int)):
         raise ProfileError(where, key, f"expected a whole number, got {value!r}")
-    elif not isinstance(value, types) or (bool not in _as_tuple(types) and isinstance(value, bool)
-                                          and int in _as_tuple(types)):
+    elif not isinstance(value, types) or (
+        bool not in _as_tuple(types) and isinstance(value, bool) and int in _as_tuple(types)
+    ):
         names = " or ".join("null" if t is type(None) else t.__name__ for t in _as_tuple(types))
         raise ProfileError(where, key, f"expected {names}, got {value!r}")
     if allowed and value not in allowed:
@@ -186,8 +192,11 @@ def _validate_actors(where: str, data: Any) -> dict:
         if settings is not None and not isinstance(settings, dict):
             raise ProfileError(where, f"actors.{name}", f"expected a mapping, got {settings!r}")
         if not isinstance(name, str) or (name not in ACTOR_NAMES and not (settings or {}).get("module")):
-            raise ProfileError(where, f"actors.{name}", f"unknown actor; built-in actors are "
-                               f"{', '.join(ACTOR_NAMES)} (a user actor needs 'module')")
+            raise ProfileError(
+                where,
+                f"actors.{name}",
+                f"unknown actor; built-in actors are {', '.join(ACTOR_NAMES)} (a user actor needs 'module')",
+            )
         defaults = {"recorder": _actor(max_restarts=5), "model_client": _actor("transient")}
         out[name] = _validate_section(where, f"actors.{name}.", defaults.get(name, _actor()), settings or {})
     if next(iter(out)) != "recorder":
@@ -263,8 +272,7 @@ def read_yaml(path: str, error: type = ProfileError, what: str = "profile") -> A
     except OSError as exc:  # a directory, no permission, ...
         raise error(path, "", f"cannot be read: {exc.strerror or exc}") from None
     except UnicodeDecodeError as exc:
-        raise error(path, "", f"is not UTF-8 text (byte {exc.object[exc.start]:#04x} "
-                              f"at offset {exc.start})") from None
+        raise error(path, "", f"is not UTF-8 text (byte {exc.object[exc.start]:#04x} at offset {exc.start})") from None
     except RecursionError:
         raise error(path, "", f"nests too deeply to be a {what}") from None
     except yaml.YAMLError as exc:
@@ -278,8 +286,9 @@ def _cross_checks(where: str, p: dict) -> None:
     if game["backend"] == "http" and not game["builtin"] and not game["base_url"]:
         raise ProfileError(where, "game.base_url", "required when game.builtin is false")
     if not 0 < game["timeout_s"] <= 3600:
-        raise ProfileError(where, "game.timeout_s", f"must be more than 0 and at most 3600 s, "
-                                                    f"got {game['timeout_s']!r}")
+        raise ProfileError(
+            where, "game.timeout_s", f"must be more than 0 and at most 3600 s, got {game['timeout_s']!r}"
+        )
     if game["backend"] == "http" and game["base_url"]:
         try:
             parse_base_url(game["base_url"])
@@ -294,8 +303,11 @@ def _cross_checks(where: str, p: dict) -> None:
     _check_agent(where, p)
     dedicated = p["supervisor"]["dedicated_cpu"]
     if dedicated is not None and dedicated not in p["actors"]:
-        raise ProfileError(where, "supervisor.dedicated_cpu",
-                           f"{dedicated!r} is not an actor of this profile ({', '.join(p['actors'])})")
+        raise ProfileError(
+            where,
+            "supervisor.dedicated_cpu",
+            f"{dedicated!r} is not an actor of this profile ({', '.join(p['actors'])})",
+        )
 
 
 def _check_agent(where: str, p: dict) -> None:
@@ -306,8 +318,12 @@ def _check_agent(where: str, p: dict) -> None:
     if module not in AGENT_SETTINGS:
         return
     if module == "pyboy_llm" and p["game"]["backend"] != "pyboy":
-        raise ProfileError(where, "game.backend", "the pyboy_llm policy plays Game Boy cartridges: set "
-                                                  "game.backend: pyboy (policy.module: llm plays Slay the Spire 2)")
+        raise ProfileError(
+            where,
+            "game.backend",
+            "the pyboy_llm policy plays Game Boy cartridges: set "
+            "game.backend: pyboy (policy.module: llm plays Slay the Spire 2)",
+        )
     try:
         AGENT_SETTINGS[module](p["policy"]["settings"])
     except (AgentSettingError, ValueError) as exc:
@@ -315,19 +331,30 @@ def _check_agent(where: str, p: dict) -> None:
         raise ProfileError(where, key, problem) from None
     model = p.get("model") or {}
     if not model.get("base_url") and not model.get("replay"):
-        raise ProfileError(where, "model.base_url", f"the {module} policy needs a model to ask: set model.base_url "
-                                                    "(or model.replay to answer from a recorded session)")
+        raise ProfileError(
+            where,
+            "model.base_url",
+            f"the {module} policy needs a model to ask: set model.base_url "
+            "(or model.replay to answer from a recorded session)",
+        )
     if module != "pyboy_llm":
         return
     if not {**model, **(model.get("settings") or {})}.get("vision"):
-        raise ProfileError(where, "model.vision", "the pyboy_llm policy shows the model the screen: set "
-                                                  "model.vision: true (with a vision-capable model)")
+        raise ProfileError(
+            where,
+            "model.vision",
+            "the pyboy_llm policy shows the model the screen: set model.vision: true (with a vision-capable model)",
+        )
     if "model_client" not in p["actors"]:
-        raise ProfileError(where, "actors.model_client", "the pyboy_llm policy asks the model_client actor: "
-                                                         "add it to actors")
+        raise ProfileError(
+            where, "actors.model_client", "the pyboy_llm policy asks the model_client actor: add it to actors"
+        )
     if not p["emulator"]["record"]:
-        raise ProfileError(where, "emulator.record", "the pyboy_llm policy sends the model the frame the "
-                                                     "emulator records: keep emulator.record true")
+        raise ProfileError(
+            where,
+            "emulator.record",
+            "the pyboy_llm policy sends the model the frame the emulator records: keep emulator.record true",
+        )
 
 
 def get(profile: dict, dotted: str, default: Any = None) -> Any:

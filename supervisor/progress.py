@@ -3,6 +3,7 @@
 On a terminal the line is redrawn in place; otherwise (piped, CI) a plain line is printed
 every few seconds. ``supervisor.progress: off`` silences it.
 """
+
 from __future__ import annotations
 
 import sys
@@ -31,10 +32,12 @@ class Progress:
             return
         self._last = now
         o = watch.outcomes
-        text = (f"steps {watch.steps}  accepted {o['accepted']}  rejected {o['rejected']}  "
-                f"unknown {o['unknown']}  restarts {restarts}  "
-                f"screen {watch.last_state_type or '-'}{_frames(emulator)}{_model(watch)}  "
-                f"elapsed {now - self.started:6.1f}s")
+        text = (
+            f"steps {watch.steps}  accepted {o['accepted']}  rejected {o['rejected']}  "
+            f"unknown {o['unknown']}  restarts {restarts}  "
+            f"screen {watch.last_state_type or '-'}{_frames(emulator)}{_model(watch)}  "
+            f"elapsed {now - self.started:6.1f}s"
+        )
         if self.mode == "line":
             pad = max(0, self._width - len(text))
             self.stream.write("\r" + text + " " * pad)

@@ -10,6 +10,7 @@ module decides (Erlang/OTP semantics).
 * Group strategy: ``one_for_one`` restarts the failed actor; ``rest_for_one`` also stops and
   restarts every actor started after it; ``one_for_all`` stops and restarts all of them.
 """
+
 from __future__ import annotations
 
 import collections
@@ -48,9 +49,13 @@ class RestartPolicy:
         while hist and now - hist[0] > spec["period_s"]:
             hist.popleft()
         if len(hist) >= spec["max_restarts"]:
-            return Decision("give_up", reason=(
-                f"{name} exceeded its restart intensity ({spec['max_restarts']} restarts "
-                f"within {spec['period_s']}s)"))
+            return Decision(
+                "give_up",
+                reason=(
+                    f"{name} exceeded its restart intensity ({spec['max_restarts']} restarts "
+                    f"within {spec['period_s']}s)"
+                ),
+            )
         hist.append(now)
         delay = 0.0 if len(hist) == 1 else min(BASE_BACKOFF_S * 2 ** (len(hist) - 2), CAP_BACKOFF_S)
         i = self.order.index(name)
@@ -61,5 +66,10 @@ class RestartPolicy:
         else:
             group = [name]
         others = tuple(reversed([n for n in group if n != name]))
-        return Decision("restart", restart=tuple(group), stop_first=others, delay_s=delay,
-                        reason=f"{name} exited with {code}; {self.strategy}")
+        return Decision(
+            "restart",
+            restart=tuple(group),
+            stop_first=others,
+            delay_s=delay,
+            reason=f"{name} exited with {code}; {self.strategy}",
+        )

@@ -11,6 +11,7 @@ record in the user's own registry (``user_registry()``: ``$XDG_RUNTIME_DIR/gamer
 ``find_sessions(None)`` looks in ``./run/runtime`` and follows the registry's pointers;
 ``find_sessions(DIR)`` looks in DIR only. Both say where they looked.
 """
+
 from __future__ import annotations
 
 import json
@@ -38,8 +39,7 @@ class SessionRuntime:
     def publish(self, info: dict) -> None:
         fd = os.open(self.record_path + ".tmp", os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
         with os.fdopen(fd, "w") as fh:
-            json.dump({**info, "token": self.token, "pid": os.getpid(),
-                       "session_id": self.session_id}, fh, indent=2)
+            json.dump({**info, "token": self.token, "pid": os.getpid(), "session_id": self.session_id}, fh, indent=2)
         os.replace(self.record_path + ".tmp", self.record_path)
         self.pointer = _write_pointer(self.session_id, self.record_path)
 
@@ -75,7 +75,7 @@ def _write_pointer(session_id: str, record_path: str) -> str | None:
         os.makedirs(registry, mode=0o700, exist_ok=True)
         st = os.stat(registry)
         if st.st_uid != os.getuid() or st.st_mode & 0o077:
-            return None   # not ours, or open to others: never trust it
+            return None  # not ours, or open to others: never trust it
         path = os.path.join(registry, f"{session_id}.json")
         fd = os.open(path + ".tmp", os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
         with os.fdopen(fd, "w") as fh:

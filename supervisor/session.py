@@ -6,6 +6,7 @@ The loop never blocks on one actor: control messages (answered by ``control.Cont
 journal rows, lifecycle events, heartbeats, exits and restarts are all handled from one
 poller.
 """
+
 from __future__ import annotations
 
 import datetime as dt
@@ -38,13 +39,18 @@ from .watch import StreamWatch
 
 log = logging.getLogger("supervisor")
 
-MODULES = {"recorder": "actors.recorder", "game": "actors.game", "policy": "actors.policy",
-           "model_client": "actors.model_client", "actuator": "actors.actuator",
-           "observer": "actors.observer", "emulator": "actors.emulator"}
+MODULES = {
+    "recorder": "actors.recorder",
+    "game": "actors.game",
+    "policy": "actors.policy",
+    "model_client": "actors.model_client",
+    "actuator": "actors.actuator",
+    "observer": "actors.observer",
+    "emulator": "actors.emulator",
+}
 REQUIRED = {"recorder", "game", "policy", "actuator", "observer", "emulator"}
 #: Exit codes of ``supervisor start`` by stop reason; anything else is a failure (1).
-EXIT_CODES = {"run_ended": 0, "run_changed": 0, "max_steps": 0, "stop_command": 0,
-              "sigint": 130, "sigterm": 143}
+EXIT_CODES = {"run_ended": 0, "run_changed": 0, "max_steps": 0, "stop_command": 0, "sigint": 130, "sigterm": 143}
 
 
 def new_session_id() -> str:
@@ -67,22 +73,28 @@ class Supervisor:
         sup = profile["supervisor"]
         self.hb = float(sup["heartbeat_s"])
         self.rt = SessionRuntime(sup["runtime_dir"], self.session_id)
-        self.endpoints = {"control": self.rt.endpoint("control"),
-                          "recorder": self.rt.endpoint("recorder"),
-                          "model": self.rt.endpoint("model"),
-                          "emulator": self.rt.endpoint("emulator"),
-                          "stream": self.rt.endpoint("stream")}
+        self.endpoints = {
+            "control": self.rt.endpoint("control"),
+            "recorder": self.rt.endpoint("recorder"),
+            "model": self.rt.endpoint("model"),
+            "emulator": self.rt.endpoint("emulator"),
+            "stream": self.rt.endpoint("stream"),
+        }
         self._prepare_game()
         self.order = [n for n in profile["actors"] if self._wanted(n)]
         self.children = {n: self._child(n) for n in self.order}
-        self.policy = RestartPolicy(self.order, {n: profile["actors"][n] for n in self.order},
-                                    sup["strategy"])
+        self.policy = RestartPolicy(self.order, {n: profile["actors"][n] for n in self.order}, sup["strategy"])
         self.zctx = zmq.Context()
         self.counters = Counters()
         model = profile.get("model") or {}
-        self.watch = StreamWatch(profile["session"]["max_steps"], model_stop_after=(
-            model.get("unreachable_after", ModelConfig.unreachable_after) if model.get("base_url") and model.get("on_unreachable") == "stop"
-            else None))
+        self.watch = StreamWatch(
+            profile["session"]["max_steps"],
+            model_stop_after=(
+                model.get("unreachable_after", ModelConfig.unreachable_after)
+                if model.get("base_url") and model.get("on_unreachable") == "stop"
+                else None
+            ),
+        )
         self.progress = Progress(sup["progress"], progress_stream)
         self.stop_reason: str | None = None
         self.stop_detail = ""
@@ -110,33 +122,61 @@ class Supervisor:
 
     def _child(self, name: str) -> ch.Child:
         spec = self.profile["actors"][name]
-        env = {"GAMERIG_CONTROL": self.endpoints["control"], "GAMERIG_SESSION": self.session_id,
-               "GAMERIG_ACTOR": name}
-        return ch.Child(name=name, module=spec.get("module") or MODULES[name],
-                        args=[str(a) for a in spec.get("args") or []], env=env,
-                        log_path=os.path.join(self.rt.logs_dir, f"{name}.log"))
+        env = {"GAMERIG_CONTROL": self.endpoints["control"], "GAMERIG_SESSION": self.session_id, "GAMERIG_ACTOR": name}
+        return ch.Child(
+            name=name,
+            module=spec.get("module") or MODULES[name],
+            args=[str(a) for a in spec.get("args") or []],
+            env=env,
+            log_path=os.path.join(self.rt.logs_dir, f"{name}.log"),
+        )
 
     # -- the run --------------------------------------------------------------------------
     def run(self) -> int:
         old = {s: signal.signal(s, self._on_signal) for s in (signal.SIGINT, signal.SIGTERM)}
-        self.recorder = RecorderClient(self.zctx, self.endpoints["recorder"], session=self.session_id,
-                                       sender="supervisor", counters=self.counters)
+        self.recorder = RecorderClient(
+            self.zctx, self.endpoints["recorder"], session=self.session_id, sender="supervisor", counters=self.counters
+        )
         self.outbox = Outbox(self.recorder)
         self.follower = self.watch.follower = Follower(  # paced by the watch (StreamWatch.PACE_S)
-            self.zctx, self.endpoints["recorder"], session=self.session_id, sender="supervisor",
-            counters=self.counters, wait_ms=500)
+            self.zctx,
+            self.endpoints["recorder"],
+            session=self.session_id,
+            sender="supervisor",
+            counters=self.counters,
+            wait_ms=500,
+        )
         self.tcp = start_gateway(self.profile["supervisor"]["tcp"], self.endpoints)
-        self.taps = TapRegistry(session_token=self.rt.token, record=self.outbox.put, status=self.status,
-                                streams=tap_streams(self.endpoints, self.tcp),
-                                keepalive_s=float(self.profile["supervisor"]["taps"]["keepalive_s"]))
-        self.control = Control(self.zctx, self._session_info(), token=self.rt.token,
-                               startup_timeout_s=float(self.profile["supervisor"]["startup_timeout_s"]),
-                               children=self.children, taps=self.taps,
-                               counters=self.counters, record=self.outbox.put,
-                               request_stop=self.request_stop, status=self.status)
-        self.rt.publish({"control": self.endpoints["control"], "capture_root": self.capture_root,
-                         "session_dir": self.session_dir, "profile": self.profile.get("name"),
-                         "started_at": time.time(), "actors": self.order, **record_fields(self.tcp)})
+        self.taps = TapRegistry(
+            session_token=self.rt.token,
+            record=self.outbox.put,
+            status=self.status,
+            streams=tap_streams(self.endpoints, self.tcp),
+            keepalive_s=float(self.profile["supervisor"]["taps"]["keepalive_s"]),
+        )
+        self.control = Control(
+            self.zctx,
+            self._session_info(),
+            token=self.rt.token,
+            startup_timeout_s=float(self.profile["supervisor"]["startup_timeout_s"]),
+            children=self.children,
+            taps=self.taps,
+            counters=self.counters,
+            record=self.outbox.put,
+            request_stop=self.request_stop,
+            status=self.status,
+        )
+        self.rt.publish(
+            {
+                "control": self.endpoints["control"],
+                "capture_root": self.capture_root,
+                "session_dir": self.session_dir,
+                "profile": self.profile.get("name"),
+                "started_at": time.time(),
+                "actors": self.order,
+                **record_fields(self.tcp),
+            }
+        )
         affinity = self._dedicate_cpu()
         try:
             if self._start_all():
@@ -158,9 +198,14 @@ class Supervisor:
 
     def _session_info(self) -> SessionInfo:
         """What every actor's ``welcome`` tells it."""
-        return SessionInfo(session_id=self.session_id, session_dir=self.session_dir,
-                           capture_root=self.capture_root, endpoints=self.endpoints,
-                           profile=self.profile, heartbeat_s=self.hb)
+        return SessionInfo(
+            session_id=self.session_id,
+            session_dir=self.session_dir,
+            capture_root=self.capture_root,
+            endpoints=self.endpoints,
+            profile=self.profile,
+            heartbeat_s=self.hb,
+        )
 
     def _dedicate_cpu(self) -> set[int] | None:
         """``supervisor.dedicated_cpu``: that actor gets the last CPU this process may use to
@@ -220,8 +265,15 @@ class Supervisor:
     def _start(self, child: ch.Child) -> None:
         child.start()
         log.info("started %s (pid %s)", child.name, child.pid)
-        self.outbox.put(ActorStart(actor=child.name, pid=child.pid, start_count=child.start_count,
-                                   module=child.module, cpus=child.cpus or None))
+        self.outbox.put(
+            ActorStart(
+                actor=child.name,
+                pid=child.pid,
+                start_count=child.start_count,
+                module=child.module,
+                cpus=child.cpus or None,
+            )
+        )
 
     def _loop(self) -> None:
         stuck = float(self.profile["session"]["stuck_seconds"])
@@ -257,8 +309,7 @@ class Supervisor:
         now = time.monotonic()
         if now >= self._next_ping:
             for c in self.control.ping_all(now):
-                self.outbox.put(ActorUnresponsive(actor=c.name, pid=c.pid,
-                                                  silent_s=round(now - c.last_heard, 2)))
+                self.outbox.put(ActorUnresponsive(actor=c.name, pid=c.pid, silent_s=round(now - c.last_heard, 2)))
                 c.kill()
             self._next_ping = now + self.hb
         if now >= self._next_sample:
@@ -271,14 +322,25 @@ class Supervisor:
     def status(self) -> dict:
         now = time.monotonic()
         return {
-            "session_id": self.session_id, "session_dir": self.session_dir,
-            "profile": self.profile.get("name"), "steps": self.watch.steps,
-            "action_results": dict(self.watch.outcomes), "last_sequence": self.watch.last_sequence,
-            "elapsed_s": round(now - self.progress.started, 1), "stopping": self.stop_reason,
-            "actors": {n: {"pid": c.pid, "alive": c.alive(), "starts": c.start_count,
-                           "since_heard_s": round(now - c.last_heard, 2),
-                           **(c.sample or c.take_sample()),  # an actor started since the last sampling
-                           "status": c.status} for n, c in self.children.items()},
+            "session_id": self.session_id,
+            "session_dir": self.session_dir,
+            "profile": self.profile.get("name"),
+            "steps": self.watch.steps,
+            "action_results": dict(self.watch.outcomes),
+            "last_sequence": self.watch.last_sequence,
+            "elapsed_s": round(now - self.progress.started, 1),
+            "stopping": self.stop_reason,
+            "actors": {
+                n: {
+                    "pid": c.pid,
+                    "alive": c.alive(),
+                    "starts": c.start_count,
+                    "since_heard_s": round(now - c.last_heard, 2),
+                    **(c.sample or c.take_sample()),  # an actor started since the last sampling
+                    "status": c.status,
+                }
+                for n, c in self.children.items()
+            },
         }
 
     # -- exits, restarts ------------------------------------------------------------------
@@ -311,8 +373,11 @@ class Supervisor:
             self.pending_starts = [(t, n) for t, n in self.pending_starts if n not in group]
             for name in d.restart:
                 self.pending_starts.append((when, name))
-                self.outbox.put(ActorRestart(actor=name, after_exit_of=c.name, strategy=self.policy.strategy,
-                                             delay_s=round(d.delay_s, 3)))
+                self.outbox.put(
+                    ActorRestart(
+                        actor=name, after_exit_of=c.name, strategy=self.policy.strategy, delay_s=round(d.delay_s, 3)
+                    )
+                )
                 self.restarts += 1
 
     def _due_starts(self, now: float) -> None:

@@ -14,6 +14,7 @@ Journal rows (``protocol.events``, through the supervisor's outbox): ``TapAttach
 A tap not heard for ``LOST_AFTER`` keep-alive intervals is dropped (``reason: lost``); if it
 comes back, its token is refused and its runtime attaches again (see ``runtime.py``).
 """
+
 from __future__ import annotations
 
 import dataclasses
@@ -39,9 +40,15 @@ class Tap:
 
 
 class TapRegistry:
-    def __init__(self, *, session_token: str, streams: dict[str, str],
-                 record: Callable[[Event], None], status: Callable[[], dict],
-                 keepalive_s: float = KEEPALIVE_S):
+    def __init__(
+        self,
+        *,
+        session_token: str,
+        streams: dict[str, str],
+        record: Callable[[Event], None],
+        status: Callable[[], dict],
+        keepalive_s: float = KEEPALIVE_S,
+    ):
         self._session_token = session_token
         self.streams = streams  # transport -> stream endpoint
         self.record, self.status = record, status
@@ -58,8 +65,9 @@ class TapRegistry:
             return self._attach(msg_id, body)
         tap = self.taps.get(body.token)
         if tap is None:
-            return ControlError(reply_to=msg_id, code="unknown_tap",
-                                message="no tap holds this token (detached or lost?)")
+            return ControlError(
+                reply_to=msg_id, code="unknown_tap", message="no tap holds this token (detached or lost?)"
+            )
         tap.last_heard = time.monotonic()
         if isinstance(body, StatusRequest):
             return StatusReply(reply_to=msg_id, status=self.status())
@@ -67,8 +75,7 @@ class TapRegistry:
             self._drop(body.token, body.reason or "detach")
             return DetachReply(reply_to=msg_id, tap_id=tap.tap_id)
         self.record(ControlRefused(request=body.TYPE, reason="read-only tap token", tap_id=tap.tap_id))
-        return ControlError(reply_to=msg_id, code="read_only",
-                            message=f"taps are read-only: {body.TYPE} refused")
+        return ControlError(reply_to=msg_id, code="read_only", message=f"taps are read-only: {body.TYPE} refused")
 
     def _attach(self, msg_id: str, body: AttachRequest):
         if not secrets.compare_digest(body.token.encode(), self._session_token.encode()):
@@ -76,17 +83,22 @@ class TapRegistry:
             return ControlError(reply_to=msg_id, code="unauthorized", message="wrong session token")
         stream = self.streams.get(body.transport)
         if stream is None:
-            return ControlError(reply_to=msg_id, code="no_transport",
-                                message=f"this session has no {body.transport!r} stream endpoint "
-                                        f"(available: {', '.join(sorted(self.streams))})")
+            return ControlError(
+                reply_to=msg_id,
+                code="no_transport",
+                message=f"this session has no {body.transport!r} stream endpoint "
+                f"(available: {', '.join(sorted(self.streams))})",
+            )
         self._n += 1
         token = secrets.token_hex(16)
-        tap = Tap(tap_id=f"tap-{self._n}", name=body.name, pid=body.pid,
-                  transport=body.transport, last_heard=time.monotonic())
+        tap = Tap(
+            tap_id=f"tap-{self._n}", name=body.name, pid=body.pid, transport=body.transport, last_heard=time.monotonic()
+        )
         self.taps[token] = tap
         self.record(TapAttached(tap_id=tap.tap_id, name=tap.name, pid=tap.pid, transport=tap.transport))
-        return AttachReply(reply_to=msg_id, tap_id=tap.tap_id, tap_token=token, stream=stream,
-                           keepalive_s=self.keepalive_s)
+        return AttachReply(
+            reply_to=msg_id, tap_id=tap.tap_id, tap_token=token, stream=stream, keepalive_s=self.keepalive_s
+        )
 
     def _drop(self, token: str, reason: str, silent_s: float | None = None) -> None:
         tap = self.taps.pop(token)
@@ -101,5 +113,6 @@ class TapRegistry:
                 self._drop(token, "lost", silent_s=round(now - tap.last_heard, 1))
 
     def listing(self) -> list[dict]:
-        return [{"tap_id": t.tap_id, "name": t.name, "pid": t.pid, "transport": t.transport}
-                for t in self.taps.values()]
+        return [
+            {"tap_id": t.tap_id, "name": t.name, "pid": t.pid, "transport": t.transport} for t in self.taps.values()
+        ]

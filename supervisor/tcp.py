@@ -18,6 +18,7 @@ Keys:
 Secrets never enter the profile, the journal or a log: the profile only names files, and
 ``record()`` is what goes into the 0600 runtime record.
 """
+
 from __future__ import annotations
 
 import glob
@@ -116,10 +117,13 @@ class TcpGateway:
 
     def record(self) -> dict:
         """What the 0600 runtime record tells local attachers (z85 text keys)."""
-        return {"control": self.endpoints["control"], "stream": self.endpoints["stream"],
-                "server_public_key": self.server_public.decode(),
-                "client_public_key": self.client_public.decode(),
-                "client_secret_key": self.client_secret.decode()}
+        return {
+            "control": self.endpoints["control"],
+            "stream": self.endpoints["stream"],
+            "server_public_key": self.server_public.decode(),
+            "client_public_key": self.client_public.decode(),
+            "client_secret_key": self.client_secret.decode(),
+        }
 
     def close(self) -> None:
         self._stop.set()

@@ -23,6 +23,7 @@ It is a ``JournalActor`` the supervisor pumps from its own poll loop (``socket``
 it only counts, so its follow is always paced (``PACE_S``): progress and stop conditions need
 no per-row wake-ups.
 """
+
 from __future__ import annotations
 
 import collections
@@ -40,8 +41,8 @@ class StreamWatch(JournalActor):
 
     def __init__(self, max_steps: int | None, follower=None, model_stop_after: int | None = None):
         super().__init__(follower, max_steps=max_steps)  # self.track: the actors' step bookkeeping
-        self.model_stop_after = model_stop_after   # None: a model that never answers stops nothing
-        self.facts = CapturedSession()    # every row: the runs that ended (the cost per run)
+        self.model_stop_after = model_stop_after  # None: a model that never answers stops nothing
+        self.facts = CapturedSession()  # every row: the runs that ended (the cost per run)
         self.model = self.facts.model  # the model's answers, errors, tokens and cost
         self.outcomes = {"accepted": 0, "rejected": 0, "unknown": 0}
         self.dispositions: dict[str, int] = {}

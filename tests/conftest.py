@@ -1,4 +1,5 @@
 """Shared fixtures: a factory for real supervised sessions under the test's tmp_path."""
+
 from __future__ import annotations
 
 import pytest

@@ -3,6 +3,7 @@
 Nothing here fakes a gamerig part: sessions are real processes on real ZeroMQ sockets
 against the real built-in game. Waits are on conditions with deadlines, never bare sleeps.
 """
+
 from __future__ import annotations
 
 import fcntl
@@ -59,13 +60,22 @@ class Session:
     def __init__(self, base: str, profile: str = DEMO, *sets: str, args: tuple[str, ...] = ()):
         self.capture = os.path.join(base, "capture")
         self.runtime = os.path.join(base, "runtime")
-        self.cmd = [sys.executable, "-m", "supervisor", "start", profile,
-                    "--set", f"capture.root={self.capture}",
-                    "--set", f"supervisor.runtime_dir={self.runtime}",
-                    "--set", "supervisor.progress=plain", *[a for s in sets for a in ("--set", s)],
-                    *args]
-        self.proc = subprocess.Popen(self.cmd, cwd=REPO, stdout=subprocess.PIPE,
-                                     stderr=subprocess.PIPE, text=True)
+        self.cmd = [
+            sys.executable,
+            "-m",
+            "supervisor",
+            "start",
+            profile,
+            "--set",
+            f"capture.root={self.capture}",
+            "--set",
+            f"supervisor.runtime_dir={self.runtime}",
+            "--set",
+            "supervisor.progress=plain",
+            *[a for s in sets for a in ("--set", s)],
+            *args,
+        ]
+        self.proc = subprocess.Popen(self.cmd, cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
         self.stdout = self.stderr = ""
 
     def wait(self, timeout: float = 90) -> int:

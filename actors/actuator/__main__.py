@@ -7,6 +7,7 @@ the fsync — the status row need not travel to the actuator and back first. Exe
 proposals seen in the journal that no standing request took (after a restart, a refusal, a
 recorder restart) are acted on from the queue with ``record_intent``; a proposal
 is acted on once whichever way its acknowledgement came (``handled``)."""
+
 from __future__ import annotations
 
 import logging
@@ -30,19 +31,22 @@ log = logging.getLogger("actuator")
 
 MAX_BATCH = 64
 STEP_BATCH = 4  # pipelined steps per emulator_step_batch
-RESULT_BATCH = 4       # pipelined results are recorded this many at a time ...
-RESULT_WAIT_S = 0.01   # ... or after this long, or when nothing else is in flight
-STANDING_MS = 500      # a standing intent's wait_ms; asked again after a no_intent
+RESULT_BATCH = 4  # pipelined results are recorded this many at a time ...
+RESULT_WAIT_S = 0.01  # ... or after this long, or when nothing else is in flight
+STANDING_MS = 500  # a standing intent's wait_ms; asked again after a no_intent
 STANDING_LOST_S = 2.0  # no reply this long after its wait_ms: the recorder restarted, ask anew
 PIPELINED = f"{ev.Proposal.KIND}.pipeline_depth"  # a wake entry: a proposal decided ahead
-ORPHAN_ERROR = ("the actuator holding this attempt exited before recording a result; "
-                "the request may or may not have been sent, and it is not sent again")
+ORPHAN_ERROR = (
+    "the actuator holding this attempt exited before recording a result; "
+    "the request may or may not have been sent, and it is not sent again"
+)
 
 
 class Actuator(JournalActor):
     """The actuator's loop: queue each executed proposal (``on_row``); once caught up,
     recover orphaned attempts and act on the queue (``on_caught_up``); while pipelined steps
     are in flight, wait on the journal and the emulator at once and record their results."""
+
     PACE_S = 0.004  # pipelined steps queue ahead: rows can come in batches
     WAKE = (ev.ProposalStatus.KIND, ev.ActorExit.KIND)  # an execute to act on; an emulator gone
 
@@ -70,7 +74,7 @@ class Actuator(JournalActor):
         elif kind == ev.ActionAttempt.KIND and row["proposal_id"] in self.queue:
             self.queue.remove(row["proposal_id"])
         elif kind == ev.ActorExit.KIND and row.get("actor") == "emulator":
-            self.emulator_exits += 1   # its steps in flight can get no reply: resolve them now
+            self.emulator_exits += 1  # its steps in flight can get no reply: resolve them now
             if hasattr(self.sink, "abandon"):
                 self.done.extend(self.sink.abandon())
         elif kind == ev.Observation.KIND:  # a newer read supersedes any proposal not yet attempted,
@@ -113,7 +117,7 @@ class Actuator(JournalActor):
 
     def on_caught_up(self) -> None:
         if self.journal_failed:  # the session is stopping: never ask again for an intent whose
-            return               # fsync failed (its row is in the file, never acknowledged)
+            return  # fsync failed (its row is in the file, never acknowledged)
         self.recover_orphans()
         self.act_on_queue()
         self.park_standing()
@@ -226,8 +230,11 @@ class Actuator(JournalActor):
         if not self.done:
             self._done_since = time.monotonic()
         self.done.extend(self.sink.collect())
-        if not self.done or (len(self.done) < RESULT_BATCH and self.sink.in_flight
-                             and time.monotonic() - self._done_since < RESULT_WAIT_S):
+        if not self.done or (
+            len(self.done) < RESULT_BATCH
+            and self.sink.in_flight
+            and time.monotonic() - self._done_since < RESULT_WAIT_S
+        ):
             return  # results go in batches: a few steps' worth, or when the pipeline is empty
         msgs = [_result_message(attempt_id, outcome) for attempt_id, outcome in self.done]
         self.done = []
@@ -256,7 +263,7 @@ class Actuator(JournalActor):
                 continue
             steps.append((ack.action, ack.parameters, ack.attempt_id))
         for first in range(0, len(steps), STEP_BATCH):  # replies come a few steps at a time
-            for attempt_id, outcome in self.sink.submit(steps[first:first + STEP_BATCH]):
+            for attempt_id, outcome in self.sink.submit(steps[first : first + STEP_BATCH]):
                 self._record(attempt_id, outcome)  # refused before sending
 
     def _refused(self, code: str, message: str) -> None:
@@ -301,23 +308,30 @@ class Actuator(JournalActor):
         except RequestFailed as exc:
             log.error("result of %s not recorded: %s", msg.attempt_id, exc)
             try:
-                self.recorder.record(ev.ActionError(attempt_id=msg.attempt_id,
-                                                    error=f"result not recorded: {exc}"), deadline_s=2)
+                self.recorder.record(
+                    ev.ActionError(attempt_id=msg.attempt_id, error=f"result not recorded: {exc}"), deadline_s=2
+                )
             except RequestFailed:
                 pass
             self.ctx.request_stop("result_not_recorded", str(exc))
 
 
-
 def main(ctx: ActorContext) -> int:
-    follower = Follower(ctx.zctx, ctx.endpoints["recorder"], session=ctx.session_id,
-                        sender=ctx.name, counters=ctx.counters)
+    follower = Follower(
+        ctx.zctx, ctx.endpoints["recorder"], session=ctx.session_id, sender=ctx.name, counters=ctx.counters
+    )
     return Actuator(ctx, follower=follower).run()
 
 
 def _result_message(attempt_id: str, outcome) -> RecordResult:
-    return RecordResult(attempt_id=attempt_id, outcome=outcome.outcome, http_status=outcome.http_status,
-                        response=outcome.response, error=outcome.error, request_ms=outcome.request_ms)
+    return RecordResult(
+        attempt_id=attempt_id,
+        outcome=outcome.outcome,
+        http_status=outcome.http_status,
+        response=outcome.response,
+        error=outcome.error,
+        request_ms=outcome.request_ms,
+    )
 
 
 if __name__ == "__main__":

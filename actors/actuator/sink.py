@@ -31,6 +31,7 @@ fsynced intent, and gets its own outcome. If the oldest batch gets no reply in t
 socket is dropped (with anything still queued in it) and every step in flight is recorded
 ``unknown``.
 """
+
 from __future__ import annotations
 
 import collections
@@ -120,10 +121,20 @@ class EmulatorSink:
                     if reply is not None and getattr(reply.body, "reply_to", None) == env.id:
                         return _outcome(reply.body, start)
                 elif self.watch() != exits:
-                    return ActionOutcome("unknown", None, None, f"{EXITED}; the step in flight is recorded "
-                                         "unknown and never resent", _ms(start))
-            return ActionOutcome("unknown", None, None, f"no reply from the emulator within {deadline:.1f}s; "
-                                 "the step is recorded unknown and never resent", _ms(start))
+                    return ActionOutcome(
+                        "unknown",
+                        None,
+                        None,
+                        f"{EXITED}; the step in flight is recorded unknown and never resent",
+                        _ms(start),
+                    )
+            return ActionOutcome(
+                "unknown",
+                None,
+                None,
+                f"no reply from the emulator within {deadline:.1f}s; the step is recorded unknown and never resent",
+                _ms(start),
+            )
         finally:
             sock.close(0)  # drop the step if it still waits for a (dead) emulator
 
@@ -136,8 +147,9 @@ class EmulatorSink:
             try:
                 msg = step_message(action, parameters, attempt_id)
             except ValueError as exc:
-                refused.append((attempt_id, ActionOutcome("rejected", None, {"error_code": "bad-action"},
-                                                          str(exc), 0.0)))
+                refused.append(
+                    (attempt_id, ActionOutcome("rejected", None, {"error_code": "bad-action"}, str(exc), 0.0))
+                )
                 continue
             bodies.append(msg.to_body())
             attempts.append(attempt_id)
@@ -167,10 +179,15 @@ class EmulatorSink:
         if self.in_flight and self.next_deadline_s() <= 0:
             waited = time.monotonic() - self._progress
             count = sum(len(attempts) for attempts, _, _ in self.in_flight.values())
-            error = (f"no reply from the emulator within {waited:.1f}s; the {count} step(s) in "
-                     "flight are recorded unknown and never resent")
-            out.extend((att, ActionOutcome("unknown", None, None, error, _ms(sent)))
-                       for attempts, _, sent in self.in_flight.values() for att in attempts)
+            error = (
+                f"no reply from the emulator within {waited:.1f}s; the {count} step(s) in "
+                "flight are recorded unknown and never resent"
+            )
+            out.extend(
+                (att, ActionOutcome("unknown", None, None, error, _ms(sent)))
+                for attempts, _, sent in self.in_flight.values()
+                for att in attempts
+            )
             self.in_flight.clear()
             self.socket.close(0)  # drop anything still queued for a dead emulator
             self.socket = None
@@ -185,8 +202,11 @@ class EmulatorSink:
             return out
         count = sum(len(attempts) for attempts, _, _ in self.in_flight.values())
         error = f"{EXITED}; the {count} step(s) in flight are recorded unknown and never resent"
-        out.extend((att, ActionOutcome("unknown", None, None, error, _ms(sent)))
-                   for attempts, _, sent in self.in_flight.values() for att in attempts)
+        out.extend(
+            (att, ActionOutcome("unknown", None, None, error, _ms(sent)))
+            for attempts, _, sent in self.in_flight.values()
+            for att in attempts
+        )
         self.in_flight.clear()
         self.socket.close(0)
         self.socket = None
@@ -213,8 +233,10 @@ def _batch_outcomes(reply, attempts: list[str], frames: int, sent: float) -> lis
         what = reply.TYPE if items is None else f"{len(items)} replies for {len(attempts)} steps"
         if isinstance(reply, EmulatorErrorReply):  # the batch as a whole was refused
             return [(att, _outcome(reply, sent)) for att in attempts]
-        return [(att, ActionOutcome("unknown", None, None, f"unexpected reply to a step batch: {what}",
-                                    _ms(sent))) for att in attempts]
+        return [
+            (att, ActionOutcome("unknown", None, None, f"unexpected reply to a step batch: {what}", _ms(sent)))
+            for att in attempts
+        ]
     out = []
     for att, item in zip(attempts, items):
         try:
@@ -230,17 +252,30 @@ def _outcome(reply, start: float) -> ActionOutcome:
     """The outcome of one step from the emulator's reply."""
     if isinstance(reply, EmulatorErrorReply):
         outcome = "rejected" if reply.effect == "none" else "unknown"
-        return ActionOutcome(outcome, None, {"error_code": reply.code, "effect": reply.effect},
-                             f"{reply.code}: {reply.message}", _ms(start))
-    agent = {CheckpointSaved: "checkpoint", Restored: "branch", RecordingFinalized: "status",
-             ClipMade: "clip"}.get(type(reply))
+        return ActionOutcome(
+            outcome,
+            None,
+            {"error_code": reply.code, "effect": reply.effect},
+            f"{reply.code}: {reply.message}",
+            _ms(start),
+        )
+    agent = {CheckpointSaved: "checkpoint", Restored: "branch", RecordingFinalized: "status", ClipMade: "clip"}.get(
+        type(reply)
+    )
     if agent is not None:  # an agent's checkpoint, restore, stop or clip (supervisor/mcp)
         return ActionOutcome("accepted", None, {agent: getattr(reply, agent)}, None, _ms(start))
     if not isinstance(reply, Stepped):
         return ActionOutcome("unknown", None, None, f"unexpected reply {reply.TYPE!r}", _ms(start))
-    response = {"frame": reply.frame, "held": reply.held, "pressed": reply.pressed, "released": reply.released,
-                "samples": reply.samples, "recording_span": reply.span, "checkpoint": reply.checkpoint}
-    if reply.score is not None:   # emulator.score: the values the step left (docs/emulator.md)
+    response = {
+        "frame": reply.frame,
+        "held": reply.held,
+        "pressed": reply.pressed,
+        "released": reply.released,
+        "samples": reply.samples,
+        "recording_span": reply.span,
+        "checkpoint": reply.checkpoint,
+    }
+    if reply.score is not None:  # emulator.score: the values the step left (docs/emulator.md)
         response["score"] = reply.score
     return ActionOutcome("accepted", None, response, None, _ms(start))
 
@@ -254,8 +289,12 @@ def _agent_message(action: str, parameters: dict):
         if not isinstance(workspace, str) or not workspace:
             raise ValueError(f"parameters.workspace must name the workspace root, got {workspace!r}")
         return Clip(request=request, workspace=workspace)
-    text = {"label": parameters.get("label"), "checkpoint_id": parameters.get("checkpoint_id"),
-            "outcome": parameters.get("outcome"), "reason": parameters.get("reason")}
+    text = {
+        "label": parameters.get("label"),
+        "checkpoint_id": parameters.get("checkpoint_id"),
+        "outcome": parameters.get("outcome"),
+        "reason": parameters.get("reason"),
+    }
     for name, value in text.items():
         if value is not None and not isinstance(value, str):
             raise ValueError(f"parameters.{name} must be a string, got {value!r}")

@@ -1,5 +1,6 @@
 """``python -m actors.emulator``: the supervised emulator actor (``session/actor.py``), with the
 live clip of the tools room wired in (the package's entry point may use every room)."""
+
 from __future__ import annotations
 
 import functools

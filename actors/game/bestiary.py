@@ -31,44 +31,90 @@ class MonsterDef:
     opening: str | None = None
 
 
-MONSTERS: dict[str, MonsterDef] = {m.id: m for m in [
-    MonsterDef("GNAT", "Gnat", (11, 14), (
-        Move("BITE", "Attack", damage=5),
-        Move("BUZZ", "Debuff", weak=1),
-    )),
-    MonsterDef("SLIME", "Bog Slime", (20, 24), (
-        Move("SLAM", "Attack", damage=8),
-        Move("OOZE", "AttackDefend", damage=4, block=5),
-        Move("SPIT", "Debuff", wound=1),
-    )),
-    MonsterDef("CHANTER", "Chanter", (28, 32), (
-        Move("CHANT", "Buff", strength=2),
-        Move("SLASH", "Attack", damage=6),
-    ), opening="CHANT"),
-    MonsterDef("SENTINEL", "Sentinel Knight", (44, 48), (
-        Move("CLEAVE", "Attack", damage=11),
-        Move("GUARD", "AttackDefend", damage=6, block=10),
-        Move("SHATTER", "Debuff", damage=4, vulnerable=2),
-    )),
-    MonsterDef("HOLLOW_KING", "Hollow King", (88, 88), (
-        Move("CRUSH", "Attack", damage=13),
-        Move("FLURRY", "Attack", damage=4, hits=3),
-        Move("DECREE", "Buff", strength=2, block=8),
-    ), opening="DECREE"),
-    MonsterDef("SHADE", "Royal Shade", (16, 16), (
-        Move("TOUCH", "Attack", damage=4),
-        Move("VEIL", "Defend", block=6),
-    )),
-    MonsterDef("WARDEN", "The Warden", (80, 80), (
-        Move("LASH", "Attack", damage=6, hits=2),
-        Move("BRACE", "AttackDefend", damage=8, block=8),
-        Move("SHACKLE", "Debuff", weak=1, vulnerable=1),
-    ), opening="SHACKLE"),
-    MonsterDef("FAKE_MERCHANT", "Fake Merchant", (34, 34), (
-        Move("HAGGLE", "Attack", damage=7),
-        Move("PEDDLE", "Debuff", damage=3, weak=1),
-    )),
-]}
+MONSTERS: dict[str, MonsterDef] = {
+    m.id: m
+    for m in [
+        MonsterDef(
+            "GNAT",
+            "Gnat",
+            (11, 14),
+            (
+                Move("BITE", "Attack", damage=5),
+                Move("BUZZ", "Debuff", weak=1),
+            ),
+        ),
+        MonsterDef(
+            "SLIME",
+            "Bog Slime",
+            (20, 24),
+            (
+                Move("SLAM", "Attack", damage=8),
+                Move("OOZE", "AttackDefend", damage=4, block=5),
+                Move("SPIT", "Debuff", wound=1),
+            ),
+        ),
+        MonsterDef(
+            "CHANTER",
+            "Chanter",
+            (28, 32),
+            (
+                Move("CHANT", "Buff", strength=2),
+                Move("SLASH", "Attack", damage=6),
+            ),
+            opening="CHANT",
+        ),
+        MonsterDef(
+            "SENTINEL",
+            "Sentinel Knight",
+            (44, 48),
+            (
+                Move("CLEAVE", "Attack", damage=11),
+                Move("GUARD", "AttackDefend", damage=6, block=10),
+                Move("SHATTER", "Debuff", damage=4, vulnerable=2),
+            ),
+        ),
+        MonsterDef(
+            "HOLLOW_KING",
+            "Hollow King",
+            (88, 88),
+            (
+                Move("CRUSH", "Attack", damage=13),
+                Move("FLURRY", "Attack", damage=4, hits=3),
+                Move("DECREE", "Buff", strength=2, block=8),
+            ),
+            opening="DECREE",
+        ),
+        MonsterDef(
+            "SHADE",
+            "Royal Shade",
+            (16, 16),
+            (
+                Move("TOUCH", "Attack", damage=4),
+                Move("VEIL", "Defend", block=6),
+            ),
+        ),
+        MonsterDef(
+            "WARDEN",
+            "The Warden",
+            (80, 80),
+            (
+                Move("LASH", "Attack", damage=6, hits=2),
+                Move("BRACE", "AttackDefend", damage=8, block=8),
+                Move("SHACKLE", "Debuff", weak=1, vulnerable=1),
+            ),
+            opening="SHACKLE",
+        ),
+        MonsterDef(
+            "FAKE_MERCHANT",
+            "Fake Merchant",
+            (34, 34),
+            (
+                Move("HAGGLE", "Attack", damage=7),
+                Move("PEDDLE", "Debuff", damage=3, weak=1),
+            ),
+        ),
+    ]
+}
 
 MONSTER_ENCOUNTERS: tuple[tuple[str, ...], ...] = (
     ("GNAT", "GNAT"),

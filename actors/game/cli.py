@@ -20,19 +20,25 @@ from .knobs import Knobs
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="python -m actors.game",
-        description="The gamerig built-in game: a small seeded Slay-the-Spire-like game "
-                    "speaking the STS2MCP HTTP API.")
+        description="The gamerig built-in game: a small seeded Slay-the-Spire-like game speaking the STS2MCP HTTP API.",
+    )
     parser.add_argument("--host", default="127.0.0.1", help="address to bind (127.0.0.1)")
     parser.add_argument("--port", type=int, default=15526, help="port (15526; 0 = any)")
     parser.add_argument("--seed", type=int, default=1, help="game seed (1)")
-    parser.add_argument("--journal", default=None, metavar="PATH",
-                        help="a session events.jsonl: check every POST's intent against it")
+    parser.add_argument(
+        "--journal", default=None, metavar="PATH", help="a session events.jsonl: check every POST's intent against it"
+    )
     knobs = parser.add_argument_group("knobs (hostile ones 0 = off; see docs/game.md)")
     defaults = Knobs().as_dict()
     for name in Knobs.names():
-        knobs.add_argument("--" + name.replace("_", "-"), type=int, default=defaults[name],
-                           metavar="N", dest=name,
-                           help=f"{Knobs.help(name)} (default {defaults[name]})")
+        knobs.add_argument(
+            "--" + name.replace("_", "-"),
+            type=int,
+            default=defaults[name],
+            metavar="N",
+            dest=name,
+            help=f"{Knobs.help(name)} (default {defaults[name]})",
+        )
     return parser
 
 

@@ -61,8 +61,7 @@ def damage_value(base: int, attacker: dict[str, int], defender: dict[str, int]) 
 class Combat:
     """One fight. ``kind`` is monster | elite | boss."""
 
-    def __init__(self, run: Run, kind: str, monster_ids: tuple[str, ...],
-                 r: random.Random) -> None:
+    def __init__(self, run: Run, kind: str, monster_ids: tuple[str, ...], r: random.Random) -> None:
         self.run = run
         self.kind = kind
         self.rng = r
@@ -217,7 +216,7 @@ class Combat:
             self.exhaust.append(card)
         else:
             self.discard.append(card)
-        for (op, base, up) in card.d.effects:
+        for op, base, up in card.d.effects:
             self.apply_op(op, up if card.upgraded else base, target, x)
         self.count_play()
         if not self.living():
@@ -248,13 +247,12 @@ class Combat:
         elif op == "hand_upgrade":
             cards = [c for c in self.hand if c.upgradable]
             if cards:
-                self.hand_select = HandSelect(
-                    "upgrade_select", "Choose a card to upgrade.", 1, cards)
+                self.hand_select = HandSelect("upgrade_select", "Choose a card to upgrade.", 1, cards)
         elif op == "hand_discard":
             if self.hand:
                 self.hand_select = HandSelect(
-                    "simple_select", f"Choose {value} card(s) to discard.",
-                    min(value, len(self.hand)), list(self.hand))
+                    "simple_select", f"Choose {value} card(s) to discard.", min(value, len(self.hand)), list(self.hand)
+                )
 
     def count_play(self) -> None:
         quill = self.run.relic("INK_QUILL")
@@ -302,15 +300,29 @@ def intents(combat: Combat, e: Enemy) -> list[dict]:
         dmg = damage_value(mv.damage, e.status, combat.status)
         label = f"{dmg}x{mv.hits}" if mv.hits > 1 else str(dmg)
         total = f"{dmg} damage {mv.hits} times" if mv.hits > 1 else f"{dmg} damage"
-        out.append({"type": "Attack", "label": label, "title": "Aggressive",
-                    "description": f"This enemy intends to attack for {total}."})
+        out.append(
+            {
+                "type": "Attack",
+                "label": label,
+                "title": "Aggressive",
+                "description": f"This enemy intends to attack for {total}.",
+            }
+        )
     if mv.block:
-        out.append({"type": "Defend", "label": "", "title": "Defensive",
-                    "description": "This enemy intends to gain Block."})
+        out.append(
+            {"type": "Defend", "label": "", "title": "Defensive", "description": "This enemy intends to gain Block."}
+        )
     if mv.strength:
-        out.append({"type": "Buff", "label": "", "title": "Strategic",
-                    "description": "This enemy intends to empower itself."})
+        out.append(
+            {"type": "Buff", "label": "", "title": "Strategic", "description": "This enemy intends to empower itself."}
+        )
     if mv.weak or mv.vulnerable or mv.wound:
-        out.append({"type": "Debuff", "label": "", "title": "Cunning",
-                    "description": "This enemy intends to apply a negative effect."})
+        out.append(
+            {
+                "type": "Debuff",
+                "label": "",
+                "title": "Cunning",
+                "description": "This enemy intends to apply a negative effect.",
+            }
+        )
     return out

@@ -47,38 +47,102 @@ def _c(*args, **kw) -> CardDef:
     return CardDef(*args, **kw)
 
 
-CARDS: dict[str, CardDef] = {c.id: c for c in [
-    _c("STRIKE", "Strike", "Attack", 1, "Basic", "AnyEnemy", "Deal {0} damage.",
-       (("dmg", 6, 9),)),
-    _c("DEFEND", "Defend", "Skill", 1, "Basic", "Self", "Gain {0} Block.",
-       (("block", 5, 8),)),
-    _c("CRUSH", "Crush", "Attack", 2, "Basic", "AnyEnemy",
-       "Deal {0} damage. Apply {1} Vulnerable.", (("dmg", 8, 10), ("vuln", 2, 3)),
-       keywords=("Vulnerable",)),
-    _c("CLEAVE", "Cleave", "Attack", 1, "Common", "AllEnemies",
-       "Deal {0} damage to ALL enemies.", (("dmg_all", 8, 11),)),
-    _c("JAB", "Quick Jab", "Attack", 0, "Common", "AnyEnemy", "Deal {0} damage. Draw {1} card.",
-       (("dmg", 3, 5), ("draw", 1, 1))),
-    _c("BULWARK", "Bulwark", "Skill", 2, "Common", "Self", "Gain {0} Block.",
-       (("block", 12, 16),)),
-    _c("SAP", "Sap", "Skill", 1, "Common", "AnyEnemy", "Apply {0} Weak.",
-       (("weak", 2, 3),), keywords=("Weak",)),
-    _c("HONE", "Hone", "Skill", 1, "Uncommon", "Self",
-       "Gain {0} Block. Upgrade a card in your hand.", (("block", 4, 7), ("hand_upgrade", 1, 1)),
-       keywords=("Upgrade",)),
-    _c("SIFT", "Sift", "Skill", 0, "Uncommon", "Self", "Draw {0} cards. Discard {1} card.",
-       (("draw", 2, 3), ("hand_discard", 1, 1))),
-    _c("FLEX", "Flex", "Power", 1, "Uncommon", "Self", "Gain {0} Strength.",
-       (("str", 2, 3),), upgraded_cost=0, keywords=("Strength",)),
-    _c("SURGE", "Surge", "Skill", 0, "Uncommon", "Self", "Gain {0} energy. Exhaust.",
-       (("energy", 1, 2),), keywords=("Exhaust",)),
-    _c("CYCLONE", "Cyclone", "Attack", "X", "Rare", "AllEnemies",
-       "Deal {0} damage to ALL enemies X times.", (("xdmg_all", 5, 8),)),
-    _c("WOUND", "Wound", "Status", None, "Status", "None", "Unplayable.",
-       keywords=("Unplayable",)),
-    _c("DOUBT", "Doubt", "Curse", None, "Curse", "None", "Unplayable.",
-       keywords=("Unplayable",)),
-]}
+CARDS: dict[str, CardDef] = {
+    c.id: c
+    for c in [
+        _c("STRIKE", "Strike", "Attack", 1, "Basic", "AnyEnemy", "Deal {0} damage.", (("dmg", 6, 9),)),
+        _c("DEFEND", "Defend", "Skill", 1, "Basic", "Self", "Gain {0} Block.", (("block", 5, 8),)),
+        _c(
+            "CRUSH",
+            "Crush",
+            "Attack",
+            2,
+            "Basic",
+            "AnyEnemy",
+            "Deal {0} damage. Apply {1} Vulnerable.",
+            (("dmg", 8, 10), ("vuln", 2, 3)),
+            keywords=("Vulnerable",),
+        ),
+        _c(
+            "CLEAVE",
+            "Cleave",
+            "Attack",
+            1,
+            "Common",
+            "AllEnemies",
+            "Deal {0} damage to ALL enemies.",
+            (("dmg_all", 8, 11),),
+        ),
+        _c(
+            "JAB",
+            "Quick Jab",
+            "Attack",
+            0,
+            "Common",
+            "AnyEnemy",
+            "Deal {0} damage. Draw {1} card.",
+            (("dmg", 3, 5), ("draw", 1, 1)),
+        ),
+        _c("BULWARK", "Bulwark", "Skill", 2, "Common", "Self", "Gain {0} Block.", (("block", 12, 16),)),
+        _c("SAP", "Sap", "Skill", 1, "Common", "AnyEnemy", "Apply {0} Weak.", (("weak", 2, 3),), keywords=("Weak",)),
+        _c(
+            "HONE",
+            "Hone",
+            "Skill",
+            1,
+            "Uncommon",
+            "Self",
+            "Gain {0} Block. Upgrade a card in your hand.",
+            (("block", 4, 7), ("hand_upgrade", 1, 1)),
+            keywords=("Upgrade",),
+        ),
+        _c(
+            "SIFT",
+            "Sift",
+            "Skill",
+            0,
+            "Uncommon",
+            "Self",
+            "Draw {0} cards. Discard {1} card.",
+            (("draw", 2, 3), ("hand_discard", 1, 1)),
+        ),
+        _c(
+            "FLEX",
+            "Flex",
+            "Power",
+            1,
+            "Uncommon",
+            "Self",
+            "Gain {0} Strength.",
+            (("str", 2, 3),),
+            upgraded_cost=0,
+            keywords=("Strength",),
+        ),
+        _c(
+            "SURGE",
+            "Surge",
+            "Skill",
+            0,
+            "Uncommon",
+            "Self",
+            "Gain {0} energy. Exhaust.",
+            (("energy", 1, 2),),
+            keywords=("Exhaust",),
+        ),
+        _c(
+            "CYCLONE",
+            "Cyclone",
+            "Attack",
+            "X",
+            "Rare",
+            "AllEnemies",
+            "Deal {0} damage to ALL enemies X times.",
+            (("xdmg_all", 5, 8),),
+        ),
+        _c("WOUND", "Wound", "Status", None, "Status", "None", "Unplayable.", keywords=("Unplayable",)),
+        _c("DOUBT", "Doubt", "Curse", None, "Curse", "None", "Unplayable.", keywords=("Unplayable",)),
+    ]
+}
 
 REWARD_POOL = ("CLEAVE", "JAB", "BULWARK", "SAP", "HONE", "SIFT", "FLEX", "SURGE", "CYCLONE")
 
@@ -104,24 +168,26 @@ class RelicDef:
     keywords: tuple[str, ...] = ()
 
 
-RELICS: dict[str, RelicDef] = {r.id: r for r in [
-    RelicDef("EMBER_HEART", "Ember Heart", "At the end of combat, heal 6 HP.",
-             rarity="Starter", keywords=("Heal",)),
-    RelicDef("WHET_CHARM", "Whetstone Charm", "At the start of each combat, gain 1 Strength.",
-             keywords=("Strength",)),
-    RelicDef("ANCHOR_STONE", "Anchor Stone", "Start each combat with 10 Block.",
-             rarity="Uncommon", keywords=("Block",)),
-    RelicDef("LUCKY_COIN", "Lucky Coin", "Gain 25% more gold from combat rewards.",
-             rarity="Starter"),
-    RelicDef("INK_QUILL", "Ink Quill", "Every 10 cards played, draw 1 card.", has_counter=True,
-             rarity="Uncommon"),
-    RelicDef("TEA_FLASK", "Tea Flask", "Upon pickup, raise your Max HP by 8.", rarity="Rare"),
-    RelicDef("HOLLOW_CROWN", "Hollow Crown", "Gain 1 energy at the start of each turn.",
-             rarity="Starter"),
-    RelicDef("TIN_ANCHOR", "Tin Anchor", "Start each combat with 4 Block.", rarity="Event",
-             keywords=("Block",)),
-    RelicDef("PASTE_GEM", "Paste Gem", "It glitters. It does nothing.", rarity="Event"),
-]}
+RELICS: dict[str, RelicDef] = {
+    r.id: r
+    for r in [
+        RelicDef(
+            "EMBER_HEART", "Ember Heart", "At the end of combat, heal 6 HP.", rarity="Starter", keywords=("Heal",)
+        ),
+        RelicDef(
+            "WHET_CHARM", "Whetstone Charm", "At the start of each combat, gain 1 Strength.", keywords=("Strength",)
+        ),
+        RelicDef(
+            "ANCHOR_STONE", "Anchor Stone", "Start each combat with 10 Block.", rarity="Uncommon", keywords=("Block",)
+        ),
+        RelicDef("LUCKY_COIN", "Lucky Coin", "Gain 25% more gold from combat rewards.", rarity="Starter"),
+        RelicDef("INK_QUILL", "Ink Quill", "Every 10 cards played, draw 1 card.", has_counter=True, rarity="Uncommon"),
+        RelicDef("TEA_FLASK", "Tea Flask", "Upon pickup, raise your Max HP by 8.", rarity="Rare"),
+        RelicDef("HOLLOW_CROWN", "Hollow Crown", "Gain 1 energy at the start of each turn.", rarity="Starter"),
+        RelicDef("TIN_ANCHOR", "Tin Anchor", "Start each combat with 4 Block.", rarity="Event", keywords=("Block",)),
+        RelicDef("PASTE_GEM", "Paste Gem", "It glitters. It does nothing.", rarity="Event"),
+    ]
+}
 
 RELIC_POOL = ("WHET_CHARM", "ANCHOR_STONE", "LUCKY_COIN", "INK_QUILL", "TEA_FLASK")
 FAKE_RELICS = ("TIN_ANCHOR", "PASTE_GEM")  # what the fake merchant sells
@@ -141,22 +207,33 @@ class PotionDef:
     keywords: tuple[str, ...] = ()
 
 
-POTIONS: dict[str, PotionDef] = {p.id: p for p in [
-    PotionDef("FIRE_POTION", "Fire Potion", "Deal 20 damage to an enemy.", "AnyEnemy", 20),
-    PotionDef("IRON_POTION", "Iron Potion", "Gain 12 Block.", "Self", 12,
-              keywords=("Block",)),
-    PotionDef("SPARK_POTION", "Spark Potion", "Gain 2 energy.", "Self", 2),
-    PotionDef("INSIGHT_POTION", "Insight Potion",
-              "Choose 1 of 3 cards to add to your hand.", "Self", 3),
-    PotionDef("HEALING_SALVE", "Healing Salve", "Heal 15 HP.", "Self", 15, usage="AnyTime",
-              keywords=("Heal",)),
-    PotionDef("FOUL_POTION", "Foul Potion",
-              "Deal 12 damage to ALL enemies. Can be thrown at a merchant.", "AllEnemies", 12,
-              usage="AnyTime"),
-    PotionDef("FAIRY_POTION", "Fairy in a Bottle",
-              "When you would die, heal to 30% of your Max HP instead.", "None", 30,
-              usage="Automatic", keywords=("Heal",)),
-]}
+POTIONS: dict[str, PotionDef] = {
+    p.id: p
+    for p in [
+        PotionDef("FIRE_POTION", "Fire Potion", "Deal 20 damage to an enemy.", "AnyEnemy", 20),
+        PotionDef("IRON_POTION", "Iron Potion", "Gain 12 Block.", "Self", 12, keywords=("Block",)),
+        PotionDef("SPARK_POTION", "Spark Potion", "Gain 2 energy.", "Self", 2),
+        PotionDef("INSIGHT_POTION", "Insight Potion", "Choose 1 of 3 cards to add to your hand.", "Self", 3),
+        PotionDef("HEALING_SALVE", "Healing Salve", "Heal 15 HP.", "Self", 15, usage="AnyTime", keywords=("Heal",)),
+        PotionDef(
+            "FOUL_POTION",
+            "Foul Potion",
+            "Deal 12 damage to ALL enemies. Can be thrown at a merchant.",
+            "AllEnemies",
+            12,
+            usage="AnyTime",
+        ),
+        PotionDef(
+            "FAIRY_POTION",
+            "Fairy in a Bottle",
+            "When you would die, heal to 30% of your Max HP instead.",
+            "None",
+            30,
+            usage="Automatic",
+            keywords=("Heal",),
+        ),
+    ]
+}
 
 POTION_POOL = tuple(POTIONS)
 
@@ -173,14 +250,18 @@ class CharacterDef:
     locked: bool = False
 
 
-CHARACTERS: dict[str, CharacterDef] = {c.id: c for c in [
-    CharacterDef("ironbound", "The Ironbound", 80, 99, 3, ("EMBER_HEART",),
-                 ("STRIKE",) * 5 + ("DEFEND",) * 4 + ("CRUSH",)),
-    CharacterDef("wanderer", "The Wanderer", 72, 110, 3, ("LUCKY_COIN",),
-                 ("STRIKE",) * 5 + ("DEFEND",) * 5),
-    CharacterDef("hollow", "The Hollow", 66, 99, 3, ("HOLLOW_CROWN",),
-                 ("STRIKE",) * 4 + ("DEFEND",) * 4, locked=True),
-]}
+CHARACTERS: dict[str, CharacterDef] = {
+    c.id: c
+    for c in [
+        CharacterDef(
+            "ironbound", "The Ironbound", 80, 99, 3, ("EMBER_HEART",), ("STRIKE",) * 5 + ("DEFEND",) * 4 + ("CRUSH",)
+        ),
+        CharacterDef("wanderer", "The Wanderer", 72, 110, 3, ("LUCKY_COIN",), ("STRIKE",) * 5 + ("DEFEND",) * 5),
+        CharacterDef(
+            "hollow", "The Hollow", 66, 99, 3, ("HOLLOW_CROWN",), ("STRIKE",) * 4 + ("DEFEND",) * 4, locked=True
+        ),
+    ]
+}
 
 
 @dataclass(frozen=True)
@@ -191,10 +272,12 @@ class StatusDef:
     text: str  # with {0} = amount
 
 
-STATUSES: dict[str, StatusDef] = {s.id: s for s in [
-    StatusDef("STRENGTH", "Strength", "Buff", "Attacks deal {0} more damage."),
-    StatusDef("VULNERABLE", "Vulnerable", "Debuff",
-              "Takes 50% more attack damage for {0} turn(s)."),
-    StatusDef("WEAK", "Weak", "Debuff", "Deals 25% less attack damage for {0} turn(s)."),
-    StatusDef("RITUAL", "Ritual", "Buff", "Gains {0} Strength at the end of its turn."),
-]}
+STATUSES: dict[str, StatusDef] = {
+    s.id: s
+    for s in [
+        StatusDef("STRENGTH", "Strength", "Buff", "Attacks deal {0} more damage."),
+        StatusDef("VULNERABLE", "Vulnerable", "Debuff", "Takes 50% more attack damage for {0} turn(s)."),
+        StatusDef("WEAK", "Weak", "Debuff", "Deals 25% less attack damage for {0} turn(s)."),
+        StatusDef("RITUAL", "Ritual", "Buff", "Gains {0} Strength at the end of its turn."),
+    ]
+}

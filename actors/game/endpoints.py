@@ -24,8 +24,7 @@ def multiplayer_view(state: dict) -> dict:
     singleplayer state (a simplification: its battle block is the singleplayer one)."""
     if state.get("state_type") == "menu" or "run" not in state:
         return state
-    return {"game_mode": "multiplayer", "net_type": "Host", "player_count": 1,
-            "local_player_slot": 0, **state}
+    return {"game_mode": "multiplayer", "net_type": "Host", "player_count": 1, "local_player_slot": 0, **state}
 
 
 def root() -> tuple[int, dict]:
@@ -38,8 +37,7 @@ def compendium(game: Game) -> tuple[int, dict]:
     game.save.compendium_reads += 1
     n = game.knobs.identity_outage_every
     if n and game.save.compendium_reads % n == 0:
-        return 500, {"error": "Failed to build compendium: save metadata unavailable "
-                              "(knob identity_outage_every)"}
+        return 500, {"error": "Failed to build compendium: save metadata unavailable (knob identity_outage_every)"}
     return 200, progress.compendium_body(game, game.save.current_run())
 
 

@@ -36,8 +36,7 @@ from .screens import menu, overlay, popups, saves
 from .views import player_view, run_view
 
 Effect = Callable[[], None]
-BLOCKING = ("Blocking popup active. Use menu_select with one of the advertised popup "
-            "options before gameplay actions.")
+BLOCKING = "Blocking popup active. Use menu_select with one of the advertised popup options before gameplay actions."
 
 
 @dataclass
@@ -128,8 +127,7 @@ class Game:
             return {"state_type": state_type, **block}
         run = self.run
         assert run is not None
-        return compose(state_type, block, extra,
-                       {"run": run_view(run), "player": player_view(run)})
+        return compose(state_type, block, extra, {"run": run_view(run), "player": player_view(run)})
 
     def _screen(self) -> tuple[str, dict, dict | None]:
         """(state_type, the screen's fields, extra top-level entries), in the order of
@@ -149,8 +147,7 @@ class Game:
         if run.combat is not None:
             battle = screens.battle.battle_block(run)
             if run.combat.hand_select is not None:
-                return ("hand_select", screens.battle.hand_select_block(run),
-                        {"battle": battle})
+                return ("hand_select", screens.battle.hand_select_block(run), {"battle": battle})
             return run.combat.kind, TopLevel(battle=battle), None
         room = run.room or Screen()
         block = room.block(self)
@@ -180,8 +177,7 @@ class Game:
         elif st in ("monster", "elite", "boss") and "battle" not in view:
             self.screens_seen.add(f"{st}:combat_ended")
         elif st == "unknown":
-            self.screens_seen.add("unknown:no_run_state" if "run" not in view
-                                  else f"unknown:{view.get('room_type')}")
+            self.screens_seen.add("unknown:no_run_state" if "run" not in view else f"unknown:{view.get('room_type')}")
 
     # ----- posts -------------------------------------------------------------------
     def act(self, body: dict) -> tuple[int, dict]:
@@ -210,10 +206,12 @@ class Game:
             if self.run is None:
                 raise ActionRefused("No run in progress")
             return spec.handler(self, spec.parse(body))
+
         return self._accept(check, True, spec.confirm, name, body)
 
-    def _accept(self, check: Callable[[], tuple], gameplay: bool, confirm: bool,
-                name: str = "", body: dict | None = None) -> tuple[int, dict]:
+    def _accept(
+        self, check: Callable[[], tuple], gameplay: bool, confirm: bool, name: str = "", body: dict | None = None
+    ) -> tuple[int, dict]:
         self.validating = True
         try:
             result = check()
@@ -226,10 +224,8 @@ class Game:
         n = self.knobs.reject_every_nth
         if n and self.valid_posts % n == 0:
             return 200, _error("Action rejected: the game is busy")
-        delay = self.knobs.effect_delay_reads + (self.knobs.slow_confirm_reads
-                                                 if confirm else 0)
-        self.pending.append(Pending(check, self.reads + 1 + delay, delay == 0, gameplay,
-                                    name, body or {}))
+        delay = self.knobs.effect_delay_reads + (self.knobs.slow_confirm_reads if confirm else 0)
+        self.pending.append(Pending(check, self.reads + 1 + delay, delay == 0, gameplay, name, body or {}))
         return 200, {"status": "ok", "message": message, **extra}
 
     def queued(self, name: str) -> list[dict]:
@@ -302,9 +298,14 @@ class Game:
             self.linger = [self.knobs.overlay_linger_reads, copy.deepcopy(self.last_render)]
 
     def stats(self) -> dict:
-        return {"reads": self.reads, "duplicate_guarded_actions": self.duplicates,
-                "dropped_effects": self.dropped_effects, "runs_started": self.runs_started,
-                "screens_seen": sorted(self.screens_seen), "seed": self.seed}
+        return {
+            "reads": self.reads,
+            "duplicate_guarded_actions": self.duplicates,
+            "dropped_effects": self.dropped_effects,
+            "runs_started": self.runs_started,
+            "screens_seen": sorted(self.screens_seen),
+            "seed": self.seed,
+        }
 
 
 def _error(message: str) -> dict:

@@ -18,10 +18,9 @@ from __future__ import annotations
 
 from typing import Any
 
-INT32 = (-(2 ** 31), 2 ** 31 - 1)
+INT32 = (-(2**31), 2**31 - 1)
 # System.Text.Json's messages (ThrowHelper: JsonElementHasWrongType; FormatException)
-WRONG_KIND = ("The requested operation requires an element of type '{0}', but the target "
-              "element has type '{1}'.")
+WRONG_KIND = "The requested operation requires an element of type '{0}', but the target element has type '{1}'."
 BAD_FORMAT = "One of the identified items was in an invalid format."
 
 

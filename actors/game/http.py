@@ -57,9 +57,11 @@ ROUTES: dict[str, tuple[str, ...]] = {
     STATS: ("GET",),
     MANUAL: ("POST",),
 }
-CORS = (("Access-Control-Allow-Origin", "*"),
-        ("Access-Control-Allow-Methods", "GET, POST, OPTIONS"),
-        ("Access-Control-Allow-Headers", "Content-Type"))
+CORS = (
+    ("Access-Control-Allow-Origin", "*"),
+    ("Access-Control-Allow-Methods", "GET, POST, OPTIONS"),
+    ("Access-Control-Allow-Headers", "Content-Type"),
+)
 SP_IN_MP = "Multiplayer run is active. Use /api/v1/multiplayer instead."
 MP_IN_SP = "Not in a multiplayer run. Use /api/v1/singleplayer instead."
 
@@ -78,8 +80,7 @@ class GameServer:
     """A running built-in game: ``.port``, ``.url``, ``.stats()``, ``.shutdown()``;
     ``.quit_event`` is set once the game's ``quit`` button has closed it."""
 
-    def __init__(self, host: str, port: int, seed: int, knobs: Knobs | None,
-                 journal_path: str | None) -> None:
+    def __init__(self, host: str, port: int, seed: int, knobs: Knobs | None, journal_path: str | None) -> None:
         self.game = Game(seed, knobs)
         self.intent = IntentChecker(journal_path)
         self.actions_by_name: Counter[str] = Counter()
@@ -92,8 +93,9 @@ class GameServer:
         self.quit_event = threading.Event()
         self.closed = False
         self.close_lock = threading.Lock()
-        self.thread = threading.Thread(target=self.httpd.serve_forever, args=(0.05,),
-                                       name="gamerig-game-http", daemon=True)
+        self.thread = threading.Thread(
+            target=self.httpd.serve_forever, args=(0.05,), name="gamerig-game-http", daemon=True
+        )
 
     def start(self) -> GameServer:
         self.thread.start()
@@ -112,11 +114,17 @@ class GameServer:
             g = self.game.stats()
             by_name = dict(sorted(self.actions_by_name.items()))
         out = self.intent.stats()
-        out.update({"actions_by_name": by_name,
-                    "duplicate_guarded_actions": g["duplicate_guarded_actions"],
-                    "screens_seen": g["screens_seen"], "runs_started": g["runs_started"],
-                    "seed": g["seed"], "reads": g["reads"],
-                    "dropped_effects": g["dropped_effects"]})
+        out.update(
+            {
+                "actions_by_name": by_name,
+                "duplicate_guarded_actions": g["duplicate_guarded_actions"],
+                "screens_seen": g["screens_seen"],
+                "runs_started": g["runs_started"],
+                "seed": g["seed"],
+                "reads": g["reads"],
+                "dropped_effects": g["dropped_effects"],
+            }
+        )
         return out
 
     def quit(self) -> None:
@@ -135,8 +143,9 @@ class GameServer:
             self.thread.join(timeout=5)
 
 
-def start_server(host: str, port: int, seed: int, knobs: Knobs | None = None,
-                 journal_path: str | None = None) -> GameServer:
+def start_server(
+    host: str, port: int, seed: int, knobs: Knobs | None = None, journal_path: str | None = None
+) -> GameServer:
     """Bind (port 0 = any free port) and serve in a background thread."""
     return GameServer(host, port, seed, knobs, journal_path).start()
 
@@ -160,8 +169,7 @@ class Handler(BaseHTTPRequestHandler):
 
     # ----- plumbing ----------------------------------------------------------------
     def _send(self, status: int, body: Any, content_type: str = "application/json") -> None:
-        data = (body if isinstance(body, str)
-                else json.dumps(body, indent=2, ensure_ascii=False)).encode()
+        data = (body if isinstance(body, str) else json.dumps(body, indent=2, ensure_ascii=False)).encode()
         self.send_response(status)
         self.send_header("Content-Type", content_type + "; charset=utf-8")
         self.send_header("Content-Length", str(len(data)))
@@ -265,9 +273,14 @@ class Handler(BaseHTTPRequestHandler):
                 state = game.state()
         except Exception as exc:  # a state-building failure is a 500 with its trace
             what = "multiplayer game state" if multiplayer else "game state"
-            self._send(500, {"error": f"Failed to read {what}: {exc}",
-                             "exception_type": f"{type(exc).__module__}.{type(exc).__name__}",
-                             "stack_trace": traceback.format_exc()})
+            self._send(
+                500,
+                {
+                    "error": f"Failed to read {what}: {exc}",
+                    "exception_type": f"{type(exc).__module__}.{type(exc).__name__}",
+                    "stack_trace": traceback.format_exc(),
+                },
+            )
             return
         if multiplayer:
             state = endpoints.multiplayer_view(state)
@@ -284,8 +297,7 @@ class Handler(BaseHTTPRequestHandler):
             parsed = _loads(raw)
             if path == PROFILES_PATH and isinstance(parsed, dict) and isinstance(parsed.get("action"), str):
                 parsed = {**parsed, "action": PROFILE_PREFIX + parsed["action"]}
-            self.gs.intent.check(self.headers.get(HEADER),
-                                 None if parsed is _INVALID else parsed)
+            self.gs.intent.check(self.headers.get(HEADER), None if parsed is _INVALID else parsed)
         if path == MANUAL:
             return self._manual()
         body = _loads(raw)

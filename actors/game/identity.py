@@ -20,8 +20,7 @@ from .world import World
 
 SAVE_SCOPE = "modded"
 ID_FORMAT = "{save_scope}:profile{profile_id}:{start_time}"
-PARSE_ERROR = ("'0x00' is an invalid start of a value. LineNumber: 0 | "
-               "BytePositionInLine: 0.")
+PARSE_ERROR = "'0x00' is an invalid start of a value. LineNumber: 0 | BytePositionInLine: 0."
 EPOCH = 1_750_000_000
 
 
@@ -76,8 +75,12 @@ class SaveMeta:
         if self.game.run is None:
             return None
         profile = self.game.profile.profile_id
-        out: dict[str, Any] = {"is_in_progress": True, "profile_id": profile,
-                               "save_scope": SAVE_SCOPE, "id_format": ID_FORMAT}
+        out: dict[str, Any] = {
+            "is_in_progress": True,
+            "profile_id": profile,
+            "save_scope": SAVE_SCOPE,
+            "id_format": ID_FORMAT,
+        }
         if self.visible is None:
             out["limitation"] = "Run is in progress, but current_run.save was not found yet."
             return out

@@ -36,8 +36,8 @@ from protocol.journal import iter_lines
 
 MAX_VIOLATIONS = 200
 HEADER = "X-Gamerig-Attempt"
-PENDING_MAX = 4096   # intents read and not yet POSTed, kept in memory
-UNKNOWN_MAX = 4096   # attempt ids POSTed without an intent, kept to report their reuse
+PENDING_MAX = 4096  # intents read and not yet POSTed, kept in memory
+UNKNOWN_MAX = 4096  # attempt ids POSTed without an intent, kept to report their reuse
 
 
 def intent_of(row: Any) -> tuple[str, dict] | None:
@@ -195,5 +195,8 @@ class IntentChecker:
 
     def stats(self) -> dict:
         with self.lock:
-            return {"posts": self.posts, "posts_with_intent": self.posts_with_intent,
-                    "intent_violations": list(self.violations)}
+            return {
+                "posts": self.posts,
+                "posts_with_intent": self.posts_with_intent,
+                "intent_violations": list(self.violations),
+            }

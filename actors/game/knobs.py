@@ -60,28 +60,54 @@ from typing import Any
 class Knobs:
     """The hostile knobs; the defaults make an honest, prompt game."""
 
-    effect_delay_reads: int = field(default=0, metadata={"help": "an accepted action's effect shows only after N extra reads"})
-    slow_confirm_reads: int = field(default=0, metadata={"help": 'confirmations take N extra reads'})
-    reject_every_nth: int = field(default=0, metadata={"help": "refuse every Nth otherwise valid action ('the game is busy')"})
-    identity_outage_every: int = field(default=0, metadata={"help": 'every Nth compendium read fails with a 500'})
-    identity_parse_error_every: int = field(default=0, metadata={"help": 'every Nth in-run compendium read reports parse_error'})
-    identity_lag_reads: int = field(default=0, metadata={"help": 'save metadata (run identity) trails the run by N compendium reads'})
-    replace_run_after_actions: int = field(default=0, metadata={"help": 'once, after N actions, replace the run by a new one with the same seed'})
-    overlay_linger_reads: int = field(default=0, metadata={"help": 'a closed overlay stays visible for N reads'})
+    effect_delay_reads: int = field(
+        default=0, metadata={"help": "an accepted action's effect shows only after N extra reads"}
+    )
+    slow_confirm_reads: int = field(default=0, metadata={"help": "confirmations take N extra reads"})
+    reject_every_nth: int = field(
+        default=0, metadata={"help": "refuse every Nth otherwise valid action ('the game is busy')"}
+    )
+    identity_outage_every: int = field(default=0, metadata={"help": "every Nth compendium read fails with a 500"})
+    identity_parse_error_every: int = field(
+        default=0, metadata={"help": "every Nth in-run compendium read reports parse_error"}
+    )
+    identity_lag_reads: int = field(
+        default=0, metadata={"help": "save metadata (run identity) trails the run by N compendium reads"}
+    )
+    replace_run_after_actions: int = field(
+        default=0, metadata={"help": "once, after N actions, replace the run by a new one with the same seed"}
+    )
+    overlay_linger_reads: int = field(default=0, metadata={"help": "a closed overlay stays visible for N reads"})
     waiting_reads: int = field(default=0, metadata={"help": "N transient 'unknown' reads between screens"})
-    enemy_turn_reads: int = field(default=0, metadata={"help": 'the enemy turn stays visible for N reads'})
-    state_error_every: int = field(default=0, metadata={"help": 'every Nth state read fails with a 500 state-building error'})
+    enemy_turn_reads: int = field(default=0, metadata={"help": "the enemy turn stays visible for N reads"})
+    state_error_every: int = field(
+        default=0, metadata={"help": "every Nth state read fails with a 500 state-building error"}
+    )
     acts: int = field(default=2, metadata={"help": "acts in a run (>= 1); the last act's boss ends the run"})
-    popup_every_reads: int = field(default=0, metadata={"help": 'every Nth in-run state read opens a blocking popup'})
-    ftue_unready_reads: int = field(default=0, metadata={"help": "a tutorial's advance/proceed stay disabled for N reads"})
-    sticky_overlay_reads: int = field(default=0, metadata={"help": 'an unhandled overlay stays N reads (default 2)'})
-    pending_epochs: int = field(default=0, metadata={"help": 'N epochs wait for a manual reveal (timeline blocked)'})
-    start_in_run: int = field(default=0, metadata={"help": '1: start inside a run', "flag": True})
-    start_saved_run: int = field(default=0, metadata={"help": '1: start on the main menu with a saved run', "flag": True})
-    start_floor: int = field(default=0, metadata={"help": 'with a start knob: the run starts on floor N'})
-    first_run_warning: int = field(default=0, metadata={"help": "1: a popup over a fresh profile's first character select", "flag": True})
-    multiplayer_run: int = field(default=0, metadata={"help": '1: runs are multiplayer runs (singleplayer route 409)', "flag": True})
-    char_select_lobby: int = field(default=0, metadata={"help": "a seeded embark meets 0: no lobby (refused), 1: a standard-mode lobby (refused), 2: a lobby that takes the seed", "choices": (0, 1, 2)})
+    popup_every_reads: int = field(default=0, metadata={"help": "every Nth in-run state read opens a blocking popup"})
+    ftue_unready_reads: int = field(
+        default=0, metadata={"help": "a tutorial's advance/proceed stay disabled for N reads"}
+    )
+    sticky_overlay_reads: int = field(default=0, metadata={"help": "an unhandled overlay stays N reads (default 2)"})
+    pending_epochs: int = field(default=0, metadata={"help": "N epochs wait for a manual reveal (timeline blocked)"})
+    start_in_run: int = field(default=0, metadata={"help": "1: start inside a run", "flag": True})
+    start_saved_run: int = field(
+        default=0, metadata={"help": "1: start on the main menu with a saved run", "flag": True}
+    )
+    start_floor: int = field(default=0, metadata={"help": "with a start knob: the run starts on floor N"})
+    first_run_warning: int = field(
+        default=0, metadata={"help": "1: a popup over a fresh profile's first character select", "flag": True}
+    )
+    multiplayer_run: int = field(
+        default=0, metadata={"help": "1: runs are multiplayer runs (singleplayer route 409)", "flag": True}
+    )
+    char_select_lobby: int = field(
+        default=0,
+        metadata={
+            "help": "a seeded embark meets 0: no lobby (refused), 1: a standard-mode lobby (refused), 2: a lobby that takes the seed",
+            "choices": (0, 1, 2),
+        },
+    )
 
     def __post_init__(self) -> None:
         for f in dataclasses.fields(self):
@@ -94,16 +120,16 @@ class Knobs:
                 raise ValueError(f"game knob {f.name!r} must be 0 or 1, got {value}")
             choices = f.metadata.get("choices")
             if choices and value not in choices:
-                raise ValueError(f"game knob {f.name!r} must be one of "
-                                 f"{', '.join(map(str, choices))}, got {value}")
+                raise ValueError(f"game knob {f.name!r} must be one of {', '.join(map(str, choices))}, got {value}")
         if self.acts < 1:
             raise ValueError(f"game knob 'acts' must be >= 1, got {self.acts}")
         if self.start_in_run and self.start_saved_run:
-            raise ValueError("game knobs 'start_in_run' and 'start_saved_run' exclude each "
-                             "other: start inside a run, or on the main menu with it saved")
+            raise ValueError(
+                "game knobs 'start_in_run' and 'start_saved_run' exclude each "
+                "other: start inside a run, or on the main menu with it saved"
+            )
         if self.start_floor and not (self.start_in_run or self.start_saved_run):
-            raise ValueError("game knob 'start_floor' needs 'start_in_run' or "
-                             "'start_saved_run'")
+            raise ValueError("game knob 'start_floor' needs 'start_in_run' or 'start_saved_run'")
 
     @classmethod
     def names(cls) -> list[str]:
@@ -121,8 +147,7 @@ class Knobs:
         unknown = sorted(k for k in mapping if k not in known)
         if unknown:
             raise ValueError(
-                f"unknown game knob(s): {', '.join(map(repr, unknown))}; "
-                f"known knobs: {', '.join(cls.names())}"
+                f"unknown game knob(s): {', '.join(map(repr, unknown))}; known knobs: {', '.join(cls.names())}"
             )
         return cls(**mapping)
 

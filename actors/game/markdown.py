@@ -16,14 +16,16 @@ def render(state: dict) -> str:
         lines.append(f"Act {run['act']} · Floor {run['floor']} · Ascension {run['ascension']}")
     player = state.get("player")
     if player:
-        lines.append(f"**{player['character']}** HP {player['hp']}/{player['max_hp']} · "
-                     f"Block {player['block']} · Gold {player['gold']}"
-                     + (f" · Energy {player['energy']}/{player['max_energy']}"
-                        if "energy" in player else ""))
+        lines.append(
+            f"**{player['character']}** HP {player['hp']}/{player['max_hp']} · "
+            f"Block {player['block']} · Gold {player['gold']}"
+            + (f" · Energy {player['energy']}/{player['max_energy']}" if "energy" in player else "")
+        )
         for card in player.get("hand", []):
-            lines.append(f"- [{card['index']}] {card['name']} ({card['cost']}): "
-                         f"{card['description']}" + ("" if card["can_play"] else
-                                                     f" — {card['unplayable_reason']}"))
+            lines.append(
+                f"- [{card['index']}] {card['name']} ({card['cost']}): "
+                f"{card['description']}" + ("" if card["can_play"] else f" — {card['unplayable_reason']}")
+            )
     for key, value in state.items():
         if key in ("state_type", "run", "player"):
             continue
@@ -34,8 +36,7 @@ def render(state: dict) -> str:
 
 def _block(value: Any) -> list[str]:
     if isinstance(value, list):  # a top-level list (a menu's options)
-        return [f"- {x if isinstance(x, str) else json.dumps(x, sort_keys=True)}"
-                for x in value]
+        return [f"- {x if isinstance(x, str) else json.dumps(x, sort_keys=True)}" for x in value]
     if not isinstance(value, dict):
         return [str(value)]
     out = []

@@ -65,81 +65,120 @@ def record_end(game: World, run: Run, victory: bool) -> None:
 
 
 def _characters(p: Profile) -> list[dict]:
-    return [{"id": cid, "max_ascension": 0, "preferred_ascension": 0, "total_wins": w,
-             "total_losses": lost, "fastest_win_time": 0, "best_win_streak": min(w, 1),
-             "current_win_streak": 0, "playtime": (w + lost) * 600}
-            for cid, (w, lost) in p.by_character.items()]
+    return [
+        {
+            "id": cid,
+            "max_ascension": 0,
+            "preferred_ascension": 0,
+            "total_wins": w,
+            "total_losses": lost,
+            "fastest_win_time": 0,
+            "best_win_streak": min(w, 1),
+            "current_win_streak": 0,
+            "playtime": (w + lost) * 600,
+        }
+        for cid, (w, lost) in p.by_character.items()
+    ]
 
 
 def _card_stats(p: Profile) -> list[dict]:
-    return [{"id": c, "times_picked": 0, "times_skipped": 0, "times_won": 0, "times_lost": 0}
-            for c in p.cards]
+    return [{"id": c, "times_picked": 0, "times_skipped": 0, "times_won": 0, "times_lost": 0} for c in p.cards]
 
 
 def _totals(p: Profile) -> dict:
-    return {"total_playtime": (p.victories + p.defeats) * 600, "total_unlocks": 0,
-            "current_score": 0, "floors_climbed": p.floors_climbed, "architect_damage": 0,
-            "total_wins": p.victories, "total_losses": p.defeats, "fastest_victory": 0,
-            "best_win_streak": min(p.victories, 1), "number_of_runs": p.runs}
+    return {
+        "total_playtime": (p.victories + p.defeats) * 600,
+        "total_unlocks": 0,
+        "current_score": 0,
+        "floors_climbed": p.floors_climbed,
+        "architect_damage": 0,
+        "total_wins": p.victories,
+        "total_losses": p.defeats,
+        "fastest_victory": 0,
+        "best_win_streak": min(p.victories, 1),
+        "number_of_runs": p.runs,
+    }
 
 
 def profile_body(game: World, epochs: list[dict]) -> dict:
     """``BuildProfile``'s answer."""
     p = game.profile
-    return {"characters": _characters(p), "card_stats": _card_stats(p),
-            "encounter_stats": [], "enemy_stats": [], "ancient_stats": [],
-            "discovered_cards": list(p.cards), "discovered_relics": list(p.relics),
-            "discovered_potions": list(p.potions), "discovered_events": [],
-            "discovered_acts": [], "achievements": [],
-            "epochs": [{"id": e["id"], "state": e["state"], "obtained": e["obtained"]}
-                       for e in epochs],
-            **_totals(p)}
+    return {
+        "characters": _characters(p),
+        "card_stats": _card_stats(p),
+        "encounter_stats": [],
+        "enemy_stats": [],
+        "ancient_stats": [],
+        "discovered_cards": list(p.cards),
+        "discovered_relics": list(p.relics),
+        "discovered_potions": list(p.potions),
+        "discovered_events": [],
+        "discovered_acts": [],
+        "achievements": [],
+        "epochs": [{"id": e["id"], "state": e["state"], "obtained": e["obtained"]} for e in epochs],
+        **_totals(p),
+    }
 
 
 def compendium_body(game: World, current_run: dict | None) -> dict:
     """``BuildCompendiumResponse``'s answer around ``current_run``."""
     p = game.profile
-    return {"profile_id": p.profile_id, "current_run": current_run, "source": SOURCE,
-            "sections": _sections(p)}
+    return {"profile_id": p.profile_id, "current_run": current_run, "source": SOURCE, "sections": _sections(p)}
 
 
 def _sections(p: Profile) -> dict[str, Any]:
     return {
         "card_library": {
-            "ui_label": "Card Library", "status": "exposed",
+            "ui_label": "Card Library",
+            "status": "exposed",
             "source": "/api/v1/profile card_stats and discovered_cards",
             "metadata_limitation": "This endpoint exposes profile-level discovery and "
             "aggregate card stats. Card rules text remains available through game state "
             "when cards are visible in a run.",
-            "discovered_ids": list(p.cards), "stats": _card_stats(p)},
+            "discovered_ids": list(p.cards),
+            "stats": _card_stats(p),
+        },
         "relic_collection": {
-            "ui_label": "Relic Collection", "status": "partially_exposed",
-            "source": "/api/v1/profile discovered_relics", "discovered_ids": list(p.relics),
+            "ui_label": "Relic Collection",
+            "status": "partially_exposed",
+            "source": "/api/v1/profile discovered_relics",
+            "discovered_ids": list(p.relics),
             "limitation": "Profile exposes discovered relic IDs; per-relic descriptions and "
-            "obtained counts are not exposed by a typed profile API here."},
+            "obtained counts are not exposed by a typed profile API here.",
+        },
         "potion_lab": {
-            "ui_label": "Potion Lab", "status": "partially_exposed",
-            "source": "/api/v1/profile discovered_potions", "discovered_ids": list(p.potions),
+            "ui_label": "Potion Lab",
+            "status": "partially_exposed",
+            "source": "/api/v1/profile discovered_potions",
+            "discovered_ids": list(p.potions),
             "limitation": "Profile exposes discovered potion IDs; per-potion rules text and "
-            "lab UI metadata are not exposed by a typed profile API here."},
+            "lab UI metadata are not exposed by a typed profile API here.",
+        },
         "bestiary": {
-            "ui_label": "Bestiary", "status": "locked_in_ui",
+            "ui_label": "Bestiary",
+            "status": "locked_in_ui",
             "source": "SaveManager.Progress encounter and enemy fight stats",
-            "encounter_stats": [], "enemy_stats": [],
+            "encounter_stats": [],
+            "enemy_stats": [],
             "limitation": "The current game UI labels Bestiary as future/locked; this "
             "endpoint exposes profile fight stats when available, not a full enemy metadata "
-            "catalog."},
+            "catalog.",
+        },
         "character_stats": {
-            "ui_label": "Character Stats", "status": "exposed",
+            "ui_label": "Character Stats",
+            "status": "exposed",
             "source": "/api/v1/profile characters and global totals",
-            "characters": _characters(p), "global": _totals(p)},
+            "characters": _characters(p),
+            "global": _totals(p),
+        },
         "run_history": {
-            "ui_label": "Run History", "status": "exposed_empty",
-            "source": "SaveManager.Progress reflected run-history members", "entries": {},
-            "limitation": "No run-history files or typed run-history members were found for "
-            "the active profile."},
+            "ui_label": "Run History",
+            "status": "exposed_empty",
+            "source": "SaveManager.Progress reflected run-history members",
+            "entries": {},
+            "limitation": "No run-history files or typed run-history members were found for the active profile.",
+        },
     }
-
 
 
 # ----- profiles (McpMod.Profile.cs ExecuteProfileAction) ---------------------------------
@@ -158,27 +197,41 @@ def profile_action(game: World, action: str, pid: int) -> tuple[str, Any, dict]:
         if game.run is not None:
             raise ActionRefused("Cannot switch profiles during a run")
         if game.menu_screen != "profile_select":
-            return ("Opened profile screen. Send switch again to select profile.",
-                    lambda: setattr(game, "menu_screen", "profile_select"), {})
+            return (
+                "Opened profile screen. Send switch again to select profile.",
+                lambda: setattr(game, "menu_screen", "profile_select"),
+                {},
+            )
 
         def switch() -> None:
             game.profile = game.profiles[pid]
             game.menu_screen = "main"
-        return (f"Switch requested for profile {pid} (via UI)", switch,
-                {"target_profile_id": pid, "current_profile_id": game.profile.profile_id})
+
+        return (
+            f"Switch requested for profile {pid} (via UI)",
+            switch,
+            {"target_profile_id": pid, "current_profile_id": game.profile.profile_id},
+        )
     if verb == "delete":
         if pid == game.profile.profile_id:
             raise ActionRefused("Cannot delete the active profile")
-        return (f"Deleted profile {pid}",
-                lambda: game.profiles.__setitem__(pid, Profile(pid)), {})
+        return (f"Deleted profile {pid}", lambda: game.profiles.__setitem__(pid, Profile(pid)), {})
     raise ActionRefused(f"Unknown action: {action}. Use: switch, delete")
 
 
 def profiles_summary(game: World) -> dict:
     """``BuildProfilesSummary``."""
     cur = game.profile.profile_id
-    return {"current_profile_id": cur, "profiles": [
-        {"id": i, "is_current": i == cur, "has_data": game.profiles[i].runs > 0,
-         "path": f"user://profile{i}/saves/progress.save",
-         "resolved_path": f"/saves/modded/profile{i}/saves/progress.save"}
-        for i in PROFILE_IDS]}
+    return {
+        "current_profile_id": cur,
+        "profiles": [
+            {
+                "id": i,
+                "is_current": i == cur,
+                "has_data": game.profiles[i].runs > 0,
+                "path": f"user://profile{i}/saves/progress.save",
+                "resolved_path": f"/saves/modded/profile{i}/saves/progress.save",
+            }
+            for i in PROFILE_IDS
+        ],
+    }

@@ -61,8 +61,7 @@ class ActionSpec:
 ACTIONS: dict[str, ActionSpec] = {}
 
 
-def action(name: str, *, menu: bool = False,
-           confirm: bool = False) -> Callable[[Handler], Handler]:
+def action(name: str, *, menu: bool = False, confirm: bool = False) -> Callable[[Handler], Handler]:
     """Register ``handler`` as the implementation of action ``name``."""
 
     def register(handler: Handler) -> Handler:

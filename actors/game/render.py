@@ -23,8 +23,7 @@ class TopLevel(dict):
     """A screen's fields that go at the top level of the state instead of in a block."""
 
 
-def compose(state_type: str, block: dict, extra: dict | None = None,
-            run_fields: dict | None = None) -> dict:
+def compose(state_type: str, block: dict, extra: dict | None = None, run_fields: dict | None = None) -> dict:
     """One in-run (or menu) state: ``state_type``, the screen's fields (nested under
     ``state_type`` unless ``block`` is a ``TopLevel``), ``extra`` top-level entries (the
     ``battle`` beside ``hand_select``), then ``run_fields`` (``run``, ``player``)."""

@@ -35,8 +35,7 @@ HOOKS = Hooks()
 
 def start_run(game: World, character: str, seed: int | str) -> None:
     """Begin a run in act 1's opening event."""
-    run = Run.new(seed, character, mapgen.generate(seed),
-                  start_time_for(seed, game.runs_started))
+    run = Run.new(seed, character, mapgen.generate(seed), start_time_for(seed, game.runs_started))
     game.runs_started += 1
     game.run = run
     game.pending.clear()

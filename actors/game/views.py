@@ -69,8 +69,10 @@ def pile_view(cards: list[Card], sort: bool = False) -> list[dict]:
     """``BuildPileCardList``; the draw pile is sorted by rarity, then card id."""
     if sort:
         cards = sorted(cards, key=lambda c: (RARITY_ORDER.get(c.d.rarity, 9), c.d.id))
-    return [{"name": c.name, "cost": cost_text(c), "star_cost": None,
-             "description": c.d.description(c.upgraded)} for c in cards]
+    return [
+        {"name": c.name, "cost": cost_text(c), "star_cost": None, "description": c.d.description(c.upgraded)}
+        for c in cards
+    ]
 
 
 def status_view(status: dict[str, int]) -> list[dict]:
@@ -78,24 +80,45 @@ def status_view(status: dict[str, int]) -> list[dict]:
     out = []
     for sid, amount in sorted(status.items()):
         d = STATUSES[sid]
-        out.append({"id": sid, "name": d.name, "amount": amount, "type": d.type,
-                    "description": d.text.format(amount), "keywords": []})
+        out.append(
+            {
+                "id": sid,
+                "name": d.name,
+                "amount": amount,
+                "type": d.type,
+                "description": d.text.format(amount),
+                "keywords": [],
+            }
+        )
     return out
 
 
 def relic_views(run: Run) -> list[dict]:
     """``BuildPlayerState`` relics: ``counter`` is null unless the relic shows one."""
-    return [{"id": r.rid, "name": RELICS[r.rid].name, "description": RELICS[r.rid].description,
-             "counter": r.counter, "keywords": hover_tips(RELICS[r.rid].keywords)}
-            for r in run.relics]
+    return [
+        {
+            "id": r.rid,
+            "name": RELICS[r.rid].name,
+            "description": RELICS[r.rid].description,
+            "counter": r.counter,
+            "keywords": hover_tips(RELICS[r.rid].keywords),
+        }
+        for r in run.relics
+    ]
 
 
 def potion_view(pid: str, slot: int) -> dict:
     """``BuildPlayerState`` potions: ``can_use_in_combat`` for CombatOnly and AnyTime."""
     p = POTIONS[pid]
-    return {"id": p.id, "name": p.name, "description": p.description, "slot": slot,
-            "can_use_in_combat": p.usage in ("CombatOnly", "AnyTime"),
-            "target_type": p.target_type, "keywords": hover_tips(p.keywords)}
+    return {
+        "id": p.id,
+        "name": p.name,
+        "description": p.description,
+        "slot": slot,
+        "can_use_in_combat": p.usage in ("CombatOnly", "AnyTime"),
+        "target_type": p.target_type,
+        "keywords": hover_tips(p.keywords),
+    }
 
 
 def combat_fields(combat: Combat) -> dict:
@@ -125,13 +148,15 @@ def player_view(run: Run) -> dict:
     }
     if combat is not None:
         view.update(combat_fields(combat))
-    view.update({
-        "gold": run.gold,
-        "status": status_view(combat.status) if combat else [],
-        "relics": relic_views(run),
-        "potions": [potion_view(p, i) for i, p in enumerate(run.potions) if p is not None],
-        "max_potion_slots": len(run.potions),
-    })
+    view.update(
+        {
+            "gold": run.gold,
+            "status": status_view(combat.status) if combat else [],
+            "relics": relic_views(run),
+            "potions": [potion_view(p, i) for i, p in enumerate(run.potions) if p is not None],
+            "max_potion_slots": len(run.potions),
+        }
+    )
     return view
 
 
@@ -142,5 +167,11 @@ def run_view(run: Run) -> dict:
 def relic_choice_view(rid: str, index: int) -> dict:
     """A relic to pick (``BuildRelicSelectState``, ``BuildTreasureState``)."""
     d = RELICS[rid]
-    return {"index": index, "id": d.id, "name": d.name, "description": d.description,
-            "rarity": d.rarity, "keywords": hover_tips(d.keywords)}
+    return {
+        "index": index,
+        "id": d.id,
+        "name": d.name,
+        "description": d.description,
+        "rarity": d.rarity,
+        "keywords": hover_tips(d.keywords),
+    }

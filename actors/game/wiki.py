@@ -21,10 +21,11 @@ MAX_LIMIT = 50
 NO_QUERY = "query is required; wiki search does not return the full profile catalog."
 BAD_TYPE = "item_type must be one of: all, card, relic."
 SCOPE = "active_profile_discovered_cards_and_relics"
-POLICY = ("Searches only cards and relics discovered by the active profile, then returns the "
-          "best fuzzy matches instead of exposing the full catalog.")
-TYPES = {"": "all", "all": "all", "any": "all", "card": "card", "cards": "card",
-         "relic": "relic", "relics": "relic"}
+POLICY = (
+    "Searches only cards and relics discovered by the active profile, then returns the "
+    "best fuzzy matches instead of exposing the full catalog."
+)
+TYPES = {"": "all", "all": "all", "any": "all", "card": "card", "cards": "card", "relic": "relic", "relics": "relic"}
 
 
 def search(game: Game, query: dict[str, str]) -> tuple[int, dict]:
@@ -40,22 +41,36 @@ def search(game: Game, query: dict[str, str]) -> tuple[int, dict]:
     p = game.profile
     candidates = []
     if kind in ("all", "card"):
-        candidates += [("card", cid, CARDS[cid].name,
-                        f"card {cid} {CARDS[cid].name} {CARDS[cid].type} {CARDS[cid].rarity}")
-                       for cid in p.cards if cid in CARDS]
+        candidates += [
+            ("card", cid, CARDS[cid].name, f"card {cid} {CARDS[cid].name} {CARDS[cid].type} {CARDS[cid].rarity}")
+            for cid in p.cards
+            if cid in CARDS
+        ]
     if kind in ("all", "relic"):
-        candidates += [("relic", rid, RELICS[rid].name,
-                        f"relic {rid} {RELICS[rid].name} {RELICS[rid].rarity}")
-                       for rid in p.relics if rid in RELICS]
+        candidates += [
+            ("relic", rid, RELICS[rid].name, f"relic {rid} {RELICS[rid].name} {RELICS[rid].rarity}")
+            for rid in p.relics
+            if rid in RELICS
+        ]
     scored = [(score(text, c), c) for c in candidates]
     scored = sorted([x for x in scored if x[0] > 0], key=lambda x: (-x[0], x[1][2].lower()))
     results = [_result(c, s) for s, c in scored[:limit]]
-    return 200, {"status": "ok", "profile_id": p.profile_id, "query": text, "item_type": kind,
-                 "limit": limit, "scope": SCOPE, "selection_policy": POLICY,
-                 "counts": {"discovered_cards": len(p.cards),
-                            "discovered_relics": len(p.relics),
-                            "searched": len(candidates), "returned": len(results)},
-                 "results": results}
+    return 200, {
+        "status": "ok",
+        "profile_id": p.profile_id,
+        "query": text,
+        "item_type": kind,
+        "limit": limit,
+        "scope": SCOPE,
+        "selection_policy": POLICY,
+        "counts": {
+            "discovered_cards": len(p.cards),
+            "discovered_relics": len(p.relics),
+            "searched": len(candidates),
+            "returned": len(results),
+        },
+        "results": results,
+    }
 
 
 def _limit(raw: str | None) -> int:
@@ -70,27 +85,49 @@ def _result(candidate: tuple[str, str, str, str], value: float) -> dict:
     kind, xid, name, _ = candidate
     if kind == "relic":
         r = RELICS[xid]
-        return {"item_type": "relic", "id": xid, "name": name, "score": round(value, 3),
-                "rarity": r.rarity, "description": r.description,
-                "keywords": hover_tips(r.keywords)}
+        return {
+            "item_type": "relic",
+            "id": xid,
+            "name": name,
+            "score": round(value, 3),
+            "rarity": r.rarity,
+            "description": r.description,
+            "keywords": hover_tips(r.keywords),
+        }
     d = CARDS[xid]
     upgradable = d.type not in ("Status", "Curse")
-    return {"item_type": "card", "id": xid, "name": name, "score": round(value, 3),
-            "rarity": d.rarity, "type": d.type, "is_upgradable": upgradable,
-            "current_upgrade_level": 0, "max_upgrade_level": 1 if upgradable else 0,
-            "base": _variant(xid, False, upgradable),
-            "upgraded": _variant(xid, True, upgradable) if upgradable else None}
+    return {
+        "item_type": "card",
+        "id": xid,
+        "name": name,
+        "score": round(value, 3),
+        "rarity": d.rarity,
+        "type": d.type,
+        "is_upgradable": upgradable,
+        "current_upgrade_level": 0,
+        "max_upgrade_level": 1 if upgradable else 0,
+        "base": _variant(xid, False, upgradable),
+        "upgraded": _variant(xid, True, upgradable) if upgradable else None,
+    }
 
 
 def _variant(cid: str, upgraded: bool, upgradable: bool) -> dict:
     info = card_info(Card(0, cid, upgraded))
-    return {"variant": "upgraded" if upgraded else "base", "id": info["id"],
-            "name": info["name"], "type": info["type"], "rarity": info["rarity"],
-            "cost": info["cost"], "star_cost": info["star_cost"],
-            "description": info["description"], "is_upgraded": upgraded,
-            "is_upgradable": upgradable and not upgraded,
-            "current_upgrade_level": 1 if upgraded else 0,
-            "max_upgrade_level": 1 if upgradable else 0, "keywords": info["keywords"]}
+    return {
+        "variant": "upgraded" if upgraded else "base",
+        "id": info["id"],
+        "name": info["name"],
+        "type": info["type"],
+        "rarity": info["rarity"],
+        "cost": info["cost"],
+        "star_cost": info["star_cost"],
+        "description": info["description"],
+        "is_upgraded": upgraded,
+        "is_upgradable": upgradable and not upgraded,
+        "current_upgrade_level": 1 if upgraded else 0,
+        "max_upgrade_level": 1 if upgradable else 0,
+        "keywords": info["keywords"],
+    }
 
 
 # ----- ScoreWikiCandidate ---------------------------------------------------------------
@@ -134,7 +171,6 @@ def _levenshtein(a: str, b: str) -> int:
     for i, ca in enumerate(a, 1):
         current = [i]
         for j, cb in enumerate(b, 1):
-            current.append(min(current[j - 1] + 1, previous[j] + 1,
-                               previous[j - 1] + (ca != cb)))
+            current.append(min(current[j - 1] + 1, previous[j] + 1, previous[j - 1] + (ca != cb)))
         previous = current
     return previous[-1]

@@ -30,6 +30,7 @@ what it names; ``ModelClient`` is not re-exported at all: import it from ``clien
 
 See ``docs/models.md`` for the profile keys and what a record does and does not prove.
 """
+
 from __future__ import annotations
 
 import importlib
@@ -38,14 +39,38 @@ _MODULES = {
     "answers": ("ANSWER_GATE_SCOPE", "Answer"),
     "backend": ("ModelAnswer", "ModelBackend"),
     "config": ("ModelConfig",),
-    "errors": ("ERROR_KINDS", "AnswerError", "BudgetExhausted", "ConfigError", "MalformedAnswer",
-               "ModelCancelled", "ModelClientError", "ModelConfigError", "ModelError",
-               "ModelHTTPStatus", "ModelTimeout", "ModelTransportError", "OffSchemaAnswer",
-               "QuestionError", "RefusedAnswer", "ReplayDivergence", "ReplayedError",
-               "SchemaDefinitionError", "TruncatedAnswer"),
+    "errors": (
+        "ERROR_KINDS",
+        "AnswerError",
+        "BudgetExhausted",
+        "ConfigError",
+        "MalformedAnswer",
+        "ModelCancelled",
+        "ModelClientError",
+        "ModelConfigError",
+        "ModelError",
+        "ModelHTTPStatus",
+        "ModelTimeout",
+        "ModelTransportError",
+        "OffSchemaAnswer",
+        "QuestionError",
+        "RefusedAnswer",
+        "ReplayDivergence",
+        "ReplayedError",
+        "SchemaDefinitionError",
+        "TruncatedAnswer",
+    ),
     "evidence": ("UsageTotals", "request_hash"),
-    "questions": ("GAMEBOY_BUTTONS", "QUESTION_KINDS", "ButtonsQuestion", "CardRewardQuestion",
-                  "EventOptionQuestion", "MapNodeQuestion", "Question", "build_questions"),
+    "questions": (
+        "GAMEBOY_BUTTONS",
+        "QUESTION_KINDS",
+        "ButtonsQuestion",
+        "CardRewardQuestion",
+        "EventOptionQuestion",
+        "MapNodeQuestion",
+        "Question",
+        "build_questions",
+    ),
     "replay": ("ReplayBackend",),
 }
 _EXPORTS = {name: module for module, names in _MODULES.items() for name in names}

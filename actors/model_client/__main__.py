@@ -17,6 +17,7 @@ A reply finished after the asker's deadline (``AskModel.deadline_ms`` from its `
 is sent all the same, and recorded by this actor as a ``model_late_answer`` row (keyed by
 the ask's id), so the tokens it spent are in the journal although no proposal uses it.
 """
+
 from __future__ import annotations
 
 import dataclasses
@@ -47,10 +48,8 @@ def open_service(ctx: ActorContext) -> ModelService:
         backend = open_backend(settings, ctx.stopping)
     except (ConfigError, OSError) as exc:
         log.error("model backend unavailable: %s", exc)
-        return ModelService(None, failure={"kind": "config", "message": str(exc),
-                                           "request": None, "attempts": 0})
-    log.info("answering with the %s backend (%d at once)", settings.backend_name,
-             settings.max_concurrent)
+        return ModelService(None, failure={"kind": "config", "message": str(exc), "request": None, "attempts": 0})
+    log.info("answering with the %s backend (%d at once)", settings.backend_name, settings.max_concurrent)
     return ModelService(backend, workers=settings.max_concurrent)
 
 
@@ -69,8 +68,13 @@ def main(ctx: ActorContext) -> int:
             for request_id, reply in service.finished():
                 routing = routes.pop(request_id, None)
                 if routing is not None:
-                    send_envelope(sock, dataclasses.replace(reply, reply_to=request_id),
-                                  session=ctx.session_id, sender=ctx.name, routing=routing)
+                    send_envelope(
+                        sock,
+                        dataclasses.replace(reply, reply_to=request_id),
+                        session=ctx.session_id,
+                        sender=ctx.name,
+                        routing=routing,
+                    )
                 _report(ctx, service)
             for fields in service.late_outcomes():
                 _record_late(ctx, recorder, fields)
@@ -91,8 +95,12 @@ def main(ctx: ActorContext) -> int:
 
 def _record_late(ctx: ActorContext, recorder, fields: dict) -> None:
     """Journal a reply the policy no longer waited for (its tokens were spent all the same)."""
-    log.info("late model %s for ask %s (%.0f ms past the deadline)", fields["outcome"],
-             fields["ask_id"], fields["late_by_ms"])
+    log.info(
+        "late model %s for ask %s (%.0f ms past the deadline)",
+        fields["outcome"],
+        fields["ask_id"],
+        fields["late_by_ms"],
+    )
     try:
         recorder.record(ev.ModelLateAnswer.from_fields(fields), f"model_late_answer-{fields['ask_id']}")
     except RequestFailed as exc:
@@ -101,10 +109,13 @@ def _record_late(ctx: ActorContext, recorder, fields: dict) -> None:
 
 def _report(ctx: ActorContext, service: ModelService) -> None:
     usage = service.usage()
-    ctx.status.update(model_asked=service.asked, model_late=service.late,
-                      model_answered=usage.get("answered", 0),
-                      model_errors=sum((usage.get("errors") or {}).values()),
-                      model_total_tokens=usage.get("total_tokens", 0))
+    ctx.status.update(
+        model_asked=service.asked,
+        model_late=service.late,
+        model_answered=usage.get("answered", 0),
+        model_errors=sum((usage.get("errors") or {}).values()),
+        model_total_tokens=usage.get("total_tokens", 0),
+    )
 
 
 if __name__ == "__main__":

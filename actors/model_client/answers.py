@@ -12,6 +12,7 @@ default helper's gate, labelled by ``answer_gate_scope`` exactly as the evidence
 It says nothing about the gate a particular policy handler applies, and nothing about whether
 the answer was right.
 """
+
 from __future__ import annotations
 
 import dataclasses
@@ -70,8 +71,7 @@ def check_batch(questions: Sequence[Question]) -> str:
 def envelope_schema(questions: Sequence[Question]) -> dict:
     """The schema of the whole reply: ``{"q0": answer0, "q1": answer1, ...}``."""
     properties = {question_key(i): q.answer_schema() for i, q in enumerate(questions)}
-    schema = {"type": "object", "properties": properties, "required": list(properties),
-              "additionalProperties": False}
+    schema = {"type": "object", "properties": properties, "required": list(properties), "additionalProperties": False}
     check_schema(schema)
     return schema
 
@@ -87,14 +87,19 @@ def parse_answers(payload: Any, questions: Sequence[Question], gate: float) -> l
         item = payload[question_key(index)]
         value = {k: v for k, v in item.items() if k not in ("confidence", "reason")}
         confidence = float(item["confidence"])
-        answers.append(Answer(index, question.kind, question.choice_field, value, confidence,
-                              item["reason"], confidence < gate))
+        answers.append(
+            Answer(index, question.kind, question.choice_field, value, confidence, item["reason"], confidence < gate)
+        )
     return answers
 
 
 def _tolerate_bare_answer(payload: Any, questions: Sequence[Question]) -> Any:
     """A single question answered without the ``q0`` wrapper is accepted as ``q0``."""
-    if (len(questions) == 1 and isinstance(payload, dict) and question_key(0) not in payload
-            and questions[0].choice_field in payload):
+    if (
+        len(questions) == 1
+        and isinstance(payload, dict)
+        and question_key(0) not in payload
+        and questions[0].choice_field in payload
+    ):
         return {question_key(0): payload}
     return payload

@@ -8,6 +8,7 @@
 ``ModelClient`` (HTTP) and ``ReplayBackend`` (answers from an earlier capture) implement
 it, so a policy cannot tell which one it is talking to except by ``evidence["backend"]``.
 """
+
 from __future__ import annotations
 
 import dataclasses

@@ -1,6 +1,7 @@
 """Open the backend a session's ``ModelSettings`` names: a ``ModelClient`` (HTTP) or a
 ``ReplayBackend``. Apart from ``settings.py`` so that checking a profile's ``model:``
 section imports no HTTP client."""
+
 from __future__ import annotations
 
 import threading

@@ -11,6 +11,7 @@ shows ``null`` tokens, and the session summary counts such calls). The money bud
 spend may overshoot the budget by the calls in flight (one call's cost when they are asked
 one at a time); a call whose cost is unknown charges nothing. ``None`` means unlimited.
 """
+
 from __future__ import annotations
 
 import threading
@@ -54,6 +55,11 @@ class Budget:
 
     def to_dict(self) -> dict:
         with self._lock:
-            return {"calls_used": self.calls_used, "calls_limit": self.calls_limit,
-                    "tokens_used": self.tokens_used, "tokens_limit": self.tokens_limit,
-                    "usd_used": round(self.usd_used, 9), "usd_limit": self.usd_limit}
+            return {
+                "calls_used": self.calls_used,
+                "calls_limit": self.calls_limit,
+                "tokens_used": self.tokens_used,
+                "tokens_limit": self.tokens_limit,
+                "usd_used": round(self.usd_used, 9),
+                "usd_limit": self.usd_limit,
+            }

@@ -1,5 +1,6 @@
 """Checks of one setting's value, shared by the configuration and the price: each returns
 the value, or raises ``ConfigError`` naming the key and what was wrong."""
+
 from __future__ import annotations
 
 import math
@@ -8,8 +9,7 @@ from typing import Any
 from .errors import ConfigError
 
 
-def number(low: float | None, high: float | None, *, strict_low: bool = False,
-            nullable: bool = False):
+def number(low: float | None, high: float | None, *, strict_low: bool = False, nullable: bool = False):
     def check(key: str, value: Any) -> float | None:
         if value is None and nullable:
             return None
@@ -27,4 +27,5 @@ def number(low: float | None, high: float | None, *, strict_low: bool = False,
         if high is not None and value > high:
             raise ConfigError(key, f"must be <= {high:g}, got {value:g}")
         return value
+
     return check

@@ -30,6 +30,7 @@ totals before it propagates. Waits between retries end early, with ``ModelCancel
 already on the wire: each request runs on its own daemon thread, and an abandoned one ends
 within ``timeout_s`` with its answer discarded (the server may still bill it).
 """
+
 from __future__ import annotations
 
 import dataclasses
@@ -73,8 +74,14 @@ class _Call:
 class ModelClient:
     """The HTTP ``ModelBackend``. See the module docstring for the life of one call."""
 
-    def __init__(self, config: ModelConfig, *, stop_event: threading.Event | None = None,
-                 environ: Mapping[str, str] | None = None, transport: Transport | None = None):
+    def __init__(
+        self,
+        config: ModelConfig,
+        *,
+        stop_event: threading.Event | None = None,
+        environ: Mapping[str, str] | None = None,
+        transport: Transport | None = None,
+    ):
         self.config = config
         self._environ = environ
         self._external_stop = stop_event
@@ -87,8 +94,10 @@ class ModelClient:
         self._structured_supported = True
 
     def __repr__(self) -> str:
-        return (f"ModelClient(model={self.config.model!r}, base_url={self.config.base_url!r}, "
-                f"api_key_env={self.config.api_key_env!r})")
+        return (
+            f"ModelClient(model={self.config.model!r}, base_url={self.config.base_url!r}, "
+            f"api_key_env={self.config.api_key_env!r})"
+        )
 
     def __enter__(self) -> ModelClient:
         return self
@@ -105,8 +114,7 @@ class ModelClient:
         """Ask one question or a batch of one kind; ``ModelError`` when no usable answer."""
         batch = (questions,) if isinstance(questions, Question) else tuple(questions)
         kind = check_batch(batch)
-        call = _Call(batch, kind, envelope_schema(batch), self._use_structured(),
-                     time.monotonic())
+        call = _Call(batch, kind, envelope_schema(batch), self._use_structured(), time.monotonic())
         secret = None
         try:
             self._check_open("before the call")
@@ -115,8 +123,13 @@ class ModelClient:
             self._budget.reserve()
             return self._answer(call, secret)
         except ModelError as err:
-            err.bind(request=self._request(call), attempts=call.attempts, usage=call.usage,
-                     call_id=call.call_id, secret=secret)
+            err.bind(
+                request=self._request(call),
+                attempts=call.attempts,
+                usage=call.usage,
+                call_id=call.call_id,
+                secret=secret,
+            )
             if call.usage is not None and priced_cached_as_input(call.usage):
                 err.details["cached_priced_as_input"] = True
             self._totals.add_error(redact(err.to_record(), secret))
@@ -135,16 +148,23 @@ class ModelClient:
 
     def _answer(self, call: _Call, secret: str | None) -> ModelAnswer:
         completion, latency_ms = self._exchange(call, secret)
-        call.usage = {**completion.usage, "latency_ms": latency_ms,
-                      "wall_ms": round((time.monotonic() - call.started) * 1000, 3),
-                      **cost_fields(completion.usage, self.config.price)}
+        call.usage = {
+            **completion.usage,
+            "latency_ms": latency_ms,
+            "wall_ms": round((time.monotonic() - call.started) * 1000, 3),
+            **cost_fields(completion.usage, self.config.price),
+        }
         self._budget.charge_tokens(completion.billed_tokens())
         self._budget.charge_usd(call.usage["cost_usd"])
-        answers = interpret(completion, call.questions, self.config.confidence_gate,
-                            self.config.max_output_tokens)
-        evidence = success_evidence(self._request(call), answers, call.usage,
-                                    gate=self.config.confidence_gate, attempts=call.attempts,
-                                    call_id=call.call_id)
+        answers = interpret(completion, call.questions, self.config.confidence_gate, self.config.max_output_tokens)
+        evidence = success_evidence(
+            self._request(call),
+            answers,
+            call.usage,
+            gate=self.config.confidence_gate,
+            attempts=call.attempts,
+            call_id=call.call_id,
+        )
         if priced_cached_as_input(call.usage):
             evidence["cached_priced_as_input"] = True
         evidence = redact(evidence, secret)
@@ -163,13 +183,14 @@ class ModelClient:
                 return parse_completion(reply.json), latency_ms
             if call.structured and _rejects_response_format(reply):
                 if self.config.structured != "auto":
-                    raise ModelHTTPStatus(reply.status, _error_detail(reply),
-                                          "the server refuses response_format; "
-                                          "model.structured json_schema never falls back")
+                    raise ModelHTTPStatus(
+                        reply.status,
+                        _error_detail(reply),
+                        "the server refuses response_format; model.structured json_schema never falls back",
+                    )
                 self._structured_supported = False
                 call.structured = False
-                call.rejected = {"http_status": reply.status,
-                                 "message": _error_detail(reply)[:200]}
+                call.rejected = {"http_status": reply.status, "message": _error_detail(reply)[:200]}
                 continue
             call.failures += 1
             decision = self._retry.decide(reply.status, call.failures, reply.retry_after)
@@ -192,15 +213,13 @@ class ModelClient:
             raise ModelCancelled("before a request")
         call.attempts += 1
         future: Future = Future()
-        threading.Thread(target=self._post, args=(future, body, headers), daemon=True,
-                         name="model-request").start()
+        threading.Thread(target=self._post, args=(future, body, headers), daemon=True, name="model-request").start()
         while True:
             try:
                 return future.result(timeout=_POLL_S)
             except FutureTimeout:
                 if self._stopping():
-                    raise ModelCancelled("a request was in flight; its answer, if any, is "
-                                         "discarded") from None
+                    raise ModelCancelled("a request was in flight; its answer, if any, is discarded") from None
 
     def _post(self, future: Future, body: dict, headers: dict) -> None:
         sent = time.monotonic()
@@ -223,13 +242,14 @@ class ModelClient:
         parameters = request_parameters(self.config, call.structured)
         if call.rejected is not None:
             parameters["response_format_rejected"] = call.rejected
-        return request_state(self.config, call.kind, [q.state() for q in call.questions],
-                             parameters)
+        return request_state(self.config, call.kind, [q.state() for q in call.questions], parameters)
 
     def _check_vision(self, call: _Call) -> None:
         if not self.config.vision and any(q.images() for q in call.questions):
-            raise ModelConfigError(f"{call.kind} questions send a screenshot but model.vision "
-                                   "is false; set it true for a vision-capable model")
+            raise ModelConfigError(
+                f"{call.kind} questions send a screenshot but model.vision "
+                "is false; set it true for a vision-capable model"
+            )
 
     def _stopping(self) -> bool:
         return self._closed.is_set() or bool(self._external_stop and self._external_stop.is_set())

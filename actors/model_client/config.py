@@ -9,6 +9,7 @@ environment variable, and ``read_api_key()`` reads its value at call time. ``rep
 therefore cannot show the key. A value that looks like a key rather than a name is refused
 without being echoed.
 """
+
 from __future__ import annotations
 
 import dataclasses
@@ -38,8 +39,8 @@ class ModelConfig:
     max_concurrent: int = 2
     budget_calls: int | None = 500
     budget_tokens: int | None = 1_000_000
-    budget_usd: float | None = None    # known spend per session, in USD (needs price)
-    price: Price | None = None         # USD per million tokens; None: every cost is unknown
+    budget_usd: float | None = None  # known spend per session, in USD (needs price)
+    price: Price | None = None  # USD per million tokens; None: every cost is unknown
     max_retries: int = 3
     backoff_s: float = 1.0
     backoff_max_s: float = 30.0
@@ -50,12 +51,11 @@ class ModelConfig:
     temperature: float | None = 0.0
     max_output_tokens: int = 512
     max_tokens_param: str = "max_tokens"
-    on_unreachable: str = "fallback"   # or "stop": end the session (model_unreachable) ...
-    unreachable_after: int = 3         # ... after this many questions in a row got no answer
+    on_unreachable: str = "fallback"  # or "stop": end the session (model_unreachable) ...
+    unreachable_after: int = 3  # ... after this many questions in a row got no answer
 
     @classmethod
-    def from_mapping(cls, mapping: Mapping[str, Any] | None, *,
-                     ignore: tuple[str, ...] = ()) -> ModelConfig:
+    def from_mapping(cls, mapping: Mapping[str, Any] | None, *, ignore: tuple[str, ...] = ()) -> ModelConfig:
         """Build from the profile's ``model:`` mapping; ``ConfigError`` names the bad key."""
         if not isinstance(mapping, Mapping):
             raise ConfigError("", f"must be a mapping, got {type(mapping).__name__}")
@@ -71,16 +71,22 @@ class ModelConfig:
                 raise ConfigError(key, "required")
         config = cls(**values)
         if config.backoff_max_s < config.backoff_s:
-            raise ConfigError("backoff_max_s", f"must be >= backoff_s ({config.backoff_s:g}),"
-                              f" got {config.backoff_max_s:g}")
+            raise ConfigError(
+                "backoff_max_s", f"must be >= backoff_s ({config.backoff_s:g}), got {config.backoff_max_s:g}"
+            )
         if config.price is not None and config.price.model != config.model:
-            raise ConfigError("price.model", f"{config.price.model!r} is not the model in use "
-                              f"({config.model!r}): a price never follows another model; set "
-                              "model.price for the model you call, or remove it (its cost is "
-                              "then unknown)")
+            raise ConfigError(
+                "price.model",
+                f"{config.price.model!r} is not the model in use "
+                f"({config.model!r}): a price never follows another model; set "
+                "model.price for the model you call, or remove it (its cost is "
+                "then unknown)",
+            )
         if config.budget_usd is not None and config.price is None:
-            raise ConfigError("budget_usd", "needs model.price: without a price no call's cost "
-                              "is known, so a money budget could never be enforced")
+            raise ConfigError(
+                "budget_usd",
+                "needs model.price: without a price no call's cost is known, so a money budget could never be enforced",
+            )
         return config
 
     @classmethod
@@ -102,7 +108,7 @@ class ModelConfig:
         try:
             return cls.from_mapping(flat)
         except ConfigError as exc:
-            if exc.key.split(".", 1)[0] in nested:   # price.model: where price was given
+            if exc.key.split(".", 1)[0] in nested:  # price.model: where price was given
                 raise ConfigError(f"settings.{exc.key}", exc.problem) from None
             raise
 
@@ -116,8 +122,7 @@ class ModelConfig:
         env = os.environ if environ is None else environ
         value = env.get(self.api_key_env)
         if not value:
-            raise ModelConfigError(f"environment variable {self.api_key_env} (model.api_key_env)"
-                                   " is not set or empty")
+            raise ModelConfigError(f"environment variable {self.api_key_env} (model.api_key_env) is not set or empty")
         return value
 
     def to_record(self) -> dict:
@@ -136,16 +141,17 @@ def _integer(low: int, high: int | None = None, *, nullable: bool = False):
             span = f"between {low} and {high}" if high is not None else f">= {low}"
             raise ConfigError(key, f"must be {span}, got {value}")
         return value
+
     return check
 
 
 def _base_url(key: str, value: Any) -> str:
     if not isinstance(value, str) or not re.match(r"^https?://[^/\s]+", value):
-        raise ConfigError(key, "must be an http:// or https:// URL such as "
-                          "http://localhost:11434/v1")
+        raise ConfigError(key, "must be an http:// or https:// URL such as http://localhost:11434/v1")
     if "@" in value.split("://", 1)[1].split("/", 1)[0]:
-        raise ConfigError(key, "must not carry credentials (user:password@); "
-                          "put the key in the variable named by model.api_key_env")
+        raise ConfigError(
+            key, "must not carry credentials (user:password@); put the key in the variable named by model.api_key_env"
+        )
     return value.rstrip("/")
 
 
@@ -159,8 +165,11 @@ def _api_key_env(key: str, value: Any) -> str | None:
     if value is None:
         return None
     if not isinstance(value, str) or not _ENV_NAME.match(value):
-        raise ConfigError(key, "must be the NAME of an environment variable (for example "
-                          "OPENAI_API_KEY), not the key itself; the value is not shown")
+        raise ConfigError(
+            key,
+            "must be the NAME of an environment variable (for example "
+            "OPENAI_API_KEY), not the key itself; the value is not shown",
+        )
     return value
 
 
@@ -169,6 +178,7 @@ def _one_of(choices: tuple[str, ...]):
         if not isinstance(value, str) or value not in choices:
             raise ConfigError(key, f"must be one of {', '.join(choices)}, got {value!r}")
         return value
+
     return check
 
 
@@ -179,8 +189,10 @@ def _structured(key: str, value: Any) -> str:
     if value is False:
         return "off"
     if value is True:
-        raise ConfigError(key, "got true (YAML reads a bare on, yes or true as true), which "
-                          "names no mode; write auto, json_schema or off")
+        raise ConfigError(
+            key,
+            "got true (YAML reads a bare on, yes or true as true), which names no mode; write auto, json_schema or off",
+        )
     return _one_of(STRUCTURED_MODES)(key, value)
 
 

@@ -29,14 +29,24 @@ redacted there as well: the API key never survives into ``str(error)`` or ``to_r
 
 The ``kind`` strings are a stable, append-only vocabulary recorded in captures.
 """
+
 from __future__ import annotations
 
 from typing import Any
 
 #: Every ``model_error.kind`` the library can record (append-only).
 ERROR_KINDS = (
-    "timeout", "http_status", "transport", "malformed", "refused", "truncated",
-    "off_schema", "budget_exhausted", "divergence", "cancelled", "config",
+    "timeout",
+    "http_status",
+    "transport",
+    "malformed",
+    "refused",
+    "truncated",
+    "off_schema",
+    "budget_exhausted",
+    "divergence",
+    "cancelled",
+    "config",
 )
 
 
@@ -122,9 +132,16 @@ class ModelError(ModelClientError):
         self.call_id: str | None = None
         super().__init__(message)
 
-    def bind(self, *, request: dict | None, attempts: int, usage: dict | None = None,
-             backend: str = "http", call_id: str | None = None,
-             secret: str | None = None) -> ModelError:
+    def bind(
+        self,
+        *,
+        request: dict | None,
+        attempts: int,
+        usage: dict | None = None,
+        backend: str = "http",
+        call_id: str | None = None,
+        secret: str | None = None,
+    ) -> ModelError:
         """Attach the call's context and redact ``secret`` from the message. Returns self."""
         self.request = request
         self.attempts = attempts
@@ -161,16 +178,14 @@ class ModelTimeout(ModelError):
     kind = "timeout"
 
     def __init__(self, phase: str, timeout_s: float):
-        super().__init__(f"model request timed out ({phase}) after {timeout_s:g}s",
-                         timeout_phase=phase)
+        super().__init__(f"model request timed out ({phase}) after {timeout_s:g}s", timeout_phase=phase)
 
 
 class ModelTransportError(ModelError):
     kind = "transport"
 
     def __init__(self, error_type: str, detail: str):
-        super().__init__(f"model request failed: {error_type}: {detail}",
-                         transport_error=error_type)
+        super().__init__(f"model request failed: {error_type}: {detail}", transport_error=error_type)
 
 
 class ModelHTTPStatus(ModelError):
@@ -190,8 +205,12 @@ class BudgetExhausted(ModelError):
     kind = "budget_exhausted"
 
     def __init__(self, resource: str, used: float, limit: float):
-        super().__init__(f"session model budget exhausted: {resource} used {used} of {limit};"
-                         " no call was made", budget=resource, used=used, limit=limit)
+        super().__init__(
+            f"session model budget exhausted: {resource} used {used} of {limit}; no call was made",
+            budget=resource,
+            used=used,
+            limit=limit,
+        )
 
 
 class ModelCancelled(ModelError):
@@ -205,16 +224,16 @@ class ReplayDivergence(ModelError):
     kind = "divergence"
 
     def __init__(self, question_kind: str, request_hash: str, why: str):
-        super().__init__(f"replay divergence for {question_kind} question {request_hash[:12]}: "
-                         f"{why}", request_hash=request_hash)
+        super().__init__(
+            f"replay divergence for {question_kind} question {request_hash[:12]}: {why}", request_hash=request_hash
+        )
 
 
 class ReplayedError(ModelError):
     """A failure recorded in the replayed capture, raised again with its recorded kind."""
 
     def __init__(self, record: dict):
-        super().__init__(f"replayed model_error: {record.get('message', '')}",
-                         replay_of=record.get("call_id"))
+        super().__init__(f"replayed model_error: {record.get('message', '')}", replay_of=record.get("call_id"))
         kind = record.get("kind")
         self.kind = kind if isinstance(kind, str) and kind else "model_error"
 
@@ -244,8 +263,7 @@ class TruncatedAnswer(AnswerError):
     kind = "truncated"
 
     def __init__(self, max_tokens: int | None):
-        super().__init__(f"model answer truncated (finish_reason 'length', max_tokens "
-                         f"{max_tokens})")
+        super().__init__(f"model answer truncated (finish_reason 'length', max_tokens {max_tokens})")
 
 
 class OffSchemaAnswer(AnswerError):
@@ -254,5 +272,4 @@ class OffSchemaAnswer(AnswerError):
     def __init__(self, problems: list[str]):
         shown = "; ".join(problems[:5])
         more = f" (+{len(problems) - 5} more)" if len(problems) > 5 else ""
-        super().__init__(f"model answer does not match the schema: {shown}{more}",
-                         schema_problems=problems[:20])
+        super().__init__(f"model answer does not match the schema: {shown}{more}", schema_problems=problems[:20])

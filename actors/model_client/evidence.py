@@ -25,6 +25,7 @@ the model's own confidence with the helper's default gate, nothing more.
 ``request_hash(kind, questions)`` is the canonical SHA-256 that keys replay.
 ``UsageTotals`` sums evidence and errors for the model client's own totals (its ``usage()``).
 """
+
 from __future__ import annotations
 
 import hashlib
@@ -42,8 +43,7 @@ EVIDENCE_VERSION = 1
 
 
 def canonical_json(value: Any) -> str:
-    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False,
-                      allow_nan=False)
+    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False, allow_nan=False)
 
 
 def request_hash(kind: str, questions: Sequence[dict]) -> str:
@@ -52,8 +52,7 @@ def request_hash(kind: str, questions: Sequence[dict]) -> str:
     return hashlib.sha256(canonical_json(normal).encode("utf-8")).hexdigest()
 
 
-def request_state(config: ModelConfig, kind: str, questions: Sequence[dict],
-                  parameters: dict) -> dict:
+def request_state(config: ModelConfig, kind: str, questions: Sequence[dict], parameters: dict) -> dict:
     return {
         "model": config.model,
         "base_url": config.base_url,
@@ -68,8 +67,16 @@ def new_call_id() -> str:
     return uuid.uuid4().hex
 
 
-def success_evidence(request: dict, answers: Sequence[Answer], usage: dict, *, gate: float,
-                     attempts: int, call_id: str, backend: str = "http") -> dict:
+def success_evidence(
+    request: dict,
+    answers: Sequence[Answer],
+    usage: dict,
+    *,
+    gate: float,
+    attempts: int,
+    call_id: str,
+    backend: str = "http",
+) -> dict:
     return {
         "evidence_version": EVIDENCE_VERSION,
         "call_id": call_id,
@@ -95,8 +102,8 @@ class UsageTotals:
         self.tokens = dict.fromkeys(self._TOKEN_KEYS, 0)
         self.requests = 0
         self.calls_without_usage = 0
-        self.cost_usd = 0.0            # the sum of the known costs
-        self.calls_cost_unknown = 0    # calls with usage whose cost_usd is None
+        self.cost_usd = 0.0  # the sum of the known costs
+        self.calls_cost_unknown = 0  # calls with usage whose cost_usd is None
         self.latency_ms_total = 0.0
         self.models: dict[str, int] = {}
 

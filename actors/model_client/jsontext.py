@@ -13,6 +13,7 @@ schema check that follows decides whether the object is an answer. JSON is stric
 and ``Infinity`` (which Python's parser accepts) are not JSON, nor is nesting past the
 parser's recursion limit.
 """
+
 from __future__ import annotations
 
 import json

@@ -21,6 +21,7 @@ cached_tokens``: "Cached tokens present in the prompt"). Without ``cached_input_
 they are billed at the input price, an upper bound (``priced_cached_as_input`` says when).
 A reported cached count above the prompt count is billed as the whole prompt cached.
 """
+
 from __future__ import annotations
 
 import dataclasses
@@ -53,10 +54,10 @@ class Price:
     def cost_usd(self, prompt: int, completion: int, cached: int | None) -> float:
         """The cost of one call's reported tokens."""
         cached = min(max(cached or 0, 0), prompt)
-        cached_rate = self.input_per_mtok if self.cached_input_per_mtok is None \
-            else self.cached_input_per_mtok
-        return ((prompt - cached) * self.input_per_mtok + cached * cached_rate
-                + completion * self.output_per_mtok) / PER
+        cached_rate = self.input_per_mtok if self.cached_input_per_mtok is None else self.cached_input_per_mtok
+        return (
+            (prompt - cached) * self.input_per_mtok + cached * cached_rate + completion * self.output_per_mtok
+        ) / PER
 
 
 def check_price(key: str, value: Any) -> Price | None:
@@ -67,22 +68,28 @@ def check_price(key: str, value: Any) -> Price | None:
     if value is None:
         return None
     if not isinstance(value, Mapping):
-        raise ConfigError(key, "must be a mapping with model, input_per_mtok, output_per_mtok "
-                          f"and optionally cached_input_per_mtok (USD per million tokens), "
-                          f"got {type(value).__name__}")
+        raise ConfigError(
+            key,
+            "must be a mapping with model, input_per_mtok, output_per_mtok "
+            f"and optionally cached_input_per_mtok (USD per million tokens), "
+            f"got {type(value).__name__}",
+        )
     for name in value:
         if name not in PRICE_KEYS:
             raise ConfigError(f"{key}.{name}", f"unknown key (known: {', '.join(PRICE_KEYS)})")
     for name in ("model", "input_per_mtok", "output_per_mtok"):
         if name not in value:
-            raise ConfigError(f"{key}.{name}", "required: a price is never guessed"
-                              if name != "model" else
-                              "required: the model this price is for (the same as model.model)")
+            raise ConfigError(
+                f"{key}.{name}",
+                "required: a price is never guessed"
+                if name != "model"
+                else "required: the model this price is for (the same as model.model)",
+            )
     model = value["model"]
     if not isinstance(model, str) or not model.strip():
         raise ConfigError(f"{key}.model", f"must be a non-empty model name string, got {model!r}")
     rates = {name: _rate(f"{key}.{name}", value[name]) for name in ("input_per_mtok", "output_per_mtok")}
-    if value.get("cached_input_per_mtok") is not None:   # null: not set
+    if value.get("cached_input_per_mtok") is not None:  # null: not set
         rates["cached_input_per_mtok"] = _rate(f"{key}.cached_input_per_mtok", value["cached_input_per_mtok"])
     return Price(model=model, **rates)
 
@@ -101,16 +108,14 @@ def cost_fields(usage: Mapping[str, Any], price: Price | None) -> dict:
     if not (_count(prompt) and _count(completion)):
         return {"cost_usd": None, "cost_unknown": NO_USAGE, "price": price.to_record()}
     cached = usage.get("cached_tokens") if _count(usage.get("cached_tokens")) else None
-    return {"cost_usd": price.cost_usd(prompt, completion, cached), "cost_unknown": None,
-            "price": price.to_record()}
+    return {"cost_usd": price.cost_usd(prompt, completion, cached), "cost_unknown": None, "price": price.to_record()}
 
 
 def priced_cached_as_input(usage: Mapping[str, Any]) -> bool:
     """True when the call's cost billed cached prompt tokens at the input price (its price
     sets no ``cached_input_per_mtok``): the cost is then an upper bound."""
     price = usage.get("price")
-    return usage.get("cost_usd") is not None and isinstance(price, dict) \
-        and price.get("cached_input_per_mtok") is None
+    return usage.get("cost_usd") is not None and isinstance(price, dict) and price.get("cached_input_per_mtok") is None
 
 
 def _count(value: Any) -> bool:

@@ -20,6 +20,7 @@ arrive in a message). Constructors copy their inputs through JSON, so a question
 and carries nothing a capture could not store. A question that cannot be answered (no
 options, a PNG that is not a PNG) raises ``QuestionError`` at construction.
 """
+
 from __future__ import annotations
 
 import dataclasses
@@ -52,13 +53,11 @@ def _indexed(options: Sequence[Mapping], what: str) -> tuple[dict, ...]:
     copied = []
     for position, option in enumerate(options):
         if not isinstance(option, Mapping):
-            raise QuestionError(f"{what}[{position}] must be a mapping, got "
-                                f"{type(option).__name__}")
+            raise QuestionError(f"{what}[{position}] must be a mapping, got {type(option).__name__}")
         item = _json_copy(dict(option), f"{what}[{position}]")
         item.setdefault("index", position)
         if isinstance(item["index"], bool) or not isinstance(item["index"], int):
-            raise QuestionError(f"{what}[{position}].index must be an integer, got "
-                                f"{item['index']!r}")
+            raise QuestionError(f"{what}[{position}].index must be an integer, got {item['index']!r}")
         copied.append(item)
     indices = [item["index"] for item in copied]
     if len(set(indices)) != len(indices):
@@ -71,8 +70,12 @@ def _common_answer(choice_name: str, choice_schema: dict) -> dict:
         "type": "object",
         "properties": {
             choice_name: choice_schema,
-            "confidence": {"type": "number", "minimum": 0, "maximum": 1,
-                           "description": "your confidence that this choice is best, 0..1"},
+            "confidence": {
+                "type": "number",
+                "minimum": 0,
+                "maximum": 1,
+                "description": "your confidence that this choice is best, 0..1",
+            },
             "reason": {"type": "string", "description": "one short sentence"},
         },
         "required": [choice_name, "confidence", "reason"],
@@ -114,21 +117,18 @@ class Question:
     def from_item(cls, item: Mapping, images: Sequence[bytes], position: int) -> Question:
         """Build from a plain mapping of constructor fields (e.g. off the wire)."""
         if not isinstance(item, Mapping):
-            raise QuestionError(f"{cls.kind} question {position} must be a mapping, got "
-                                f"{type(item).__name__}")
+            raise QuestionError(f"{cls.kind} question {position} must be a mapping, got {type(item).__name__}")
         names = {f.name for f in dataclasses.fields(cls)}
         unknown = sorted(set(item) - names)
         if unknown:
-            raise QuestionError(f"{cls.kind} question {position}: unknown fields {unknown} "
-                                f"(known: {sorted(names)})")
+            raise QuestionError(f"{cls.kind} question {position}: unknown fields {unknown} (known: {sorted(names)})")
         try:
             return cls(**item)
         except TypeError as exc:
             raise QuestionError(f"{cls.kind} question {position}: {exc}") from exc
 
 
-def build_questions(kind: str, items: Sequence[Mapping],
-                    images: Sequence[bytes] = ()) -> list[Question]:
+def build_questions(kind: str, items: Sequence[Mapping], images: Sequence[bytes] = ()) -> list[Question]:
     """Questions of ``kind`` from plain mappings; ``QuestionError`` names what is wrong.
 
     A ``buttons`` item takes its screenshot from ``images[item["image"]]`` (default: the
@@ -167,9 +167,11 @@ class CardRewardQuestion(Question):
 
     def prompt(self) -> str:
         skip = " or null to skip the reward" if self.can_skip else ""
-        return (f"Card reward: choose the card to add to the deck.\nCards offered: "
-                f"{_render(list(self.cards))}\nEvidence: {_render(self.evidence)}\n"
-                f"Answer card_index with the index of the card{skip}.")
+        return (
+            f"Card reward: choose the card to add to the deck.\nCards offered: "
+            f"{_render(list(self.cards))}\nEvidence: {_render(self.evidence)}\n"
+            f"Answer card_index with the index of the card{skip}."
+        )
 
 
 @dataclasses.dataclass(frozen=True)
@@ -198,9 +200,11 @@ class EventOptionQuestion(Question):
         return _common_answer("option_index", {"type": "integer", "enum": self.allowed()})
 
     def prompt(self) -> str:
-        return (f"Event: choose an option.\nEvent: {_render(self.event)}\nOptions: "
-                f"{_render(list(self.options))}\nAnswer option_index with the index of an "
-                f"option that is not locked.")
+        return (
+            f"Event: choose an option.\nEvent: {_render(self.event)}\nOptions: "
+            f"{_render(list(self.options))}\nAnswer option_index with the index of an "
+            f"option that is not locked."
+        )
 
 
 @dataclasses.dataclass(frozen=True)
@@ -220,13 +224,14 @@ class MapNodeQuestion(Question):
         return {"next_options": list(self.next_options), "context": self.context}
 
     def answer_schema(self) -> dict:
-        return _common_answer("node_index",
-                              {"type": "integer", "enum": [o["index"] for o in self.next_options]})
+        return _common_answer("node_index", {"type": "integer", "enum": [o["index"] for o in self.next_options]})
 
     def prompt(self) -> str:
-        return (f"Map: choose the next node.\nNext options: {_render(list(self.next_options))}"
-                f"\nContext: {_render(self.context)}\nAnswer node_index with the index of one "
-                f"next option.")
+        return (
+            f"Map: choose the next node.\nNext options: {_render(list(self.next_options))}"
+            f"\nContext: {_render(self.context)}\nAnswer node_index with the index of one "
+            f"next option."
+        )
 
 
 @dataclasses.dataclass(frozen=True)
@@ -244,7 +249,8 @@ class ButtonsQuestion(Question):
     PROMPT: ClassVar[str] = (
         "Game Boy: the attached image is the current screen.\nGoal: {goal}\n"
         "Context: {context}\nYour last presses, oldest first, and what they changed:\n{memory}\n"
-        "{feedback}Answer buttons with 1 to {max_presses} presses, in order, from {buttons}.")
+        "{feedback}Answer buttons with 1 to {max_presses} presses, in order, from {buttons}."
+    )
     screenshot_png: bytes = dataclasses.field(default=b"", repr=False)
     goal: str = ""
     buttons: tuple = GAMEBOY_BUTTONS
@@ -254,20 +260,20 @@ class ButtonsQuestion(Question):
     feedback: tuple = ()
 
     def __post_init__(self):
-        if not isinstance(self.screenshot_png, bytes) or not self.screenshot_png.startswith(
-                _PNG_MAGIC):
+        if not isinstance(self.screenshot_png, bytes) or not self.screenshot_png.startswith(_PNG_MAGIC):
             raise QuestionError("screenshot_png must be the bytes of a PNG image")
         unknown = [b for b in self.buttons if b not in GAMEBOY_BUTTONS]
         if unknown or not self.buttons:
-            raise QuestionError(f"buttons must be a non-empty subset of {GAMEBOY_BUTTONS}, "
-                                f"got {list(self.buttons)}")
-        if isinstance(self.max_presses, bool) or not isinstance(self.max_presses, int) \
-                or self.max_presses < 1:
+            raise QuestionError(f"buttons must be a non-empty subset of {GAMEBOY_BUTTONS}, got {list(self.buttons)}")
+        if isinstance(self.max_presses, bool) or not isinstance(self.max_presses, int) or self.max_presses < 1:
             raise QuestionError(f"max_presses must be an integer >= 1, got {self.max_presses!r}")
         for name in ("memory", "feedback"):
             value = getattr(self, name)
-            if isinstance(value, (str, bytes)) or not isinstance(value, Sequence) \
-                    or not all(isinstance(line, str) for line in value):
+            if (
+                isinstance(value, (str, bytes))
+                or not isinstance(value, Sequence)
+                or not all(isinstance(line, str) for line in value)
+            ):
                 raise QuestionError(f"{name} must be a list of text lines, got {value!r}"[:200])
             object.__setattr__(self, name, tuple(value))
         object.__setattr__(self, "buttons", tuple(self.buttons))
@@ -275,25 +281,49 @@ class ButtonsQuestion(Question):
 
     def state(self) -> dict:
         return {
-            "screenshot": {"sha256": hashlib.sha256(self.screenshot_png).hexdigest(),
-                           "bytes": len(self.screenshot_png), "media_type": "image/png"},
-            "goal": self.goal, "buttons": list(self.buttons), "max_presses": self.max_presses,
-            "context": self.context, "memory": list(self.memory), "feedback": list(self.feedback),
+            "screenshot": {
+                "sha256": hashlib.sha256(self.screenshot_png).hexdigest(),
+                "bytes": len(self.screenshot_png),
+                "media_type": "image/png",
+            },
+            "goal": self.goal,
+            "buttons": list(self.buttons),
+            "max_presses": self.max_presses,
+            "context": self.context,
+            "memory": list(self.memory),
+            "feedback": list(self.feedback),
         }
 
     def answer_schema(self) -> dict:
-        return _common_answer("buttons", {
-            "type": "array", "items": {"type": "string", "enum": list(self.buttons)},
-            "minItems": 1, "maxItems": self.max_presses})
+        return _common_answer(
+            "buttons",
+            {
+                "type": "array",
+                "items": {"type": "string", "enum": list(self.buttons)},
+                "minItems": 1,
+                "maxItems": self.max_presses,
+            },
+        )
 
     def prompt(self) -> str:
         memory = "\n".join(f"- {line}" for line in self.memory) or "(none yet)"
-        feedback = ("Your previous answer could not be used:\n" +
-                    "\n".join(f"- {f}" for f in self.feedback) + "\nChoose again.\n") \
-            if self.feedback else ""
-        return self.PROMPT.format(goal=self.goal, context=_render(self.context), memory=memory,
-                                  feedback=feedback, max_presses=self.max_presses,
-                                  buttons=list(self.buttons))
+        feedback = (
+            (
+                "Your previous answer could not be used:\n"
+                + "\n".join(f"- {f}" for f in self.feedback)
+                + "\nChoose again.\n"
+            )
+            if self.feedback
+            else ""
+        )
+        return self.PROMPT.format(
+            goal=self.goal,
+            context=_render(self.context),
+            memory=memory,
+            feedback=feedback,
+            max_presses=self.max_presses,
+            buttons=list(self.buttons),
+        )
 
     def images(self) -> tuple[bytes, ...]:
         return (self.screenshot_png,)
@@ -303,10 +333,8 @@ class ButtonsQuestion(Question):
         fields = dict(item) if isinstance(item, Mapping) else item
         if isinstance(fields, dict) and "screenshot_png" not in fields:
             index = fields.pop("image", position)
-            if isinstance(index, bool) or not isinstance(index, int) \
-                    or not 0 <= index < len(images):
-                raise QuestionError(f"buttons question {position}: no image {index!r} among "
-                                    f"{len(images)} images")
+            if isinstance(index, bool) or not isinstance(index, int) or not 0 <= index < len(images):
+                raise QuestionError(f"buttons question {position}: no image {index!r} among {len(images)} images")
             fields["screenshot_png"] = bytes(images[index])
         return super().from_item(fields, images, position)
 
@@ -329,14 +357,15 @@ def template_problem(text: Any) -> str | None:
             return f"does not render: {exc} (write $$ for a dollar sign)"
     unknown = [n for n in template.get_identifiers() if n not in TEMPLATE_PLACEHOLDERS]
     if unknown:
-        return (f"does not render: unknown placeholder ${unknown[0]} "
-                f"(known: {', '.join('$' + n for n in TEMPLATE_PLACEHOLDERS)})")
+        return (
+            f"does not render: unknown placeholder ${unknown[0]} "
+            f"(known: {', '.join('$' + n for n in TEMPLATE_PLACEHOLDERS)})"
+        )
     return None
 
 
 def _value_schema(values: list) -> dict:
-    kinds = sorted({"integer" if isinstance(v, int) and not isinstance(v, bool) else "string"
-                    for v in values})
+    kinds = sorted({"integer" if isinstance(v, int) and not isinstance(v, bool) else "string" for v in values})
     return {"type": kinds[0] if len(kinds) == 1 else kinds, "enum": list(values)}
 
 
@@ -360,7 +389,8 @@ class AgentActionQuestion(Question):
         "You play a game: each question shows the current screen and the actions it allows. "
         "Reply with one JSON object and nothing else. It must match this JSON schema: {schema}\n"
         "'confidence' is your own estimate, from 0 to 1, that the action is the best one; "
-        "'reason' is one short sentence.")
+        "'reason' is one short sentence."
+    )
     screen: str = ""
     screen_type: str = ""
     actions: tuple = ()
@@ -375,17 +405,13 @@ class AgentActionQuestion(Question):
         if not actions:
             raise QuestionError("actions: at least one legal action is needed")
         for i, entry in enumerate(actions):
-            if not isinstance(entry, dict) or not isinstance(entry.get("action"), str) \
-                    or not entry["action"]:
+            if not isinstance(entry, dict) or not isinstance(entry.get("action"), str) or not entry["action"]:
                 raise QuestionError(f"actions[{i}] must be a mapping with an action name")
             args = entry.setdefault("args", {})
-            if not isinstance(args, dict) or any(
-                    not isinstance(v, list) or not v for v in args.values()):
-                raise QuestionError(f"actions[{i}].args must map each argument to a non-empty "
-                                    f"list of allowed values")
+            if not isinstance(args, dict) or any(not isinstance(v, list) or not v for v in args.values()):
+                raise QuestionError(f"actions[{i}].args must map each argument to a non-empty list of allowed values")
             if set(args) & {"action", "confidence", "reason"}:
-                raise QuestionError(f"actions[{i}].args: an argument cannot be named action, "
-                                    f"confidence or reason")
+                raise QuestionError(f"actions[{i}].args: an argument cannot be named action, confidence or reason")
         object.__setattr__(self, "actions", tuple(actions))
         object.__setattr__(self, "memory", tuple(_json_copy(list(self.memory), "memory")))
         object.__setattr__(self, "feedback", tuple(str(f) for f in self.feedback))
@@ -398,11 +424,14 @@ class AgentActionQuestion(Question):
         object.__setattr__(self, "template", _json_copy(dict(template), "template"))
 
     def state(self) -> dict:
-        return {"screen_type": self.screen_type, "screen": self.screen,
-                "actions": list(self.actions), "memory": list(self.memory),
-                "feedback": list(self.feedback),
-                "template": {"name": self.template["name"],
-                             "sha256": self.template.get("sha256")}}
+        return {
+            "screen_type": self.screen_type,
+            "screen": self.screen,
+            "actions": list(self.actions),
+            "memory": list(self.memory),
+            "feedback": list(self.feedback),
+            "template": {"name": self.template["name"], "sha256": self.template.get("sha256")},
+        }
 
     def answer_schema(self) -> dict:
         options = []
@@ -410,27 +439,32 @@ class AgentActionQuestion(Question):
             props = {"action": {"type": "string", "enum": [entry["action"]]}}
             props.update({name: _value_schema(values) for name, values in entry["args"].items()})
             answer = _common_answer("action", props["action"])
-            answer["properties"] = {**props, **{k: v for k, v in answer["properties"].items()
-                                                if k != "action"}}
+            answer["properties"] = {**props, **{k: v for k, v in answer["properties"].items() if k != "action"}}
             answer["required"] = list(answer["properties"])
             options.append(answer)
         return options[0] if len(options) == 1 else {"anyOf": options}
 
     def prompt(self) -> str:
-        return render_prompt(self.template["text"], self.screen_type, self.screen,
-                             self.memory, self.actions, self.feedback)
+        return render_prompt(
+            self.template["text"], self.screen_type, self.screen, self.memory, self.actions, self.feedback
+        )
 
 
-def render_prompt(text: str, screen_type: str, screen: str, memory: Sequence, actions: Sequence,
-                  feedback: Sequence) -> str:
+def render_prompt(
+    text: str, screen_type: str, screen: str, memory: Sequence, actions: Sequence, feedback: Sequence
+) -> str:
     """The agent prompt: ``text`` (a ``string.Template``) with its placeholders filled."""
     return string.Template(text).substitute(
-        screen_type=screen_type, screen=screen,
-        memory="\n".join(f"- {_render(m) if not isinstance(m, str) else m}" for m in memory)
-        or "(nothing yet)",
+        screen_type=screen_type,
+        screen=screen,
+        memory="\n".join(f"- {_render(m) if not isinstance(m, str) else m}" for m in memory) or "(nothing yet)",
         actions="\n".join(_action_line(a) for a in actions),
-        feedback=("\nYour previous answer could not be used:\n" +
-                  "\n".join(f"- {f}" for f in feedback) + "\nChoose again.\n") if feedback else "")
+        feedback=(
+            "\nYour previous answer could not be used:\n" + "\n".join(f"- {f}" for f in feedback) + "\nChoose again.\n"
+        )
+        if feedback
+        else "",
+    )
 
 
 def _action_line(entry: Mapping) -> str:

@@ -21,6 +21,7 @@ A replayed answer reports ``null`` tokens and ``cost_usd: 0.0`` with a ``cost_no
 was spent (the original usage and cost stay in ``replay_of.usage``).
 Truncated or unparseable journal lines are skipped and counted (``skipped_lines``).
 """
+
 from __future__ import annotations
 
 import collections
@@ -38,8 +39,9 @@ from .evidence import UsageTotals, new_call_id, request_hash, success_evidence
 from .questions import Question
 
 #: why a replayed answer's ``cost_usd`` is 0.0
-REPLAY_COST_NOTE = ("replayed from a capture: nothing was sent or spent; the original call's "
-                    "usage and cost are in replay_of.usage")
+REPLAY_COST_NOTE = (
+    "replayed from a capture: nothing was sent or spent; the original call's usage and cost are in replay_of.usage"
+)
 
 
 class ReplayBackend:
@@ -86,12 +88,12 @@ class ReplayBackend:
                 raise ReplayDivergence(kind, key, self._why_missing(key))
             tag, record = self._queues[key].popleft()
             if tag == "error":
-                raise ReplayedError(record).bind(request=record["request"], attempts=0,
-                                                 backend="replay", call_id=new_call_id())
+                raise ReplayedError(record).bind(
+                    request=record["request"], attempts=0, backend="replay", call_id=new_call_id()
+                )
             return self._replay_answer(batch, key, record, started)
         except (TypeError, ValueError, AttributeError, KeyError) as exc:  # a damaged record
-            err = ReplayDivergence(kind, key, f"the recorded evidence cannot be read "
-                                              f"({type(exc).__name__}: {exc})")
+            err = ReplayDivergence(kind, key, f"the recorded evidence cannot be read ({type(exc).__name__}: {exc})")
             err.bind(request=request, attempts=0, backend="replay", call_id=new_call_id())
             self._totals.add_error(err.to_record())
             raise err from None
@@ -122,8 +124,11 @@ class ReplayBackend:
 
     def _add(self, tag: str, record: dict) -> None:
         request = record.get("request")
-        if not isinstance(request, dict) or not isinstance(request.get("question_kind"), str) \
-                or not isinstance(request.get("questions") or [], list):
+        if (
+            not isinstance(request, dict)
+            or not isinstance(request.get("question_kind"), str)
+            or not isinstance(request.get("questions") or [], list)
+        ):
             return  # not a record this library wrote: skipped, never guessed at
         call_id = record.get("call_id")
         if call_id is not None:
@@ -136,8 +141,7 @@ class ReplayBackend:
 
     # -- answering ----------------------------------------------------------------------------
 
-    def _replay_answer(self, batch: tuple[Question, ...], key: str, evidence: dict,
-                       started: float) -> ModelAnswer:
+    def _replay_answer(self, batch: tuple[Question, ...], key: str, evidence: dict, started: float) -> ModelAnswer:
         gate = self._gate if self._gate is not None else evidence.get("confidence_gate", 0.0)
         payload = {}
         for record in evidence.get("answers") or ():
@@ -147,16 +151,23 @@ class ReplayBackend:
         try:
             answers = parse_answers(payload, batch, gate)
         except ModelError as exc:
-            raise ReplayDivergence(batch[0].kind, key,
-                                   f"the recorded answer no longer fits: {exc}") from exc
+            raise ReplayDivergence(batch[0].kind, key, f"the recorded answer no longer fits: {exc}") from exc
         recorded_usage = evidence.get("usage") or {}
-        usage = {"prompt_tokens": None, "completion_tokens": None, "total_tokens": None,
-                 "cached_tokens": None, "model": recorded_usage.get("model"),
-                 "latency_ms": round((time.monotonic() - started) * 1000, 3),
-                 "cost_usd": 0.0, "cost_unknown": None, "price": None,
-                 "cost_note": REPLAY_COST_NOTE}
-        result = success_evidence(evidence["request"], answers, usage, gate=gate, attempts=0,
-                                  call_id=new_call_id(), backend="replay")
+        usage = {
+            "prompt_tokens": None,
+            "completion_tokens": None,
+            "total_tokens": None,
+            "cached_tokens": None,
+            "model": recorded_usage.get("model"),
+            "latency_ms": round((time.monotonic() - started) * 1000, 3),
+            "cost_usd": 0.0,
+            "cost_unknown": None,
+            "price": None,
+            "cost_note": REPLAY_COST_NOTE,
+        }
+        result = success_evidence(
+            evidence["request"], answers, usage, gate=gate, attempts=0, call_id=new_call_id(), backend="replay"
+        )
         result["replay_of"] = {"call_id": evidence.get("call_id"), "usage": recorded_usage}
         self._totals.add_evidence(result)
         return ModelAnswer(tuple(answers), result)
@@ -172,4 +183,5 @@ def _answers_are_records(evidence: dict) -> bool:
     """Evidence whose ``answers`` is a list of answer records (dicts), as the client wrote."""
     answers = evidence.get("answers")
     return isinstance(answers, list) and all(
-        isinstance(a, dict) and isinstance(a.get("answer") or {}, dict) for a in answers)
+        isinstance(a, dict) and isinstance(a.get("answer") or {}, dict) for a in answers
+    )

@@ -11,6 +11,7 @@ Waits:
 
 ``max_retries`` counts retries: a call sends at most ``1 + max_retries`` requests.
 """
+
 from __future__ import annotations
 
 import dataclasses
@@ -38,8 +39,7 @@ class RetryPolicy:
 
     @classmethod
     def from_config(cls, config: ModelConfig) -> RetryPolicy:
-        return cls(config.max_retries, config.backoff_s, config.backoff_max_s,
-                   config.retry_after_max_s)
+        return cls(config.max_retries, config.backoff_s, config.backoff_max_s, config.retry_after_max_s)
 
     @staticmethod
     def retryable(status: int) -> bool:
@@ -54,8 +54,9 @@ class RetryPolicy:
         asked = parse_retry_after(retry_after)
         if asked is not None:
             if asked > self.retry_after_max_s:
-                return RetryDecision(None, f"Retry-After {asked:g}s exceeds "
-                                           f"model.retry_after_max_s {self.retry_after_max_s:g}")
+                return RetryDecision(
+                    None, f"Retry-After {asked:g}s exceeds model.retry_after_max_s {self.retry_after_max_s:g}"
+                )
             return RetryDecision(asked)
         return RetryDecision(min(self.backoff_s * 2 ** (attempts - 1), self.backoff_max_s))
 

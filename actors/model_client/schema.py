@@ -19,6 +19,7 @@ problems of the closest alternative it names, so an answer's error says what was
 Booleans are not numbers here (``true`` does not match ``{"enum": [1]}``) and an integer is
 a JSON number without a fraction that Python parsed as ``int``.
 """
+
 from __future__ import annotations
 
 import math
@@ -26,19 +27,36 @@ from typing import Any
 
 from .errors import SchemaDefinitionError
 
-_KEYWORDS = frozenset({
-    "type", "enum", "const", "properties", "required", "additionalProperties", "items",
-    "minItems", "maxItems", "uniqueItems", "minimum", "maximum", "minLength", "maxLength",
-    "title", "description", "anyOf",
-})
+_KEYWORDS = frozenset(
+    {
+        "type",
+        "enum",
+        "const",
+        "properties",
+        "required",
+        "additionalProperties",
+        "items",
+        "minItems",
+        "maxItems",
+        "uniqueItems",
+        "minimum",
+        "maximum",
+        "minLength",
+        "maxLength",
+        "title",
+        "description",
+        "anyOf",
+    }
+)
 
 _TYPES = {
     "object": lambda v: isinstance(v, dict),
     "array": lambda v: isinstance(v, list),
     "string": lambda v: isinstance(v, str),
     "integer": lambda v: isinstance(v, int) and not isinstance(v, bool),
-    "number": lambda v: isinstance(v, (int, float)) and not isinstance(v, bool)
-    and math.isfinite(v),  # NaN and infinity are not JSON numbers (and slip past bounds)
+    "number": lambda v: (
+        isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v)
+    ),  # NaN and infinity are not JSON numbers (and slip past bounds)
     "boolean": lambda v: isinstance(v, bool),
     "null": lambda v: v is None,
 }
@@ -134,8 +152,9 @@ def _any_of_problems(instance: Any, options: list[dict], path: str) -> list[str]
     tags = [_tag(option) for option in options]
     if isinstance(instance, dict) and tags and all(tags) and len({t[0] for t in tags}) == 1:
         name = tags[0][0]
-        named = [problems for tag, problems in zip(tags, found) if name in instance
-                 and json_equal(instance[name], tag[1])]
+        named = [
+            problems for tag, problems in zip(tags, found) if name in instance and json_equal(instance[name], tag[1])
+        ]
         if not named:
             allowed = list(dict.fromkeys(t[1] for t in tags))
             got = _describe(instance[name]) if name in instance else "nothing"
@@ -157,8 +176,7 @@ def _array_problems(instance: list, schema: dict, path: str) -> list[str]:
     return problems
 
 
-def _bounds(value: float, schema: dict, low_key: str, high_key: str, path: str,
-            what: str) -> list[str]:
+def _bounds(value: float, schema: dict, low_key: str, high_key: str, path: str, what: str) -> list[str]:
     if low_key in schema and value < schema[low_key]:
         return [f"{path}: {what} {value!r} is below the minimum {schema[low_key]!r}"]
     if high_key in schema and value > schema[high_key]:

@@ -23,6 +23,7 @@ discards whatever comes later). A reply finished after it is still sent, and
 the call's id, usage, attempts and its evidence (or error) — so tokens spent after the
 deadline are recorded even though no proposal uses them.
 """
+
 from __future__ import annotations
 
 import collections
@@ -44,21 +45,22 @@ from .questions import build_questions
 
 log = logging.getLogger("model_client")
 
-NO_MODEL = {"kind": "no_model_configured",
-            "message": "no model is configured (set model.base_url and model.model, or "
-                       "model.replay)"}
+NO_MODEL = {
+    "kind": "no_model_configured",
+    "message": "no model is configured (set model.base_url and model.model, or model.replay)",
+}
 _KEEP_REPLIES = 64
 
 
 class ModelService:
     """See the module docstring."""
 
-    def __init__(self, backend: ModelBackend | None, *, workers: int = 2,
-                 failure: dict | None = None):
+    def __init__(self, backend: ModelBackend | None, *, workers: int = 2, failure: dict | None = None):
         self.backend = backend
         self.failure = dict(failure or NO_MODEL)
-        self._pool = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="model-ask") \
-            if backend is not None else None
+        self._pool = (
+            ThreadPoolExecutor(max_workers=workers, thread_name_prefix="model-ask") if backend is not None else None
+        )
         self._done: queue.Queue = queue.Queue()
         # a pool thread writes a byte here after each reply, so the actor's loop wakes at once
         # (a poll timeout kept every answer waiting up to 10 ms: bench/agent.py)
@@ -102,7 +104,7 @@ class ModelService:
         with self._wake_lock:
             try:
                 while self._wake_open and os.read(self._wake_r, 4096):  # drained before the queue:
-                    pass                                                 # no wake-up is lost
+                    pass  # no wake-up is lost
             except BlockingIOError:
                 pass
         while True:
@@ -165,15 +167,21 @@ def answer_one(backend: ModelBackend, ask: AskModel) -> Message:
         log.info("model_error %s on %s: %s", record.get("kind"), ask.kind, record.get("message"))
         return ModelFailure(reply_to="", error=record)
     except QuestionError as err:
-        return ModelFailure(reply_to="", error={"kind": "bad_question", "message": str(err),
-                                                "request": None, "attempts": 0})
+        return ModelFailure(
+            reply_to="", error={"kind": "bad_question", "message": str(err), "request": None, "attempts": 0}
+        )
     except Exception as err:  # noqa: BLE001 - a reply, never a dead actor
         log.error("internal error answering a %s question: %s", ask.kind, type(err).__name__)
-        return ModelFailure(reply_to="", error={
-            "kind": "internal", "message": f"model client failed: {type(err).__name__}",
-            "request": None, "attempts": 0})
-    return AnswerMessage(reply_to="", answers=[a.to_record() for a in result.answers],
-                         evidence=result.evidence)
+        return ModelFailure(
+            reply_to="",
+            error={
+                "kind": "internal",
+                "message": f"model client failed: {type(err).__name__}",
+                "request": None,
+                "attempts": 0,
+            },
+        )
+    return AnswerMessage(reply_to="", answers=[a.to_record() for a in result.answers], evidence=result.evidence)
 
 
 def late_fields(request_id: str, ask: AskModel, reply: Message, late_by_s: float) -> dict:
@@ -182,8 +190,12 @@ def late_fields(request_id: str, ask: AskModel, reply: Message, late_by_s: float
     Its evidence (or error) is kept under ``evidence`` (``error``), never ``model_evidence``
     (``model_error``): replay must not offer an answer the session never used.
     """
-    fields = {"ask_id": request_id, "question_kind": ask.kind, "deadline_ms": ask.deadline_ms,
-              "late_by_ms": round(late_by_s * 1000, 3)}
+    fields = {
+        "ask_id": request_id,
+        "question_kind": ask.kind,
+        "deadline_ms": ask.deadline_ms,
+        "late_by_ms": round(late_by_s * 1000, 3),
+    }
     if isinstance(reply, AnswerMessage):
         record, outcome = dict(reply.evidence), "answered"
         fields["evidence"] = record
@@ -192,7 +204,11 @@ def late_fields(request_id: str, ask: AskModel, reply: Message, late_by_s: float
         outcome = str(record.get("kind", "model_error"))
         fields["error"] = record
     request = record.get("request") if isinstance(record.get("request"), dict) else {}
-    fields.update(outcome=outcome, call_id=record.get("call_id"),
-                  request_hash=request.get("request_hash"), usage=record.get("usage"),
-                  attempts=record.get("attempts", 0))
+    fields.update(
+        outcome=outcome,
+        call_id=record.get("call_id"),
+        request_hash=request.get("request_hash"),
+        usage=record.get("usage"),
+        attempts=record.get("attempts", 0),
+    )
     return fields

@@ -16,6 +16,7 @@ then answers ``no_model_configured`` and the built-in policy does not ask.
 This module imports no HTTP client (the profile loader checks ``model:`` with it); opening a
 backend lives in ``backends.py``.
 """
+
 from __future__ import annotations
 
 import dataclasses
@@ -59,8 +60,12 @@ class ModelSettings:
         if section.get("base_url") is None:
             return cls()
         config = ModelConfig.from_profile(section)
-        return cls(config=config, confidence_gate=config.confidence_gate,
-                   max_concurrent=config.max_concurrent, timeout_s=config.timeout_s)
+        return cls(
+            config=config,
+            confidence_gate=config.confidence_gate,
+            max_concurrent=config.max_concurrent,
+            timeout_s=config.timeout_s,
+        )
 
     @classmethod
     def _for_replay(cls, path: Path, section: dict) -> ModelSettings:
@@ -70,18 +75,21 @@ class ModelSettings:
         gate = flat.get("confidence_gate")
         if gate is not None:
             gate = _CHECKS["confidence_gate"]("confidence_gate", gate)
-        workers = _CHECKS["max_concurrent"]("max_concurrent",
-                                            flat.get("max_concurrent", cls.max_concurrent))
-        return cls(replay=path, replay_gate=gate,
-                   confidence_gate=DEFAULT_GATE if gate is None else gate,
-                   max_concurrent=workers)
+        workers = _CHECKS["max_concurrent"]("max_concurrent", flat.get("max_concurrent", cls.max_concurrent))
+        return cls(
+            replay=path,
+            replay_gate=gate,
+            confidence_gate=DEFAULT_GATE if gate is None else gate,
+            max_concurrent=workers,
+        )
 
 
 def replay_path(value: Any) -> Path:
     """The ``events.jsonl`` that ``model.replay`` names (a file, or a session directory)."""
     if not isinstance(value, (str, Path)) or not str(value).strip():
-        raise ConfigError("replay", "must be the path of an earlier session's events.jsonl "
-                          f"or session directory, got {value!r}")
+        raise ConfigError(
+            "replay", f"must be the path of an earlier session's events.jsonl or session directory, got {value!r}"
+        )
     path = Path(value).expanduser()
     if path.is_dir():
         path = path / "events.jsonl"

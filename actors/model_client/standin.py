@@ -16,6 +16,7 @@ A request without a ``response_format`` schema (``model.structured: off``) gets 
 says so: the stand-in cannot guess an answer's shape from prose. Every answer reports usage
 as the characters of the prompt and the answer divided by four.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -74,7 +75,7 @@ def example(schema: dict, rng: random.Random) -> Any:
         return rng.random() < 0.5
     if kind == "string":
         text = "stand-in answer"
-        text = text[:schema["maxLength"]] if "maxLength" in schema else text
+        text = text[: schema["maxLength"]] if "maxLength" in schema else text
         return text + "x" * max(0, schema.get("minLength", 0) - len(text))
     return None
 
@@ -86,23 +87,30 @@ def answer(body: Any, seed: int) -> dict:
     fmt = body.get("response_format")
     schema = (fmt or {}).get("json_schema", {}).get("schema") if isinstance(fmt, dict) else None
     if not isinstance(schema, dict):
-        raise StandinError("the stand-in answers only requests with response_format "
-                           "{type: json_schema, json_schema: {schema}}; set model.structured to auto or json_schema")
+        raise StandinError(
+            "the stand-in answers only requests with response_format "
+            "{type: json_schema, json_schema: {schema}}; set model.structured to auto or json_schema"
+        )
     digest = hashlib.sha256(json.dumps(body, sort_keys=True).encode()).hexdigest()
     rng = random.Random(f"{seed}:{digest}")
     value = example(schema, rng)
     problems = validate(value, schema)
-    if problems:   # a schema keyword the generator does not honour: say so rather than lie
+    if problems:  # a schema keyword the generator does not honour: say so rather than lie
         raise StandinError(f"cannot build a valid answer for this schema: {problems[0]}")
     content = json.dumps(value)
     prompt = sum(len(json.dumps(m.get("content"))) for m in body.get("messages") or [] if isinstance(m, dict))
     usage = {"prompt_tokens": prompt // 4, "completion_tokens": len(content) // 4 + 1}
     usage["total_tokens"] = usage["prompt_tokens"] + usage["completion_tokens"]
-    return {"id": f"chatcmpl-standin-{digest[:12]}", "object": "chat.completion", "created": int(time.time()),
-            "model": str(body.get("model") or "standin"),
-            "choices": [{"index": 0, "finish_reason": "stop",
-                         "message": {"role": "assistant", "content": content, "refusal": None}}],
-            "usage": usage}
+    return {
+        "id": f"chatcmpl-standin-{digest[:12]}",
+        "object": "chat.completion",
+        "created": int(time.time()),
+        "model": str(body.get("model") or "standin"),
+        "choices": [
+            {"index": 0, "finish_reason": "stop", "message": {"role": "assistant", "content": content, "refusal": None}}
+        ],
+        "usage": usage,
+    }
 
 
 class Handler(BaseHTTPRequestHandler):
@@ -160,8 +168,12 @@ def add_arguments(ap: argparse.ArgumentParser) -> None:
     """The options (``supervisor standin`` takes the same)."""
     ap.add_argument("--port", type=int, default=8000, help="port on 127.0.0.1 (default 8000; 0: a free one)")
     ap.add_argument("--seed", type=int, default=1, help="the answers' seed (default 1)")
-    ap.add_argument("--run", nargs=argparse.REMAINDER, metavar="CMD",
-                    help="run CMD ({url} becomes the base URL), then stop; exit with its code")
+    ap.add_argument(
+        "--run",
+        nargs=argparse.REMAINDER,
+        metavar="CMD",
+        help="run CMD ({url} becomes the base URL), then stop; exit with its code",
+    )
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -177,8 +189,11 @@ def serve(args: argparse.Namespace) -> int:
     except OSError as exc:
         print(f"error: cannot listen on 127.0.0.1:{args.port}: {exc.strerror or exc}", file=sys.stderr)
         return 2
-    print(f"stand-in model server: {server.base_url} (seed {args.seed}; legal answers, not good ones)",
-          file=sys.stderr, flush=True)
+    print(
+        f"stand-in model server: {server.base_url} (seed {args.seed}; legal answers, not good ones)",
+        file=sys.stderr,
+        flush=True,
+    )
     if not args.run:
         try:
             server.serve_forever()

@@ -14,6 +14,7 @@ byte in time for httpx's per-read timeout, is a ``ModelTimeout`` of phase ``body
 within ``MAX_REPLY_BYTES`` (more is a ``MalformedAnswer``: nothing usable, and no usage to
 record). JSON nested past the parser's recursion limit is not JSON.
 """
+
 from __future__ import annotations
 
 import dataclasses
@@ -37,8 +38,15 @@ _TIMEOUT_PHASES = (
 )
 #: Everything httpx can raise from a request, plus what may escape from below it.
 #: (RuntimeError: httpx's "the client has been closed", when ``close()`` races a request.)
-WRAPPED_ERRORS = (httpx.HTTPError, httpx.InvalidURL, httpx.StreamError, httpx.CookieConflict,
-            OSError, UnicodeError, RuntimeError)
+WRAPPED_ERRORS = (
+    httpx.HTTPError,
+    httpx.InvalidURL,
+    httpx.StreamError,
+    httpx.CookieConflict,
+    OSError,
+    UnicodeError,
+    RuntimeError,
+)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -66,8 +74,7 @@ class HttpTransport:
         self._timeout_s = timeout_s
         self._client = httpx.Client(
             timeout=httpx.Timeout(timeout_s),
-            limits=httpx.Limits(max_connections=max_connections,
-                                max_keepalive_connections=max_connections),
+            limits=httpx.Limits(max_connections=max_connections, max_keepalive_connections=max_connections),
             follow_redirects=False,
         )
 
@@ -79,15 +86,17 @@ class HttpTransport:
                 text = content.decode(response.encoding or "utf-8", "replace")
         except WRAPPED_ERRORS as exc:
             raise map_httpx_error(exc, self._timeout_s) from exc
-        return HttpReply(status=response.status_code,
-                         retry_after=response.headers.get("retry-after"),
-                         json=_json_or_none(text), text=text)
+        return HttpReply(
+            status=response.status_code,
+            retry_after=response.headers.get("retry-after"),
+            json=_json_or_none(text),
+            text=text,
+        )
 
     def _read_body(self, response: httpx.Response, deadline: float) -> bytes:
         declared = response.headers.get("content-length", "")
         if declared.isdigit() and int(declared) > MAX_REPLY_BYTES:
-            raise MalformedAnswer(f"the reply declares {int(declared)} bytes, over the limit "
-                                  f"of {MAX_REPLY_BYTES}")
+            raise MalformedAnswer(f"the reply declares {int(declared)} bytes, over the limit of {MAX_REPLY_BYTES}")
         chunks, size = [], 0
         for chunk in response.iter_bytes():
             size += len(chunk)

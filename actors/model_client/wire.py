@@ -9,6 +9,7 @@ Only ``choices[0]`` is read. The order of checks in ``interpret`` is fixed: a ``
 wins, then ``finish_reason == "length"`` (a truncated answer is never parsed, even if it
 happens to be valid JSON), then the JSON extraction, then the schema.
 """
+
 from __future__ import annotations
 
 import base64
@@ -49,13 +50,14 @@ class Completion:
         return sum(p for p in parts if isinstance(p, int))
 
 
-def build_body(config: ModelConfig, questions: Sequence[Question], schema: dict,
-               structured: bool) -> dict:
+def build_body(config: ModelConfig, questions: Sequence[Question], schema: dict, structured: bool) -> dict:
     body: dict[str, Any] = {
         "model": config.model,
         "messages": [
-            {"role": "system", "content": (questions[0].system or SYSTEM_PROMPT).format(
-                schema=json.dumps(schema, sort_keys=True))},
+            {
+                "role": "system",
+                "content": (questions[0].system or SYSTEM_PROMPT).format(schema=json.dumps(schema, sort_keys=True)),
+            },
             {"role": "user", "content": _user_content(questions)},
         ],
         config.max_tokens_param: config.max_output_tokens,
@@ -65,8 +67,7 @@ def build_body(config: ModelConfig, questions: Sequence[Question], schema: dict,
     if structured:
         body["response_format"] = {
             "type": "json_schema",
-            "json_schema": {"name": f"{questions[0].kind}_answers", "strict": True,
-                            "schema": schema},
+            "json_schema": {"name": f"{questions[0].kind}_answers", "strict": True, "schema": schema},
         }
     return body
 
@@ -103,12 +104,15 @@ def parse_completion(data: Any) -> Completion:
         if not isinstance(message, dict):
             raise TypeError("message is not an object")
     except (KeyError, IndexError, TypeError) as exc:
-        raise MalformedAnswer(f"reply is not a chat completion ({exc!r})",
-                              json.dumps(data)[:80] if _jsonable(data) else "") from None
+        raise MalformedAnswer(
+            f"reply is not a chat completion ({exc!r})", json.dumps(data)[:80] if _jsonable(data) else ""
+        ) from None
     content, refusal = message.get("content"), message.get("refusal")
     usage_in = data.get("usage") if isinstance(data.get("usage"), dict) else {}
-    usage = {k: usage_in.get(k) if isinstance(usage_in.get(k), int) else None
-             for k in ("prompt_tokens", "completion_tokens", "total_tokens")}
+    usage = {
+        k: usage_in.get(k) if isinstance(usage_in.get(k), int) else None
+        for k in ("prompt_tokens", "completion_tokens", "total_tokens")
+    }
     usage["cached_tokens"] = _cached_tokens(usage_in)
     usage["model"] = data.get("model") if isinstance(data.get("model"), str) else None
     return Completion(
@@ -130,8 +134,7 @@ def _cached_tokens(usage: dict) -> int | None:
     return cached if isinstance(cached, int) and not isinstance(cached, bool) and cached >= 0 else None
 
 
-def interpret(completion: Completion, questions: Sequence[Question], gate: float,
-              max_tokens: int) -> list[Answer]:
+def interpret(completion: Completion, questions: Sequence[Question], gate: float, max_tokens: int) -> list[Answer]:
     if completion.refusal is not None:
         raise RefusedAnswer(completion.refusal)
     if completion.finish_reason == "length":

@@ -14,6 +14,7 @@ through ``supervisor mcp``); after any other wait or a preview it gives the game
 ``game.poll_interval_s`` to move; a failed read backs off (doubling, up to 2 s). Once
 ``session.max_steps`` steps are taken it reads no more.
 """
+
 from __future__ import annotations
 
 import logging
@@ -39,8 +40,10 @@ class Observer(JournalActor):
     PACE_S = 0.01  # while pipelined steps run, no read is due per row
     WAIT_S = 0.005  # a read is due: look for rows only briefly
     #: a step resolved: a result, or a disposition other than execute (an execute's result follows)
-    WAKE = (ev.ActionResult.KIND, *(f"{ev.ProposalStatus.KIND}.status={s}"
-                                    for s in ev.ProposalStatus.STATUSES if s != "execute"))
+    WAKE = (
+        ev.ActionResult.KIND,
+        *(f"{ev.ProposalStatus.KIND}.status={s}" for s in ev.ProposalStatus.STATUSES if s != "execute"),
+    )
 
     def __init__(self, ctx: ActorContext, source, recorder: RecorderClient, follower=None):
         super().__init__(follower, max_steps=ctx.setting("session.max_steps"), stopping=ctx.stopping)
@@ -60,8 +63,7 @@ class Observer(JournalActor):
         """Whether the row of the observation just stored has yet to come (no read until it
         has: the newest step is the one it opens). It comes with the row that resolves its
         step; given up after ``OBSERVATION_ROW_S``."""
-        if self.stored is not None and (self.follower.cursor >= self.stored[0]
-                                        or time.monotonic() > self.stored[1]):
+        if self.stored is not None and (self.follower.cursor >= self.stored[0] or time.monotonic() > self.stored[1]):
             self.stored = None
         return self.stored is not None
 
@@ -84,7 +86,7 @@ class Observer(JournalActor):
         if delay > 0 and self.ctx.wait(delay):
             return
         if not self.read_once():
-            self.next_read = time.monotonic() + min(2.0, self.poll * 2 ** track.read_errors)
+            self.next_read = time.monotonic() + min(2.0, self.poll * 2**track.read_errors)
 
     def read_once(self) -> bool:
         """Read the state once and hand it to the recorder; True if an observation was stored."""
@@ -100,8 +102,9 @@ class Observer(JournalActor):
         read_ms = round((time.monotonic() - start) * 1000, 3)
         ident = self.source.read_identity(state) if self.identity else None
         try:  # (the next follow goes out right after the store: the recorder takes both in one turn)
-            stored = self.recorder.store_observation(read_id, state, phase=phase, read_ms=read_ms,
-                                                     identity=ident, after_send=self.socket)
+            stored = self.recorder.store_observation(
+                read_id, state, phase=phase, read_ms=read_ms, identity=ident, after_send=self.socket
+            )
         except NotEncodable as exc:  # a state that cannot travel is a failed read, not a crash
             self.track.read_errors += 1
             self.recorder.report_observation_error(read_id, str(exc), "not_encodable")
@@ -119,8 +122,9 @@ class Observer(JournalActor):
 
 
 def main(ctx: ActorContext) -> int:
-    follower = Follower(ctx.zctx, ctx.endpoints["recorder"], session=ctx.session_id,
-                        sender=ctx.name, counters=ctx.counters)
+    follower = Follower(
+        ctx.zctx, ctx.endpoints["recorder"], session=ctx.session_id, sender=ctx.name, counters=ctx.counters
+    )
     return Observer(ctx, make_source(ctx), ctx.recorder(), follower).run()
 
 

@@ -12,6 +12,7 @@ root), "frame_rgba_sha256", "memory" ({name: hex}), "held", "rom", "cgb", "branc
 the pyboy policies use (``game.seed``, ``emulator.frames_per_step``,
 ``emulator.samples_per_step``), since a policy only sees ``policy.*`` itself.
 """
+
 from __future__ import annotations
 
 import uuid
@@ -48,31 +49,44 @@ class HttpSource:
 
 class EmulatorSource:
     """An ``emulator_observe`` request (Lazy Pirate: an observe is safe to repeat)."""
+
     ReadFailed = ReadFailed
 
     def __init__(self, ctx: ActorContext, timeout_s: float):
         self.client = ctx.client("emulator")
         self.timeout_s = timeout_s
-        self.hints = {"seed": ctx.setting("game.seed"),
-                      "frames_per_step": ctx.setting("emulator.frames_per_step"),
-                      "samples_per_step": ctx.setting("emulator.samples_per_step", 0)}
+        self.hints = {
+            "seed": ctx.setting("game.seed"),
+            "frames_per_step": ctx.setting("emulator.frames_per_step"),
+            "samples_per_step": ctx.setting("emulator.samples_per_step", 0),
+        }
 
     def read(self) -> dict:
         try:
-            reply = self.client.request(Observe(read_id=uuid.uuid4().hex), deadline_s=self.timeout_s,
-                                        try_s=min(1.0, self.timeout_s))
+            reply = self.client.request(
+                Observe(read_id=uuid.uuid4().hex), deadline_s=self.timeout_s, try_s=min(1.0, self.timeout_s)
+            )
         except RequestFailed as exc:
             raise ReadFailed("transport", str(exc)) from exc
         if isinstance(reply, EmulatorErrorReply):
             raise ReadFailed("emulator", f"{reply.code}: {reply.message}")
         if not isinstance(reply, Observed):
             raise ReadFailed("shape", f"unexpected reply {reply.TYPE!r} to emulator_observe")
-        state = {"state_type": "pyboy", "frame": reply.frame, "frame_png": reply.frame_png,
-                 "frame_rgba_sha256": reply.frame_rgba_sha256, "memory": reply.memory,
-                 "held": reply.held, "rom": reply.rom, "cgb": reply.cgb, "branch_id": reply.branch_id,
-                 "action_index": reply.action_index, "recording": reply.recording,
-                 "policy_hints": dict(self.hints)}
-        if reply.score is not None:   # emulator.score: the values read (docs/emulator.md)
+        state = {
+            "state_type": "pyboy",
+            "frame": reply.frame,
+            "frame_png": reply.frame_png,
+            "frame_rgba_sha256": reply.frame_rgba_sha256,
+            "memory": reply.memory,
+            "held": reply.held,
+            "rom": reply.rom,
+            "cgb": reply.cgb,
+            "branch_id": reply.branch_id,
+            "action_index": reply.action_index,
+            "recording": reply.recording,
+            "policy_hints": dict(self.hints),
+        }
+        if reply.score is not None:  # emulator.score: the values read (docs/emulator.md)
             state["score"] = reply.score
         return state
 

@@ -10,6 +10,7 @@ that many of its executable proposals await a result (ids ``p-NNNNNN-K`` for the
 proposal on observation ``o-NNNNNN``), up to ``session.max_steps`` decisions. It refills the
 pipeline once half of it has results, recording the new decisions in one ``record_batch``.
 """
+
 from __future__ import annotations
 
 import logging
@@ -31,16 +32,17 @@ from .registry import load_policy_class
 
 log = logging.getLogger("policy")
 
+
 class PolicyDriver(JournalActor):
     """The policy actor's loop: replay each row through the policy's hooks (``on_row``);
     once caught up, decide on the ``pending`` observation and record it (``propose``)."""
+
     PACE_S = 0.004  # while decisions are ahead of their results, take rows in batches
     #: what it decides on (the other rows come along with it; waking for results too, to take
     #: them in during the next read, measured slower: bench/step_ab.py, CPU beside the read)
     WAKE = (ev.Observation.KIND,)
 
-    def __init__(self, ctx: ActorContext, policy: Policy, follower=None,
-                 recorder: RecorderClient | None = None):
+    def __init__(self, ctx: ActorContext, policy: Policy, follower=None, recorder: RecorderClient | None = None):
         super().__init__(follower, max_steps=ctx.setting("session.max_steps"), stopping=ctx.stopping)
         self.ctx, self.policy, self.recorder = ctx, policy, recorder
         self.book = ProposalBook(BoundedDict())  # proposal rows awaiting their result
@@ -51,9 +53,14 @@ class PolicyDriver(JournalActor):
         self.last_disposition: str | None = None
         self.latest: PolicyObservation | None = None
         self.stopping = False
-        self.takes = {ev.Observation.KIND: self._observation, ev.Proposal.KIND: self._proposal,
-                      ev.ProposalStatus.KIND: self._status, ev.ActionAttempt.KIND: self._attempt,
-                      ev.ActionResult.KIND: self._result, ev.SessionStopping.KIND: self._stopping}
+        self.takes = {
+            ev.Observation.KIND: self._observation,
+            ev.Proposal.KIND: self._proposal,
+            ev.ProposalStatus.KIND: self._status,
+            ev.ActionAttempt.KIND: self._attempt,
+            ev.ActionResult.KIND: self._result,
+            ev.SessionStopping.KIND: self._stopping,
+        }
 
     def _decided(self, proposal_id: str, observation_id: str) -> None:
         if proposal_id not in self.decided:
@@ -131,8 +138,9 @@ class PolicyDriver(JournalActor):
         batch = [self._decide(obs, made)]
         while batch[-1][1] > 1 and batch[-1][0].wish == "execute":
             depth = batch[-1][1]
-            if len(self.track.in_flight) + len(batch) >= depth or \
-                    self.track.max_steps_reached(self.decisions + len(batch)):
+            if len(self.track.in_flight) + len(batch) >= depth or self.track.max_steps_reached(
+                self.decisions + len(batch)
+            ):
                 break
             batch.append(self._decide(obs, made + len(batch)))
         try:
@@ -161,19 +169,32 @@ class PolicyDriver(JournalActor):
         """One decision as a proposal request, and the pipeline depth it was made with."""
         p, extra, depth, decide_ms = decide(self.policy, obs, made)
         proposal_id = "p-" + obs.observation_id.split("-", 1)[-1] + (f"-{made + 1}" if made else "")
-        return RecordProposal(proposal_id=proposal_id,
-                              observation_id=obs.observation_id, action=p.action,
-                              parameters=dict(p.parameters), reason=p.reason, source=p.source,
-                              wish=p.wish, model_evidence=p.model_evidence, extra=extra,
-                              decide_ms=decide_ms), depth
+        return RecordProposal(
+            proposal_id=proposal_id,
+            observation_id=obs.observation_id,
+            action=p.action,
+            parameters=dict(p.parameters),
+            reason=p.reason,
+            source=p.source,
+            wish=p.wish,
+            model_evidence=p.model_evidence,
+            extra=extra,
+            decide_ms=decide_ms,
+        ), depth
 
 
 def main(ctx: ActorContext) -> int:
     cls = load_policy_class(ctx.setting("policy.module", "sts2"))
     policy = cls(dict(ctx.setting("policy.settings") or {}), dict(ctx.setting("session") or {}))
     policy.advisor = Advisor.from_context(ctx, policy.settings)  # None without a model
-    follower = Follower(ctx.zctx, ctx.endpoints["recorder"], session=ctx.session_id,
-                        sender=ctx.name, counters=ctx.counters, with_states=True)
+    follower = Follower(
+        ctx.zctx,
+        ctx.endpoints["recorder"],
+        session=ctx.session_id,
+        sender=ctx.name,
+        counters=ctx.counters,
+        with_states=True,
+    )
     return PolicyDriver(ctx, policy, follower, ctx.recorder()).run()
 
 

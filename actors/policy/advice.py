@@ -29,6 +29,7 @@ with its per-answer ``gated`` and ``answer_gate_scope``); every consulted propos
 the error kind and call id). The policy only asks for the newest unanswered observation, so
 replaying the journal after a restart never calls the model.
 """
+
 from __future__ import annotations
 
 import dataclasses
@@ -96,8 +97,7 @@ class Advisor:
             return None
         gate = flat.get("confidence_gate")
         deadline = settings.get("model_deadline_s") or float(flat.get("timeout_s") or 30) + 5
-        return cls(ctx, gate=DEFAULT_GATE if gate is None else float(gate),
-                   deadline_s=float(deadline))
+        return cls(ctx, gate=DEFAULT_GATE if gate is None else float(gate), deadline_s=float(deadline))
 
     def close(self) -> None:
         if self._sock is not None:
@@ -111,10 +111,10 @@ class Advisor:
         try:
             questions = build_questions(kind, [question])
         except QuestionError as exc:
-            return self._failed(kind, {"kind": "bad_question", "message": str(exc),
-                                       "request": None, "attempts": 0}, observation_id)
-        reply = self._request(AskModel(kind=kind, questions=[question],
-                                       deadline_ms=int(self.deadline_s * 1000)))
+            return self._failed(
+                kind, {"kind": "bad_question", "message": str(exc), "request": None, "attempts": 0}, observation_id
+            )
+        reply = self._request(AskModel(kind=kind, questions=[question], deadline_ms=int(self.deadline_s * 1000)))
         if isinstance(reply, ModelAnswer) and reply.answers:
             return Advice(kind, answer=dict(reply.answers[0]), evidence=reply.evidence)
         if isinstance(reply, ModelFailure):
@@ -122,14 +122,16 @@ class Advisor:
         elif self.ctx.stopping.is_set():
             error = {"kind": "cancelled", "message": "the policy is stopping"}
         else:
-            error = {"kind": "timeout", "timeout_phase": "policy_deadline",
-                     "message": f"no answer from the model_client within {self.deadline_s:g}s"}
+            error = {
+                "kind": "timeout",
+                "timeout_phase": "policy_deadline",
+                "message": f"no answer from the model_client within {self.deadline_s:g}s",
+            }
         error.setdefault("backend", "policy")
         error.setdefault("attempts", 0)
         if error.get("request") is None:  # what was asked, stated only when it failed
             states = [q.state() for q in questions]
-            error["request"] = {"question_kind": kind, "questions": states,
-                                "request_hash": request_hash(kind, states)}
+            error["request"] = {"question_kind": kind, "questions": states, "request_hash": request_hash(kind, states)}
         return self._failed(kind, error, observation_id)
 
     # -- the model endpoint -------------------------------------------------------------------
@@ -164,8 +166,9 @@ class Advisor:
         return Advice(kind, error=error)
 
 
-def consult(policy, kind: str, question: dict, heuristic: list[Proposal],
-            to_proposal: Callable[[Any], Proposal | None]) -> list[Proposal]:
+def consult(
+    policy, kind: str, question: dict, heuristic: list[Proposal], to_proposal: Callable[[Any], Proposal | None]
+) -> list[Proposal]:
     """Candidates for a consulted decision: the model's choice first when it is usable."""
     advisor: Advisor | None = getattr(policy, "advisor", None)
     if advisor is None:
@@ -174,24 +177,22 @@ def consult(policy, kind: str, question: dict, heuristic: list[Proposal],
     advice = advisor.ask(kind, question, getattr(obs, "observation_id", None))
     info: dict = {"question_kind": kind, "policy_gate": advisor.gate}
     if not advice.ok:
-        info.update(outcome="error", error_kind=advice.error.get("kind"),
-                    call_id=advice.error.get("call_id"))
+        info.update(outcome="error", error_kind=advice.error.get("kind"), call_id=advice.error.get("call_id"))
         return _mark(heuristic, "heuristic_fallback", None, info)
     evidence = [advice.evidence]
-    info.update(choice=advice.choice, confidence=advice.confidence,
-                call_id=advice.evidence.get("call_id"))
+    info.update(choice=advice.choice, confidence=advice.confidence, call_id=advice.evidence.get("call_id"))
     if advice.confidence < advisor.gate:
         return _mark(heuristic, "heuristic", evidence, {**info, "outcome": "gated"})
     chosen = to_proposal(advice.choice)
     if chosen is None:
         return _mark(heuristic, "heuristic", evidence, {**info, "outcome": "not_applicable"})
     rest = [p for p in heuristic if _key(p) != _key(chosen)]
-    return _mark([chosen], "model", evidence, {**info, "outcome": "used"}) + \
-        _mark(rest, "heuristic", evidence, {**info, "outcome": "model_choice_refused_here"})
+    return _mark([chosen], "model", evidence, {**info, "outcome": "used"}) + _mark(
+        rest, "heuristic", evidence, {**info, "outcome": "model_choice_refused_here"}
+    )
 
 
-def _mark(candidates: list[Proposal], source: str, evidence: list | None,
-          info: dict) -> list[Proposal]:
+def _mark(candidates: list[Proposal], source: str, evidence: list | None, info: dict) -> list[Proposal]:
     for p in candidates:
         p.source = source
         p.model_evidence = evidence

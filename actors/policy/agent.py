@@ -20,6 +20,7 @@ answer the screen's own checks or the guards refuse (kept in the decision's evid
 that asking again cannot mend (a timeout, a refused connection, a spent budget) ends the asking
 at once. Nothing it was not sure of is ever sent: the caller proposes ``chosen`` or falls back.
 """
+
 from __future__ import annotations
 
 import collections
@@ -93,17 +94,17 @@ def read_agent_settings(settings: dict, builtin: str) -> dict:
 def read_asking_settings(settings: dict) -> dict:
     """``memory``, ``invalid_retries`` and ``fallback`` with their defaults: what every agent
     reads, whether or not its question takes a template."""
+
     def whole(key: str, default: int, high: int) -> int:
         value = settings.get(key, default)
         if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= high:
             raise AgentSettingError(f"policy.settings.{key}: expected a whole number 0..{high}, got {value!r}")
         return value
+
     fallback = settings.get("fallback", "heuristic")
     if fallback not in FALLBACKS:
-        raise AgentSettingError(f"policy.settings.fallback: expected one of {', '.join(FALLBACKS)}, "
-                                f"got {fallback!r}")
-    return {"memory": whole("memory", 8, 200), "invalid_retries": whole("invalid_retries", 2, 10),
-            "fallback": fallback}
+        raise AgentSettingError(f"policy.settings.fallback: expected one of {', '.join(FALLBACKS)}, got {fallback!r}")
+    return {"memory": whole("memory", 8, 200), "invalid_retries": whole("invalid_retries", 2, 10), "fallback": fallback}
 
 
 class Memory:
@@ -134,8 +135,7 @@ class Memory:
         if self.open is not None:
             self.open.pop("_before", None)
             self.open["changed"] = "no visible change"
-        entry = {"screen": screen, "action": action, "args": params, "result": outcome,
-                 "_before": dict(self.now)}
+        entry = {"screen": screen, "action": action, "args": params, "result": outcome, "_before": dict(self.now)}
         if error:
             entry["error"] = error[:200]
         self.entries.append(entry)
@@ -160,15 +160,21 @@ class Memory:
 class Decision:
     """One decision's asking: the proposal it chose (None: fall back), the evidence of every
     answered call, and one record per call (``agent.attempts`` on the proposal row)."""
+
     chosen: Proposal | None = None
     evidence: list = dataclasses.field(default_factory=list)
     attempts: list = dataclasses.field(default_factory=list)
     why_not: str = ""
 
 
-def ask(advisor, kind: str, build: Callable[[list[str]], dict],
-        use: Callable[[dict], tuple[Proposal | None, str | None]], retries: int,
-        observation_id: str | None) -> Decision:
+def ask(
+    advisor,
+    kind: str,
+    build: Callable[[list[str]], dict],
+    use: Callable[[dict], tuple[Proposal | None, str | None]],
+    retries: int,
+    observation_id: str | None,
+) -> Decision:
     """Ask until an answer can be used, at most ``1 + retries`` times (module docstring).
     ``build(feedback)`` makes the question; ``use(answer)`` turns an answer into a proposal
     or says why it cannot be sent."""
@@ -178,8 +184,7 @@ def ask(advisor, kind: str, build: Callable[[list[str]], dict],
         advice = advisor.ask(kind, build(list(feedback)), observation_id)
         if not advice.ok:
             error = advice.error
-            out.attempts.append({"outcome": "error", "error_kind": error.get("kind"),
-                                 "call_id": error.get("call_id")})
+            out.attempts.append({"outcome": "error", "error_kind": error.get("kind"), "call_id": error.get("call_id")})
             out.why_not = f"{error.get('kind')}: {str(error.get('message') or '')[:300]}"
             if error.get("kind") not in RETRYABLE:
                 break
@@ -204,5 +209,15 @@ def _plain(message: str) -> str:
     return message.replace("$.q0.", "").replace("$.q0", "the answer")
 
 
-__all__ = ["AgentSettingError", "Template", "load_template", "read_agent_settings", "read_asking_settings",
-           "Memory", "Decision", "ask", "RETRYABLE", "AGENT_KEYS"]
+__all__ = [
+    "AgentSettingError",
+    "Template",
+    "load_template",
+    "read_agent_settings",
+    "read_asking_settings",
+    "Memory",
+    "Decision",
+    "ask",
+    "RETRYABLE",
+    "AGENT_KEYS",
+]

@@ -28,6 +28,7 @@ After a restart the actor replays the session's journal through ``observe`` and
 ``record_result`` before deciding again, so a policy that keeps its memory only through these
 calls survives its own crash.
 """
+
 from __future__ import annotations
 
 import dataclasses
@@ -38,6 +39,7 @@ from typing import Any
 class PolicyObservation:
     """An observation as a policy is handed it: the journal's ``observation`` row with the
     parsed state read back from its observation file."""
+
     observation_id: str
     step: int
     phase: str

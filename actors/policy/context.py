@@ -53,6 +53,7 @@ memory nor prove completion (a tutorial or popup mid-run is dismissed while the 
 action and guards wait for it: its own dismissal is tracked in ``popup_pending``); any other
 flow change clears screen memory and releases pending actions.
 """
+
 from __future__ import annotations
 
 import dataclasses
@@ -66,11 +67,16 @@ BLOCKING_MENUS = {"tutorial_prompt", "tutorial", "popup"}
 MAX_REJECTIONS = 3
 UNGUARDED = {"advance_dialogue"}  # no evidence to wait for: the dialogue's lines are not in the state
 GUARDED = {  # action -> pending kind (anything else: "effect")
-    "select_card": "grid_toggle", "combat_select_card": "hand_select",
-    "confirm_selection": "confirm", "cancel_selection": "confirm",
-    "combat_confirm_selection": "confirm", "confirm_bundle_selection": "confirm",
-    "cancel_bundle_selection": "confirm", "select_bundle": "bundle_select",
-    "shop_purchase": "purchase", "crystal_sphere_click_cell": "crystal_click",
+    "select_card": "grid_toggle",
+    "combat_select_card": "hand_select",
+    "confirm_selection": "confirm",
+    "cancel_selection": "confirm",
+    "combat_confirm_selection": "confirm",
+    "confirm_bundle_selection": "confirm",
+    "cancel_bundle_selection": "confirm",
+    "select_bundle": "bundle_select",
+    "shop_purchase": "purchase",
+    "crystal_sphere_click_cell": "crystal_click",
     "skip_card_reward": "reward_skip",
 }
 
@@ -182,8 +188,12 @@ class PolicyContext:
                     self.popup_pending = None
                 else:
                     self.popup_pending.reads += 1
-            if state.get("state_type") in NEUTRAL and self.pending is not None and \
-                    self.pending.kind == "effect" and d != self.pending.acted_digest:
+            if (
+                state.get("state_type") in NEUTRAL
+                and self.pending is not None
+                and self.pending.kind == "effect"
+                and d != self.pending.acted_digest
+            ):
                 self.pending = None  # ...but a changed read is the evidence an effect needs
             return
         self.popup_pending = None
@@ -265,9 +275,16 @@ class PolicyContext:
         ``apply_release``."""
         p = self.popup_pending if popup else self.pending
         now = time.monotonic() if now is None else now
-        info = {"action": p.action, "parameters": p.parameters, "kind": p.kind, "reads": p.reads,
-                "seconds": round(now - p.since, 3), "situation": p.situation, "flow": p.flow,
-                "futile": not p.interrupted or p.situation in self.excused}
+        info = {
+            "action": p.action,
+            "parameters": p.parameters,
+            "kind": p.kind,
+            "reads": p.reads,
+            "seconds": round(now - p.since, 3),
+            "situation": p.situation,
+            "flow": p.flow,
+            "futile": not p.interrupted or p.situation in self.excused,
+        }
         if popup:
             info["popup"] = True
         self.apply_release(info)
@@ -288,8 +305,9 @@ class PolicyContext:
         return bool(self.toggles) and self.grid_changed
 
     # -- 3. what may be proposed ----------------------------------------------------------
-    def refusal(self, state_digest: str, action: str | None, params: dict, situation: str | None,
-                escape: bool = False) -> str | None:
+    def refusal(
+        self, state_digest: str, action: str | None, params: dict, situation: str | None, escape: bool = False
+    ) -> str | None:
         """Why this action must not be proposed now, or None. A way out of a stall (``escape``)
         may retry a futile action once; refusals still count."""
         key = action_key(action, params)
@@ -323,9 +341,16 @@ class PolicyContext:
             self.excused.clear()
         if action in UNGUARDED:
             return
-        pending = Pending("effect", action, dict(params), self.flow or "", proposal.get("state_digest"),
-                          time.monotonic(), dict(proposal.get("guard_snapshot") or {}),
-                          proposal.get("situation"))
+        pending = Pending(
+            "effect",
+            action,
+            dict(params),
+            self.flow or "",
+            proposal.get("state_digest"),
+            time.monotonic(),
+            dict(proposal.get("guard_snapshot") or {}),
+            proposal.get("situation"),
+        )
         if proposal.get("popup_screen"):  # a tutorial/popup dismissal: the run's pending stays
             self.popup_pending = pending
             self.abandon_requested = False
@@ -351,7 +376,9 @@ class PolicyContext:
         self.streak[key] = self.streak.get(key, 0) + 1
         here = (proposal.get("state_digest"), key)
         self.rejected_here[here] = self.rejected_here.get(here, 0) + 1
-        if proposal.get("character_pick") or (action == "menu_select" and params.get("option") in ("embark", "confirm")):
+        if proposal.get("character_pick") or (
+            action == "menu_select" and params.get("option") in ("embark", "confirm")
+        ):
             self.character_picked = False  # a rejected embark allows picking again
         if action == "use_potion" and proposal.get("potion_id"):
             text = refusal_text(result)  # McpMod.Actions.cs ExecuteUsePotion's usage refusals
@@ -424,5 +451,17 @@ def snapshot_for(action: str, params: dict, state: dict) -> dict[str, Any]:
     return {}
 
 
-__all__ = ["PolicyContext", "Pending", "flow_of", "room_of", "digest", "NEUTRAL", "is_neutral",
-           "is_blocking_popup", "situation_of", "snapshot_for", "refusal_text", "action_key"]
+__all__ = [
+    "PolicyContext",
+    "Pending",
+    "flow_of",
+    "room_of",
+    "digest",
+    "NEUTRAL",
+    "is_neutral",
+    "is_blocking_popup",
+    "situation_of",
+    "snapshot_for",
+    "refusal_text",
+    "action_key",
+]

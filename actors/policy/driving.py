@@ -7,6 +7,7 @@ work in another process (``bench/pipeline_baseline.py`` runs the session's polic
     ProposalBook                the proposal rows awaiting their result, by proposal id and by
                                 attempt id, handed back to ``record_result`` with the result
 """
+
 from __future__ import annotations
 
 import logging

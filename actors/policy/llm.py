@@ -29,6 +29,7 @@ the problem, or ``error`` with its kind and call id), and its ``outcome`` (``cho
 ``only_choice`` or ``fallback``). ``source`` is ``model``, ``only_choice``, or
 ``heuristic_fallback`` / ``agent_wait`` with ``agent_fallback`` saying why.
 """
+
 from __future__ import annotations
 
 from .agent import AGENT_KEYS, AgentSettingError, Memory, ask, read_agent_settings
@@ -49,8 +50,10 @@ def split_settings(settings: dict) -> tuple[dict, dict]:
     agent cannot honour."""
     settings = dict(settings or {})
     if settings.get("consult_model", True) is not True:
-        raise AgentSettingError("policy.settings.consult_model: the llm policy always asks its model "
-                                "(use policy.module: sts2 to play without one)")
+        raise AgentSettingError(
+            "policy.settings.consult_model: the llm policy always asks its model "
+            "(use policy.module: sts2 to play without one)"
+        )
     agent = {k: settings.pop(k) for k in list(settings) if k in AGENT_KEYS}
     return settings, agent
 
@@ -85,8 +88,13 @@ class Sts2Agent(Sts2Heuristic):
         if not action or proposal.get("state_type") == "menu":
             return
         outcome = str(result.get("outcome"))
-        self.memory.record_result(proposal.get("state_type"), action, dict(proposal.get("parameters") or {}),
-                                  outcome, refusal_text(result) if outcome == "rejected" else "")
+        self.memory.record_result(
+            proposal.get("state_type"),
+            action,
+            dict(proposal.get("parameters") or {}),
+            outcome,
+            refusal_text(result) if outcome == "rejected" else "",
+        )
 
     # -- deciding -------------------------------------------------------------------------
     def _candidates(self, rule, obs: PolicyObservation, allowed):
@@ -110,8 +118,14 @@ class Sts2Agent(Sts2Heuristic):
         kind = screen_name(st)
 
         def build(feedback: list[str]) -> dict:
-            return {"screen": screen, "screen_type": kind, "actions": legal, "memory": lines,
-                    "feedback": feedback, "template": self.template.question_field()}
+            return {
+                "screen": screen,
+                "screen_type": kind,
+                "actions": legal,
+                "memory": lines,
+                "feedback": feedback,
+                "template": self.template.question_field(),
+            }
 
         def use(answer: dict):
             p, problem = proposal_for(answer, st)

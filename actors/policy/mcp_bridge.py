@@ -19,6 +19,7 @@ imports the MCP SDK):
 A restarted policy asks again for the newest observation without a proposal; the server keeps
 a request pending until its proposal row is in the journal, so it is proposed once.
 """
+
 from __future__ import annotations
 
 import os
@@ -59,8 +60,11 @@ class BridgedPolicy(Policy):
     def decide(self, obs: PolicyObservation) -> Proposal:
         request = self.ask(obs)
         if request is None:
-            return Proposal.stop("mcp_server_gone", source=self.SOURCE,
-                                 extra={"detail": f"the MCP server (pid {self.server_pid}) exited"})
+            return Proposal.stop(
+                "mcp_server_gone",
+                source=self.SOURCE,
+                extra={"detail": f"the MCP server (pid {self.server_pid}) exited"},
+            )
         return self.propose(request, obs)
 
     def propose(self, request: dict, obs: PolicyObservation) -> Proposal:

@@ -15,6 +15,7 @@ It proposes exactly what the agent asked for, one request per observation
 Every proposal row carries ``agent_request`` (the request id) and ``agent_tool``, which is how
 the server finds the rows of its request in the journal.
 """
+
 from __future__ import annotations
 
 from protocol.mcp_bridge import GAMEBOY_KINDS

@@ -22,6 +22,7 @@ A request ``{"kind": "act", "tool", "action", "parameters", "indexed"}`` becomes
 the request says ``now``, as its row then says ``read_now``, else after ``game.poll_interval_s``)
 and ``end`` a ``stop`` (``stop_command``).
 """
+
 from __future__ import annotations
 
 from .base import PolicyObservation, Proposal
@@ -98,8 +99,10 @@ def out_of_range(request: dict, state: dict) -> str | None:
         return None
     what, valid = listed
     shown = ", ".join(str(v) for v in valid) if valid else "none"
-    return (f"{request['tool']}: {name} {value} is not on this {state.get('state_type')} screen "
-            f"({what}: {shown}); nothing was sent")
+    return (
+        f"{request['tool']}: {name} {value} is not on this {state.get('state_type')} screen "
+        f"({what}: {shown}); nothing was sent"
+    )
 
 
 class Sts2AgentPolicy(BridgedPolicy):
@@ -107,8 +110,7 @@ class Sts2AgentPolicy(BridgedPolicy):
 
     def __init__(self, settings: dict, session: dict):
         super().__init__(settings, session)
-        self.ctx = PolicyContext(int(settings.get("no_effect_reads", 4)),
-                                 float(settings.get("no_effect_seconds", 5.0)))
+        self.ctx = PolicyContext(int(settings.get("no_effect_reads", 4)), float(settings.get("no_effect_seconds", 5.0)))
         self.run = RunContext(self.ctx, stop_on_run_end=False)
         self.accepted_at: dict[str, dict] = {}  # action key -> ids of its last accepted proposal
 
@@ -121,8 +123,10 @@ class Sts2AgentPolicy(BridgedPolicy):
         self.ctx.record_result(proposal, result)
         self.run.record_result(proposal, result)
         if result.get("outcome") != "rejected":
-            self.accepted_at[action_key(proposal.get("action"), proposal.get("parameters"))] = \
-                {"proposal_id": proposal.get("proposal_id"), "attempt_id": result.get("attempt_id")}
+            self.accepted_at[action_key(proposal.get("action"), proposal.get("parameters"))] = {
+                "proposal_id": proposal.get("proposal_id"),
+                "attempt_id": result.get("attempt_id"),
+            }
 
     def record_proposal(self, proposal: dict) -> None:
         if proposal.get("released_no_effect"):
@@ -162,21 +166,37 @@ class Sts2AgentPolicy(BridgedPolicy):
         reason = request.get("reason") or said
         problem = out_of_range(request, st)
         if problem is not None:
-            return Proposal(action, params, f"{said}: refused: {problem}", wish="suppressed",
-                            extra={**extra, "refused": {"code": "invalid-argument", "detail": problem}})
+            return Proposal(
+                action,
+                params,
+                f"{said}: refused: {problem}",
+                wish="suppressed",
+                extra={**extra, "refused": {"code": "invalid-argument", "detail": problem}},
+            )
         popup = is_blocking_popup(st)
         pending = self.ctx.popup_pending if popup else self.ctx.pending
-        if pending is not None and pending.acted_digest == d and \
-                action_key(pending.action, pending.parameters) == action_key(action, params):
+        if (
+            pending is not None
+            and pending.acted_digest == d
+            and action_key(pending.action, pending.parameters) == action_key(action, params)
+        ):
             if not self.ctx.overdue(popup):
-                guard = {"pending_action": pending.action, "pending_parameters": pending.parameters,
-                         "kind": pending.kind, "released_by": RELEASES.get(pending.kind, RELEASES["effect"]),
-                         "reads_since": pending.reads,
-                         "lapses_after": {"reads": self.ctx.no_effect_reads,
-                                          "seconds": self.ctx.no_effect_seconds},
-                         **self.accepted_at.get(action_key(action, params), {})}
-                return Proposal(action, params, f"{said}: duplicate of the accepted {action} on an unchanged "
-                                "state", wish="suppressed", extra={**extra, "guard": guard})
+                guard = {
+                    "pending_action": pending.action,
+                    "pending_parameters": pending.parameters,
+                    "kind": pending.kind,
+                    "released_by": RELEASES.get(pending.kind, RELEASES["effect"]),
+                    "reads_since": pending.reads,
+                    "lapses_after": {"reads": self.ctx.no_effect_reads, "seconds": self.ctx.no_effect_seconds},
+                    **self.accepted_at.get(action_key(action, params), {}),
+                }
+                return Proposal(
+                    action,
+                    params,
+                    f"{said}: duplicate of the accepted {action} on an unchanged state",
+                    wish="suppressed",
+                    extra={**extra, "guard": guard},
+                )
             extra["released_no_effect"] = self.ctx.release_no_effect(popup)
         extra["guard_snapshot"] = snapshot_for(action, params, st)
         extra["situation"] = situation_of(action, params, st)

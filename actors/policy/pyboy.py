@@ -29,6 +29,7 @@ with them):
   any other cartridge; every ``neutral_every``-th input is a neutral step so automatic
   checkpoints can be taken.
 """
+
 from __future__ import annotations
 
 import random
@@ -96,8 +97,14 @@ def demo_next_buttons(memory: Mapping[str, int | bytes]) -> frozenset[str]:
 class ExplorationInputs(Iterator[tuple[frozenset[str], int]]):
     """Seeded random inputs: the same seed always yields the same ``(buttons, frames)`` stream."""
 
-    def __init__(self, seed: int, *, frame_choices: tuple[int, ...] = (4, 8, 15, 30, 60),
-                 neutral_every: int = 6, max_buttons: int = 2):
+    def __init__(
+        self,
+        seed: int,
+        *,
+        frame_choices: tuple[int, ...] = (4, 8, 15, 30, 60),
+        neutral_every: int = 6,
+        max_buttons: int = 2,
+    ):
         self._rng = random.Random(seed)
         self.seed, self.frame_choices = seed, frame_choices
         self.neutral_every, self.max_buttons = neutral_every, max_buttons
@@ -117,8 +124,7 @@ class ExplorationInputs(Iterator[tuple[frozenset[str], int]]):
 
 
 def step(buttons, frames: int, samples: int, reason: str, **kw) -> Proposal:
-    return Proposal("step", {"buttons": sorted(buttons), "frames": int(frames), "samples": int(samples)},
-                    reason, **kw)
+    return Proposal("step", {"buttons": sorted(buttons), "frames": int(frames), "samples": int(samples)}, reason, **kw)
 
 
 class PyboyExplore(Policy):
@@ -131,8 +137,9 @@ class PyboyExplore(Policy):
         self.limit_reached: str | None = None
         depth = settings.get("pipeline_depth", DEFAULT_PIPELINE_DEPTH)
         if isinstance(depth, bool) or not isinstance(depth, int) or not 1 <= depth <= MAX_PIPELINE_DEPTH:
-            raise ValueError(f"policy.settings.pipeline_depth: expected an integer 1..{MAX_PIPELINE_DEPTH}, "
-                             f"got {depth!r}")
+            raise ValueError(
+                f"policy.settings.pipeline_depth: expected an integer 1..{MAX_PIPELINE_DEPTH}, got {depth!r}"
+            )
         self.depth = depth
 
     def _hint(self, obs: PolicyObservation, name: str, default=None):
@@ -173,9 +180,14 @@ class PyboyExplore(Policy):
             next(self.explorer)
         buttons, frames = next(self.explorer)
         samples = min(int(self._hint(obs, "samples_per_step", 0)), frames)
-        return step(buttons, frames, samples, f"explore input #{self.explorer.count} (seed {self.explorer.seed})",
-                    source="exploration", extra={"seed": self.explorer.seed, "input_index": self.explorer.count,
-                                                 **extra})
+        return step(
+            buttons,
+            frames,
+            samples,
+            f"explore input #{self.explorer.count} (seed {self.explorer.seed})",
+            source="exploration",
+            extra={"seed": self.explorer.seed, "input_index": self.explorer.count, **extra},
+        )
 
 
 class PyboyDemo(PyboyExplore):
@@ -221,7 +233,11 @@ class PyboyDemo(PyboyExplore):
         if self.handover_recorded:
             return self.explore(obs)
         self.handover_recorded = True
-        handover = {"from": "pyboy_demo", "to": "pyboy_explore",
-                    "reason": f"cartridge {rom.get('title')!r} is not the gamerig demo cartridge",
-                    "rom_sha256": rom.get("sha256"), "seed": int(self._hint(obs, "seed", 1))}
+        handover = {
+            "from": "pyboy_demo",
+            "to": "pyboy_explore",
+            "reason": f"cartridge {rom.get('title')!r} is not the gamerig demo cartridge",
+            "rom_sha256": rom.get("sha256"),
+            "seed": int(self._hint(obs, "seed", 1)),
+        }
         return self.explore(obs, handover=handover)

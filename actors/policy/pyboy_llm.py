@@ -36,6 +36,7 @@ memory's size, one record per call (``used``, or ``error`` with its kind and cal
 ``outcome`` (``chosen`` or ``fallback``) and, when chosen, ``presses``. ``source`` is ``model``,
 or ``heuristic_fallback`` / ``agent_wait`` with ``agent_fallback`` saying why.
 """
+
 from __future__ import annotations
 
 import hashlib
@@ -55,8 +56,19 @@ MAX_FRAMES = 3600
 MAX_PRESSES = 16
 #: named memory values listed in one memory line at most (the picture is said apart)
 CHANGES_SHOWN = 16
-KEYS = ("goal", "frames", "max_presses", "buttons", "memory", "invalid_retries", "fallback", "seed",
-        "samples_per_step", "model_deadline_s", "consult_model")
+KEYS = (
+    "goal",
+    "frames",
+    "max_presses",
+    "buttons",
+    "memory",
+    "invalid_retries",
+    "fallback",
+    "seed",
+    "samples_per_step",
+    "model_deadline_s",
+    "consult_model",
+)
 
 
 def read_settings(settings: dict) -> dict:
@@ -65,34 +77,56 @@ def read_settings(settings: dict) -> dict:
     settings = dict(settings or {})
     for key in settings:
         if key == "prompt_template":
-            raise AgentSettingError("policy.settings.prompt_template: the pyboy_llm policy asks the buttons "
-                                    "question, whose prompt is built in (no template applies)")
+            raise AgentSettingError(
+                "policy.settings.prompt_template: the pyboy_llm policy asks the buttons "
+                "question, whose prompt is built in (no template applies)"
+            )
         if key not in KEYS:
-            raise AgentSettingError(f"policy.settings.{key}: not a setting of the pyboy_llm policy "
-                                    f"(known: {', '.join(KEYS)})")
+            raise AgentSettingError(
+                f"policy.settings.{key}: not a setting of the pyboy_llm policy (known: {', '.join(KEYS)})"
+            )
     if settings.get("consult_model", True) is not True:
-        raise AgentSettingError("policy.settings.consult_model: the pyboy_llm policy always asks its model "
-                                "(use policy.module: pyboy_explore to play without one)")
+        raise AgentSettingError(
+            "policy.settings.consult_model: the pyboy_llm policy always asks its model "
+            "(use policy.module: pyboy_explore to play without one)"
+        )
     goal = settings.get("goal")
     if not isinstance(goal, str) or not goal.strip():
-        raise AgentSettingError(f"policy.settings.goal: the pyboy_llm policy needs a goal, one sentence "
-                                f"saying what to achieve on this cartridge; got {goal!r}")
+        raise AgentSettingError(
+            f"policy.settings.goal: the pyboy_llm policy needs a goal, one sentence "
+            f"saying what to achieve on this cartridge; got {goal!r}"
+        )
     frames = settings.get("frames")
-    if frames is not None and (isinstance(frames, bool) or not isinstance(frames, int)
-                               or not 1 <= frames <= MAX_FRAMES):
-        raise AgentSettingError(f"policy.settings.frames: expected a whole number 1..{MAX_FRAMES} "
-                                f"(or null: emulator.frames_per_step), got {frames!r}")
+    if frames is not None and (
+        isinstance(frames, bool) or not isinstance(frames, int) or not 1 <= frames <= MAX_FRAMES
+    ):
+        raise AgentSettingError(
+            f"policy.settings.frames: expected a whole number 1..{MAX_FRAMES} "
+            f"(or null: emulator.frames_per_step), got {frames!r}"
+        )
     presses = settings.get("max_presses", 4)
     if isinstance(presses, bool) or not isinstance(presses, int) or not 1 <= presses <= MAX_PRESSES:
-        raise AgentSettingError(f"policy.settings.max_presses: expected a whole number 1..{MAX_PRESSES}, "
-                                f"got {presses!r}")
+        raise AgentSettingError(
+            f"policy.settings.max_presses: expected a whole number 1..{MAX_PRESSES}, got {presses!r}"
+        )
     buttons = settings.get("buttons", list(GAMEBOY_BUTTONS))
-    if not isinstance(buttons, list) or not buttons or any(b not in GAMEBOY_BUTTONS for b in buttons) \
-            or len(set(buttons)) != len(buttons):
-        raise AgentSettingError(f"policy.settings.buttons: expected a list of distinct buttons from "
-                                f"{', '.join(GAMEBOY_BUTTONS)}, got {buttons!r}")
-    return {**read_asking_settings(settings), "goal": goal.strip(), "frames": frames, "max_presses": presses,
-            "buttons": list(buttons)}
+    if (
+        not isinstance(buttons, list)
+        or not buttons
+        or any(b not in GAMEBOY_BUTTONS for b in buttons)
+        or len(set(buttons)) != len(buttons)
+    ):
+        raise AgentSettingError(
+            f"policy.settings.buttons: expected a list of distinct buttons from "
+            f"{', '.join(GAMEBOY_BUTTONS)}, got {buttons!r}"
+        )
+    return {
+        **read_asking_settings(settings),
+        "goal": goal.strip(),
+        "frames": frames,
+        "max_presses": presses,
+        "buttons": list(buttons),
+    }
 
 
 def check_settings(settings: dict) -> None:
@@ -109,8 +143,11 @@ def summary(state: dict) -> dict:
 def changes(before: dict, now: dict) -> str:
     """``player_x 05 -> 06, ..., the picture``: the named values that changed, and the picture."""
     old, new = before.get("values") or {}, now.get("values") or {}
-    moved = [f"{name} {old.get(name)} -> {new.get(name)}" for name in sorted(set(old) | set(new))
-             if old.get(name) != new.get(name)]
+    moved = [
+        f"{name} {old.get(name)} -> {new.get(name)}"
+        for name in sorted(set(old) | set(new))
+        if old.get(name) != new.get(name)
+    ]
     parts = moved[:CHANGES_SHOWN]
     if len(moved) > CHANGES_SHOWN:
         parts.append(f"{len(moved) - CHANGES_SHOWN} more values")
@@ -122,8 +159,11 @@ def changes(before: dict, now: dict) -> str:
 def is_won_demo(state: dict) -> bool:
     """Our demo cartridge, initialised, with its win flag set."""
     memory = state.get("memory") or {}
-    return is_demo_cartridge(str((state.get("rom") or {}).get("title", ""))) \
-        and memory.get("magic") == "5a" and memory.get("won") not in (None, "00")
+    return (
+        is_demo_cartridge(str((state.get("rom") or {}).get("title", "")))
+        and memory.get("magic") == "5a"
+        and memory.get("won") not in (None, "00")
+    )
 
 
 class PyboyAgent(PyboyExplore):
@@ -134,7 +174,7 @@ class PyboyAgent(PyboyExplore):
         super().__init__(dict(settings or {}), session)
         self.memory = Memory(self.agent["memory"], summary, changes)
         self.where = "frame ?"  # the frame of the newest read: a memory line's place
-        self.advisor = None     # set by the policy actor (None: no model configured)
+        self.advisor = None  # set by the policy actor (None: no model configured)
 
     def pipeline_depth(self, obs: PolicyObservation) -> int:
         return 1  # every decision sees the screen its step starts from
@@ -160,8 +200,11 @@ class PyboyAgent(PyboyExplore):
         if proposal.get("action") != "step":
             return
         params = proposal.get("parameters") or {}
-        args = {"buttons": "+".join(params.get("buttons") or []) or "none", "frames": params.get("frames"),
-                "by": "you" if proposal.get("source") == "model" else "the exploration fallback"}
+        args = {
+            "buttons": "+".join(params.get("buttons") or []) or "none",
+            "frames": params.get("frames"),
+            "by": "you" if proposal.get("source") == "model" else "the exploration fallback",
+        }
         outcome = str(result.get("outcome"))
         error = str(result.get("error") or "") if outcome != "accepted" else ""
         self.memory.record_result(self.where, "press", args, outcome, error)
@@ -178,19 +221,33 @@ class PyboyAgent(PyboyExplore):
         frames = self.frames(obs)
         samples = min(int(self._hint(obs, "samples_per_step", 0)), frames)
         lines = self.memory.lines()
-        info = {"template": dict(TEMPLATE), "buttons": self.agent["buttons"],
-                "max_presses": self.agent["max_presses"], "frames": frames, "memory": len(lines)}
+        info = {
+            "template": dict(TEMPLATE),
+            "buttons": self.agent["buttons"],
+            "max_presses": self.agent["max_presses"],
+            "frames": frames,
+            "memory": len(lines),
+        }
         if self.advisor is None:
             return self._fallback(obs, {**info, "attempts": []}, "no model configured", [])
         png, problem = self._screenshot(st)
         if png is None:
             return self._fallback(obs, {**info, "attempts": []}, problem, [])
-        question = {"screenshot_png": png, "goal": self.agent["goal"], "buttons": self.agent["buttons"],
-                    "max_presses": self.agent["max_presses"], "memory": lines,
-                    "context": {"cartridge": (st.get("rom") or {}).get("title"), "frame": st.get("frame"),
-                                "held": st.get("held"), "memory_values": st.get("memory") or {},
-                                "what_happens": f"only your first press is carried out: that button is "
-                                                f"held for {frames} frames, then you see the next screen"}}
+        question = {
+            "screenshot_png": png,
+            "goal": self.agent["goal"],
+            "buttons": self.agent["buttons"],
+            "max_presses": self.agent["max_presses"],
+            "memory": lines,
+            "context": {
+                "cartridge": (st.get("rom") or {}).get("title"),
+                "frame": st.get("frame"),
+                "held": st.get("held"),
+                "memory_values": st.get("memory") or {},
+                "what_happens": f"only your first press is carried out: that button is "
+                f"held for {frames} frames, then you see the next screen",
+            },
+        }
         answered: list = []
 
         def build(feedback: list[str]) -> dict:
@@ -217,8 +274,9 @@ class PyboyAgent(PyboyExplore):
         """The frame PNG the emulator stored for this read (on disk before its reply), or why not."""
         rel = state.get("frame_png")
         if not isinstance(rel, str) or not rel:
-            return None, ("no frame stored for this read (emulator.record is false, or the recording's "
-                          "byte budget is spent)")
+            return None, (
+                "no frame stored for this read (emulator.record is false, or the recording's byte budget is spent)"
+            )
         try:
             with open(os.path.join(self.advisor.ctx.capture_root, rel), "rb") as fh:
                 return fh.read(), ""

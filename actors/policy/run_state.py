@@ -44,6 +44,7 @@ same room). It is discarded on a room change, missing room coordinates, an ident
 a new run id, a run exit, and any other accepted non-combat action than opening or skipping a
 card reward; a rejected request discards nothing. It is never the persistent deck.
 """
+
 from __future__ import annotations
 
 from collections import Counter
@@ -94,14 +95,12 @@ class RunSeed:
         if seed is not None and str(seed).strip().upper() == str(applied["requested"]).upper():
             self.mark = {"seeded": True, "seed_applied": applied}
         else:
-            self._unseeded("seed_mismatch" if seed is not None else "unconfirmed",
-                           reported_seed=seed, run_id=rid)
+            self._unseeded("seed_mismatch" if seed is not None else "unconfirmed", reported_seed=seed, run_id=rid)
             self.mark["seed_applied"] = applied
 
     def record_result(self, proposal: dict, result: dict) -> None:
         params = proposal.get("parameters") or {}
-        if self.requested is None or proposal.get("action") != "menu_select" or \
-                params.get("option") not in EMBARK:
+        if self.requested is None or proposal.get("action") != "menu_select" or params.get("option") not in EMBARK:
             return
         seeded = isinstance(params.get("seed"), str) and bool(params["seed"].strip())
         if result.get("outcome") == "rejected":
@@ -127,8 +126,7 @@ class RunSeed:
             self._unseeded("continued_saved_run" if how == "continue_saved_run" else "joined_in_run")
 
     def _unseeded(self, reason: str, **why) -> None:
-        self.mark = {"seeded": False,
-                     "unseeded": {"reason": reason, "requested": self.requested, **why}}
+        self.mark = {"seeded": False, "unseeded": {"reason": reason, "requested": self.requested, **why}}
 
     def take_mark(self) -> dict:
         """The mark for the proposal being made, once."""
@@ -141,8 +139,7 @@ class RunSeed:
 
 
 class RunContext:
-    def __init__(self, policy_context: PolicyContext, stop_on_run_end: bool,
-                 run_seed: str | int | None = None):
+    def __init__(self, policy_context: PolicyContext, stop_on_run_end: bool, run_seed: str | int | None = None):
         self.policy = policy_context
         self.seed = RunSeed(run_seed)
         self.stop_on_run_end = stop_on_run_end
@@ -202,10 +199,17 @@ class RunContext:
             player = state.get("player") or {}
             present = [p for p in PILES if isinstance(player.get(p), list)]
             counts = Counter([c.get("name") for p in present for c in player[p]])
-            self.evidence = {"source": "combat_piles", "run_id": self.reported_run_id,
-                             "observed_step": row.get("step"), "act": room[0], "floor": room[1],
-                             "persistent_deck": False, "piles_present": present,
-                             "freshness": "observed_combat_piles", "card_counts": dict(sorted(counts.items()))}
+            self.evidence = {
+                "source": "combat_piles",
+                "run_id": self.reported_run_id,
+                "observed_step": row.get("step"),
+                "act": room[0],
+                "floor": room[1],
+                "persistent_deck": False,
+                "piles_present": present,
+                "freshness": "observed_combat_piles",
+                "card_counts": dict(sorted(counts.items())),
+            }
         elif self.evidence is not None:
             self.evidence = {**self.evidence, "freshness": "historical_combat_piles"}
 
@@ -226,8 +230,12 @@ class RunContext:
         first = self.first_state or {}
         if record is None and isinstance(first.get("run"), dict) and not is_blocking_popup(state):
             run = first["run"]
-            record = {"how": "in_run", "screen": first.get("state_type"), "act": run.get("act"),
-                      "floor": run.get("floor")}
+            record = {
+                "how": "in_run",
+                "screen": first.get("state_type"),
+                "act": run.get("act"),
+                "floor": run.get("floor"),
+            }
         if record is not None:
             self.join_reported = True
             record["run_id"] = self.reported_run_id

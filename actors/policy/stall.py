@@ -23,6 +23,7 @@ last accepted action (ways out aside), the stall is counted from that action ins
 
 Dry runs execute nothing, so a static state is expected there: the watch is off.
 """
+
 from __future__ import annotations
 
 import collections
@@ -34,8 +35,7 @@ from .context import action_key, refusal_text
 
 
 class StallWatch:
-    def __init__(self, stuck_s: float, stall_reads: int = 10, stall_after_s: float | None = None,
-                 enabled: bool = True):
+    def __init__(self, stuck_s: float, stall_reads: int = 10, stall_after_s: float | None = None, enabled: bool = True):
         self.stuck_s = stuck_s
         self.stall_reads = stall_reads
         self.stall_after_s = min(5.0, stuck_s / 4) if stall_after_s is None else stall_after_s
@@ -63,8 +63,11 @@ class StallWatch:
             self.reads += 1
 
     def record_result(self, proposal: dict, result: dict) -> None:
-        entry = {"action": proposal.get("action"), "parameters": proposal.get("parameters") or {},
-                 "outcome": result.get("outcome")}
+        entry = {
+            "action": proposal.get("action"),
+            "parameters": proposal.get("parameters") or {},
+            "outcome": result.get("outcome"),
+        }
         if result.get("outcome") == "rejected":
             entry["error"] = refusal_text(result)[:200]
         elif not proposal.get("escape") and not proposal.get("popup_screen"):
@@ -84,14 +87,18 @@ class StallWatch:
 
     def record(self, screen: str) -> dict:
         """What the journal says about a stall on ``screen``."""
-        return {"screen": screen, "reads": self.reads,
-                "seconds": round(time.monotonic() - self.since, 3),
-                "tried": list(self.history)[-5:],
-                "refusals": [h for h in self.history if h["outcome"] == "rejected"][-3:],
-                "escapes_tried": sorted(self.tried)}
+        return {
+            "screen": screen,
+            "reads": self.reads,
+            "seconds": round(time.monotonic() - self.since, 3),
+            "tried": list(self.history)[-5:],
+            "refusals": [h for h in self.history if h["outcome"] == "rejected"][-3:],
+            "escapes_tried": sorted(self.tried),
+        }
 
-    def check(self, p: Proposal, screen: str, escapes: Callable[[], list[Proposal]],
-              allowed: Callable[[Proposal], bool]) -> Proposal:
+    def check(
+        self, p: Proposal, screen: str, escapes: Callable[[], list[Proposal]], allowed: Callable[[Proposal], bool]
+    ) -> Proposal:
         """``p`` itself, or a way out, or the stop (see the module docstring). ``escapes``
         gives the screen's ways out; it is called only once they are due (seldom)."""
         if not self.enabled or p.wish not in ("wait", "suppressed"):
@@ -122,8 +129,9 @@ class StallWatch:
         if idle < self.stuck_s:
             return p
         info = self.record(screen)
-        return Proposal.stop("stuck", extra={"stall": info,
-                                             "stuck_on": f"{screen} for {info['seconds']:.0f}s: {describe(info)}"})
+        return Proposal.stop(
+            "stuck", extra={"stall": info, "stuck_on": f"{screen} for {info['seconds']:.0f}s: {describe(info)}"}
+        )
 
     def _way_out(self, escapes: list[Proposal], allowed: Callable[[Proposal], bool]) -> Proposal | None:
         """The first way out not yet tried in this round that the policy memory allows."""

@@ -15,6 +15,7 @@ Every proposal row carries ``state_digest``, ``state_type``, ``run_id``, ``run_s
 happen, ``released_no_effect``, ``stall``/``escape``, ``session_join``, ``run_outcome``,
 a run's seed mark (``seeded`` with ``seed_applied`` or ``unseeded``, ``run_state.RunSeed``).
 """
+
 from __future__ import annotations
 
 import functools
@@ -36,8 +37,12 @@ class Sts2Heuristic(Policy):
         self.stuck = float(session.get("stuck_seconds") or 20)
         self.ctx = PolicyContext(settings["no_effect_reads"], float(settings["no_effect_seconds"]))
         self.run = RunContext(self.ctx, bool(session.get("stop_on_run_end", True)), settings["run_seed"])
-        self.stall = StallWatch(self.stuck, settings["stall_reads"], settings["stall_after_seconds"],
-                                enabled=not session.get("dry_run") and bool(session.get("stuck_seconds", 20)))
+        self.stall = StallWatch(
+            self.stuck,
+            settings["stall_reads"],
+            settings["stall_after_seconds"],
+            enabled=not session.get("dry_run") and bool(session.get("stuck_seconds", 20)),
+        )
         self.deciding: PolicyObservation | None = None
         self.checked: tuple | None = None  # (proposal, state, situation) of the last ``allowed`` check
 
@@ -108,8 +113,9 @@ class Sts2Heuristic(Policy):
         if not is_blocking_popup(st) and self.ctx.grid_is_stale():
             rule = lambda *_: [Proposal.wait("the grid changed while accepted toggles are in use")]
         if rule is None:
-            return self.stall.check(Proposal.wait(f"no rule for screen {kind!r}: read again"), screen,
-                                    escapes, escape_ok)
+            return self.stall.check(
+                Proposal.wait(f"no rule for screen {kind!r}: read again"), screen, escapes, escape_ok
+            )
         allowed = self._allowed(st, d)
         candidates = self._candidates(rule, obs, allowed)
         refused = []
@@ -117,8 +123,9 @@ class Sts2Heuristic(Policy):
             if p.wish != "execute" or allowed(p):
                 return self.stall.check(p, screen, escapes, escape_ok)
             refused.append(p.action)
-        wait = Proposal.wait(f"every candidate on this {screen} screen is refused ({', '.join(refused)}); "
-                             "waiting for a change")
+        wait = Proposal.wait(
+            f"every candidate on this {screen} screen is refused ({', '.join(refused)}); waiting for a change"
+        )
         return self.stall.check(wait, screen, escapes, escape_ok)
 
     def _candidates(self, rule, obs: PolicyObservation, allowed) -> list[Proposal] | Proposal:
@@ -132,8 +139,12 @@ class Sts2Heuristic(Policy):
         if pending is None:
             return None
         if pending.acted_digest == d:  # the very state it acted on: a duplicate, suppressed
-            return Proposal(pending.action, dict(pending.parameters), wish="suppressed",
-                            reason=f"duplicate of the accepted {pending.action} on an unchanged state")
+            return Proposal(
+                pending.action,
+                dict(pending.parameters),
+                wish="suppressed",
+                reason=f"duplicate of the accepted {pending.action} on an unchanged state",
+            )
         return Proposal.wait(f"awaiting evidence for the accepted {pending.action} ({pending.kind})")
 
     def _allowed(self, st: dict, d: str, escape: bool = False):
@@ -141,6 +152,7 @@ class Sts2Heuristic(Policy):
             situation = situation_of(p.action, p.parameters, st)
             self.checked = (p, st, situation)
             return self.ctx.refusal(d, p.action, p.parameters, situation, escape) is None
+
         return allowed
 
     def _escapes(self, st: dict) -> list[Proposal]:

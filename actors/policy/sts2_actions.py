@@ -16,6 +16,7 @@ it is. An empty list means the screen needs no decision (the enemy's turn, a com
 ended, a chest still opening, menus and popups): the built-in rules handle those, and no model
 is asked.
 """
+
 from __future__ import annotations
 
 import json
@@ -46,15 +47,15 @@ def _legend(items: list[dict], key: str, name) -> str:
     return ", ".join(f"{item.get(key)}: {name(item)}" for item in items)
 
 
-def _choose(action: str, items: list[dict], arg: str = "index", key: str = "index", label=None,
-            about: str = "", **more: list) -> list[dict]:
+def _choose(
+    action: str, items: list[dict], arg: str = "index", key: str = "index", label=None, about: str = "", **more: list
+) -> list[dict]:
     """One legal action choosing among ``items`` by their ``key`` (as argument ``arg``), with a
     legend of what each value names; [] when there is nothing to choose."""
     if not items:
         return []
     legend = _legend(items, key, label or _name)
-    return [_entry(action, f"{about}: {legend}" if about else legend,
-                   **{arg: [i.get(key, 0) for i in items]}, **more)]
+    return [_entry(action, f"{about}: {legend}" if about else legend, **{arg: [i.get(key, 0) for i in items]}, **more)]
 
 
 def _name(item: dict) -> str:
@@ -74,8 +75,12 @@ def legal_actions(policy, state: dict) -> list[dict]:
 
 
 def _combat(policy, st: dict, battle: dict) -> list[dict]:
-    if "battle" not in st or battle.get("error") or not battle.get("is_play_phase", True) \
-            or battle.get("turn") not in (None, "player"):
+    if (
+        "battle" not in st
+        or battle.get("error")
+        or not battle.get("is_play_phase", True)
+        or battle.get("turn") not in (None, "player")
+    ):
         return []
     player = st.get("player") or {}
     enemies = [e for e in _listed(battle.get("enemies")) if e.get("hp", 0) > 0 and e.get("entity_id")]
@@ -101,16 +106,20 @@ def _combat(policy, st: dict, battle: dict) -> list[dict]:
 
 
 def _hand_select(policy, st: dict, hs: dict) -> list[dict]:
-    out = _choose("combat_select_card", _listed(hs.get("cards")), "card_index",
-                  about=hs.get("prompt") or "select a card")
+    out = _choose(
+        "combat_select_card", _listed(hs.get("cards")), "card_index", about=hs.get("prompt") or "select a card"
+    )
     if hs.get("can_confirm"):
         out.append(_entry("combat_confirm_selection", "confirm the selection"))
     return out
 
 
 def _rewards(policy, st: dict, rw: dict) -> list[dict]:
-    items = [i for i in _listed(rw.get("items"))
-             if not (i.get("type") in ("card", "special_card") and policy.ctx.skipped_reward)]
+    items = [
+        i
+        for i in _listed(rw.get("items"))
+        if not (i.get("type") in ("card", "special_card") and policy.ctx.skipped_reward)
+    ]
     out = _choose("claim_reward", items, label=lambda i: f"{i.get('type')}: {i.get('description')}")
     player = st.get("player") or {}
     potions = _listed(player.get("potions"))
@@ -160,10 +169,14 @@ def _shop(policy, st: dict, sh: dict) -> list[dict]:
         return []
     player = st.get("player") or {}
     belt_full = len(player.get("potions") or []) >= (player.get("max_potion_slots") or 99)
-    items = [i for i in _listed(sh.get("items")) if i.get("is_stocked") and i.get("can_afford")
-             and not (i.get("category") == "potion" and belt_full)]
-    label = lambda i: (f"{i.get('card_name') or i.get('relic_name') or i.get('potion_name') or i.get('category')}"
-                       f" for {i.get('price')}")
+    items = [
+        i
+        for i in _listed(sh.get("items"))
+        if i.get("is_stocked") and i.get("can_afford") and not (i.get("category") == "potion" and belt_full)
+    ]
+    label = lambda i: (
+        f"{i.get('card_name') or i.get('relic_name') or i.get('potion_name') or i.get('category')} for {i.get('price')}"
+    )
     out = _choose("shop_purchase", items, label=label)
     out.append(_entry("proceed", "leave"))  # the mod's proceed closes the inventory first
     return out
@@ -180,9 +193,14 @@ def _crystal_sphere(policy, st: dict, cs: dict) -> list[dict]:
         out.append(_entry("crystal_sphere_set_tool", "pick a divination tool", tool=tools))
     cells = _listed(cs.get("clickable_cells"))
     if cells and cs.get("tool") not in (None, "none"):
-        out.append(_entry("crystal_sphere_click_cell", "reveal a hidden cell: " +
-                          ", ".join(f"({c.get('x')},{c.get('y')})" for c in cells),
-                          x=sorted({c.get("x") for c in cells}), y=sorted({c.get("y") for c in cells})))
+        out.append(
+            _entry(
+                "crystal_sphere_click_cell",
+                "reveal a hidden cell: " + ", ".join(f"({c.get('x')},{c.get('y')})" for c in cells),
+                x=sorted({c.get("x") for c in cells}),
+                y=sorted({c.get("y") for c in cells}),
+            )
+        )
     if cs.get("can_proceed"):
         out.append(_entry("crystal_sphere_proceed", "leave the crystal sphere"))
     return out
@@ -218,10 +236,21 @@ def _relic_select(policy, st: dict, rs: dict) -> list[dict]:
 
 
 _SCREENS = {
-    "monster": _combat, "elite": _combat, "boss": _combat, "hand_select": _hand_select,
-    "rewards": _rewards, "card_reward": _card_reward, "map": _map, "event": _event,
-    "rest_site": _rest_site, "treasure": _treasure, "shop": _shop, "fake_merchant": _fake_merchant,
-    "crystal_sphere": _crystal_sphere, "bundle_select": _bundle_select, "card_select": _card_select,
+    "monster": _combat,
+    "elite": _combat,
+    "boss": _combat,
+    "hand_select": _hand_select,
+    "rewards": _rewards,
+    "card_reward": _card_reward,
+    "map": _map,
+    "event": _event,
+    "rest_site": _rest_site,
+    "treasure": _treasure,
+    "shop": _shop,
+    "fake_merchant": _fake_merchant,
+    "crystal_sphere": _crystal_sphere,
+    "bundle_select": _bundle_select,
+    "card_select": _card_select,
     "relic_select": _relic_select,
 }
 
@@ -254,15 +283,16 @@ def proposal_for(answer: dict, state: dict) -> tuple[Proposal | None, str | None
     if action == "crystal_sphere_click_cell":
         cells = _listed((state.get("crystal_sphere") or {}).get("clickable_cells"))
         if not any(c.get("x") == params.get("x") and c.get("y") == params.get("y") for c in cells):
-            return None, (f"crystal_sphere_click_cell: cell ({params.get('x')},{params.get('y')}) is not "
-                          f"one of the clickable cells")
+            return None, (
+                f"crystal_sphere_click_cell: cell ({params.get('x')},{params.get('y')}) is not "
+                f"one of the clickable cells"
+            )
     return Proposal(action, params, ""), None
 
 
 def _compact(value: Any) -> Any:
     if isinstance(value, dict):
-        return {k: _compact(v) for k, v in value.items()
-                if k not in DROPPED and v is not None and v != [] and v != {}}
+        return {k: _compact(v) for k, v in value.items() if k not in DROPPED and v is not None and v != [] and v != {}}
     if isinstance(value, list):
         return [_compact(v) for v in value]
     return value
@@ -280,11 +310,17 @@ def summary(state: dict) -> dict:
     run = state.get("run") if isinstance(state.get("run"), dict) else {}
     battle = state.get("battle") if isinstance(state.get("battle"), dict) else {}
     enemies = [e for e in _listed(battle.get("enemies"))]
-    out = {"screen": state.get("state_type"), "floor": run.get("floor"), "hp": player.get("hp"),
-           "block": player.get("block"), "gold": player.get("gold"), "energy": player.get("energy"),
-           "hand": len(player.get("hand") or []) if "hand" in player else None,
-           "potions": len(player.get("potions") or []) if "potions" in player else None,
-           "enemy_hp": sum(e.get("hp", 0) or 0 for e in enemies) if enemies else None}
+    out = {
+        "screen": state.get("state_type"),
+        "floor": run.get("floor"),
+        "hp": player.get("hp"),
+        "block": player.get("block"),
+        "gold": player.get("gold"),
+        "energy": player.get("energy"),
+        "hand": len(player.get("hand") or []) if "hand" in player else None,
+        "potions": len(player.get("potions") or []) if "potions" in player else None,
+        "enemy_hp": sum(e.get("hp", 0) or 0 for e in enemies) if enemies else None,
+    }
     return {k: v for k, v in out.items() if v is not None}
 
 

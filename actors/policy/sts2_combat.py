@@ -14,6 +14,7 @@ target_type, keywords}``; ``use_potion {slot[, target]}`` needs ``target`` (an e
 not combat-only can be used; the state does not say which, so the policy tries (when hurt, on
 the map) and remembers a "can only be used in combat" or "is automatic" refusal for that potion id.
 """
+
 from __future__ import annotations
 
 from .base import Proposal
@@ -32,7 +33,7 @@ def combat(policy, st: dict, battle: dict) -> list[Proposal]:
         return [Proposal.wait("enemy turn")]
     player = st.get("player") or {}
     enemies = [e for e in battle.get("enemies") or [] if isinstance(e, dict) and e.get("hp", 0) > 0]
-    target = min(enemies, key=lambda e: (e.get("hp", 0) + e.get("block", 0))) if enemies else None
+    target = min(enemies, key=lambda e: e.get("hp", 0) + e.get("block", 0)) if enemies else None
     incoming = sum(intent_damage(e) for e in enemies)
     lethal = target is not None and target.get("hp", 0) + target.get("block", 0) <= 6
     block_first = incoming > player.get("block", 0) and not lethal
@@ -82,8 +83,11 @@ def out_of_combat_potions(policy, st: dict) -> list[Proposal]:
         return []
     out = []
     for pot in player.get("potions") or []:
-        if isinstance(pot, dict) and pot.get("target_type") in SELF_TARGETED and \
-                pot.get("id") not in policy.ctx.combat_only_potions | policy.ctx.automatic_potions:
+        if (
+            isinstance(pot, dict)
+            and pot.get("target_type") in SELF_TARGETED
+            and pot.get("id") not in policy.ctx.combat_only_potions | policy.ctx.automatic_potions
+        ):
             out.append(use_potion(pot, None, "hurt, out of combat"))
     return out
 
@@ -101,9 +105,14 @@ def potion_swap(policy, st: dict, reward: dict) -> list[Proposal]:
     dup = next((p for p in reversed(potions) if held.count(p.get("id")) > 1), None)
     if dup is None:
         return []
-    return [Proposal("discard_potion", {"slot": dup.get("slot", 0)},
-                     f"belt full: drop a second {dup.get('name')} for {reward.get('potion_name')}",
-                     extra={"potion_id": dup.get("id")})]
+    return [
+        Proposal(
+            "discard_potion",
+            {"slot": dup.get("slot", 0)},
+            f"belt full: drop a second {dup.get('name')} for {reward.get('potion_name')}",
+            extra={"potion_id": dup.get("id")},
+        )
+    ]
 
 
 def hand_select(policy, st: dict, hs: dict) -> list[Proposal]:
@@ -111,8 +120,9 @@ def hand_select(policy, st: dict, hs: dict) -> list[Proposal]:
         return [Proposal("combat_confirm_selection", {}, "confirm the hand selection")]
     cards = [c for c in hs.get("cards") or [] if isinstance(c, dict)]
     cards.sort(key=lambda c: card_rank(c, hs.get("mode"), hs.get("prompt")))
-    return [Proposal("combat_select_card", {"card_index": c.get("index", 0)}, f"select {c.get('name')}")
-            for c in cards[:1]] or [Proposal.wait("hand select without cards")]
+    return [
+        Proposal("combat_select_card", {"card_index": c.get("index", 0)}, f"select {c.get('name')}") for c in cards[:1]
+    ] or [Proposal.wait("hand select without cards")]
 
 
 def card_rank(card: dict, mode: str | None, prompt: str | None) -> tuple:
@@ -138,10 +148,20 @@ def combat_escapes(policy, st: dict, battle: dict) -> list[Proposal]:
 
 
 def hand_select_escapes(policy, st: dict, hs: dict) -> list[Proposal]:
-    return [Proposal("combat_confirm_selection", {}, "confirm the hand selection")] + \
-        [Proposal("combat_select_card", {"card_index": c.get("index", 0)}, f"select {c.get('name')}")
-         for c in (hs.get("cards") or [])[:3] if isinstance(c, dict)]
+    return [Proposal("combat_confirm_selection", {}, "confirm the hand selection")] + [
+        Proposal("combat_select_card", {"card_index": c.get("index", 0)}, f"select {c.get('name')}")
+        for c in (hs.get("cards") or [])[:3]
+        if isinstance(c, dict)
+    ]
 
 
-__all__ = ["combat", "hand_select", "combat_escapes", "hand_select_escapes", "out_of_combat_potions",
-           "potion_swap", "card_rank", "intent_damage"]
+__all__ = [
+    "combat",
+    "hand_select",
+    "combat_escapes",
+    "hand_select_escapes",
+    "out_of_combat_potions",
+    "potion_swap",
+    "card_rank",
+    "intent_damage",
+]

@@ -8,14 +8,27 @@ Tutorial and popup states (McpMod.Helpers.cs ``BuildVisibleFtueState`` /
 their advertised options is the only action they accept (McpMod.Actions.cs
 ``ExecuteMenuSelect``).
 """
+
 from __future__ import annotations
 
 from .base import Proposal
 
 # a popup we did not ask for: the mildest answer first (an informational "ok" closes it;
 # "no"/"cancel" refuse whatever it proposes)
-POPUP_PREFERENCE = ("ok", "okay", "close", "got_it", "continue", "proceed", "confirm", "accept",
-                    "no", "cancel", "back", "yes")
+POPUP_PREFERENCE = (
+    "ok",
+    "okay",
+    "close",
+    "got_it",
+    "continue",
+    "proceed",
+    "confirm",
+    "accept",
+    "no",
+    "cancel",
+    "back",
+    "yes",
+)
 LEAVE = ("back", "close", "cancel", "no")
 
 
@@ -25,8 +38,9 @@ def option_name(option) -> str:
 
 def enabled_names(options) -> list[str]:
     """Names of the options that can be chosen (strings always; objects when ``enabled``)."""
-    return [option_name(o) for o in options or []
-            if isinstance(o, str) or (isinstance(o, dict) and o.get("enabled", True))]
+    return [
+        option_name(o) for o in options or [] if isinstance(o, str) or (isinstance(o, dict) and o.get("enabled", True))
+    ]
 
 
 def pick(name: str, reason: str, **extra) -> Proposal:
@@ -45,12 +59,18 @@ def menu(policy, st: dict, _block: dict) -> list[Proposal]:
     if screen == "singleplayer":
         if "standard" in names:
             return [pick("standard", "singleplayer: a standard run")]
-        return [pick("back", "singleplayer: no standard run offered")] if "back" in names else \
-            [Proposal.wait(f"singleplayer menu without a standard run ({names})")]
+        return (
+            [pick("back", "singleplayer: no standard run offered")]
+            if "back" in names
+            else [Proposal.wait(f"singleplayer menu without a standard run ({names})")]
+        )
     if screen == "profile_select":
         profiles = [n for n in names if n.startswith("profile_")]
-        return [pick(profiles[0], "choose the first profile")] if profiles else \
-            [Proposal.wait(f"profile select without a profile ({names})")]
+        return (
+            [pick(profiles[0], "choose the first profile")]
+            if profiles
+            else [Proposal.wait(f"profile select without a profile ({names})")]
+        )
     leave = [pick(n, f"menu {screen!r}: leave towards the main menu") for n in LEAVE if n in names]
     return leave or [Proposal.wait(f"menu {screen!r}: {st.get('message') or 'no way into a run'} ({names})")]
 
@@ -76,11 +96,15 @@ def blocking_popup(policy, screen: str, names: list[str]) -> list[Proposal]:
 def main_menu(policy, names: list[str]) -> list[Proposal]:
     saved = policy.settings.get("saved_run", "continue")
     if "continue" in names and saved != "abandon":
-        return [pick("continue", "a saved run: continue it (joining the run in progress)",
-                     session_join={"how": "continue_saved_run"})]
+        return [
+            pick(
+                "continue",
+                "a saved run: continue it (joining the run in progress)",
+                session_join={"how": "continue_saved_run"},
+            )
+        ]
     if "abandon_run" in names and saved == "abandon":
-        return [pick("abandon_run", "a saved run: abandon it (policy.settings.saved_run: abandon)",
-                     abandon_run=True)]
+        return [pick("abandon_run", "a saved run: abandon it (policy.settings.saved_run: abandon)", abandon_run=True)]
     if "singleplayer" in names:
         return [pick("singleplayer", "main menu: singleplayer")]
     return [Proposal.wait(f"main menu without singleplayer ({names})")]
@@ -93,12 +117,12 @@ def character_select(policy, st: dict, names: list[str]) -> list[Proposal]:
             # the run's seed, while one is asked and the game has not refused it (run_state.RunSeed)
             seed = policy.run.seed.embark_parameters()
             why = f", seed {seed['seed']!r} (policy.settings.run_seed)" if seed else ""
-            return [Proposal("menu_select", {"option": ready[0], **seed},
-                             f"{ready[0]} with the picked character{why}")]
+            return [Proposal("menu_select", {"option": ready[0], **seed}, f"{ready[0]} with the picked character{why}")]
         return [Proposal.wait("character picked; awaiting embark to be enabled")]
     chars = [c for c in st.get("characters") or [] if isinstance(c, dict) and not c.get("locked")]
-    ids = [c.get("id") for c in chars if c.get("id") in names] or \
-        [n for n in names if n not in ("confirm", "embark", "back", "unready")]
+    ids = [c.get("id") for c in chars if c.get("id") in names] or [
+        n for n in names if n not in ("confirm", "embark", "back", "unready")
+    ]
     want = str(policy.settings.get("character") or "").lower()  # the mod matches case-insensitively
     cid = next((i for i in ids if str(i).lower() == want), ids[0] if ids else None)
     if cid is None:
@@ -112,10 +136,16 @@ def game_over(policy, st: dict, block: dict) -> list[Proposal]:
     names = enabled_names(block.get("options")) or ["main_menu"]
     outcome = infer_outcome(st)
     stop = policy.session.get("stop_on_run_end", True)
-    return [Proposal("menu_select", {"option": names[0]},
-                     f"run over ({outcome['outcome']}, inferred from {outcome['inferred_from']}): dismiss",
-                     then_stop="run_ended" if stop else None,
-                     source="stop_on_run_end" if stop else "policy", extra={"run_outcome": outcome})]
+    return [
+        Proposal(
+            "menu_select",
+            {"option": names[0]},
+            f"run over ({outcome['outcome']}, inferred from {outcome['inferred_from']}): dismiss",
+            then_stop="run_ended" if stop else None,
+            source="stop_on_run_end" if stop else "policy",
+            extra={"run_outcome": outcome},
+        )
+    ]
 
 
 def infer_outcome(st: dict) -> dict:
@@ -123,8 +153,13 @@ def infer_outcome(st: dict) -> dict:
     hp = player.get("hp")
     if not isinstance(hp, (int, float)):
         return {"outcome": "unknown", "inferred_from": "no player hp in the game-over state", "hp": None}
-    return {"outcome": "defeat" if hp <= 0 else "victory", "inferred_from": "player.hp", "hp": hp,
-            "act": (st.get("run") or {}).get("act"), "floor": (st.get("run") or {}).get("floor")}
+    return {
+        "outcome": "defeat" if hp <= 0 else "victory",
+        "inferred_from": "player.hp",
+        "hp": hp,
+        "act": (st.get("run") or {}).get("act"),
+        "floor": (st.get("run") or {}).get("floor"),
+    }
 
 
 def menu_escapes(policy, st: dict, _block: dict) -> list[Proposal]:
@@ -135,10 +170,15 @@ def menu_escapes(policy, st: dict, _block: dict) -> list[Proposal]:
     advertises ``yes``/``no`` while every ``menu_select`` is answered "Unknown game over option:
     yes. Use: main_menu" — the only way out is the option the refusal names."""
     names = enabled_names(st.get("options"))
-    extra = {"popup_screen": st.get("menu_screen")} if st.get("menu_screen") in ("tutorial_prompt", "tutorial", "popup") else {}
+    extra = (
+        {"popup_screen": st.get("menu_screen")}
+        if st.get("menu_screen") in ("tutorial_prompt", "tutorial", "popup")
+        else {}
+    )
     suggested = [n for n in suggested_options(policy.stall.history) if n not in names]
-    return [pick(n, f"option {n!r}", **extra) for n in names] + \
-        [pick(n, f"option {n!r}, named by the game's refusal", **extra) for n in suggested]
+    return [pick(n, f"option {n!r}", **extra) for n in names] + [
+        pick(n, f"option {n!r}, named by the game's refusal", **extra) for n in suggested
+    ]
 
 
 def suggested_options(history) -> list[str]:
@@ -159,5 +199,13 @@ def game_over_escapes(policy, st: dict, block: dict) -> list[Proposal]:
     return [pick("main_menu", "back to the main menu")]
 
 
-__all__ = ["menu", "game_over", "menu_escapes", "game_over_escapes", "enabled_names", "option_name",
-           "infer_outcome", "suggested_options"]
+__all__ = [
+    "menu",
+    "game_over",
+    "menu_escapes",
+    "game_over_escapes",
+    "enabled_names",
+    "option_name",
+    "infer_outcome",
+    "suggested_options",
+]

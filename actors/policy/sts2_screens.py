@@ -9,6 +9,7 @@ Menus, tutorials, popups and game over are in ``sts2_menus.py``; combat, hand se
 potions in ``sts2_combat.py``. Shapes are McpMod.StateBuilder.cs's (one sample per screen and
 variant in ``vendor/sts2mcp/``).
 """
+
 from __future__ import annotations
 
 from collections.abc import Callable
@@ -33,74 +34,129 @@ def event(policy, st: dict, ev: dict) -> list[Proposal]:
         return [Proposal("advance_dialogue", {}, "advance the ancient's dialogue")]
     opts = [o for o in ev.get("options") or [] if isinstance(o, dict) and not o.get("is_locked")]
     opts.sort(key=lambda o: (bool(o.get("was_chosen")), bool(o.get("is_proceed")), o.get("index", 0)))
-    out = [Proposal("choose_event_option", {"index": o.get("index", 0)},
-                    f"event option {o.get('title') or o.get('index')}" + (" (leave)" if o.get("is_proceed") else ""))
-           for o in opts]
+    out = [
+        Proposal(
+            "choose_event_option",
+            {"index": o.get("index", 0)},
+            f"event option {o.get('title') or o.get('index')}" + (" (leave)" if o.get("is_proceed") else ""),
+        )
+        for o in opts
+    ]
     if not out:
         return [Proposal.wait("event without an open option: read again")]
     if len([o for o in opts if not o.get("is_proceed")]) < 2 or getattr(policy, "advisor", None) is None:
         return out
     titles = {o.get("index", i): o.get("title") for i, o in enumerate(opts)}
-    question = {"options": opts, "event": {**{k: v for k, v in ev.items() if k != "options"},
-                                           "player": player_summary(st)}}
-    return advice.consult(policy, "event_option", question, out, lambda i: Proposal(
-        "choose_event_option", {"index": i}, f"event option {titles[i] or i}: the model's choice")
-        if i in titles else None)
+    question = {
+        "options": opts,
+        "event": {**{k: v for k, v in ev.items() if k != "options"}, "player": player_summary(st)},
+    }
+    return advice.consult(
+        policy,
+        "event_option",
+        question,
+        out,
+        lambda i: (
+            Proposal("choose_event_option", {"index": i}, f"event option {titles[i] or i}: the model's choice")
+            if i in titles
+            else None
+        ),
+    )
 
 
 def map_(policy, st: dict, m: dict) -> list[Proposal]:
     p = st.get("player") or {}
     hurt = p.get("hp", 0) * 2 < (p.get("max_hp", 0) or 0)
-    rank = {"RestSite": 0 if hurt else 3, "Monster": 1, "Treasure": 2, "Shop": 3, "Unknown": 4,
-            "Event": 4, "Elite": 6 if hurt else 5, "Boss": 0}
-    opts = sorted([o for o in m.get("next_options") or [] if isinstance(o, dict)],
-                  key=lambda o: (rank.get(o.get("type"), 4), o.get("index", 0)))
+    rank = {
+        "RestSite": 0 if hurt else 3,
+        "Monster": 1,
+        "Treasure": 2,
+        "Shop": 3,
+        "Unknown": 4,
+        "Event": 4,
+        "Elite": 6 if hurt else 5,
+        "Boss": 0,
+    }
+    opts = sorted(
+        [o for o in m.get("next_options") or [] if isinstance(o, dict)],
+        key=lambda o: (rank.get(o.get("type"), 4), o.get("index", 0)),
+    )
     out = [Proposal("choose_map_node", {"index": o.get("index", 0)}, f"map: {o.get('type')}") for o in opts]
     potions = fight.out_of_combat_potions(policy, st)
     if len(out) < 2 or getattr(policy, "advisor", None) is None:
         return potions + (out or [Proposal.wait("map without next options: read again")])
     types = {o.get("index", 0): o.get("type") for o in opts}
-    question = {"next_options": m.get("next_options"),
-                "context": {"player": player_summary(st), "run": st.get("run"),
-                            "current_position": m.get("current_position")}}
-    return potions + advice.consult(policy, "map_node", question, out, lambda i: Proposal(
-        "choose_map_node", {"index": i}, f"map: {types[i]}: the model's choice") if i in types else None)
+    question = {
+        "next_options": m.get("next_options"),
+        "context": {"player": player_summary(st), "run": st.get("run"), "current_position": m.get("current_position")},
+    }
+    return potions + advice.consult(
+        policy,
+        "map_node",
+        question,
+        out,
+        lambda i: (
+            Proposal("choose_map_node", {"index": i}, f"map: {types[i]}: the model's choice") if i in types else None
+        ),
+    )
 
 
 def rewards(policy, st: dict, rw: dict) -> list[Proposal]:
     out = []  # card rewards first: claiming anything else ends the card evidence (run_state.py)
-    items = sorted([i for i in rw.get("items") or [] if isinstance(i, dict)],
-                   key=lambda i: i.get("type") not in ("card", "special_card"))
+    items = sorted(
+        [i for i in rw.get("items") or [] if isinstance(i, dict)],
+        key=lambda i: i.get("type") not in ("card", "special_card"),
+    )
     for item in items:
         kind = item.get("type")
         if kind in ("card", "special_card") and policy.ctx.skipped_reward:
             continue
         if kind == "potion":
             out += fight.potion_swap(policy, st, item)
-        out.append(Proposal("claim_reward", {"index": item.get("index", 0)}, f"claim {kind}: {item.get('description')}",
-                            extra={"reward_type": kind}))
-    return out + [Proposal("proceed", {}, "rewards done" if rw.get("can_proceed") else
-                           "rewards done (proceed not shown as enabled: try, then react)")]
+        out.append(
+            Proposal(
+                "claim_reward",
+                {"index": item.get("index", 0)},
+                f"claim {kind}: {item.get('description')}",
+                extra={"reward_type": kind},
+            )
+        )
+    return out + [
+        Proposal(
+            "proceed",
+            {},
+            "rewards done" if rw.get("can_proceed") else "rewards done (proceed not shown as enabled: try, then react)",
+        )
+    ]
 
 
 def card_reward(policy, st: dict, cr: dict) -> list[Proposal]:
     cards = [c for c in cr.get("cards") or [] if isinstance(c, dict)]
-    take = [Proposal("select_card_reward", {"card_index": c.get("index", 0)}, f"take {c.get('name')}")
-            for c in cards[:1] if policy.settings.get("take_card_rewards", True)]
+    take = [
+        Proposal("select_card_reward", {"card_index": c.get("index", 0)}, f"take {c.get('name')}")
+        for c in cards[:1]
+        if policy.settings.get("take_card_rewards", True)
+    ]
     skip = [Proposal("skip_card_reward", {}, "skip the card reward")] if cr.get("can_skip", True) else []
     out = take + skip
     if not take or getattr(policy, "advisor", None) is None:
         return out or [Proposal.wait("card reward without cards or skip: read again")]
     names = {c.get("index", i): c.get("name") for i, c in enumerate(cards)}
-    question = {"cards": cards, "can_skip": bool(cr.get("can_skip", True)),
-                "evidence": {"card_evidence": policy.run.evidence, "player": player_summary(st),
-                             "run": st.get("run")}}
+    question = {
+        "cards": cards,
+        "can_skip": bool(cr.get("can_skip", True)),
+        "evidence": {"card_evidence": policy.run.evidence, "player": player_summary(st), "run": st.get("run")},
+    }
 
     def chosen(index) -> Proposal | None:
         if index is None:
             return Proposal("skip_card_reward", {}, "skip the card reward: the model's choice")
-        return Proposal("select_card_reward", {"card_index": index},
-                        f"take {names[index]}: the model's choice") if index in names else None
+        return (
+            Proposal("select_card_reward", {"card_index": index}, f"take {names[index]}: the model's choice")
+            if index in names
+            else None
+        )
+
     return advice.consult(policy, "card_reward", question, out, chosen)
 
 
@@ -115,17 +171,19 @@ def rest_site(policy, st: dict, rs: dict) -> list[Proposal]:
     kind = lambda o: f"{o.get('id')} {o.get('name')}".lower()
     first = ("heal", "rest") if hurt else ("smith", "upgrade")
     opts.sort(key=lambda o: (not any(w in kind(o) for w in first), o.get("index", 0)))
-    out = [Proposal("choose_rest_option", {"index": o.get("index", 0)}, f"rest site: {o.get('name') or o.get('id')}")
-           for o in opts]
-    return fight.out_of_combat_potions(policy, st) + out or \
-        [Proposal.wait("rest site: no option enabled and proceed not shown yet: read again")]
+    out = [
+        Proposal("choose_rest_option", {"index": o.get("index", 0)}, f"rest site: {o.get('name') or o.get('id')}")
+        for o in opts
+    ]
+    return fight.out_of_combat_potions(policy, st) + out or [
+        Proposal.wait("rest site: no option enabled and proceed not shown yet: read again")
+    ]
 
 
 def treasure(policy, st: dict, tr: dict) -> list[Proposal]:
     """The first read opens the chest ("Opening chest..."); then ``relics`` and ``can_proceed``."""
     relics = [r for r in tr.get("relics") or [] if isinstance(r, dict)]
-    out = [Proposal("claim_treasure_relic", {"index": r.get("index", 0)}, f"take {r.get('name')}")
-           for r in relics[:1]]
+    out = [Proposal("claim_treasure_relic", {"index": r.get("index", 0)}, f"take {r.get('name')}") for r in relics[:1]]
     if "can_proceed" not in tr:
         return out or [Proposal.wait(f"treasure: {tr.get('message') or 'loading'}: read again")]
     if tr.get("can_proceed"):
@@ -147,15 +205,35 @@ def _shop(policy, st: dict, sh: dict, where: str) -> list[Proposal]:
         return [Proposal.wait(f"{where}: {sh['error']}")]
     player = st.get("player") or {}
     belt_full = len(player.get("potions") or []) >= (player.get("max_potion_slots") or 99)
-    items = [i for i in sh.get("items") or [] if isinstance(i, dict) and i.get("is_stocked") and i.get("can_afford")
-             and i.get("category") in BUY_ORDER and not (i.get("category") == "potion" and belt_full)]
+    items = [
+        i
+        for i in sh.get("items") or []
+        if isinstance(i, dict)
+        and i.get("is_stocked")
+        and i.get("can_afford")
+        and i.get("category") in BUY_ORDER
+        and not (i.get("category") == "potion" and belt_full)
+    ]
     items.sort(key=lambda i: (BUY_ORDER[i["category"]], i.get("index", 0)))
-    out = [Proposal("shop_purchase", {"index": i.get("index", 0)},
-                    f"buy {i.get('card_name') or i.get('relic_name') or i.get('potion_name') or i['category']}"
-                    f" for {i.get('price')}") for i in items]
+    out = [
+        Proposal(
+            "shop_purchase",
+            {"index": i.get("index", 0)},
+            f"buy {i.get('card_name') or i.get('relic_name') or i.get('potion_name') or i['category']}"
+            f" for {i.get('price')}",
+        )
+        for i in items
+    ]
     # the mod's proceed closes the inventory first: try it even when can_proceed reads false
-    return out + [Proposal("proceed", {}, f"leave the {where}" if sh.get("can_proceed") else
-                           f"leave the {where} (can_proceed reads false: try, then react)")]
+    return out + [
+        Proposal(
+            "proceed",
+            {},
+            f"leave the {where}"
+            if sh.get("can_proceed")
+            else f"leave the {where} (can_proceed reads false: try, then react)",
+        )
+    ]
 
 
 def crystal_sphere(policy, st: dict, cs: dict) -> list[Proposal]:
@@ -167,9 +245,15 @@ def crystal_sphere(policy, st: dict, cs: dict) -> list[Proposal]:
             tool = "big" if cs.get("can_use_big_tool") else "small"
             out.append(Proposal("crystal_sphere_set_tool", {"tool": tool}, f"pick the {tool} divination tool"))
         cx, cy = (cs.get("grid_width") or 1) / 2, (cs.get("grid_height") or 1) / 2
-        cells.sort(key=lambda c: (abs(c.get("x", 0) + 0.5 - cx) + abs(c.get("y", 0) + 0.5 - cy)))
-        out += [Proposal("crystal_sphere_click_cell", {"x": c.get("x"), "y": c.get("y")},
-                         f"divine cell {c.get('x')},{c.get('y')}") for c in cells[:3]]
+        cells.sort(key=lambda c: abs(c.get("x", 0) + 0.5 - cx) + abs(c.get("y", 0) + 0.5 - cy))
+        out += [
+            Proposal(
+                "crystal_sphere_click_cell",
+                {"x": c.get("x"), "y": c.get("y")},
+                f"divine cell {c.get('x')},{c.get('y')}",
+            )
+            for c in cells[:3]
+        ]
     if cs.get("can_proceed"):
         out.append(Proposal("crystal_sphere_proceed", {}, "leave the crystal sphere"))
     return out or [Proposal.wait("crystal sphere: nothing to divine and proceed not shown yet: read again")]
@@ -185,9 +269,11 @@ def bundle_select(policy, st: dict, bs: dict) -> list[Proposal]:
         return [Proposal("confirm_bundle_selection", {}, "confirm the bundle")]
     if bs.get("preview_showing"):
         return [Proposal.wait("bundle preview open; awaiting confirmation to be enabled")]
-    return [Proposal("select_bundle", {"index": b.get("index", 0)}, "select a bundle")
-            for b in (bs.get("bundles") or [])[:1] if isinstance(b, dict)] or \
-        [Proposal("cancel_bundle_selection", {}, "no bundle offered")]
+    return [
+        Proposal("select_bundle", {"index": b.get("index", 0)}, "select a bundle")
+        for b in (bs.get("bundles") or [])[:1]
+        if isinstance(b, dict)
+    ] or [Proposal("cancel_bundle_selection", {}, "no bundle offered")]
 
 
 def card_select(policy, st: dict, cs: dict) -> list[Proposal]:
@@ -196,16 +282,23 @@ def card_select(policy, st: dict, cs: dict) -> list[Proposal]:
         return [Proposal("confirm_selection", {}, f"confirm the {kind} selection")]
     free = [c for c in cs.get("cards") or [] if isinstance(c, dict) and c.get("index") not in policy.ctx.toggles]
     free.sort(key=lambda c: fight.card_rank(c, kind, cs.get("prompt")))
-    out = [Proposal("select_card", {"index": c.get("index", 0)}, f"{kind}: select {c.get('name')}",
-                    extra={"screen_type": kind}) for c in free[:1]]
+    out = [
+        Proposal(
+            "select_card", {"index": c.get("index", 0)}, f"{kind}: select {c.get('name')}", extra={"screen_type": kind}
+        )
+        for c in free[:1]
+    ]
     if not out and (cs.get("can_skip") or cs.get("can_cancel")):
         out.append(Proposal("cancel_selection", {}, "nothing to select: skip"))
     return out or [Proposal.wait("selection in progress; awaiting confirmation to be enabled")]
 
 
 def relic_select(policy, st: dict, rs: dict) -> list[Proposal]:
-    out = [Proposal("select_relic", {"index": r.get("index", 0)}, f"take {r.get('name')}")
-           for r in (rs.get("relics") or [])[:1] if isinstance(r, dict)]
+    out = [
+        Proposal("select_relic", {"index": r.get("index", 0)}, f"take {r.get('name')}")
+        for r in (rs.get("relics") or [])[:1]
+        if isinstance(r, dict)
+    ]
     if rs.get("can_skip"):
         out.append(Proposal("skip_relic_selection", {}, "no relic"))
     return out or [Proposal.wait("relic selection without relics or skip: read again")]
@@ -222,18 +315,37 @@ def unknown(policy, st: dict, block: dict) -> list[Proposal]:
 def player_summary(st: dict) -> dict:
     """What a model question shows of the player: HP, gold, relic and potion names."""
     p = st.get("player") or {}
-    return {"character": p.get("character"), "hp": p.get("hp"), "max_hp": p.get("max_hp"),
-            "gold": p.get("gold"), "relics": [r.get("name") for r in p.get("relics") or [] if isinstance(r, dict)],
-            "potions": [x.get("name") for x in p.get("potions") or [] if isinstance(x, dict)]}
+    return {
+        "character": p.get("character"),
+        "hp": p.get("hp"),
+        "max_hp": p.get("max_hp"),
+        "gold": p.get("gold"),
+        "relics": [r.get("name") for r in p.get("relics") or [] if isinstance(r, dict)],
+        "potions": [x.get("name") for x in p.get("potions") or [] if isinstance(x, dict)],
+    }
 
 
 RULES: dict[str, Callable] = {
-    "menu": menus.menu, "game_over": menus.game_over, "event": event, "fake_merchant": fake_merchant,
-    "map": map_, "monster": fight.combat, "elite": fight.combat, "boss": fight.combat,
-    "hand_select": fight.hand_select, "rewards": rewards, "card_reward": card_reward,
-    "rest_site": rest_site, "treasure": treasure, "shop": shop, "crystal_sphere": crystal_sphere,
-    "bundle_select": bundle_select, "card_select": card_select, "relic_select": relic_select,
-    "overlay": overlay, "unknown": unknown,
+    "menu": menus.menu,
+    "game_over": menus.game_over,
+    "event": event,
+    "fake_merchant": fake_merchant,
+    "map": map_,
+    "monster": fight.combat,
+    "elite": fight.combat,
+    "boss": fight.combat,
+    "hand_select": fight.hand_select,
+    "rewards": rewards,
+    "card_reward": card_reward,
+    "rest_site": rest_site,
+    "treasure": treasure,
+    "shop": shop,
+    "crystal_sphere": crystal_sphere,
+    "bundle_select": bundle_select,
+    "card_select": card_select,
+    "relic_select": relic_select,
+    "overlay": overlay,
+    "unknown": unknown,
 }
 
 
@@ -242,22 +354,41 @@ def _proceed(*_):
 
 
 ESCAPES: dict[str, Callable] = {  # the documented ways out of each screen (McpMod.Actions.cs)
-    "menu": menus.menu_escapes, "game_over": menus.game_over_escapes,
-    "monster": fight.combat_escapes, "elite": fight.combat_escapes, "boss": fight.combat_escapes,
+    "menu": menus.menu_escapes,
+    "game_over": menus.game_over_escapes,
+    "monster": fight.combat_escapes,
+    "elite": fight.combat_escapes,
+    "boss": fight.combat_escapes,
     "hand_select": fight.hand_select_escapes,
-    "event": lambda p, st, b: [Proposal("advance_dialogue", {}, "advance the dialogue")] + [
-        Proposal("choose_event_option", {"index": o.get("index", 0)}, f"option {o.get('title')}")
-        for o in b.get("options") or [] if isinstance(o, dict) and o.get("is_proceed")],
-    "map": lambda p, st, b: [Proposal("choose_map_node", {"index": o.get("index", 0)}, f"map: {o.get('type')}")
-                             for o in b.get("next_options") or [] if isinstance(o, dict)],
+    "event": lambda p, st, b: (
+        [Proposal("advance_dialogue", {}, "advance the dialogue")]
+        + [
+            Proposal("choose_event_option", {"index": o.get("index", 0)}, f"option {o.get('title')}")
+            for o in b.get("options") or []
+            if isinstance(o, dict) and o.get("is_proceed")
+        ]
+    ),
+    "map": lambda p, st, b: [
+        Proposal("choose_map_node", {"index": o.get("index", 0)}, f"map: {o.get('type')}")
+        for o in b.get("next_options") or []
+        if isinstance(o, dict)
+    ],
     "rewards": lambda p, st, b: [Proposal("proceed", {}, "leave the rewards")],
     "card_reward": lambda p, st, b: [Proposal("skip_card_reward", {}, "skip the card reward")],
-    "rest_site": _proceed, "treasure": _proceed, "shop": _proceed, "fake_merchant": _proceed,
+    "rest_site": _proceed,
+    "treasure": _proceed,
+    "shop": _proceed,
+    "fake_merchant": _proceed,
     "crystal_sphere": lambda p, st, b: [Proposal("crystal_sphere_proceed", {}, "leave the crystal sphere")],
-    "bundle_select": lambda p, st, b: [Proposal("confirm_bundle_selection", {}, "confirm the bundle"),
-                                       Proposal("cancel_bundle_selection", {}, "cancel the bundle")],
-    "card_select": lambda p, st, b: [Proposal("confirm_selection", {}, "confirm the selection"),
-                                     Proposal("cancel_selection", {}, "cancel the selection")],
+    "bundle_select": lambda p, st, b: [
+        Proposal("confirm_bundle_selection", {}, "confirm the bundle"),
+        Proposal("cancel_bundle_selection", {}, "cancel the bundle"),
+    ],
+    "card_select": lambda p, st, b: [
+        Proposal("confirm_selection", {}, "confirm the selection"),
+        Proposal("cancel_selection", {}, "cancel the selection"),
+    ],
     "relic_select": lambda p, st, b: [Proposal("skip_relic_selection", {}, "skip the relic")],
-    "overlay": _proceed, "unknown": _proceed,
+    "overlay": _proceed,
+    "unknown": _proceed,
 }

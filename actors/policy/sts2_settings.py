@@ -1,6 +1,7 @@
 """``policy.settings`` of the built-in STS2MCP policy, checked when the policy is built: an
 unknown key or a value of the wrong kind is refused with an error naming the key, what was
 expected and what was given (docs/policy.md lists them)."""
+
 from __future__ import annotations
 
 from typing import Any
@@ -28,8 +29,9 @@ def read_settings(settings: dict) -> dict:
         raise ValueError(f"policy.settings: expected a mapping, got {settings!r}")
     unknown = sorted(set(settings) - set(KNOWN))
     if unknown:
-        raise ValueError(f"policy.settings.{unknown[0]}: unknown setting of the sts2 policy "
-                         f"(known: {', '.join(sorted(KNOWN))})")
+        raise ValueError(
+            f"policy.settings.{unknown[0]}: unknown setting of the sts2 policy (known: {', '.join(sorted(KNOWN))})"
+        )
     out = {}
     for key, (accepted, default, expected) in KNOWN.items():
         value = settings.get(key, default)

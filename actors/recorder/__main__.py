@@ -1,4 +1,5 @@
 """``python -m actors.recorder``: the recorder actor (started by the supervisor)."""
+
 from actors.runtime.actor import ActorContext, run_actor
 
 from .rules import Recorder

@@ -19,6 +19,7 @@ atomically (temporary file and rename) and not fsynced — a lost or stale one o
 longer scan. Raise ``FORMAT`` whenever ``SessionIndex``'s fields or their tuples change: a
 checkpoint of another format is ignored.
 """
+
 from __future__ import annotations
 
 import array
@@ -43,6 +44,7 @@ MARK_EVERY = 256  # rows between the offsets kept for reading rows back from dis
 @dataclasses.dataclass(frozen=True)
 class Point:
     """The journal just after one row: ``rows`` rows and ``lines`` lines up to ``offset``."""
+
     rows: int
     lines: int
     offset: int  # bytes up to and including the row's newline
@@ -69,9 +71,14 @@ def path_of(session_dir: str) -> str:
 
 def write(session_dir: str, session_id: str, cp: Checkpoint) -> None:
     """Replace the checkpoint (tmp + rename). A failure is logged; the session goes on."""
-    state = {"format": FORMAT, "session": session_id, "point": dataclasses.asdict(cp.point),
-             "torn": [dataclasses.asdict(dataclasses.replace(t, terminated=True)) for t in cp.torn],
-             "marks": cp.marks.tolist(), "index": cp.index.to_state()}
+    state = {
+        "format": FORMAT,
+        "session": session_id,
+        "point": dataclasses.asdict(cp.point),
+        "torn": [dataclasses.asdict(dataclasses.replace(t, terminated=True)) for t in cp.torn],
+        "marks": cp.marks.tolist(),
+        "index": cp.index.to_state(),
+    }
     target = path_of(session_dir)
     tmp = f"{target}.tmp"
     try:

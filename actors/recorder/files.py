@@ -11,6 +11,7 @@ finalized summary, the compatibility feeds and the outcome-file baseline.
 * The root feeds are appended one whole line at a time under ``fcntl.flock``, so several
   sessions sharing a capture root never interleave partial lines.
 """
+
 from __future__ import annotations
 
 import fcntl
@@ -54,7 +55,7 @@ def write_observation(capture_root: str, relpath: str, state: dict) -> str:
     try:
         view = memoryview(data)
         while view:
-            view = view[os.write(fd, view):]
+            view = view[os.write(fd, view) :]
     finally:
         os.close(fd)
     return hashlib.sha256(data).hexdigest()
@@ -89,15 +90,23 @@ def _indented(value: Any, newline: str) -> str:
         for key, item in value.items():
             if type(key) is not str:
                 raise _Unusual
-            items.append(encode_basestring(key) + ": " + (
-                encode_basestring(item) if type(item) is str else _indented(item, inner)))
+            items.append(
+                encode_basestring(key)
+                + ": "
+                + (encode_basestring(item) if type(item) is str else _indented(item, inner))
+            )
         return "{" + inner + ("," + inner).join(items) + newline + "}"
     if kind is list:
         if not value:
             return "[]"
         inner = newline + " "
-        return "[" + inner + ("," + inner).join(
-            [encode_basestring(v) if type(v) is str else _indented(v, inner) for v in value]) + newline + "]"
+        return (
+            "["
+            + inner
+            + ("," + inner).join([encode_basestring(v) if type(v) is str else _indented(v, inner) for v in value])
+            + newline
+            + "]"
+        )
     if kind is int:
         return int.__repr__(value)
     if kind is float:

@@ -15,6 +15,7 @@ entry each, the attempts' map fills slower), so forgetting can refuse an intent
 ``to_state``/``from_state`` turn the index into JSON and back (the recorder's checkpoint; a
 bounded map is a JSON object, its tuples arrays).
 """
+
 from __future__ import annotations
 
 import dataclasses
@@ -38,6 +39,7 @@ def _recent() -> BoundedDict:
 class Observed(NamedTuple):
     """What a repeated ``store_observation`` is answered with (the file's path follows from
     the id: ``files.observation_relpath``)."""
+
     observation_id: str
     sequence: int
     sha256: str
@@ -65,9 +67,17 @@ class Attempted(NamedTuple):
 
 
 #: the bounded maps and the tuple each holds (None: the value is stored as it is)
-_RECENT_MAPS = {"reads": None, "observed": Observed, "proposals": Proposed, "pending": None,
-                "dispositions": Disposed, "attempts": Attempted, "attempt_by_proposal": None,
-                "results": None, "event_keys": None}
+_RECENT_MAPS = {
+    "reads": None,
+    "observed": Observed,
+    "proposals": Proposed,
+    "pending": None,
+    "dispositions": Disposed,
+    "attempts": Attempted,
+    "attempt_by_proposal": None,
+    "results": None,
+    "event_keys": None,
+}
 
 
 @dataclasses.dataclass
@@ -104,7 +114,7 @@ class SessionIndex:
         self.counts[event] = self.counts.get(event, 0) + 1
         key = row.get("event_key")
         if key and isinstance(key, str):  # (a request's key is a string: no other can repeat one,
-            self.event_keys[key] = None   # and a checkpoint's JSON would turn it into one)
+            self.event_keys[key] = None  # and a checkpoint's JSON would turn it into one)
         handler = _APPLY.get(event)
         if handler:
             try:
@@ -138,7 +148,7 @@ class SessionIndex:
 
     def _add_usage(self, usage: dict) -> None:
         for k, v in usage.items():
-            if isinstance(v, (int, float)) and not isinstance(v, bool):   # a cost: to 1e-9 USD
+            if isinstance(v, (int, float)) and not isinstance(v, bool):  # a cost: to 1e-9 USD
                 self.model_usage[k] = round(self.model_usage.get(k, 0) + v, 9 if k == "cost_usd" else 3)
 
     def _status(self, row: dict) -> None:
@@ -148,8 +158,9 @@ class SessionIndex:
 
     def _attempt(self, row: dict) -> None:
         aid = row["attempt_id"]
-        self.attempts[aid] = Attempted(aid, row["proposal_id"], row["action"], row["parameters"],
-                                       row.get("requester"), row["sequence"])
+        self.attempts[aid] = Attempted(
+            aid, row["proposal_id"], row["action"], row["parameters"], row.get("requester"), row["sequence"]
+        )
         self.unresolved[aid] = None
         self.attempt_count += 1
         self.attempt_by_proposal[row["proposal_id"]] = aid
@@ -160,7 +171,7 @@ class SessionIndex:
         self.unresolved.pop(row["attempt_id"], None)
         if row.get("outcome") in self.outcomes:
             self.outcomes[row["outcome"]] += 1
-        ScoreTally(self.score).add_row(row)   # an emulator step's score values, when it reads some
+        ScoreTally(self.score).add_row(row)  # an emulator step's score values, when it reads some
 
     def _stopping(self, row: dict) -> None:
         self.stopping = row.get("reason") or "stopping"
@@ -239,8 +250,7 @@ def _call_usage(record: dict) -> dict:
     error. A call with usage whose ``cost_usd`` is not a number counts in
     ``calls_cost_unknown`` (its cost is unknown, never 0)."""
     usage = record.get("usage") if isinstance(record.get("usage"), dict) else {}
-    out = {k: usage.get(k) for k in ("prompt_tokens", "completion_tokens", "total_tokens",
-                                     "cached_tokens", "cost_usd")}
+    out = {k: usage.get(k) for k in ("prompt_tokens", "completion_tokens", "total_tokens", "cached_tokens", "cost_usd")}
     if usage:
         cost = usage.get("cost_usd")
         out["calls_cost_unknown"] = int(not isinstance(cost, (int, float)) or isinstance(cost, bool))

@@ -28,6 +28,7 @@ Refusal codes and the rule behind each:
 Repeats are idempotent: the same ``read_id``, ``proposal_id``, intent by the same requester,
 ``attempt_id`` result or event ``key`` is answered from the journal, not appended again.
 """
+
 from __future__ import annotations
 
 import array
@@ -124,11 +125,18 @@ class Recorder:
         baseline = files.list_outcome_dir(outcome_dir) if outcome_dir and os.path.isdir(outcome_dir) else None
         if baseline is not None:
             files.write_json_atomic(os.path.join(self.dir, "outcome_baseline.json"), baseline)
-        self.append(SessionStart(
-            gamerig_version=version(), protocol_version=f"{protocol.PROTOCOL_MAJOR}.{protocol.PROTOCOL_MINOR}",
-            profile=self.ctx.profile, dry_run=bool(self.ctx.setting("session.dry_run", False)),
-            max_steps=self.ctx.setting("session.max_steps"), game_backend=self.ctx.setting("game.backend"),
-            capture_root=os.path.abspath(self.root)), durable=True)
+        self.append(
+            SessionStart(
+                gamerig_version=version(),
+                protocol_version=f"{protocol.PROTOCOL_MAJOR}.{protocol.PROTOCOL_MINOR}",
+                profile=self.ctx.profile,
+                dry_run=bool(self.ctx.setting("session.dry_run", False)),
+                max_steps=self.ctx.setting("session.max_steps"),
+                game_backend=self.ctx.setting("game.backend"),
+                capture_root=os.path.abspath(self.root),
+            ),
+            durable=True,
+        )
 
     def replay(self) -> JournalEnd:
         """Rebuild the index from the last checkpoint and the rows after it (from every row
@@ -154,10 +162,20 @@ class Recorder:
         if self.index.ended:  # finalized: serve reads, never append after session_end
             self.finalized = summary.read(self.dir)  # None: the summary is still to be written
             return
-        torn = [{"line": t.line_number, "offset": t.offset, "length": t.length,
-                 "sha256": t.sha256, "terminated": t.terminated} for t in self.torn]
-        self.append(RecorderResumed(start_count=self.ctx.start_count,
-                                    resumed_after_sequence=end.sequence, torn_rows=torn), durable=True)
+        torn = [
+            {
+                "line": t.line_number,
+                "offset": t.offset,
+                "length": t.length,
+                "sha256": t.sha256,
+                "terminated": t.terminated,
+            }
+            for t in self.torn
+        ]
+        self.append(
+            RecorderResumed(start_count=self.ctx.start_count, resumed_after_sequence=end.sequence, torn_rows=torn),
+            durable=True,
+        )
 
     # -- rows -----------------------------------------------------------------------------
     def append(self, event: Event, *, durable: bool = False) -> dict:
@@ -199,8 +217,14 @@ class Recorder:
     def write_checkpoint(self) -> None:
         """Persist the index as of the last row (a resume then reads only what follows)."""
         w = self.writer
-        point = checkpoint.Point(rows=self.rows, lines=w.lines, offset=w.offset, row_offset=w.last_row_offset,
-                                 sequence=w.sequence, digest=w.last_digest)
+        point = checkpoint.Point(
+            rows=self.rows,
+            lines=w.lines,
+            offset=w.offset,
+            row_offset=w.last_row_offset,
+            sequence=w.sequence,
+            digest=w.last_digest,
+        )
         checkpoint.write(self.dir, self.sid, checkpoint.Checkpoint(point, self.index, self.torn, self.marks))
         self.checkpointed = self.rows
 
@@ -250,17 +274,20 @@ class Recorder:
         def call(m):
             self.writer.check_usable()
             return handler(m)
+
         return call
 
     def _handlers(self) -> dict[type, Callable]:
-        return {req.StoreObservation: self.on_store_observation,
-                req.ReportObservationError: self.on_report_observation_error,
-                req.RecordProposal: self.on_record_proposal,
-                req.RecordIntent: self.on_record_intent,
-                req.AwaitIntent: self.on_await_intent,
-                req.RecordResult: self.on_record_result,
-                req.RecordEvent: self.on_record_event,
-                req.Finalize: self.on_finalize}
+        return {
+            req.StoreObservation: self.on_store_observation,
+            req.ReportObservationError: self.on_report_observation_error,
+            req.RecordProposal: self.on_record_proposal,
+            req.RecordIntent: self.on_record_intent,
+            req.AwaitIntent: self.on_await_intent,
+            req.RecordResult: self.on_record_result,
+            req.RecordEvent: self.on_record_event,
+            req.Finalize: self.on_finalize,
+        }
 
     # -- observations ---------------------------------------------------------------------
     def on_store_observation(self, m: req.StoreObservation) -> ObservationStored:
@@ -273,21 +300,37 @@ class Recorder:
             self.executable = None  # a newer read supersedes a proposal not yet attempted
             self.make_durable_by_reply(relpath)
             state_type = m.state.get("state_type")
-            row = self.append(Observation(
-                observation_id=oid, path=relpath, sha256=sha, step=self.index.observations + 1,
-                phase=m.phase, state_type=state_type if isinstance(state_type, str) else None,
-                read_id=m.read_id, read_ms=m.read_ms,
-                after_attempt_id=self.index.awaiting_after_attempt or None, run_identity=m.identity,
-                progress=progress_of(m.state)))
+            row = self.append(
+                Observation(
+                    observation_id=oid,
+                    path=relpath,
+                    sha256=sha,
+                    step=self.index.observations + 1,
+                    phase=m.phase,
+                    state_type=state_type if isinstance(state_type, str) else None,
+                    read_id=m.read_id,
+                    read_ms=m.read_ms,
+                    after_attempt_id=self.index.awaiting_after_attempt or None,
+                    run_identity=m.identity,
+                    progress=progress_of(m.state),
+                )
+            )
             self._cache_state(oid, m.state)
             if m.identity is not None:
                 self._identity_rows(oid, m.identity)
-            return ObservationStored(reply_to="", observation_id=oid, sequence=row["sequence"],
-                                     path=relpath, sha256=sha, step=row["step"])
+            return ObservationStored(
+                reply_to="", observation_id=oid, sequence=row["sequence"], path=relpath, sha256=sha, step=row["step"]
+            )
         path = self.observation_path(done.observation_id)
         self.make_durable_by_reply(path)  # a repeat to a resumed recorder: its file was perhaps never fsynced
-        return ObservationStored(reply_to="", observation_id=done.observation_id, sequence=done.sequence,
-                                 path=path, sha256=done.sha256, step=done.step)
+        return ObservationStored(
+            reply_to="",
+            observation_id=done.observation_id,
+            sequence=done.sequence,
+            path=path,
+            sha256=done.sha256,
+            step=done.step,
+        )
 
     def make_durable_by_reply(self, relpath: str) -> None:
         """The observation file and its directory fsynced before the reply: by ``commit``
@@ -336,17 +379,34 @@ class Recorder:
         """Identity changes and identity failures are rows of their own."""
         if ident.get("status") == "ok" and isinstance(ident.get("run_id"), str):
             if ident["run_id"] != self.index.last_run_id:
-                self.append(RunIdentityChanged(observation_id=oid, previous_run_id=self.index.last_run_id,
-                                               run_id=ident["run_id"], seed=ident.get("seed")))
+                self.append(
+                    RunIdentityChanged(
+                        observation_id=oid,
+                        previous_run_id=self.index.last_run_id,
+                        run_id=ident["run_id"],
+                        seed=ident.get("seed"),
+                    )
+                )
         else:
-            self.append(RunIdentityUnavailable(observation_id=oid, status=ident.get("status"),
-                                               detail=ident.get("error") or ident.get("reason"),
-                                               last_known_run_id=self.index.last_run_id))
+            self.append(
+                RunIdentityUnavailable(
+                    observation_id=oid,
+                    status=ident.get("status"),
+                    detail=ident.get("error") or ident.get("reason"),
+                    last_known_run_id=self.index.last_run_id,
+                )
+            )
 
     def on_report_observation_error(self, m: req.ReportObservationError) -> Recorded:
         self._check_open()
-        row = self.append(ObservationError(read_id=m.read_id, error=m.error, error_type=m.error_type,
-                                           last_observation_id=self.index.last_observation_id))
+        row = self.append(
+            ObservationError(
+                read_id=m.read_id,
+                error=m.error,
+                error_type=m.error_type,
+                last_observation_id=self.index.last_observation_id,
+            )
+        )
         return Recorded(reply_to="", sequence=row["sequence"])
 
     # -- proposals ------------------------------------------------------------------------
@@ -354,8 +414,9 @@ class Recorder:
         if m.proposal_id in self.index.proposals:
             done = self.index.dispositions.get(m.proposal_id)
             if done is not None:  # a repeat: the first reply again
-                return ProposalRecorded(reply_to="", proposal_id=m.proposal_id, disposition=done.status,
-                                        sequence=done.sequence)
+                return ProposalRecorded(
+                    reply_to="", proposal_id=m.proposal_id, disposition=done.status, sequence=done.sequence
+                )
             self._check_open()  # the recorder died between the proposal and its status
             return self._record_status(m, dict(self.index.pending.get(m.proposal_id, {})))
         self._check_open()
@@ -366,30 +427,36 @@ class Recorder:
         if m.wish == "execute" and not m.action:
             raise Refusal("bad_proposal", "an executable proposal needs an action")
         proposal = Proposal(
-            proposal_id=m.proposal_id, observation_id=m.observation_id, action=m.action,
-            parameters=m.parameters, reason=m.reason, source=m.source, decide_ms=m.decide_ms,
-            model_evidence=m.model_evidence, extra=dict(m.extra or {}))
+            proposal_id=m.proposal_id,
+            observation_id=m.observation_id,
+            action=m.action,
+            parameters=m.parameters,
+            reason=m.reason,
+            source=m.source,
+            decide_ms=m.decide_ms,
+            model_evidence=m.model_evidence,
+            extra=dict(m.extra or {}),
+        )
         self.append(proposal)
         return self._record_status(m, proposal.to_row())
 
     def _record_status(self, m: req.RecordProposal, proposal: dict) -> ProposalRecorded:
-        status, stop_reason = disposition(m.wish, m.reason, stopping=self.index.stopping,
-                                          dry_run=bool(self.ctx.setting("session.dry_run", False)))
+        status, stop_reason = disposition(
+            m.wish, m.reason, stopping=self.index.stopping, dry_run=bool(self.ctx.setting("session.dry_run", False))
+        )
         row = self.append(ProposalStatus(proposal_id=m.proposal_id, status=status, stop_reason=stop_reason))
         if status in ("execute", "dry_run"):
             self._decide_feed(proposal, status)
         if status == "execute" and not pipelined(proposal):
             self.executable = m.proposal_id  # for an ``await_intent`` (``on_await_intent``)
-        return ProposalRecorded(reply_to="", proposal_id=m.proposal_id, disposition=status,
-                                sequence=row["sequence"])
+        return ProposalRecorded(reply_to="", proposal_id=m.proposal_id, disposition=status, sequence=row["sequence"])
 
     def _decide_feed(self, proposal: dict, status: str) -> None:
         """The ``decisions.jsonl`` compatibility feed's row: the proposal's row without its
         model evidence, as a ``decide`` event with the disposition (and the status row's
         time); appended by ``after_group``."""
         row = {k: v for k, v in proposal.items() if k != "model_evidence"}
-        row.update(event="decide", session=self.sid, disposition=status,
-                   recorded_at=self.cache[-1]["recorded_at"])
+        row.update(event="decide", session=self.sid, disposition=status, recorded_at=self.cache[-1]["recorded_at"])
         self.decided.append(row)
         if not self.writer.grouped:
             self.after_group()
@@ -404,13 +471,16 @@ class Recorder:
         if existing is not None:
             att = self.index.attempts.get(existing)
             if att is None or existing in self.index.results or att.requester != m.requester:
-                raise Refusal("attempt_exists",
-                              f"proposal {m.proposal_id!r} already has attempt {existing!r}; "
-                              "it is never sent twice")
+                raise Refusal(
+                    "attempt_exists",
+                    f"proposal {m.proposal_id!r} already has attempt {existing!r}; it is never sent twice",
+                )
             return _ack(att)
         if self.index.disposition(m.proposal_id) != "execute":
-            raise Refusal("not_executable", f"proposal {m.proposal_id!r} has disposition "
-                          f"{self.index.disposition(m.proposal_id)!r}, not execute")
+            raise Refusal(
+                "not_executable",
+                f"proposal {m.proposal_id!r} has disposition {self.index.disposition(m.proposal_id)!r}, not execute",
+            )
         if self.index.stopping:
             raise Refusal("session_stopping", f"the session is stopping ({self.index.stopping})")
         obs = self.index.observed.get(prop.observation_id)
@@ -420,11 +490,25 @@ class Recorder:
         number = self.index.attempt_count + 1
         if self.executable == m.proposal_id:
             self.executable = None
-        row = self.append(ActionAttempt(
-            attempt_id=f"a-{number:06d}", proposal_id=m.proposal_id, observation_id=prop.observation_id,
-            action=prop.action, parameters=prop.parameters, requester=m.requester), durable=True)
-        return IntentAck(reply_to="", attempt_id=row["attempt_id"], proposal_id=row["proposal_id"],
-                         action=row["action"], parameters=row["parameters"], sequence=row["sequence"])
+        row = self.append(
+            ActionAttempt(
+                attempt_id=f"a-{number:06d}",
+                proposal_id=m.proposal_id,
+                observation_id=prop.observation_id,
+                action=prop.action,
+                parameters=prop.parameters,
+                requester=m.requester,
+            ),
+            durable=True,
+        )
+        return IntentAck(
+            reply_to="",
+            attempt_id=row["attempt_id"],
+            proposal_id=row["proposal_id"],
+            action=row["action"],
+            parameters=row["parameters"],
+            sequence=row["sequence"],
+        )
 
     def on_await_intent(self, m: req.AwaitIntent) -> IntentAck:
         """The intent for the waiting executable proposal, recorded for ``m.requester``
@@ -445,8 +529,17 @@ class Recorder:
             raise Refusal("unknown_attempt", f"no attempt {m.attempt_id!r} awaits a result")
         if m.outcome not in OUTCOMES:
             raise Refusal("bad_outcome", f"outcome {m.outcome!r} is not one of {', '.join(OUTCOMES)}")
-        row = self.append(ActionResult(attempt_id=m.attempt_id, outcome=m.outcome, http_status=m.http_status,
-                                       response=m.response, error=m.error, request_ms=m.request_ms), durable=True)
+        row = self.append(
+            ActionResult(
+                attempt_id=m.attempt_id,
+                outcome=m.outcome,
+                http_status=m.http_status,
+                response=m.response,
+                error=m.error,
+                request_ms=m.request_ms,
+            ),
+            durable=True,
+        )
         return Recorded(reply_to="", sequence=row["sequence"])
 
     # -- other events, the end, the snapshot ----------------------------------------------
@@ -468,10 +561,17 @@ class Recorder:
         if self.finalized is None:
             if self.index.ended is None:
                 self._append_end(m.reason, m.exit_code)
-            self.finalized = summary.write(summary.Capture(
-                root=self.root, session_id=self.sid, session_dir=self.dir, journal_path=self.journal_path,
-                dry_run=bool(self.ctx.setting("session.dry_run", False)),
-                last_digest=self.writer.last_digest), self.index)
+            self.finalized = summary.write(
+                summary.Capture(
+                    root=self.root,
+                    session_id=self.sid,
+                    session_dir=self.dir,
+                    journal_path=self.journal_path,
+                    dry_run=bool(self.ctx.setting("session.dry_run", False)),
+                    last_digest=self.writer.last_digest,
+                ),
+                self.index,
+            )
             self.after_group()  # the last decisions' feed lines, then the feeds made durable
             try:
                 files.make_feeds_durable(self.root)
@@ -484,25 +584,46 @@ class Recorder:
         candidates, outcome_error = summary.outcome_candidates(outcome_dir, self.dir)
         if outcome_error:
             self.append(OutcomeError(error=outcome_error, outcome_dir=outcome_dir))
-        self.append(SessionEnd(exit_code=exit_code, reason=reason, outcome_file_candidates=candidates,
-                               awaiting_observation_after_attempt=self.index.awaiting_observation(),
-                               unresolved_attempts=self.index.unresolved_attempts()), durable=True)
+        self.append(
+            SessionEnd(
+                exit_code=exit_code,
+                reason=reason,
+                outcome_file_candidates=candidates,
+                awaiting_observation_after_attempt=self.index.awaiting_observation(),
+                unresolved_attempts=self.index.unresolved_attempts(),
+            ),
+            durable=True,
+        )
 
     def on_snapshot(self, m: req.Snapshot) -> SnapshotReply:
         return SnapshotReply(reply_to="", last_sequence=self.writer.sequence, summary=self.snapshot())
 
     def snapshot(self) -> dict:
         idx = self.index
-        return {"session": self.sid, "steps": idx.observations, "events": dict(idx.counts),
-                "dispositions": dict(idx.statuses), "action_results": dict(idx.outcomes),
-                "attempts": idx.attempt_count, "unresolved_attempts": idx.unresolved_attempts(),
-                "actor_restarts": dict(idx.restarts), "model_usage": dict(idx.model_usage),
-                "stopping": idx.stopping, "finalized": self.finalized is not None}
+        return {
+            "session": self.sid,
+            "steps": idx.observations,
+            "events": dict(idx.counts),
+            "dispositions": dict(idx.statuses),
+            "action_results": dict(idx.outcomes),
+            "attempts": idx.attempt_count,
+            "unresolved_attempts": idx.unresolved_attempts(),
+            "actor_restarts": dict(idx.restarts),
+            "model_usage": dict(idx.model_usage),
+            "stopping": idx.stopping,
+            "finalized": self.finalized is not None,
+        }
 
 
 def _ack(att: Attempted) -> IntentAck:
-    return IntentAck(reply_to="", attempt_id=att.attempt_id, proposal_id=att.proposal_id,
-                     action=att.action, parameters=att.parameters, sequence=att.sequence)
+    return IntentAck(
+        reply_to="",
+        attempt_id=att.attempt_id,
+        proposal_id=att.proposal_id,
+        action=att.action,
+        parameters=att.parameters,
+        sequence=att.sequence,
+    )
 
 
 def version() -> str:

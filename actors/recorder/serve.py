@@ -26,6 +26,7 @@ plus ``record_batch`` and ``follow``) and the read-only stream endpoint taps att
   ``recorder_error`` reply (a ``Refusal``'s own code, ``journal_failed``, ``storage_failed``,
   ``bad_request``); the journal and storage failures also ask the supervisor to stop.
 """
+
 from __future__ import annotations
 
 import dataclasses
@@ -49,14 +50,29 @@ from .writer import InjectedFailure, JournalError
 log = logging.getLogger("recorder")
 
 BATCH = 64  # requests taken off the socket before one group fsync and the replies
-GROUPED = (req.StoreObservation, req.ReportObservationError, req.RecordProposal, req.RecordIntent,
-           req.RecordResult, req.RecordEvent, req.AwaitIntent)  # and batches of them
+GROUPED = (
+    req.StoreObservation,
+    req.ReportObservationError,
+    req.RecordProposal,
+    req.RecordIntent,
+    req.RecordResult,
+    req.RecordEvent,
+    req.AwaitIntent,
+)  # and batches of them
 MAX_WAIT_MS = 60_000
 POLLIN = int(zmq.POLLIN)  # a plain int: ``&`` with the enum member builds an enum each time
 MAX_ROWS = 1024
 #: what ``error_reply`` turns into a reply; anything else is a bug and ends the actor
-ANSWERED = (Refusal, ProtocolError, JournalError, OSError, ValueError, TypeError, OverflowError,
-            RecursionError)  # (a state the wire carries nested deeper than JSON can write)
+ANSWERED = (
+    Refusal,
+    ProtocolError,
+    JournalError,
+    OSError,
+    ValueError,
+    TypeError,
+    OverflowError,
+    RecursionError,
+)  # (a state the wire carries nested deeper than JSON can write)
 
 
 @dataclasses.dataclass
@@ -88,13 +104,16 @@ def wake_test(wake: list[str]) -> Callable[[dict], bool]:
         conditions = by_kind.get(row.get("event"))
         return conditions is not None and any(
             name is None or (row.get(name) is not None if value is None else str(row.get(name)) == value)
-            for name, value in conditions)
+            for name, value in conditions
+        )
+
     return wakes
 
 
 @dataclasses.dataclass
 class Awaiting:
     """A parked ``await_intent``."""
+
     sock: zmq.Socket
     routing: list[bytes]
     msg_id: str
@@ -228,8 +247,11 @@ class RecorderServer:
         group's replies: after any intent it got before); True when done here. Not when a
         proposal waits to be taken or the journal is broken: the handler answers then."""
         body = env.body
-        if not isinstance(body, req.AwaitIntent) or self.recorder.writer.broken \
-                or (body.wait_ms > 0 and self.recorder.executable is not None):
+        if (
+            not isinstance(body, req.AwaitIntent)
+            or self.recorder.writer.broken
+            or (body.wait_ms > 0 and self.recorder.executable is not None)
+        ):
             return False
         self._drop_awaiting(env.sender)  # one standing intent per sender: the newest
         if body.wait_ms <= 0:
@@ -281,6 +303,7 @@ class RecorderServer:
             if handler is None:
                 raise Refusal("unexpected_type", f"the recorder does not take {env.type!r}")
             return handler(body)
+
         return dataclasses.replace(self.answer(env.type, call), reply_to=env.id)
 
     def on_batch(self, m: req.RecordBatch) -> BatchReplies:
@@ -337,14 +360,23 @@ class RecorderServer:
             rows = rec.rows_after(p.follow.after, _limit(p.follow))
             states = None
             if p.follow.with_states:
-                states = {r["observation_id"]: s for r in rows if r["event"] == Observation.KIND
-                          for s in [rec.state_of(r["observation_id"])] if s is not None}
+                states = {
+                    r["observation_id"]: s
+                    for r in rows
+                    if r["event"] == Observation.KIND
+                    for s in [rec.state_of(r["observation_id"])]
+                    if s is not None
+                }
             try:
-                self._reply(p.sock, p.routing, Rows(reply_to=p.msg_id, rows=rows,
-                                                    last_sequence=rec.writer.sequence, states=states))
+                self._reply(
+                    p.sock,
+                    p.routing,
+                    Rows(reply_to=p.msg_id, rows=rows, last_sequence=rec.writer.sequence, states=states),
+                )
             except ProtocolError:  # too big for one frame: send the rows without states
-                self._reply(p.sock, p.routing, Rows(reply_to=p.msg_id, rows=rows[:1],
-                                                    last_sequence=rec.writer.sequence))
+                self._reply(
+                    p.sock, p.routing, Rows(reply_to=p.msg_id, rows=rows[:1], last_sequence=rec.writer.sequence)
+                )
         self.parked = keep
         self.parked_seen = (rec.writer.sequence, min((p.deadline for p in keep), default=float("inf")))
 

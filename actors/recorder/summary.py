@@ -6,6 +6,7 @@ journal was cut or edited after the summary was written. It never invents a succ
 The ``session_end`` row itself is the recorder's (``rules.Recorder.on_finalize``); this
 module only reads the index and writes files, so it depends on no recorder state.
 """
+
 from __future__ import annotations
 
 import dataclasses
@@ -25,6 +26,7 @@ log = logging.getLogger("recorder")
 @dataclasses.dataclass(frozen=True)
 class Capture:
     """Where a session's capture lives and what the summary pins of its journal."""
+
     root: str
     session_id: str
     session_dir: str
@@ -80,16 +82,23 @@ def write(cap: Capture, idx: SessionIndex) -> dict:
         "awaiting_observation_after_attempt": end.get("awaiting_observation_after_attempt", []),
         "actor_restarts": dict(sorted(idx.restarts.items())),
         "model_usage": dict(sorted(idx.model_usage.items())),
-        "score": ScoreTally(idx.score).as_dict(),   # a Game Boy run's score (emulator.score), else None
+        "score": ScoreTally(idx.score).as_dict(),  # a Game Boy run's score (emulator.score), else None
         "outcome_file_candidates": candidates,
         "recording_path": journal_rel,
         "journal": {"last_sequence": end["sequence"], "last_row_sha256": cap.last_digest},
         "finalized_at": utc_now(),
     }
     files.write_json_atomic(os.path.join(cap.session_dir, "session.json"), summary)
-    feed = {"session": cap.session_id, "started_at": summary["started_at"], "ended_at": summary["ended_at"],
-            "exit_code": exit_code, "reason": reason, "steps": idx.observations,
-            "outcome_files": candidates, "recording_path": journal_rel}
+    feed = {
+        "session": cap.session_id,
+        "started_at": summary["started_at"],
+        "ended_at": summary["ended_at"],
+        "exit_code": exit_code,
+        "reason": reason,
+        "steps": idx.observations,
+        "outcome_files": candidates,
+        "recording_path": journal_rel,
+    }
     if idx.outcome_error:
         feed["outcome_error"] = idx.outcome_error
     try:

@@ -8,6 +8,7 @@ starts on a line of its own. ``append(..., durable=True)`` fsyncs before returni
 inside a group commit (``begin_group`` .. ``end_group``), where the one fsync happens at
 ``end_group``, and the caller sends no acknowledgement before that.
 """
+
 from __future__ import annotations
 
 import dataclasses
@@ -90,6 +91,7 @@ class FaultPlan:
 class JournalEnd:
     """Where an existing journal continues: its last row's sequence and digest, its size in
     bytes, its number of lines, and whether its last line is torn and unterminated."""
+
     sequence: int
     digest: str
     size: int
@@ -105,8 +107,15 @@ class JournalWriter:
     """Appends rows to a new journal, or (``resume``) to an existing one from its ``end``
     (found by a full scan when not given)."""
 
-    def __init__(self, path: str, session_id: str, *, resume: bool, faults: FaultPlan | None = None,
-                 end: JournalEnd | None = None):
+    def __init__(
+        self,
+        path: str,
+        session_id: str,
+        *,
+        resume: bool,
+        faults: FaultPlan | None = None,
+        end: JournalEnd | None = None,
+    ):
         self.path = path
         self.session_id = session_id
         self.faults = faults or FaultPlan(None)
@@ -163,9 +172,15 @@ class JournalWriter:
         self.faults.check(event)
         row = dict(fields)
         recorded_at, ts = self._stamps.now()
-        row.update(schema_version=SCHEMA_VERSION, session=self.session_id,
-                   sequence=self.sequence + 1, recorded_at=recorded_at, ts=ts,
-                   event=event, prev_sha256=self.last_digest)
+        row.update(
+            schema_version=SCHEMA_VERSION,
+            session=self.session_id,
+            sequence=self.sequence + 1,
+            recorded_at=recorded_at,
+            ts=ts,
+            event=event,
+            prev_sha256=self.last_digest,
+        )
         line = encode_row(row)
         try:
             written = os.write(self.fd, line + b"\n")

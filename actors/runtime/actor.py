@@ -22,6 +22,7 @@ Environment (set by the supervisor): ``GAMERIG_CONTROL`` (endpoint), ``GAMERIG_S
 work only: ``GAMERIG_PROFILE_DIR`` (cProfile of ``main``) and ``GAMERIG_HOPLOG`` (every
 frame timed, ``hoplog.py``).
 """
+
 from __future__ import annotations
 
 import dataclasses
@@ -53,6 +54,7 @@ EXIT_ORPHANED = 70
 class ActorContext(SessionInfo):
     """What ``main`` gets: the session's facts from the welcome (``SessionInfo``), this
     actor's name and start count, and the runtime's sockets, stop event and counters."""
+
     name: str
     start_count: int
     zctx: zmq.Context
@@ -66,13 +68,20 @@ class ActorContext(SessionInfo):
         self.outbox.put(RequestStop(actor=self.name, reason=reason, detail=detail))
 
     def client(self, endpoint_name: str) -> Client:
-        return Client(self.zctx, self.endpoints[endpoint_name], session=self.session_id,
-                      sender=self.name, counters=self.counters)
+        return Client(
+            self.zctx, self.endpoints[endpoint_name], session=self.session_id, sender=self.name, counters=self.counters
+        )
 
     def recorder(self) -> RecorderClient:
         """A client for the recorder whose requests give up once this actor is stopping."""
-        return RecorderClient(self.zctx, self.endpoints["recorder"], session=self.session_id,
-                              sender=self.name, counters=self.counters, should_stop=self.stopping.is_set)
+        return RecorderClient(
+            self.zctx,
+            self.endpoints["recorder"],
+            session=self.session_id,
+            sender=self.name,
+            counters=self.counters,
+            should_stop=self.stopping.is_set,
+        )
 
     def setting(self, dotted: str, default=None):
         node = self.profile
@@ -87,16 +96,21 @@ class ActorContext(SessionInfo):
         return self.stopping.wait(seconds)
 
 
-def _handshake(zctx: zmq.Context, name: str, endpoint: str, session: str,
-               counters: Counters) -> tuple[zmq.Socket, Welcome]:
+def _handshake(
+    zctx: zmq.Context, name: str, endpoint: str, session: str, counters: Counters
+) -> tuple[zmq.Socket, Welcome]:
     sock = zctx.socket(zmq.DEALER)
     sock.setsockopt(zmq.LINGER, 0)
     sock.setsockopt(zmq.ROUTING_ID, name.encode())
     sock.connect(endpoint)
-    send_envelope(sock, Hello(actor=name, pid=os.getpid(),
-                              protocol_major=protocol.PROTOCOL_MAJOR,
-                              protocol_minor=protocol.PROTOCOL_MINOR),
-                  session=session, sender=name)
+    send_envelope(
+        sock,
+        Hello(
+            actor=name, pid=os.getpid(), protocol_major=protocol.PROTOCOL_MAJOR, protocol_minor=protocol.PROTOCOL_MINOR
+        ),
+        session=session,
+        sender=name,
+    )
     deadline = time.monotonic() + float(os.environ.get("GAMERIG_HANDSHAKE_S", "15"))
     while time.monotonic() < deadline:
         if not sock.poll(200):
@@ -123,8 +137,7 @@ def _heartbeat_loop(ctx: ActorContext, sock: zmq.Socket, main_done: threading.Ev
             counters = dict(ctx.status)
             if ctx.counters.bad_frames:
                 counters["bad_frames"] = dict(ctx.counters.bad_frames)
-            send_envelope(sock, Heartbeat(actor=ctx.name, counters=counters),
-                          session=ctx.session_id, sender=ctx.name)
+            send_envelope(sock, Heartbeat(actor=ctx.name, counters=counters), session=ctx.session_id, sender=ctx.name)
             next_beat = now + interval
         while not ctx.outbox.empty():
             send_envelope(sock, ctx.outbox.get_nowait(), session=ctx.session_id, sender=ctx.name)
@@ -152,6 +165,7 @@ def _start_profiler():
     if not os.environ.get("GAMERIG_PROFILE_DIR"):
         return None
     import cProfile
+
     profiler = cProfile.Profile()
     profiler.enable()
     return profiler
@@ -165,8 +179,7 @@ def _dump_profile(profiler, name: str) -> None:
 
 def run_actor(name: str, main: Callable[[ActorContext], int | None]) -> None:
     level = os.environ.get("GAMERIG_LOG", "INFO")
-    logging.basicConfig(level=level, format=f"%(asctime)s {name} %(levelname)s %(message)s",
-                        stream=sys.stderr)
+    logging.basicConfig(level=level, format=f"%(asctime)s {name} %(levelname)s %(message)s", stream=sys.stderr)
     if level.upper() != "DEBUG":  # httpx logs every request at INFO: a line per model call
         for chatty in ("httpx", "httpcore"):  # in a session of days (GAMERIG_LOG=DEBUG shows them)
             logging.getLogger(chatty).setLevel(logging.WARNING)
@@ -177,13 +190,17 @@ def run_actor(name: str, main: Callable[[ActorContext], int | None]) -> None:
     counters = Counters()
     hoplog.install(name)
     sock, welcome = _handshake(zctx, name, endpoint, session, counters)
-    ctx = ActorContext(**{**welcome.session_fields(), "endpoints": dict(welcome.endpoints)},
-                       name=name, start_count=int(os.environ.get("GAMERIG_START_COUNT", "1")),
-                       zctx=zctx, stopping=threading.Event(), counters=counters)
+    ctx = ActorContext(
+        **{**welcome.session_fields(), "endpoints": dict(welcome.endpoints)},
+        name=name,
+        start_count=int(os.environ.get("GAMERIG_START_COUNT", "1")),
+        zctx=zctx,
+        stopping=threading.Event(),
+        counters=counters,
+    )
     signal.signal(signal.SIGTERM, lambda *_: ctx.stopping.set())
     main_done = threading.Event()
-    beat = threading.Thread(target=_heartbeat_loop, args=(ctx, sock, main_done),
-                            name="heartbeat", daemon=True)
+    beat = threading.Thread(target=_heartbeat_loop, args=(ctx, sock, main_done), name="heartbeat", daemon=True)
     beat.start()
     code = 0
     profiler = _start_profiler()

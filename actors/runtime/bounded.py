@@ -5,6 +5,7 @@ must not grow without bound. Entries are only ever needed for recent steps — a
 request comes within seconds — so keeping the newest ``limit`` is enough. What must never be
 forgotten (e.g. attempts still without a result) is kept apart by the caller.
 """
+
 from __future__ import annotations
 
 import collections

@@ -9,6 +9,7 @@ the platform has it (falling back to ``fsync`` when the file system refuses it, 
 network file systems do). The intent rule, no action without a durable record of it, then
 means the same on every system gamerig runs on.
 """
+
 from __future__ import annotations
 
 import os
@@ -27,7 +28,7 @@ def sync(fd: int) -> None:
             fcntl.fcntl(fd, full)
             return
         except OSError:
-            pass   # not supported by this file system: fsync is the best it offers
+            pass  # not supported by this file system: fsync is the best it offers
     os.fsync(fd)
 
 

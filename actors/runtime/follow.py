@@ -18,6 +18,7 @@ of every follower. While behind (the first request, a resume, a full reply) it a
 ``wake`` and gets whatever rows there are at once. ``wake`` changes when rows come, never
 which: every row still arrives, in order.
 """
+
 from __future__ import annotations
 
 import time
@@ -39,10 +40,21 @@ class StreamGap(Exception):
 class Follower:
     """Pull rows in order. Use ``next_rows`` (blocking), or ``socket``/``pump`` with a poller."""
 
-    def __init__(self, zctx: zmq.Context, endpoint: str, *, session: str, sender: str,
-                 counters: Counters, after: int = 0, with_states: bool = False,
-                 wait_ms: int = 500, max_rows: int = 256, pace_s: float = 0.0,
-                 wake: tuple[str, ...] | None = None):
+    def __init__(
+        self,
+        zctx: zmq.Context,
+        endpoint: str,
+        *,
+        session: str,
+        sender: str,
+        counters: Counters,
+        after: int = 0,
+        with_states: bool = False,
+        wait_ms: int = 500,
+        max_rows: int = 256,
+        pace_s: float = 0.0,
+        wake: tuple[str, ...] | None = None,
+    ):
         self.zctx, self.endpoint, self.session, self.sender = zctx, endpoint, session, sender
         self.counters = counters
         self.cursor = after
@@ -80,9 +92,13 @@ class Follower:
             sock = self._ensure_socket()
         if self._pending is None and now >= self._next_request_at:
             wake = self.wake if self.caught_up else None  # behind: whatever rows there are, now
-            env = protocol.wrap(follow_message(self.cursor, max_rows=self.max_rows, wait_ms=self.wait_ms,
-                                               with_states=self.with_states, wake=wake),
-                                session=self.session, sender=self.sender)
+            env = protocol.wrap(
+                follow_message(
+                    self.cursor, max_rows=self.max_rows, wait_ms=self.wait_ms, with_states=self.with_states, wake=wake
+                ),
+                session=self.session,
+                sender=self.sender,
+            )
             try:  # never blocking: a peer whose handshake failed leaves no pipe to queue to
                 sock.send(protocol.encode(env), zmq.NOBLOCK)
             except zmq.Again:
@@ -149,15 +165,18 @@ class Follower:
         socket is kept for the next call (a new connection per call cost about half a
         millisecond of an agent's tool call)."""
         if self._now_client is None:
-            self._now_client = Client(self.zctx, self.endpoint, session=self.session, sender=self.sender,
-                                      counters=self.counters)
+            self._now_client = Client(
+                self.zctx, self.endpoint, session=self.session, sender=self.sender, counters=self.counters
+            )
         client = self._now_client
         out: list[dict] = []
         try:
             while True:
-                reply = client.request(follow_message(self.cursor, max_rows=self.max_rows, wait_ms=0,
-                                                      with_states=self.with_states),
-                                       deadline_s=deadline_s, try_s=min(2.0, deadline_s))
+                reply = client.request(
+                    follow_message(self.cursor, max_rows=self.max_rows, wait_ms=0, with_states=self.with_states),
+                    deadline_s=deadline_s,
+                    try_s=min(2.0, deadline_s),
+                )
                 if not isinstance(reply, Rows):
                     return out
                 self.states.update(reply.states or {})

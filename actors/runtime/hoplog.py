@@ -17,6 +17,7 @@ time, to ``DIR/http-client-<pid>.hops``: ``C <method> <path> <cpu ms> <wall ms>`
 out by ``close()`` (and whenever the buffer fills). ``bench/step_timeline.py`` reads
 them beside the journal. Without the variable nothing is wrapped and nothing is written.
 """
+
 from __future__ import annotations
 
 import os

@@ -44,6 +44,7 @@ recorder only through ``ctx.recorder()`` (``actors.runtime.recorder_client``), a
 ``actors`` with its ``module``. Its unit tests feed rows through a ``MemoryFollower`` (see
 tests/runtime/, tests/actuator/).
 """
+
 from __future__ import annotations
 
 import threading
@@ -61,8 +62,7 @@ class JournalActor:
     WAIT_S: ClassVar[float] = 0.2  # how long a read blocks for rows by default
     WAKE: ClassVar[tuple[str, ...] | None] = None  # the kinds acted on at once (see the docstring)
 
-    def __init__(self, follower=None, *, max_steps: int | None = None,
-                 stopping: threading.Event | None = None):
+    def __init__(self, follower=None, *, max_steps: int | None = None, stopping: threading.Event | None = None):
         self.follower = follower
         self.track = StepTracker(max_steps)
         self.stop_event = stopping if stopping is not None else threading.Event()

@@ -9,6 +9,7 @@ states a ``follow(with_states=True)`` reply would attach, and answers at once: `
 never blocks, so a test drives an actor step by step without processes or sleeping. It has no
 socket (``socket`` is None, ``ensure_request`` returns None).
 """
+
 from __future__ import annotations
 
 
@@ -55,7 +56,7 @@ class MemoryFollower:
 
     def pump(self) -> list[dict]:
         """The rows after the cursor (up to ``max_rows``), in order."""
-        out = self.rows[self.cursor:self.cursor + self.max_rows]
+        out = self.rows[self.cursor : self.cursor + self.max_rows]
         self.cursor += len(out)
         return out
 

@@ -29,6 +29,7 @@ Failures: ``PeerRefused`` (the recorder answered with its ``recorder_error``),
 ``actors.runtime.transport``; each method's docstring says which it raises and which it
 handles itself.
 """
+
 from __future__ import annotations
 
 import logging
@@ -78,12 +79,18 @@ EVENT_S = 10.0
 SNAPSHOT_S, SNAPSHOT_TRY_S = 15.0, 2.5
 
 
-def follow_message(after: int, *, max_rows: int = 256, wait_ms: int = 1000,
-                   with_states: bool = False, wake: list[str] | None = None) -> Follow:
+def follow_message(
+    after: int, *, max_rows: int = 256, wait_ms: int = 1000, with_states: bool = False, wake: list[str] | None = None
+) -> Follow:
     """The ``follow`` request: rows after sequence ``after`` (``actors.runtime.follow``),
     answered when a row of a ``wake`` kind is among them (None: any row)."""
-    return Follow(after=after, max_rows=max_rows, wait_ms=wait_ms, with_states=with_states,
-                  wake=list(wake) if wake is not None else None)
+    return Follow(
+        after=after,
+        max_rows=max_rows,
+        wait_ms=wait_ms,
+        with_states=with_states,
+        wake=list(wake) if wake is not None else None,
+    )
 
 
 def read_observation(capture_root: str, relpath: str) -> dict:
@@ -127,8 +134,17 @@ class StandingIntent:
     ``RecorderError``). ``withdraw()`` takes the parked request back before the actor stops
     and returns what the recorder answered before it (it answers in order)."""
 
-    def __init__(self, sock: zmq.Socket, requester: str, wait_ms: int, *, session: str, sender: str,
-                 counters: Counters, endpoint: str):
+    def __init__(
+        self,
+        sock: zmq.Socket,
+        requester: str,
+        wait_ms: int,
+        *,
+        session: str,
+        sender: str,
+        counters: Counters,
+        endpoint: str,
+    ):
         self.socket, self.requester, self.wait_ms = sock, requester, wait_ms
         self.session, self.sender, self.counters, self.endpoint = session, sender, counters, endpoint
         self.watch = DropWatch(sock)
@@ -148,8 +164,7 @@ class StandingIntent:
     def overdue(self, grace_s: float) -> bool:
         """No answer ``grace_s`` past the request's ``wait_ms``, or the connection dropped
         while it was parked (the recorder died with it: it restarts)."""
-        return self.parked and (time.monotonic() - self.sent_at > self.wait_ms / 1000 + grace_s
-                                or self.watch.dropped())
+        return self.parked and (time.monotonic() - self.sent_at > self.wait_ms / 1000 + grace_s or self.watch.dropped())
 
     def replies(self) -> list[Message]:
         out = []
@@ -184,17 +199,32 @@ class StandingIntent:
 class RecorderClient:
     """The recorder's requests (see the module docstring); wraps one ``transport.Client``."""
 
-    def __init__(self, zctx: zmq.Context, endpoint: str, *, session: str, sender: str,
-                 counters: Counters, should_stop: Callable[[], bool] = lambda: False):
+    def __init__(
+        self,
+        zctx: zmq.Context,
+        endpoint: str,
+        *,
+        session: str,
+        sender: str,
+        counters: Counters,
+        should_stop: Callable[[], bool] = lambda: False,
+    ):
         self.client = Client(zctx, endpoint, session=session, sender=sender, counters=counters)
         self.zctx, self.endpoint, self.session, self.sender = zctx, endpoint, session, sender
         self.counters = counters
         self.should_stop = should_stop
 
     # -- the step path --------------------------------------------------------------------
-    def store_observation(self, read_id: str, state: dict, *, phase: str = "run",
-                          read_ms: float | None = None, identity: dict | None = None,
-                          after_send: Callable[[], object] | None = None) -> Message:
+    def store_observation(
+        self,
+        read_id: str,
+        state: dict,
+        *,
+        phase: str = "run",
+        read_ms: float | None = None,
+        identity: dict | None = None,
+        after_send: Callable[[], object] | None = None,
+    ) -> Message:
         """Store one read state. Raises ``NotEncodable`` (a state that cannot travel: a
         failed read for the caller) or ``RequestFailed`` (not stored). ``after_send``: see
         ``Client.request``."""
@@ -204,15 +234,18 @@ class RecorderClient:
     def report_observation_error(self, read_id: str, error: str, error_type: str = "") -> bool:
         """Record a failed read; False (logged) if the recorder did not take it."""
         try:
-            self.request(ReportObservationError(read_id=read_id, error=error, error_type=error_type),
-                         deadline_s=OBSERVATION_ERROR_S)
+            self.request(
+                ReportObservationError(read_id=read_id, error=error, error_type=error_type),
+                deadline_s=OBSERVATION_ERROR_S,
+            )
         except RequestFailed as exc:
             log.error("could not record a failed read: %s", exc)
             return False
         return True
 
-    def record_proposals(self, msgs: list[RecordProposal], *,
-                         after_send: Callable[[], object] | None = None) -> list[Message | PeerRefused]:
+    def record_proposals(
+        self, msgs: list[RecordProposal], *, after_send: Callable[[], object] | None = None
+    ) -> list[Message | PeerRefused]:
         """Record decisions: one request, or one ``record_batch`` for several. Returns one
         reply per proposal (``ProposalRecorded``, a batch item's ``RecorderError``, or the
         ``PeerRefused`` that refused them all); raises ``RequestFailed`` if not recorded."""
@@ -238,9 +271,15 @@ class RecorderClient:
     def standing_intent(self, requester: str, wait_ms: int) -> StandingIntent:
         """The actuator's standing intent (``protocol.to_recorder.AwaitIntent``) on a socket
         of its own (see ``StandingIntent``)."""
-        return StandingIntent(connect_dealer(self.zctx, self.endpoint), requester, wait_ms,
-                              session=self.session, sender=self.sender, counters=self.counters,
-                              endpoint=self.endpoint)
+        return StandingIntent(
+            connect_dealer(self.zctx, self.endpoint),
+            requester,
+            wait_ms,
+            session=self.session,
+            sender=self.sender,
+            counters=self.counters,
+            endpoint=self.endpoint,
+        )
 
     def record_result(self, msg: RecordResult, *, after_send: Callable[[], object] | None = None) -> Message:
         """Record an attempt's result; a response that cannot travel is recorded without it
@@ -249,10 +288,17 @@ class RecorderClient:
         try:
             return self.request(msg, deadline_s=RESULT_S, after_send=after_send)
         except NotEncodable as exc:
-            return self.request(RecordResult(
-                attempt_id=msg.attempt_id, outcome=msg.outcome, http_status=msg.http_status,
-                response=None, error=f"{msg.error or ''} response not recordable: {exc}".strip(),
-                request_ms=msg.request_ms), deadline_s=RESULT_S)
+            return self.request(
+                RecordResult(
+                    attempt_id=msg.attempt_id,
+                    outcome=msg.outcome,
+                    http_status=msg.http_status,
+                    response=None,
+                    error=f"{msg.error or ''} response not recordable: {exc}".strip(),
+                    request_ms=msg.request_ms,
+                ),
+                deadline_s=RESULT_S,
+            )
 
     def record_results(self, msgs: list[RecordResult]) -> list[Message | None]:
         """Several results in one ``record_batch``: each one's reply, or None for every one
@@ -267,8 +313,7 @@ class RecorderClient:
         """Append a typed event (``RecordEvent.of``; ``key``: idempotency). Raises ``RequestFailed``."""
         return self.request(RecordEvent.of(event, key), deadline_s=deadline_s)
 
-    def record_event(self, event: str, fields: dict, key: str | None = None, *,
-                     deadline_s: float = EVENT_S) -> Message:
+    def record_event(self, event: str, fields: dict, key: str | None = None, *, deadline_s: float = EVENT_S) -> Message:
         """Append an open journal event (``key``: idempotency). Raises ``RequestFailed``."""
         return self.request(RecordEvent(event=event, fields=fields, key=key), deadline_s=deadline_s)
 
@@ -294,17 +339,26 @@ class RecorderClient:
         return Pending(sock, msg_id, self.counters, self.endpoint)
 
     # -- the wire -------------------------------------------------------------------------
-    def request(self, body: Message, *, deadline_s: float, try_s: float = 2.0,
-                after_send: Callable[[], object] | None = None) -> Message:
-        return self.client.request(body, deadline_s=deadline_s, try_s=try_s, should_stop=self.should_stop,
-                                   after_send=after_send)
+    def request(
+        self, body: Message, *, deadline_s: float, try_s: float = 2.0, after_send: Callable[[], object] | None = None
+    ) -> Message:
+        return self.client.request(
+            body, deadline_s=deadline_s, try_s=try_s, should_stop=self.should_stop, after_send=after_send
+        )
 
-    def request_batch(self, bodies: list[Message], *, deadline_s: float, try_s: float = 2.0,
-                      after_send: Callable[[], object] | None = None) -> list[Message]:
+    def request_batch(
+        self,
+        bodies: list[Message],
+        *,
+        deadline_s: float,
+        try_s: float = 2.0,
+        after_send: Callable[[], object] | None = None,
+    ) -> list[Message]:
         """Several requests as one ``record_batch``; their replies in order (a refused item
         comes back as its ``recorder_error``, not raised)."""
-        reply = self.request(RecordBatch(items=[b.to_item() for b in bodies]), deadline_s=deadline_s, try_s=try_s,
-                             after_send=after_send)
+        reply = self.request(
+            RecordBatch(items=[b.to_item() for b in bodies]), deadline_s=deadline_s, try_s=try_s, after_send=after_send
+        )
         if not isinstance(reply, BatchReplies) or len(reply.items) != len(bodies):
             raise PeerRefused("record_batch", "bad_reply", f"unexpected reply {reply.TYPE!r} to a batch")
         try:

@@ -18,6 +18,7 @@ outcome), in maps bounded by ``BoundedDict``; only attempts without a result are
 ``session.max_steps`` is enforced here, in one place: ``max_steps_reached`` (no further read,
 no further decision) and ``ended_by_max_steps`` (the supervisor's stop condition).
 """
+
 from __future__ import annotations
 
 from actors.runtime.bounded import BoundedDict

@@ -3,6 +3,7 @@
 Everything that turns bytes into messages goes through ``protocol.decode``; a frame that does
 not decode is counted and logged by the caller, never allowed to crash it.
 """
+
 from __future__ import annotations
 
 import logging
@@ -22,10 +23,10 @@ log = logging.getLogger("gamerig.transport")
 class RequestFailed(Exception):
     """Root of request failures at the transport boundary.
 
-        RequestFailed
-        ├── PeerUnavailable   no reply before the deadline (the peer is down or restarting)
-        ├── PeerRefused       the peer answered with an error reply (code and message kept)
-        └── NotEncodable      the request itself cannot be put on the wire (nothing was sent)
+    RequestFailed
+    ├── PeerUnavailable   no reply before the deadline (the peer is down or restarting)
+    ├── PeerRefused       the peer answered with an error reply (code and message kept)
+    └── NotEncodable      the request itself cannot be put on the wire (nothing was sent)
     """
 
 
@@ -119,8 +120,16 @@ class Client:
     recorder go through ``actors.runtime.recorder_client.RecorderClient``.
     """
 
-    def __init__(self, zctx: zmq.Context, endpoint: str, *, session: str, sender: str,
-                 counters: Counters, curve: dict | None = None):
+    def __init__(
+        self,
+        zctx: zmq.Context,
+        endpoint: str,
+        *,
+        session: str,
+        sender: str,
+        counters: Counters,
+        curve: dict | None = None,
+    ):
         self.zctx, self.endpoint, self.session, self.sender = zctx, endpoint, session, sender
         self.counters = counters
         self.curve = curve
@@ -146,9 +155,16 @@ class Client:
     def close(self) -> None:
         self.reset()
 
-    def request(self, body: Message, *, deadline_s: float = 10.0, try_s: float = 2.0,
-                should_stop=lambda: False, max_tries: int | None = None,
-                after_send: Callable[[], object] | None = None) -> Message:
+    def request(
+        self,
+        body: Message,
+        *,
+        deadline_s: float = 10.0,
+        try_s: float = 2.0,
+        should_stop=lambda: False,
+        max_tries: int | None = None,
+        after_send: Callable[[], object] | None = None,
+    ) -> Message:
         """Send ``body`` and return the reply; ``max_tries=1`` sends it exactly once.
         ``after_send`` is called once, right after the first send, before the wait for the
         reply (for a message of the caller's own to go out meanwhile, on another socket)."""
@@ -213,8 +229,7 @@ class Client:
             # a stale reply to an earlier try, or garbage: keep waiting
 
 
-def send_envelope(sock: zmq.Socket, body: Message, *, session: str, sender: str,
-                  routing: Iterable[bytes] = ()) -> str:
+def send_envelope(sock: zmq.Socket, body: Message, *, session: str, sender: str, routing: Iterable[bytes] = ()) -> str:
     env = protocol.wrap(body, session=session, sender=sender)
     sock.send_multipart([*routing, protocol.encode(env)])
     return env.id

@@ -6,6 +6,7 @@ tcp endpoints, the server's public key and a per-session client key pair. For ``
 tap's context gets CURVE client keys as socket defaults, so every socket it opens (control
 requests, the stream follower) is encrypted and authenticated.
 """
+
 from __future__ import annotations
 
 import dataclasses
@@ -45,16 +46,15 @@ def read_record(path: str) -> dict:
         raise AttachError(f"cannot read the runtime record {path}: {exc}") from None
 
 
-def access_from_record(rec: dict, transport: str = "ipc",
-                       client_key_file: str | None = None) -> Access:
+def access_from_record(rec: dict, transport: str = "ipc", client_key_file: str | None = None) -> Access:
     if transport == "ipc":
         return Access(session_id=rec["session_id"], control=rec["control"], token=rec["token"])
     tcp = rec.get("tcp")
     if not tcp:
-        raise AttachError(f"session {rec['session_id']} has no tcp endpoints "
-                          "(start it with --set supervisor.tcp.enabled=true)")
-    curve = {k: tcp[k] for k in ("server_public_key", "client_public_key", "client_secret_key")
-             if k in tcp}
+        raise AttachError(
+            f"session {rec['session_id']} has no tcp endpoints (start it with --set supervisor.tcp.enabled=true)"
+        )
+    curve = {k: tcp[k] for k in ("server_public_key", "client_public_key", "client_secret_key") if k in tcp}
     if client_key_file:
         public, secret = zmq.auth.load_certificate(client_key_file)
         if secret is None:
@@ -62,5 +62,6 @@ def access_from_record(rec: dict, transport: str = "ipc",
         curve.update(client_public_key=public.decode(), client_secret_key=secret.decode())
     if set(curve) != {"server_public_key", "client_public_key", "client_secret_key"}:
         raise AttachError("the record's tcp block lacks CURVE keys; pass --client-key")
-    return Access(session_id=rec["session_id"], control=tcp["control"], token=rec["token"],
-                  transport="tcp", curve=curve)
+    return Access(
+        session_id=rec["session_id"], control=tcp["control"], token=rec["token"], transport="tcp", curve=curve
+    )

@@ -4,6 +4,7 @@
 
 ``supervisor attach --module pkg.mod`` imports ``pkg.mod`` and runs its ``Tap`` class.
 """
+
 import collections
 
 from actors.taps.runtime import AttachedTap
@@ -20,8 +21,7 @@ class Tap(AttachedTap):
     def on_row(self, row):  # every later row, in order, exactly once
         self.counts[row["event"]] += 1
         if row["event"] == ActionResult.KIND:
-            print(f"#{row['sequence']} {row['outcome']}: "
-                  f"{self.counts[ActionResult.KIND]} results", flush=True)
+            print(f"#{row['sequence']} {row['outcome']}: {self.counts[ActionResult.KIND]} results", flush=True)
 
     def on_detach(self, reason):
         print(f"detached ({reason}) after {sum(self.counts.values())} events", flush=True)

@@ -19,6 +19,7 @@ from its own thread):
 
 ``MetricsTap`` is the attachable actor; its outputs live in ``metrics_view.py``.
 """
+
 from __future__ import annotations
 
 import collections
@@ -96,10 +97,16 @@ class Metrics:
 
     def status(self, status: dict) -> None:
         with self.lock:
-            self.actors = {name: {"pid": a.get("pid"), "alive": bool(a.get("alive")),
-                                  "rss_bytes": a.get("rss_bytes", 0), "cpu_percent": a.get("cpu_percent", 0.0),
-                                  "restarts": max(0, int(a.get("starts") or 1) - 1)}
-                           for name, a in (status.get("actors") or {}).items()}
+            self.actors = {
+                name: {
+                    "pid": a.get("pid"),
+                    "alive": bool(a.get("alive")),
+                    "rss_bytes": a.get("rss_bytes", 0),
+                    "cpu_percent": a.get("cpu_percent", 0.0),
+                    "restarts": max(0, int(a.get("starts") or 1) - 1),
+                }
+                for name, a in (status.get("actors") or {}).items()
+            }
 
     def drop(self, n: int) -> None:
         with self.lock:
@@ -181,18 +188,25 @@ class Metrics:
         """One JSON-ready sample of everything above."""
         with self.lock:
             now = time.time()
-            actors = {n: {**a, "restarts": max(a["restarts"], self.restarts.get(n, 0))}
-                      for n, a in self.actors.items()}
-            return {"time": round(now, 3), "session_id": self.session_id, "tap_id": self.tap_id,
-                    "sequence": self.sequence, "steps": self.steps,
-                    "steps_per_s": self._rate(now), "actions": dict(self.outcomes),
-                    "latency_ms": {s: percentiles(self.latency[s]) for s in STAGES},
-                    "model": {**self.tokens, "errors": self.model_errors},
-                    "actors": actors, "dropped": self.dropped}
+            actors = {n: {**a, "restarts": max(a["restarts"], self.restarts.get(n, 0))} for n, a in self.actors.items()}
+            return {
+                "time": round(now, 3),
+                "session_id": self.session_id,
+                "tap_id": self.tap_id,
+                "sequence": self.sequence,
+                "steps": self.steps,
+                "steps_per_s": self._rate(now),
+                "actions": dict(self.outcomes),
+                "latency_ms": {s: percentiles(self.latency[s]) for s in STAGES},
+                "model": {**self.tokens, "errors": self.model_errors},
+                "actors": actors,
+                "dropped": self.dropped,
+            }
 
 
 class MetricsTap(AttachedTap):
     """Feeds ``Metrics`` and lets its outputs (``metrics_view``) run on every tick."""
+
     name = "metrics-tap"
     max_lag = 20000  # fresher numbers beat completeness: skip to a snapshot beyond this
 

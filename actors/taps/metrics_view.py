@@ -13,6 +13,7 @@ Prometheus metric names: ``gamerig_journal_sequence``, ``gamerig_steps_total``,
 ``gamerig_actor_cpu_percent{actor}``, ``gamerig_actor_restarts_total{actor}``,
 ``gamerig_tap_dropped_rows_total``.
 """
+
 from __future__ import annotations
 
 import json
@@ -49,14 +50,16 @@ def _ms(v) -> str:
 
 def format_line(s: dict) -> str:
     a = s["actions"]
-    lat = " ".join(f"{st} {_ms(s['latency_ms'][st]['p50'])}/{_ms(s['latency_ms'][st]['p99'])}"
-                   for st in STAGES)
-    actors = " ".join(f"{n}={x['rss_bytes'] // 1048576}M/{x['cpu_percent']:.0f}%/r{x['restarts']}"
-                      for n, x in s["actors"].items())
+    lat = " ".join(f"{st} {_ms(s['latency_ms'][st]['p50'])}/{_ms(s['latency_ms'][st]['p99'])}" for st in STAGES)
+    actors = " ".join(
+        f"{n}={x['rss_bytes'] // 1048576}M/{x['cpu_percent']:.0f}%/r{x['restarts']}" for n, x in s["actors"].items()
+    )
     m = s["model"]
-    return (f"seq {s['sequence']} steps {s['steps']} {s['steps_per_s']:.1f}/s | accepted {a['accepted']} "
-            f"rejected {a['rejected']} unknown {a['unknown']} | p50/p99 ms {lat} | tokens "
-            f"{m['total_tokens']} model_errors {m['errors']} | dropped {s['dropped']} | {actors}")
+    return (
+        f"seq {s['sequence']} steps {s['steps']} {s['steps_per_s']:.1f}/s | accepted {a['accepted']} "
+        f"rejected {a['rejected']} unknown {a['unknown']} | p50/p99 ms {lat} | tokens "
+        f"{m['total_tokens']} model_errors {m['errors']} | dropped {s['dropped']} | {actors}"
+    )
 
 
 class PlainLines(Paced):
@@ -93,8 +96,7 @@ class JsonlSink(Paced):
         self.fh = open(path, "a", encoding="utf-8")
 
     def emit(self, sample: dict, final: str = "") -> None:
-        self.fh.write(json.dumps({**sample, **({"final": final} if final else {})},
-                                 sort_keys=True) + "\n")
+        self.fh.write(json.dumps({**sample, **({"final": final} if final else {})}, sort_keys=True) + "\n")
         self.fh.flush()
 
     def close(self, metrics: Metrics, reason: str) -> None:
@@ -109,6 +111,7 @@ class Dashboard(Paced):
         super().__init__(every_s)
         from rich.console import Console
         from rich.live import Live
+
         self.console = console or Console()
         self.live = Live(console=self.console, auto_refresh=False, transient=False)
         self.started = False
@@ -127,13 +130,16 @@ class Dashboard(Paced):
 def render(s: dict, final: str = ""):
     from rich.console import Group
     from rich.table import Table
+
     a, m = s["actions"], s["model"]
-    head = (f"[bold]session[/] {s['session_id']}  [bold]tap[/] {s['tap_id']}  seq {s['sequence']}\n"
-            f"steps {s['steps']}  [bold]{s['steps_per_s']:.1f}/s[/]   accepted [green]{a['accepted']}[/]"
-            f"  rejected [yellow]{a['rejected']}[/]  unknown [red]{a['unknown']}[/]   tokens "
-            f"{m['total_tokens']} (prompt {m['prompt_tokens']}, completion {m['completion_tokens']})"
-            f"  model errors {m['errors']}   dropped {s['dropped']}"
-            + (f"\n[bold red]detached: {final}[/]" if final else ""))
+    head = (
+        f"[bold]session[/] {s['session_id']}  [bold]tap[/] {s['tap_id']}  seq {s['sequence']}\n"
+        f"steps {s['steps']}  [bold]{s['steps_per_s']:.1f}/s[/]   accepted [green]{a['accepted']}[/]"
+        f"  rejected [yellow]{a['rejected']}[/]  unknown [red]{a['unknown']}[/]   tokens "
+        f"{m['total_tokens']} (prompt {m['prompt_tokens']}, completion {m['completion_tokens']})"
+        f"  model errors {m['errors']}   dropped {s['dropped']}"
+        + (f"\n[bold red]detached: {final}[/]" if final else "")
+    )
     lat = Table(title="latency (ms)", expand=False)
     for col in ("stage", "n", *QUANTILES):
         lat.add_column(col, justify="right" if col != "stage" else "left")
@@ -144,8 +150,14 @@ def render(s: dict, final: str = ""):
     for col in ("actor", "pid", "up", "RSS MiB", "CPU %", "restarts"):
         act.add_column(col, justify="right" if col != "actor" else "left")
     for n, x in s["actors"].items():
-        act.add_row(n, str(x["pid"] or "-"), "yes" if x["alive"] else "no",
-                    str(x["rss_bytes"] // 1048576), f"{x['cpu_percent']:.0f}", str(x["restarts"]))
+        act.add_row(
+            n,
+            str(x["pid"] or "-"),
+            "yes" if x["alive"] else "no",
+            str(x["rss_bytes"] // 1048576),
+            f"{x['cpu_percent']:.0f}",
+            str(x["restarts"]),
+        )
     return Group(head, lat, act)
 
 
@@ -154,6 +166,7 @@ class Prometheus:
 
     def __init__(self, metrics: Metrics, host: str, port: int):
         from prometheus_client import CollectorRegistry, start_http_server
+
         self.metrics = metrics
         registry = CollectorRegistry(auto_describe=False)
         registry.register(self)
@@ -162,17 +175,16 @@ class Prometheus:
 
     def collect(self):
         from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily
+
         s = self.metrics.sample()
         yield GaugeMetricFamily("gamerig_journal_sequence", "last journal sequence seen", value=s["sequence"])
         yield CounterMetricFamily("gamerig_steps", "observations recorded", value=s["steps"])
-        yield GaugeMetricFamily("gamerig_steps_per_second", "steps per second (recent window)",
-                                value=s["steps_per_s"])
+        yield GaugeMetricFamily("gamerig_steps_per_second", "steps per second (recent window)", value=s["steps_per_s"])
         fam = CounterMetricFamily("gamerig_action_results", "action results", labels=["outcome"])
         for k, v in s["actions"].items():
             fam.add_metric([k], v)
         yield fam
-        fam = GaugeMetricFamily("gamerig_stage_latency_ms", "stage latency percentiles",
-                                labels=["stage", "quantile"])
+        fam = GaugeMetricFamily("gamerig_stage_latency_ms", "stage latency percentiles", labels=["stage", "quantile"])
         for st in STAGES:
             for q, qv in QUANTILES.items():
                 value = s["latency_ms"][st][q]

@@ -33,6 +33,7 @@ numbers to completeness (the metrics tap) sets ``max_lag``: when the recorder's 
 is more than ``max_lag`` rows past the tap's cursor, the runtime skips to a fresh snapshot,
 adds the skipped rows to ``dropped`` and reports them with ``on_drop``.
 """
+
 from __future__ import annotations
 
 import os
@@ -52,6 +53,7 @@ GONE_AFTER = 3  # consecutive unanswered keep-alives
 
 class AttachedTap:
     """Base class of attachable actors; every hook is optional (see the module docstring)."""
+
     name = "tap"
     max_lag: int | None = None
 
@@ -67,15 +69,15 @@ class AttachedTap:
 class TapRunner:
     """One attached tap's connection state; ``run()`` returns the detach reason."""
 
-    def __init__(self, tap: AttachedTap, access: Access, stop: threading.Event | None = None,
-                 tick_s: float = 0.25):
+    def __init__(self, tap: AttachedTap, access: Access, stop: threading.Event | None = None, tick_s: float = 0.25):
         self.tap, self.access = tap, access
         self.stop = stop or threading.Event()
         self.tick_s = tick_s
         self.zctx = access.context()
         self.counters = Counters()
-        self.control = Client(self.zctx, access.control, session=access.session_id,
-                              sender=f"tap:{tap.name}", counters=self.counters)
+        self.control = Client(
+            self.zctx, access.control, session=access.session_id, sender=f"tap:{tap.name}", counters=self.counters
+        )
         self.tap_id = self.tap_token = self.stream = ""
         self.keepalive_s = 2.0
         self.dropped = self.reattached = 0
@@ -83,15 +85,20 @@ class TapRunner:
 
     # -- requests ---------------------------------------------------------------------------
     def attach(self) -> None:
-        reply = self.control.request(AttachRequest(token=self.access.token, name=self.tap.name,
-                                                   pid=os.getpid(), transport=self.access.transport),
-                                     deadline_s=5, try_s=2)
+        reply = self.control.request(
+            AttachRequest(
+                token=self.access.token, name=self.tap.name, pid=os.getpid(), transport=self.access.transport
+            ),
+            deadline_s=5,
+            try_s=2,
+        )
         self.tap_id, self.tap_token = reply.tap_id, reply.tap_token
         self.stream, self.keepalive_s = reply.stream, reply.keepalive_s
 
     def snapshot(self):
-        client = RecorderClient(self.zctx, self.stream, session=self.access.session_id,
-                                sender=self.tap_id, counters=self.counters)
+        client = RecorderClient(
+            self.zctx, self.stream, session=self.access.session_id, sender=self.tap_id, counters=self.counters
+        )
         try:
             return client.snapshot()
         finally:
@@ -112,13 +119,11 @@ class TapRunner:
         return True
 
     def _info(self) -> dict:
-        return {"tap_id": self.tap_id, "session_id": self.access.session_id,
-                "reattached": self.reattached}
+        return {"tap_id": self.tap_id, "session_id": self.access.session_id, "reattached": self.reattached}
 
     def detach(self, reason: str) -> None:
         try:
-            self.control.request(DetachRequest(token=self.tap_token, reason=reason),
-                                 deadline_s=2, try_s=2)
+            self.control.request(DetachRequest(token=self.tap_token, reason=reason), deadline_s=2, try_s=2)
         except RequestFailed:
             pass  # the supervisor is gone or already forgot us: nothing to undo
 
@@ -169,9 +174,15 @@ class TapRunner:
             self.tap.on_attach(self._info())
             snap = self.snapshot()
             self.tap.on_snapshot(snap.last_sequence, snap.summary)
-            self.follower = Follower(self.zctx, self.stream, session=self.access.session_id,
-                                     sender=self.tap_id, counters=self.counters,
-                                     after=snap.last_sequence, wait_ms=int(self.tick_s * 1000))
+            self.follower = Follower(
+                self.zctx,
+                self.stream,
+                session=self.access.session_id,
+                sender=self.tap_id,
+                counters=self.counters,
+                after=snap.last_sequence,
+                wait_ms=int(self.tick_s * 1000),
+            )
             reason = self._follow()
             return reason
         finally:

@@ -14,6 +14,7 @@ stuck limit) or a changed policy decide differently; it is information, not an e
 ``sessions_to_audit(PATH)`` lists what to replay (``NotACapture`` for a PATH it cannot use),
 ``audit_session`` replays one session (``PolicyNotFound`` for a policy name it cannot load).
 """
+
 from __future__ import annotations
 
 import collections
@@ -39,8 +40,14 @@ def _rows(session_dir: str):
 
 
 def audit_session(session_dir: str, capture_root: str, policy_name: str | None) -> dict:
-    out = {"session": os.path.basename(session_dir), "observations": 0, "exceptions": [],
-           "by_screen": {}, "divergences": 0, "policy": None}
+    out = {
+        "session": os.path.basename(session_dir),
+        "observations": 0,
+        "exceptions": [],
+        "by_screen": {},
+        "divergences": 0,
+        "policy": None,
+    }
     policy = None
     proposals: dict[str, dict] = {}
     attempts: dict[str, str] = {}
@@ -54,8 +61,7 @@ def audit_session(session_dir: str, capture_root: str, policy_name: str | None) 
             profile = row.get("profile") or {}
             name = policy_name or (profile.get("policy") or {}).get("module") or "sts2"
             cls = load_policy_class(name)
-            policy = cls(dict((profile.get("policy") or {}).get("settings") or {}),
-                         dict(profile.get("session") or {}))
+            policy = cls(dict((profile.get("policy") or {}).get("settings") or {}), dict(profile.get("session") or {}))
             out["policy"] = name
         elif ev == Observation.KIND and policy is not None:
             out["observations"] += 1
@@ -86,8 +92,7 @@ def _audit_one(policy, row: dict, root: str, by_screen, out: dict) -> tuple | No
         p = policy.decide(obs)
     except Exception as exc:  # the point of an audit: report, go on
         last = traceback.format_exception_only(type(exc), exc)[-1].strip()
-        out["exceptions"].append({"observation_id": oid, "state_type": row.get("state_type"),
-                                  "error": last})
+        out["exceptions"].append({"observation_id": oid, "state_type": row.get("state_type"), "error": last})
         return None
     label = p.action if p.wish == "execute" else p.wish
     by_screen[row.get("state_type") or "?"][label or "?"] += 1

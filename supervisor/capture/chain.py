@@ -14,6 +14,7 @@ an intact row (the join checks in ``links.py`` see only those). The rules:
   digest that does not match means the previous row was edited: all **damaged**, each naming
   the row concerned.
 """
+
 from __future__ import annotations
 
 from collections.abc import Callable
@@ -57,15 +58,21 @@ class Chain:
             return None
         if not line.terminated:
             self.torn.append(line.number)
-            self.add(INCOMPLETE, "torn_last_row",
-                     f"the journal ends in a torn row: line {line.number} ({len(line.data)} bytes, "
-                     f"no newline); the evidence stops after sequence {self.last_sequence}",
-                     line=line.number)
+            self.add(
+                INCOMPLETE,
+                "torn_last_row",
+                f"the journal ends in a torn row: line {line.number} ({len(line.data)} bytes, "
+                f"no newline); the evidence stops after sequence {self.last_sequence}",
+                line=line.number,
+            )
             return None
         if line.row is None:
-            self.add(DAMAGED, "unparseable_row",
-                     f"line {line.number} is not a JSON row, and no recorder_resumed row names it "
-                     "as torn", line=line.number)
+            self.add(
+                DAMAGED,
+                "unparseable_row",
+                f"line {line.number} is not a JSON row, and no recorder_resumed row names it as torn",
+                line=line.number,
+            )
             return None
         digest = line_digest(line.data)
         self._common(line)
@@ -74,65 +81,92 @@ class Chain:
 
     # -- torn rows ------------------------------------------------------------------------
     def _named_torn(self, line: Line, mark: TornMark) -> None:
-        same = (mark.offset == line.offset and mark.length == len(line.data)
-                and mark.sha256 == line_digest(line.data))
+        same = mark.offset == line.offset and mark.length == len(line.data) and mark.sha256 == line_digest(line.data)
         if same:
             self.torn.append(line.number)
             self.matched_marks.add(line.number)
-            self.add(INCOMPLETE, "torn_row",
-                     f"line {line.number} is a torn row ({len(line.data)} bytes) left when the "
-                     f"recorder died; the recorder_resumed row at line {mark.resume_line} "
-                     f"(seq {mark.resume_sequence}) names it. What it was writing is lost.",
-                     line=line.number)
+            self.add(
+                INCOMPLETE,
+                "torn_row",
+                f"line {line.number} is a torn row ({len(line.data)} bytes) left when the "
+                f"recorder died; the recorder_resumed row at line {mark.resume_line} "
+                f"(seq {mark.resume_sequence}) names it. What it was writing is lost.",
+                line=line.number,
+            )
         else:
-            self.add(DAMAGED, "torn_row_changed",
-                     f"line {line.number} is named as torn by the recorder_resumed row at line "
-                     f"{mark.resume_line}, but its offset, length or sha256 no longer match",
-                     line=line.number)
+            self.add(
+                DAMAGED,
+                "torn_row_changed",
+                f"line {line.number} is named as torn by the recorder_resumed row at line "
+                f"{mark.resume_line}, but its offset, length or sha256 no longer match",
+                line=line.number,
+            )
 
     # -- intact rows ----------------------------------------------------------------------
     def _common(self, line: Line) -> None:
         row, n = line.row, line.number
         seq, event = row.get("sequence"), row.get("event")
-        where = dict(line=n, sequence=seq if _is_int(seq) else None,
-                     event=event if isinstance(event, str) else None)
+        where = dict(line=n, sequence=seq if _is_int(seq) else None, event=event if isinstance(event, str) else None)
         missing = [f for f in COMMON_FIELDS if f not in row]
         if missing:
             self.add(DAMAGED, "missing_field", f"line {n} lacks {', '.join(missing)}", **where)
         if "schema_version" in row and row["schema_version"] != SCHEMA_VERSION:
-            self.add(DAMAGED, "schema_version", f"line {n} has schema_version "
-                     f"{row['schema_version']!r}; this verifier reads {SCHEMA_VERSION}", **where)
+            self.add(
+                DAMAGED,
+                "schema_version",
+                f"line {n} has schema_version {row['schema_version']!r}; this verifier reads {SCHEMA_VERSION}",
+                **where,
+            )
         if "session" in row and row["session"] != self.sid:
-            self.add(DAMAGED, "session_mismatch", f"line {n} belongs to session "
-                     f"{row['session']!r}, not to this directory's {self.sid!r}", **where)
+            self.add(
+                DAMAGED,
+                "session_mismatch",
+                f"line {n} belongs to session {row['session']!r}, not to this directory's {self.sid!r}",
+                **where,
+            )
         try:
             canonical = encode_row(row) == line.data
         except ValueError:
             canonical = False
         if not canonical:
-            self.add(DAMAGED, "non_canonical_row", f"line {n} is not the canonical encoding of "
-                     "its row (sorted keys, no spaces): it was rewritten after recording", **where)
+            self.add(
+                DAMAGED,
+                "non_canonical_row",
+                f"line {n} is not the canonical encoding of "
+                "its row (sorted keys, no spaces): it was rewritten after recording",
+                **where,
+            )
 
     def _order(self, line: Line, digest: str) -> None:
         row, n = line.row, line.number
         seq, prev = row.get("sequence"), row.get("prev_sha256")
         if not _is_int(seq):
             if "sequence" in row:  # (a missing one is reported with the common fields)
-                self.add(DAMAGED, "bad_value", f"line {n}: sequence {seq!r} is not a whole "
-                         "number", line=n)
+                self.add(DAMAGED, "bad_value", f"line {n}: sequence {seq!r} is not a whole number", line=n)
             seq = self.expected
         order_bad = seq != self.expected
         if seq == self.expected and prev != self.prev_digest and not self.prev_order_bad:
             self._chain_break(n, seq, prev)
         elif seq > self.expected:
-            self.add(DAMAGED, "rows_missing", f"sequence {self.expected}"
-                     + (f"..{seq - 1}" if seq - 1 > self.expected else "")
-                     + f" is missing before line {n} (rows removed)", line=n, sequence=seq,
-                     event=row.get("event"))
+            self.add(
+                DAMAGED,
+                "rows_missing",
+                f"sequence {self.expected}"
+                + (f"..{seq - 1}" if seq - 1 > self.expected else "")
+                + f" is missing before line {n} (rows removed)",
+                line=n,
+                sequence=seq,
+                event=row.get("event"),
+            )
         elif seq < self.expected:
-            self.add(DAMAGED, "rows_out_of_order", f"line {n} has sequence {seq} after sequence "
-                     f"{self.last_sequence}: rows reordered or duplicated", line=n, sequence=seq,
-                     event=row.get("event"))
+            self.add(
+                DAMAGED,
+                "rows_out_of_order",
+                f"line {n} has sequence {seq} after sequence {self.last_sequence}: rows reordered or duplicated",
+                line=n,
+                sequence=seq,
+                event=row.get("event"),
+            )
         self.expected = max(self.expected, seq + 1)
         self.sequence_before = self.last_sequence
         self.last_sequence = max(self.last_sequence, seq)
@@ -144,11 +178,21 @@ class Chain:
 
     def _chain_break(self, n: int, seq: int, prev) -> None:
         if self.prev_line is None:
-            self.add(DAMAGED, "chain_broken", f"line {n} is the first row, but its prev_sha256 is "
-                     "not GENESIS (rows before it were removed)", line=n, sequence=seq)
+            self.add(
+                DAMAGED,
+                "chain_broken",
+                f"line {n} is the first row, but its prev_sha256 is not GENESIS (rows before it were removed)",
+                line=n,
+                sequence=seq,
+            )
             return
-        self.add(DAMAGED, "row_changed",
-                 f"line {self.prev_line} (seq {seq - 1}) was changed after it was recorded: it "
-                 f"hashes to {self.prev_digest[:16]}..., but line {n} (seq {seq}) pins "
-                 f"{str(prev)[:16]}...", line=self.prev_line, sequence=seq - 1,
-                 event=self.prev_event)
+        self.add(
+            DAMAGED,
+            "row_changed",
+            f"line {self.prev_line} (seq {seq - 1}) was changed after it was recorded: it "
+            f"hashes to {self.prev_digest[:16]}..., but line {n} (seq {seq}) pins "
+            f"{str(prev)[:16]}...",
+            line=self.prev_line,
+            sequence=seq - 1,
+            event=self.prev_event,
+        )

@@ -24,6 +24,7 @@ Reads each session's journal and observation files (nothing is written) and repo
 those never reached (``capture coverage --expect`` then exits 1); ``scan`` raises
 ``NotACapture`` for a PATH it cannot use.
 """
+
 from __future__ import annotations
 
 import collections
@@ -130,14 +131,14 @@ class SessionCoverage:
     model_answers: int = 0
     model_errors: int = 0
     model_calls: int = 0
-    model_tokens: int | None = 0            # None: calls were made and none reported usage
-    model_cost_usd: float | None = 0.0      # the known costs; None: calls made, none known
+    model_tokens: int | None = 0  # None: calls were made and none reported usage
+    model_cost_usd: float | None = 0.0  # the known costs; None: calls made, none known
     model_cost_unknown_calls: int = 0
-    model_line: str = ""                    # as supervisor start's last lines say it
-    score: dict | None = None               # a Game Boy run's score (emulator.score; ScoreTally)
+    model_line: str = ""  # as supervisor start's last lines say it
+    score: dict | None = None  # a Game Boy run's score (emulator.score; ScoreTally)
     score_line: str = ""
-    runs: list = dataclasses.field(default_factory=list)   # each run's score (RUN_KEYS; CapturedSession)
-    run_in_progress: dict | None = None     # the run still being played at the journal's end
+    runs: list = dataclasses.field(default_factory=list)  # each run's score (RUN_KEYS; CapturedSession)
+    run_in_progress: dict | None = None  # the run still being played at the journal's end
 
     @property
     def stalled(self) -> bool:
@@ -148,23 +149,36 @@ class SessionCoverage:
 class CoverageReport:
     variants: collections.Counter = dataclasses.field(default_factory=collections.Counter)
     actions: dict[str, collections.Counter] = dataclasses.field(
-        default_factory=lambda: collections.defaultdict(collections.Counter))
+        default_factory=lambda: collections.defaultdict(collections.Counter)
+    )
     sessions: list[SessionCoverage] = dataclasses.field(default_factory=list)
 
     def missing(self, expected: Iterable[str]) -> list[str]:
         return sorted(set(expected) - set(self.variants))
 
     def as_dict(self) -> dict:
-        return {"variants": dict(sorted(self.variants.items())),
-                "actions": {k: dict(v) for k, v in sorted(self.actions.items())},
-                "sessions": [dict(dataclasses.asdict(s), stalled=s.stalled) for s in self.sessions],
-                "totals": self.totals()}
+        return {
+            "variants": dict(sorted(self.variants.items())),
+            "actions": {k: dict(v) for k, v in sorted(self.actions.items())},
+            "sessions": [dict(dataclasses.asdict(s), stalled=s.stalled) for s in self.sessions],
+            "totals": self.totals(),
+        }
 
     def totals(self) -> dict:
-        return {k: sum(getattr(s, k) for s in self.sessions)
-                for k in ("observations", "unreadable", "runs_entered", "runs_ended", "victories",
-                          "defeats", "outcome_unknown", "model_answers", "model_errors")} | {
-            "sessions": len(self.sessions), "stalls": sum(s.stalled for s in self.sessions)}
+        return {
+            k: sum(getattr(s, k) for s in self.sessions)
+            for k in (
+                "observations",
+                "unreadable",
+                "runs_entered",
+                "runs_ended",
+                "victories",
+                "defeats",
+                "outcome_unknown",
+                "model_answers",
+                "model_errors",
+            )
+        } | {"sessions": len(self.sessions), "stalls": sum(s.stalled for s in self.sessions)}
 
 
 def scan_session(session_dir: str, capture_root: str, cov: CoverageReport) -> SessionCoverage:
@@ -202,7 +216,11 @@ def scan_session(session_dir: str, capture_root: str, cov: CoverageReport) -> Se
     sc.model_answers, sc.model_errors = model.answers, model.errors
     spent = model_spent(model)
     sc.model_calls, sc.model_tokens, sc.model_cost_usd, sc.model_cost_unknown_calls = (
-        spent["model_calls"], spent["model_tokens"], spent["model_cost_usd"], spent["model_cost_unknown_calls"])
+        spent["model_calls"],
+        spent["model_tokens"],
+        spent["model_cost_usd"],
+        spent["model_cost_unknown_calls"],
+    )
     sc.model_line = model.line()
     sc.score, sc.score_line = score.as_dict(), score.line()
     sc.runs = [{k: r.get(k) for k in RUN_KEYS} for r in facts.runs]
@@ -281,9 +299,11 @@ def run_line(n: int, r: dict) -> str:
         return f"run {n} {r.get('outcome')}: no progress shown"
     hp = "-" if r.get("hp_end") is None else f"{r['hp_end']}" + (f"/{r['max_hp']}" if r.get("max_hp") else "")
     seeded = {True: ", seeded", False: ", unseeded"}.get(r.get("seeded"), "")
-    return (f"run {n} {r.get('outcome')}: floor {r.get('floor')} (act {r.get('act')}), {r.get('elites')} "
-            f"elite{'' if r.get('elites') == 1 else 's'} and {r.get('bosses')} boss"
-            f"{'' if r.get('bosses') == 1 else 'es'} beaten, HP {hp}, progress score {r['progress_score']:.3f}{seeded}")
+    return (
+        f"run {n} {r.get('outcome')}: floor {r.get('floor')} (act {r.get('act')}), {r.get('elites')} "
+        f"elite{'' if r.get('elites') == 1 else 's'} and {r.get('bosses')} boss"
+        f"{'' if r.get('bosses') == 1 else 'es'} beaten, HP {hp}, progress score {r['progress_score']:.3f}{seeded}"
+    )
 
 
 def runs_lines(s: SessionCoverage) -> list[str]:
@@ -296,16 +316,22 @@ def runs_lines(s: SessionCoverage) -> list[str]:
 
 def render(cov: CoverageReport, missing: list[str]) -> str:
     t = cov.totals()
-    lines = [f"{t['sessions']} session(s), {t['observations']} observations, "
-             f"{t['runs_entered']} runs entered, {t['runs_ended']} ended: {t['victories']} victories "
-             f"and {t['defeats']} defeats (inferred from HP on the game over), "
-             f"{t['outcome_unknown']} left without a visible game over; {t['stalls']} stalls", "",
-             f"{'screen variant':<34}{'reads':>8}"]
+    lines = [
+        f"{t['sessions']} session(s), {t['observations']} observations, "
+        f"{t['runs_entered']} runs entered, {t['runs_ended']} ended: {t['victories']} victories "
+        f"and {t['defeats']} defeats (inferred from HP on the game over), "
+        f"{t['outcome_unknown']} left without a visible game over; {t['stalls']} stalls",
+        "",
+        f"{'screen variant':<34}{'reads':>8}",
+    ]
     flagged = [s for s in cov.sessions if s.model_errors]
     if flagged:
         silent = [s.session for s in flagged if not s.model_answers]
-        lines.insert(1, f"model errors: {t['model_errors']} in {len(flagged)} session(s), {t['model_answers']} "
-                     "answers" + (f"; never answered in {', '.join(silent)}" if silent else ""))
+        lines.insert(
+            1,
+            f"model errors: {t['model_errors']} in {len(flagged)} session(s), {t['model_answers']} "
+            "answers" + (f"; never answered in {', '.join(silent)}" if silent else ""),
+        )
     asked = [s for s in cov.sessions if s.model_line]
     if asked:
         lines[1:1] = [f"{s.session}: {s.model_line}" for s in asked]
@@ -318,9 +344,7 @@ def render(cov: CoverageReport, missing: list[str]) -> str:
     lines += [f"{name:<34}{n:>8}" for name, n in sorted(cov.variants.items())]
     lines += ["", f"{'action':<30}{'sent':>7}{'accepted':>10}{'rejected':>10}{'unknown':>9}"]
     for name, c in sorted(cov.actions.items()):
-        lines.append(f"{name:<30}{c['attempted']:>7}{c['accepted']:>10}{c['rejected']:>10}"
-                     f"{c['unknown']:>9}")
+        lines.append(f"{name:<30}{c['attempted']:>7}{c['accepted']:>10}{c['rejected']:>10}{c['unknown']:>9}")
     if missing:
         lines += ["", "never reached: " + ", ".join(missing)]
     return "\n".join(lines)
-

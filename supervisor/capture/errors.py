@@ -6,6 +6,7 @@
 
 Damage found *inside* a capture is never an exception: it is a finding in the report.
 """
+
 from __future__ import annotations
 
 

@@ -21,6 +21,7 @@ A **run ends** on the game's own evidence, the same way whatever the policy:
 
 A **win** is ``won`` or ``victory``; ``runs_inferred`` counts the outcomes inferred from HP.
 """
+
 from __future__ import annotations
 
 import json
@@ -49,7 +50,7 @@ from supervisor.capture.runscore import RunScore, progress_score
 
 WIN = ("won", "victory")
 GAME_OVER = "game_over"
-OVER_A_RUN = ("menu", "unknown")   # screens that do not start a new run (the main menu, a popup)
+OVER_A_RUN = ("menu", "unknown")  # screens that do not start a new run (the main menu, a popup)
 RESULTS = ("accepted", "rejected", "unknown")
 
 
@@ -57,14 +58,16 @@ def run_end(outcome: Any) -> dict[str, Any] | None:
     """One run's end from a proposal's ``run_outcome``: ``{"outcome", "won", "inferred_from",
     "floor", "act"}``, or None when the value names no outcome."""
     if isinstance(outcome, str) and outcome:
-        return {"outcome": outcome, "won": outcome in WIN, "inferred_from": None,
-                "floor": None, "act": None}
+        return {"outcome": outcome, "won": outcome in WIN, "inferred_from": None, "floor": None, "act": None}
     if isinstance(outcome, dict) and isinstance(outcome.get("outcome"), str):
         name = outcome["outcome"]
-        return {"outcome": name, "won": name in WIN,
-                "inferred_from": outcome.get("inferred_from") if isinstance(outcome.get("inferred_from"), str) else None,
-                "floor": outcome.get("floor") if _is_int(outcome.get("floor")) else None,
-                "act": outcome.get("act") if _is_int(outcome.get("act")) else None}
+        return {
+            "outcome": name,
+            "won": name in WIN,
+            "inferred_from": outcome.get("inferred_from") if isinstance(outcome.get("inferred_from"), str) else None,
+            "floor": outcome.get("floor") if _is_int(outcome.get("floor")) else None,
+            "act": outcome.get("act") if _is_int(outcome.get("act")) else None,
+        }
     return None
 
 
@@ -77,9 +80,13 @@ def game_over_outcome(state: Any) -> dict[str, Any]:
     if not isinstance(hp, (int, float)) or isinstance(hp, bool):
         return {"outcome": "unknown", "won": False, "inferred_from": None, "floor": None, "act": None}
     outcome = "victory" if hp > 0 else "defeat"
-    return {"outcome": outcome, "won": outcome in WIN, "inferred_from": "player.hp",
-            "floor": run.get("floor") if _is_int(run.get("floor")) else None,
-            "act": run.get("act") if _is_int(run.get("act")) else None}
+    return {
+        "outcome": outcome,
+        "won": outcome in WIN,
+        "inferred_from": "player.hp",
+        "floor": run.get("floor") if _is_int(run.get("floor")) else None,
+        "act": run.get("act") if _is_int(run.get("act")) else None,
+    }
 
 
 def _is_int(v) -> bool:
@@ -118,7 +125,7 @@ class ModelUse:
         self.cost_usd = 0.0
         self.cost_unknown_calls = 0
         self.cost_unknown_reasons: dict[str, int] = {}
-        self.priced_calls = 0   # calls whose cost is known
+        self.priced_calls = 0  # calls whose cost is known
 
     def add(self, row: dict[str, Any]) -> None:
         event = row.get("event")
@@ -154,7 +161,7 @@ class ModelUse:
             return
         self.cost_unknown_calls += 1
         why = usage.get("cost_unknown")
-        if not isinstance(why, str):   # a record from before prices: say what it lacks
+        if not isinstance(why, str):  # a record from before prices: say what it lacks
             reported = any(_is_int(usage.get(k)) for k in self.TOKEN_KEYS)
             why = "no_price" if reported else "no_usage"
         self.cost_unknown_reasons[why] = self.cost_unknown_reasons.get(why, 0) + 1
@@ -185,10 +192,14 @@ class ModelUse:
         if not calls:
             return ""
         unreported = self.cost_unknown_reasons.get("no_usage", 0) == calls and not self.total_tokens
-        tokens = "no tokens reported" if unreported else \
-            f"{self.total_tokens:,} tokens" + (f" ({self.cached_tokens:,} cached)" if self.cached_tokens else "")
-        why = "; ".join(f"{UNKNOWN_WORDS.get(k, k)} on {_calls(n)}"
-                        for k, n in sorted(self.cost_unknown_reasons.items()))
+        tokens = (
+            "no tokens reported"
+            if unreported
+            else f"{self.total_tokens:,} tokens" + (f" ({self.cached_tokens:,} cached)" if self.cached_tokens else "")
+        )
+        why = "; ".join(
+            f"{UNKNOWN_WORDS.get(k, k)} on {_calls(n)}" for k, n in sorted(self.cost_unknown_reasons.items())
+        )
         if not self.cost_unknown_calls:
             cost = f"cost {usd(self.cost_usd)}"
             if runs:
@@ -196,8 +207,10 @@ class ModelUse:
         elif not self.priced_calls:
             cost = f"cost unknown: {why}"
         else:
-            cost = (f"cost {usd(self.cost_usd)} on {_calls(self.priced_calls)}, unknown on "
-                    f"{_calls(self.cost_unknown_calls)} ({why})")
+            cost = (
+                f"cost {usd(self.cost_usd)} on {_calls(self.priced_calls)}, unknown on "
+                f"{_calls(self.cost_unknown_calls)} ({why})"
+            )
         return f"{tokens}; {cost}"
 
     def line(self, runs: int | None = None) -> str:
@@ -208,16 +221,28 @@ class ModelUse:
             return ""
         kinds = ", ".join(f"{k} {n}" for k, n in sorted(self.error_kinds.items(), key=lambda kv: -kv[1]))
         words = self.cost_words(runs)
-        return (f"model {self.answers} answers, {self.errors} errors" + (f" ({kinds})" if kinds else "")
-                + f", {self.fallbacks} fallbacks" + (f"; {words}" if words else ""))
+        return (
+            f"model {self.answers} answers, {self.errors} errors"
+            + (f" ({kinds})" if kinds else "")
+            + f", {self.fallbacks} fallbacks"
+            + (f"; {words}" if words else "")
+        )
 
     def as_dict(self) -> dict[str, Any]:
-        return {"answers": self.answers, "errors": self.errors, "fallbacks": self.fallbacks,
-                "error_kinds": dict(self.error_kinds), "never_answered": self.never_answered,
-                "prompt_tokens": self.prompt_tokens, "completion_tokens": self.completion_tokens,
-                "cached_tokens": self.cached_tokens, "total_tokens": self.total_tokens,
-                "cost_usd": round(self.cost_usd, 9), "cost_unknown_calls": self.cost_unknown_calls,
-                "cost_unknown_reasons": dict(sorted(self.cost_unknown_reasons.items()))}
+        return {
+            "answers": self.answers,
+            "errors": self.errors,
+            "fallbacks": self.fallbacks,
+            "error_kinds": dict(self.error_kinds),
+            "never_answered": self.never_answered,
+            "prompt_tokens": self.prompt_tokens,
+            "completion_tokens": self.completion_tokens,
+            "cached_tokens": self.cached_tokens,
+            "total_tokens": self.total_tokens,
+            "cost_usd": round(self.cost_usd, 9),
+            "cost_unknown_calls": self.cost_unknown_calls,
+            "cost_unknown_reasons": dict(sorted(self.cost_unknown_reasons.items())),
+        }
 
 
 #: why a call's cost is unknown (``usage.cost_unknown``), in words
@@ -279,17 +304,17 @@ class CapturedSession:
         self.restarts = 0
         self.reason: str | None = None
         self.exit_code: int | None = None
-        self._on_game_over = False   # the run that ended on the screen still shown is counted
+        self._on_game_over = False  # the run that ended on the screen still shown is counted
         self._step = 0
         self.model = ModelUse()
-        self.profile: dict | None = None        # the session_start row's profile
+        self.profile: dict | None = None  # the session_start row's profile
         self.character_picked: str | None = None
-        self._menu: dict | None = None           # the newest observation row, when a menu
+        self._menu: dict | None = None  # the newest observation row, when a menu
         self._pick_proposals: dict[str, str] = {}  # proposal_id -> character (character_pick)
-        self._picks: dict[str, str] = {}           # attempt_id -> the character it picks
-        self._seeded: bool | None = None           # the seed mark of the run being played
-        self.score = ScoreTally()                  # a Game Boy run's score (emulator.score)
-        self.run_score = RunScore()                # the STS2 run being played: floor, bosses, ...
+        self._picks: dict[str, str] = {}  # attempt_id -> the character it picks
+        self._seeded: bool | None = None  # the seed mark of the run being played
+        self.score = ScoreTally()  # a Game Boy run's score (emulator.score)
+        self.run_score = RunScore()  # the STS2 run being played: floor, bosses, ...
         self._bosses: list[tuple[int, bool]] = []  # per listed run: bosses beaten before its end, a boss fight on at it
 
     def add(self, row: dict[str, Any]) -> None:
@@ -310,9 +335,15 @@ class CapturedSession:
             if kind == GAME_OVER and not self._on_game_over:
                 self._on_game_over = True
                 state = self.read_state(row) if self.read_state else None
-                self._end_run({**game_over_outcome(state), "step": self._step,
-                               "observation_id": row.get("observation_id"), "sequence": row.get("sequence"),
-                               "seeded": self._take_seeded()})
+                self._end_run(
+                    {
+                        **game_over_outcome(state),
+                        "step": self._step,
+                        "observation_id": row.get("observation_id"),
+                        "sequence": row.get("sequence"),
+                        "seeded": self._take_seeded(),
+                    }
+                )
             elif kind not in (GAME_OVER, *OVER_A_RUN):
                 self._on_game_over = False
         elif event == ProposalStatus.KIND:
@@ -321,13 +352,20 @@ class CapturedSession:
             end = run_end(row["run_outcome"])
             if end is None:
                 return
-            if self._on_game_over:   # counted by its screen; the policy may know what it could not
+            if self._on_game_over:  # counted by its screen; the policy may know what it could not
                 if self.runs and self.runs[-1]["outcome"] == "unknown" and end["outcome"] != "unknown":
                     self.runs[-1].update({k: v for k, v in end.items() if v is not None or k not in ("floor", "act")})
                     self._rescore(len(self.runs) - 1)
             else:
-                self._end_run({**end, "step": self._step, "proposal_id": row.get("proposal_id"),
-                               "sequence": row.get("sequence"), "seeded": self._take_seeded()})
+                self._end_run(
+                    {
+                        **end,
+                        "step": self._step,
+                        "proposal_id": row.get("proposal_id"),
+                        "sequence": row.get("sequence"),
+                        "seeded": self._take_seeded(),
+                    }
+                )
         elif event == ActionResult.KIND and row.get("outcome") in self.results:
             self.results[row["outcome"]] += 1
         elif event == RunIdentityChanged.KIND:
@@ -344,10 +382,14 @@ class CapturedSession:
         """List an ended run with its score (``runscore``: floor, act, elites, bosses, hp_end,
         progress_score), and start scoring the next."""
         score = self.run_score.result(bool(run.get("won")))
-        run.update({"floor": run.get("floor") if score["floor"] is None else score["floor"],
-                    "act": run.get("act") if score["act"] is None else score["act"],
-                    **{k: v for k, v in score.items() if k not in ("floor", "act")},
-                    "floors": sorted(self.run_score.floors.values(), key=lambda f: f["floor"])})
+        run.update(
+            {
+                "floor": run.get("floor") if score["floor"] is None else score["floor"],
+                "act": run.get("act") if score["act"] is None else score["act"],
+                **{k: v for k, v in score.items() if k not in ("floor", "act")},
+                "floors": sorted(self.run_score.floors.values(), key=lambda f: f["floor"]),
+            }
+        )
         self._bosses.append((self.run_score.bosses, self.run_score.fight == "boss"))
         self.runs.append(run)
         self.run_score.reset()
@@ -367,8 +409,11 @@ class CapturedSession:
         ``floors`` (None without one)."""
         if self._on_game_over or not self.run_score.seen:
             return None
-        return {**self.run_score.result(False), "ended": False,
-                "floors": sorted(self.run_score.floors.values(), key=lambda f: f["floor"])}
+        return {
+            **self.run_score.result(False),
+            "ended": False,
+            "floors": sorted(self.run_score.floors.values(), key=lambda f: f["floor"]),
+        }
 
     def _follow_character(self, row: dict[str, Any], event: Any) -> None:
         """A character pick: proposed (``character_pick``) or sent on a character-select screen,
@@ -383,8 +428,9 @@ class CapturedSession:
             option = (row.get("parameters") or {}).get("option") if isinstance(row.get("parameters"), dict) else None
             if not isinstance(option, str) or not option:
                 return
-            picked = self._pick_proposals.pop(str(row.get("proposal_id")), None) \
-                or self._character_on_screen(row.get("observation_id"), option)
+            picked = self._pick_proposals.pop(str(row.get("proposal_id")), None) or self._character_on_screen(
+                row.get("observation_id"), option
+            )
             if picked:
                 self._picks[str(row.get("attempt_id"))] = picked
         elif event == ActionResult.KIND:
@@ -398,8 +444,12 @@ class CapturedSession:
         while it was played (None without one); a mark made on its game-over screen is its own."""
         if event != Proposal.KIND or not isinstance(row.get("seeded"), bool):
             return
-        if row.get("state_type") == GAME_OVER and self._on_game_over and self.runs \
-                and self.runs[-1].get("seeded") is None:
+        if (
+            row.get("state_type") == GAME_OVER
+            and self._on_game_over
+            and self.runs
+            and self.runs[-1].get("seeded") is None
+        ):
             self.runs[-1]["seeded"] = row["seeded"]
         else:
             self._seeded = row["seeded"]
@@ -453,12 +503,23 @@ class CapturedSession:
 
     def facts(self) -> dict[str, Any]:
         wins = sum(1 for r in self.runs if r["won"])
-        return {"steps": self.steps, "runs": len(self.runs), "wins": wins,
-                "runs_inferred": sum(1 for r in self.runs if r["inferred_from"]),
-                "frames": self.frames, **self.results, "reason": self.reason,
-                "model_answers": self.model.answers, "model_errors": self.model.errors,
-                "model": self.model_name, "character": self.character, **model_spent(self.model),
-                **self.score.facts(), **self.run_scores(), "seeded_by": self.seeded_by}
+        return {
+            "steps": self.steps,
+            "runs": len(self.runs),
+            "wins": wins,
+            "runs_inferred": sum(1 for r in self.runs if r["inferred_from"]),
+            "frames": self.frames,
+            **self.results,
+            "reason": self.reason,
+            "model_answers": self.model.answers,
+            "model_errors": self.model.errors,
+            "model": self.model_name,
+            "character": self.character,
+            **model_spent(self.model),
+            **self.score.facts(),
+            **self.run_scores(),
+            "seeded_by": self.seeded_by,
+        }
 
     @property
     def seeded_by(self) -> str | None:
@@ -488,13 +549,21 @@ class CapturedSession:
         if scored:
             best = {k: max((r[k] for r in scored if _is_int(r.get(k))), default=None) for k in keys}
             mean = sum(r["progress_score"] for r in scored) / len(scored)
-            return {**best, "hp_end": scored[-1].get("hp_end"), "progress_score": round(mean, 6),
-                    "scored_runs": "ended"}
+            return {
+                **best,
+                "hp_end": scored[-1].get("hp_end"),
+                "progress_score": round(mean, 6),
+                "scored_runs": "ended",
+            }
         now = self.run_in_progress()
         if now is None:
             return {**dict.fromkeys(keys), "hp_end": None, "progress_score": None, "scored_runs": None}
-        return {**{k: now[k] for k in keys}, "hp_end": now["hp_end"], "progress_score": now["progress_score"],
-                "scored_runs": "unfinished"}
+        return {
+            **{k: now[k] for k in keys},
+            "hp_end": now["hp_end"],
+            "progress_score": now["progress_score"],
+            "scored_runs": "unfinished",
+        }
 
 
 def model_spent(m: ModelUse) -> dict[str, Any]:
@@ -506,11 +575,14 @@ def model_spent(m: ModelUse) -> dict[str, Any]:
     calls = m.priced_calls + m.cost_unknown_calls
     reported = calls - m.cost_unknown_reasons.get("no_usage", 0)
     tokens_known = reported > 0 or calls == 0
-    return {"model_calls": calls,
-            "model_tokens": m.total_tokens if tokens_known else None,
-            "model_cached_tokens": m.cached_tokens if tokens_known else None,
-            "model_cost_usd": round(m.cost_usd, 9) if m.priced_calls or calls == 0 else None,
-            "model_cost_unknown_calls": m.cost_unknown_calls, "model_fallbacks": m.fallbacks}
+    return {
+        "model_calls": calls,
+        "model_tokens": m.total_tokens if tokens_known else None,
+        "model_cached_tokens": m.cached_tokens if tokens_known else None,
+        "model_cost_usd": round(m.cost_usd, 9) if m.priced_calls or calls == 0 else None,
+        "model_cost_unknown_calls": m.cost_unknown_calls,
+        "model_fallbacks": m.fallbacks,
+    }
 
 
 def load_state(root: str, rel: Any) -> dict | None:

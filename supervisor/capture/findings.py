@@ -15,6 +15,7 @@ A finding has a severity:
 The verdict is the worst severity found: ``damaged`` wins over ``incomplete``, which wins over
 ``intact``. ``EXIT_CODES`` are the stable exit codes of ``supervisor capture verify``.
 """
+
 from __future__ import annotations
 
 import dataclasses
@@ -36,6 +37,7 @@ _RANK = {INTACT: 0, NOTE: 0, INCOMPLETE: 1, DAMAGED: 2}
 class Finding:
     """One thing the verifier found. ``line`` is 1-based in ``file``; ``sequence`` and
     ``event`` are the row's when the finding is about a row."""
+
     severity: str
     code: str
     message: str
@@ -80,6 +82,7 @@ def worst(verdicts: Iterable[str]) -> str:
 @dataclasses.dataclass
 class SessionReport:
     """The result of verifying one session directory."""
+
     session: str
     path: str
     findings: list[Finding] = dataclasses.field(default_factory=list)
@@ -90,13 +93,19 @@ class SessionReport:
         return verdict_of(self.findings)
 
     def to_dict(self) -> dict[str, Any]:
-        return {"session": self.session, "path": self.path, "verdict": self.verdict,
-                "stats": self.stats, "findings": [f.to_dict() for f in self.findings]}
+        return {
+            "session": self.session,
+            "path": self.path,
+            "verdict": self.verdict,
+            "stats": self.stats,
+            "findings": [f.to_dict() for f in self.findings],
+        }
 
 
 @dataclasses.dataclass
 class FeedReport:
     """The result of checking one root compatibility feed (``decisions.jsonl`` ...)."""
+
     name: str
     exists: bool = False
     rows: int = 0
@@ -107,13 +116,19 @@ class FeedReport:
         return verdict_of(self.findings)
 
     def to_dict(self) -> dict[str, Any]:
-        return {"name": self.name, "exists": self.exists, "rows": self.rows,
-                "verdict": self.verdict, "findings": [f.to_dict() for f in self.findings]}
+        return {
+            "name": self.name,
+            "exists": self.exists,
+            "rows": self.rows,
+            "verdict": self.verdict,
+            "findings": [f.to_dict() for f in self.findings],
+        }
 
 
 @dataclasses.dataclass
 class Report:
     """The whole answer for one PATH: a session directory or a capture root."""
+
     path: str
     kind: str  # "session" or "capture_root"
     sessions: list[SessionReport] = dataclasses.field(default_factory=list)
@@ -122,8 +137,7 @@ class Report:
 
     @property
     def verdict(self) -> str:
-        return worst([verdict_of(self.findings)] + [s.verdict for s in self.sessions]
-                     + [f.verdict for f in self.feeds])
+        return worst([verdict_of(self.findings)] + [s.verdict for s in self.sessions] + [f.verdict for f in self.feeds])
 
     @property
     def exit_code(self) -> int:
@@ -136,9 +150,14 @@ class Report:
         return out
 
     def to_dict(self) -> dict[str, Any]:
-        return {"report_version": 1, "path": self.path, "kind": self.kind,
-                "verdict": self.verdict, "exit_code": self.exit_code,
-                "session_verdicts": self.counts(),
-                "sessions": [s.to_dict() for s in self.sessions],
-                "feeds": [f.to_dict() for f in self.feeds],
-                "findings": [f.to_dict() for f in self.findings]}
+        return {
+            "report_version": 1,
+            "path": self.path,
+            "kind": self.kind,
+            "verdict": self.verdict,
+            "exit_code": self.exit_code,
+            "session_verdicts": self.counts(),
+            "sessions": [s.to_dict() for s in self.sessions],
+            "feeds": [f.to_dict() for f in self.feeds],
+            "findings": [f.to_dict() for f in self.findings],
+        }

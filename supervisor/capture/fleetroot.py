@@ -9,6 +9,7 @@ root of each of its session slots (``supervisor fleet``: docs/fleet.md).
 The rest of the layout (``supervisor.fleet.layout``) builds on these paths. This module knows
 paths only, so verify, pack and the viewer can walk a fleet root without the fleet package.
 """
+
 from __future__ import annotations
 
 import os
@@ -30,8 +31,11 @@ def slots(root: str) -> list[str]:
         names = sorted(os.listdir(root))
     except OSError:
         return []
-    return [os.path.join(root, n) for n in names
-            if n.startswith("s") and n[1:].isdigit() and os.path.isdir(os.path.join(root, n))]
+    return [
+        os.path.join(root, n)
+        for n in names
+        if n.startswith("s") and n[1:].isdigit() and os.path.isdir(os.path.join(root, n))
+    ]
 
 
 def capture_roots(root: str) -> list[str]:

@@ -6,6 +6,7 @@ recording, then the checkpoints and branches. ``recording_dir`` resolves the PAT
 review and clip take: a recording directory or a gamerig session directory holding
 ``recording/``. Reads only (``actors.emulator.recording.reader``).
 """
+
 from __future__ import annotations
 
 from pathlib import Path
@@ -25,12 +26,31 @@ def recording_dir(path: str) -> str:
 def listing(path: str, branch: str | None = None) -> dict:
     reader = RecordingReader(recording_dir(path))
     s = reader.summary
-    frames = [{"branchId": x.get("branchId"), "frame": x.get("frame"), "actionIndex": x.get("actionIndex"),
-               "png": x.get("png")} for x in s.samples
-              if x.get("png") and (branch is None or x.get("branchId") == branch)]
+    frames = [
+        {
+            "branchId": x.get("branchId"),
+            "frame": x.get("frame"),
+            "actionIndex": x.get("actionIndex"),
+            "png": x.get("png"),
+        }
+        for x in s.samples
+        if x.get("png") and (branch is None or x.get("branchId") == branch)
+    ]
     branches = sorted({x.get("branchId") for x in s.samples} | {b.get("branchId") for b in s.branches} | {s.branch_id})
-    return {"recordingPath": str(reader.path), "sessionId": reader.header.get("sessionId"),
-            "status": reader.status()["status"], "branches": branches, "frames": frames,
-            "checkpoints": [{"checkpointId": k, "frame": v.get("frame"), "actionIndex": v.get("actionIndex"),
-                             "branchId": v.get("branchId")} for k, v in s.checkpoints.items()],
-            "sampleEveryFrames": (reader.header.get("limits") or {}).get("sampleEveryFrames")}
+    return {
+        "recordingPath": str(reader.path),
+        "sessionId": reader.header.get("sessionId"),
+        "status": reader.status()["status"],
+        "branches": branches,
+        "frames": frames,
+        "checkpoints": [
+            {
+                "checkpointId": k,
+                "frame": v.get("frame"),
+                "actionIndex": v.get("actionIndex"),
+                "branchId": v.get("branchId"),
+            }
+            for k, v in s.checkpoints.items()
+        ],
+        "sampleEveryFrames": (reader.header.get("limits") or {}).get("sampleEveryFrames"),
+    }

@@ -18,6 +18,7 @@ removes the pack.
 ``pack_session`` raises ``Refused`` for a session it cannot pack now; ``unpack_session``
 raises ``obspack.PackDamaged`` for a pack that cannot prove its files (damaged or cut short).
 """
+
 from __future__ import annotations
 
 import hashlib
@@ -80,8 +81,10 @@ def pack_session(session_dir: str, progress=None) -> dict:
         raise Refused("no observations/ directory and no pack")
     _, ended = journal_observations(session_dir)
     if not ended:
-        raise Refused("the journal has no session_end row: the session is running or was cut short "
-                      "(supervisor capture verify says which); only a finished session is packed")
+        raise Refused(
+            "the journal has no session_end row: the session is running or was cut short "
+            "(supervisor capture verify says which); only a finished session is packed"
+        )
     names = sorted(n for n in os.listdir(obs_dir) if not n.startswith("."))
     before = sum(os.path.getsize(os.path.join(obs_dir, n)) for n in names)
 
@@ -100,16 +103,24 @@ def pack_session(session_dir: str, progress=None) -> dict:
         sync_path(session_dir)
     pack = obspack.Pack(pack_path)
     if sorted(pack.names()) != names:
-        raise Refused(f"{obspack.PACK} does not hold exactly the files of observations/; nothing was removed "
-                      "(remove the pack and pack again)")
+        raise Refused(
+            f"{obspack.PACK} does not hold exactly the files of observations/; nothing was removed "
+            "(remove the pack and pack again)"
+        )
     for name in names:
         with open(os.path.join(obs_dir, name), "rb") as fh:
             if fh.read() != pack.read(name):
                 raise Refused(f"{obspack.PACK} gives other bytes for {name} than its file; nothing was removed")
     shutil.rmtree(obs_dir)
     sync_path(session_dir)
-    return {"session": os.path.basename(session_dir), "done": "packed", "observations": len(names),
-            "bytes_before": before, "pack_bytes": os.path.getsize(pack_path), "segments": len(pack.segments)}
+    return {
+        "session": os.path.basename(session_dir),
+        "done": "packed",
+        "observations": len(names),
+        "bytes_before": before,
+        "pack_bytes": os.path.getsize(pack_path),
+        "segments": len(pack.segments),
+    }
 
 
 def unpack_session(session_dir: str) -> dict:
@@ -128,8 +139,10 @@ def unpack_session(session_dir: str) -> dict:
         data[name] = blob
     missing = sorted(set(pinned) - set(data) - set(os.listdir(obs_dir) if os.path.isdir(obs_dir) else []))
     if missing:
-        raise obspack.PackDamaged(f"{len(missing)} observation(s) the journal names are in neither the pack nor "
-                                  f"observations/ (first: {missing[0]})")
+        raise obspack.PackDamaged(
+            f"{len(missing)} observation(s) the journal names are in neither the pack nor "
+            f"observations/ (first: {missing[0]})"
+        )
     tmp = obs_dir + ".tmp"
     shutil.rmtree(tmp, ignore_errors=True)
     os.mkdir(tmp)
@@ -149,4 +162,3 @@ def unpack_session(session_dir: str) -> dict:
     os.unlink(pack_path)
     sync_path(session_dir)
     return {"session": os.path.basename(session_dir), "done": "unpacked", "observations": len(data)}
-

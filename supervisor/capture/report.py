@@ -4,6 +4,7 @@ One line per session that is not intact, followed by its findings (at most
 ``MAX_FINDINGS`` each); intact sessions get a line each only when there are few of them.
 The last line is the verdict and the exit code.
 """
+
 from __future__ import annotations
 
 from .findings import INTACT, NOTE, FeedReport, Finding, Report, SessionReport
@@ -26,9 +27,11 @@ def _findings(findings: list[Finding]) -> list[str]:
 
 def _session(s: SessionReport) -> list[str]:
     st = s.stats
-    counts = (f"{st.get('rows', 0)} rows, {st.get('observations', 0)} observations, "
-              f"{st.get('proposals', 0)} proposals, {st.get('attempts', 0)} attempts, "
-              f"{st.get('results', 0)} results")
+    counts = (
+        f"{st.get('rows', 0)} rows, {st.get('observations', 0)} observations, "
+        f"{st.get('proposals', 0)} proposals, {st.get('attempts', 0)} attempts, "
+        f"{st.get('results', 0)} results"
+    )
     verdict = s.verdict if s.verdict == INTACT else s.verdict.upper()
     return [f"session {s.session}: {verdict} ({counts})"] + _findings(s.findings)
 
@@ -50,7 +53,8 @@ def render(report: Report) -> str:
         lines += _feed(f)
     lines += _findings(report.findings)
     c = report.counts()
-    what = (f"{len(report.sessions)} session(s): {c['intact']} intact, "
-            f"{c['incomplete']} incomplete, {c['damaged']} damaged")
+    what = (
+        f"{len(report.sessions)} session(s): {c['intact']} intact, {c['incomplete']} incomplete, {c['damaged']} damaged"
+    )
     lines.append(f"verdict: {report.verdict.upper()} (exit {report.exit_code}); {what}")
     return "\n".join(lines)

@@ -24,6 +24,7 @@ on it (deck only where a fight showed it), the step it was first reached at, and
 beaten before it (so the progress score on reaching it is ``progress_score(floor, bosses)``):
 the side-by-side view aligns two runs by it.
 """
+
 from __future__ import annotations
 
 from typing import Any
@@ -56,7 +57,7 @@ class RunScore:
         self.max_hp: int | None = None
         self.elites = 0
         self.bosses = 0
-        self.fight: str | None = None   # the elite or boss fight being played
+        self.fight: str | None = None  # the elite or boss fight being played
         self.floors: dict[int, dict] = {}
 
     def add(self, row: dict) -> None:
@@ -96,11 +97,24 @@ class RunScore:
         """The ended run's score fields (all None when no row showed its progress)."""
         bosses = self.bosses + (1 if won and self.fight == "boss" else 0)
         if not self.seen:
-            return {"floor": None, "act": None, "elites": None, "bosses": None, "hp_end": None,
-                    "max_hp": None, "progress_score": None}
-        return {"floor": self.floor, "act": self.act, "elites": self.elites, "bosses": bosses,
-                "hp_end": self.hp, "max_hp": self.max_hp,
-                "progress_score": round(progress_score(self.floor, bosses), 6)}
+            return {
+                "floor": None,
+                "act": None,
+                "elites": None,
+                "bosses": None,
+                "hp_end": None,
+                "max_hp": None,
+                "progress_score": None,
+            }
+        return {
+            "floor": self.floor,
+            "act": self.act,
+            "elites": self.elites,
+            "bosses": bosses,
+            "hp_end": self.hp,
+            "max_hp": self.max_hp,
+            "progress_score": round(progress_score(self.floor, bosses), 6),
+        }
 
 
 __all__ = ["RunScore", "progress_score", "ORAK_FLOORS", "ORAK_BOSSES"]

@@ -5,6 +5,7 @@ Two streaming passes over the journal: a cheap one that only collects the torn r
 goes through ``chain.Chain`` (torn rows, sequences, hash chain), each intact row through
 ``links.Links`` (join keys, observation files) and ``summary.SummaryCheck`` (the pinned rows).
 """
+
 from __future__ import annotations
 
 import dataclasses
@@ -27,6 +28,7 @@ MAX_ORPHANS_LISTED = 20
 class Verified:
     """One session's report, plus what the root feed checks need: its join index and its
     summary (``None`` when there is no journal or no readable ``session.json``)."""
+
     report: SessionReport
     links: Links | None = None
     summary: dict | None = None
@@ -55,13 +57,19 @@ def verify_session(session_dir: str, capture_root: str | None = None) -> Verifie
     links.finish()
     summary.finish(chain, links)
     _orphans(session_dir, links, add)
-    report.stats = {"lines": chain.lines, "rows": chain.rows, "last_sequence": chain.last_sequence,
-                    "torn_rows": list(chain.torn), **links.stats()}
+    report.stats = {
+        "lines": chain.lines,
+        "rows": chain.rows,
+        "last_sequence": chain.last_sequence,
+        "torn_rows": list(chain.torn),
+        **links.stats(),
+    }
     return Verified(report, links, summary.summary)
 
 
-def _journal_pass(journal: str, sid: str, session_dir: str, root: str, summary: SummaryCheck,
-                  add) -> tuple[Chain, Links]:
+def _journal_pass(
+    journal: str, sid: str, session_dir: str, root: str, summary: SummaryCheck, add
+) -> tuple[Chain, Links]:
     chain = Chain(sid, resume_marks(journal), add)
     links = Links(sid, session_dir, root, chain, add)
     for line in iter_lines(journal):
@@ -80,11 +88,14 @@ def _no_journal(session_dir: str, add) -> None:
     except OSError:
         contents, observations = [], []
     if contents or observations:
-        add(DAMAGED, "journal_missing", f"no {JOURNAL}, but the directory holds "
-            f"{len(contents) + len(observations)} other files: the journal was removed")
+        add(
+            DAMAGED,
+            "journal_missing",
+            f"no {JOURNAL}, but the directory holds "
+            f"{len(contents) + len(observations)} other files: the journal was removed",
+        )
     else:
-        add(INCOMPLETE, "journal_missing", f"no {JOURNAL}: the session was cut off before its "
-            "first row")
+        add(INCOMPLETE, "journal_missing", f"no {JOURNAL}: the session was cut off before its first row")
 
 
 def _orphans(session_dir: str, links: Links, add) -> None:
@@ -101,8 +112,13 @@ def _orphans(session_dir: str, links: Links, add) -> None:
     names = sorted(set(names) | set(pack.names() if pack is not None else []))
     orphans = [n for n in names if n not in links.files_seen]
     for name in orphans[:MAX_ORPHANS_LISTED]:
-        add(NOTE, "orphan_observation_file", f"observations/{name} is referenced by no row",
-            file=f"observations/{name}")
+        add(
+            NOTE, "orphan_observation_file", f"observations/{name} is referenced by no row", file=f"observations/{name}"
+        )
     if len(orphans) > MAX_ORPHANS_LISTED:
-        add(NOTE, "orphan_observation_file", f"... and {len(orphans) - MAX_ORPHANS_LISTED} more "
-            "unreferenced observation files", file="observations/")
+        add(
+            NOTE,
+            "orphan_observation_file",
+            f"... and {len(orphans) - MAX_ORPHANS_LISTED} more unreferenced observation files",
+            file="observations/",
+        )

@@ -4,6 +4,7 @@ file digests read in chunks. Lines are read by the one journal reader,
 
 Nothing here loads a whole journal into memory; a line is held only while it is checked.
 """
+
 from __future__ import annotations
 
 import dataclasses
@@ -19,6 +20,7 @@ CHUNK = 1 << 20
 @dataclasses.dataclass
 class TornMark:
     """A torn line as a ``recorder_resumed`` row describes it."""
+
     line: int
     offset: Any
     length: Any
@@ -44,9 +46,14 @@ def resume_marks(path: str) -> dict[int, TornMark]:
             if not isinstance(entry, dict) or not isinstance(entry.get("line"), int):
                 continue
             if entry["line"] < line.number and entry["line"] not in marks:
-                marks[entry["line"]] = TornMark(entry["line"], entry.get("offset"),
-                                                entry.get("length"), entry.get("sha256"),
-                                                line.number, row.get("sequence"))
+                marks[entry["line"]] = TornMark(
+                    entry["line"],
+                    entry.get("offset"),
+                    entry.get("length"),
+                    entry.get("sha256"),
+                    line.number,
+                    row.get("sequence"),
+                )
     return marks
 
 

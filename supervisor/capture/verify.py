@@ -19,6 +19,7 @@ The report's exit code (``findings.py``):
   4  damaged: edited, reordered, removed or mismatched content (wins over incomplete)
 A PATH that is not a session directory, capture root or fleet root raises ``NotACapture``.
 """
+
 from __future__ import annotations
 
 import os
@@ -46,11 +47,13 @@ def resolve(path: str) -> tuple[str, str]:
         return "fleet_root", p
     if os.path.isdir(os.path.join(p, "sessions")) and not os.path.exists(os.path.join(p, JOURNAL)):
         return "capture_root", p
-    if (os.path.exists(os.path.join(p, JOURNAL)) or os.path.exists(os.path.join(p, "session.json"))
-            or os.path.basename(os.path.dirname(p)) == "sessions"):
+    if (
+        os.path.exists(os.path.join(p, JOURNAL))
+        or os.path.exists(os.path.join(p, "session.json"))
+        or os.path.basename(os.path.dirname(p)) == "sessions"
+    ):
         return "session", p
-    raise NotACapture(path, "neither a session directory (with events.jsonl) nor a capture "
-                      "root (with sessions/)")
+    raise NotACapture(path, "neither a session directory (with events.jsonl) nor a capture root (with sessions/)")
 
 
 def verify_path(path: str, progress: Progress | None = None) -> Report:
@@ -73,8 +76,9 @@ def _verify_root(root: str, report: Report, progress: Progress | None) -> None:
         raise NotACapture(root, f"cannot list sessions/: {exc}") from exc
     dirs = [n for n in names if os.path.isdir(os.path.join(sessions_dir, n))]
     for stray in sorted(set(names) - set(dirs)):
-        report.findings.append(Finding(NOTE, "stray_file", f"sessions/{stray} is not a session "
-                                       "directory", file=f"sessions/{stray}"))
+        report.findings.append(
+            Finding(NOTE, "stray_file", f"sessions/{stray} is not a session directory", file=f"sessions/{stray}")
+        )
     known = set(dirs)
     decisions, sessions_feed = DecisionsFeed(root, known), SessionsFeed(root, known)
     for i, name in enumerate(dirs):
@@ -90,4 +94,3 @@ def _verify_root(root: str, report: Report, progress: Progress | None) -> None:
         if root != report.path:  # a fleet root: name each slot's feeds by their path
             feed.name = os.path.join(os.path.relpath(root, report.path), feed.name)
         report.feeds.append(feed)
-

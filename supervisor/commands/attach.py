@@ -15,6 +15,7 @@ See docs/attach.md.
 Exit codes: 0 detached or the session ended, 1 could not attach or the session vanished,
 2 bad arguments.
 """
+
 from __future__ import annotations
 
 import importlib
@@ -38,20 +39,31 @@ class Attach(Command):
 
     def add_arguments(self, p) -> None:
         p.add_argument("tap", nargs="?", choices=sorted(BUILTIN), help="a built-in tap")
-        p.add_argument("--module", metavar="PKG.MOD[:CLASS]",
-                       help="your own tap: a module defining Tap (an AttachedTap subclass)")
+        p.add_argument(
+            "--module", metavar="PKG.MOD[:CLASS]", help="your own tap: a module defining Tap (an AttachedTap subclass)"
+        )
         add_runtime_dir(p)
-        p.add_argument("--record", metavar="FILE", help="a runtime record to use as is "
-                       "(e.g. a copy on another host, with --tcp)")
-        p.add_argument("--tcp", action="store_true",
-                       help="connect over the session's tcp endpoints with CURVE (supervisor.tcp)")
-        p.add_argument("--client-key", metavar="FILE",
-                       help="a ZeroMQ secret certificate to use instead of the session's client key")
+        p.add_argument(
+            "--record", metavar="FILE", help="a runtime record to use as is (e.g. a copy on another host, with --tcp)"
+        )
+        p.add_argument(
+            "--tcp", action="store_true", help="connect over the session's tcp endpoints with CURVE (supervisor.tcp)"
+        )
+        p.add_argument(
+            "--client-key",
+            metavar="FILE",
+            help="a ZeroMQ secret certificate to use instead of the session's client key",
+        )
         g = p.add_argument_group("metrics-tap")
         g.add_argument("--prometheus", metavar="HOST:PORT", help="serve /metrics for Prometheus")
         g.add_argument("--jsonl", metavar="FILE", help="append a JSON sample every interval")
-        g.add_argument("--interval", type=float, default=2.0, metavar="S",
-                       help="seconds between plain lines and JSONL samples (default 2)")
+        g.add_argument(
+            "--interval",
+            type=float,
+            default=2.0,
+            metavar="S",
+            help="seconds between plain lines and JSONL samples (default 2)",
+        )
         g.add_argument("--plain", action="store_true", help="plain lines even on a terminal")
 
     def run(self, args) -> int:
@@ -78,8 +90,11 @@ class Attach(Command):
         finally:
             for s, h in old.items():
                 signal.signal(s, h)
-        sys.stderr.write(f"{runner.tap_id} detached: {reason}"
-                         + (f"; {runner.dropped} rows dropped" if runner.dropped else "") + "\n")
+        sys.stderr.write(
+            f"{runner.tap_id} detached: {reason}"
+            + (f"; {runner.dropped} rows dropped" if runner.dropped else "")
+            + "\n"
+        )
         return 1 if reason == "session_gone" else 0
 
     def _make_tap(self, args, stop: threading.Event):
@@ -103,5 +118,5 @@ def _metrics_tap(cls, args, stop: threading.Event):
     if sys.stdout.isatty() and not args.plain:
         outs.append(mv.Dashboard())
     else:
-        outs.append(mv.PlainLines(sys.stdout, args.interval, on_gone=stop.set))   # `| head`: detach
+        outs.append(mv.PlainLines(sys.stdout, args.interval, on_gone=stop.set))  # `| head`: detach
     return cls(outputs=outs, metrics=metrics)

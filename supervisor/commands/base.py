@@ -1,4 +1,5 @@
 """Shared bits of the command modules."""
+
 from __future__ import annotations
 
 import argparse
@@ -30,9 +31,12 @@ def emit(args, data, human: str) -> None:
 
 
 def add_runtime_dir(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--runtime-dir", default=None,
-                        help="look only here for running sessions (default: ./run/runtime and every session "
-                             "of yours started from any folder)")
+    parser.add_argument(
+        "--runtime-dir",
+        default=None,
+        help="look only here for running sessions (default: ./run/runtime and every session "
+        "of yours started from any folder)",
+    )
     parser.add_argument("--session", help="session id (needed when several sessions run)")
 
 
@@ -41,12 +45,16 @@ def pick_session(args) -> dict | None:
     if args.session:
         recs = [r for r in recs if r["session_id"].startswith(args.session)]
     if not recs:
-        sys.stderr.write("no running session found" + (f" matching {args.session!r}" if args.session else "")
-                         + f" (looked in {' and '.join(looked)})\n")
+        sys.stderr.write(
+            "no running session found"
+            + (f" matching {args.session!r}" if args.session else "")
+            + f" (looked in {' and '.join(looked)})\n"
+        )
         return None
     if len(recs) > 1:
-        sys.stderr.write("several sessions are running; pick one with --session:\n"
-                         + "".join(f"  {r['session_id']}\n" for r in recs))
+        sys.stderr.write(
+            "several sessions are running; pick one with --session:\n" + "".join(f"  {r['session_id']}\n" for r in recs)
+        )
         return None
     return recs[0]
 

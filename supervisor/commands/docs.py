@@ -14,6 +14,7 @@ Example:
   supervisor docs quickstart
   supervisor docs models#trying-it-without-a-model-the-stand-in-server
 """
+
 from __future__ import annotations
 
 import pydoc
@@ -75,7 +76,7 @@ def section_of(text: str, anchor: str) -> str | None:
     found = headings(text)
     for n, (i, level, name) in enumerate(found):
         if name == anchor:
-            end = next((j for j, lv, _ in found[n + 1:] if lv <= level), len(lines))
+            end = next((j for j, lv, _ in found[n + 1 :] if lv <= level), len(lines))
             return "\n".join(lines[i:end]).rstrip() + "\n"
     return None
 
@@ -84,8 +85,12 @@ class Docs(Command):
     name = "docs"
 
     def add_arguments(self, p) -> None:
-        p.add_argument("topic", nargs="?", metavar="TOPIC[#SECTION]",
-                       help="a page (quickstart, profiles, ...; docs/NAME.md works too); none: list them")
+        p.add_argument(
+            "topic",
+            nargs="?",
+            metavar="TOPIC[#SECTION]",
+            help="a page (quickstart, profiles, ...; docs/NAME.md works too); none: list them",
+        )
         p.add_argument("--path", action="store_true", help="print where the page's file is instead")
 
     def run(self, args) -> int:

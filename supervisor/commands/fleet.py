@@ -26,6 +26,7 @@ session failed, timed out or needs review, 2 a bad fleet file or arguments, a fl
 driver still runs, or Ray unavailable (``--ray-address`` without Ray installed, unreachable,
 or missing a resource), 130 / 143 interrupted by SIGINT / SIGTERM (finish it with --resume).
 """
+
 from __future__ import annotations
 
 import argparse
@@ -49,35 +50,62 @@ class Fleet(Command):
         sub.required = True
         s = sub.add_parser("start", help="run every session of a fleet file; prints a live fleet line")
         s.add_argument("fleet_file", metavar="FLEET.yaml", nargs="?")
-        s.add_argument("--resume", metavar="FLEET_ROOT",
-                       help="finish a fleet whose driver died: wait for its sessions still stopping, keep "
-                            "those that ended, run again those it stopped or cut short with no action in "
-                            "flight and those never started; one that may have had an action in flight "
-                            "needs_review")
-        s.add_argument("--concurrency", type=_positive, metavar="N",
-                       help="sessions at once (default: from CPUs and memory; on Ray: all, as resources allow)")
-        s.add_argument("--ray-address", metavar="ADDR|auto",
-                       help="run on this Ray cluster, each session a Ray task (needs gamerig[ray])")
+        s.add_argument(
+            "--resume",
+            metavar="FLEET_ROOT",
+            help="finish a fleet whose driver died: wait for its sessions still stopping, keep "
+            "those that ended, run again those it stopped or cut short with no action in "
+            "flight and those never started; one that may have had an action in flight "
+            "needs_review",
+        )
+        s.add_argument(
+            "--concurrency",
+            type=_positive,
+            metavar="N",
+            help="sessions at once (default: from CPUs and memory; on Ray: all, as resources allow)",
+        )
+        s.add_argument(
+            "--ray-address",
+            metavar="ADDR|auto",
+            help="run on this Ray cluster, each session a Ray task (needs gamerig[ray])",
+        )
         s.add_argument("--fleet-root", metavar="DIR", help="use this new directory as the fleet root")
         s.add_argument("--runtime-dir", default="run/runtime", help=RUNTIME_HELP)
-        s.add_argument("--progress", choices=("auto", "line", "plain", "off"), default="auto",
-                       help="the live fleet line: redrawn, a line every 5 s, or none")
-        for name, text in (("status", "how many sessions of a fleet are done, running, failed"),
-                           ("stop", "stop every session of a fleet (SIGTERM; each one finalizes)"),
-                           ("report", "a table per matrix cell (and per model) of a fleet's results: wins, tokens, cost")):
+        s.add_argument(
+            "--progress",
+            choices=("auto", "line", "plain", "off"),
+            default="auto",
+            help="the live fleet line: redrawn, a line every 5 s, or none",
+        )
+        for name, text in (
+            ("status", "how many sessions of a fleet are done, running, failed"),
+            ("stop", "stop every session of a fleet (SIGTERM; each one finalizes)"),
+            ("report", "a table per matrix cell (and per model) of a fleet's results: wins, tokens, cost"),
+        ):
             q = sub.add_parser(name, help=text)
             q.add_argument("root", nargs="?", metavar="FLEET_ROOT")
             if name == "report":
-                q.add_argument("--compare", metavar="KEY[=A,B]",
-                               help="compare two arms of a matrix key (paired by seed where they can be)")
-                q.add_argument("--fleets", default=control.DEFAULT_FLEETS, metavar="DIR",
-                               help="without FLEET_ROOT and no fleet running: the newest fleet under DIR "
-                                    f"(default: {control.DEFAULT_FLEETS})")
+                q.add_argument(
+                    "--compare",
+                    metavar="KEY[=A,B]",
+                    help="compare two arms of a matrix key (paired by seed where they can be)",
+                )
+                q.add_argument(
+                    "--fleets",
+                    default=control.DEFAULT_FLEETS,
+                    metavar="DIR",
+                    help="without FLEET_ROOT and no fleet running: the newest fleet under DIR "
+                    f"(default: {control.DEFAULT_FLEETS})",
+                )
             q.add_argument("--runtime-dir", default="run/runtime", help=RUNTIME_HELP)
             q.add_argument("--json", action="store_true", help="machine-readable output")
             if name == "stop":
-                q.add_argument("--timeout", type=float, default=120.0,
-                               help="seconds to wait for the sessions to finalize (default 120)")
+                q.add_argument(
+                    "--timeout",
+                    type=float,
+                    default=120.0,
+                    help="seconds to wait for the sessions to finalize (default 120)",
+                )
 
     def run(self, args) -> int:
         try:
@@ -94,17 +122,26 @@ class Fleet(Command):
             sys.stderr.write("error: --fleet-root is for a new fleet; --resume names the fleet root itself\n")
             return 2
         try:
-            return driver.start(args.fleet_file, concurrency=args.concurrency, ray_address=args.ray_address,
-                                root=args.fleet_root, runtime_dir=args.runtime_dir, progress=args.progress,
-                                resume=args.resume)
+            return driver.start(
+                args.fleet_file,
+                concurrency=args.concurrency,
+                ray_address=args.ray_address,
+                root=args.fleet_root,
+                runtime_dir=args.runtime_dir,
+                progress=args.progress,
+                resume=args.resume,
+            )
         except KeyboardInterrupt:  # before any session started (a resume taking over)
             sys.stderr.write("interrupted before any session started\n")
             return 130
 
     def _status(self, args) -> int:
-        roots = ([control.pick_root(args.root, args.runtime_dir)] if args.root
-                 else [r["root"] for r in control.running_fleets(args.runtime_dir)]
-                 + control.interrupted_fleets(args.runtime_dir))
+        roots = (
+            [control.pick_root(args.root, args.runtime_dir)]
+            if args.root
+            else [r["root"] for r in control.running_fleets(args.runtime_dir)]
+            + control.interrupted_fleets(args.runtime_dir)
+        )
         out = [control.status(r) for r in roots]
         lines = [_status_line(s) for s in out] or ["no running fleet"]
         emit(args, {"fleets": out}, "\n".join(lines))
@@ -115,15 +152,19 @@ class Fleet(Command):
         pids = control.request_stop(root)
         done = control.wait_stopped(root, args.timeout)
         st = control.status(root)
-        emit(args, {"root": root, "signalled": pids, "stopped": done, "status": st},
-             f"stop requested: SIGTERM to {len(pids)} running session(s) here\n" + _status_line(st)
-             + ("" if done else f"\nstill running after {args.timeout:.0f}s"))
+        emit(
+            args,
+            {"root": root, "signalled": pids, "stopped": done, "status": st},
+            f"stop requested: SIGTERM to {len(pids)} running session(s) here\n"
+            + _status_line(st)
+            + ("" if done else f"\nstill running after {args.timeout:.0f}s"),
+        )
         return 0 if done else 1
 
     def _report(self, args) -> int:
         if args.root or control.running_fleets(args.runtime_dir):
             root = control.pick_root(args.root, args.runtime_dir)
-        else:   # none named and none running: the newest fleet, as a user means it
+        else:  # none named and none running: the newest fleet, as a user means it
             root = control.newest_root(args.fleets)
             if root is None:
                 raise NotAFleet(args.fleets, "no fleet root here and no running fleet; name a fleet root")
@@ -136,9 +177,21 @@ class Fleet(Command):
         text = table(rows) + (f"\n{_interrupted(st)}" if st["resume_command"] else "")
         if compared is not None:
             text += "\n\n" + "\n".join(compare.lines(compared))
-        emit(args, {"fleet": fleet, "cells": cell_rows(rows), "model_key": key, "models": models,
-                    "totals": totals(rows), "rows": rows, "state": st["state"],
-                    "resume_command": st["resume_command"], "compare": compared}, text)
+        emit(
+            args,
+            {
+                "fleet": fleet,
+                "cells": cell_rows(rows),
+                "model_key": key,
+                "models": models,
+                "totals": totals(rows),
+                "rows": rows,
+                "state": st["state"],
+                "resume_command": st["resume_command"],
+                "compare": compared,
+            },
+            text,
+        )
         return 0
 
 
@@ -148,13 +201,17 @@ def _compare(spec: str, rows: list[dict], fleet: dict) -> dict:
     matrix = list((fleet or {}).get("matrix") or {})
     key, _, picked = spec.partition("=")
     if key not in matrix:
-        raise FleetError(f"--compare {spec}: {key!r} is not a matrix key of this fleet "
-                         f"(its matrix keys: {', '.join(matrix) or 'none'})")
+        raise FleetError(
+            f"--compare {spec}: {key!r} is not a matrix key of this fleet "
+            f"(its matrix keys: {', '.join(matrix) or 'none'})"
+        )
     values = compare.arm_values(rows, key)
     arms = [v.strip() for v in picked.split(",")] if picked else values
     if len(arms) != 2:
-        raise FleetError(f"--compare {spec}: name two values to compare as {key}=A,B "
-                         f"({key} takes {len(values)} values here: {', '.join(values)})")
+        raise FleetError(
+            f"--compare {spec}: name two values to compare as {key}=A,B "
+            f"({key} takes {len(values)} values here: {', '.join(values)})"
+        )
     try:
         return compare.compare(rows, key, arms[0], arms[1], matrix)
     except compare.CompareError as exc:
@@ -163,16 +220,20 @@ def _compare(spec: str, rows: list[dict], fleet: dict) -> dict:
 
 def _status_line(st: dict) -> str:
     o = st["outcomes"]
-    return (f"{st['name']} ({st['backend']}, {st['state']}): done {st['done']}/{st['sessions']}  "
-            f"running here {st['running_here']}  ok {o['ok']}  failed {o['failed'] + o['timed_out']}  "
-            f"needs review {o['needs_review']}  stopped {o['stopped'] + o['not_run']}  steps {st['steps']}"
-            f"{'  (stop requested)' if st['stop_requested'] else ''}\n  {st['root']}"
-            + (f"\n  {_interrupted(st)}" if st["resume_command"] else ""))
+    return (
+        f"{st['name']} ({st['backend']}, {st['state']}): done {st['done']}/{st['sessions']}  "
+        f"running here {st['running_here']}  ok {o['ok']}  failed {o['failed'] + o['timed_out']}  "
+        f"needs review {o['needs_review']}  stopped {o['stopped'] + o['not_run']}  steps {st['steps']}"
+        f"{'  (stop requested)' if st['stop_requested'] else ''}\n  {st['root']}"
+        + (f"\n  {_interrupted(st)}" if st["resume_command"] else "")
+    )
 
 
 def _interrupted(st: dict) -> str:
-    return (f"its driver (pid {st['driver_pid']} on {st['driver_host']}) is gone with {st['done']} of "
-            f"{st['sessions']} sessions done; finish it with: {st['resume_command']}")
+    return (
+        f"its driver (pid {st['driver_pid']} on {st['driver_host']}) is gone with {st['done']} of "
+        f"{st['sessions']} sessions done; finish it with: {st['resume_command']}"
+    )
 
 
 def _positive(text: str) -> int:

@@ -26,6 +26,7 @@ Exit codes: 0 written, 2 refused (nothing written).
 Example:
   supervisor init my-bots && cd my-bots && supervisor start run/profiles/demo.yaml
 """
+
 from __future__ import annotations
 
 import os
@@ -46,10 +47,14 @@ NEXT = (
     ("supervisor capture verify run/capture", "check the journal it left"),
     ("supervisor view run/capture --open", "look at it in your browser"),
     ("supervisor start run/profiles/pyboy-demo.yaml", "the Game Boy demo cartridge, played to its win"),
-    ("supervisor standin --port 0 --run supervisor start run/profiles/agent-demo.yaml "
-     "--set 'model.base_url={url}'", "a model plays every decision (a stand-in server: no GPU)"),
-    ("supervisor standin --port 8010 --run supervisor fleet start run/fleets/agent-models.yaml",
-     "which model plays better, at what cost"),
+    (
+        "supervisor standin --port 0 --run supervisor start run/profiles/agent-demo.yaml --set 'model.base_url={url}'",
+        "a model plays every decision (a stand-in server: no GPU)",
+    ),
+    (
+        "supervisor standin --port 8010 --run supervisor fleet start run/fleets/agent-models.yaml",
+        "which model plays better, at what cost",
+    ),
     ("supervisor start run/profiles/sts2.yaml", "Slay the Spire 2, with the STS2MCP mod running"),
     ("supervisor docs quickstart", "what you are looking at; 'supervisor docs' lists every page"),
 )
@@ -67,8 +72,9 @@ def planned() -> dict[str, bytes]:
         try:
             files[rel] = src.read_bytes()
         except OSError as exc:
-            raise InitError(f"this installation of gamerig lacks {rel} ({src}: {exc.strerror or exc}); "
-                            "reinstall it") from None
+            raise InitError(
+                f"this installation of gamerig lacks {rel} ({src}: {exc.strerror or exc}); reinstall it"
+            ) from None
     files[ROM] = build_rom()
     return files
 
@@ -79,15 +85,18 @@ def check_target(target: Path, files: dict[str, bytes]) -> None:
         raise InitError(f"{target}: is a file, not a folder")
     present = [rel for rel in files if os.path.lexists(target / rel)]
     if present:
-        raise InitError(f"{target}: already holds " + ", ".join(present)
-                        + " (init never overwrites: pick another folder, or move these away)")
-    for rel in files:   # a file where a folder of ours must go (DIR/run a file, ...)
+        raise InitError(
+            f"{target}: already holds "
+            + ", ".join(present)
+            + " (init never overwrites: pick another folder, or move these away)"
+        )
+    for rel in files:  # a file where a folder of ours must go (DIR/run a file, ...)
         for parent in Path(rel).parents:
             here = target / parent
             if str(parent) != "." and here.exists() and not here.is_dir():
                 raise InitError(f"{here}: is a file, and {rel} must go inside it")
     probe = target
-    while not probe.exists():   # the nearest folder that exists must be writable
+    while not probe.exists():  # the nearest folder that exists must be writable
         probe = probe.parent
     if not os.access(probe, os.W_OK | os.X_OK):
         raise InitError(f"{probe}: cannot write here (permission denied)")
@@ -106,7 +115,7 @@ def write(target: Path, files: dict[str, bytes]) -> list[str]:
                 if not parent.exists():
                     parent.mkdir()
                     made_dirs.append(parent)
-            with open(dest, "xb") as fh:   # "x": fails if dest appeared meanwhile: never overwrites
+            with open(dest, "xb") as fh:  # "x": fails if dest appeared meanwhile: never overwrites
                 written.append(dest)
                 fh.write(data)
     except OSError as exc:
@@ -126,8 +135,13 @@ class Init(Command):
     name = "init"
 
     def add_arguments(self, p) -> None:
-        p.add_argument("dir", nargs="?", default=".", metavar="DIR",
-                       help="the folder to write into (default: the current one; made if missing)")
+        p.add_argument(
+            "dir",
+            nargs="?",
+            default=".",
+            metavar="DIR",
+            help="the folder to write into (default: the current one; made if missing)",
+        )
 
     def run(self, args) -> int:
         target = Path(args.dir)

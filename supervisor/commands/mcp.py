@@ -16,6 +16,7 @@ It needs the optional MCP SDK: pip install 'gamerig[mcp]'.
 
 Exit codes: 0 the client closed the connection, 2 bad workspace or the SDK is missing.
 """
+
 from __future__ import annotations
 
 import importlib
@@ -32,7 +33,7 @@ from .base import Command
 # tools) would slow every other command by ~0.6 s
 SERVER = "supervisor.mcp.shared.server"
 GAMEBOY_TOOLS = "supervisor.mcp.gameboy.tools"  # Tools(workspace)
-STS2_TOOLS = "supervisor.mcp.sts2.tools"        # GameTools(workspace, **game)
+STS2_TOOLS = "supervisor.mcp.sts2.tools"  # GameTools(workspace, **game)
 
 
 def load_server():
@@ -69,27 +70,51 @@ class Mcp(Command):
     name = "mcp"
 
     def add_arguments(self, p) -> None:
-        p.add_argument("--workspace", default=".", metavar="DIR",
-                       help="the only directory ROMs are read from and artifacts written to (default: .)")
-        p.add_argument("--game", choices=("sts2", "builtin"), default=None,
-                       help="serve the STS2MCP tools: sts2 = the mod's HTTP server at --host/--port; builtin = "
-                            "gamerig's built-in game, started inside each session")
-        p.add_argument("--host", default="localhost", help="the mod's HTTP server host (the mod server's flag; "
-                       "default localhost)")
+        p.add_argument(
+            "--workspace",
+            default=".",
+            metavar="DIR",
+            help="the only directory ROMs are read from and artifacts written to (default: .)",
+        )
+        p.add_argument(
+            "--game",
+            choices=("sts2", "builtin"),
+            default=None,
+            help="serve the STS2MCP tools: sts2 = the mod's HTTP server at --host/--port; builtin = "
+            "gamerig's built-in game, started inside each session",
+        )
+        p.add_argument(
+            "--host", default="localhost", help="the mod's HTTP server host (the mod server's flag; default localhost)"
+        )
         p.add_argument("--port", type=int, default=15526, help="the mod's HTTP server port (default 15526)")
         p.add_argument("--seed", type=int, default=1, help="--game builtin: the game's seed (default 1)")
-        p.add_argument("--poll-interval", type=float, default=0.1, metavar="S",
-                       help="--game: seconds between reads while waiting (default 0.1)")
-        p.add_argument("--knob", action="append", default=[], metavar="NAME=N",
-                       help="--game builtin: a knob of the built-in game (docs/game.md), e.g. effect_delay_reads=2")
-        p.add_argument("--no-trust-env", action="store_true",
-                       help="accepted for the mod server's command line; proxies are never used here")
+        p.add_argument(
+            "--poll-interval",
+            type=float,
+            default=0.1,
+            metavar="S",
+            help="--game: seconds between reads while waiting (default 0.1)",
+        )
+        p.add_argument(
+            "--knob",
+            action="append",
+            default=[],
+            metavar="NAME=N",
+            help="--game builtin: a knob of the built-in game (docs/game.md), e.g. effect_delay_reads=2",
+        )
+        p.add_argument(
+            "--no-trust-env",
+            action="store_true",
+            help="accepted for the mod server's command line; proxies are never used here",
+        )
 
     def run(self, args) -> int:
         mcp_server, missing = load_server()
         if mcp_server is None:
-            sys.stderr.write(f"error: supervisor mcp needs the MCP Python SDK, which is not installed "
-                             f"({missing}); install it with: pip install 'gamerig[mcp]'\n")
+            sys.stderr.write(
+                f"error: supervisor mcp needs the MCP Python SDK, which is not installed "
+                f"({missing}); install it with: pip install 'gamerig[mcp]'\n"
+            )
             return 2
         try:
             workspace = Workspace(args.workspace)
@@ -99,7 +124,9 @@ class Mcp(Command):
         game = None
         if args.game is not None:
             if not 0.01 <= args.poll_interval <= 5:
-                sys.stderr.write(f"error: --poll-interval must be between 0.01 and 5 seconds, got {args.poll_interval}\n")
+                sys.stderr.write(
+                    f"error: --poll-interval must be between 0.01 and 5 seconds, got {args.poll_interval}\n"
+                )
                 return 2
             builtin = args.game == "builtin"
             try:
@@ -111,8 +138,13 @@ class Mcp(Command):
                 sys.stderr.write("error: --knob is for --game builtin (the real game has no knobs)\n")
                 return 2
             url = f"http://127.0.0.1:{free_port()}" if builtin else f"http://{args.host}:{args.port}"
-            game = {"base_url": url, "builtin": builtin, "seed": args.seed, "poll_s": args.poll_interval,
-                    "knobs": knobs}
+            game = {
+                "base_url": url,
+                "builtin": builtin,
+                "seed": args.seed,
+                "poll_s": args.poll_interval,
+                "knobs": knobs,
+            }
         what = f"the STS2MCP tools for {game['base_url']}" if game else "the emulator tools"
         sys.stderr.write(f"gamerig MCP server on stdio ({what}); workspace {workspace.root}\n")
         return mcp_server.main(toolset(workspace, game))

@@ -4,6 +4,7 @@ one command (``supervisor start``: the process that supervises a session for its
 life) does not import every other command's dependencies; ``supervisor --help`` loads them
 all. It lives apart from the package's ``__init__`` so that importing one command's helpers
 (``commands.base``) does not import every command."""
+
 from __future__ import annotations
 
 import dataclasses
@@ -24,10 +25,22 @@ class CommandRef:
 
 
 REGISTRY: tuple[CommandRef, ...] = tuple(
-    CommandRef(name, f"supervisor.commands.{name}", attr) for name, attr in (
-        ("init", "Init"), ("start", "Start"), ("status", "Status"), ("stop", "Stop"), ("attach", "Attach"),
-        ("validate", "Validate"), ("capture", "Capture"), ("view", "View"), ("mcp", "Mcp"),
-        ("fleet", "Fleet"), ("standin", "Standin"), ("docs", "Docs")))
+    CommandRef(name, f"supervisor.commands.{name}", attr)
+    for name, attr in (
+        ("init", "Init"),
+        ("start", "Start"),
+        ("status", "Status"),
+        ("stop", "Stop"),
+        ("attach", "Attach"),
+        ("validate", "Validate"),
+        ("capture", "Capture"),
+        ("view", "View"),
+        ("mcp", "Mcp"),
+        ("fleet", "Fleet"),
+        ("standin", "Standin"),
+        ("docs", "Docs"),
+    )
+)
 
 
 def find(name: str) -> CommandRef | None:

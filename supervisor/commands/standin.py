@@ -13,6 +13,7 @@ Example:
   supervisor standin --port 0 --run supervisor start run/profiles/agent-demo.yaml --set 'model.base_url={url}'
   supervisor standin --port 8010 --run supervisor fleet start run/fleets/agent-models.yaml
 """
+
 from __future__ import annotations
 
 import sys
@@ -29,6 +30,6 @@ class Standin(Command):
         standin.add_arguments(p)
 
     def run(self, args) -> int:
-        if args.run and args.run[0] == "supervisor":   # this same gamerig, on PATH or not
+        if args.run and args.run[0] == "supervisor":  # this same gamerig, on PATH or not
             args.run[:1] = [sys.executable, "-m", "supervisor"]
         return standin.serve(args)

@@ -12,6 +12,7 @@ Exit codes: 0 the session ended normally (run ended, max steps, stop command), 1
 game.start_checkpoint or game.battery_save, as ``supervisor validate`` reports it), or a
 system gamerig cannot run on (docs/platforms.md), 130 SIGINT, 143 SIGTERM.
 """
+
 from __future__ import annotations
 
 import sys
@@ -29,10 +30,21 @@ class Start(Command):
 
     def add_arguments(self, p) -> None:
         p.add_argument("profile", help="a YAML profile, e.g. run/profiles/demo.yaml")
-        p.add_argument("--set", dest="overrides", action="append", default=[], metavar="KEY=VALUE",
-                       help="override any profile value by dotted key (repeatable); the value is YAML")
+        p.add_argument(
+            "--set",
+            dest="overrides",
+            action="append",
+            default=[],
+            metavar="KEY=VALUE",
+            help="override any profile value by dotted key (repeatable); the value is YAML",
+        )
         p.add_argument("--dry-run", action="store_true", help="record proposals without acting")
-        p.add_argument("--max-steps", type=int, metavar="N", help="stop after N steps (observations; decisions when the policy pipelines its steps)")
+        p.add_argument(
+            "--max-steps",
+            type=int,
+            metavar="N",
+            help="stop after N steps (observations; decisions when the policy pipelines its steps)",
+        )
 
     def run(self, args) -> int:
         extra = {}
@@ -50,7 +62,7 @@ class Start(Command):
             sys.stderr.write(untested + "\n")
         try:
             profile = prof.load(args.profile, args.overrides, extra)
-            check_emulator_inputs(profile, args.profile)   # a missing/broken ROM: refused before any process
+            check_emulator_inputs(profile, args.profile)  # a missing/broken ROM: refused before any process
         except prof.ProfileError as exc:
             sys.stderr.write(f"error: {exc}\n")
             if exc.problem == prof.NO_SUCH_PROFILE:
@@ -63,22 +75,30 @@ class Start(Command):
         if s:
             r = s["action_results"]
             decisions = sum(s.get("dispositions", {}).values())
-            steps = (f"{decisions} steps ({s['steps']} observations: pipelined)" if decisions > s["steps"]
-                     else f"{s['steps']} steps")
+            steps = (
+                f"{decisions} steps ({s['steps']} observations: pipelined)"
+                if decisions > s["steps"]
+                else f"{s['steps']} steps"
+            )
             sys.stderr.write(
                 f"session ended: {s['reason']} (exit {code}); {steps}, "
                 f"{r['accepted']} accepted, {r['rejected']} rejected, {r['unknown']} unknown\n"
-                f"journal: {sup.session_dir}/events.jsonl\n")
+                f"journal: {sup.session_dir}/events.jsonl\n"
+            )
         else:
-            sys.stderr.write(f"session ended: {sup.stop_reason} (exit {code}); the session "
-                             "summary could not be written — the journal is incomplete evidence\n")
+            sys.stderr.write(
+                f"session ended: {sup.stop_reason} (exit {code}); the session "
+                "summary could not be written — the journal is incomplete evidence\n"
+            )
         model = sup.watch.model
-        if model.asked:   # with tokens and cost, per run when runs ended
+        if model.asked:  # with tokens and cost, per run when runs ended
             sys.stderr.write(model.line(runs=len(sup.watch.facts.runs)) + "\n")
             if model.never_answered:
-                sys.stderr.write("warning: the model never answered: every decision it was asked for was made "
-                                 "by the policy's heuristic instead. Is the server at model.base_url running? "
-                                 "(model.on_unreachable: stop ends such a session; docs/models.md)\n")
+                sys.stderr.write(
+                    "warning: the model never answered: every decision it was asked for was made "
+                    "by the policy's heuristic instead. Is the server at model.base_url running? "
+                    "(model.on_unreachable: stop ends such a session; docs/models.md)\n"
+                )
         if sup.stop_detail:
             sys.stderr.write(f"detail: {sup.stop_detail}\n")
         if (s or {}).get("reason", sup.stop_reason) == "stuck":  # the last line says where

@@ -4,6 +4,7 @@ Example:
   supervisor status
   supervisor status --json
 """
+
 from __future__ import annotations
 
 from protocol.cli_to_supervisor import StatusRequest
@@ -31,8 +32,11 @@ class Status(Command):
                 st = {"session_id": rec["session_id"], "error": str(exc)}
             out.append(st)
             lines.append(_human(st))
-        emit(args, {"sessions": out, "looked_in": looked},
-             "\n".join(lines) if lines else f"no running sessions (looked in {' and '.join(looked)})")
+        emit(
+            args,
+            {"sessions": out, "looked_in": looked},
+            "\n".join(lines) if lines else f"no running sessions (looked in {' and '.join(looked)})",
+        )
         return 0
 
 
@@ -40,10 +44,15 @@ def _human(st: dict) -> str:
     if "error" in st:
         return f"{st['session_id']}: unreachable ({st['error']})"
     r = st["action_results"]
-    head = (f"{st['session_id']}  profile {st['profile']}  steps {st['steps']}  "
-            f"accepted {r['accepted']} rejected {r['rejected']} unknown {r['unknown']}  "
-            f"elapsed {st['elapsed_s']}s" + (f"  STOPPING ({st['stopping']})" if st['stopping'] else ""))
-    rows = [f"  {n:<13} pid {a['pid'] or '-':<8} {'up' if a['alive'] else 'down':<5} "
-            f"starts {a['starts']}  rss {a.get('rss_bytes', 0) // 1048576} MiB  "
-            f"cpu {a.get('cpu_percent', 0):.0f}%" for n, a in st["actors"].items()]
+    head = (
+        f"{st['session_id']}  profile {st['profile']}  steps {st['steps']}  "
+        f"accepted {r['accepted']} rejected {r['rejected']} unknown {r['unknown']}  "
+        f"elapsed {st['elapsed_s']}s" + (f"  STOPPING ({st['stopping']})" if st["stopping"] else "")
+    )
+    rows = [
+        f"  {n:<13} pid {a['pid'] or '-':<8} {'up' if a['alive'] else 'down':<5} "
+        f"starts {a['starts']}  rss {a.get('rss_bytes', 0) // 1048576} MiB  "
+        f"cpu {a.get('cpu_percent', 0):.0f}%"
+        for n, a in st["actors"].items()
+    ]
     return "\n".join([head, *rows])

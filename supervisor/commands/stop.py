@@ -13,6 +13,7 @@ Example:
   supervisor stop --session 20261129T
   supervisor stop --no-wait
 """
+
 from __future__ import annotations
 
 import os
@@ -56,10 +57,16 @@ class Stop(Command):
     def add_arguments(self, p) -> None:
         add_runtime_dir(p)
         p.add_argument("--json", action="store_true", help="machine-readable output")
-        p.add_argument("--no-wait", action="store_true",
-                       help="return once the stop is accepted, before the session is finalized")
-        p.add_argument("--timeout", type=float, default=60.0, metavar="S",
-                       help="how long to wait for the finalization (default: 60 s)")
+        p.add_argument(
+            "--no-wait", action="store_true", help="return once the stop is accepted, before the session is finalized"
+        )
+        p.add_argument(
+            "--timeout",
+            type=float,
+            default=60.0,
+            metavar="S",
+            help="how long to wait for the finalization (default: 60 s)",
+        )
 
     def run(self, args) -> int:
         rec = pick_session(args)
@@ -74,9 +81,11 @@ class Stop(Command):
             emit(args, {"ok": reply.accepted, "detail": reply.detail, "finalized": None}, reply.detail)
             return 0
         if not wait_finalized(rec, args.timeout):
-            detail = (f"session {rec['session_id']} was asked to stop and was still finalizing after {args.timeout:g} s "
-                      f"(its supervisor, pid {rec['pid']}, is still running): check `supervisor status` and "
-                      f"`supervisor capture verify {rec.get('session_dir', 'SESSION_DIR')}` later")
+            detail = (
+                f"session {rec['session_id']} was asked to stop and was still finalizing after {args.timeout:g} s "
+                f"(its supervisor, pid {rec['pid']}, is still running): check `supervisor status` and "
+                f"`supervisor capture verify {rec.get('session_dir', 'SESSION_DIR')}` later"
+            )
             emit(args, {"ok": False, "detail": detail, "finalized": False}, f"error: {detail}")
             return 1
         detail = f"{reply.detail}: finalized"

@@ -11,6 +11,7 @@ Example:
   supervisor validate run/profiles/demo.yaml
   supervisor validate run/profiles/demo.yaml --set session.max_steps=10 --json
 """
+
 from __future__ import annotations
 
 import sys

@@ -17,6 +17,7 @@ Example:
   supervisor view run/capture/fleets/demo-matrix-20260101T000000Z-abc123 --port 8765
   supervisor view --bundle report/ run/capture
 """
+
 from __future__ import annotations
 
 import sys
@@ -34,16 +35,30 @@ class View(Command):
     name = "view"
 
     def add_arguments(self, p) -> None:
-        p.add_argument("paths", nargs="*", metavar="PATH",
-                       help="capture roots, session directories or fleet roots (default: run/capture)")
+        p.add_argument(
+            "paths",
+            nargs="*",
+            metavar="PATH",
+            help="capture roots, session directories or fleet roots (default: run/capture)",
+        )
         p.add_argument("--host", default="127.0.0.1", help="address to listen on (default: 127.0.0.1)")
         p.add_argument("--port", type=int, default=8765, help="port (default: 8765; 0 picks a free one)")
         p.add_argument("--open", action="store_true", help="open the page in the default browser")
-        p.add_argument("--allow-host", action="append", default=[], metavar="NAME",
-                       help="also answer requests addressed to NAME (a host name the viewer is reached by)")
+        p.add_argument(
+            "--allow-host",
+            action="append",
+            default=[],
+            metavar="NAME",
+            help="also answer requests addressed to NAME (a host name the viewer is reached by)",
+        )
         p.add_argument("--bundle", metavar="OUT", help="write the pages as a static folder OUT and exit")
-        p.add_argument("--bundle-max-steps", type=int, default=DEFAULT_MAX_STEPS, metavar="N",
-                       help=f"step details kept per session in a bundle (default: {DEFAULT_MAX_STEPS})")
+        p.add_argument(
+            "--bundle-max-steps",
+            type=int,
+            default=DEFAULT_MAX_STEPS,
+            metavar="N",
+            help=f"step details kept per session in a bundle (default: {DEFAULT_MAX_STEPS})",
+        )
 
     def run(self, args) -> int:
         try:
@@ -59,11 +74,15 @@ class View(Command):
             sys.stderr.write(f"error: cannot listen on {args.host}:{args.port}: {exc.strerror or exc}\n")
             return 2
         if not is_loopback(args.host):
-            sys.stderr.write(f"warning: listening on {args.host}: anyone who can reach this address can read "
-                             "these captures\n")
+            sys.stderr.write(
+                f"warning: listening on {args.host}: anyone who can reach this address can read these captures\n"
+            )
         server.start_background()
-        print(f"gamerig view: {server.url}  ({len(catalog.all_tracks())} sessions, {len(catalog.fleets)} fleets; "
-              "Ctrl-C stops)", flush=True)
+        print(
+            f"gamerig view: {server.url}  ({len(catalog.all_tracks())} sessions, {len(catalog.fleets)} fleets; "
+            "Ctrl-C stops)",
+            flush=True,
+        )
         if args.open:
             webbrowser.open(server.url)
         try:
@@ -81,6 +100,8 @@ class View(Command):
             sys.stderr.write(f"\nerror: {exc}\n")
             return 2
         sys.stderr.write("\r\x1b[K" if sys.stderr.isatty() else "")
-        print(f"bundle: {done['out']}/index.html  ({done['sessions']} sessions, {done['fleets']} fleets, "
-              f"{done['answers']} answers, {done['frames']} frames, {done['bytes'] / 1e6:.1f} MB)")
+        print(
+            f"bundle: {done['out']}/index.html  ({done['sessions']} sessions, {done['fleets']} fleets, "
+            f"{done['answers']} answers, {done['frames']} frames, {done['bytes'] / 1e6:.1f} MB)"
+        )
         return 0

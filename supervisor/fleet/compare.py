@@ -20,6 +20,7 @@ says why (``why_unpaired``) and the tests are the unpaired ones: Fisher's exact 
 wins, Welch's t-test on the scores and floors (``stats``). The unpaired figures are always given
 too, so a page can show both.
 """
+
 from __future__ import annotations
 
 from collections.abc import Sequence
@@ -52,14 +53,17 @@ def _number(v: Any) -> bool:
     return isinstance(v, (int, float)) and not isinstance(v, bool)
 
 
-def pairing(a_rows: Sequence[dict], b_rows: Sequence[dict], arm_key: str,
-            matrix_keys: Sequence[str]) -> tuple[list[tuple[dict, dict]], str | None]:
+def pairing(
+    a_rows: Sequence[dict], b_rows: Sequence[dict], arm_key: str, matrix_keys: Sequence[str]
+) -> tuple[list[tuple[dict, dict]], str | None]:
     """The pairs of sessions that played the same seed, or ([], why they cannot be paired)."""
     unseeded = [r for r in (*a_rows, *b_rows) if not r.get("seeded_by")]
     if unseeded:
         r = unseeded[0]
-        return [], (f"{len(unseeded)} session(s) did not start from a known seed (e.g. session "
-                    f"{r.get('session_id') or r.get('slot')}: the real game without run_seed applied)")
+        return [], (
+            f"{len(unseeded)} session(s) did not start from a known seed (e.g. session "
+            f"{r.get('session_id') or r.get('slot')}: the real game without run_seed applied)"
+        )
     seed_keys = {SEED_KEYS[r["seeded_by"]] for r in (*a_rows, *b_rows) if r.get("seeded_by") in SEED_KEYS}
     if arm_key in seed_keys:
         return [], f"the arms differ by their seed ({arm_key}): sessions on different seeds do not pair"
@@ -67,6 +71,7 @@ def pairing(a_rows: Sequence[dict], b_rows: Sequence[dict], arm_key: str,
 
     def key(r: dict) -> tuple:
         return tuple(str(r.get(k)) for k in others) + (r.get("repeat"),)
+
     left: dict[tuple, dict] = {}
     for r in a_rows:
         if key(r) in left:
@@ -86,24 +91,40 @@ def _unpaired(a: Sequence[dict], b: Sequence[dict], la: str, lb: str) -> dict[st
     ra, wa = sum(r.get("runs") or 0 for r in a), sum(r.get("wins") or 0 for r in a)
     rb, wb = sum(r.get("runs") or 0 for r in b), sum(r.get("wins") or 0 for r in b)
     p = stats.fisher_exact(wa, ra, wb, rb)
-    out: dict[str, Any] = {"wins": {"test": "Fisher's exact test", "a": [wa, ra], "b": [wb, rb], "p": p,
-                                    "interval": stats.newcombe(wa, ra, wb, rb), "interval_of": "difference of win rates",
-                                    "sentence": stats.verdict(p, ra, rb, "win rate", la, lb,
-                                                              (wa / ra if ra else 0) > (wb / rb if rb else 0))},
-                           "metrics": []}
+    out: dict[str, Any] = {
+        "wins": {
+            "test": "Fisher's exact test",
+            "a": [wa, ra],
+            "b": [wb, rb],
+            "p": p,
+            "interval": stats.newcombe(wa, ra, wb, rb),
+            "interval_of": "difference of win rates",
+            "sentence": stats.verdict(p, ra, rb, "win rate", la, lb, (wa / ra if ra else 0) > (wb / rb if rb else 0)),
+        },
+        "metrics": [],
+    }
     for name, col in SCORES:
         xs = [r[col] for r in a if _number(r.get(col))]
         ys = [r[col] for r in b if _number(r.get(col))]
         if not xs and not ys:
             continue
         w = stats.welch(xs, ys)
-        out["metrics"].append({
-            "metric": name, "column": col, "test": "Welch's t-test", "n": [len(xs), len(ys)],
-            "a": stats.mean_median_interval(xs), "b": stats.mean_median_interval(ys),
-            "difference": w["difference"] if w else None, "interval": w["interval"] if w else None,
-            "p": w["p"] if w else None,
-            "sentence": stats.verdict(w["p"] if w else None, len(xs), len(ys), name, la, lb,
-                                      bool(w and w["difference"] > 0))})
+        out["metrics"].append(
+            {
+                "metric": name,
+                "column": col,
+                "test": "Welch's t-test",
+                "n": [len(xs), len(ys)],
+                "a": stats.mean_median_interval(xs),
+                "b": stats.mean_median_interval(ys),
+                "difference": w["difference"] if w else None,
+                "interval": w["interval"] if w else None,
+                "p": w["p"] if w else None,
+                "sentence": stats.verdict(
+                    w["p"] if w else None, len(xs), len(ys), name, la, lb, bool(w and w["difference"] > 0)
+                ),
+            }
+        )
     return out
 
 
@@ -112,11 +133,20 @@ def _paired(pairs: list[tuple[dict, dict]], la: str, lb: str) -> dict[str, Any]:
     c = sum(1 for x, y in pairs if _won(y) and not _won(x))
     p = stats.mcnemar_exact(b, c)
     n = len(pairs)
-    out: dict[str, Any] = {"wins": {"test": "exact McNemar test", "pairs": n, "a_only": b, "b_only": c,
-                                    "both": sum(1 for x, y in pairs if _won(x) and _won(y)), "p": p,
-                                    "sentence": _paired_sentence(p, n, "win rate", la, lb, b > c,
-                                                                 f"{_n(b, 'pair')} won by {la} only, {c} by {lb} only")},
-                           "metrics": []}
+    out: dict[str, Any] = {
+        "wins": {
+            "test": "exact McNemar test",
+            "pairs": n,
+            "a_only": b,
+            "b_only": c,
+            "both": sum(1 for x, y in pairs if _won(x) and _won(y)),
+            "p": p,
+            "sentence": _paired_sentence(
+                p, n, "win rate", la, lb, b > c, f"{_n(b, 'pair')} won by {la} only, {c} by {lb} only"
+            ),
+        },
+        "metrics": [],
+    }
     for name, col in SCORES:
         both = [(x[col], y[col]) for x, y in pairs if _number(x.get(col)) and _number(y.get(col))]
         if not both:
@@ -125,13 +155,21 @@ def _paired(pairs: list[tuple[dict, dict]], la: str, lb: str) -> dict[str, Any]:
         w = stats.wilcoxon_signed_rank(diffs)
         ci = stats.paired_interval(diffs)
         mean = sum(diffs) / len(diffs)
-        out["metrics"].append({
-            "metric": name, "column": col, "test": "Wilcoxon signed-rank test", "pairs": len(diffs),
-            "mean_difference": mean, "interval": ci["interval"] if ci else None,
-            "interval_method": "95 % Student t interval of the mean paired difference",
-            "p": w["p"] if w else None, "method": w["method"] if w else None,
-            "zero_differences": w["zeros"] if w else len(diffs),
-            "sentence": _paired_sentence(w["p"] if w else None, len(diffs), name, la, lb, mean > 0)})
+        out["metrics"].append(
+            {
+                "metric": name,
+                "column": col,
+                "test": "Wilcoxon signed-rank test",
+                "pairs": len(diffs),
+                "mean_difference": mean,
+                "interval": ci["interval"] if ci else None,
+                "interval_method": "95 % Student t interval of the mean paired difference",
+                "p": w["p"] if w else None,
+                "method": w["method"] if w else None,
+                "zero_differences": w["zeros"] if w else len(diffs),
+                "sentence": _paired_sentence(w["p"] if w else None, len(diffs), name, la, lb, mean > 0),
+            }
+        )
     return out
 
 
@@ -139,8 +177,7 @@ def _n(n: int, word: str) -> str:
     return f"{n} {word}" + ("" if n == 1 else "s")
 
 
-def _paired_sentence(p: float | None, n: int, what: str, a: str, b: str, higher_a: bool,
-                     detail: str = "") -> str:
+def _paired_sentence(p: float | None, n: int, what: str, a: str, b: str, higher_a: bool, detail: str = "") -> str:
     tail = f" ({detail})" if detail else ""
     if p is None:
         return f"{what}: no pair differs ({n} pairs){tail}"
@@ -156,15 +193,24 @@ def compare(rows: Sequence[dict], arm_key: str, a: str, b: str, matrix_keys: Seq
     b_rows = [r for r in rows if str(r.get(arm_key)) == b]
     for label, rs in ((a, a_rows), (b, b_rows)):
         if not rs:
-            raise CompareError(f"{arm_key}={label}: no session of this fleet has that value "
-                               f"(values: {', '.join(arm_values(rows, arm_key))})")
+            raise CompareError(
+                f"{arm_key}={label}: no session of this fleet has that value "
+                f"(values: {', '.join(arm_values(rows, arm_key))})"
+            )
         if not any(r.get("runs") for r in rs) and not any(_number(r.get(c)) for r in rs for _, c in SCORES):
             raise CompareError(f"{arm_key}={label}: its {len(rs)} session(s) have no run to compare")
     pairs, why = pairing(a_rows, b_rows, arm_key, matrix_keys)
-    return {"arm_key": arm_key, "a": a, "b": b, "sessions": [len(a_rows), len(b_rows)],
-            "paired": bool(pairs), "why_unpaired": why, "pairs": len(pairs),
-            "paired_tests": _paired(pairs, a, b) if pairs else None,
-            "unpaired_tests": _unpaired(a_rows, b_rows, a, b)}
+    return {
+        "arm_key": arm_key,
+        "a": a,
+        "b": b,
+        "sessions": [len(a_rows), len(b_rows)],
+        "paired": bool(pairs),
+        "why_unpaired": why,
+        "pairs": len(pairs),
+        "paired_tests": _paired(pairs, a, b) if pairs else None,
+        "unpaired_tests": _unpaired(a_rows, b_rows, a, b),
+    }
 
 
 def lines(result: dict[str, Any]) -> list[str]:
@@ -178,7 +224,8 @@ def lines(result: dict[str, Any]) -> list[str]:
         for m in t["metrics"]:
             lo_hi = m["interval"]
             ci = f"; mean difference {m['mean_difference']:+.3g}" + (
-                f", 95% interval {lo_hi[0]:+.3g} to {lo_hi[1]:+.3g} (t)" if lo_hi else "")
+                f", 95% interval {lo_hi[0]:+.3g} to {lo_hi[1]:+.3g} (t)" if lo_hi else ""
+            )
             out.append(f"  {m['sentence']}{ci} [{m['test']}, {m['method'] or '-'}]")
     else:
         out.append(f"not paired: {result['why_unpaired']}; unpaired tests")

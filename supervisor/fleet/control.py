@@ -22,6 +22,7 @@ confirmed to be what the record names before anything is said or sent to them: a
 supervisor by its start time and command line, an actor by the session id in its own
 environment (a pid reused by another process is never ours).
 """
+
 from __future__ import annotations
 
 import fcntl
@@ -94,11 +95,12 @@ def pick_root(path: str | None, runtime_dir: str) -> str:
         return recs[0]["root"]
     if not recs:
         raise NotAFleet(fleets_dir(runtime_dir), "no running fleet; name a fleet root")
-    raise NotAFleet(fleets_dir(runtime_dir), "several fleets are running; name one: "
-                    + ", ".join(r["root"] for r in recs))
+    raise NotAFleet(
+        fleets_dir(runtime_dir), "several fleets are running; name one: " + ", ".join(r["root"] for r in recs)
+    )
 
 
-DEFAULT_FLEETS = os.path.join("run", "capture", "fleets")   # where run/fleets/*.yaml put their roots
+DEFAULT_FLEETS = os.path.join("run", "capture", "fleets")  # where run/fleets/*.yaml put their roots
 
 
 def newest_root(base: str = DEFAULT_FLEETS) -> str | None:
@@ -108,16 +110,23 @@ def newest_root(base: str = DEFAULT_FLEETS) -> str | None:
     except OSError:
         return None
     roots = [os.path.join(base, n) for n in names if layout.is_fleet_root(os.path.join(base, n))]
-    return os.path.abspath(max(roots, key=lambda r: os.path.getmtime(os.path.join(r, layout.FLEET_FILE)))) \
-        if roots else None
+    return (
+        os.path.abspath(max(roots, key=lambda r: os.path.getmtime(os.path.join(r, layout.FLEET_FILE))))
+        if roots
+        else None
+    )
 
 
 def live_supervisors(root: str, slots: set[str] | None = None) -> list[dict]:
     """Runtime records of this fleet's supervisors alive on this machine (of ``slots`` only,
     when given), each with its ``slot``."""
-    return [{**rec, "slot": os.path.basename(slot)} for slot in layout.slots(root)
-            if slots is None or os.path.basename(slot) in slots
-            for rec in running_sessions(layout.runtime_dir(slot)) if _is_supervisor(rec)]
+    return [
+        {**rec, "slot": os.path.basename(slot)}
+        for slot in layout.slots(root)
+        if slots is None or os.path.basename(slot) in slots
+        for rec in running_sessions(layout.runtime_dir(slot))
+        if _is_supervisor(rec)
+    ]
 
 
 def _is_supervisor(rec: dict) -> bool:
@@ -185,8 +194,12 @@ def take_driver_lock(root: str, wait_s: float = 0.5) -> int:
             if time.monotonic() > end:
                 os.close(fd)
                 pid = read_fleet(root).get("driver_pid") if layout.is_fleet_root(root) else None
-                raise FleetFileError(root, "driver", f"the fleet's driver (pid {pid}) is still running; stop "
-                                     "the fleet first (supervisor fleet stop) or wait for it") from None
+                raise FleetFileError(
+                    root,
+                    "driver",
+                    f"the fleet's driver (pid {pid}) is still running; stop "
+                    "the fleet first (supervisor fleet stop) or wait for it",
+                ) from None
             time.sleep(0.05)
     os.ftruncate(fd, 0)
     os.write(fd, f"{os.getpid()} {socket.gethostname()}\n".encode())
@@ -205,13 +218,21 @@ def status(root: str) -> dict:
     state = info.get("state")
     if state in ("starting", "running", "interrupted") and driver_alive(root) is False:
         state = "interrupted"  # the fleet process is gone without finishing
-    return {"root": root, "name": info.get("name"), "state": state,
-            "backend": info.get("backend"), "sessions": info.get("sessions"),
-            "done": len(rows), "running_here": len(live_supervisors(root)),
-            "outcomes": counts, "steps": sum(r.get("steps") or 0 for r in rows),
-            "stop_requested": os.path.exists(layout.stop_path(root)),
-            "driver_pid": info.get("driver_pid"), "driver_host": info.get("host"),
-            "resume_command": resume_command(root, info) if state == "interrupted" else None}
+    return {
+        "root": root,
+        "name": info.get("name"),
+        "state": state,
+        "backend": info.get("backend"),
+        "sessions": info.get("sessions"),
+        "done": len(rows),
+        "running_here": len(live_supervisors(root)),
+        "outcomes": counts,
+        "steps": sum(r.get("steps") or 0 for r in rows),
+        "stop_requested": os.path.exists(layout.stop_path(root)),
+        "driver_pid": info.get("driver_pid"),
+        "driver_host": info.get("host"),
+        "resume_command": resume_command(root, info) if state == "interrupted" else None,
+    }
 
 
 def request_stop(root: str) -> list[int]:

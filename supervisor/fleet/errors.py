@@ -1,12 +1,13 @@
 """Exceptions of the fleet tools; one root, constructors take the offending values.
 
-    FleetError
-    ├── FleetFileError   a fleet file that cannot be used: names the file, the key, the problem
-    │                    (``supervisor fleet start`` exits 2)
-    ├── NotAFleet        PATH is not a fleet root (no fleet.json), or no running fleet matches
-    └── RayUnavailable   ``--ray-address`` given but Ray is not installed, not reachable, or the
-                         cluster lacks a resource the fleet needs (exits 2, naming it)
+FleetError
+├── FleetFileError   a fleet file that cannot be used: names the file, the key, the problem
+│                    (``supervisor fleet start`` exits 2)
+├── NotAFleet        PATH is not a fleet root (no fleet.json), or no running fleet matches
+└── RayUnavailable   ``--ray-address`` given but Ray is not installed, not reachable, or the
+                     cluster lacks a resource the fleet needs (exits 2, naming it)
 """
+
 from __future__ import annotations
 
 

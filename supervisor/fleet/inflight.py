@@ -14,6 +14,7 @@ actuator may send the action, so
 A line in the middle that does not parse means the journal cannot prove anything (review),
 unless the next row is the ``recorder_resumed`` row that names it as torn.
 """
+
 from __future__ import annotations
 
 import dataclasses
@@ -25,7 +26,7 @@ from protocol.journal import iter_lines
 
 @dataclasses.dataclass(frozen=True)
 class Verdict:
-    idle: bool          # True: proven that no action was in flight, a retry is safe
+    idle: bool  # True: proven that no action was in flight, a retry is safe
     open_attempts: list[str]
     detail: str
     evidence: list[str] = dataclasses.field(default_factory=list)  # "<sid>/events.jsonl line N: ..."
@@ -43,16 +44,25 @@ def judge(capture_root: str, session_ids: list[str]) -> Verdict:
         seen, resolved, bad = _scan(journal)
         if bad:
             where = f"{sid}/events.jsonl line {bad}"
-            return Verdict(False, [], f"{where} does not parse: the journal proves nothing about actions "
-                           "in flight", [f"{where}: does not parse"])
+            return Verdict(
+                False,
+                [],
+                f"{where} does not parse: the journal proves nothing about actions in flight",
+                [f"{where}: does not parse"],
+            )
         attempts += len(seen)
         for attempt, line in seen.items():
             if attempt not in resolved:
                 open_attempts.append(attempt)
                 evidence.append(f"{sid}/events.jsonl line {line}: action_attempt {attempt} has no action_result")
     if open_attempts:
-        return Verdict(False, open_attempts, f"{len(open_attempts)} action attempt(s) without a "
-                       f"result ({'; '.join(evidence[:3])}): the action may have reached the game", evidence)
+        return Verdict(
+            False,
+            open_attempts,
+            f"{len(open_attempts)} action attempt(s) without a "
+            f"result ({'; '.join(evidence[:3])}): the action may have reached the game",
+            evidence,
+        )
     if not attempts:
         return Verdict(True, [], "no action attempt was recorded, so none was sent")
     return Verdict(True, [], f"all {attempts} action attempt(s) have a result")

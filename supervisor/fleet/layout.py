@@ -18,6 +18,7 @@ This module knows paths only. What a capture reader needs (``fleet.json`` tells 
 apart, the slots and their capture roots) lives in ``supervisor.capture.fleetroot``, below
 both the capture tools and the fleet, and is named here too.
 """
+
 from __future__ import annotations
 
 import datetime as dt
@@ -68,6 +69,22 @@ def lock_path(root: str) -> str:
     return os.path.join(root, LOCK)
 
 
-__all__ = ["FLEET_FILE", "FLEET_YAML", "RESULTS", "STOP", "LOCK", "new_root", "is_fleet_root", "slot_name",
-           "slot_dir", "capture_dir", "runtime_dir", "log_path", "attempt_path", "stop_path", "lock_path",
-           "slots", "capture_roots"]
+__all__ = [
+    "FLEET_FILE",
+    "FLEET_YAML",
+    "RESULTS",
+    "STOP",
+    "LOCK",
+    "new_root",
+    "is_fleet_root",
+    "slot_name",
+    "slot_dir",
+    "capture_dir",
+    "runtime_dir",
+    "log_path",
+    "attempt_path",
+    "stop_path",
+    "lock_path",
+    "slots",
+    "capture_roots",
+]

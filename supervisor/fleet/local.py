@@ -10,6 +10,7 @@ available now (``default_concurrency``); ``--concurrency`` or the fleet file's
 ``concurrency`` override it. The figures behind the constants are in docs/fleet.md
 (``python bench/fleet.py``).
 """
+
 from __future__ import annotations
 
 import concurrent.futures
@@ -42,8 +43,10 @@ def default_concurrency() -> tuple[int, str]:
     by_cpu = cpus * SESSIONS_PER_CPU
     by_mem = int(avail * MEMORY_SHARE // (SESSION_MIB * 2**20))
     n = max(1, min(by_cpu, by_mem))
-    why = (f"{n} = min({cpus} CPUs x {SESSIONS_PER_CPU}, {avail / 2**30:.1f} GiB available x "
-           f"{MEMORY_SHARE} / {SESSION_MIB} MiB per session = {by_mem})")
+    why = (
+        f"{n} = min({cpus} CPUs x {SESSIONS_PER_CPU}, {avail / 2**30:.1f} GiB available x "
+        f"{MEMORY_SHARE} / {SESSION_MIB} MiB per session = {by_mem})"
+    )
     return n, why
 
 
@@ -53,30 +56,40 @@ class LocalBackend:
     def __init__(self, workdir: str, concurrency: int, timeout_s: float | None):
         self.root = ""  # the fleet root, set by the driver once it is made
         self.workdir, self.timeout_s = workdir, timeout_s
-        self.pool = concurrent.futures.ThreadPoolExecutor(max_workers=concurrency,
-                                                          thread_name_prefix="fleet-session")
+        self.pool = concurrent.futures.ThreadPoolExecutor(max_workers=concurrency, thread_name_prefix="fleet-session")
         self.futures: set[concurrent.futures.Future] = set()
         self.interrupted = threading.Event()
 
     def submit(self, plan: SessionPlan, attempt: int) -> concurrent.futures.Future:
         # SIGTERM when this process dies: each supervisor then finalizes its session.
-        fut = self.pool.submit(run_attempt, plan, self.root, attempt, timeout_s=self.timeout_s,
-                               death_signal=signal.SIGTERM, workdir=self.workdir,
-                               interrupt=self.interrupted)
+        fut = self.pool.submit(
+            run_attempt,
+            plan,
+            self.root,
+            attempt,
+            timeout_s=self.timeout_s,
+            death_signal=signal.SIGTERM,
+            workdir=self.workdir,
+            interrupt=self.interrupted,
+        )
         self.futures.add(fut)
         return fut
 
     def poll(self, timeout_s: float) -> list:
         if not self.futures:
             return []
-        done, _ = concurrent.futures.wait(self.futures, timeout=timeout_s,
-                                          return_when=concurrent.futures.FIRST_COMPLETED)
+        done, _ = concurrent.futures.wait(
+            self.futures, timeout=timeout_s, return_when=concurrent.futures.FIRST_COMPLETED
+        )
         out = []
         for fut in done:
             self.futures.discard(fut)
             exc = fut.exception()
-            rec = fut.result() if exc is None else {"exit_code": None, "error": f"runner failed: {exc!r}",
-                                                    "session_ids": []}
+            rec = (
+                fut.result()
+                if exc is None
+                else {"exit_code": None, "error": f"runner failed: {exc!r}", "session_ids": []}
+            )
             out.append((fut, rec))
         return out
 
@@ -91,4 +104,3 @@ class LocalBackend:
 
     def close(self) -> None:
         self.pool.shutdown(wait=True)
-

@@ -14,6 +14,7 @@ no session uses is refused, naming it. Each plan keeps the model and the STS2 ch
 profile names (``model``, ``character``): a results row falls back on them for a session that
 left no journal to read them from.
 """
+
 from __future__ import annotations
 
 import dataclasses
@@ -35,16 +36,16 @@ GAME_RESOURCE_PREFIX = "gamerig_game_"
 @dataclasses.dataclass(frozen=True)
 class SessionPlan:
     index: int
-    slot: str                   # the slot directory's name under the fleet root
-    cell: dict[str, Any]        # matrix key -> this session's value
-    cell_id: str                # "game.seed=1 policy.module=sts2" ("-" without a matrix)
-    repeat: int                 # how many earlier sessions ran the same cell
-    profile: str                # the base profile, absolute
-    overrides: list[str]        # --set KEY=VALUE for this session (fleet set, then the cell)
-    game: str | None            # the outside game's base URL, when the session needs one
-    resource: str | None        # its Ray custom resource name
-    heartbeat_s: float          # the session's supervisor.heartbeat_s (see ray_backend)
-    model: str | None = None     # its profile's model.model, when a model is configured
+    slot: str  # the slot directory's name under the fleet root
+    cell: dict[str, Any]  # matrix key -> this session's value
+    cell_id: str  # "game.seed=1 policy.module=sts2" ("-" without a matrix)
+    repeat: int  # how many earlier sessions ran the same cell
+    profile: str  # the base profile, absolute
+    overrides: list[str]  # --set KEY=VALUE for this session (fleet set, then the cell)
+    game: str | None  # the outside game's base URL, when the session needs one
+    resource: str | None  # its Ray custom resource name
+    heartbeat_s: float  # the session's supervisor.heartbeat_s (see ray_backend)
+    model: str | None = None  # its profile's model.model, when a model is configured
     character: str | None = None  # its profile's policy.settings.character (STS2), if set
 
     def to_dict(self) -> dict:
@@ -71,17 +72,32 @@ def expand(spec: FleetSpec) -> list[SessionPlan]:
     used = {c.model_name for c in checked}
     for name in spec.prices:
         if name not in used:
-            raise FleetFileError(spec.path, f"prices.{name}", f"no session of this fleet uses model {name!r}"
-                                 + (f" (its sessions use {', '.join(repr(m) for m in sorted(used - {None}))})"
-                                    if used - {None} else ""))
+            raise FleetFileError(
+                spec.path,
+                f"prices.{name}",
+                f"no session of this fleet uses model {name!r}"
+                + (f" (its sessions use {', '.join(repr(m) for m in sorted(used - {None}))})" if used - {None} else ""),
+            )
     plans = []
     for i in range(spec.sessions):
         k = i % len(all_cells)
         c = checked[k]
-        plans.append(SessionPlan(index=i, slot=slot_name(i), cell=all_cells[k], cell_id=cell_id(all_cells[k]),
-                                 repeat=i // len(all_cells), profile=spec.profile, overrides=c.overrides,
-                                 game=c.game, resource=game_resource(c.game) if c.game else None,
-                                 heartbeat_s=c.heartbeat_s, model=c.model, character=c.character))
+        plans.append(
+            SessionPlan(
+                index=i,
+                slot=slot_name(i),
+                cell=all_cells[k],
+                cell_id=cell_id(all_cells[k]),
+                repeat=i // len(all_cells),
+                profile=spec.profile,
+                overrides=c.overrides,
+                game=c.game,
+                resource=game_resource(c.game) if c.game else None,
+                heartbeat_s=c.heartbeat_s,
+                model=c.model,
+                character=c.character,
+            )
+        )
     return plans
 
 
@@ -96,8 +112,8 @@ class _Checked:
     overrides: list[str]
     game: str | None
     heartbeat_s: float
-    model_name: str | None      # model.model, configured or not (what ``prices`` keys name)
-    model: str | None           # model.model when a model is configured (a server or a replay)
+    model_name: str | None  # model.model, configured or not (what ``prices`` keys name)
+    model: str | None  # model.model when a model is configured (a server or a replay)
     character: str | None
 
 
@@ -108,11 +124,16 @@ def _check_cell(spec: FleetSpec, cell: dict[str, Any]) -> _Checked:
     name = effective["model"].get("model")
     price = spec.prices.get(name) if isinstance(name, str) else None
     if price is not None:
-        given = [f"{section}.{k}" for section, keys in (("set", spec.sets), ("matrix", cell))
-                 for k in keys if k == "model.price" or k.startswith("model.price.")]
+        given = [
+            f"{section}.{k}"
+            for section, keys in (("set", spec.sets), ("matrix", cell))
+            for k in keys
+            if k == "model.price" or k.startswith("model.price.")
+        ]
         if given:
-            raise FleetFileError(spec.path, f"prices.{name}", f"{given[0]} prices the same sessions "
-                                 f"(cell {cell_id(cell)}); keep one")
+            raise FleetFileError(
+                spec.path, f"prices.{name}", f"{given[0]} prices the same sessions (cell {cell_id(cell)}); keep one"
+            )
         overrides.append(_override(spec.path, f"prices.{name}", "model.price", {"model": name, **price}))
         effective = _load(spec, cell, overrides, name)
     game = effective["game"]
@@ -123,9 +144,14 @@ def _check_cell(spec: FleetSpec, cell: dict[str, Any]) -> _Checked:
     configured = model.get("base_url") is not None or model.get("replay") is not None
     settings = effective["policy"].get("settings") if isinstance(effective["policy"].get("settings"), dict) else {}
     character = settings.get("character") if game["backend"] != "pyboy" else None
-    return _Checked(overrides, url, float(effective["supervisor"]["heartbeat_s"]),
-                    name if isinstance(name, str) else None, name if configured and isinstance(name, str) else None,
-                    character if isinstance(character, str) and character else None)
+    return _Checked(
+        overrides,
+        url,
+        float(effective["supervisor"]["heartbeat_s"]),
+        name if isinstance(name, str) else None,
+        name if configured and isinstance(name, str) else None,
+        character if isinstance(character, str) and character else None,
+    )
 
 
 def _load(spec: FleetSpec, cell: dict[str, Any], overrides: list[str], priced: str | None) -> dict:
@@ -135,7 +161,7 @@ def _load(spec: FleetSpec, cell: dict[str, Any], overrides: list[str], priced: s
         return prof.load(spec.profile, overrides)
     except prof.ProfileError as exc:
         if priced is not None and exc.key and (exc.key == "model.price" or exc.key.startswith("model.price.")):
-            key = f"prices.{priced}" + exc.key[len("model.price"):]
+            key = f"prices.{priced}" + exc.key[len("model.price") :]
         elif exc.key in cell:
             key = f"matrix.{exc.key} (cell {cell_id(cell)})"
         elif exc.key in spec.sets:
@@ -149,8 +175,9 @@ def _override(where: str, section: str, key: str, value: Any) -> str:
     try:
         return f"{key}={json.dumps(value)}"
     except (TypeError, ValueError):
-        raise FleetFileError(where, f"{section}.{key}", f"{value!r}: expected a string, number, "
-                             "boolean, list or mapping") from None
+        raise FleetFileError(
+            where, f"{section}.{key}", f"{value!r}: expected a string, number, boolean, list or mapping"
+        ) from None
 
 
 def _text(value: Any) -> str:

@@ -20,6 +20,7 @@ The only module of gamerig that imports Ray (``pip install gamerig[ray]``). Each
 A signal to the driver (``interrupt``) cancels every task with its worker, so each
 supervisor gets its parent-death SIGTERM.
 """
+
 from __future__ import annotations
 
 import logging
@@ -39,11 +40,20 @@ from .spec import RaySettings
 
 def _session_task(plan: dict, root: str, attempt: int, timeout_s: float | None, workdir: str) -> dict:
     if not os.path.isdir(root):
-        raise FileNotFoundError(f"the fleet root {root} is not visible on this node: capture_root "
-                                "must be on storage every node mounts at the same path")
+        raise FileNotFoundError(
+            f"the fleet root {root} is not visible on this node: capture_root "
+            "must be on storage every node mounts at the same path"
+        )
     node = ray.get_runtime_context().get_node_id()
-    return run_attempt(SessionPlan.from_dict(plan), root, attempt, timeout_s=timeout_s,
-                       death_signal=signal.SIGTERM, workdir=workdir, node=node)
+    return run_attempt(
+        SessionPlan.from_dict(plan),
+        root,
+        attempt,
+        timeout_s=timeout_s,
+        death_signal=signal.SIGTERM,
+        workdir=workdir,
+        node=node,
+    )
 
 
 def _check_reachable(address: str) -> None:
@@ -55,15 +65,17 @@ def _check_reachable(address: str) -> None:
     try:
         socket.create_connection((host, int(port)), timeout=5).close()
     except OSError as exc:
-        raise RayUnavailable(address, f"nothing answers there ({exc.strerror or exc}); is the "
-                             "Ray head running (ray start --head)?") from None
+        raise RayUnavailable(
+            address, f"nothing answers there ({exc.strerror or exc}); is the Ray head running (ray start --head)?"
+        ) from None
 
 
 class RayBackend:
     name = "ray"
 
-    def __init__(self, address: str, settings: RaySettings, plans: list[SessionPlan], workdir: str,
-                 timeout_s: float | None):
+    def __init__(
+        self, address: str, settings: RaySettings, plans: list[SessionPlan], workdir: str, timeout_s: float | None
+    ):
         _check_reachable(address)
         try:
             ray.init(address=address, log_to_driver=False, logging_level=logging.WARNING)
@@ -82,14 +94,21 @@ class RayBackend:
     def _check_resources(self, address: str, plans: list[SessionPlan]) -> None:
         have = ray.cluster_resources()
         if have.get("CPU", 0) < self.settings.num_cpus:
-            raise RayUnavailable(address, f"the cluster has {have.get('CPU', 0)} CPUs; each session "
-                                 f"declares ray.num_cpus={self.settings.num_cpus}")
+            raise RayUnavailable(
+                address,
+                f"the cluster has {have.get('CPU', 0)} CPUs; each session "
+                f"declares ray.num_cpus={self.settings.num_cpus}",
+            )
         for plan in plans:
             if plan.resource and have.get(plan.resource, 0) < 1:
-                raise RayUnavailable(address, (
-                    f"no node declares the custom resource {plan.resource!r} for the game at "
-                    f"{plan.game}; start the node that runs that game's sessions with "
-                    f"ray start ... --resources='{{\"{plan.resource}\": 1}}'"))
+                raise RayUnavailable(
+                    address,
+                    (
+                        f"no node declares the custom resource {plan.resource!r} for the game at "
+                        f"{plan.game}; start the node that runs that game's sessions with "
+                        f"ray start ... --resources='{{\"{plan.resource}\": 1}}'"
+                    ),
+                )
 
     def submit(self, plan: SessionPlan, attempt: int):
         opts: dict = {"num_cpus": self.settings.num_cpus, "max_retries": 0}
@@ -97,8 +116,7 @@ class RayBackend:
             opts["resources"] = {plan.resource: 1}
         if self.settings.memory_mb:
             opts["memory"] = self.settings.memory_mb * 2**20
-        ref = self.remote.options(**opts).remote(plan.to_dict(), self.root, attempt,
-                                                 self.timeout_s, self.workdir)
+        ref = self.remote.options(**opts).remote(plan.to_dict(), self.root, attempt, self.timeout_s, self.workdir)
         self.refs.add(ref)
         return ref
 
@@ -112,9 +130,10 @@ class RayBackend:
             try:
                 out.append((ref, ray.get(ref)))
             except ray.exceptions.RayTaskError as exc:  # our code raised on the node
-                out.append((ref, {"exit_code": None, "session_ids": [],
-                                  "error": f"the session task failed: {exc.cause!r}"}))
-            except ray.exceptions.RayError as exc:      # the worker or its node died
+                out.append(
+                    (ref, {"exit_code": None, "session_ids": [], "error": f"the session task failed: {exc.cause!r}"})
+                )
+            except ray.exceptions.RayError as exc:  # the worker or its node died
                 out.append((ref, Lost(f"{type(exc).__name__}: {exc}")))
         return out
 

@@ -10,6 +10,7 @@ loopback address, as it does on a laptop), and the cluster uses token authentica
 a fresh token of its own (``RAY_AUTH_MODE=token``, ``RAY_AUTH_TOKEN_PATH``): ``env`` is what a
 driver (``supervisor fleet start --ray-address``) needs to connect to it.
 """
+
 from __future__ import annotations
 
 import json
@@ -38,17 +39,42 @@ class LocalRayHead:
             fh.write(secrets.token_hex(32))
         self.port = _free_port()
         self.address = f"127.0.0.1:{self.port}"
-        self.env = {**os.environ, "RAY_AUTH_MODE": "token", "RAY_AUTH_TOKEN_PATH": token,
-                    "RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER": "0", "RAY_USAGE_STATS_ENABLED": "0"}
+        self.env = {
+            **os.environ,
+            "RAY_AUTH_MODE": "token",
+            "RAY_AUTH_TOKEN_PATH": token,
+            "RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER": "0",
+            "RAY_USAGE_STATS_ENABLED": "0",
+        }
         ray_cmd = os.path.join(os.path.dirname(sys.executable), "ray")
-        cmd = [ray_cmd, "start", "--head", "--block", "--node-ip-address", "127.0.0.1",
-               "--port", str(self.port), "--num-cpus", str(num_cpus), "--include-dashboard=false",
-               "--disable-usage-stats", "--temp-dir", os.path.join(self.dir, "t"),
-               "--resources", json.dumps(resources or {})]
+        cmd = [
+            ray_cmd,
+            "start",
+            "--head",
+            "--block",
+            "--node-ip-address",
+            "127.0.0.1",
+            "--port",
+            str(self.port),
+            "--num-cpus",
+            str(num_cpus),
+            "--include-dashboard=false",
+            "--disable-usage-stats",
+            "--temp-dir",
+            os.path.join(self.dir, "t"),
+            "--resources",
+            json.dumps(resources or {}),
+        ]
         self.log_path = os.path.join(self.dir, "head.log")
         with open(self.log_path, "wb") as log:
-            self.proc = subprocess.Popen(cmd, env=self.env, stdout=log, stderr=subprocess.STDOUT,
-                                         stdin=subprocess.DEVNULL, start_new_session=True)
+            self.proc = subprocess.Popen(
+                cmd,
+                env=self.env,
+                stdout=log,
+                stderr=subprocess.STDOUT,
+                stdin=subprocess.DEVNULL,
+                start_new_session=True,
+            )
 
     def wait_ready(self, timeout_s: float = 60.0) -> LocalRayHead:
         """Wait until the head says it is up (the GCS answers and the node is registered)."""

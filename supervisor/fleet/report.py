@@ -11,6 +11,7 @@ Costs are the sums of the known costs (``results.model_totals``): ``$0.0123`` wh
 cost is known, ``≥ $0.0123`` when some are not (a lower bound), ``unknown`` when none is;
 a cost per win with no win is ``—``.
 """
+
 from __future__ import annotations
 
 import os
@@ -23,7 +24,7 @@ from supervisor.capture.facts import usd
 from . import layout, stats
 from .results import model_totals, totals
 
-MODEL_KEYS = ("model", "model.base_url")   # the columns a fleet's models differ by
+MODEL_KEYS = ("model", "model.base_url")  # the columns a fleet's models differ by
 NO_WINS = "—"
 
 _STEPS = re.compile(rb"^steps (\d+) ", re.M)
@@ -64,8 +65,10 @@ def model_figures(rows: list[dict], runs: int, wins: int) -> dict[str, Any]:
 
 def uses_models(rows: list[dict]) -> bool:
     """Did any session name a model or call one?"""
-    return any(r.get("model") is not None or r.get("model_calls") or r.get("model_answers")
-               or r.get("model_errors") for r in rows)
+    return any(
+        r.get("model") is not None or r.get("model_calls") or r.get("model_answers") or r.get("model_errors")
+        for r in rows
+    )
 
 
 def model_key(rows: list[dict]) -> str | None:
@@ -78,7 +81,9 @@ def model_key(rows: list[dict]) -> str | None:
     return None
 
 
-def group_rows(rows: list[dict], key: str = "cell", floors: dict[str, int | None] | None = None) -> list[dict[str, Any]]:
+def group_rows(
+    rows: list[dict], key: str = "cell", floors: dict[str, int | None] | None = None
+) -> list[dict[str, Any]]:
     """One aggregate per value of ``key`` (a results column: ``cell``, ``model``, or a matrix
     key such as ``policy.module``), in plan order: sessions, outcomes, steps, runs ended and
     wins with the win rate and its 95 % Wilson interval (runs are the trials), the mean
@@ -93,21 +98,34 @@ def group_rows(rows: list[dict], key: str = "cell", floors: dict[str, int | None
         t = totals(rs)
         durations = [r["duration_s"] for r in rs if r.get("duration_s") is not None]
         interval = stats.wilson(t["wins"], t["runs"])
-        row = {key: value, "sessions": len(rs), "ok": t["ok"],
-               "failed": t["failed"] + t["timed_out"], "needs_review": t["needs_review"],
-               "stopped": t["stopped"] + t["not_run"], "steps": t["steps"],
-               "steps_per_session": round(t["steps"] / len(rs), 1), "runs": t["runs"],
-               "wins": t["wins"], "win_rate": round(t["wins"] / t["runs"], 3) if t["runs"] else None,
-               "win_rate_ci95": [round(interval[0], 3), round(interval[1], 3)] if interval else None,
-               "runs_inferred": sum(r.get("runs_inferred") or 0 for r in rs),
-               "mean_duration_s": round(sum(durations) / len(durations), 2) if durations else None,
-               "session_ids": [r.get("session_id") for r in rs], **model_figures(rs, t["runs"], t["wins"]),
-               **score_figures(rs), **progress_figures(rs)}
+        row = {
+            key: value,
+            "sessions": len(rs),
+            "ok": t["ok"],
+            "failed": t["failed"] + t["timed_out"],
+            "needs_review": t["needs_review"],
+            "stopped": t["stopped"] + t["not_run"],
+            "steps": t["steps"],
+            "steps_per_session": round(t["steps"] / len(rs), 1),
+            "runs": t["runs"],
+            "wins": t["wins"],
+            "win_rate": round(t["wins"] / t["runs"], 3) if t["runs"] else None,
+            "win_rate_ci95": [round(interval[0], 3), round(interval[1], 3)] if interval else None,
+            "runs_inferred": sum(r.get("runs_inferred") or 0 for r in rs),
+            "mean_duration_s": round(sum(durations) / len(durations), 2) if durations else None,
+            "session_ids": [r.get("session_id") for r in rs],
+            **model_figures(rs, t["runs"], t["wins"]),
+            **score_figures(rs),
+            **progress_figures(rs),
+        }
         if floors is not None:
             xs = [floors[r["session_id"]] for r in rs if floors.get(r.get("session_id")) is not None]
             mean, se = stats.mean_se(xs)
-            row.update(floor_mean=None if mean is None else round(mean, 2),
-                       floor_se=None if se is None else round(se, 2), floor_n=len(xs))
+            row.update(
+                floor_mean=None if mean is None else round(mean, 2),
+                floor_se=None if se is None else round(se, 2),
+                floor_n=len(xs),
+            )
         out.append(row)
     return out
 
@@ -118,10 +136,12 @@ def score_figures(rows: list[dict]) -> dict[str, Any]:
     game was over; the figures are None when no session read a score."""
     finals = [r["score_final"] for r in rows if r.get("score_final") is not None]
     bests = [r["score_best"] for r in rows if r.get("score_best") is not None]
-    return {"scored_sessions": sum(1 for r in rows if r.get("score_best") is not None),
-            "score_final_mean": round(sum(finals) / len(finals), 2) if finals else None,
-            "score_best": max(bests) if bests else None,
-            "game_over_sessions": sum(1 for r in rows if r.get("game_over_frame") is not None)}
+    return {
+        "scored_sessions": sum(1 for r in rows if r.get("score_best") is not None),
+        "score_final_mean": round(sum(finals) / len(finals), 2) if finals else None,
+        "score_best": max(bests) if bests else None,
+        "game_over_sessions": sum(1 for r in rows if r.get("game_over_frame") is not None),
+    }
 
 
 def progress_figures(rows: list[dict]) -> dict[str, Any]:
@@ -132,32 +152,41 @@ def progress_figures(rows: list[dict]) -> dict[str, Any]:
     summary = stats.mean_median_interval(xs)
     floors = [r["floor"] for r in rows if isinstance(r.get("floor"), int) and r.get("progress_score") is not None]
     ci = summary and summary["interval"]
-    return {"progress_n": len(xs),
-            "progress_mean": None if not summary else round(summary["mean"], 4),
-            "progress_median": None if not summary else round(summary["median"], 4),
-            "progress_ci95": [round(ci[0], 4), round(ci[1], 4)] if ci else None,
-            "progress_floor_mean": round(sum(floors) / len(floors), 2) if floors else None,
-            "progress_bosses": sum(r.get("bosses") or 0 for r in rows),
-            "progress_elites": sum(r.get("elites") or 0 for r in rows),
-            "progress_unfinished": sum(1 for r in rows if r.get("scored_runs") == "unfinished")}
+    return {
+        "progress_n": len(xs),
+        "progress_mean": None if not summary else round(summary["mean"], 4),
+        "progress_median": None if not summary else round(summary["median"], 4),
+        "progress_ci95": [round(ci[0], 4), round(ci[1], 4)] if ci else None,
+        "progress_floor_mean": round(sum(floors) / len(floors), 2) if floors else None,
+        "progress_bosses": sum(r.get("bosses") or 0 for r in rows),
+        "progress_elites": sum(r.get("elites") or 0 for r in rows),
+        "progress_unfinished": sum(1 for r in rows if r.get("scored_runs") == "unfinished"),
+    }
 
 
 def progress_lines(cells: list[dict], width: int) -> list[str]:
     """The progress-score table under the cells' table, when any session showed progress."""
     if not any(c["progress_n"] for c in cells):
         return []
-    lines = ["", f"{'cell':<{width}} {'scored':>6} {'score mean':>10} {'median':>7} {'95% CI':>13} "
-                 f"{'floor':>6} {'bosses':>6} {'elites':>6}"]
+    lines = [
+        "",
+        f"{'cell':<{width}} {'scored':>6} {'score mean':>10} {'median':>7} {'95% CI':>13} "
+        f"{'floor':>6} {'bosses':>6} {'elites':>6}",
+    ]
     for c in cells:
         mean = "-" if c["progress_mean"] is None else f"{c['progress_mean']:.3f}"
         median = "-" if c["progress_median"] is None else f"{c['progress_median']:.3f}"
         ci = "-" if not c["progress_ci95"] else f"{c['progress_ci95'][0]:.3f}-{c['progress_ci95'][1]:.3f}"
         floor = "-" if c["progress_floor_mean"] is None else f"{c['progress_floor_mean']:.1f}"
-        lines.append(f"{c['cell']:<{width}} {c['progress_n']:>6} {mean:>10} {median:>7} {ci:>13} "
-                     f"{floor:>6} {c['progress_bosses']:>6} {c['progress_elites']:>6}")
+        lines.append(
+            f"{c['cell']:<{width}} {c['progress_n']:>6} {mean:>10} {median:>7} {ci:>13} "
+            f"{floor:>6} {c['progress_bosses']:>6} {c['progress_elites']:>6}"
+        )
     if any(c["progress_unfinished"] for c in cells):
-        lines.append(f"({sum(c['progress_unfinished'] for c in cells)} session(s) scored by a run still "
-                     "being played at their end: scored_runs = unfinished)")
+        lines.append(
+            f"({sum(c['progress_unfinished'] for c in cells)} session(s) scored by a run still "
+            "being played at their end: scored_runs = unfinished)"
+        )
     return lines
 
 
@@ -170,7 +199,9 @@ def score_lines(cells: list[dict], width: int) -> list[str]:
         m = c["score_final_mean"]
         mean = "-" if m is None else str(int(m)) if m == int(m) else f"{m:.2f}"
         best = "-" if c["score_best"] is None else str(c["score_best"])
-        lines.append(f"{c['cell']:<{width}} {c['scored_sessions']:>6} {mean:>10} {best:>8} {c['game_over_sessions']:>9}")
+        lines.append(
+            f"{c['cell']:<{width}} {c['scored_sessions']:>6} {mean:>10} {best:>8} {c['game_over_sessions']:>9}"
+        )
     return lines
 
 
@@ -203,17 +234,21 @@ def table(rows: list[dict]) -> str:
     cells = cell_rows(rows)
     money = uses_models(rows)
     width = max([len("cell")] + [len(c["cell"]) for c in cells])
-    head = (f"{'cell':<{width}} {'sess':>5} {'ok':>4} {'fail':>5} {'review':>7} {'stop':>5} "
-            f"{'steps':>8} {'steps/sess':>10} {'runs':>5} {'wins':>5} {'win%':>6} {'95% CI':>11} {'mean s':>7}"
-            + (_MONEY if money else ""))
+    head = (
+        f"{'cell':<{width}} {'sess':>5} {'ok':>4} {'fail':>5} {'review':>7} {'stop':>5} "
+        f"{'steps':>8} {'steps/sess':>10} {'runs':>5} {'wins':>5} {'win%':>6} {'95% CI':>11} {'mean s':>7}"
+        + (_MONEY if money else "")
+    )
     lines = [head]
     for c in cells:
         rate, ci = _rate(c)
         mean = "-" if c["mean_duration_s"] is None else f"{c['mean_duration_s']:.1f}"
-        lines.append(f"{c['cell']:<{width}} {c['sessions']:>5} {c['ok']:>4} {c['failed']:>5} "
-                     f"{c['needs_review']:>7} {c['stopped']:>5} {c['steps']:>8} "
-                     f"{c['steps_per_session']:>10} {c['runs']:>5} {c['wins']:>5} {rate:>6} {ci:>11} {mean:>7}"
-                     + (_money(c) if money else ""))
+        lines.append(
+            f"{c['cell']:<{width}} {c['sessions']:>5} {c['ok']:>4} {c['failed']:>5} "
+            f"{c['needs_review']:>7} {c['stopped']:>5} {c['steps']:>8} "
+            f"{c['steps_per_session']:>10} {c['runs']:>5} {c['wins']:>5} {rate:>6} {ci:>11} {mean:>7}"
+            + (_money(c) if money else "")
+        )
     lines += progress_lines(cells, width)
     lines += score_lines(cells, width)
     key, models = model_groups(rows)
@@ -222,26 +257,42 @@ def table(rows: list[dict]) -> str:
         lines += ["", f"{key:<{mwidth}} {'sess':>5} {'runs':>5} {'wins':>5} {'win%':>6} {'95% CI':>11}" + _MONEY]
         for m in models:
             rate, ci = _rate(m)
-            lines.append(f"{m[key]!s:<{mwidth}} {m['sessions']:>5} {m['runs']:>5} {m['wins']:>5} {rate:>6} {ci:>11}"
-                         + _money(m))
+            lines.append(
+                f"{m[key]!s:<{mwidth}} {m['sessions']:>5} {m['runs']:>5} {m['wins']:>5} {rate:>6} {ci:>11}" + _money(m)
+            )
         lines.append("")
     t = totals(rows)
-    lines.append(f"{len(rows)} sessions: {t['ok']} ok, {t['failed']} failed, {t['timed_out']} timed out, "
-                 f"{t['needs_review']} need review, {t['stopped']} stopped, {t['not_run']} not run; "
-                 f"{t['steps']} steps, {t['runs']} runs, {t['wins']} wins")
+    lines.append(
+        f"{len(rows)} sessions: {t['ok']} ok, {t['failed']} failed, {t['timed_out']} timed out, "
+        f"{t['needs_review']} need review, {t['stopped']} stopped, {t['not_run']} not run; "
+        f"{t['steps']} steps, {t['runs']} runs, {t['wins']} wins"
+    )
     if money:
         m = model_figures(rows, t["runs"], t["wins"])
-        lines.append(f"model: {m['tokens_text']} tokens"
-                     + (f" ({m['model_cached_tokens']:,} cached)" if m["model_cached_tokens"] else "")
-                     + f", cost {m['cost_text']}, {m['cost_per_run_text']} per run, {m['cost_per_win_text']} per win"
-                     + (f"; {m['model_cost_unknown_calls']} of {m['model_calls']} calls without a known cost"
-                        " (results.jsonl: model_cost_unknown_calls)" if m["model_cost_unknown_calls"] else ""))
+        lines.append(
+            f"model: {m['tokens_text']} tokens"
+            + (f" ({m['model_cached_tokens']:,} cached)" if m["model_cached_tokens"] else "")
+            + f", cost {m['cost_text']}, {m['cost_per_run_text']} per run, {m['cost_per_win_text']} per win"
+            + (
+                f"; {m['model_cost_unknown_calls']} of {m['model_calls']} calls without a known cost"
+                " (results.jsonl: model_cost_unknown_calls)"
+                if m["model_cost_unknown_calls"]
+                else ""
+            )
+        )
     flagged = [r for r in rows if r.get("model_errors")]
     if flagged:
         silent = [r for r in flagged if not r.get("model_answers")]
-        lines.append(f"model errors: {sum(r['model_errors'] for r in flagged)} in {len(flagged)} sessions"
-                     + (f"; {len(silent)} never got an answer (slots {', '.join(r['slot'] for r in silent[:8])}"
-                        + (" ..." if len(silent) > 8 else "") + ")" if silent else ""))
+        lines.append(
+            f"model errors: {sum(r['model_errors'] for r in flagged)} in {len(flagged)} sessions"
+            + (
+                f"; {len(silent)} never got an answer (slots {', '.join(r['slot'] for r in silent[:8])}"
+                + (" ..." if len(silent) > 8 else "")
+                + ")"
+                if silent
+                else ""
+            )
+        )
     return "\n".join(lines)
 
 
@@ -257,10 +308,13 @@ def running_steps(root: str, slot: str) -> int:
     return int(found[-1]) if found else 0
 
 
-def live_line(name: str, running: int, queued: int, done: int, failed: int, total: int,
-              steps: int, started: float) -> str:
+def live_line(
+    name: str, running: int, queued: int, done: int, failed: int, total: int, steps: int, started: float
+) -> str:
     elapsed = time.monotonic() - started
     rate = steps / elapsed if elapsed > 0 else 0.0
     waiting = f"  queued {queued}" if queued else ""
-    return (f"fleet {name}: running {running}{waiting}  done {done}/{total}  failed {failed}  "
-            f"steps {steps} ({rate:.1f} steps/s)  elapsed {elapsed:.0f}s")
+    return (
+        f"fleet {name}: running {running}{waiting}  done {done}/{total}  failed {failed}  "
+        f"steps {steps} ({rate:.1f} steps/s)  elapsed {elapsed:.0f}s"
+    )

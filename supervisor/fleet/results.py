@@ -33,6 +33,7 @@ A Game Boy session that reads a score (``emulator.score``, docs/emulator.md) has
 ``score_final``, ``score_best``, ``milestones_reached`` and ``game_over_frame``; None each for
 a session that read none.
 """
+
 from __future__ import annotations
 
 import json
@@ -48,13 +49,54 @@ from . import layout
 from .matrix import SessionPlan
 
 OUTCOMES = ("ok", "failed", "stopped", "timed_out", "needs_review", "not_run")
-FIELDS = ("fleet", "index", "slot", "cell", "repeat", "outcome", "exit_code", "reason", "steps",
-          "runs", "wins", "runs_inferred", "model", "character", "model_answers", "model_errors", "model_calls",
-          "model_tokens", "model_cached_tokens", "model_cost_usd", "model_cost_unknown_calls", "model_fallbacks",
-          "frames", "score_final", "score_best", "milestones_reached", "game_over_frame",
-          "progress_score", "floor", "act", "elites", "bosses", "hp_end", "scored_runs", "seeded_by",
-          "accepted", "rejected", "unknown", "duration_s", "started_at",
-          "ended_at", "attempts", "session_id", "session_dir", "host", "detail")
+FIELDS = (
+    "fleet",
+    "index",
+    "slot",
+    "cell",
+    "repeat",
+    "outcome",
+    "exit_code",
+    "reason",
+    "steps",
+    "runs",
+    "wins",
+    "runs_inferred",
+    "model",
+    "character",
+    "model_answers",
+    "model_errors",
+    "model_calls",
+    "model_tokens",
+    "model_cached_tokens",
+    "model_cost_usd",
+    "model_cost_unknown_calls",
+    "model_fallbacks",
+    "frames",
+    "score_final",
+    "score_best",
+    "milestones_reached",
+    "game_over_frame",
+    "progress_score",
+    "floor",
+    "act",
+    "elites",
+    "bosses",
+    "hp_end",
+    "scored_runs",
+    "seeded_by",
+    "accepted",
+    "rejected",
+    "unknown",
+    "duration_s",
+    "started_at",
+    "ended_at",
+    "attempts",
+    "session_id",
+    "session_dir",
+    "host",
+    "detail",
+)
 
 
 def outcome_of(rec: dict) -> str:
@@ -71,15 +113,26 @@ def outcome_of(rec: dict) -> str:
     return "failed"
 
 
-def session_row(fleet: str, root: str, plan: SessionPlan, attempts: list[dict], outcome: str,
-                detail: str = "") -> dict[str, Any]:
+def session_row(
+    fleet: str, root: str, plan: SessionPlan, attempts: list[dict], outcome: str, detail: str = ""
+) -> dict[str, Any]:
     """The results row of one session from its attempts and what its last session left."""
     last = attempts[-1] if attempts else {}
     row: dict[str, Any] = dict.fromkeys(FIELDS)
-    row.update({"fleet": fleet, "index": plan.index, "slot": plan.slot, "cell": plan.cell_id,
-                "repeat": plan.repeat, "outcome": outcome, "attempts": len(attempts),
-                "exit_code": last.get("exit_code"), "host": last.get("host"),
-                "detail": detail or last.get("error") or ""})
+    row.update(
+        {
+            "fleet": fleet,
+            "index": plan.index,
+            "slot": plan.slot,
+            "cell": plan.cell_id,
+            "repeat": plan.repeat,
+            "outcome": outcome,
+            "attempts": len(attempts),
+            "exit_code": last.get("exit_code"),
+            "host": last.get("host"),
+            "detail": detail or last.get("error") or "",
+        }
+    )
     row.update({k: v for k, v in plan.cell.items()})
     ids = last.get("session_ids") or []
     if last.get("started_at") and last.get("ended_at"):
@@ -92,7 +145,7 @@ def session_row(fleet: str, root: str, plan: SessionPlan, attempts: list[dict], 
         row["session_dir"] = os.path.relpath(session_dir, root)
         recorded = read_journal(session_dir)
         row.update(recorded.facts())
-    if recorded is None or recorded.profile is None:   # no journal says it: what the plan names
+    if recorded is None or recorded.profile is None:  # no journal says it: what the plan names
         row["model"] = plan.model
         row["character"] = row.get("character") or plan.character
     return row
@@ -144,11 +197,16 @@ def model_totals(rows: Iterable[dict]) -> dict[str, Any]:
         elif n:
             tokens_unknown = True
     state = "known" if not unknown else ("partial" if unknown < calls else "unknown")
-    return {"model_calls": calls, "model_tokens": tokens if tokens_known or not tokens_unknown else None,
-            "model_cached_tokens": cached if tokens_known or not tokens_unknown else None,
-            "model_tokens_complete": not tokens_unknown,
-            "model_cost_usd": None if state == "unknown" else round(cost, 9),
-            "model_cost_unknown_calls": unknown, "model_cost_state": state, "model_fallbacks": fallbacks}
+    return {
+        "model_calls": calls,
+        "model_tokens": tokens if tokens_known or not tokens_unknown else None,
+        "model_cached_tokens": cached if tokens_known or not tokens_unknown else None,
+        "model_tokens_complete": not tokens_unknown,
+        "model_cost_usd": None if state == "unknown" else round(cost, 9),
+        "model_cost_unknown_calls": unknown,
+        "model_cost_state": state,
+        "model_fallbacks": fallbacks,
+    }
 
 
 def totals(rows: Iterable[dict], elapsed_s: float | None = None) -> dict[str, Any]:
@@ -189,8 +247,9 @@ def read_rows(root: str) -> list[dict]:
 def write_fleet(root: str, data: dict) -> None:
     """Replace ``fleet.json`` durably: a power cut leaves the old one or the new one, so a fleet
     whose sessions started can always be resumed."""
-    replace_durably(os.path.join(root, layout.FLEET_FILE),
-                    json.dumps(data, indent=1, sort_keys=True, default=str).encode())
+    replace_durably(
+        os.path.join(root, layout.FLEET_FILE), json.dumps(data, indent=1, sort_keys=True, default=str).encode()
+    )
 
 
 def read_fleet(root: str) -> dict:

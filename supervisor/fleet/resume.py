@@ -26,6 +26,7 @@ Then each session of the plan is decided from its own evidence, in plan order:
 * otherwise **needs_review**: its row names the journal line of each attempt without a
   result (the action may have reached the game). It is never run again on its own.
 """
+
 from __future__ import annotations
 
 import dataclasses
@@ -72,18 +73,21 @@ def plans_of(root: str, info: dict) -> list[SessionPlan]:
         return [SessionPlan.from_dict({k: p[k] for k in fields}) for p in recorded]
     path = info.get("fleet_file") or ""
     if not os.path.isfile(path):
-        raise FleetFileError(os.path.join(root, layout.FLEET_FILE), "plans",
-                             f"the plans are not recorded whole and the fleet file {path!r} is gone")
+        raise FleetFileError(
+            os.path.join(root, layout.FLEET_FILE),
+            "plans",
+            f"the plans are not recorded whole and the fleet file {path!r} is gone",
+        )
     plans = matrix.expand(fleet_spec.load(path))
     keys = ("index", "slot", "cell_id", "repeat")
     if [{k: p.to_dict()[k] for k in keys} for p in plans] != [{k: p.get(k) for k in keys} for p in recorded]:
-        raise FleetFileError(path, "matrix", "the fleet file changed since the fleet started: it no longer "
-                             "gives the same sessions")
+        raise FleetFileError(
+            path, "matrix", "the fleet file changed since the fleet started: it no longer gives the same sessions"
+        )
     return plans
 
 
-def take_over(root: str, say=None, stop_wait_s: float = STOP_WAIT_S,
-              orphan_wait_s: float = ORPHAN_WAIT_S) -> None:
+def take_over(root: str, say=None, stop_wait_s: float = STOP_WAIT_S, orphan_wait_s: float = ORPHAN_WAIT_S) -> None:
     """Wait out (and end, when they outlast the waits) the processes a dead driver left: its
     sessions' supervisors here, those on other hosts (by their runtime records), then the
     actors of sessions whose supervisor was killed. Call it holding the driver lock."""
@@ -98,9 +102,11 @@ def _stop_supervisors(root: str, slots: set[str], say, wait_s: float) -> None:
     live = live_supervisors(root, slots)
     if not live:
         return
-    say(f"resume: {len(live)} session(s) of the dead driver still stopping here: "
+    say(
+        f"resume: {len(live)} session(s) of the dead driver still stopping here: "
         + ", ".join(f"{r['slot']} (supervisor pid {r['pid']})" for r in live)
-        + f"; waiting up to {wait_s:.0f}s for them to finalize")
+        + f"; waiting up to {wait_s:.0f}s for them to finalize"
+    )
     for rec in live:  # each got its parent-death SIGTERM; again, for one that somehow did not
         _signal(int(rec["pid"]), signal.SIGTERM)
     started = time.monotonic()
@@ -110,8 +116,10 @@ def _stop_supervisors(root: str, slots: set[str], say, wait_s: float) -> None:
         live = live_supervisors(root, {r["slot"] for r in live})
         if live and time.monotonic() >= next_say:
             next_say += SAY_EVERY_S
-            say(f"resume: still waiting for {', '.join(r['slot'] for r in live)} to finalize "
-                f"({time.monotonic() - started:.0f}s)")
+            say(
+                f"resume: still waiting for {', '.join(r['slot'] for r in live)} to finalize "
+                f"({time.monotonic() - started:.0f}s)"
+            )
     for rec in live:
         say(f"resume: {rec['slot']} (supervisor pid {rec['pid']}) did not finalize in {wait_s:.0f}s; killed")
         _signal(int(rec["pid"]), signal.SIGKILL)
@@ -135,20 +143,27 @@ def _wait_remote(root: str, slots: set[str], say, wait_s: float) -> None:
     waiting = remote()
     if not waiting:
         return
-    say(f"resume: waiting up to {wait_s:.0f}s for {len(waiting)} session(s) on other hosts to finalize: "
-        + ", ".join(waiting))
+    say(
+        f"resume: waiting up to {wait_s:.0f}s for {len(waiting)} session(s) on other hosts to finalize: "
+        + ", ".join(waiting)
+    )
     end = time.monotonic() + wait_s
     while waiting and time.monotonic() < end:
         time.sleep(0.5)
         waiting = remote()
     if waiting:
-        say(f"resume: {', '.join(waiting)} still have a runtime record after {wait_s:.0f}s (their host "
-            "may be gone); judged from their journals as they are")
+        say(
+            f"resume: {', '.join(waiting)} still have a runtime record after {wait_s:.0f}s (their host "
+            "may be gone); judged from their journals as they are"
+        )
 
 
 def _end_orphans(root: str, slots: set[str], say, wait_s: float) -> None:
-    orphans = [a for slot in sorted(slots) for a in live_actors(os.path.join(root, slot),
-                                                                session_ids(os.path.join(root, slot)))]
+    orphans = [
+        a
+        for slot in sorted(slots)
+        for a in live_actors(os.path.join(root, slot), session_ids(os.path.join(root, slot)))
+    ]
     if not orphans:
         return
     say(f"resume: waiting up to {wait_s:.0f}s for {len(orphans)} actor(s) of the killed sessions to exit")
@@ -157,8 +172,10 @@ def _end_orphans(root: str, slots: set[str], say, wait_s: float) -> None:
         time.sleep(0.1)
         orphans = [o for o in orphans if actor_alive(o)]
     for sid, actor, pid in orphans:
-        say(f"resume: the {actor} actor (pid {pid}) of session {sid} still ran {wait_s:.0f}s after its "
-            "supervisor died; killed")
+        say(
+            f"resume: the {actor} actor (pid {pid}) of session {sid} still ran {wait_s:.0f}s after its "
+            "supervisor died; killed"
+        )
         _signal(pid, signal.SIGKILL)
     end = time.monotonic() + 10
     while any(actor_alive(o) for o in orphans) and time.monotonic() < end:
@@ -206,8 +223,11 @@ def _decide(root: str, plan: SessionPlan) -> Decision:
         return Decision(plan, "run", "never started", records, len(records) + 1)
     n = len(records) or 1
     claimed = {s for r in records[:-1] for s in r.get("session_ids") or []}
-    last = dict(records[-1]) if records else {"slot": plan.slot, "attempt": 1, "host": None,
-                                              "started_at": None, "ended_at": None}
+    last = (
+        dict(records[-1])
+        if records
+        else {"slot": plan.slot, "attempt": 1, "host": None, "started_at": None, "ended_at": None}
+    )
     last["session_ids"] = [s for s in ids if s not in claimed] or ids[-1:]
     d = Decision(plan, "run", attempts=[*records[:-1], last], next_attempt=n + 1)
     journal = os.path.join(layout.capture_dir(slot), "sessions", last["session_ids"][-1], "events.jsonl")
@@ -217,11 +237,14 @@ def _decide(root: str, plan: SessionPlan) -> Decision:
         reason = end.get("reason")
         if reason not in STOPPED or last.get("timed_out"):
             d.what = "finished"
-            d.detail = (f"attempt {n} ended by itself ({reason}) while the fleet's driver was down; "
-                        "row written on resume")
+            d.detail = (
+                f"attempt {n} ended by itself ({reason}) while the fleet's driver was down; row written on resume"
+            )
             return d
-        how = (f"was told to stop before its end, as the fleet's driver died or was interrupted (its journal "
-               f"ends with session_end, reason {reason})")
+        how = (
+            f"was told to stop before its end, as the fleet's driver died or was interrupted (its journal "
+            f"ends with session_end, reason {reason})"
+        )
     else:
         how = "was cut short with the fleet's driver (its journal has no session_end: its supervisor was killed)"
     verdict = inflight.judge(layout.capture_dir(slot), last["session_ids"])
@@ -256,15 +279,20 @@ def outcome_for(d: Decision) -> str:
 
 def rows_for(info: dict, root: str, decisions: list[Decision]) -> list[dict]:
     """The results rows a resume writes before anything runs (finished and needs_review)."""
-    return [session_row(info["name"], root, d.plan, d.attempts, outcome_for(d), d.detail)
-            for d in decisions if d.what in ("finished", "needs_review")]
+    return [
+        session_row(info["name"], root, d.plan, d.attempts, outcome_for(d), d.detail)
+        for d in decisions
+        if d.what in ("finished", "needs_review")
+    ]
 
 
 def summary(decisions: list[Decision]) -> str:
     counts = {k: sum(d.what == k for d in decisions) for k in ("kept", "finished", "needs_review", "rerun", "run")}
-    return (f"resume: {counts['kept']} kept, {counts['finished']} ended by themselves (rows written now), "
-            f"{counts['needs_review']} need review, {counts['rerun']} run again (stopped or cut short, no "
-            f"action in flight), {counts['run']} never started")
+    return (
+        f"resume: {counts['kept']} kept, {counts['finished']} ended by themselves (rows written now), "
+        f"{counts['needs_review']} need review, {counts['rerun']} run again (stopped or cut short, no "
+        f"action in flight), {counts['run']} never started"
+    )
 
 
 __all__ = ["Decision", "plans_of", "take_over", "decide", "rows_for", "summary", "read_fleet"]

@@ -22,6 +22,7 @@ start``, the Ray one inside a Ray task on whichever node Ray picked. It
   after still leaves it;
 * records who ran it and how it ended in ``attempt-N.json`` and returns the same dict.
 """
+
 from __future__ import annotations
 
 import json
@@ -42,36 +43,41 @@ KILL_AFTER_S = 120.0  # a supervisor that has not finalized this long after SIGT
 # SIGKILL; it refuses to run if that runner is already gone), forks the command argv[4:] with
 # argv[2] as its parent-death signal, writes its pid to fd argv[3], forwards SIGTERM and SIGINT
 # to it, and exits with its exit code, or by the signal that ended it.
-_KEEPER = ("import ctypes, os, signal, sys\n"
-           "prctl = ctypes.CDLL(None, use_errno=True).prctl\n"
-           "prctl(1, signal.SIGKILL)\n"
-           "runner, death, report = int(sys.argv[1]), int(sys.argv[2]), int(sys.argv[3])\n"
-           "os.getppid() == runner or os._exit(1)\n"
-           "keeper = os.getpid()\n"
-           "pid = os.fork()\n"
-           "if pid == 0:\n"
-           "    os.close(report)\n"
-           "    prctl(1, death)\n"
-           "    os.getppid() == keeper or os._exit(1)\n"
-           "    os.execv(sys.argv[4], sys.argv[4:])\n"
-           "for s in (signal.SIGTERM, signal.SIGINT):\n"
-           "    signal.signal(s, lambda n, _f: os.kill(pid, n))\n"
-           "os.write(report, b'%d\\n' % pid)\n"
-           "os.close(report)\n"
-           "status = os.waitpid(pid, 0)[1]\n"
-           "if os.WIFSIGNALED(status):\n"
-           "    sig = os.WTERMSIG(status)\n"
-           "    if sig not in (signal.SIGKILL, signal.SIGSTOP):\n"
-           "        signal.signal(sig, signal.SIG_DFL)\n"
-           "    os.kill(keeper, sig)\n"
-           "os._exit(os.waitstatus_to_exitcode(status))\n")
+_KEEPER = (
+    "import ctypes, os, signal, sys\n"
+    "prctl = ctypes.CDLL(None, use_errno=True).prctl\n"
+    "prctl(1, signal.SIGKILL)\n"
+    "runner, death, report = int(sys.argv[1]), int(sys.argv[2]), int(sys.argv[3])\n"
+    "os.getppid() == runner or os._exit(1)\n"
+    "keeper = os.getpid()\n"
+    "pid = os.fork()\n"
+    "if pid == 0:\n"
+    "    os.close(report)\n"
+    "    prctl(1, death)\n"
+    "    os.getppid() == keeper or os._exit(1)\n"
+    "    os.execv(sys.argv[4], sys.argv[4:])\n"
+    "for s in (signal.SIGTERM, signal.SIGINT):\n"
+    "    signal.signal(s, lambda n, _f: os.kill(pid, n))\n"
+    "os.write(report, b'%d\\n' % pid)\n"
+    "os.close(report)\n"
+    "status = os.waitpid(pid, 0)[1]\n"
+    "if os.WIFSIGNALED(status):\n"
+    "    sig = os.WTERMSIG(status)\n"
+    "    if sig not in (signal.SIGKILL, signal.SIGSTOP):\n"
+    "        signal.signal(sig, signal.SIG_DFL)\n"
+    "    os.kill(keeper, sig)\n"
+    "os._exit(os.waitstatus_to_exitcode(status))\n"
+)
 
 
 def command(plan: SessionPlan, slot: str, python: str = sys.executable) -> list[str]:
     """The ``supervisor start`` command line of one session in its slot."""
-    sets = [*plan.overrides, f"capture.root={json.dumps(layout.capture_dir(slot))}",
-            f"supervisor.runtime_dir={json.dumps(layout.runtime_dir(slot))}",
-            "supervisor.progress=plain"]
+    sets = [
+        *plan.overrides,
+        f"capture.root={json.dumps(layout.capture_dir(slot))}",
+        f"supervisor.runtime_dir={json.dumps(layout.runtime_dir(slot))}",
+        "supervisor.progress=plain",
+    ]
     return [python, "-m", "supervisor", "start", plan.profile, *[a for s in sets for a in ("--set", s)]]
 
 
@@ -98,30 +104,57 @@ def _recorded_at(journal: str) -> str:
         return ""
 
 
-def run_attempt(plan: SessionPlan, root: str, attempt: int, *, timeout_s: float | None,
-                death_signal: int, workdir: str, node: str = "", interrupt: Flag | None = None) -> dict:
+def run_attempt(
+    plan: SessionPlan,
+    root: str,
+    attempt: int,
+    *,
+    timeout_s: float | None,
+    death_signal: int,
+    workdir: str,
+    node: str = "",
+    interrupt: Flag | None = None,
+) -> dict:
     """Run the session once; returns the attempt record (also written to attempt-N.json)."""
     slot = os.path.join(root, plan.slot)
     os.makedirs(slot, exist_ok=True)
     before = set(session_ids(slot))
-    rec = {"slot": plan.slot, "attempt": attempt, "host": socket.gethostname(), "node": node,
-           "runner_pid": os.getpid(), "supervisor_pid": None, "started_at": time.time(),
-           "ended_at": None, "exit_code": None, "stop_requested": False, "timed_out": False,
-           "interrupted": False, "error": None, "session_ids": []}
+    rec = {
+        "slot": plan.slot,
+        "attempt": attempt,
+        "host": socket.gethostname(),
+        "node": node,
+        "runner_pid": os.getpid(),
+        "supervisor_pid": None,
+        "started_at": time.time(),
+        "ended_at": None,
+        "exit_code": None,
+        "stop_requested": False,
+        "timed_out": False,
+        "interrupted": False,
+        "error": None,
+        "session_ids": [],
+    }
     if os.path.exists(layout.stop_path(root)):  # stopped while it waited for a place
         rec["stop_requested"] = True
         return _finish(rec, slot, before)
     if interrupt is not None and interrupt.is_set():  # the driver is winding down: never started,
-        rec["interrupted"] = True                       # so no attempt record
+        rec["interrupted"] = True  # so no attempt record
         return rec
     cwd = workdir if os.path.isdir(workdir) else slot
     report, theirs = os.pipe()
-    argv = [sys.executable, "-c", _KEEPER, str(os.getpid()), str(int(death_signal)), str(theirs),
-            *command(plan, slot)]
+    argv = [sys.executable, "-c", _KEEPER, str(os.getpid()), str(int(death_signal)), str(theirs), *command(plan, slot)]
     try:
         with open(layout.log_path(slot), "ab") as log:
-            proc = subprocess.Popen(argv, cwd=cwd, stdout=log, stderr=subprocess.STDOUT, pass_fds=(theirs,),
-                                    stdin=subprocess.DEVNULL, start_new_session=True)
+            proc = subprocess.Popen(
+                argv,
+                cwd=cwd,
+                stdout=log,
+                stderr=subprocess.STDOUT,
+                pass_fds=(theirs,),
+                stdin=subprocess.DEVNULL,
+                start_new_session=True,
+            )
     except OSError as exc:
         rec["error"] = f"could not start supervisor: {exc}"
         return _finish(rec, slot, before)
@@ -136,8 +169,9 @@ def run_attempt(plan: SessionPlan, root: str, attempt: int, *, timeout_s: float 
     return _finish(rec, slot, before)
 
 
-def _watch(proc: subprocess.Popen, rec: dict, stop_file: str, timeout_s: float | None,
-           interrupt: Flag | None, path: str) -> int:
+def _watch(
+    proc: subprocess.Popen, rec: dict, stop_file: str, timeout_s: float | None, interrupt: Flag | None, path: str
+) -> int:
     started = time.monotonic()
     termed_at = None
     while True:

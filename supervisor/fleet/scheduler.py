@@ -21,6 +21,7 @@ loop
   ``fleet start --resume`` runs them (a session that ended by itself meanwhile keeps its row);
 * prints the live fleet line and writes ``fleet.json`` at the start and the end.
 """
+
 from __future__ import annotations
 
 import collections
@@ -49,6 +50,7 @@ SETTLE_MAX_S = 60.0
 @dataclasses.dataclass
 class Lost:
     """The process running an attempt died; ``error`` is what the backend said."""
+
     error: str
 
 
@@ -64,8 +66,16 @@ class Backend(Protocol):
 
 
 class FleetRun:
-    def __init__(self, info: dict, plans: list[SessionPlan], root: str, backend: Backend,
-                 concurrency: int, progress: str = "auto", stream=None):
+    def __init__(
+        self,
+        info: dict,
+        plans: list[SessionPlan],
+        root: str,
+        backend: Backend,
+        concurrency: int,
+        progress: str = "auto",
+        stream=None,
+    ):
         self.info, self.plans, self.root, self.backend = info, plans, root, backend
         self.concurrency = concurrency
         self.stream = stream or sys.stderr
@@ -82,7 +92,7 @@ class FleetRun:
         self._orphans: dict[int, list] = {}  # a lost attempt's actors still alive, read once
         self._prior_steps = 0
         self.interrupted: int | None = None  # the signal that interrupted the driver
-        self.cut: list[SessionPlan] = []      # sessions the interrupt stopped: run again on resume
+        self.cut: list[SessionPlan] = []  # sessions the interrupt stopped: run again on resume
 
     def interrupt(self, signum: int) -> None:
         """A signal to the driver (from its handler): wind down at the next turn of the loop."""
@@ -91,8 +101,7 @@ class FleetRun:
     def resume_from(self, decisions: list, rows: list[dict]) -> None:
         """A resumed fleet (``resume.decide``): only the sessions to run (again) are pending,
         with their earlier attempts and notes; the rows already written count in the totals."""
-        self.pending = collections.deque((d.plan, d.next_attempt) for d in decisions
-                                         if d.what in ("run", "rerun"))
+        self.pending = collections.deque((d.plan, d.next_attempt) for d in decisions if d.what in ("run", "rerun"))
         for d in decisions:
             self.attempts[d.plan.index] = list(d.attempts)
             if d.what == "rerun":
@@ -127,8 +136,10 @@ class FleetRun:
         """Stop every running session at once and wait for each to finalize. What the interrupt
         stopped gets no row (the resume judges it from its journal); a session that ended
         before the signal reached it gets its row as usual."""
-        self.stream.write(f"\nfleet {self.info['name']}: interrupted by {signal.Signals(self.interrupted).name}; "
-                          f"stopping {len(self.running)} running session(s)\n")
+        self.stream.write(
+            f"\nfleet {self.info['name']}: interrupted by {signal.Signals(self.interrupted).name}; "
+            f"stopping {len(self.running)} running session(s)\n"
+        )
         self.backend.interrupt()
         self.cut = [p for p, _ in self.settling]
         self.settling.clear()
@@ -209,8 +220,7 @@ class FleetRun:
         ids = [s for s in session_ids(slot) if s not in earlier]
         verdict = inflight.judge(layout.capture_dir(slot), ids)
         rec = _read_attempt(slot, attempt)
-        rec.update(lost=error, ended_at=time.time(), session_ids=ids, exit_code=None,
-                   judged=verdict.detail)
+        rec.update(lost=error, ended_at=time.time(), session_ids=ids, exit_code=None, judged=verdict.detail)
         with open(layout.attempt_path(slot, attempt), "w", encoding="utf-8") as fh:
             json.dump(rec, fh, indent=1, sort_keys=True)
         self.attempts[plan.index].append(rec)
@@ -223,13 +233,18 @@ class FleetRun:
         elif sum(bool(a.get("lost")) for a in self.attempts[plan.index]) <= self.backend.node_retries():
             self.pending.appendleft((plan, attempt + 1))  # attempts a driver's death cut do not count
         else:
-            self._row(plan, "failed", f"no retries left ({self.backend.node_retries()} after a loss"
-                      + (", ray.node_retries)" if self.backend.name == "ray" else ")"))
+            self._row(
+                plan,
+                "failed",
+                f"no retries left ({self.backend.node_retries()} after a loss"
+                + (", ray.node_retries)" if self.backend.name == "ray" else ")"),
+            )
 
     def _row(self, plan: SessionPlan, outcome: str, detail: str = "") -> None:
         parts = [*self.notes.get(plan.index, []), detail]
-        row = session_row(self.info["name"], self.root, plan, self.attempts[plan.index], outcome,
-                          "; ".join(p for p in parts if p))
+        row = session_row(
+            self.info["name"], self.root, plan, self.attempts[plan.index], outcome, "; ".join(p for p in parts if p)
+        )
         self.rows.append(row)
         append_row(self.root, row)
 
@@ -243,10 +258,19 @@ class FleetRun:
         steps = sum(r.get("steps") or 0 for r in self.rows) - self._prior_steps
         steps += sum(running_steps(self.root, p.slot) for p, _ in self.running.values())
         failed = sum(r["outcome"] in ("failed", "timed_out", "needs_review") for r in self.rows)
-        started = sum(os.path.exists(layout.attempt_path(os.path.join(self.root, p.slot), n))
-                      for p, n in self.running.values())  # a submitted Ray task may still queue
-        text = live_line(self.info["name"], started, len(self.running) - started, len(self.rows),
-                         failed, len(self.plans), steps, self.started)
+        started = sum(
+            os.path.exists(layout.attempt_path(os.path.join(self.root, p.slot), n)) for p, n in self.running.values()
+        )  # a submitted Ray task may still queue
+        text = live_line(
+            self.info["name"],
+            started,
+            len(self.running) - started,
+            len(self.rows),
+            failed,
+            len(self.plans),
+            steps,
+            self.started,
+        )
         self.stream.write(("\r\x1b[K" + text) if self.progress == "line" else text + "\n")
         self.stream.flush()
 
@@ -270,8 +294,11 @@ def killed(result: dict | Lost) -> Lost | None:
     """An attempt whose supervisor died by a signal the fleet did not send (the OOM killer, a
     ``kill -9``) is lost, as if its runner had died: judged by its journal, not failed."""
     code = result.get("exit_code") if isinstance(result, dict) else None
-    if not isinstance(code, int) or code >= 0 or any(result.get(k) for k in ("stop_requested", "timed_out",
-                                                                             "interrupted")):
+    if (
+        not isinstance(code, int)
+        or code >= 0
+        or any(result.get(k) for k in ("stop_requested", "timed_out", "interrupted"))
+    ):
         return None
     try:
         name = signal.Signals(-code).name
@@ -285,5 +312,4 @@ def _read_attempt(slot: str, attempt: int) -> dict:
         with open(layout.attempt_path(slot, attempt), encoding="utf-8") as fh:
             return json.load(fh)
     except (OSError, ValueError):
-        return {"slot": os.path.basename(slot), "attempt": attempt, "supervisor_pid": None,
-                "started_at": None}
+        return {"slot": os.path.basename(slot), "attempt": attempt, "supervisor_pid": None, "started_at": None}

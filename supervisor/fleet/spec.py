@@ -5,6 +5,7 @@ A fleet file (``run/fleets/*.yaml``, documented in docs/fleet.md) names a base p
 cells, how many sessions to run, where fleet roots go, and the local and Ray settings.
 Paths in a fleet file are relative to the fleet file's own directory.
 """
+
 from __future__ import annotations
 
 import dataclasses
@@ -19,30 +20,41 @@ from .errors import FleetFileError
 #: Profile keys the fleet sets itself for every session (each session's own capture root,
 #: runtime directory and progress lines), so a fleet file may not set them.
 FLEET_OWNED = ("capture.root", "supervisor.runtime_dir", "supervisor.progress")
-KEYS = ("name", "description", "profile", "set", "matrix", "sessions", "capture_root",
-        "concurrency", "session_timeout_s", "ray", "prices")
+KEYS = (
+    "name",
+    "description",
+    "profile",
+    "set",
+    "matrix",
+    "sessions",
+    "capture_root",
+    "concurrency",
+    "session_timeout_s",
+    "ray",
+    "prices",
+)
 RAY_KEYS = {"num_cpus": 1.0, "memory_mb": None, "node_retries": 1}
 
 
 @dataclasses.dataclass(frozen=True)
 class RaySettings:
-    num_cpus: float = 1.0          # CPUs each session declares
-    memory_mb: int | None = None   # memory each session declares (Ray's logical resource)
-    node_retries: int = 1          # re-runs of a session lost with its node, no action in flight
+    num_cpus: float = 1.0  # CPUs each session declares
+    memory_mb: int | None = None  # memory each session declares (Ray's logical resource)
+    node_retries: int = 1  # re-runs of a session lost with its node, no action in flight
 
 
 @dataclasses.dataclass(frozen=True)
 class FleetSpec:
-    path: str                      # the fleet file, absolute
+    path: str  # the fleet file, absolute
     name: str
     description: str | None
-    profile: str                   # the base profile, absolute
-    sets: dict[str, Any]           # dotted profile key -> value, for every session
-    matrix: dict[str, list]        # dotted profile key -> values (file order)
+    profile: str  # the base profile, absolute
+    sets: dict[str, Any]  # dotted profile key -> value, for every session
+    matrix: dict[str, list]  # dotted profile key -> values (file order)
     sessions: int
-    capture_root: str              # absolute; fleet roots are made under it
-    capture_root_given: str        # as the file says it (or the default)
-    concurrency: int | None        # None: derived from cores and memory
+    capture_root: str  # absolute; fleet roots are made under it
+    capture_root_given: str  # as the file says it (or the default)
+    concurrency: int | None  # None: derived from cores and memory
     session_timeout_s: float | None
     ray: RaySettings
     #: model name -> its price (``model.price`` without ``model``), set on every session of
@@ -73,8 +85,11 @@ def load(path: str) -> FleetSpec:
         cells *= len(values)
     sessions = _count(where, "sessions", data.get("sessions", cells), minimum=1)
     if sessions < cells:
-        raise FleetFileError(where, "sessions", f"{sessions} is fewer than the {cells} matrix "
-                             "cells; every cell needs at least one session")
+        raise FleetFileError(
+            where,
+            "sessions",
+            f"{sessions} is fewer than the {cells} matrix cells; every cell needs at least one session",
+        )
     concurrency = data.get("concurrency", "auto")
     if concurrency != "auto":
         concurrency = _count(where, "concurrency", concurrency, minimum=1)
@@ -82,12 +97,17 @@ def load(path: str) -> FleetSpec:
         path=os.path.abspath(path),
         name=_name(where, data.get("name"), path),
         description=data.get("description"),
-        profile=profile, sets=sets, matrix=matrix, sessions=sessions,
+        profile=profile,
+        sets=sets,
+        matrix=matrix,
+        sessions=sessions,
         capture_root=_path(where, "capture_root", data.get("capture_root", "../capture/fleets"), here),
         capture_root_given=str(data.get("capture_root", "../capture/fleets")),
         concurrency=None if concurrency == "auto" else concurrency,
         session_timeout_s=_seconds(where, "session_timeout_s", data.get("session_timeout_s")),
-        ray=_ray(where, data.get("ray")), prices=_prices(where, data.get("prices")))
+        ray=_ray(where, data.get("ray")),
+        prices=_prices(where, data.get("prices")),
+    )
 
 
 def _read(path: str) -> dict:
@@ -116,8 +136,9 @@ def _path(where: str, key: str, value: Any, here: str, must_exist: bool = False)
         raise FleetFileError(where, key, f"expected a path, got {value!r}")
     full = os.path.normpath(os.path.join(here, os.path.expanduser(value)))
     if must_exist and not os.path.isfile(full):
-        raise FleetFileError(where, key, f"{value!r} (resolved against the fleet file's "
-                             f"directory: {full}) is not a file")
+        raise FleetFileError(
+            where, key, f"{value!r} (resolved against the fleet file's directory: {full}) is not a file"
+        )
     return full
 
 
@@ -133,18 +154,29 @@ def check_capture_root(spec: FleetSpec) -> None:
     copied elsewhere does by accident. An absolute one is a choice. ``fleet start`` asks this
     before it makes anything."""
     given = os.path.expanduser(spec.capture_root_given)
-    if os.path.isabs(given) or _inside(spec.capture_root, os.getcwd()) \
-            or _inside(spec.capture_root, os.path.expanduser("~")):
+    if (
+        os.path.isabs(given)
+        or _inside(spec.capture_root, os.getcwd())
+        or _inside(spec.capture_root, os.path.expanduser("~"))
+    ):
         return
-    raise FleetFileError(spec.path, "capture_root", f"{spec.capture_root_given!r} resolves (against the fleet "
-                         f"file's directory) to {spec.capture_root}, outside this folder and your home; give "
-                         "an absolute capture_root to write there, or move the fleet file")
+    raise FleetFileError(
+        spec.path,
+        "capture_root",
+        f"{spec.capture_root_given!r} resolves (against the fleet "
+        f"file's directory) to {spec.capture_root}, outside this folder and your home; give "
+        "an absolute capture_root to write there, or move the fleet file",
+    )
 
 
 def _owned(where: str, section: str, key: str) -> None:
     if key in FLEET_OWNED:
-        raise FleetFileError(where, f"{section}.{key}", "set by the fleet for every session (each session "
-                             "gets its own directory under the fleet root); use capture_root")
+        raise FleetFileError(
+            where,
+            f"{section}.{key}",
+            "set by the fleet for every session (each session "
+            "gets its own directory under the fleet root); use capture_root",
+        )
 
 
 def _sets(where: str, value: Any) -> dict[str, Any]:
@@ -163,8 +195,9 @@ def _matrix(where: str, value: Any) -> dict[str, list]:
     if value is None:
         return {}
     if not isinstance(value, dict):
-        raise FleetFileError(where, "matrix", f"expected a mapping of dotted profile keys to "
-                             f"lists of values, got {value!r}")
+        raise FleetFileError(
+            where, "matrix", f"expected a mapping of dotted profile keys to lists of values, got {value!r}"
+        )
     out = {}
     for key, values in value.items():
         if not isinstance(key, str) or not key:
@@ -188,18 +221,28 @@ def _prices(where: str, value: Any) -> dict[str, dict]:
     if value is None:
         return {}
     if not isinstance(value, dict):
-        raise FleetFileError(where, "prices", "expected a mapping of model names to prices "
-                             f"({{input_per_mtok: ..., output_per_mtok: ...}}), got {value!r}")
+        raise FleetFileError(
+            where,
+            "prices",
+            "expected a mapping of model names to prices "
+            f"({{input_per_mtok: ..., output_per_mtok: ...}}), got {value!r}",
+        )
     out = {}
     for name, price in value.items():
         if not isinstance(name, str) or not name:
             raise FleetFileError(where, "prices", f"expected model names as keys, got {name!r}")
         if not isinstance(price, dict):
-            raise FleetFileError(where, f"prices.{name}", "expected a mapping "
-                                 f"({{input_per_mtok: ..., output_per_mtok: ...}}), got {price!r}")
+            raise FleetFileError(
+                where,
+                f"prices.{name}",
+                f"expected a mapping ({{input_per_mtok: ..., output_per_mtok: ...}}), got {price!r}",
+            )
         if price.get("model", name) != name:
-            raise FleetFileError(where, f"prices.{name}.model", f"{price['model']!r} differs from the "
-                                 f"entry's key {name!r} (the key names the model; leave model out)")
+            raise FleetFileError(
+                where,
+                f"prices.{name}.model",
+                f"{price['model']!r} differs from the entry's key {name!r} (the key names the model; leave model out)",
+            )
         out[name] = {k: v for k, v in price.items() if k != "model"}
     return out
 

@@ -32,6 +32,7 @@ Paired (two arms that played the same seeds, one run each per seed):
 Runs are treated as independent trials; runs of one session share its machine and seed, so
 read a small p-value with that in mind.
 """
+
 from __future__ import annotations
 
 import math
@@ -57,8 +58,7 @@ def newcombe(k1: int, n1: int, k2: int, n2: int) -> tuple[float, float] | None:
         return None
     p1, p2 = k1 / n1, k2 / n2
     d = p1 - p2
-    return (d - math.sqrt((p1 - a[0]) ** 2 + (b[1] - p2) ** 2),
-            d + math.sqrt((a[1] - p1) ** 2 + (p2 - b[0]) ** 2))
+    return (d - math.sqrt((p1 - a[0]) ** 2 + (b[1] - p2) ** 2), d + math.sqrt((a[1] - p1) ** 2 + (p2 - b[0]) ** 2))
 
 
 def _hypergeom(a: int, r1: int, r2: int, c1: int) -> float:
@@ -147,10 +147,10 @@ def welch(xs: Sequence[float], ys: Sequence[float]) -> dict | None:
     m1, se1 = mean_se(xs)
     m2, se2 = mean_se(ys)
     d = m1 - m2
-    s2 = se1 ** 2 + se2 ** 2
+    s2 = se1**2 + se2**2
     if s2 == 0:
         return {"difference": d, "interval": (d, d), "p": 1.0 if d == 0 else 0.0, "df": None}
-    df = s2 ** 2 / (se1 ** 4 / (n1 - 1) + se2 ** 4 / (n2 - 1))
+    df = s2**2 / (se1**4 / (n1 - 1) + se2**4 / (n2 - 1))
     t = d / math.sqrt(s2)
     q = t_quantile(ALPHA, df) * math.sqrt(s2)
     return {"difference": d, "interval": (d - q, d + q), "p": t_two_sided_p(t, df), "df": df}
@@ -172,7 +172,7 @@ def mcnemar_exact(b: int, c: int) -> float | None:
     if n <= 0:
         return None
     k = min(b, c)
-    tail = sum(math.comb(n, i) for i in range(k + 1)) / 2 ** n
+    tail = sum(math.comb(n, i) for i in range(k + 1)) / 2**n
     return min(1.0, 2 * tail)
 
 
@@ -217,13 +217,13 @@ def wilcoxon_signed_rank(diffs: Sequence[float]) -> dict | None:
         centre2 = total2 / 2
         far = abs(w_plus2 - centre2)
         extreme = sum(ways for w, ways in counts.items() if abs(w - centre2) >= far - 1e-9)
-        out.update(p=min(1.0, extreme / 2 ** n), method="exact")
+        out.update(p=min(1.0, extreme / 2**n), method="exact")
         return out
     mean = total2 / 4
     tie = 0.0
     for value in set(ranks2):
         t = ranks2.count(value)
-        tie += t ** 3 - t
+        tie += t**3 - t
     var = n * (n + 1) * (2 * n + 1) / 24 - tie / 48
     z = (abs(w_plus2 / 2 - mean) - 0.5) / math.sqrt(var) if var > 0 else 0.0
     out.update(p=min(1.0, math.erfc(max(z, 0.0) / math.sqrt(2))), method="normal")

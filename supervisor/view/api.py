@@ -25,6 +25,7 @@ An answer is ``Answer(status, content_type, body)``. A path that names nothing i
 a JSON error naming it; a refused interval is a 422 with the emulator code's own message; a
 comparison of an arm with no session or no run is a 400 naming the arm (``compare.CompareError``).
 """
+
 from __future__ import annotations
 
 import dataclasses
@@ -51,8 +52,11 @@ class Answer:
 
 
 def as_json(data: Any, status: int = 200) -> Answer:
-    return Answer(status, JSON, json.dumps(data, ensure_ascii=False, allow_nan=False,
-                                           default=str, separators=(",", ":")).encode("utf-8"))
+    return Answer(
+        status,
+        JSON,
+        json.dumps(data, ensure_ascii=False, allow_nan=False, default=str, separators=(",", ":")).encode("utf-8"),
+    )
 
 
 def error(status: int, message: str, code: str = "not_found") -> Answer:
@@ -97,8 +101,13 @@ class Api:
 
     # -- sessions ---------------------------------------------------------------------------
     def meta(self, rest: list[str]) -> Answer:
-        return as_json({"mode": self.mode, "version": _version(),
-                        "given": [{"kind": k, "path": pages.shown_path(p)} for k, p in self.catalog.given]})
+        return as_json(
+            {
+                "mode": self.mode,
+                "version": _version(),
+                "given": [{"kind": k, "path": pages.shown_path(p)} for k, p in self.catalog.given],
+            }
+        )
 
     def sessions(self, rest: list[str]) -> Answer:
         out = [pages.entry(t, public_verdict(self.catalog.verdict(t.key))) for t in self.catalog.all_tracks()]
@@ -112,7 +121,7 @@ class Api:
         if track is None:
             raise LookupError(f"no session {rest[0]!r} in the paths this viewer was given")
         self.catalog.looked_at(track.key)
-        if track.offset == 0:        # asked before the background thread reached it
+        if track.offset == 0:  # asked before the background thread reached it
             track.follow()
         verdict = public_verdict(self.catalog.verdict(track.key))
         sub, args = (rest[1], rest[2:]) if len(rest) > 1 else ("", [])
@@ -162,9 +171,17 @@ class Api:
         for f in self.catalog.fleets.values():
             info = f.info()
             rows = f.rows()
-            out.append({"key": f.key, "name": info.get("name") or f.name, "state": info.get("state"),
-                        "sessions": info.get("sessions"), "finished": len(rows),
-                        "matrix": info.get("matrix"), "error": info.get("error")})
+            out.append(
+                {
+                    "key": f.key,
+                    "name": info.get("name") or f.name,
+                    "state": info.get("state"),
+                    "sessions": info.get("sessions"),
+                    "finished": len(rows),
+                    "matrix": info.get("matrix"),
+                    "error": info.get("error"),
+                }
+            )
         return as_json({"fleets": out})
 
     def fleet(self, rest: list[str]) -> Answer:
@@ -213,6 +230,11 @@ def _short(verdict: dict | None) -> dict | None:
 
 
 _ROUTES: dict[str, Callable[[Api, list[str]], Answer]] = {
-    "meta": Api.meta, "sessions": Api.sessions, "session": Api.session,
-    "fleets": Api.fleets_list, "fleet": Api.fleet, "compare": Api.compare, "pair": Api.pair,
+    "meta": Api.meta,
+    "sessions": Api.sessions,
+    "session": Api.session,
+    "fleets": Api.fleets_list,
+    "fleet": Api.fleet,
+    "compare": Api.compare,
+    "pair": Api.pair,
 }

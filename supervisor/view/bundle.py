@@ -14,6 +14,7 @@ sheets and GIFs of intervals, which are made on request by the live viewer.
 
 OUT must be new or empty, and outside every given path: a bundle never writes into a capture.
 """
+
 from __future__ import annotations
 
 import json
@@ -45,8 +46,9 @@ def check_out(out: str, catalog: Catalog) -> str:
     real = os.path.realpath(out)
     for given in catalog.allowed:
         if real == given or real.startswith(given + os.sep):
-            raise BundleError(f"{out} is inside {given}: a bundle never writes into a capture; "
-                              "choose a folder outside it")
+            raise BundleError(
+                f"{out} is inside {given}: a bundle never writes into a capture; choose a folder outside it"
+            )
     if os.path.exists(out) and (not os.path.isdir(out) or os.listdir(out)):
         raise BundleError(f"{out} exists and is not an empty folder: choose a new one")
     return out
@@ -92,8 +94,10 @@ def paths(catalog: Catalog, api: Api, max_steps: int) -> Iterable[str]:
     for k in keys:
         yield f"api/fleet/{q(k)}"
         for column, va, vb in all_group_pairs(catalog.fleets[k]):
-            compared += [f"api/compare/group/{q(k)}/{q(column)}/{q(va)}/{q(vb)}",
-                         f"api/compare/group/{q(k)}/{q(column)}/{q(vb)}/{q(va)}"]
+            compared += [
+                f"api/compare/group/{q(k)}/{q(column)}/{q(va)}/{q(vb)}",
+                f"api/compare/group/{q(k)}/{q(column)}/{q(vb)}/{q(va)}",
+            ]
     compared += [f"api/compare/fleets/{q(a)}/{q(b)}" for a in keys for b in keys if a != b]
     sides: dict[str, None] = {}
     for path in compared:
@@ -109,8 +113,11 @@ def pairs_of(api: Api, compare_path: str) -> list[str]:
     if a.status != 200:
         return []
     arms = json.loads(a.body).get("arms") or {}
-    return [f"api/pair/{q(p['a']['session'])}/{q(p['b']['session'])}/1" for p in arms.get("pair_list") or ()
-            if p["a"].get("session") and p["b"].get("session")]
+    return [
+        f"api/pair/{q(p['a']['session'])}/{q(p['b']['session'])}/1"
+        for p in arms.get("pair_list") or ()
+        if p["a"].get("session") and p["b"].get("session")
+    ]
 
 
 def frames(catalog: Catalog, api: Api) -> Iterable[str]:
@@ -128,8 +135,14 @@ def frames(catalog: Catalog, api: Api) -> Iterable[str]:
             yield f"api/session/{t.key}/frame/{name}"
 
 
-def write(out: str, paths_: list[str] | None = None, *, catalog: Catalog, max_steps: int = DEFAULT_MAX_STEPS,
-          progress: Callable[[str], None] | None = None) -> dict:
+def write(
+    out: str,
+    paths_: list[str] | None = None,
+    *,
+    catalog: Catalog,
+    max_steps: int = DEFAULT_MAX_STEPS,
+    progress: Callable[[str], None] | None = None,
+) -> dict:
     """Write the bundle; return counts."""
     say = progress or (lambda _msg: None)
     out = check_out(out, catalog)
@@ -163,8 +176,15 @@ def write(out: str, paths_: list[str] | None = None, *, catalog: Catalog, max_st
             fh.write(a.body)
         images += 1
         size += len(a.body)
-    return {"out": out, "sessions": len(catalog.all_tracks()), "fleets": len(catalog.fleets),
-            "answers": answers, "frames": images, "bytes": size, "seconds": round(time.monotonic() - started, 2)}
+    return {
+        "out": out,
+        "sessions": len(catalog.all_tracks()),
+        "fleets": len(catalog.fleets),
+        "answers": answers,
+        "frames": images,
+        "bytes": size,
+        "seconds": round(time.monotonic() - started, 2),
+    }
 
 
 def tty_progress(stream=sys.stderr) -> Callable[[str], None]:
@@ -174,4 +194,5 @@ def tty_progress(stream=sys.stderr) -> Callable[[str], None]:
     def say(msg: str) -> None:
         stream.write("\r\x1b[K" + msg[:100])
         stream.flush()
+
     return say

@@ -13,6 +13,7 @@ nor its interpreter) on every session whose journal has been still for ``SETTLE_
 a time, and again whenever the journal or its ``session.json`` changes. Nothing here writes
 a file.
 """
+
 from __future__ import annotations
 
 import dataclasses
@@ -32,10 +33,10 @@ from supervisor.fleet.results import read_fleet, read_rows
 
 from .track import Track
 
-SETTLE_S = 2.0            # a journal still this long is verified
-MAX_FINDINGS = 50         # findings kept per session (the count is kept too)
+SETTLE_S = 2.0  # a journal still this long is verified
+MAX_FINDINGS = 50  # findings kept per session (the count is kept too)
 VERIFY_TIMEOUT_S = 3600.0  # one session's verification, at most
-FOCUS_S = 30.0            # a session looked at in the last FOCUS_S gets its figures read first
+FOCUS_S = 30.0  # a session looked at in the last FOCUS_S gets its figures read first
 
 
 class Fleet:
@@ -57,7 +58,7 @@ class Catalog:
     def __init__(self, paths: list[str]):
         if not paths:
             raise NotACapture("", "give at least one capture root, session directory or fleet root")
-        self.given: list[tuple[str, str]] = [resolve(p) for p in paths]   # raises NotACapture
+        self.given: list[tuple[str, str]] = [resolve(p) for p in paths]  # raises NotACapture
         self.lock = threading.RLock()
         self.tracks: dict[str, Track] = {}
         self.by_dir: dict[str, str] = {}
@@ -147,8 +148,11 @@ class Catalog:
 
     def read_figures(self, limit: int = 500) -> int:
         now = time.monotonic()
-        wanted = [t for t in self.all_tracks() if t.figures_read < t.steps
-                  and (now - self.focus.get(t.key, -1e9) < FOCUS_S or t.fleet is not None)]
+        wanted = [
+            t
+            for t in self.all_tracks()
+            if t.figures_read < t.steps and (now - self.focus.get(t.key, -1e9) < FOCUS_S or t.fleet is not None)
+        ]
         wanted.sort(key=lambda t: -self.focus.get(t.key, 0))
         done = 0
         for t in wanted:
@@ -183,6 +187,7 @@ class Verifier:
                 return (s.st_size, s.st_mtime_ns)
             except OSError:
                 return None
+
         return (st(t.journal), st(os.path.join(t.dir, "session.json")))
 
     def due(self, t: Track, now: float) -> bool:
@@ -207,8 +212,12 @@ class Verifier:
         stamp = self.stamp(t)
         self.catalog.verdicts[t.key] = {**(self.catalog.verdicts.get(t.key) or {}), "state": "verifying"}
         try:
-            self.current = subprocess.Popen([sys.executable, "-m", "supervisor", "capture", "verify", t.dir,
-                                             "--json"], stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+            self.current = subprocess.Popen(
+                [sys.executable, "-m", "supervisor", "capture", "verify", t.dir, "--json"],
+                stdout=subprocess.PIPE,
+                stderr=subprocess.DEVNULL,
+                text=True,
+            )
             try:
                 out, _err = self.current.communicate(timeout=VERIFY_TIMEOUT_S)
             finally:
@@ -218,9 +227,14 @@ class Verifier:
                 raise ValueError(data["error"])
             report = data["sessions"][0]
             findings = [Finding(**{k: f.get(k) for k in _FINDING_FIELDS}) for f in report["findings"]]
-            result = {"state": "done", "verdict": report["verdict"], "count": len(findings),
-                      "findings": [_finding(f) for f in findings[:MAX_FINDINGS]],
-                      "first": _first_bad(findings), "stats": report.get("stats")}
+            result = {
+                "state": "done",
+                "verdict": report["verdict"],
+                "count": len(findings),
+                "findings": [_finding(f) for f in findings[:MAX_FINDINGS]],
+                "first": _first_bad(findings),
+                "stats": report.get("stats"),
+            }
         except (OSError, ValueError, KeyError, IndexError, TypeError, subprocess.TimeoutExpired) as exc:
             result = {"state": "error", "verdict": None, "error": f"the verifier failed: {type(exc).__name__}: {exc}"}
         result["_stamp"] = stamp

@@ -7,6 +7,7 @@ is ``actors.emulator.tools.clips.preview``: the same code, limits and refusals a
 capture review`` and ``capture clip``, and neither writes a file (the sheet and the GIF go
 to the browser, not to disk).
 """
+
 from __future__ import annotations
 
 import os
@@ -48,14 +49,26 @@ def info(track: Track) -> dict:
     s = reader.summary
     status = reader.status()
     status["recordingPath"] = "recording"
-    samples = [{"frame": x.get("frame"), "actionIndex": x.get("actionIndex"), "branchId": x.get("branchId"),
-                "png": os.path.basename(x["png"]) if x.get("png") else None, "seq": x.get("seq")}
-               for x in s.samples[:MAX_SAMPLES]]
-    return {"recording": status, "sessionId": reader.header.get("sessionId"),
-            "checkpoints": [{"id": k, **_scalars(v)} for k, v in s.checkpoints.items()],
-            "branches": [_scalars(b) for b in s.branches],
-            "current_branch": s.branch_id, "samples": samples, "samples_total": len(s.samples),
-            "lost_intervals": s.lost_intervals}
+    samples = [
+        {
+            "frame": x.get("frame"),
+            "actionIndex": x.get("actionIndex"),
+            "branchId": x.get("branchId"),
+            "png": os.path.basename(x["png"]) if x.get("png") else None,
+            "seq": x.get("seq"),
+        }
+        for x in s.samples[:MAX_SAMPLES]
+    ]
+    return {
+        "recording": status,
+        "sessionId": reader.header.get("sessionId"),
+        "checkpoints": [{"id": k, **_scalars(v)} for k, v in s.checkpoints.items()],
+        "branches": [_scalars(b) for b in s.branches],
+        "current_branch": s.branch_id,
+        "samples": samples,
+        "samples_total": len(s.samples),
+        "lost_intervals": s.lost_intervals,
+    }
 
 
 def _scalars(event: dict) -> dict:
@@ -81,9 +94,17 @@ def sheet(track: Track, branch: str, first: int, last: int, images: int) -> tupl
         raise Refused("no_recording", "this session has no recording")
     try:
         session_id = RecordingReader(path).header.get("sessionId") or ""
-        result = review({"recordingPath": path, "sessionId": session_id, "branchId": branch,
-                         "fromActionIndex": first, "toActionIndex": last, "maxImages": images,
-                         "imageLayout": "contact-sheet"})
+        result = review(
+            {
+                "recordingPath": path,
+                "sessionId": session_id,
+                "branchId": branch,
+                "fromActionIndex": first,
+                "toActionIndex": last,
+                "maxImages": images,
+                "imageLayout": "contact-sheet",
+            }
+        )
     except EmulatorError as exc:
         raise Refused(getattr(exc, "code", "refused"), str(exc)) from None
     if result.sheet is None:

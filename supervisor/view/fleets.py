@@ -15,6 +15,7 @@ wins, scores and floors, and the side-by-side page of their first runs), else wh
 fleets are two arms of one set of rows: each row gets the fleet it came from (``FLEET_ARM``)
 and the seeds its fleet's ``set`` fixed, so the pairing rule is ``compare.pairing``'s.
 """
+
 from __future__ import annotations
 
 import itertools
@@ -32,17 +33,26 @@ from .track import Track
 
 FLAGGED = ("failed", "needs_review", "timed_out")
 POLICY_KEY = "policy.module"
-SESSION_SCORES = ("progress_score", "bosses", "elites", "hp_end", "scored_runs", "seeded_by", "score_final",
-                  "score_best", "milestones_reached")
-FLEET_ARM = "fleet"                                   # the arm column when two fleets are compared
-SEED_SET_KEYS = tuple(arms.SEED_KEYS.values())         # seeds a fleet file may fix for every session
+SESSION_SCORES = (
+    "progress_score",
+    "bosses",
+    "elites",
+    "hp_end",
+    "scored_runs",
+    "seeded_by",
+    "score_final",
+    "score_best",
+    "milestones_reached",
+)
+FLEET_ARM = "fleet"  # the arm column when two fleets are compared
+SEED_SET_KEYS = tuple(arms.SEED_KEYS.values())  # seeds a fleet file may fix for every session
 
 
 def floor_reached(track: Track) -> tuple[int | None, bool]:
     """The highest floor the session's observations show, and whether every one was read."""
     col = track.figs[metrics.NAMES.index("floor")]
     with track.lock:
-        best = max(col[:track.figures_read], default=-1)
+        best = max(col[: track.figures_read], default=-1)
         complete = track.figures_read >= track.steps
     ends = [r["floor"] for r in track.facts.runs if r.get("floor") is not None]
     best = max([best, *ends])
@@ -66,9 +76,14 @@ def with_model_figures(rows: list[dict], tracks: dict[str, Track]) -> list[dict]
 def money(row: dict) -> dict[str, Any]:
     """One session's tokens and cost as the tables show them (``report.model_figures``)."""
     m = model_figures([row], row.get("runs") or 0, row.get("wins") or 0)
-    return {"tokens": m["model_tokens"], "tokens_text": m["tokens_text"], "cost_usd": m["model_cost_usd"],
-            "cost_text": m["cost_text"], "cost_unknown_calls": m["model_cost_unknown_calls"],
-            "calls": m["model_calls"]}
+    return {
+        "tokens": m["model_tokens"],
+        "tokens_text": m["tokens_text"],
+        "cost_usd": m["model_cost_usd"],
+        "cost_text": m["cost_text"],
+        "cost_unknown_calls": m["model_cost_unknown_calls"],
+        "calls": m["model_calls"],
+    }
 
 
 def _tracks_by_id(catalog: Catalog, fleet: Fleet) -> dict[str, Track]:
@@ -111,12 +126,24 @@ def fleet_page(catalog: Catalog, fleet: Fleet) -> dict[str, Any]:
         if verdict and verdict.get("verdict") in ("damaged", "incomplete"):
             first = verdict.get("first") or {}
             why.append(f"evidence {verdict['verdict']}: {first.get('where', '')} {first.get('message', '')}".strip())
-        entry = {"index": r["index"], "slot": r.get("slot"), "cell": r.get("cell"), "repeat": r.get("repeat"),
-                 "outcome": r.get("outcome"), "reason": r.get("reason"), "steps": r.get("steps"),
-                 "runs": r.get("runs"), "wins": r.get("wins"), "session": t.key if t else None,
-                 "floor": floors.get(r.get("session_id")), "model": r.get("model"), "character": r.get("character"),
-                 **{k: r.get(k) for k in SESSION_SCORES},
-                 **money(r), "verdict": (verdict or {}).get("verdict")}
+        entry = {
+            "index": r["index"],
+            "slot": r.get("slot"),
+            "cell": r.get("cell"),
+            "repeat": r.get("repeat"),
+            "outcome": r.get("outcome"),
+            "reason": r.get("reason"),
+            "steps": r.get("steps"),
+            "runs": r.get("runs"),
+            "wins": r.get("wins"),
+            "session": t.key if t else None,
+            "floor": floors.get(r.get("session_id")),
+            "model": r.get("model"),
+            "character": r.get("character"),
+            **{k: r.get(k) for k in SESSION_SCORES},
+            **money(r),
+            "verdict": (verdict or {}).get("verdict"),
+        }
         sessions.append(entry)
         if why:
             flagged.append({**entry, "why": why})
@@ -125,21 +152,36 @@ def fleet_page(catalog: Catalog, fleet: Fleet) -> dict[str, Any]:
     by_model = model_key(rows)
     prices = info.get("prices") if isinstance(info.get("prices"), dict) else {}
     return {
-        "key": fleet.key, "name": info.get("name") or fleet.name, "state": info.get("state"),
-        "info": {**{k: info.get(k) for k in ("description", "profile", "set", "matrix", "sessions", "backend",
-                                             "concurrency", "error")}, "profile": shown_path(info.get("profile"))},
-        "group_keys": keys, "group_values": {k: group_values(rows, k) for k in keys},
-        "policy_key": policy_key, "policy": policy,
+        "key": fleet.key,
+        "name": info.get("name") or fleet.name,
+        "state": info.get("state"),
+        "info": {
+            **{
+                k: info.get(k)
+                for k in ("description", "profile", "set", "matrix", "sessions", "backend", "concurrency", "error")
+            },
+            "profile": shown_path(info.get("profile")),
+        },
+        "group_keys": keys,
+        "group_values": {k: group_values(rows, k) for k in keys},
+        "policy_key": policy_key,
+        "policy": policy,
         "cells": group_rows(rows, "cell", floors),
         "policies": group_rows(rows, policy_key, floors) if policy_key else None,
-        "model_key": by_model, "models": group_rows(rows, by_model, floors) if by_model else None,
-        "uses_models": any(s["calls"] or s["model"] for s in sessions), "prices": prices,
-        "sessions": sessions, "flagged": flagged, "running": running,
-        "outcomes": OUTCOMES, "floors_pending": pending,
+        "model_key": by_model,
+        "models": group_rows(rows, by_model, floors) if by_model else None,
+        "uses_models": any(s["calls"] or s["model"] for s in sessions),
+        "prices": prices,
+        "sessions": sessions,
+        "flagged": flagged,
+        "running": running,
+        "outcomes": OUTCOMES,
+        "floors_pending": pending,
     }
 
 
 # -- comparisons ------------------------------------------------------------------------------
+
 
 def _select(rows: list[dict], column: str | None, value: str | None) -> list[dict]:
     return [r for r in rows if column is None or str(r.get(column)) == value]
@@ -153,10 +195,21 @@ def _summary(rows: list[dict], floors: dict, label: str) -> dict:
     mean, se = stats.mean_se(fl)
     smean, sse = stats.mean_se(steps)
     ci = stats.wilson(wins, runs)
-    return {"label": label, "sessions": len(rows), "runs": runs, "wins": wins,
-            "win_rate": wins / runs if runs else None, "win_rate_ci95": ci,
-            "floor_mean": mean, "floor_se": se, "floor_n": len(fl), "floors": fl,
-            "steps_mean": smean, "steps_se": sse, "steps": steps}
+    return {
+        "label": label,
+        "sessions": len(rows),
+        "runs": runs,
+        "wins": wins,
+        "win_rate": wins / runs if runs else None,
+        "win_rate_ci95": ci,
+        "floor_mean": mean,
+        "floor_se": se,
+        "floor_n": len(fl),
+        "floors": fl,
+        "steps_mean": smean,
+        "steps_se": sse,
+        "steps": steps,
+    }
 
 
 def compare(a: tuple[list[dict], dict, str], b: tuple[list[dict], dict, str]) -> dict[str, Any]:
@@ -166,21 +219,41 @@ def compare(a: tuple[list[dict], dict, str], b: tuple[list[dict], dict, str]) ->
     metrics_out = []
     p = stats.fisher_exact(sa["wins"], sa["runs"], sb["wins"], sb["runs"])
     diff = (sa["win_rate"] - sb["win_rate"]) if sa["win_rate"] is not None and sb["win_rate"] is not None else None
-    metrics_out.append({
-        "metric": "win rate (per run)", "a": sa["win_rate"], "b": sb["win_rate"], "difference": diff,
-        "interval": stats.newcombe(sa["wins"], sa["runs"], sb["wins"], sb["runs"]),
-        "test": "Fisher's exact test", "p": p,
-        "sentence": stats.verdict(p, sa["runs"], sb["runs"], "win rate", sa["label"], sb["label"],
-                                  (diff or 0) > 0)})
+    metrics_out.append(
+        {
+            "metric": "win rate (per run)",
+            "a": sa["win_rate"],
+            "b": sb["win_rate"],
+            "difference": diff,
+            "interval": stats.newcombe(sa["wins"], sa["runs"], sb["wins"], sb["runs"]),
+            "test": "Fisher's exact test",
+            "p": p,
+            "sentence": stats.verdict(p, sa["runs"], sb["runs"], "win rate", sa["label"], sb["label"], (diff or 0) > 0),
+        }
+    )
     for name, key in (("mean floor reached (per session)", "floors"), ("steps per session", "steps")):
         w = stats.welch(sa[key], sb[key])
         higher = w is not None and w["difference"] > 0
-        metrics_out.append({
-            "metric": name, "a": stats.mean_se(sa[key])[0], "b": stats.mean_se(sb[key])[0],
-            "difference": w["difference"] if w else None, "interval": w["interval"] if w else None,
-            "test": "Welch's t-test", "p": w["p"] if w else None,
-            "sentence": stats.verdict(w["p"] if w else None, len(sa[key]), len(sb[key]), name.split(" (")[0],
-                                      sa["label"], sb["label"], higher)})
+        metrics_out.append(
+            {
+                "metric": name,
+                "a": stats.mean_se(sa[key])[0],
+                "b": stats.mean_se(sb[key])[0],
+                "difference": w["difference"] if w else None,
+                "interval": w["interval"] if w else None,
+                "test": "Welch's t-test",
+                "p": w["p"] if w else None,
+                "sentence": stats.verdict(
+                    w["p"] if w else None,
+                    len(sa[key]),
+                    len(sb[key]),
+                    name.split(" (")[0],
+                    sa["label"],
+                    sb["label"],
+                    higher,
+                ),
+            }
+        )
     for s in (sa, sb):
         s.pop("floors"), s.pop("steps")
     return {"a": sa, "b": sb, "metrics": metrics_out}
@@ -188,24 +261,41 @@ def compare(a: tuple[list[dict], dict, str], b: tuple[list[dict], dict, str]) ->
 
 def _pair_side(row: dict, tracks: dict[str, Track]) -> dict[str, Any]:
     t = tracks.get(row.get("session_id"))
-    return {"session": t.key if t else None, "session_id": row.get("session_id"), "slot": row.get("slot"),
-            "runs": row.get("runs"), "wins": row.get("wins"), "won": bool(row.get("wins")),
-            **{k: row.get(k) for k in ("progress_score", "floor", "score_final", "scored_runs")}}
+    return {
+        "session": t.key if t else None,
+        "session_id": row.get("session_id"),
+        "slot": row.get("slot"),
+        "runs": row.get("runs"),
+        "wins": row.get("wins"),
+        "won": bool(row.get("wins")),
+        **{k: row.get(k) for k in ("progress_score", "floor", "score_final", "scored_runs")},
+    }
 
 
-def paired_arms(rows: list[dict], column: str, va: str, vb: str, matrix_keys: list[str],
-                tracks: dict[str, Track]) -> dict[str, Any]:
+def paired_arms(
+    rows: list[dict], column: str, va: str, vb: str, matrix_keys: list[str], tracks: dict[str, Track]
+) -> dict[str, Any]:
     """``compare.compare`` of arm ``va`` against ``vb`` with the pairs it paired, each with both
     sessions (``compare.pairing``). ``compare.CompareError`` when an arm has no session or run."""
     result = arms.compare(rows, column, va, vb, matrix_keys)
     pairs = []
     if result["paired"]:
-        found, _why = arms.pairing([r for r in rows if str(r.get(column)) == va],
-                                   [r for r in rows if str(r.get(column)) == vb], column, matrix_keys)
+        found, _why = arms.pairing(
+            [r for r in rows if str(r.get(column)) == va],
+            [r for r in rows if str(r.get(column)) == vb],
+            column,
+            matrix_keys,
+        )
         others = [k for k in matrix_keys if k != column]
         for x, y in sorted(found, key=lambda p: p[0].get("index", 0)):
-            pairs.append({"keys": {k: x.get(k) for k in others}, "repeat": x.get("repeat"),
-                          "a": _pair_side(x, tracks), "b": _pair_side(y, tracks)})
+            pairs.append(
+                {
+                    "keys": {k: x.get(k) for k in others},
+                    "repeat": x.get("repeat"),
+                    "a": _pair_side(x, tracks),
+                    "b": _pair_side(y, tracks),
+                }
+            )
     return {**result, "pair_list": pairs}
 
 
@@ -222,18 +312,26 @@ def compare_fleets(catalog: Catalog, fa: Fleet, fb: Fleet) -> dict[str, Any]:
                 keys.append(k)
         rows += [{**{k: fixed[k] for k in SEED_SET_KEYS if k in fixed}, **r, FLEET_ARM: f.key} for r in rs]
     tracks = {**_tracks_by_id(catalog, fa), **_tracks_by_id(catalog, fb)}
-    out.update(kind="fleets", fleet_a=fa.key, fleet_b=fb.key,
-               arms=paired_arms(rows, FLEET_ARM, fa.key, fb.key, keys, tracks))
+    out.update(
+        kind="fleets", fleet_a=fa.key, fleet_b=fb.key, arms=paired_arms(rows, FLEET_ARM, fa.key, fb.key, keys, tracks)
+    )
     return out
 
 
 def compare_groups(catalog: Catalog, fleet: Fleet, column: str, va: str, vb: str) -> dict[str, Any]:
     rows = fleet.rows()
     floors = _floors(catalog, fleet, rows)[0]
-    out = compare((_select(rows, column, va), floors, f"{column}={va}"),
-                  (_select(rows, column, vb), floors, f"{column}={vb}"))
-    out.update(kind="groups", fleet=fleet.key, column=column, value_a=va, value_b=vb,
-               arms=paired_arms(rows, column, va, vb, group_keys(fleet.info()), _tracks_by_id(catalog, fleet)))
+    out = compare(
+        (_select(rows, column, va), floors, f"{column}={va}"), (_select(rows, column, vb), floors, f"{column}={vb}")
+    )
+    out.update(
+        kind="groups",
+        fleet=fleet.key,
+        column=column,
+        value_a=va,
+        value_b=vb,
+        arms=paired_arms(rows, column, va, vb, group_keys(fleet.info()), _tracks_by_id(catalog, fleet)),
+    )
     return out
 
 

@@ -9,6 +9,7 @@ chart calls it the combat deck, and it is absent on every other screen. An emula
 
 A value the state does not show is ``MISSING`` (the chart leaves a gap), never a guess.
 """
+
 from __future__ import annotations
 
 from typing import Any
@@ -16,8 +17,15 @@ from typing import Any
 MISSING = -1
 #: the columns, in the order ``figures`` returns them
 NAMES = ("hp", "max_hp", "gold", "floor", "act", "deck", "frame")
-LABELS = {"hp": "HP", "max_hp": "max HP", "gold": "gold", "floor": "floor", "act": "act",
-          "deck": "combat deck (hand + piles)", "frame": "emulator frame"}
+LABELS = {
+    "hp": "HP",
+    "max_hp": "max HP",
+    "gold": "gold",
+    "floor": "floor",
+    "act": "act",
+    "deck": "combat deck (hand + piles)",
+    "frame": "emulator frame",
+}
 PILES = ("draw_pile_count", "discard_pile_count", "exhaust_pile_count")
 
 
@@ -35,8 +43,15 @@ def figures(state: Any) -> tuple[int, ...]:
         return (MISSING,) * len(NAMES)
     player = state.get("player") if isinstance(state.get("player"), dict) else {}
     run = state.get("run") if isinstance(state.get("run"), dict) else {}
-    return (_int(player.get("hp")), _int(player.get("max_hp")), _int(player.get("gold")),
-            _int(run.get("floor")), _int(run.get("act")), _deck(player), _int(state.get("frame")))
+    return (
+        _int(player.get("hp")),
+        _int(player.get("max_hp")),
+        _int(player.get("gold")),
+        _int(run.get("floor")),
+        _int(run.get("act")),
+        _deck(player),
+        _int(state.get("frame")),
+    )
 
 
 def _deck(player: dict) -> int:

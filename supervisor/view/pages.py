@@ -5,6 +5,7 @@ step's evidence.
 Every string here is copied from the capture as data; the page puts it in the document as
 text, never as markup (static/app.js), so a capture cannot run script in the viewer.
 """
+
 from __future__ import annotations
 
 import json
@@ -19,15 +20,27 @@ from supervisor.fleet.report import model_figures
 from . import metrics
 from .track import OUTCOME_CODES, PAGE_SLACK, STATUS_CODES, Track
 
-LIVE_S = 15.0            # a journal without session_end written to this recently is running
+LIVE_S = 15.0  # a journal without session_end written to this recently is running
 MAX_PAGE = 500
 MAX_POINTS = 4000
-RESPONSE_CHARS = 4000    # a game reply longer than this is cut on the page (the journal keeps it)
+RESPONSE_CHARS = 4000  # a game reply longer than this is cut on the page (the journal keeps it)
 _OUTCOMES = {v: k for k, v in OUTCOME_CODES.items()}
 #: a session's score as results rows give it (CapturedSession.facts: the STS2 runs' progress score,
 #: a Game Boy cartridge's final and best score and milestones)
-SCORE_KEYS = ("progress_score", "floor", "act", "elites", "bosses", "hp_end", "scored_runs", "seeded_by",
-              "score_final", "score_best", "milestones_reached", "game_over_frame")
+SCORE_KEYS = (
+    "progress_score",
+    "floor",
+    "act",
+    "elites",
+    "bosses",
+    "hp_end",
+    "scored_runs",
+    "seeded_by",
+    "score_final",
+    "score_best",
+    "milestones_reached",
+    "game_over_frame",
+)
 _STATUSES = {v: k for k, v in STATUS_CODES.items()}
 
 
@@ -67,24 +80,40 @@ def entry(track: Track, verdict: dict | None) -> dict[str, Any]:
         emulator = track.emulator or {}
         rom = emulator.get("rom") if isinstance(emulator.get("rom"), dict) else {}
         return {
-            "key": track.key, "id": track.id, "fleet": track.fleet,
+            "key": track.key,
+            "id": track.id,
+            "fleet": track.fleet,
             "dir": shown_path(track.dir),
             "profile": profile.get("name"),
-            "game": (f"{rom.get('title') or 'cartridge'} (PyBoy)" if game.get("backend") == "pyboy"
-                     else ("built-in game" if game.get("builtin") else str(game.get("base_url") or "http game"))),
+            "game": (
+                f"{rom.get('title') or 'cartridge'} (PyBoy)"
+                if game.get("backend") == "pyboy"
+                else ("built-in game" if game.get("builtin") else str(game.get("base_url") or "http game"))
+            ),
             "backend": game.get("backend"),
             "policy": (profile.get("policy") or {}).get("module") if isinstance(profile.get("policy"), dict) else None,
             "started": start.get("recorded_at"),
             "duration_s": _finite(track.last_at - track.first_at),
-            "steps": facts["steps"], "accepted": facts["accepted"], "rejected": facts["rejected"],
-            "unknown": facts["unknown"], "runs": facts["runs"], "wins": facts["wins"],
+            "steps": facts["steps"],
+            "accepted": facts["accepted"],
+            "rejected": facts["rejected"],
+            "unknown": facts["unknown"],
+            "runs": facts["runs"],
+            "wins": facts["wins"],
             "runs_inferred": facts["runs_inferred"],
             "run_outcomes": [r["outcome"] for r in track.facts.runs[-20:]],
-            "reason": facts["reason"], "exit_code": track.facts.exit_code,
-            "restarts": track.facts.restarts, "live": live(track),
-            "verdict": verdict, "torn_tail": track.tail_torn, "problem": track.unreadable,
-            "model_errors": track.facts.model.errors, "model_answers": track.facts.model.answers,
-            "model_name": facts["model"], "character": facts["character"], **_money(facts),
+            "reason": facts["reason"],
+            "exit_code": track.facts.exit_code,
+            "restarts": track.facts.restarts,
+            "live": live(track),
+            "verdict": verdict,
+            "torn_tail": track.tail_torn,
+            "problem": track.unreadable,
+            "model_errors": track.facts.model.errors,
+            "model_answers": track.facts.model.answers,
+            "model_name": facts["model"],
+            "character": facts["character"],
+            **_money(facts),
             **{k: facts.get(k) for k in SCORE_KEYS},
         }
 
@@ -93,17 +122,31 @@ def _money(facts: dict) -> dict[str, Any]:
     """A session's model tokens and cost, with the texts the fleet tables use
     (``supervisor.fleet.report.model_figures``): an unknown cost is ``unknown``, never 0."""
     m = model_figures([facts], facts["runs"], facts["wins"])
-    return {k: m[k] for k in ("model_calls", "model_tokens", "model_cached_tokens", "model_cost_usd",
-                              "model_cost_unknown_calls", "model_cost_state", "model_fallbacks", "tokens_text",
-                              "cost_text", "cost_per_run_text", "cost_per_win_text")}
+    return {
+        k: m[k]
+        for k in (
+            "model_calls",
+            "model_tokens",
+            "model_cached_tokens",
+            "model_cost_usd",
+            "model_cost_unknown_calls",
+            "model_cost_state",
+            "model_fallbacks",
+            "tokens_text",
+            "cost_text",
+            "cost_per_run_text",
+            "cost_per_win_text",
+        )
+    }
 
 
 def groups(track: Track) -> list[dict[str, Any]]:
     """Consecutive steps of one run, act and floor, with the HP and gold they saw."""
     with track.lock:
         n = track.figures_read
-        hp, max_hp, gold, floor, act = (track.figs[metrics.NAMES.index(k)] for k in
-                                        ("hp", "max_hp", "gold", "floor", "act"))
+        hp, max_hp, gold, floor, act = (
+            track.figs[metrics.NAMES.index(k)] for k in ("hp", "max_hp", "gold", "floor", "act")
+        )
         starts = list(track.run_starts)
         steps = track.step_no
         out: list[dict] = []
@@ -114,10 +157,22 @@ def groups(track: Track) -> list[dict[str, Any]]:
                 run, r = r + 1, r + 1
             key = (run, act[i], floor[i])
             if cur is None or cur["_key"] != key:
-                cur = {"_key": key, "run": run, "act": _v(act[i]), "floor": _v(floor[i]),
-                       "first": i, "last": i, "first_step": steps[i], "hp_start": _v(hp[i]),
-                       "hp_end": _v(hp[i]), "hp_min": _v(hp[i]), "max_hp": _v(max_hp[i]),
-                       "damage": 0, "gold_start": _v(gold[i]), "gold_end": _v(gold[i])}
+                cur = {
+                    "_key": key,
+                    "run": run,
+                    "act": _v(act[i]),
+                    "floor": _v(floor[i]),
+                    "first": i,
+                    "last": i,
+                    "first_step": steps[i],
+                    "hp_start": _v(hp[i]),
+                    "hp_end": _v(hp[i]),
+                    "hp_min": _v(hp[i]),
+                    "max_hp": _v(max_hp[i]),
+                    "damage": 0,
+                    "gold_start": _v(gold[i]),
+                    "gold_end": _v(gold[i]),
+                }
                 out.append(cur)
                 prev_hp = hp[i]
             else:
@@ -147,25 +202,36 @@ def summary(track: Track, verdict: dict | None) -> dict[str, Any]:
     """What the session page shows above its timeline."""
     head = entry(track, verdict)
     with track.lock:
-        head.update({
-            "journal_bytes": track.offset, "journal_lines": track.lines,
-            "figures_read": track.figures_read, "figures_failed": track.figures_failed,
-            "markers": list(track.markers), "marker_count": track.marker_count,
-            "runs_detail": [{k: v for k, v in r.items() if k != "floors"} for r in track.facts.runs],
-            "run_in_progress": _no_floors(track.facts.run_in_progress()),
-            "runs_entered": track.facts.runs_entered,
-            "run_starts": [{"index": i, "run_id": rid} for i, rid in track.run_starts],
-            "model": {"calls": track.facts.model.answers, "errors": track.facts.model.errors,
-                      "fallbacks": track.facts.model.fallbacks, **track.model}, "emulator": track.emulator,
-            "profile_full": (track.start or {}).get("profile"),
-            "end": track.end,
-        })
+        head.update(
+            {
+                "journal_bytes": track.offset,
+                "journal_lines": track.lines,
+                "figures_read": track.figures_read,
+                "figures_failed": track.figures_failed,
+                "markers": list(track.markers),
+                "marker_count": track.marker_count,
+                "runs_detail": [{k: v for k, v in r.items() if k != "floors"} for r in track.facts.runs],
+                "run_in_progress": _no_floors(track.facts.run_in_progress()),
+                "runs_entered": track.facts.runs_entered,
+                "run_starts": [{"index": i, "run_id": rid} for i, rid in track.run_starts],
+                "model": {
+                    "calls": track.facts.model.answers,
+                    "errors": track.facts.model.errors,
+                    "fallbacks": track.facts.model.fallbacks,
+                    **track.model,
+                },
+                "emulator": track.emulator,
+                "profile_full": (track.start or {}).get("profile"),
+                "end": track.end,
+            }
+        )
     head["session_json"] = read_summary(track)
     head["groups"] = groups(track)
     return head
 
 
 # -- a page of steps ---------------------------------------------------------------------
+
 
 def page(track: Track, offset: int, limit: int) -> dict[str, Any]:
     """Steps ``offset .. offset+limit-1`` with their proposal, status, attempt and result."""
@@ -191,10 +257,17 @@ def page(track: Track, offset: int, limit: int) -> dict[str, Any]:
         if event == Observation.KIND:
             if k < len(base) and off == offsets[k]:
                 s = base[k]
-                s.update(observation_id=row.get("observation_id"), state_type=row.get("state_type"),
-                         read_ms=row.get("read_ms"), at=row.get("recorded_at"), sequence=row.get("sequence"),
-                         after_attempt_id=row.get("after_attempt_id"), phase=row.get("phase"),
-                         proposals=[], run_identity=row.get("run_identity"))
+                s.update(
+                    observation_id=row.get("observation_id"),
+                    state_type=row.get("state_type"),
+                    read_ms=row.get("read_ms"),
+                    at=row.get("recorded_at"),
+                    sequence=row.get("sequence"),
+                    after_attempt_id=row.get("after_attempt_id"),
+                    phase=row.get("phase"),
+                    proposals=[],
+                    run_identity=row.get("run_identity"),
+                )
                 by_obs[str(row.get("observation_id"))] = s
                 k += 1
         elif event == Proposal.KIND and str(row.get("observation_id")) in by_obs:
@@ -205,8 +278,12 @@ def page(track: Track, offset: int, limit: int) -> dict[str, Any]:
             by_proposal[str(row["proposal_id"])].update(status=row.get("status"), stop_reason=row.get("stop_reason"))
         elif event == ActionAttempt.KIND and str(row.get("proposal_id")) in by_proposal:
             p = by_proposal[str(row["proposal_id"])]
-            p["attempt"] = {"attempt_id": row.get("attempt_id"), "sequence": row.get("sequence"),
-                            "action": row.get("action"), "parameters": row.get("parameters")}
+            p["attempt"] = {
+                "attempt_id": row.get("attempt_id"),
+                "sequence": row.get("sequence"),
+                "action": row.get("action"),
+                "parameters": row.get("parameters"),
+            }
             by_attempt[str(row.get("attempt_id"))] = p
         elif event == ActionResult.KIND and str(row.get("attempt_id")) in by_attempt:
             by_attempt[str(row["attempt_id"])]["result"] = result_view(row)
@@ -226,23 +303,52 @@ def _cut(value: Any) -> Any:
 
 
 def proposal_view(row: dict) -> dict[str, Any]:
-    known = {"proposal_id", "observation_id", "action", "parameters", "reason", "source", "decide_ms",
-             "model_evidence", "event", "sequence", "session", "schema_version", "recorded_at", "ts",
-             "prev_sha256", "guard_snapshot"}
+    known = {
+        "proposal_id",
+        "observation_id",
+        "action",
+        "parameters",
+        "reason",
+        "source",
+        "decide_ms",
+        "model_evidence",
+        "event",
+        "sequence",
+        "session",
+        "schema_version",
+        "recorded_at",
+        "ts",
+        "prev_sha256",
+        "guard_snapshot",
+    }
     evidence = []
     for e in row.get("model_evidence") or ():
         if isinstance(e, dict):
             req = e.get("request") if isinstance(e.get("request"), dict) else {}
-            evidence.append({"call_id": e.get("call_id"), "backend": e.get("backend"),
-                             "model": req.get("model"), "question_kind": req.get("question_kind"),
-                             "questions": req.get("questions"), "answers": e.get("answers"),
-                             "usage": e.get("usage"), "attempts": e.get("attempts"),
-                             "error": e.get("message") or e.get("error")})
-    return {"proposal_id": row.get("proposal_id"), "sequence": row.get("sequence"),
-            "action": row.get("action"), "parameters": row.get("parameters"),
-            "reason": row.get("reason"), "source": row.get("source"), "decide_ms": row.get("decide_ms"),
-            "model_evidence": evidence,
-            "extra": {k: _cut(v) for k, v in row.items() if k not in known}}
+            evidence.append(
+                {
+                    "call_id": e.get("call_id"),
+                    "backend": e.get("backend"),
+                    "model": req.get("model"),
+                    "question_kind": req.get("question_kind"),
+                    "questions": req.get("questions"),
+                    "answers": e.get("answers"),
+                    "usage": e.get("usage"),
+                    "attempts": e.get("attempts"),
+                    "error": e.get("message") or e.get("error"),
+                }
+            )
+    return {
+        "proposal_id": row.get("proposal_id"),
+        "sequence": row.get("sequence"),
+        "action": row.get("action"),
+        "parameters": row.get("parameters"),
+        "reason": row.get("reason"),
+        "source": row.get("source"),
+        "decide_ms": row.get("decide_ms"),
+        "model_evidence": evidence,
+        "extra": {k: _cut(v) for k, v in row.items() if k not in known},
+    }
 
 
 def result_view(row: dict) -> dict[str, Any]:
@@ -250,10 +356,15 @@ def result_view(row: dict) -> dict[str, Any]:
     rejection = None
     if row.get("outcome") == "rejected" and isinstance(response, dict):
         rejection = response.get("error") or response.get("message")
-    return {"outcome": row.get("outcome"), "http_status": row.get("http_status"),
-            "error": row.get("error"), "request_ms": row.get("request_ms"),
-            "rejection": rejection if isinstance(rejection, str) else None,
-            "response": _cut(response), "sequence": row.get("sequence")}
+    return {
+        "outcome": row.get("outcome"),
+        "http_status": row.get("http_status"),
+        "error": row.get("error"),
+        "request_ms": row.get("request_ms"),
+        "rejection": rejection if isinstance(rejection, str) else None,
+        "response": _cut(response),
+        "sequence": row.get("sequence"),
+    }
 
 
 def frame_of(track: Track, i: int) -> dict | None:
@@ -267,12 +378,18 @@ def frame_of(track: Track, i: int) -> dict | None:
     if not isinstance(state, dict) or not isinstance(state.get("frame_png"), str):
         return None
     name = os.path.basename(state["frame_png"])
-    return {"name": name, "frame": state.get("frame"), "held": state.get("held"),
-            "action_index": state.get("action_index"), "branch_id": state.get("branch_id"),
-            "problem": problem}
+    return {
+        "name": name,
+        "frame": state.get("frame"),
+        "held": state.get("held"),
+        "action_index": state.get("action_index"),
+        "branch_id": state.get("branch_id"),
+        "problem": problem,
+    }
 
 
 # -- the charts ----------------------------------------------------------------------------
+
 
 def series(track: Track, first: int = 0, last: int | None = None, points: int = MAX_POINTS) -> dict[str, Any]:
     """The chart columns over steps ``first..last``, at most ``points`` of them (every k-th step,
@@ -298,11 +415,20 @@ def series(track: Track, first: int = 0, last: int | None = None, points: int = 
         cols["step_ms"] = [_finite(1000 * (track.at[i + 1] - track.at[i])) if i + 1 < n else None for i in idx]
         cols["outcome"] = [_OUTCOMES.get(track.outcome[i]) for i in idx]
     shown = [name for name in metrics.NAMES if any(v is not None for v in cols[name])]
-    return {"first": first, "last": last, "total": n, "stride": stride, "figures_read": read,
-            "shown": shown, "labels": metrics.LABELS, "columns": cols}
+    return {
+        "first": first,
+        "last": last,
+        "total": n,
+        "stride": stride,
+        "figures_read": read,
+        "shown": shown,
+        "labels": metrics.LABELS,
+        "columns": cols,
+    }
 
 
 # -- one step -------------------------------------------------------------------------------
+
 
 def step_detail(track: Track, i: int) -> dict[str, Any] | None:
     """Step ``i``: its observation (the hash checked against the journal) and its journal rows."""
@@ -320,8 +446,11 @@ def step_detail(track: Track, i: int) -> dict[str, Any] | None:
         if row is None:
             continue
         event = row.get("event")
-        mine = (row.get("observation_id") in ids and event in (Observation.KIND, Proposal.KIND, ActionAttempt.KIND)) \
-            or row.get("proposal_id") in ids or row.get("attempt_id") in ids
+        mine = (
+            (row.get("observation_id") in ids and event in (Observation.KIND, Proposal.KIND, ActionAttempt.KIND))
+            or row.get("proposal_id") in ids
+            or row.get("attempt_id") in ids
+        )
         if not mine:
             continue
         if event == Observation.KIND:
@@ -332,8 +461,16 @@ def step_detail(track: Track, i: int) -> dict[str, Any] | None:
             if isinstance(row.get(k), str):
                 ids.add(row[k])
         rows.append({"line": number, "row": row})
-    state, problem = (track.observation_state(observation_row) if observation_row else (None, "no observation row"))
-    return {"index": i, "step": step, "observation_id": oid, "observation": state,
-            "observation_path": (observation_row or {}).get("path"),
-            "sha256": (observation_row or {}).get("sha256"), "hash_ok": state is not None and problem is None,
-            "problem": problem, "rows": rows, "emulator": track.emulator is not None}
+    state, problem = track.observation_state(observation_row) if observation_row else (None, "no observation row")
+    return {
+        "index": i,
+        "step": step,
+        "observation_id": oid,
+        "observation": state,
+        "observation_path": (observation_row or {}).get("path"),
+        "sha256": (observation_row or {}).get("sha256"),
+        "hash_ok": state is not None and problem is None,
+        "problem": problem,
+        "rows": rows,
+        "emulator": track.emulator is not None,
+    }

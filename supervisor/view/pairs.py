@@ -25,6 +25,7 @@ action on the same state with the same state, so until that point both runs saw 
 screens and made the same choices. When one run ends first with no difference, there is none
 to show (the page says how many decisions each made).
 """
+
 from __future__ import annotations
 
 import json
@@ -37,7 +38,7 @@ from .catalog import Catalog
 from .track import Track
 
 GAME_OVER = "game_over"
-ANSWER_CHARS = 2000   # a model's answer longer than this is cut on the page (the journal keeps it)
+ANSWER_CHARS = 2000  # a model's answer longer than this is cut on the page (the journal keeps it)
 
 
 def _cut(value: Any) -> Any:
@@ -52,8 +53,14 @@ def _model(proposal: dict) -> list[dict]:
         if not isinstance(e, dict):
             continue
         req = e.get("request") if isinstance(e.get("request"), dict) else {}
-        out.append({"model": req.get("model"), "question_kind": req.get("question_kind"),
-                    "answers": _cut(e.get("answers")), "error": e.get("message") or e.get("error")})
+        out.append(
+            {
+                "model": req.get("model"),
+                "question_kind": req.get("question_kind"),
+                "answers": _cut(e.get("answers")),
+                "error": e.get("message") or e.get("error"),
+            }
+        )
     return out
 
 
@@ -78,8 +85,12 @@ def decisions(track: Track, run: int) -> tuple[list[dict], bool]:
                 break
             if inside or has_runs:
                 observations[str(row.get("observation_id"))] = {
-                    "index": obs_index, "step": row.get("step"), "state_type": row.get("state_type"),
-                    "digest": row.get("sha256"), "progress": row.get("progress")}
+                    "index": obs_index,
+                    "step": row.get("step"),
+                    "state_type": row.get("state_type"),
+                    "digest": row.get("sha256"),
+                    "progress": row.get("progress"),
+                }
                 if len(observations) > 64 and not inside:
                     observations.pop(next(iter(observations)))
         elif event == RunIdentityChanged.KIND and has_runs:
@@ -97,12 +108,23 @@ def decisions(track: Track, run: int) -> tuple[list[dict], bool]:
             o = observations.get(str(row.get("observation_id"))) or {}
             p = proposals.pop(pid, {})
             progress = o.get("progress") if isinstance(o.get("progress"), dict) else {}
-            out.append({"n": len(out) + 1, "index": o.get("index"), "step": o.get("step"),
-                        "state_type": o.get("state_type") or row.get("state_type"), "digest": o.get("digest"),
-                        "floor": progress.get("floor"), "act": progress.get("act"),
-                        "action": row.get("action"), "parameters": row.get("parameters"),
-                        "reason": p.get("reason"), "source": p.get("source"), "model": _model(p),
-                        "agent": _cut(p.get("agent")) if p.get("agent") is not None else None})
+            out.append(
+                {
+                    "n": len(out) + 1,
+                    "index": o.get("index"),
+                    "step": o.get("step"),
+                    "state_type": o.get("state_type") or row.get("state_type"),
+                    "digest": o.get("digest"),
+                    "floor": progress.get("floor"),
+                    "act": progress.get("act"),
+                    "action": row.get("action"),
+                    "parameters": row.get("parameters"),
+                    "reason": p.get("reason"),
+                    "source": p.get("source"),
+                    "model": _model(p),
+                    "agent": _cut(p.get("agent")) if p.get("agent") is not None else None,
+                }
+            )
     return out, found
 
 
@@ -154,17 +176,41 @@ def _side(track: Track, run: dict) -> dict[str, Any]:
     policy = profile.get("policy") if isinstance(profile.get("policy"), dict) else {}
     with track.lock:
         seeded_by = track.facts.seeded_by
-    return {"session": track.key, "id": track.id, "fleet": track.fleet, "policy": policy.get("module"),
-            "model": track.facts.model_name, "seed": seed_of(track), "seeded_by": seeded_by,
-            **{k: run.get(k) for k in ("outcome", "won", "ended", "floor", "act", "elites", "bosses", "hp_end",
-                                       "max_hp", "progress_score", "seeded", "step")}}
+    return {
+        "session": track.key,
+        "id": track.id,
+        "fleet": track.fleet,
+        "policy": policy.get("module"),
+        "model": track.facts.model_name,
+        "seed": seed_of(track),
+        "seeded_by": seeded_by,
+        **{
+            k: run.get(k)
+            for k in (
+                "outcome",
+                "won",
+                "ended",
+                "floor",
+                "act",
+                "elites",
+                "bosses",
+                "hp_end",
+                "max_hp",
+                "progress_score",
+                "seeded",
+                "step",
+            )
+        },
+    }
 
 
 def _floor_view(entry: dict | None) -> dict | None:
     if entry is None:
         return None
-    return {**{k: entry.get(k) for k in ("step", "hp", "max_hp", "gold", "deck", "bosses")},
-            "progress_score": round(progress_score(entry["floor"], entry.get("bosses") or 0), 6)}
+    return {
+        **{k: entry.get(k) for k in ("step", "hp", "max_hp", "gold", "deck", "bosses")},
+        "progress_score": round(progress_score(entry["floor"], entry.get("bosses") or 0), 6),
+    }
 
 
 def side_by_side(catalog: Catalog, key_a: str, key_b: str, run: int) -> dict[str, Any]:
@@ -183,21 +229,34 @@ def side_by_side(catalog: Catalog, key_a: str, key_b: str, run: int) -> dict[str
         if r is None:
             with t.lock:
                 n = len(t.facts.runs)
-            raise LookupError(f"session {t.key} has no run {run} (it has {n} ended"
-                              f"{' and one being played' if t.facts.run_in_progress() else ''})")
+            raise LookupError(
+                f"session {t.key} has no run {run} (it has {n} ended"
+                f"{' and one being played' if t.facts.run_in_progress() else ''})"
+            )
         runs.append(r)
     (da, found_a), (db, found_b) = decisions(tracks[0], run), decisions(tracks[1], run)
     floors_a = {f["floor"]: f for f in runs[0].get("floors") or ()}
     floors_b = {f["floor"]: f for f in runs[1].get("floors") or ()}
-    floors = [{"floor": n, "a": _floor_view(floors_a.get(n)), "b": _floor_view(floors_b.get(n))}
-              for n in sorted(set(floors_a) | set(floors_b))]
+    floors = [
+        {"floor": n, "a": _floor_view(floors_a.get(n)), "b": _floor_view(floors_b.get(n))}
+        for n in sorted(set(floors_a) | set(floors_b))
+    ]
     sa, sb = seed_of(tracks[0]), seed_of(tracks[1])
     warning = None
     if sa != sb:
-        warning = f"not the same seed: {sa or 'none set'} and {sb or 'none set'}; their decisions are compared all the same"
-    return {"run": run, "a": _side(tracks[0], runs[0]), "b": _side(tracks[1], runs[1]), "floors": floors,
-            "decisions": [len(da), len(db)], "run_found": [found_a, found_b],
-            "first_difference": first_difference(da, db), "warning": warning}
+        warning = (
+            f"not the same seed: {sa or 'none set'} and {sb or 'none set'}; their decisions are compared all the same"
+        )
+    return {
+        "run": run,
+        "a": _side(tracks[0], runs[0]),
+        "b": _side(tracks[1], runs[1]),
+        "floors": floors,
+        "decisions": [len(da), len(db)],
+        "run_found": [found_a, found_b],
+        "first_difference": first_difference(da, db),
+        "warning": warning,
+    }
 
 
 __all__ = ["side_by_side", "decisions", "first_difference"]

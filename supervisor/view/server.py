@@ -17,6 +17,7 @@ shorter or safer. It
 Two background threads keep the catalog current (``Catalog.work`` and ``Verifier.run_one``);
 a request never reads a whole journal.
 """
+
 from __future__ import annotations
 
 import http.server
@@ -33,13 +34,20 @@ from .catalog import Catalog, Verifier
 
 log = logging.getLogger("view")
 STATIC = resources.files("supervisor.view") / "static"
-TYPES = {".html": "text/html; charset=utf-8", ".js": "text/javascript; charset=utf-8",
-         ".css": "text/css; charset=utf-8", ".png": "image/png", ".svg": "image/svg+xml",
-         ".txt": "text/plain; charset=utf-8"}
-CSP = ("default-src 'self'; img-src 'self' data: blob:; style-src 'self'; script-src 'self'; "
-       "connect-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'none'")
-SCAN_S = 1.0     # how often new session directories are looked for
-IDLE_S = 0.25    # the background thread's pause when there is nothing to read
+TYPES = {
+    ".html": "text/html; charset=utf-8",
+    ".js": "text/javascript; charset=utf-8",
+    ".css": "text/css; charset=utf-8",
+    ".png": "image/png",
+    ".svg": "image/svg+xml",
+    ".txt": "text/plain; charset=utf-8",
+}
+CSP = (
+    "default-src 'self'; img-src 'self' data: blob:; style-src 'self'; script-src 'self'; "
+    "connect-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'none'"
+)
+SCAN_S = 1.0  # how often new session directories are looked for
+IDLE_S = 0.25  # the background thread's pause when there is nothing to read
 
 
 def static_files() -> dict[str, bytes]:
@@ -53,6 +61,7 @@ def static_files() -> dict[str, bytes]:
                 walk(child, name + "/")
             elif not child.name.startswith("."):
                 out[name] = child.read_bytes()
+
     walk(STATIC, "")
     return out
 
@@ -80,8 +89,10 @@ class Background:
         self.catalog = catalog
         self.verifier = Verifier(catalog)
         self.stop = threading.Event()
-        self.threads = [threading.Thread(target=self._follow, name="view-follow", daemon=True),
-                        threading.Thread(target=self._verify, name="view-verify", daemon=True)]
+        self.threads = [
+            threading.Thread(target=self._follow, name="view-follow", daemon=True),
+            threading.Thread(target=self._verify, name="view-verify", daemon=True),
+        ]
 
     def start(self) -> None:
         for t in self.threads:
@@ -126,8 +137,13 @@ class Handler(http.server.BaseHTTPRequestHandler):
         self._serve(head=False)
 
     def _refuse_method(self):
-        self._send(405, "text/plain; charset=utf-8", b"the viewer only reads: GET and HEAD\n",
-                   head=False, extra={"Allow": "GET, HEAD"})
+        self._send(
+            405,
+            "text/plain; charset=utf-8",
+            b"the viewer only reads: GET and HEAD\n",
+            head=False,
+            extra={"Allow": "GET, HEAD"},
+        )
 
     do_POST = do_PUT = do_DELETE = do_PATCH = _refuse_method
 
@@ -135,15 +151,18 @@ class Handler(http.server.BaseHTTPRequestHandler):
         srv: ViewServer = self.server  # type: ignore[assignment]
         host = (self.headers.get("Host") or "").strip().lower()
         if host not in srv.hosts:
-            self._send(403, "text/plain; charset=utf-8",
-                       f"refused: this viewer answers requests for {sorted(srv.hosts)[0]}, not {host!r}\n".encode(),
-                       head)
+            self._send(
+                403,
+                "text/plain; charset=utf-8",
+                f"refused: this viewer answers requests for {sorted(srv.hosts)[0]}, not {host!r}\n".encode(),
+                head,
+            )
             return
         path = self.path.split("?", 1)[0].split("#", 1)[0]
         if path in ("/", "/index.html"):
             self._file("index.html", head)
         elif path.startswith("/static/"):
-            self._file(path[len("/static/"):], head)
+            self._file(path[len("/static/") :], head)
         elif path.startswith("/api/"):
             answer = srv.api.answer(path)
             self._send(answer.status, answer.content_type, answer.body, head)

@@ -16,6 +16,7 @@ the background, since they cost a file read per step.
 Everything the page shows about runs, wins and action results comes from
 ``supervisor.capture.facts.CapturedSession``, which ``supervisor fleet report`` uses too.
 """
+
 from __future__ import annotations
 
 import bisect
@@ -59,19 +60,27 @@ JOURNAL = "events.jsonl"
 SUMMARY = "session.json"
 OUTCOME_CODES = {"accepted": 1, "rejected": 2, "unknown": 3}
 STATUS_CODES = {s: i + 1 for i, s in enumerate(ProposalStatus.STATUSES)}
-MAX_MARKERS = 5000          # supervision markers kept per session (the count goes on)
-PAGE_SLACK = 16             # steps read past a page's end: a pipelined policy decides late
+MAX_MARKERS = 5000  # supervision markers kept per session (the count goes on)
+PAGE_SLACK = 16  # steps read past a page's end: a pipelined policy decides late
 MAX_OBSERVATION_BYTES = 16 << 20
 NAN = float("nan")
 _EXTRA_MARKS = ("stall", "escape", "session_join")
 
 # kind -> marker kind shown on the timeline
-_MARKS = {ActorRestart.KIND: "restart", ActorGiveUp.KIND: "give_up",
-          ActorUnresponsive.KIND: "unresponsive", ActorRefused.KIND: "refused",
-          StopRequested.KIND: "stop_requested", SessionStopping.KIND: "stopping",
-          RecorderResumed.KIND: "recorder_resumed", ModelError.KIND: "model_error",
-          ObservationError.KIND: "read_error", RunIdentityChanged.KIND: "run_start",
-          EmulatorResumed.KIND: "emulator_resumed", SessionEnd.KIND: "session_end"}
+_MARKS = {
+    ActorRestart.KIND: "restart",
+    ActorGiveUp.KIND: "give_up",
+    ActorUnresponsive.KIND: "unresponsive",
+    ActorRefused.KIND: "refused",
+    StopRequested.KIND: "stop_requested",
+    SessionStopping.KIND: "stopping",
+    RecorderResumed.KIND: "recorder_resumed",
+    ModelError.KIND: "model_error",
+    ObservationError.KIND: "read_error",
+    RunIdentityChanged.KIND: "run_start",
+    EmulatorResumed.KIND: "emulator_resumed",
+    SessionEnd.KIND: "session_end",
+}
 
 
 def epoch(stamp: Any) -> float:
@@ -137,7 +146,7 @@ class Track:
         self.last_at = NAN
         self.facts = CapturedSession(read_state=lambda row: self.observation_state(row)[0])
         self.strings = Strings()
-        self.model = {"tokens": 0, "latency_ms": 0.0}   # answers and errors: self.facts.model
+        self.model = {"tokens": 0, "latency_ms": 0.0}  # answers and errors: self.facts.model
         self.markers: list[dict] = []
         self.marker_count = 0
         self.run_starts: list[tuple[int, str]] = []
@@ -184,8 +193,9 @@ class Track:
             return 0
         self.size, self.mtime = st.st_size, st.st_mtime
         if st.st_size < self.offset:
-            self.unreadable = (f"{JOURNAL} shrank from {self.offset} to {st.st_size} bytes while "
-                               "being read: rows were removed")
+            self.unreadable = (
+                f"{JOURNAL} shrank from {self.offset} to {st.st_size} bytes while being read: rows were removed"
+            )
             return 0
         done = 0
         with self.lock:
@@ -237,10 +247,16 @@ class Track:
         elif event == SessionEnd.KIND:
             self.end = row
         elif event == "emulator_started":
-            self.emulator = {"rom": row.get("rom"), "recording": row.get("recording"),
-                             "rom_source": row.get("rom_source")}
-        if event in _MARKS or (event == ActorExit.KIND and not row.get("expected")) \
-                or (event == ActorStart.KIND and isinstance(row.get("start_count"), int) and row["start_count"] > 1):
+            self.emulator = {
+                "rom": row.get("rom"),
+                "recording": row.get("recording"),
+                "rom_source": row.get("rom_source"),
+            }
+        if (
+            event in _MARKS
+            or (event == ActorExit.KIND and not row.get("expected"))
+            or (event == ActorStart.KIND and isinstance(row.get("start_count"), int) and row["start_count"] > 1)
+        ):
             at_step = self._step_of(row.get("observation_id")) if event == RunIdentityChanged.KIND else None
             self._mark(row, event, number, step=at_step)
             if event == RunIdentityChanged.KIND:
@@ -295,12 +311,33 @@ class Track:
         kind = _MARKS.get(kind, kind)
         if kind == "actor_exit" and row.get("signal"):
             kind = "killed"
-        detail = {k: row.get(k) for k in ("actor", "reason", "signal", "code", "run_id", "kind",
-                                           "message", "error", "detail", "torn_rows", "lost_interval")
-                  if row.get(k) not in (None, "", [])}
-        self.markers.append({"kind": kind, "step": self.steps - 1 if step is None else step,
-                             "sequence": row.get("sequence"), "line": line, "event": row.get("event"),
-                             "detail": detail})
+        detail = {
+            k: row.get(k)
+            for k in (
+                "actor",
+                "reason",
+                "signal",
+                "code",
+                "run_id",
+                "kind",
+                "message",
+                "error",
+                "detail",
+                "torn_rows",
+                "lost_interval",
+            )
+            if row.get(k) not in (None, "", [])
+        }
+        self.markers.append(
+            {
+                "kind": kind,
+                "step": self.steps - 1 if step is None else step,
+                "sequence": row.get("sequence"),
+                "line": line,
+                "event": row.get("event"),
+                "detail": detail,
+            }
+        )
 
     # -- figures from the observation files ----------------------------------------------
     def read_figures(self, limit: int = 500) -> int:
@@ -378,6 +415,8 @@ class Track:
         except (UnicodeDecodeError, ValueError, RecursionError):
             return None, f"{row.get('path')} is not JSON"
         if digest != row.get("sha256"):
-            return state, (f"{row.get('path')} hashes to {digest[:16]}..., but the journal row "
-                           f"pins {str(row.get('sha256'))[:16]}...: the file was changed")
+            return state, (
+                f"{row.get('path')} hashes to {digest[:16]}..., but the journal row "
+                f"pins {str(row.get('sha256'))[:16]}...: the file was changed"
+            )
         return state, None

@@ -1,6 +1,7 @@
 """The actuator as a JournalActor: its queue of executed proposals, exactly one attempt and one
 result per proposal, orphaned attempts recorded unknown and never sent, refusals — against the
 real built-in game and a real recorder, or the in-memory follower."""
+
 from __future__ import annotations
 
 import socket
@@ -34,9 +35,19 @@ def executed(live: LiveRecorder, pid: str, action: str = "end_turn") -> str:
     rec = live.recorder()
     try:
         oid = rec.store_observation(f"read-{pid}", {"state_type": "map"}).observation_id
-        [reply] = rec.record_proposals([RecordProposal(
-            proposal_id=pid, observation_id=oid, action=action, parameters={}, reason="test",
-            source="test", wish="execute")])
+        [reply] = rec.record_proposals(
+            [
+                RecordProposal(
+                    proposal_id=pid,
+                    observation_id=oid,
+                    action=action,
+                    parameters={},
+                    reason="test",
+                    source="test",
+                    wish="execute",
+                )
+            ]
+        )
         assert reply.disposition == "execute"
     finally:
         rec.close()
@@ -60,8 +71,11 @@ def test_an_executed_proposal_gets_exactly_one_attempt_and_one_result(live):
     try:
         wait_for(lambda: act.step() or rows_of(live, "action_attempt", pid), 20, "the attempt")
         attempt = rows_of(live, "action_attempt", pid)[0]
-        result = wait_for(lambda: [r for r in live.rows("action_result") if r["attempt_id"] == attempt["attempt_id"]],
-                          20, "the result")[0]
+        result = wait_for(
+            lambda: [r for r in live.rows("action_result") if r["attempt_id"] == attempt["attempt_id"]],
+            20,
+            "the result",
+        )[0]
         assert attempt["requester"] == act.requester and result["outcome"] in ("accepted", "rejected")
         for _ in range(3):  # caught up again: nothing is sent twice
             act.step()
@@ -78,8 +92,9 @@ def result_sent_once(live: LiveRecorder, act: Actuator, pid: str, attempt_id: st
     """Step ``act`` until ``attempt_id``'s result is in, and a few turns more (a status row
     reaching the queue later must not send it again); its result row, once the proposal is
     seen attempted once, its result recorded once, and the game to have had one more POST."""
-    result = wait_for(lambda: act.step() or [r for r in live.rows("action_result")
-                                              if r["attempt_id"] == attempt_id], 20, "the result")[0]
+    result = wait_for(
+        lambda: act.step() or [r for r in live.rows("action_result") if r["attempt_id"] == attempt_id], 20, "the result"
+    )[0]
     for _ in range(5):
         act.step()
     assert len(rows_of(live, "action_attempt", pid)) == 1
@@ -98,8 +113,9 @@ def test_an_executed_proposal_comes_by_the_standing_intent_and_is_sent_once(live
         [attempt] = rows_of(live, "action_attempt", pid)  # recorded with the proposal, for this actuator
         assert attempt["requester"] == act.requester
         result = result_sent_once(live, act, pid, attempt["attempt_id"], posts_before)
-        assert result["outcome"] in ("accepted", "rejected") and result["http_status"] is not None, \
+        assert result["outcome"] in ("accepted", "rejected") and result["http_status"] is not None, (
             "the game answered: the request was sent"
+        )
     finally:
         act.close()
 
@@ -141,8 +157,11 @@ def test_an_actuator_closing_with_an_intent_unread_sends_it_and_parks_no_other(l
     finally:
         act.close()
     attempt = rows_of(live, "action_attempt", first)[0]
-    wait_for(lambda: [r for r in live.rows("action_result") if r["attempt_id"] == attempt["attempt_id"]],
-             20, "the result of the intent taken while closing")
+    wait_for(
+        lambda: [r for r in live.rows("action_result") if r["attempt_id"] == attempt["attempt_id"]],
+        20,
+        "the result of the intent taken while closing",
+    )
     later = executed(live, "p-act-closing-2")  # the reply comes after any intent it made
     assert rows_of(live, "action_attempt", later) == [], "no intent for an actuator that closed"
 
@@ -154,8 +173,11 @@ def test_an_attempt_left_without_a_result_is_recorded_unknown_and_never_sent(liv
     rec.close()
     act = Actuator(live.context("actuator"), follower=live.follower("actuator"))
     try:
-        result = wait_for(lambda: act.step() or [r for r in live.rows("action_result")
-                                                  if r["attempt_id"] == ack.attempt_id], 20, "the result")[0]
+        result = wait_for(
+            lambda: act.step() or [r for r in live.rows("action_result") if r["attempt_id"] == ack.attempt_id],
+            20,
+            "the result",
+        )[0]
         assert result["outcome"] == "unknown" and result["error"] == ORPHAN_ERROR
         assert len(rows_of(live, "action_attempt", pid)) == 1
     finally:
@@ -180,22 +202,33 @@ def offline_context() -> ActorContext:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         url = f"http://127.0.0.1:{s.getsockname()[1]}"
-    return ActorContext(name="actuator", session_id="s", session_dir="/nonexistent", capture_root="/nonexistent",
-                        endpoints={"recorder": "ipc://gamerig-test-no-recorder.sock"},
-                        profile={"game": {"backend": "http", "base_url": url, "timeout_s": 1}},
-                        heartbeat_s=1.0, start_count=1, zctx=zmq.Context.instance(),
-                        stopping=threading.Event(), counters=Counters())
+    return ActorContext(
+        name="actuator",
+        session_id="s",
+        session_dir="/nonexistent",
+        capture_root="/nonexistent",
+        endpoints={"recorder": "ipc://gamerig-test-no-recorder.sock"},
+        profile={"game": {"backend": "http", "base_url": url, "timeout_s": 1}},
+        heartbeat_s=1.0,
+        start_count=1,
+        zctx=zmq.Context.instance(),
+        stopping=threading.Event(),
+        counters=Counters(),
+    )
 
 
 def step_rows(n: int, pipelined: bool = False) -> list[dict]:
     extra = {"pipeline_depth": 4, "decided_ahead": 0} if pipelined else {}
-    return [{"event": "proposal", "proposal_id": f"p-{n}", "observation_id": f"o-{n}", "action": "x", **extra},
-            {"event": "proposal_status", "proposal_id": f"p-{n}", "status": "execute"}]
+    return [
+        {"event": "proposal", "proposal_id": f"p-{n}", "observation_id": f"o-{n}", "action": "x", **extra},
+        {"event": "proposal_status", "proposal_id": f"p-{n}", "status": "execute"},
+    ]
 
 
 def test_a_newer_observation_drops_queued_proposals_except_pipelined_ones():
-    follower = MemoryFollower([{"event": "observation", "observation_id": "o-1", "step": 1},
-                               *step_rows(1), *step_rows(2, pipelined=True)])
+    follower = MemoryFollower(
+        [{"event": "observation", "observation_id": "o-1", "step": 1}, *step_rows(1), *step_rows(2, pipelined=True)]
+    )
     act = Actuator(offline_context(), follower=follower)
     try:
         for row in follower.pump():
@@ -203,8 +236,11 @@ def test_a_newer_observation_drops_queued_proposals_except_pipelined_ones():
         assert act.queue == ["p-1", "p-2"]
         act.feed(follower.append({"event": "observation", "observation_id": "o-2", "step": 2}))
         assert act.queue == ["p-2"]
-        act.feed(follower.append({"event": "action_attempt", "attempt_id": "a-2", "proposal_id": "p-2",
-                                  "observation_id": "o-1"}))
+        act.feed(
+            follower.append(
+                {"event": "action_attempt", "attempt_id": "a-2", "proposal_id": "p-2", "observation_id": "o-1"}
+            )
+        )
         assert act.queue == [], "another actuator attempted it"
     finally:
         act.close()
@@ -213,8 +249,17 @@ def test_a_newer_observation_drops_queued_proposals_except_pipelined_ones():
 def test_a_result_that_cannot_be_recorded_asks_the_supervisor_to_stop():
     ctx = offline_context()
     ctx.stopping.set()  # give up on the unreachable recorder after one try each
-    follower = MemoryFollower([{"event": "action_attempt", "attempt_id": "a-9", "proposal_id": "p-9",
-                                "observation_id": "o-9", "requester": "actuator-gone"}])
+    follower = MemoryFollower(
+        [
+            {
+                "event": "action_attempt",
+                "attempt_id": "a-9",
+                "proposal_id": "p-9",
+                "observation_id": "o-9",
+                "requester": "actuator-gone",
+            }
+        ]
+    )
     act = Actuator(ctx, follower=follower)
     try:
         for row in follower.pump():
@@ -239,16 +284,30 @@ def test_pipelined_steps_go_as_one_batch_of_intents_and_get_one_result_each(emul
     oid = rec.store_observation("read-pipelined", {"state_type": "pyboy"}).observation_id
     n = oid.split("-", 1)[1]
     pids = [f"p-{n}"] + [f"p-{n}-{k + 1}" for k in range(1, 4)]
-    replies = rec.record_proposals([RecordProposal(
-        proposal_id=pid, observation_id=oid, action="step", parameters={"buttons": [], "frames": 4},
-        reason="test", source="test", wish="execute", extra={"pipeline_depth": 4, "decided_ahead": k})
-        for k, pid in enumerate(pids)])
+    replies = rec.record_proposals(
+        [
+            RecordProposal(
+                proposal_id=pid,
+                observation_id=oid,
+                action="step",
+                parameters={"buttons": [], "frames": 4},
+                reason="test",
+                source="test",
+                wish="execute",
+                extra={"pipeline_depth": 4, "decided_ahead": k},
+            )
+            for k, pid in enumerate(pids)
+        ]
+    )
     rec.close()
     assert [r.disposition for r in replies] == ["execute"] * 4
     act = Actuator(live.context("actuator"), follower=live.follower("actuator"))
     try:
-        results = wait_for(lambda: act.step() or (len(live.rows("action_result")) >= 4 and live.rows("action_result")),
-                           30, "four results")
+        results = wait_for(
+            lambda: act.step() or (len(live.rows("action_result")) >= 4 and live.rows("action_result")),
+            30,
+            "four results",
+        )
         rows = live.rows()
         attempts = [r for r in rows if r["event"] == "action_attempt"]
         assert [a["proposal_id"] for a in attempts] == pids

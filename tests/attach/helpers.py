@@ -1,4 +1,5 @@
 """Helpers for the attach tests: ``supervisor attach`` subprocesses and in-process taps."""
+
 from __future__ import annotations
 
 import os
@@ -11,24 +12,31 @@ from actors.taps.connect import access_from_record
 from actors.taps.runtime import AttachedTap, TapRunner
 from tests.harness import REPO
 
-LONG = ("session.max_steps=100000", "session.stop_on_run_end=false", "session.stuck_seconds=0",
-        "supervisor.taps.keepalive_s=0.5")
+LONG = (
+    "session.max_steps=100000",
+    "session.stop_on_run_end=false",
+    "session.stuck_seconds=0",
+    "supervisor.taps.keepalive_s=0.5",
+)
 
 
 class Attached:
     """A ``supervisor attach`` subprocess whose stdout/stderr lines are collected."""
 
     def __init__(self, session, *args: str, env: dict | None = None):
-        self.cmd = [sys.executable, "-m", "supervisor", "attach", *args,
-                    "--runtime-dir", session.runtime]
-        self.proc = subprocess.Popen(self.cmd, cwd=REPO, stdout=subprocess.PIPE,
-                                     stderr=subprocess.PIPE, text=True,
-                                     env={**os.environ, **(env or {})})
+        self.cmd = [sys.executable, "-m", "supervisor", "attach", *args, "--runtime-dir", session.runtime]
+        self.proc = subprocess.Popen(
+            self.cmd,
+            cwd=REPO,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+            env={**os.environ, **(env or {})},
+        )
         self.out: list[str] = []
         self.err: list[str] = []
         for stream, sink in ((self.proc.stdout, self.out), (self.proc.stderr, self.err)):
-            threading.Thread(target=lambda s=stream, k=sink: [k.append(ln) for ln in s],
-                             daemon=True).start()
+            threading.Thread(target=lambda s=stream, k=sink: [k.append(ln) for ln in s], daemon=True).start()
 
     def grep(self, text: str, err: bool = False) -> list[str]:
         return [ln for ln in (self.err if err else self.out) if text in ln]
@@ -44,8 +52,14 @@ class Attached:
 class InProcess:
     """Run a tap on a thread of the test process; ``stop()`` detaches it."""
 
-    def __init__(self, session, tap: AttachedTap, transport: str = "ipc", record: dict | None = None,
-                 client_key: str | None = None):
+    def __init__(
+        self,
+        session,
+        tap: AttachedTap,
+        transport: str = "ipc",
+        record: dict | None = None,
+        client_key: str | None = None,
+    ):
         self.tap = tap
         access = access_from_record(record or session.record(), transport, client_key)
         self.runner = TapRunner(tap, access)
@@ -71,6 +85,7 @@ class InProcess:
 
 class Recording(AttachedTap):
     """Keeps everything it is given."""
+
     name = "recording"
 
     def __init__(self, max_lag: int | None = None, row_delay_s: float = 0.0):

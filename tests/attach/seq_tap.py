@@ -1,5 +1,6 @@
 """A test tap for ``supervisor attach --module tests.attach.seq_tap``: writes the snapshot's
 sequence and then every row's sequence, one per line, to ``$SEQ_TAP_FILE``."""
+
 import os
 
 from actors.taps.runtime import AttachedTap

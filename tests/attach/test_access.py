@@ -1,5 +1,6 @@
 """Access control over tcp: CURVE keys from the profile or per session, unknown clients get
 nothing, and no secret (token, CURVE secret key) appears in the capture or any log."""
+
 from __future__ import annotations
 
 import os
@@ -51,9 +52,12 @@ def _files_under(*roots: str):
 
 def test_tcp_taps_use_curve_and_no_secret_reaches_capture_or_logs(session_factory, tmp_path):
     server_secret_file, allowed, client_secret_file = _keys(tmp_path)
-    s = session_factory(*LONG, "supervisor.tcp.enabled=true",
-                        f"supervisor.tcp.server_key_file={server_secret_file}",
-                        f"supervisor.tcp.clients_dir={allowed}")
+    s = session_factory(
+        *LONG,
+        "supervisor.tcp.enabled=true",
+        f"supervisor.tcp.server_key_file={server_secret_file}",
+        f"supervisor.tcp.clients_dir={allowed}",
+    )
     wait_for(lambda: len(s.events("action_result")) >= 3, 60, "the session to act")
     rec = s.record()
     tcp = rec["tcp"]
@@ -77,13 +81,15 @@ def test_tcp_taps_use_curve_and_no_secret_reaches_capture_or_logs(session_factor
     s.signal(signal.SIGTERM)
     assert s.wait() == 143, s.stderr
     assert {r["transport"] for r in s.events("tap_attached")} == {"tcp"}
-    secrets = tokens + [server_secret.decode(), tcp["client_secret_key"],
-                        zmq.auth.load_certificate(client_secret_file)[1].decode()]
-    texts = {p: open(p, "rb").read().decode("utf-8", "replace")
-             for p in _files_under(s.capture, s.runtime)}
-    texts.update(stdout=s.stdout, stderr=s.stderr, tap_out="".join(cli.out),
-                 tap_err="".join(cli.err), jsonl=jsonl.read_text())
+    secrets = tokens + [
+        server_secret.decode(),
+        tcp["client_secret_key"],
+        zmq.auth.load_certificate(client_secret_file)[1].decode(),
+    ]
+    texts = {p: open(p, "rb").read().decode("utf-8", "replace") for p in _files_under(s.capture, s.runtime)}
+    texts.update(
+        stdout=s.stdout, stderr=s.stderr, tap_out="".join(cli.out), tap_err="".join(cli.err), jsonl=jsonl.read_text()
+    )
     assert len(texts) > 8 and any(p.endswith("events.jsonl") for p in texts)
-    leaks = [(where, secret[:6]) for where, text in texts.items() for secret in secrets
-             if secret in text]
+    leaks = [(where, secret[:6]) for where, text in texts.items() for secret in secrets if secret in text]
     assert not leaks, leaks

@@ -1,5 +1,6 @@
 """Attaching to one live session: several taps, detach, refusals, drops, a stalled tap,
 Prometheus, plain lines. One session serves the whole module (it is slow to start)."""
+
 from __future__ import annotations
 
 import json
@@ -30,8 +31,7 @@ def live(tmp_path_factory):
 
 def _control(s) -> Client:
     rec = s.record()
-    return Client(zmq.Context.instance(), rec["control"], session=rec["session_id"], sender="t",
-                  counters=Counters())
+    return Client(zmq.Context.instance(), rec["control"], session=rec["session_id"], sender="t", counters=Counters())
 
 
 def test_several_taps_attach_and_detach_while_the_session_runs(live):
@@ -45,7 +45,7 @@ def test_several_taps_attach_and_detach_while_the_session_runs(live):
     assert a.stop() == "detached" and b.stop() == "detached"
     assert counter.grep("detached (detached)") and counter.grep("detached: detached", err=True)
     for t in (a.tap, b.tap):  # snapshot, then the stream from the next sequence on
-        (first, summary), = t.snapshots
+        ((first, summary),) = t.snapshots
         assert summary["steps"] >= 3 and t.seqs[0] == first + 1
         assert t.seqs == list(range(first + 1, first + 1 + len(t.seqs)))
         assert t.statuses >= 1
@@ -65,9 +65,15 @@ def test_an_attach_without_the_session_token_is_refused_and_recorded(live):
         client.request(AttachRequest(token="0" * 32, name="intruder"), deadline_s=5)
     client.close()
     assert err.value.code == "unauthorized"
-    wait_for(lambda: [r for r in live.events("control_refused")
-                      if r["request"] == "attach_request" and r.get("name") == "intruder"],
-             20, "the refusal row")
+    wait_for(
+        lambda: [
+            r
+            for r in live.events("control_refused")
+            if r["request"] == "attach_request" and r.get("name") == "intruder"
+        ],
+        20,
+        "the refusal row",
+    )
     assert not [r for r in live.events("tap_attached") if r["name"] == "intruder"]
 
 
@@ -75,28 +81,35 @@ def test_a_tap_token_is_read_only_and_its_control_command_is_recorded(live):
     client = _control(live)
     reply = client.request(AttachRequest(token=live.record()["token"], name="overstepper"), deadline_s=5)
     assert client.request(StatusRequest(token=reply.tap_token), deadline_s=5).status["steps"] >= 1
-    for body in (StopRequest(token=reply.tap_token),
-                 AttachRequest(token=reply.tap_token, name="again")):
+    for body in (StopRequest(token=reply.tap_token), AttachRequest(token=reply.tap_token, name="again")):
         with pytest.raises(PeerRefused) as err:
             client.request(body, deadline_s=5)
         assert err.value.code in ("read_only", "unauthorized")
     client.request(DetachRequest(token=reply.tap_token), deadline_s=5)
     client.close()
-    wait_for(lambda: [r for r in live.events("control_refused") if r.get("tap_id") == reply.tap_id
-                      and r["request"] == "stop_request"], 20, "the refusal row")
+    wait_for(
+        lambda: [
+            r
+            for r in live.events("control_refused")
+            if r.get("tap_id") == reply.tap_id and r["request"] == "stop_request"
+        ],
+        20,
+        "the refusal row",
+    )
     assert not live.events("stop_requested") and live.proc.poll() is None
-    wait_for(lambda: [r for r in live.events("tap_detached") if r["tap_id"] == reply.tap_id],
-             20, "the detach row")
+    wait_for(lambda: [r for r in live.events("tap_detached") if r["tap_id"] == reply.tap_id], 20, "the detach row")
     assert reply.tap_token not in json.dumps(live.rows())  # tokens are never recorded
     # the stream endpoint a tap reads from refuses writes, and records them
-    stream = Client(zmq.Context.instance(), reply.stream, session="x", sender="overstepper",
-                    counters=Counters())
+    stream = Client(zmq.Context.instance(), reply.stream, session="x", sender="overstepper", counters=Counters())
     with pytest.raises(PeerRefused) as err:
         stream.request(RecordEvent(event="forged", fields={}), deadline_s=5)
     stream.close()
     assert err.value.code == "read_only"
-    wait_for(lambda: [r for r in live.events("tap_write_refused") if r["sender"] == "overstepper"],
-             20, "the write refusal row")
+    wait_for(
+        lambda: [r for r in live.events("tap_write_refused") if r["sender"] == "overstepper"],
+        20,
+        "the write refusal row",
+    )
     assert not live.events("forged")
 
 
@@ -122,8 +135,9 @@ def test_a_stalled_tap_does_not_slow_the_pipeline(live):
     raw.setsockopt(zmq.LINGER, 0)
     raw.connect(live.endpoint("stream"))
     for _ in range(50):
-        raw.send(protocol.encode(protocol.wrap(Follow(after=0, max_rows=256, wait_ms=0),
-                                               session="x", sender="stalled")))
+        raw.send(
+            protocol.encode(protocol.wrap(Follow(after=0, max_rows=256, wait_ms=0), session="x", sender="stalled"))
+        )
     try:
         stalled = steps_per_s(live, 4.0)
     finally:
@@ -132,16 +146,17 @@ def test_a_stalled_tap_does_not_slow_the_pipeline(live):
         tap.proc.wait(10)
     assert base > 1 and stalled >= 0.6 * base, (base, stalled)
     # the killed tap is declared lost after four silent keep-alives
-    wait_for(lambda: [r for r in live.events("tap_detached")
-                      if r["name"] == "metrics-tap" and r["reason"] == "lost"], 20, "tap lost")
+    wait_for(
+        lambda: [r for r in live.events("tap_detached") if r["name"] == "metrics-tap" and r["reason"] == "lost"],
+        20,
+        "tap lost",
+    )
 
 
 def test_prometheus_scrape_and_plain_lines_without_a_terminal(live, tmp_path):
     jsonl = tmp_path / "m.jsonl"
-    tap = Attached(live, "metrics-tap", "--prometheus", "127.0.0.1:0", "--jsonl", str(jsonl),
-                   "--interval", "0.3")
-    url = wait_for(lambda: [ln.split()[1] for ln in tap.grep("prometheus: ", err=True)], 20,
-                   "the /metrics address")[0]
+    tap = Attached(live, "metrics-tap", "--prometheus", "127.0.0.1:0", "--jsonl", str(jsonl), "--interval", "0.3")
+    url = wait_for(lambda: [ln.split()[1] for ln in tap.grep("prometheus: ", err=True)], 20, "the /metrics address")[0]
     wait_for(lambda: len(tap.grep("steps")) >= 2, 20, "two plain lines")
 
     def scraped():
@@ -149,11 +164,18 @@ def test_prometheus_scrape_and_plain_lines_without_a_terminal(live, tmp_path):
         return r.status_code == 200 and "gamerig_stage_latency_ms{" in r.text and r.text
 
     text = wait_for(scraped, 20, "latency samples in a scrape", every=0.3)
-    for name in ("gamerig_journal_sequence", "gamerig_steps_total", "gamerig_steps_per_second",
-                 'gamerig_action_results_total{outcome="accepted"}', "gamerig_model_tokens_total",
-                 "gamerig_model_errors_total", 'gamerig_actor_rss_bytes{actor="recorder"}',
-                 "gamerig_actor_cpu_percent", "gamerig_actor_restarts_total",
-                 "gamerig_tap_dropped_rows_total"):
+    for name in (
+        "gamerig_journal_sequence",
+        "gamerig_steps_total",
+        "gamerig_steps_per_second",
+        'gamerig_action_results_total{outcome="accepted"}',
+        "gamerig_model_tokens_total",
+        "gamerig_model_errors_total",
+        'gamerig_actor_rss_bytes{actor="recorder"}',
+        "gamerig_actor_cpu_percent",
+        "gamerig_actor_restarts_total",
+        "gamerig_tap_dropped_rows_total",
+    ):
         assert name in text, name
     tap.proc.send_signal(signal.SIGINT)
     assert tap.wait() == 0
@@ -169,6 +191,7 @@ def test_the_docs_example_is_the_tested_file():
     import os
 
     from tests.harness import REPO
+
     doc = open(os.path.join(REPO, "docs", "attach.md"), encoding="utf-8").read()
     example = open(os.path.join(REPO, "actors", "taps", "example_counter.py"), encoding="utf-8").read()
     assert f"```python\n{example}```" in doc and len(example.splitlines()) < 40

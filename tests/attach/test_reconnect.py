@@ -1,5 +1,6 @@
 """No gap and no duplicate across reconnects: the recorder restarts under a tap, and a tap
 that was stopped long enough to be declared lost attaches again and resumes its cursor."""
+
 from __future__ import annotations
 
 import signal
@@ -36,8 +37,9 @@ def test_a_tap_resumes_from_its_cursor_after_reconnects(session_factory, tmp_pat
     wait_for(lambda: [r for r in s.events("tap_detached") if r["reason"] == "lost"], 20, "tap lost")
     seen = max(_rows(seq_file))
     tap.proc.send_signal(signal.SIGCONT)
-    wait_for(lambda: len([ln for ln in _lines(seq_file) if ln.startswith("attach ")]) == 2, 20,
-             "the tap to attach again")
+    wait_for(
+        lambda: len([ln for ln in _lines(seq_file) if ln.startswith("attach ")]) == 2, 20, "the tap to attach again"
+    )
     wait_for(lambda: max(_rows(seq_file)) > seen + 20, 30, "rows after attaching again")
     s.signal(signal.SIGTERM)
     assert s.wait() == 143, s.stderr

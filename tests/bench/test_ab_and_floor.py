@@ -1,6 +1,7 @@
 """Quick variants of ``bench/step_ab.py`` (A/B of the step between a commit and this tree),
 ``bench/http_client.py`` (the game client against httpx, per request)
 and ``bench/floor.py`` (the machine's ZeroMQ and fsync floors), run as their users run them."""
+
 from __future__ import annotations
 
 import re

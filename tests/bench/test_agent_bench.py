@@ -2,6 +2,7 @@
 policy against the stand-in, then the heuristic for as many steps (one pair, no rounds). Its parts must work and print sane
 figures; the speed goal itself is the bench's to print, not this test's to assert. The
 figures are checked against the kept journal, counted by this test from its own rows."""
+
 from __future__ import annotations
 
 import glob
@@ -28,9 +29,24 @@ def rows_of(path: str) -> list[dict]:
 
 def test_the_quick_variant_prints_the_agent_s_time_beside_the_model_s_and_its_memory(tmp_path):
     out = tmp_path / "figures.json"
-    r = subprocess.run([sys.executable, "bench/agent.py", "--decisions", str(DECISIONS), "--rounds", "0",
-                        "--no-mcp", "--keep", "--json", str(out)],
-                       cwd=REPO, capture_output=True, text=True, timeout=85)
+    r = subprocess.run(
+        [
+            sys.executable,
+            "bench/agent.py",
+            "--decisions",
+            str(DECISIONS),
+            "--rounds",
+            "0",
+            "--no-mcp",
+            "--keep",
+            "--json",
+            str(out),
+        ],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        timeout=85,
+    )
     assert r.returncode == 0, r.stdout[-3000:] + r.stderr[-3000:]
     fig = json.loads(out.read_text())
     try:
@@ -40,8 +56,14 @@ def test_the_quick_variant_prints_the_agent_s_time_beside_the_model_s_and_its_me
 
 
 def check(fig: dict, stdout: str) -> None:
-    for line in ("model: client-measured answer time", "pipeline's own: step - model", "Verdict: the agent adds",
-                 "The heuristic (policy.module: sts2", "policy ", "model_client "):
+    for line in (
+        "model: client-measured answer time",
+        "pipeline's own: step - model",
+        "Verdict: the agent adds",
+        "The heuristic (policy.module: sts2",
+        "policy ",
+        "model_client ",
+    ):
         assert line in stdout, (line, stdout[-3000:])
 
     # the agent's journal: the session ran past the decisions asked for and was stopped on request
@@ -72,8 +94,9 @@ def check(fig: dict, stdout: str) -> None:
 
     # the heuristic right after, as many steps as the agent took; the pair sets each decision
     # against the heuristic's median step on the same screen
-    [base_journal] = glob.glob(os.path.join(fig["workdir"], "long-heuristic", "capture", "sessions", "*",
-                                            "events.jsonl"))
+    [base_journal] = glob.glob(
+        os.path.join(fig["workdir"], "long-heuristic", "capture", "sessions", "*", "events.jsonl")
+    )
     base_rows = rows_of(base_journal)
     assert not [p for p in base_rows if p["event"] == "proposal" and p.get("model_evidence")]
     assert fig["baseline"]["step"]["n"] >= a["steps"] - 5 > 0

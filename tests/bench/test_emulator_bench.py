@@ -1,6 +1,7 @@
 """``bench/emulator.py``: the rows docs/performance.md quotes for the cost of rendering every 4th
 frame and for one step at a time (``--depth 1``), run as its users run them, and its two
 helpers checked against what they claim (real PyBoy, a real supervised session)."""
+
 from __future__ import annotations
 
 import importlib.util
@@ -18,8 +19,9 @@ pytestmark = pytest.mark.timeout(180)
 
 
 def bench(*args: str) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "bench/emulator.py", *args], cwd=REPO, capture_output=True,
-                          text=True, timeout=170)
+    return subprocess.run(
+        [sys.executable, "bench/emulator.py", *args], cwd=REPO, capture_output=True, text=True, timeout=170
+    )
 
 
 @pytest.fixture(scope="module")
@@ -69,8 +71,9 @@ def test_depth_reaches_the_policy_and_the_step_time_is_the_journals(emulator_ben
     [base] = [p for p in tmp_path.iterdir() if p.name.startswith("p-")]
     rows = emulator_bench.session_rows(base)
     proposals = [r for r in rows if r["event"] == "proposal"]
-    assert proposals and not [r for r in proposals if r.get("pipeline_depth")], \
+    assert proposals and not [r for r in proposals if r.get("pipeline_depth")], (
         "at depth 1 no proposal is decided ahead (pipelined ones carry pipeline_depth)"
+    )
     first = next(r for r in rows if r["event"] == "observation")
     results = [r for r in rows if r["event"] == "action_result"]
     accepted = sum(r["outcome"] == "accepted" for r in results)
@@ -81,13 +84,16 @@ def test_depth_reaches_the_policy_and_the_step_time_is_the_journals(emulator_ben
     assert json.loads(journal.read_text().splitlines()[0])["event"] == "session_start"
 
 
-@pytest.mark.parametrize("args, says", [
-    (("--rows", "render4,bogus"), "--rows: unknown row(s) bogus"),
-    (("--depth", "0"), "--depth must be 1..64"),
-    (("--depth", "65"), "--depth must be 1..64"),
-    (("--pipeline-step", "0"), "--pipeline-step must be at least 1 frame"),
-    (("--rows", "pipe-off", "--no-pipeline"), "no row left to run"),
-])
+@pytest.mark.parametrize(
+    "args, says",
+    [
+        (("--rows", "render4,bogus"), "--rows: unknown row(s) bogus"),
+        (("--depth", "0"), "--depth must be 1..64"),
+        (("--depth", "65"), "--depth must be 1..64"),
+        (("--pipeline-step", "0"), "--pipeline-step must be at least 1 frame"),
+        (("--rows", "pipe-off", "--no-pipeline"), "no row left to run"),
+    ],
+)
 def test_bad_options_are_refused_naming_what_was_wrong(args, says):
     proc = bench(*args)
     assert proc.returncode == 2 and says in proc.stderr, proc.stderr[-500:]

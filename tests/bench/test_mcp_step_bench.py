@@ -3,6 +3,7 @@ docs/performance.md): a few calls through ``supervisor mcp --game sts2`` against
 and the same calls straight to it; the figures are numbers in their order, the calls really went
 through the pipeline (the session's journal has their rows), and importing the module starts
 nothing."""
+
 from __future__ import annotations
 
 import glob
@@ -54,7 +55,9 @@ def test_a_few_calls_through_supervisor_mcp_and_straight_to_the_game(tmp_path):
 
 
 def test_importing_the_bench_starts_nothing():
-    code = ("import sys, psutil; sys.path.insert(0, 'bench'); import mcp_step; "
-            "assert callable(mcp_step.measure); print(len(psutil.Process().children()))")
+    code = (
+        "import sys, psutil; sys.path.insert(0, 'bench'); import mcp_step; "
+        "assert callable(mcp_step.measure); print(len(psutil.Process().children()))"
+    )
     out = subprocess.run([sys.executable, "-c", code], cwd=REPO, capture_output=True, text=True, timeout=60)
     assert out.returncode == 0 and out.stdout.strip() == "0", out.stderr[-2000:]

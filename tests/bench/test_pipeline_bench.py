@@ -4,6 +4,7 @@ read from the journal, the one-process baseline replaying that session on a fres
 seeing the same states and running the session's policy to the same decisions (and refusing
 a journal whose decision its policy does not make), and the intent-acknowledgement probe
 against a real recorder process timing both intent paths."""
+
 from __future__ import annotations
 
 import copy
@@ -57,8 +58,9 @@ def decision(row: dict) -> dict:
 
 
 def _at(row: dict) -> float:
-    return datetime.datetime.strptime(row["recorded_at"], "%Y-%m-%dT%H:%M:%S.%fZ").replace(
-        tzinfo=datetime.UTC).timestamp()
+    return (
+        datetime.datetime.strptime(row["recorded_at"], "%Y-%m-%dT%H:%M:%S.%fZ").replace(tzinfo=datetime.UTC).timestamp()
+    )
 
 
 def independent_steps(rows: list[dict]) -> list[str]:
@@ -66,8 +68,11 @@ def independent_steps(rows: list[dict]) -> list[str]:
     here from the ids alone (not with the bench's own walk)."""
     out, obs = [], [r for r in rows if r["event"] == "observation"]
     for o, nxt in zip(obs, obs[1:]):
-        attempts = [r["attempt_id"] for r in rows if r["event"] == "action_attempt"
-                    and r["observation_id"] == o["observation_id"]]
+        attempts = [
+            r["attempt_id"]
+            for r in rows
+            if r["event"] == "action_attempt" and r["observation_id"] == o["observation_id"]
+        ]
         results = {r["attempt_id"] for r in rows if r["event"] == "action_result"}
         if attempts and attempts[0] in results and nxt.get("after_attempt_id") == attempts[0]:
             out.append(o["observation_id"])
@@ -80,15 +85,22 @@ def independent_times(rows: list[dict]) -> dict[str, dict[str, float]]:
     obs = [r for r in rows if r["event"] == "observation"]
     for o, nxt in zip(obs, obs[1:]):
         prop = next((r for r in rows if r["event"] == "proposal" and r["observation_id"] == o["observation_id"]), None)
-        att = prop and next((r for r in rows if r["event"] == "action_attempt"
-                             and r["proposal_id"] == prop["proposal_id"]), None)
-        res = att and next((r for r in rows if r["event"] == "action_result" and r["attempt_id"] == att["attempt_id"]), None)
+        att = prop and next(
+            (r for r in rows if r["event"] == "action_attempt" and r["proposal_id"] == prop["proposal_id"]), None
+        )
+        res = att and next(
+            (r for r in rows if r["event"] == "action_result" and r["attempt_id"] == att["attempt_id"]), None
+        )
         if res is None or nxt.get("after_attempt_id") != att["attempt_id"]:
             continue
         t = [_at(x) for x in (o, prop, att, res, nxt)]
-        out[o["observation_id"]] = {"obs_prop": (t[1] - t[0]) * 1e3, "prop_att": (t[2] - t[1]) * 1e3,
-                                    "att_res": (t[3] - t[2]) * 1e3, "res_obs": (t[4] - t[3]) * 1e3,
-                                    "total": (t[4] - t[0]) * 1e3}
+        out[o["observation_id"]] = {
+            "obs_prop": (t[1] - t[0]) * 1e3,
+            "prop_att": (t[2] - t[1]) * 1e3,
+            "att_res": (t[3] - t[2]) * 1e3,
+            "res_obs": (t[4] - t[3]) * 1e3,
+            "total": (t[4] - t[0]) * 1e3,
+        }
     return out
 
 
@@ -99,7 +111,7 @@ def test_the_pipeline_session_yields_executed_steps_with_every_stage(session):
     assert len(steps) >= STEPS // 2, "most demo steps execute an action"
     assert [st["observation_id"] for st in steps] == independent_steps(s.rows)
     by_obs = {st["observation_id"]: st for st in steps}
-    for oid, times in independent_times(s.rows).items():   # each stage from the rows' own stamps
+    for oid, times in independent_times(s.rows).items():  # each stage from the rows' own stamps
         st = by_obs[oid]
         for key, want in times.items():
             assert math.isclose(st[key], want, abs_tol=1e-6) and want >= 0, (oid, key, st[key], want)
@@ -113,8 +125,7 @@ def test_the_baseline_replays_the_session_and_sees_its_states_byte_for_byte(sess
     assert len(theirs) == len(mine)
     assert [r["sha256"] for r in theirs] == [r["sha256"] for r in mine]
     kinds = ("proposal", "proposal_status", "action_attempt", "action_result")
-    assert [sum(r["event"] == k for r in rows) for k in kinds] == \
-           [sum(r["event"] == k for r in s.rows) for k in kinds]
+    assert [sum(r["event"] == k for r in rows) for k in kinds] == [sum(r["event"] == k for r in s.rows) for k in kinds]
     assert len(bench.action_steps(rows)) == len(bench.action_steps(s.rows))
 
 
@@ -123,8 +134,9 @@ def test_the_baseline_runs_the_sessions_policy_to_the_same_decisions_within_the_
     rows = baseline
     mine, theirs = of_kind(rows, "proposal"), of_kind(s.rows, "proposal")
     assert [decision(r) for r in mine] == [decision(r) for r in theirs]
-    assert [r["status"] for r in of_kind(rows, "proposal_status")] == \
-           [r["status"] for r in of_kind(s.rows, "proposal_status")]
+    assert [r["status"] for r in of_kind(rows, "proposal_status")] == [
+        r["status"] for r in of_kind(s.rows, "proposal_status")
+    ]
     # its own decide_ms, timed between its observation row and its proposal row
     obs = {r["observation_id"]: r for r in observation_rows(rows)}
     assert [r["decide_ms"] for r in mine] != [r["decide_ms"] for r in theirs]
@@ -133,8 +145,9 @@ def test_the_baseline_runs_the_sessions_policy_to_the_same_decisions_within_the_
         assert bench.stamp(r) - bench.stamp(obs[r["observation_id"]]) >= r["decide_ms"] / 1000 - 1e-6
 
 
-@pytest.mark.parametrize("field,value", [("parameters", {"option": "not-what-the-policy-chose"}),
-                                         ("action", "end_turn")])
+@pytest.mark.parametrize(
+    "field,value", [("parameters", {"option": "not-what-the-policy-chose"}), ("action", "end_turn")]
+)
 def test_the_baseline_refuses_a_proposal_its_policy_does_not_make(session, field, value):
     base, s, _ = session
     rows = copy.deepcopy(s.rows)
@@ -172,8 +185,7 @@ def test_the_baseline_refuses_a_session_whose_policy_consulted_a_model(session, 
 def test_the_probe_times_both_intent_paths_against_a_real_recorder(session):
     base, s, _ = session
     root = s.rows[0]["profile"]["capture"]["root"]
-    states = [json.load(open(os.path.join(root, r["path"]), encoding="utf-8"))
-              for r in observation_rows(s.rows)[:3]]
+    states = [json.load(open(os.path.join(root, r["path"]), encoding="utf-8")) for r in observation_rows(s.rows)[:3]]
     os.makedirs(base / "ack")
     probe = AckProbe(str(base / "ack"), s.rows[0]["profile"])
     try:
@@ -181,7 +193,9 @@ def test_the_probe_times_both_intent_paths_against_a_real_recorder(session):
         journal = scan_file(os.path.join(probe.root, "sessions", probe.sid, "events.jsonl")).rows
     finally:
         probe.close()
-    assert {k: len(v) for k, v in out.items()} == dict.fromkeys(("store_observation", "record_proposal", "record_intent", "record_result", "await_intent"), 4)
+    assert {k: len(v) for k, v in out.items()} == dict.fromkeys(
+        ("store_observation", "record_proposal", "record_intent", "record_result", "await_intent"), 4
+    )
     assert all(v > 0 for values in out.values() for v in values)
     requesters = [r["requester"] for r in journal if r["event"] == "action_attempt"]
     assert requesters.count("bench-standing") == 4 and requesters.count("bench-probe") == 4

@@ -2,6 +2,7 @@
 small traces in strace's own format; the campaign's checker on a real traced session's trace and
 on the same trace edited so that an action leaves before its intent is durable; and the
 campaign's quick variant on a real traced session."""
+
 from __future__ import annotations
 
 import os
@@ -53,15 +54,25 @@ def test_a_file_fsynced_without_its_directory_loses_its_name():
     calls = [opened("/r/a", 3), written("/r/a", 3, "row\n"), synced("/r/a", 3)]
     disk = replay("/r", trace(*calls))
     assert disk.crash("strict") == {}
-    disk = replay("/r", trace(*calls, f'{PID}openat(AT_FDCWD<{hx("/")}>, "{hx("/r")}", O_RDONLY) = 4<{hx("/r")}>',
-                              synced("/r", 4)))
+    disk = replay(
+        "/r",
+        trace(*calls, f'{PID}openat(AT_FDCWD<{hx("/")}>, "{hx("/r")}", O_RDONLY) = 4<{hx("/r")}>', synced("/r", 4)),
+    )
     assert disk.crash("strict") == {"a": b"row\n"}
 
 
 def test_pending_bytes_are_lost_kept_or_torn_by_mode():
-    disk = replay("/r", trace(f'{PID}openat(AT_FDCWD<{hx("/")}>, "{hx("/r")}", O_RDONLY) = 4<{hx("/r")}>',
-                              opened("/r/j", 3, "O_WRONLY|O_APPEND|O_CREAT|O_EXCL"), synced("/r", 4),
-                              written("/r/j", 3, "one\n"), synced("/r/j", 3), written("/r/j", 3, "two\n")))
+    disk = replay(
+        "/r",
+        trace(
+            f'{PID}openat(AT_FDCWD<{hx("/")}>, "{hx("/r")}", O_RDONLY) = 4<{hx("/r")}>',
+            opened("/r/j", 3, "O_WRONLY|O_APPEND|O_CREAT|O_EXCL"),
+            synced("/r", 4),
+            written("/r/j", 3, "one\n"),
+            synced("/r/j", 3),
+            written("/r/j", 3, "two\n"),
+        ),
+    )
     assert disk.crash("strict") == {"j": b"one\n"}
     assert disk.crash("appends") == {"j": b"one\ntwo\n"}
     assert disk.crash("torn") == {"j": b"one\ntw"}
@@ -69,16 +80,25 @@ def test_pending_bytes_are_lost_kept_or_torn_by_mode():
 
 def test_a_rename_without_a_directory_fsync_may_be_undone():
     d = f'{PID}openat(AT_FDCWD<{hx("/")}>, "{hx("/r")}", O_RDONLY) = 4<{hx("/r")}>'
-    calls = [d, opened("/r/t", 3), written("/r/t", 3, "{}"), synced("/r/t", 3), synced("/r", 4),
-             f'{PID}rename("{hx("/r/t")}", "{hx("/r/s.json")}") = 0']
+    calls = [
+        d,
+        opened("/r/t", 3),
+        written("/r/t", 3, "{}"),
+        synced("/r/t", 3),
+        synced("/r", 4),
+        f'{PID}rename("{hx("/r/t")}", "{hx("/r/s.json")}") = 0',
+    ]
     assert replay("/r", trace(*calls)).crash("strict") == {"t": b"{}"}
     assert replay("/r", trace(*calls, synced("/r", 4))).crash("strict") == {"s.json": b"{}"}
 
 
 def test_a_call_split_across_lines_is_taken_when_it_completed_and_posts_are_sends():
     post = b"POST /api/v1/singleplayer HTTP/1.1\r\nX-Gamerig-Attempt: a-000007\r\n\r\n{}"
-    calls = trace(f'123456 sendto(5<{hx("socket:[1]")}>, "{hx(post)}", {len(post)}, 0, NULL, 0 <unfinished ...>',
-                  opened("/r/a", 3), f"123456 <... sendto resumed>) = {len(post)}")  # a pid wider than five
+    calls = trace(
+        f'123456 sendto(5<{hx("socket:[1]")}>, "{hx(post)}", {len(post)}, 0, NULL, 0 <unfinished ...>',
+        opened("/r/a", 3),
+        f"123456 <... sendto resumed>) = {len(post)}",
+    )  # a pid wider than five
     assert [c.name for c in calls] == ["openat", "sendto"]
     disk = replay("/r", calls)
     assert disk.sends == [(1, "a-000007")]
@@ -88,8 +108,13 @@ def test_a_call_split_across_lines_is_taken_when_it_completed_and_posts_are_send
 def test_the_quick_campaign_finds_every_sent_intent_durable_in_every_crash_state():
     if shutil.which("strace") is None:
         pytest.skip("strace is not installed (.ci/run installs it: apt-get install strace)")
-    done = subprocess.run([sys.executable, "bench/powercut.py", "--steps", "8", "--every", "60"], cwd=REPO,
-                          capture_output=True, text=True, timeout=110)
+    done = subprocess.run(
+        [sys.executable, "bench/powercut.py", "--steps", "8", "--every", "60"],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        timeout=110,
+    )
     assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-2000:]
     last = done.stdout.strip().splitlines()[-1]
     assert "actions sent" in last and last.endswith(": 0 violations"), last
@@ -102,8 +127,13 @@ def test_the_quick_emulator_campaign_keeps_the_recording_and_its_checkpoints_in_
     and the recording's own promise (a prefix through its newest checkpoint, resumable)."""
     if shutil.which("strace") is None:
         pytest.skip("strace is not installed (.ci/run installs it: apt-get install strace)")
-    done = subprocess.run([sys.executable, "bench/powercut.py", "--game", "pyboy", "--steps", "14", "--every", "100"],
-                          cwd=REPO, capture_output=True, text=True, timeout=140)
+    done = subprocess.run(
+        [sys.executable, "bench/powercut.py", "--game", "pyboy", "--steps", "14", "--every", "100"],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        timeout=140,
+    )
     assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-2000:]
     last = done.stdout.strip().splitlines()[-1]
     assert last.endswith(": 0 violations"), last
@@ -148,10 +178,11 @@ def send_before_its_intent_is_durable(text: str) -> tuple[str, str]:
             fsync_at = i
         elif post(call):
             assert fsync_at is not None, "a POST before any journal fsync"
-            attempt = ATTEMPT.search(unhex(call[call.index('"') + 1:call.index('"', call.index('"') + 1)]))
+            attempt = ATTEMPT.search(unhex(call[call.index('"') + 1 : call.index('"', call.index('"') + 1)]))
             moved = lines[fsync_at]
-            return "\n".join(lines[:fsync_at] + lines[fsync_at + 1:i + 1] + [moved] + lines[i + 1:]), \
-                attempt.group(1).decode()
+            return "\n".join(lines[:fsync_at] + lines[fsync_at + 1 : i + 1] + [moved] + lines[i + 1 :]), attempt.group(
+                1
+            ).decode()
     raise AssertionError("the trace has no action POST")
 
 
@@ -168,5 +199,7 @@ def test_the_campaign_reports_an_action_sent_before_its_intent_is_durable(traced
     found = campaign(capture, edited, 10**9, modes, str(tmp_path / "b"), say=lambda _m: None)["violations"]
     named = f"intent: attempt {attempt} was sent but its action_attempt row is not durable"
     # at the POST, in the states where the row's pending bytes are lost or torn; kept (appends), it is there
-    assert found == [{"call": post, "mode": "strict", "violation": named},
-                     {"call": post, "mode": "torn", "violation": named}], found
+    assert found == [
+        {"call": post, "mode": "strict", "violation": named},
+        {"call": post, "mode": "torn", "violation": named},
+    ], found

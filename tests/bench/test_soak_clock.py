@@ -2,6 +2,7 @@
 be read on the same clock as the journal's stamps. psutil's ``create_time()`` is not (it adds
 the start ticks to ``/proc/stat``'s whole-second boot time and reads up to 1 s early), so the
 soak reads the kernel's start ticks on a boot time taken from ``/proc/uptime``."""
+
 from __future__ import annotations
 
 import os
@@ -20,9 +21,12 @@ TICK_S = 1 / os.sysconf("SC_CLK_TCK")
 
 def test_a_process_start_lies_between_the_spawn_and_the_child_s_first_clock_read():
     before = time.time()
-    child = subprocess.Popen([sys.executable, "-c", "import sys, time; print(repr(time.time())); "
-                              "sys.stdout.flush(); sys.stdin.read()"],
-                             stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    child = subprocess.Popen(
+        [sys.executable, "-c", "import sys, time; print(repr(time.time())); sys.stdout.flush(); sys.stdin.read()"],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
+    )
     try:
         first_read = float(child.stdout.readline())
         start = soak.started_at(child.pid)

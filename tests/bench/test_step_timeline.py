@@ -2,6 +2,7 @@
 (``GAMERIG_HOPLOG``, ``actors/runtime/hoplog.py``), each executed step walked along its six
 messages. The segments must tile the step: they add up to the observation-to-observation time
 of every step, each hop's parts are in causal order, and the six messages were all seen."""
+
 from __future__ import annotations
 
 import json
@@ -39,7 +40,7 @@ def test_the_segments_of_every_step_add_up_to_the_step_and_follow_each_other(tmp
         nxt = after[attempt_of[s["observation_id"]]]
         want = (stamp(nxt) - stamp(obs[s["observation_id"]])) * 1000
         assert math.isclose(s["total"], want, abs_tol=1e-6), (s["total"], want)
-        for k in keys:   # every segment in causal order: a hop paired with another step's would not be
+        for k in keys:  # every segment in causal order: a hop paired with another step's would not be
             assert s[k] >= -0.05, (k, s)  # one clock (time.time) in every process
         assert s["actuator"] >= s["request_ms"] - 0.5, s  # the POST lies inside the actuator's turn
     msgs = step_timeline.per_message(hops)

@@ -2,6 +2,7 @@
 open, every step is followed and read, and the figures it prints are present; ``--check``
 has the capture verifier find no damage in the session it built (the journal it writes is a
 whole, intact chain)."""
+
 from __future__ import annotations
 
 import json
@@ -16,8 +17,13 @@ pytestmark = pytest.mark.timeout(180)
 
 
 def test_the_quick_variant_prints_open_times_and_memory():
-    r = subprocess.run([sys.executable, "bench/view.py", "--steps", "600", "--fleet", "2", "--json", "--check"], cwd=REPO,
-                       capture_output=True, text=True, timeout=170)
+    r = subprocess.run(
+        [sys.executable, "bench/view.py", "--steps", "600", "--fleet", "2", "--json", "--check"],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        timeout=170,
+    )
     assert r.returncode == 0, r.stderr[-3000:]
     out = json.loads(r.stdout)
     s = out["session_600"]

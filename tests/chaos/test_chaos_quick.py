@@ -8,6 +8,7 @@ answer. The command judges each run from its evidence; this test runs that docum
 command, checks its report, and checks in each kept journal that the fault really happened.
 A last test shows the judge is able to fail: one byte changed in a kept journal is a violation.
 """
+
 from __future__ import annotations
 
 import glob
@@ -42,9 +43,23 @@ def rows(session_dir: str) -> list[dict]:
 
 
 def _run_campaign(keep: str) -> dict:
-    cmd = [sys.executable, os.path.join(REPO, "bench", "chaos.py"), "--runs", str(len(FAULTS)),
-           "--seed", "7", "--jobs", "2", "--timeout", "120", "--faults", ",".join(FAULTS),
-           "--json", "--keep", keep]
+    cmd = [
+        sys.executable,
+        os.path.join(REPO, "bench", "chaos.py"),
+        "--runs",
+        str(len(FAULTS)),
+        "--seed",
+        "7",
+        "--jobs",
+        "2",
+        "--timeout",
+        "120",
+        "--faults",
+        ",".join(FAULTS),
+        "--json",
+        "--keep",
+        keep,
+    ]
     proc = subprocess.run(cmd, cwd=REPO, capture_output=True, text=True, timeout=230)
     return {"returncode": proc.returncode, "stderr": proc.stderr, "report": json.loads(proc.stdout)}
 
@@ -70,8 +85,11 @@ def test_a_killed_actor_is_recorded_restarted_and_the_session_ends_normally(camp
     for fault, actor in (("kill:actuator", "actuator"), ("kill:emulator", "emulator")):
         r = runs[fault]
         journal = rows(r["session_dir"])
-        exits = [x for x in journal if x.get("event") == "actor_exit" and x.get("actor") == actor
-                 and x.get("signal") == "SIGKILL"]
+        exits = [
+            x
+            for x in journal
+            if x.get("event") == "actor_exit" and x.get("actor") == actor and x.get("signal") == "SIGKILL"
+        ]
         starts = [x for x in journal if x.get("event") == "actor_start" and x.get("actor") == actor]
         assert exits and len(starts) >= 2, fault
         assert (r["exit_code"], r["verdict"]) == (0, "intact") and r["reason"] in ("max_steps", "run_ended")
@@ -118,8 +136,7 @@ def test_the_judge_fails_a_journal_with_one_changed_byte(campaign, tmp_path):
     at = data.index(b'"event":"observation"') + len(b'"event":"')
     data[at] = ord("O")  # "Observation": a row edited after the fact
     open(path, "wb").write(bytes(data))
-    run = Run(1, "pyboy", "kill:actuator", landed=True, exit_code=0, session_dir=dst,
-              reported=("max_steps", 0))
+    run = Run(1, "pyboy", "kill:actuator", landed=True, exit_code=0, session_dir=dst, reported=("max_steps", 0))
     judge(run, None, None)
     assert any("damaged" in v for v in run.violations), run.violations
     assert glob.glob(os.path.join(dst, "observations", "*"))
@@ -128,12 +145,28 @@ def test_the_judge_fails_a_journal_with_one_changed_byte(campaign, tmp_path):
 def test_a_kill_counts_as_landed_only_when_the_journal_shows_that_pid_killed(campaign):
     _, _, runs = campaign
     r = runs["kill:emulator"]
-    shown = Run(2, "pyboy", "kill:emulator", landed=True, exit_code=0, detail=r["detail"],
-                session_dir=r["session_dir"], reported=(r["reason"], 0))
+    shown = Run(
+        2,
+        "pyboy",
+        "kill:emulator",
+        landed=True,
+        exit_code=0,
+        detail=r["detail"],
+        session_dir=r["session_dir"],
+        reported=(r["reason"], 0),
+    )
     judge(shown, None, None)
     assert shown.landed, shown.detail
     # a signal sent to another pid (an actor that had just ended by itself) killed nothing
-    other = Run(2, "pyboy", "kill:emulator", landed=True, exit_code=0, detail="pid 1",
-                session_dir=r["session_dir"], reported=(r["reason"], 0))
+    other = Run(
+        2,
+        "pyboy",
+        "kill:emulator",
+        landed=True,
+        exit_code=0,
+        detail="pid 1",
+        session_dir=r["session_dir"],
+        reported=(r["reason"], 0),
+    )
     judge(other, None, None)
     assert not other.landed and "no SIGKILL exit" in other.detail

@@ -8,6 +8,7 @@ kept journal must show the two ``recorder_resumed`` rows, and ``capture verify``
 session intact. (Memory growth and resume times are figures for the bench, not assertions:
 a timed test on a shared machine would be a coin toss.)
 """
+
 from __future__ import annotations
 
 import glob
@@ -29,10 +30,26 @@ ACTORS = ("recorder", "game", "policy", "actuator", "observer", "supervisor")
 def test_quick_soak_samples_every_actor_and_times_each_recorder_resume(tmp_path):
     capture = tmp_path / "capture"
     capture.mkdir()
-    out = subprocess.run([sys.executable, os.path.join(REPO, "bench", "soak.py"), "--steps", "400",
-                          "--profile", "demo", "--every", "1", "--kill-recorder-at", "120,260",
-                          "--capture", str(capture)],
-                         cwd=REPO, capture_output=True, text=True, timeout=170)
+    out = subprocess.run(
+        [
+            sys.executable,
+            os.path.join(REPO, "bench", "soak.py"),
+            "--steps",
+            "400",
+            "--profile",
+            "demo",
+            "--every",
+            "1",
+            "--kill-recorder-at",
+            "120,260",
+            "--capture",
+            str(capture),
+        ],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        timeout=170,
+    )
     assert out.returncode == 0, out.stdout + out.stderr
     report = out.stdout
     assert "session exit code 0; " in report, report
@@ -48,7 +65,11 @@ def test_quick_soak_samples_every_actor_and_times_each_recorder_resume(tmp_path)
         events = [json.loads(line)["event"] for line in fh]
     assert events.count("recorder_resumed") == 2
     assert events[-1] == "session_end"
-    verify = subprocess.run([sys.executable, "-m", "supervisor", "capture", "verify",
-                             os.path.dirname(journal[0]), "--json"],
-                            cwd=REPO, capture_output=True, text=True, timeout=60)
+    verify = subprocess.run(
+        [sys.executable, "-m", "supervisor", "capture", "verify", os.path.dirname(journal[0]), "--json"],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert verify.returncode == 0, verify.stdout + verify.stderr

@@ -8,6 +8,7 @@ ends. (A session joining a run in progress is tests/policy/test_play_sessions.py
 the game's counters, the exit reason); this test runs that documented command and checks its
 report.
 """
+
 from __future__ import annotations
 
 import json
@@ -23,19 +24,56 @@ pytestmark = pytest.mark.timeout(300)
 
 # Screens every run of every start mode passes through, and the actions they need.
 CORE_VARIANTS = {
-    "menu__main", "menu__main_saved_run", "menu__singleplayer", "menu__character_select",
-    "menu__tutorial_prompt", "unknown__no_run_state", "event__ancient_dialogue", "map__start",
-    "map", "monster", "monster__combat_ended", "rewards", "card_reward", "boss", "game_over",
+    "menu__main",
+    "menu__main_saved_run",
+    "menu__singleplayer",
+    "menu__character_select",
+    "menu__tutorial_prompt",
+    "unknown__no_run_state",
+    "event__ancient_dialogue",
+    "map__start",
+    "map",
+    "monster",
+    "monster__combat_ended",
+    "rewards",
+    "card_reward",
+    "boss",
+    "game_over",
 }
-CORE_ACTIONS = {"menu_select", "advance_dialogue", "choose_event_option", "choose_map_node",
-                "play_card", "end_turn", "claim_reward", "proceed"}
+CORE_ACTIONS = {
+    "menu_select",
+    "advance_dialogue",
+    "choose_event_option",
+    "choose_map_node",
+    "play_card",
+    "end_turn",
+    "claim_reward",
+    "proceed",
+}
 
 
 def test_quick_campaign_plays_whole_runs_with_no_violation(tmp_path):
-    cmd = [sys.executable, os.path.join(REPO, "bench", "conformance.py"), "--seeds", "2",
-           "--max-steps", "2500", "--jobs", "2", "--timeout", "240", "--stop-on-run-end",
-           "--set", "game.knobs.acts=1", "--set", "game.knobs.replace_run_after_actions=0",
-           "--no-expect", "--json", "--keep", str(tmp_path)]
+    cmd = [
+        sys.executable,
+        os.path.join(REPO, "bench", "conformance.py"),
+        "--seeds",
+        "2",
+        "--max-steps",
+        "2500",
+        "--jobs",
+        "2",
+        "--timeout",
+        "240",
+        "--stop-on-run-end",
+        "--set",
+        "game.knobs.acts=1",
+        "--set",
+        "game.knobs.replace_run_after_actions=0",
+        "--no-expect",
+        "--json",
+        "--keep",
+        str(tmp_path),
+    ]
     proc = subprocess.run(cmd, cwd=REPO, capture_output=True, text=True, timeout=290)
     report = json.loads(proc.stdout)
     sessions = report["sessions"]

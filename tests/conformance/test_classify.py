@@ -1,5 +1,6 @@
 """The coverage classifier names every vendor/sts2mcp state sample after itself, so a variant
 never reached by a campaign points at its sample (supervisor/capture/coverage.py)."""
+
 from __future__ import annotations
 
 import copy
@@ -10,8 +11,9 @@ import pytest
 
 from supervisor.capture.coverage import classify, expected_variants, scan
 
-SAMPLES = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))),
-                       "vendor", "sts2mcp")
+SAMPLES = os.path.join(
+    os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))), "vendor", "sts2mcp"
+)
 
 
 def load(name: str) -> dict:
@@ -48,8 +50,7 @@ def test_an_unreadable_observation_file_is_counted_not_fatal(tmp_path):
     (session / "observations").mkdir(parents=True)
     (session / "observations" / "000001.json").write_text("[" * 100000)  # past the recursion limit
     (session / "observations" / "000002.json").write_text(json.dumps(load("map")))
-    rows = [{"event": "observation", "path": f"sessions/{session.name}/observations/00000{n}.json"}
-            for n in (1, 2)]
+    rows = [{"event": "observation", "path": f"sessions/{session.name}/observations/00000{n}.json"} for n in (1, 2)]
     (session / "events.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
     cov = scan(str(tmp_path))
     assert cov.totals()["unreadable"] == 1 and dict(cov.variants) == {"map": 1}

@@ -24,6 +24,7 @@ Allowed, each for its reason:
 Generated folders (``run/capture``, ``run/runtime``, ``artifacts``, caches) are not source and
 are not read.
 """
+
 from __future__ import annotations
 
 import os
@@ -57,8 +58,13 @@ def source_files() -> list[str]:
             continue
         for folder, dirs, files in os.walk(top):
             rel_folder = os.path.relpath(folder, REPO).replace(os.sep, "/")
-            dirs[:] = sorted(d for d in dirs if d not in CACHES and not d.endswith(".egg-info")
-                             and f"{rel_folder}/{d}" not in GENERATED | THIRD_PARTY)
+            dirs[:] = sorted(
+                d
+                for d in dirs
+                if d not in CACHES
+                and not d.endswith(".egg-info")
+                and f"{rel_folder}/{d}" not in GENERATED | THIRD_PARTY
+            )
             out += [f"{rel_folder}/{f}" for f in sorted(files) if not f.endswith(RECORDED)]
     return out
 
@@ -77,21 +83,36 @@ def test_the_pattern_finds_machine_paths_in_code_and_spares_what_is_allowed():
     home, tmp, users = "/" + "home/me/x.py", "/" + "tmp/gamerig-test.sock", "C:" + "\\\\Users\\\\me"
     assert machine_paths(f'open("{home}")  # and ipc:/' + f'/{tmp}, r"{users}"') == [home, tmp, users]
     assert machine_paths('connect("ipc:/' + f'/{tmp}")') == [tmp]
-    assert machine_paths('mkdtemp(dir="/tmp"), "/dev/null", "/proc/1/stat", "/usr/bin/chromium", '
-                         '"/nonexistent", "ipc:///tmp/gamerig-<uid>/r.sock", "https://example.org/home/x"') == []
+    assert (
+        machine_paths(
+            'mkdtemp(dir="/tmp"), "/dev/null", "/proc/1/stat", "/usr/bin/chromium", '
+            '"/nonexistent", "ipc:///tmp/gamerig-<uid>/r.sock", "https://example.org/home/x"'
+        )
+        == []
+    )
     assert machine_paths(r'f"{timeout}s:\n", re.compile(r"\d\d:\d\d")') == []
 
 
 def test_the_scan_reads_the_source_and_skips_what_is_generated():
     files = set(source_files())
-    assert {"Makefile", ".ci/run", "supervisor/cli.py", "run/profiles/demo.yaml",
-            "tests/docs/test_no_machine_paths_in_source.py"} <= files
+    assert {
+        "Makefile",
+        ".ci/run",
+        "supervisor/cli.py",
+        "run/profiles/demo.yaml",
+        "tests/docs/test_no_machine_paths_in_source.py",
+    } <= files
     assert len(files) > 400
-    assert not any(f.startswith(("run/capture/", "run/runtime/", "supervisor/view/static/vendor/"))
-                   or "__pycache__" in f or f.endswith(".jsonl") for f in files)
+    assert not any(
+        f.startswith(("run/capture/", "run/runtime/", "supervisor/view/static/vendor/"))
+        or "__pycache__" in f
+        or f.endswith(".jsonl")
+        for f in files
+    )
 
 
 def test_no_source_names_a_machine_path():
     found = [o for rel in source_files() for o in offences(rel)]
-    assert found == [], ("absolute paths of a machine (use tempfile, a relative path or a <placeholder>):\n  "
-                         + "\n  ".join(found))
+    assert found == [], (
+        "absolute paths of a machine (use tempfile, a relative path or a <placeholder>):\n  " + "\n  ".join(found)
+    )

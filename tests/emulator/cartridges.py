@@ -1,5 +1,6 @@
 """Cartridge variants the emulator tests need, made from the demo cartridge by editing its
 header (the header checksum at 0x14D recomputed, as the boot ROM and PyBoy verify it)."""
+
 from __future__ import annotations
 
 from actors.emulator.recording.rom import header_checksum

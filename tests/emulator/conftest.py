@@ -44,7 +44,7 @@ def rex_rom() -> bytes:
     return REX_RUNNER.read_bytes()
 
 
-LCD_ON_BG = bytes([0x3E, 0x91, 0xE0, 0x40])      # ld a, $91; ldh [rLCDC], a  (game.asm, start)
+LCD_ON_BG = bytes([0x3E, 0x91, 0xE0, 0x40])  # ld a, $91; ldh [rLCDC], a  (game.asm, start)
 LCD_ON_BG_WINDOW = bytes([0x3E, 0xB1, 0xE0, 0x40])  # the same with the window on (LCDC bit 5)
 
 

@@ -42,19 +42,25 @@ def test_header_follows_the_rules(demo_rom):
 
 def test_build_is_deterministic_and_cli_writes_the_same_bytes(demo_rom, tmp_path):
     assert build.build_rom() == demo_rom
-    out = tmp_path / "not" / "yet" / "demo.gb"          # missing folders are made
-    result = subprocess.run([sys.executable, "-m", "actors.emulator.cartridge", str(out)],
-                            capture_output=True, text=True, check=True)
+    out = tmp_path / "not" / "yet" / "demo.gb"  # missing folders are made
+    result = subprocess.run(
+        [sys.executable, "-m", "actors.emulator.cartridge", str(out)], capture_output=True, text=True, check=True
+    )
     assert out.read_bytes() == demo_rom
     assert hashlib.sha256(demo_rom).hexdigest() in result.stdout
-    assert result.stderr == ""                          # no runpy warning, nothing else
+    assert result.stderr == ""  # no runpy warning, nothing else
 
 
 def test_the_cli_says_plainly_when_it_cannot_write(tmp_path):
     (tmp_path / "file").write_text("x")
-    result = subprocess.run([sys.executable, "-m", "actors.emulator.cartridge", str(tmp_path / "file" / "demo.gb")],
-                            capture_output=True, text=True)
-    assert result.returncode == 1 and result.stderr.startswith("error: cannot write ") and "Traceback" not in result.stderr
+    result = subprocess.run(
+        [sys.executable, "-m", "actors.emulator.cartridge", str(tmp_path / "file" / "demo.gb")],
+        capture_output=True,
+        text=True,
+    )
+    assert (
+        result.returncode == 1 and result.stderr.startswith("error: cannot write ") and "Traceback" not in result.stderr
+    )
 
 
 def test_assembler_encodes_and_reports_errors():
@@ -86,7 +92,7 @@ def test_buttons_move_the_player_and_walls_block(demo_rom):
         state = _wram(machine)
         assert (state["player_x"], state["player_y"]) == expected
     assert machine.rgba_sha256() != before or state["moves"] == 4
-    machine.hold(frozenset({"left"}))          # hold: walks until the wall at x=0 stops it
+    machine.hold(frozenset({"left"}))  # hold: walks until the wall at x=0 stops it
     machine.run(200)
     state = _wram(machine)
     assert state["player_x"] == 1 and state["moves"] == 7
@@ -97,6 +103,6 @@ def test_frames_differ_as_the_game_draws(demo_rom):
     machine = Machine(demo_rom)
     machine.run(120)
     first = machine.rgba_sha256()
-    machine.run(16)                             # the torches flicker every 16 frames
+    machine.run(16)  # the torches flicker every 16 frames
     assert machine.rgba_sha256() != first
     machine.close()

@@ -1,5 +1,6 @@
 """The emulator's three rooms import downwards only (actors/emulator/__init__.py): ``recording``
 imports neither ``session`` nor ``tools``; ``session`` and ``tools`` never import each other."""
+
 from __future__ import annotations
 
 import ast

@@ -1,4 +1,5 @@
 """Helpers for the pipeline tests: the pyboy-demo profile, the session's emulator recording."""
+
 from __future__ import annotations
 
 import json
@@ -37,8 +38,10 @@ def recording_events(session, kind: str | None = None) -> list[dict]:
 @pytest.fixture
 def pyboy_session(session_factory):
     """``session_factory`` with the pyboy-demo profile (extra ``--set`` values as arguments)."""
+
     def make(*sets: str, args: tuple[str, ...] = ()):
         return session_factory(*sets, profile=PYBOY_DEMO, args=args, name="pyboy")
+
     return make
 
 

@@ -1,6 +1,7 @@
 """The recording's frame budget (``maxFrames``) is visible while a session runs, ends it
 with ``recording_limit`` when reached, and the shipped profile's budget fits its own
 ``max_steps`` of exploring steps."""
+
 from __future__ import annotations
 
 import re
@@ -16,12 +17,18 @@ pytestmark = pytest.mark.timeout(90)
 
 
 def test_the_progress_line_shows_the_frame_budget_until_it_ends_the_session(pyboy_session):
-    s = pyboy_session("policy.module=pyboy_explore", "emulator.frames_per_step=100",
-                      "emulator.recording_limits={maxFrames: 2000}", "supervisor.progress=plain")
+    s = pyboy_session(
+        "policy.module=pyboy_explore",
+        "emulator.frames_per_step=100",
+        "emulator.recording_limits={maxFrames: 2000}",
+        "supervisor.progress=plain",
+    )
     assert s.wait(80) == 1, s.stderr[-3000:]
     assert s.summary()["reason"] == "recording_limit"
-    shown = [(int(a.replace(",", "")), int(b.replace(",", "")))
-             for a, b in re.findall(r"frames ([\d,]+)/([\d,]+) \(\d+%\)", s.stderr)]
+    shown = [
+        (int(a.replace(",", "")), int(b.replace(",", "")))
+        for a, b in re.findall(r"frames ([\d,]+)/([\d,]+) \(\d+%\)", s.stderr)
+    ]
     assert shown, f"no frame budget in the progress lines:\n{s.stderr[-2000:]}"
     assert all(budget == 2000 and 0 <= run <= 2000 for run, budget in shown)
     assert shown[-1] == (2000, 2000), f"the last progress line shows the budget used up:\n{s.stderr[-2000:]}"

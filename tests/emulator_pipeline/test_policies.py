@@ -1,4 +1,5 @@
 """The pyboy policies and the emulator actor's profile settings, without processes."""
+
 from __future__ import annotations
 
 import pytest
@@ -15,14 +16,28 @@ OTHER_ROM = {"title": "Rex Runner", "sha256": "r" * 64}
 
 
 def obs(memory: dict | None = None, rom: dict = DEMO_ROM, hints: dict | None = None, n: int = 1) -> PolicyObservation:
-    state = {"state_type": "pyboy", "frame": 100, "memory": memory or {}, "rom": rom, "held": [],
-             "policy_hints": hints or {"seed": 3, "frames_per_step": None, "samples_per_step": 0}}
+    state = {
+        "state_type": "pyboy",
+        "frame": 100,
+        "memory": memory or {},
+        "rom": rom,
+        "held": [],
+        "policy_hints": hints or {"seed": 3, "frames_per_step": None, "samples_per_step": 0},
+    }
     return PolicyObservation(f"o-{n:06d}", n, "run", state, {})
 
 
 def demo_memory(**over) -> dict:
-    mem = {"player_x": 5, "player_y": 14, "has_key": 0, "door_open": 0, "won": 0, "joy_cur": 0,
-           "joy_prev": 0, "magic": 0x5A}
+    mem = {
+        "player_x": 5,
+        "player_y": 14,
+        "has_key": 0,
+        "door_open": 0,
+        "won": 0,
+        "joy_cur": 0,
+        "joy_prev": 0,
+        "magic": 0x5A,
+    }
     mem.update(over)
     return {k: f"{v:02x}" for k, v in mem.items()}
 
@@ -89,8 +104,14 @@ def test_settings_override_hints_and_fixed_frames_apply():
 
 def test_a_recording_limit_ends_the_session():
     p = PyboyExplore({}, {})
-    p.record_result({"action": "step"}, {"outcome": "rejected", "error": "limit-exceeded: maxFrames",
-                                         "response": {"error_code": "limit-exceeded", "effect": "none"}})
+    p.record_result(
+        {"action": "step"},
+        {
+            "outcome": "rejected",
+            "error": "limit-exceeded: maxFrames",
+            "response": {"error_code": "limit-exceeded", "effect": "none"},
+        },
+    )
     assert p.decide(obs(rom=OTHER_ROM)).wish == "stop"
 
 

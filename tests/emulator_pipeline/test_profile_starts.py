@@ -2,6 +2,7 @@
 checkpoint (``game.start_checkpoint``), carry a battery save into the next session
 (``game.battery_save`` / ``game.battery_mode``), and ``supervisor validate`` refusing a
 missing or broken ROM (exit 2, the path and what is wrong named)."""
+
 from __future__ import annotations
 
 import hashlib
@@ -56,12 +57,17 @@ def test_a_battery_save_is_loaded_and_kept_for_the_next_session(pyboy_session, t
     rom.write_bytes(_battery_rom())
     save.parent.mkdir()
     save.write_bytes(PATTERN)
-    s = pyboy_session(f"game.rom={rom}", f"game.battery_save={save}", "game.battery_mode=load-and-keep",
-                      args=("--max-steps", "5"))
+    s = pyboy_session(
+        f"game.rom={rom}", f"game.battery_save={save}", "game.battery_mode=load-and-keep", args=("--max-steps", "5")
+    )
     assert s.wait(60) == 0, s.stderr[-3000:]
     (started,) = s.events("emulator_started")
-    assert started["battery_save"] == {"source": str(save.resolve()), "sha256": _sha(PATTERN), "bytes": 8192,
-                                       "mode": "load-and-keep"}
+    assert started["battery_save"] == {
+        "source": str(save.resolve()),
+        "sha256": _sha(PATTERN),
+        "bytes": 8192,
+        "mode": "load-and-keep",
+    }
     assert (recording_dir(s) / "battery" / "start.ram").read_bytes() == PATTERN, "the cartridge started with it"
     header = RecordingReader(recording_dir(s)).header
     assert header["batteryLoaded"]["sha256"] == _sha(PATTERN)
@@ -73,8 +79,9 @@ def test_a_battery_save_is_loaded_and_kept_for_the_next_session(pyboy_session, t
 def test_load_and_keep_creates_the_save_in_the_first_session(pyboy_session, tmp_path):
     rom, save = tmp_path / "battery-demo.gb", tmp_path / "new.ram"
     rom.write_bytes(_battery_rom())
-    s = pyboy_session(f"game.rom={rom}", f"game.battery_save={save}", "game.battery_mode=load-and-keep",
-                      args=("--max-steps", "3"))
+    s = pyboy_session(
+        f"game.rom={rom}", f"game.battery_save={save}", "game.battery_mode=load-and-keep", args=("--max-steps", "3")
+    )
     assert s.wait(60) == 0, s.stderr[-3000:]
     assert s.events("emulator_started")[0]["battery_save"]["absent"] is True
     assert save.read_bytes() == bytes(8192), "the cartridge's (empty) RAM, ready for the next session"
@@ -117,9 +124,25 @@ def test_validate_refuses_a_missing_or_broken_rom(tmp_path):
 def test_start_refuses_a_missing_rom_before_any_process_with_validates_message(tmp_path):
     capture = tmp_path / "capture"
     missing = str(tmp_path / "absent.gb")
-    start = subprocess.run([sys.executable, "-m", "supervisor", "start", PYBOY_DEMO, "--set", f"game.rom={missing}",
-                            "--set", f"capture.root={capture}", "--max-steps", "3"],
-                           cwd=REPO, capture_output=True, text=True, timeout=60)
+    start = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "supervisor",
+            "start",
+            PYBOY_DEMO,
+            "--set",
+            f"game.rom={missing}",
+            "--set",
+            f"capture.root={capture}",
+            "--max-steps",
+            "3",
+        ],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     validate = _validate(f"game.rom={missing}")
     assert start.returncode == 2 == validate.returncode, start.stderr
     assert start.stderr == validate.stderr and "game.rom" in start.stderr and missing in start.stderr
@@ -143,12 +166,16 @@ def test_validate_refuses_a_wrong_start_checkpoint_or_battery_save(tmp_path, pyb
     done = _validate(f"game.start_checkpoint={no_recording}")
     assert done.returncode == 2 and "not a recording" in done.stderr
     save = _broken(tmp_path, "demo.ram", PATTERN)
-    done = _validate(f"game.battery_save={save}")   # the demo cartridge has no battery
+    done = _validate(f"game.battery_save={save}")  # the demo cartridge has no battery
     assert done.returncode == 2 and "game.battery_save" in done.stderr and "has no battery" in done.stderr
     rom = _broken(tmp_path, "battery.gb", _battery_rom())
     done = _validate(f"game.rom={rom}", f"game.battery_save={_broken(tmp_path, 'short.ram', b'x' * 10)}")
     assert done.returncode == 2 and "8,192 bytes" in done.stderr
     done = _validate(f"game.rom={rom}", f"game.battery_save={tmp_path / 'absent.ram'}")
     assert done.returncode == 2 and "game.battery_save" in done.stderr
-    assert _validate(f"game.rom={rom}", f"game.battery_save={tmp_path / 'absent.ram'}",
-                     "game.battery_mode=load-and-keep").returncode == 0, "created by the first session"
+    assert (
+        _validate(
+            f"game.rom={rom}", f"game.battery_save={tmp_path / 'absent.ram'}", "game.battery_mode=load-and-keep"
+        ).returncode
+        == 0
+    ), "created by the first session"

@@ -1,6 +1,7 @@
 """Failures in the pyboy pipeline: the emulator killed with SIGKILL resumes from its newest
 checkpoint on a new branch and the session goes on; an intent the recorder never
 acknowledged never reaches the emulator."""
+
 from __future__ import annotations
 
 import pytest
@@ -15,8 +16,11 @@ pytestmark = pytest.mark.timeout(60)
 
 def test_sigkill_of_the_emulator_resumes_from_the_newest_checkpoint_and_the_session_goes_on(pyboy_session):
     s = pyboy_session("emulator.checkpoint_every_frames=40", "emulator.step_timeout_s=2")
-    wait_for(lambda: len(recording_events(s, "checkpoint")) >= 2 and len(s.events("action_result")) >= 25,
-             40, "two automatic checkpoints and 25 steps")
+    wait_for(
+        lambda: len(recording_events(s, "checkpoint")) >= 2 and len(s.events("action_result")) >= 25,
+        40,
+        "two automatic checkpoints and 25 steps",
+    )
     victim = s.actor_pid("emulator")
     kill(victim)
     assert s.wait(60) == 0, s.stderr[-3000:]

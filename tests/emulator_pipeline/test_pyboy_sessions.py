@@ -1,5 +1,6 @@
 """The pyboy backend end to end: the demo cartridge won through the pipeline, and any other
 cartridge (rex-runner) handed over to seeded exploration, with battery RAM kept in the session."""
+
 from __future__ import annotations
 
 import hashlib
@@ -26,10 +27,13 @@ def test_the_demo_cartridge_is_won_through_the_pipeline(pyboy_session):
     assert attempts and [r["attempt_id"] for r in results] == [a["attempt_id"] for a in attempts]
     assert {r["outcome"] for r in results} == {"accepted"}
     spans = [r["response"]["recording_span"] for r in results]
-    assert [(sp["fromActionIndex"], sp["toActionIndex"]) for sp in spans] == \
-        [(i, i + 1) for i in range(len(spans))], "one recorded action per executed step, in order"
-    assert all(a["parameters"] == {"buttons": r["response"]["held"], "frames": a["parameters"]["frames"],
-                                   "samples": 0} for a, r in zip(attempts, results))
+    assert [(sp["fromActionIndex"], sp["toActionIndex"]) for sp in spans] == [(i, i + 1) for i in range(len(spans))], (
+        "one recorded action per executed step, in order"
+    )
+    assert all(
+        a["parameters"] == {"buttons": r["response"]["held"], "frames": a["parameters"]["frames"], "samples": 0}
+        for a, r in zip(attempts, results)
+    )
     status = RecordingReader(recording_dir(s)).status()
     assert status["status"] == "stopped" and "run_ended" in status["reason"]
     assert status["actionCount"] == len(attempts) and status["checkpointCount"] >= 1
@@ -55,8 +59,9 @@ def test_any_other_cartridge_is_explored_and_its_battery_ram_stays_in_the_sessio
     assert len(recording_events(s, "input")) == len(s.events("action_attempt"))
     battery = recording_dir(s) / "battery" / "battery.ram"
     assert battery.is_file() and battery.stat().st_size == 8192
-    assert sorted(p.name for p in rex_rom_copy.parent.iterdir()) == ["rex-runner.gb"], \
+    assert sorted(p.name for p in rex_rom_copy.parent.iterdir()) == ["rex-runner.gb"], (
         "nothing is written beside the ROM"
+    )
     assert RecordingReader(recording_dir(s)).status()["rom"]["title"] == "Rex Runner"
 
 

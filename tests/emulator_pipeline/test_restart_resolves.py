@@ -1,6 +1,7 @@
 """After the emulator dies, the steps in flight are resolved ``unknown`` as soon as the
 supervisor's ``actor_exit`` row says so -- not after the step deadline (30 s here), since a
 reply from the dead process can never come -- and none is sent again."""
+
 from __future__ import annotations
 
 import datetime as dt
@@ -11,7 +12,7 @@ from tests.harness import kill, wait_for
 
 pytestmark = pytest.mark.timeout(120)
 LONG_DEADLINE = "emulator.step_timeout_s=30"
-PROMPT_S = 5.0   # well under the 30 s deadline (plus 1 ms per frame) the old actuator waited
+PROMPT_S = 5.0  # well under the 30 s deadline (plus 1 ms per frame) the old actuator waited
 
 
 def _t(row: dict) -> float:
@@ -34,8 +35,14 @@ def _resolved_after_exit(s) -> list[float]:
 
 
 def test_pipelined_steps_in_flight_are_resolved_when_the_emulator_exits(pyboy_session):
-    s = pyboy_session("policy.module=pyboy_explore", "policy.settings.pipeline_depth=8", "emulator.record=false",
-                      "emulator.frames_per_step=3000", LONG_DEADLINE, args=("--max-steps", "40"))
+    s = pyboy_session(
+        "policy.module=pyboy_explore",
+        "policy.settings.pipeline_depth=8",
+        "emulator.record=false",
+        "emulator.frames_per_step=3000",
+        LONG_DEADLINE,
+        args=("--max-steps", "40"),
+    )
     wait_for(lambda: len(s.events("action_result")) >= 4 and _in_flight(s), 60, "results, and steps in flight")
     kill(s.actor_pid("emulator"))
     assert s.wait(100) == 0, s.stderr[-3000:]
@@ -46,8 +53,14 @@ def test_pipelined_steps_in_flight_are_resolved_when_the_emulator_exits(pyboy_se
 
 
 def test_a_step_sent_alone_is_resolved_when_the_emulator_exits(pyboy_session):
-    s = pyboy_session("policy.module=pyboy_explore", "policy.settings.pipeline_depth=1", "emulator.record=false",
-                      "emulator.frames_per_step=40000", LONG_DEADLINE, args=("--max-steps", "3"))
+    s = pyboy_session(
+        "policy.module=pyboy_explore",
+        "policy.settings.pipeline_depth=1",
+        "emulator.record=false",
+        "emulator.frames_per_step=40000",
+        LONG_DEADLINE,
+        args=("--max-steps", "3"),
+    )
     wait_for(lambda: _in_flight(s), 60, "a step in flight")
     kill(s.actor_pid("emulator"))
     assert s.wait(100) == 0, s.stderr[-3000:]

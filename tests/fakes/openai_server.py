@@ -20,6 +20,7 @@ Every request is recorded (headers — including ``Authorization`` — body, arr
 Every reply body sent is kept as the bytes that went out (``sent``, in order): a test reads
 the usage a reply reported from there, not from the client's records.
 """
+
 from __future__ import annotations
 
 import collections
@@ -34,17 +35,28 @@ from typing import Any
 CHAT_PATH = "/v1/chat/completions"
 
 
-def completion_body(content: str | None, *, refusal: str | None = None,
-                    finish_reason: str = "stop", usage: dict | None = None,
-                    model: str = "fake-model-2024") -> dict:
+def completion_body(
+    content: str | None,
+    *,
+    refusal: str | None = None,
+    finish_reason: str = "stop",
+    usage: dict | None = None,
+    model: str = "fake-model-2024",
+) -> dict:
     """A chat-completions reply body with one choice."""
     return {
-        "id": "chatcmpl-fake", "object": "chat.completion", "created": 1_700_000_000,
+        "id": "chatcmpl-fake",
+        "object": "chat.completion",
+        "created": 1_700_000_000,
         "model": model,
-        "choices": [{"index": 0, "finish_reason": finish_reason,
-                     "message": {"role": "assistant", "content": content, "refusal": refusal}}],
-        "usage": usage if usage is not None else
-        {"prompt_tokens": 100, "completion_tokens": 20, "total_tokens": 120},
+        "choices": [
+            {
+                "index": 0,
+                "finish_reason": finish_reason,
+                "message": {"role": "assistant", "content": content, "refusal": refusal},
+            }
+        ],
+        "usage": usage if usage is not None else {"prompt_tokens": 100, "completion_tokens": 20, "total_tokens": 120},
     }
 
 
@@ -55,8 +67,7 @@ def usage(prompt: int, completion: int, cached: int | None = None) -> dict:
     and ``PromptTokensDetails`` (``cached_tokens: Optional[int]``, "Cached tokens present in
     the prompt", so part of ``prompt_tokens``; ``audio_tokens``), src/openai/types/
     completion_usage.py."""
-    out: dict = {"prompt_tokens": prompt, "completion_tokens": completion,
-                 "total_tokens": prompt + completion}
+    out: dict = {"prompt_tokens": prompt, "completion_tokens": completion, "total_tokens": prompt + completion}
     if cached is not None:
         out["prompt_tokens_details"] = {"cached_tokens": cached, "audio_tokens": 0}
     return out
@@ -67,7 +78,7 @@ class RecordedRequest:
     method: str
     path: str
     headers: dict  # lower-cased names
-    body: Any      # parsed JSON, or the raw text when it was not JSON
+    body: Any  # parsed JSON, or the raw text when it was not JSON
     received_at: float
 
 
@@ -80,8 +91,8 @@ class Reply:
     headers: tuple = ()
     delay_s: float = 0.0
     held: bool = False
-    drip_s: float = 0.0     # send the body one byte at a time, this far apart
-    endless: bool = False   # a 200 without a length that never ends (1 MiB chunks)
+    drip_s: float = 0.0  # send the body one byte at a time, this far apart
+    endless: bool = False  # a 200 without a length that never ends (1 MiB chunks)
 
     @classmethod
     def answer(cls, payload: dict, **kwargs) -> Reply:
@@ -102,11 +113,9 @@ class Reply:
         return cls(body=completion_body(content, finish_reason="length"))
 
     @classmethod
-    def status_code(cls, status: int, message: str = "fake error", *,
-                    retry_after: str | None = None) -> Reply:
+    def status_code(cls, status: int, message: str = "fake error", *, retry_after: str | None = None) -> Reply:
         headers = (("Retry-After", retry_after),) if retry_after is not None else ()
-        return cls(status=status, headers=headers,
-                   body={"error": {"message": message, "type": "fake_error"}})
+        return cls(status=status, headers=headers, body={"error": {"message": message, "type": "fake_error"}})
 
     @classmethod
     def raw(cls, status: int, text: str) -> Reply:
@@ -128,28 +137,34 @@ class Reply:
         return cls(endless=True)
 
 
-REJECT_RESPONSE_FORMAT = Reply.status_code(
-    400, "Unrecognized request argument supplied: response_format")
+REJECT_RESPONSE_FORMAT = Reply.status_code(400, "Unrecognized request argument supplied: response_format")
 
 #: How a LiteLLM proxy relays a backend's refusal of ``response_format``: an HTTP 500 in the
 #: OpenAI error envelope with ``code`` as a string (BerriAI/litellm PR #1449 "Litellm Proxy
 #: improve exception mapping" for the envelope, PR #4973 for ``code`` as ``str``, issue
 #: #8698 for a 500 whose message is the relayed exception text).
-LITELLM_REJECT_RESPONSE_FORMAT = Reply(status=500, body={"error": {
-    "message": "litellm.InternalServerError: OpenAIException - Error code: 500 - "
-               "{'error': 'response_format json_schema is not supported by this backend'}",
-    "type": None, "param": None, "code": "500"}})
+LITELLM_REJECT_RESPONSE_FORMAT = Reply(
+    status=500,
+    body={
+        "error": {
+            "message": "litellm.InternalServerError: OpenAIException - Error code: 500 - "
+            "{'error': 'response_format json_schema is not supported by this backend'}",
+            "type": None,
+            "param": None,
+            "code": "500",
+        }
+    },
+)
 
 
 class FakeOpenAIServer:
     """See the module docstring."""
 
-    def __init__(self, *, reject_response_format: bool | Reply = False,
-                 default: Reply | None = None):
+    def __init__(self, *, reject_response_format: bool | Reply = False, default: Reply | None = None):
         self.reject_response_format = reject_response_format
         self.default = default
         self.requests: list[RecordedRequest] = []
-        self.sent: list[bytes] = []   # each reply body as sent (not for endless bodies)
+        self.sent: list[bytes] = []  # each reply body as sent (not for endless bodies)
         self.inflight = 0
         self.max_inflight = 0
         self._script: collections.deque[Reply] = collections.deque()
@@ -158,8 +173,7 @@ class FakeOpenAIServer:
         self._released = threading.Event()
         self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), _make_handler(self))
         self._httpd.daemon_threads = True
-        self._thread = threading.Thread(target=self._httpd.serve_forever,
-                                        kwargs={"poll_interval": 0.05}, daemon=True)
+        self._thread = threading.Thread(target=self._httpd.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
 
     @property
     def port(self) -> int:
@@ -192,8 +206,7 @@ class FakeOpenAIServer:
         """Let every held reply (now and later) go out."""
         self._released.set()
 
-    def wait_for(self, predicate: Callable[[FakeOpenAIServer], bool],
-                 timeout: float = 5.0) -> bool:
+    def wait_for(self, predicate: Callable[[FakeOpenAIServer], bool], timeout: float = 5.0) -> bool:
         """Block until ``predicate(server)`` holds (re-checked on every request change)."""
         with self._cond:
             return self._cond.wait_for(lambda: predicate(self), timeout=timeout)
@@ -206,8 +219,7 @@ class FakeOpenAIServer:
             self.inflight += 1
             self.max_inflight = max(self.max_inflight, self.inflight)
             self._cond.notify_all()
-            if self.reject_response_format and isinstance(request.body, dict) \
-                    and "response_format" in request.body:
+            if self.reject_response_format and isinstance(request.body, dict) and "response_format" in request.body:
                 rejection = self.reject_response_format
                 return rejection if isinstance(rejection, Reply) else REJECT_RESPONSE_FORMAT
             if self._script:
@@ -242,9 +254,9 @@ def _make_handler(server: FakeOpenAIServer) -> type[BaseHTTPRequestHandler]:
                 body = json.loads(raw)
             except ValueError:
                 body = raw
-            request = RecordedRequest("POST", self.path,
-                                      {k.lower(): v for k, v in self.headers.items()},
-                                      body, time.monotonic())
+            request = RecordedRequest(
+                "POST", self.path, {k.lower(): v for k, v in self.headers.items()}, body, time.monotonic()
+            )
             if self.path != CHAT_PATH:
                 server._arrive(request)
                 self._send(Reply.status_code(404, f"no route {self.path}"), request)
@@ -261,8 +273,11 @@ def _make_handler(server: FakeOpenAIServer) -> type[BaseHTTPRequestHandler]:
 
         def _send(self, reply: Reply, request: RecordedRequest) -> None:
             body = reply.body(request) if callable(reply.body) else reply.body
-            data = body if isinstance(body, bytes) else \
-                (body if isinstance(body, str) else json.dumps(body)).encode("utf-8")
+            data = (
+                body
+                if isinstance(body, bytes)
+                else (body if isinstance(body, str) else json.dumps(body)).encode("utf-8")
+            )
             if not reply.endless:
                 with server._cond:
                     server.sent.append(data)

@@ -1,5 +1,6 @@
 """Shared bits of the fleet tests: write a fleet file, run ``supervisor fleet start`` as a
 real process, read what the fleet root holds."""
+
 from __future__ import annotations
 
 import json
@@ -20,13 +21,37 @@ QUICK_FAULTS = ["resume:kill", "driver:term", "supervisor:kill"]
 def quick_campaign(tmp_path_factory) -> dict:
     """The quick campaign's report and its kept fleet roots (shared by every xdist worker: read
     only, copy to change); its ``reference`` root is a whole unfaulted fleet of two sessions."""
+
     def build(keep: str) -> dict:
-        cmd = [sys.executable, os.path.join(REPO, "bench", "fleet_chaos.py"), "--trials", str(len(QUICK_FAULTS)),
-               "--faults", ",".join(QUICK_FAULTS), "--sessions", "2", "--steps", "40", "--concurrency", "2",
-               "--when", "session", "--seed", "3", "--json", "--keep", keep]
+        cmd = [
+            sys.executable,
+            os.path.join(REPO, "bench", "fleet_chaos.py"),
+            "--trials",
+            str(len(QUICK_FAULTS)),
+            "--faults",
+            ",".join(QUICK_FAULTS),
+            "--sessions",
+            "2",
+            "--steps",
+            "40",
+            "--concurrency",
+            "2",
+            "--when",
+            "session",
+            "--seed",
+            "3",
+            "--json",
+            "--keep",
+            keep,
+        ]
         proc = subprocess.run(cmd, cwd=REPO, capture_output=True, text=True, timeout=280)
-        return {"returncode": proc.returncode, "stderr": proc.stderr[-5000:], "keep": keep,
-                "report": json.loads(proc.stdout) if proc.stdout.strip().startswith("{") else None}
+        return {
+            "returncode": proc.returncode,
+            "stderr": proc.stderr[-5000:],
+            "keep": keep,
+            "report": json.loads(proc.stdout) if proc.stdout.strip().startswith("{") else None,
+        }
+
     return built_once(tmp_path_factory, "fleet-chaos-quick", build)
 
 
@@ -37,14 +62,29 @@ def write_fleet(tmp_path, **fields) -> str:
     return str(path)
 
 
-def start_fleet(fleet_file: str, root: str, *args: str, env: dict | None = None,
-                own_group: bool = False) -> subprocess.Popen:
+def start_fleet(
+    fleet_file: str, root: str, *args: str, env: dict | None = None, own_group: bool = False
+) -> subprocess.Popen:
     """``fleet start`` as a real process (``own_group``: in a process group of its own, as a
     terminal starts it, so the test can kill the whole group)."""
-    cmd = [sys.executable, "-m", "supervisor", "fleet", "start", fleet_file, "--fleet-root", root,
-           "--progress", "plain", "--runtime-dir", os.path.join(os.path.dirname(root), "runtime"), *args]
-    return subprocess.Popen(cmd, cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                            env=env, start_new_session=own_group)
+    cmd = [
+        sys.executable,
+        "-m",
+        "supervisor",
+        "fleet",
+        "start",
+        fleet_file,
+        "--fleet-root",
+        root,
+        "--progress",
+        "plain",
+        "--runtime-dir",
+        os.path.join(os.path.dirname(root), "runtime"),
+        *args,
+    ]
+    return subprocess.Popen(
+        cmd, cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env, start_new_session=own_group
+    )
 
 
 def finish(proc: subprocess.Popen, timeout: float = 60) -> tuple[int, str]:
@@ -58,8 +98,9 @@ def finish(proc: subprocess.Popen, timeout: float = 60) -> tuple[int, str]:
 
 
 def supervisor(*args: str, env: dict | None = None) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "supervisor", *args], cwd=REPO, capture_output=True,
-                          text=True, timeout=60, env=env)
+    return subprocess.run(
+        [sys.executable, "-m", "supervisor", *args], cwd=REPO, capture_output=True, text=True, timeout=60, env=env
+    )
 
 
 def rows(root: str) -> list[dict]:
@@ -78,6 +119,18 @@ def journal(session_dir: str) -> list[dict]:
 
 
 def resume_fleet(root: str, runtime: str, *args: str, env: dict | None = None) -> subprocess.Popen:
-    cmd = [sys.executable, "-m", "supervisor", "fleet", "start", "--resume", root, "--progress", "plain",
-           "--runtime-dir", runtime, *args]
+    cmd = [
+        sys.executable,
+        "-m",
+        "supervisor",
+        "fleet",
+        "start",
+        "--resume",
+        root,
+        "--progress",
+        "plain",
+        "--runtime-dir",
+        runtime,
+        *args,
+    ]
     return subprocess.Popen(cmd, cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)

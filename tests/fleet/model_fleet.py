@@ -10,6 +10,7 @@ fleet file's ``prices``; ``standin-b`` is not, so its cost is unknown.
 rows, with no gamerig code: every ``model_evidence`` entry of a proposal, every
 ``model_error`` and ``model_late_answer`` row that carries ``usage``.
 """
+
 from __future__ import annotations
 
 import json
@@ -46,10 +47,13 @@ def _build(directory: str) -> dict:
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()
     try:
-        fleet = write_fleet(tmp, profile=AGENT,
-                            set={"model.base_url": server.base_url, "session.max_steps": MAX_STEPS},
-                            matrix={"model.model": MODELS, "policy.settings.character": CHARACTERS},
-                            prices={"standin-a": PRICE_A})
+        fleet = write_fleet(
+            tmp,
+            profile=AGENT,
+            set={"model.base_url": server.base_url, "session.max_steps": MAX_STEPS},
+            matrix={"model.model": MODELS, "policy.settings.character": CHARACTERS},
+            prices={"standin-a": PRICE_A},
+        )
         root = str(tmp / "root")
         code, out = finish(start_fleet(fleet, root, "--concurrency", "2"), timeout=150)
         assert code == 0, out
@@ -87,9 +91,14 @@ def journal_spend(session_dir: str) -> dict:
         elif row["event"] in ("model_error", "model_late_answer") and isinstance(row.get("usage"), dict):
             usages.append(row["usage"])
     priced = [u["cost_usd"] for u in usages if isinstance(u.get("cost_usd"), (int, float))]
-    return {"calls": len(usages), "tokens": sum(u.get("total_tokens") or 0 for u in usages),
-            "cached": sum(u.get("cached_tokens") or 0 for u in usages), "cost": sum(priced),
-            "priced": len(priced), "unknown": len(usages) - len(priced)}
+    return {
+        "calls": len(usages),
+        "tokens": sum(u.get("total_tokens") or 0 for u in usages),
+        "cached": sum(u.get("cached_tokens") or 0 for u in usages),
+        "cost": sum(priced),
+        "priced": len(priced),
+        "unknown": len(usages) - len(priced),
+    }
 
 
 def character_picked(root: str, session_dir: str) -> str | None:
@@ -107,5 +116,5 @@ def character_picked(root: str, session_dir: str) -> str | None:
             screen = json.load(fh)
         if screen.get("menu_screen") == "character_select":
             ids = [c["id"] for c in screen["characters"] if c["id"].lower() == r["parameters"]["option"].lower()]
-            picked = ids[0] if ids else picked   # (embark is sent on that screen too)
+            picked = ids[0] if ids else picked  # (embark is sent on that screen too)
     return picked

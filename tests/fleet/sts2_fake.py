@@ -13,6 +13,7 @@ Wire format as the mod sends it (Gennadiyev/STS2MCP @ 2fb5390):
 ``hold_gets`` / ``hold_posts`` keep those requests unanswered until ``release()`` (or the
 server stops); ``gets`` and ``posts`` count what arrived, ``held`` what is waiting now.
 """
+
 from __future__ import annotations
 
 import json
@@ -20,8 +21,9 @@ import os
 import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
-SAMPLES = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))),
-                       "vendor", "sts2mcp")
+SAMPLES = os.path.join(
+    os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))), "vendor", "sts2mcp"
+)
 STATE_PATH = "/api/v1/singleplayer"
 
 

@@ -2,6 +2,7 @@
 files show (counted here by a second implementation that reads the files), and ``fleet report
 --compare`` pairs two arms by seed, with the paired tests computed again here from the rows;
 where runs cannot be paired it says why and gives the unpaired tests."""
+
 from __future__ import annotations
 
 import json
@@ -21,7 +22,7 @@ from .model_fleet import MODELS, journal_rows, model_fleet, results
 
 @pytest.fixture(scope="module")
 def fleet(tmp_path_factory) -> dict:
-    return model_fleet(tmp_path_factory)   # read only
+    return model_fleet(tmp_path_factory)  # read only
 
 
 def score_from_files(root: str, session_dir: str) -> dict:
@@ -49,8 +50,13 @@ def score_from_files(root: str, session_dir: str) -> dict:
         elif kind in ("rewards", "card_reward", "map", "event", "rest_site", "shop", "treasure") and fight:
             elites, bosses = elites + (fight == "elite"), bosses + (fight == "boss")
             fight = None
-    return {"floor": floor, "elites": elites, "bosses": bosses, "hp_end": hp,
-            "progress_score": 0.5 * min(floor, 50) / 50 + 0.5 * min(bosses, 3) / 3}
+    return {
+        "floor": floor,
+        "elites": elites,
+        "bosses": bosses,
+        "hp_end": hp,
+        "progress_score": 0.5 * min(floor, 50) / 50 + 0.5 * min(bosses, 3) / 3,
+    }
 
 
 def test_each_sessions_score_is_what_its_observation_files_show(fleet):
@@ -64,16 +70,20 @@ def test_each_sessions_score_is_what_its_observation_files_show(fleet):
         assert r["scored_runs"] in ("ended", "unfinished") and 0 <= r["progress_score"] <= 1
 
 
-def _mcnemar(b: int, c: int) -> float:   # a second implementation: both tails as fractions
+def _mcnemar(b: int, c: int) -> float:  # a second implementation: both tails as fractions
     n = b + c
     ways = sum(math.comb(n, i) for i in range(n + 1) if i <= min(b, c) or i >= max(b, c))
-    return float(min(Fraction(1), Fraction(ways, 2 ** n)))
+    return float(min(Fraction(1), Fraction(ways, 2**n)))
 
 
 def test_report_compare_pairs_the_two_models_by_seed_and_character(fleet):
-    out = subprocess.run([sys.executable, "-m", "supervisor", "fleet", "report", fleet["root"],
-                          "--compare", "model.model", "--json"], cwd=REPO, capture_output=True, text=True,
-                         timeout=60)
+    out = subprocess.run(
+        [sys.executable, "-m", "supervisor", "fleet", "report", fleet["root"], "--compare", "model.model", "--json"],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert out.returncode == 0, out.stderr
     got = json.loads(out.stdout)["compare"]
     rows = results(fleet["root"])
@@ -89,14 +99,29 @@ def test_report_compare_pairs_the_two_models_by_seed_and_character(fleet):
     score = next(m for m in got["paired_tests"]["metrics"] if m["column"] == "progress_score")
     diffs = [x["progress_score"] - y["progress_score"] for x, y in pairs]
     assert score["mean_difference"] == pytest.approx(sum(diffs) / 2)
-    text = subprocess.run([sys.executable, "-m", "supervisor", "fleet", "report", fleet["root"],
-                           "--compare", "model.model"], cwd=REPO, capture_output=True, text=True, timeout=60)
+    text = subprocess.run(
+        [sys.executable, "-m", "supervisor", "fleet", "report", fleet["root"], "--compare", "model.model"],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert "paired by seed: 2 pairs" in text.stdout and "exact McNemar test" in text.stdout
 
 
 def row(arm: str, seed, wins: int, score: float, seeded_by="game.seed", repeat: int = 0) -> dict:
-    return {"index": 0, "policy.module": arm, "game.seed": seed, "repeat": repeat, "runs": 1, "wins": wins,
-            "progress_score": score, "floor": int(score * 100), "seeded_by": seeded_by, "session_id": f"{arm}-{seed}"}
+    return {
+        "index": 0,
+        "policy.module": arm,
+        "game.seed": seed,
+        "repeat": repeat,
+        "runs": 1,
+        "wins": wins,
+        "progress_score": score,
+        "floor": int(score * 100),
+        "seeded_by": seeded_by,
+        "session_id": f"{arm}-{seed}",
+    }
 
 
 def test_arms_that_cannot_be_paired_say_why_and_get_the_unpaired_tests():
@@ -104,7 +129,7 @@ def test_arms_that_cannot_be_paired_say_why_and_get_the_unpaired_tests():
     seeded = [row("a", s, s % 2, 0.1 * s) for s in range(1, 7)] + [row("b", s, 0, 0.05 * s) for s in range(1, 7)]
     got = compare.compare(seeded, "policy.module", "a", "b", keys)
     assert got["paired"] and got["pairs"] == 6
-    diffs = [0.05 * s for s in range(1, 7)]   # every pair favours a: the exact signed-rank p is 2 / 2^6
+    diffs = [0.05 * s for s in range(1, 7)]  # every pair favours a: the exact signed-rank p is 2 / 2^6
     score = got["paired_tests"]["metrics"][0]
     assert score["p"] == pytest.approx(2 / 64) and score["method"] == "exact"
     assert score["mean_difference"] == pytest.approx(sum(diffs) / 6)
@@ -121,19 +146,38 @@ def test_arms_that_cannot_be_paired_say_why_and_get_the_unpaired_tests():
 
     with pytest.raises(compare.CompareError, match="policy.module=c: no session"):
         compare.compare(seeded, "policy.module", "a", "c", keys)
-    no_runs = seeded[:6] + [{**row("b", s, 0, 0.0), "runs": 0, "progress_score": None, "floor": None}
-                            for s in range(1, 7)]
+    no_runs = seeded[:6] + [
+        {**row("b", s, 0, 0.0), "runs": 0, "progress_score": None, "floor": None} for s in range(1, 7)
+    ]
     with pytest.raises(compare.CompareError, match="no run to compare"):
         compare.compare(no_runs, "policy.module", "a", "b", keys)
 
 
 def test_report_compare_refuses_a_key_that_is_not_a_matrix_key(fleet):
-    out = subprocess.run([sys.executable, "-m", "supervisor", "fleet", "report", fleet["root"],
-                          "--compare", "game.seed"], cwd=REPO, capture_output=True, text=True, timeout=60)
+    out = subprocess.run(
+        [sys.executable, "-m", "supervisor", "fleet", "report", fleet["root"], "--compare", "game.seed"],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert out.returncode == 2 and "'game.seed' is not a matrix key of this fleet" in out.stderr
-    out = subprocess.run([sys.executable, "-m", "supervisor", "fleet", "report", fleet["root"],
-                          "--compare", "model.model=standin-a,nobody"], cwd=REPO, capture_output=True, text=True,
-                         timeout=60)
+    out = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "supervisor",
+            "fleet",
+            "report",
+            fleet["root"],
+            "--compare",
+            "model.model=standin-a,nobody",
+        ],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert out.returncode == 2 and "model.model=nobody: no session" in out.stderr
 
 

@@ -8,6 +8,7 @@ to the driver; one session's supervisor killed while the driver lives. Each is f
 the campaign's report, then in the kept evidence that each fault did what it says, and that
 the judge is able to fail.
 """
+
 from __future__ import annotations
 
 import json

@@ -1,6 +1,7 @@
 """The retry rule's evidence read from journal files: attempts with and without results, torn
 lines, lines that do not parse. (The whole rule, with real sessions and a killed Ray worker,
 is in test_ray.py.)"""
+
 from __future__ import annotations
 
 import json
@@ -56,6 +57,7 @@ def test_an_unreadable_middle_line_proves_nothing_unless_the_recorder_named_it_t
     bad = _journal(tmp_path / "a", "s1", [START, "not json\n", attempt(1), result(1)])
     v = judge(bad, ["s1"])
     assert not v.idle and "line 2 does not parse" in v.detail
-    resumed = _journal(tmp_path / "b", "s1", [START, '{"event": "act\n', {"event": "recorder_resumed"},
-                                              attempt(1), result(1)])
+    resumed = _journal(
+        tmp_path / "b", "s1", [START, '{"event": "act\n', {"event": "recorder_resumed"}, attempt(1), result(1)]
+    )
     assert judge(resumed, ["s1"]).idle

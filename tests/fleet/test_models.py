@@ -6,6 +6,7 @@ file's ``prices`` are checked before anything starts.
 The fleet (``model_fleet``) is built once per test run: two stand-in "models", one priced by
 the fleet file (``standin-a``) and one not (``standin-b``: its cost is unknown, never 0).
 """
+
 from __future__ import annotations
 
 import json
@@ -37,7 +38,7 @@ from .model_fleet import (
 
 @pytest.fixture(scope="module")
 def fleet(tmp_path_factory) -> dict:
-    return model_fleet(tmp_path_factory)   # read only
+    return model_fleet(tmp_path_factory)  # read only
 
 
 def _spend(root: str, rows: list[dict]) -> dict:
@@ -51,7 +52,7 @@ def _spend(root: str, rows: list[dict]) -> dict:
 MODEL_DEMO = os.path.join(REPO, "run", "profiles", "model-demo.yaml")
 
 
-def _usd(x: float) -> str:   # the report's rule: cents from a dollar, four decimals under, six under $0.0001
+def _usd(x: float) -> str:  # the report's rule: cents from a dollar, four decimals under, six under $0.0001
     return f"${x:,.2f}" if x >= 1 else (f"${x:.6f}" if 0 < x < 0.0001 else f"${x:.4f}")
 
 
@@ -73,8 +74,9 @@ def runs_and_wins(root: str, session_dir: str) -> tuple[int, int]:
 
 def test_rows_name_the_model_and_the_character_played(fleet):
     rows = results(fleet["root"])
-    assert {(r["model.model"], r["policy.settings.character"]) for r in rows} == \
-        {(m, c) for m in MODELS for c in CHARACTERS}
+    assert {(r["model.model"], r["policy.settings.character"]) for r in rows} == {
+        (m, c) for m in MODELS for c in CHARACTERS
+    }
     for r in rows:
         session = os.path.join(fleet["root"], r["session_dir"])
         start = next(x for x in journal_rows(session) if x["event"] == "session_start")
@@ -98,7 +100,7 @@ def test_a_pick_without_the_built_in_policy_s_mark_is_read_on_the_screen(fleet):
                 row["profile"]["policy"]["settings"].pop("character")
             facts.add(row)
         assert facts.facts()["character"] == character_picked(fleet["root"], session) == r["character"], r["cell"]
-        unread = CapturedSession()   # no way to read the screen, no mark, no profile key: not known
+        unread = CapturedSession()  # no way to read the screen, no mark, no profile key: not known
         for row in journal_rows(session):
             row.pop("character_pick", None)
             if row["event"] == "session_start":
@@ -112,10 +114,17 @@ def test_tokens_and_cost_are_the_journal_sums_and_unknown_is_never_zero(fleet):
     for r in rows:
         spent = journal_spend(os.path.join(fleet["root"], r["session_dir"]))
         assert spent["calls"] > 0, f"{r['cell']}: no model call; the test would not test anything"
-        assert (r["model_calls"], r["model_tokens"], r["model_cached_tokens"], r["model_cost_unknown_calls"]) == \
-            (spent["calls"], spent["tokens"], spent["cached"], spent["unknown"]), (r, spent)
-        assert r["model_fallbacks"] == sum(1 for x in journal_rows(os.path.join(fleet["root"], r["session_dir"]))
-                                           if x["event"] == "proposal" and x.get("source") == "heuristic_fallback")
+        assert (r["model_calls"], r["model_tokens"], r["model_cached_tokens"], r["model_cost_unknown_calls"]) == (
+            spent["calls"],
+            spent["tokens"],
+            spent["cached"],
+            spent["unknown"],
+        ), (r, spent)
+        assert r["model_fallbacks"] == sum(
+            1
+            for x in journal_rows(os.path.join(fleet["root"], r["session_dir"]))
+            if x["event"] == "proposal" and x.get("source") == "heuristic_fallback"
+        )
         if r["model"] == "standin-a":
             assert spent["unknown"] == 0 and r["model_cost_usd"] == pytest.approx(spent["cost"], rel=1e-9, abs=1e-12)
             assert r["model_cost_usd"] > 0
@@ -148,8 +157,12 @@ def test_what_the_server_answered_is_what_the_results_count(fleet):
         mine = [r for r in rows if r["model"] == model]
         assert usage and sum(u["total_tokens"] for u in usage) == sum(r["model_tokens"] for r in mine), model
         assert len(usage) == sum(r["model_calls"] for r in mine), model
-    cost = sum((u["prompt_tokens"] * PRICE_A["input_per_mtok"] + u["completion_tokens"] * PRICE_A["output_per_mtok"])
-               / 1e6 for s in served if s["model"] == "standin-a" for u in [s["usage"]])
+    cost = sum(
+        (u["prompt_tokens"] * PRICE_A["input_per_mtok"] + u["completion_tokens"] * PRICE_A["output_per_mtok"]) / 1e6
+        for s in served
+        if s["model"] == "standin-a"
+        for u in [s["usage"]]
+    )
     assert sum(r["model_cost_usd"] for r in rows if r["model"] == "standin-a") == pytest.approx(cost, rel=1e-9)
 
 
@@ -169,14 +182,19 @@ def test_fleet_report_gives_each_cell_and_each_model_its_tokens_and_cost(fleet):
         runs, wins = sum(c[0] for c in counted), sum(c[1] for c in counted)
         assert (agg["runs"], agg["wins"]) == (runs, wins), (name, agg)
         ended += runs
-        assert (agg["model_tokens"], agg["model_calls"], agg["model_cost_unknown_calls"]) == \
-            (spent["tokens"], spent["calls"], spent["unknown"]), name
+        assert (agg["model_tokens"], agg["model_calls"], agg["model_cost_unknown_calls"]) == (
+            spent["tokens"],
+            spent["calls"],
+            spent["unknown"],
+        ), name
         if spent["unknown"]:
             assert agg["model_cost_usd"] is None and agg["cost_text"] == "unknown", name
             assert agg["cost_per_run_text"] == ("unknown" if runs else "—")
             assert agg["cost_per_win_text"] == ("unknown" if wins else "—")
         else:
-            assert agg["model_cost_usd"] == pytest.approx(spent["cost"], rel=1e-9) and agg["cost_text"] == _usd(spent["cost"])
+            assert agg["model_cost_usd"] == pytest.approx(spent["cost"], rel=1e-9) and agg["cost_text"] == _usd(
+                spent["cost"]
+            )
             if runs:
                 assert agg["cost_per_run"] == pytest.approx(spent["cost"] / runs, rel=1e-6)
                 assert agg["cost_per_run_text"] == _usd(spent["cost"] / runs), name
@@ -201,24 +219,66 @@ def test_fleet_report_gives_each_cell_and_each_model_its_tokens_and_cost(fleet):
 def test_cost_per_win_divides_by_wins_and_a_partial_cost_is_a_lower_bound():
     """``group_rows`` on rows as results.jsonl holds them (inputs, not outputs): 3 wins of 4
     runs at $0.09 known, and a cell with one call of unknown cost among priced ones."""
-    base = {"outcome": "ok", "steps": 10, "runs_inferred": 0, "duration_s": 1.0, "model_tokens": 100,
-            "model_cached_tokens": 0, "model_fallbacks": 0, "session_id": None}
-    rows = [{**base, "index": 0, "cell": "x", "model": "m", "runs": 3, "wins": 2, "model_calls": 4,
-             "model_cost_usd": 0.06, "model_cost_unknown_calls": 0},
-            {**base, "index": 1, "cell": "x", "model": "m", "runs": 1, "wins": 1, "model_calls": 2,
-             "model_cost_usd": 0.03, "model_cost_unknown_calls": 0},
-            {**base, "index": 2, "cell": "y", "model": "m", "runs": 2, "wins": 1, "model_calls": 3,
-             "model_cost_usd": 0.02, "model_cost_unknown_calls": 1}]
+    base = {
+        "outcome": "ok",
+        "steps": 10,
+        "runs_inferred": 0,
+        "duration_s": 1.0,
+        "model_tokens": 100,
+        "model_cached_tokens": 0,
+        "model_fallbacks": 0,
+        "session_id": None,
+    }
+    rows = [
+        {
+            **base,
+            "index": 0,
+            "cell": "x",
+            "model": "m",
+            "runs": 3,
+            "wins": 2,
+            "model_calls": 4,
+            "model_cost_usd": 0.06,
+            "model_cost_unknown_calls": 0,
+        },
+        {
+            **base,
+            "index": 1,
+            "cell": "x",
+            "model": "m",
+            "runs": 1,
+            "wins": 1,
+            "model_calls": 2,
+            "model_cost_usd": 0.03,
+            "model_cost_unknown_calls": 0,
+        },
+        {
+            **base,
+            "index": 2,
+            "cell": "y",
+            "model": "m",
+            "runs": 2,
+            "wins": 1,
+            "model_calls": 3,
+            "model_cost_usd": 0.02,
+            "model_cost_unknown_calls": 1,
+        },
+    ]
     x, y = group_rows(rows, "cell")
-    assert (x["cost_text"], x["cost_per_run"], x["cost_per_win"], x["cost_per_win_text"]) == \
-        ("$0.0900", pytest.approx(0.0225), pytest.approx(0.03), "$0.0300")
+    assert (x["cost_text"], x["cost_per_run"], x["cost_per_win"], x["cost_per_win_text"]) == (
+        "$0.0900",
+        pytest.approx(0.0225),
+        pytest.approx(0.03),
+        "$0.0300",
+    )
     assert (y["model_cost_state"], y["cost_text"], y["cost_per_win_text"]) == ("partial", "≥ $0.0200", "≥ $0.0200")
     assert not math.isnan(x["cost_per_run"])
 
 
 def test_a_session_that_never_ran_is_counted_under_its_planned_model(tmp_path):
-    path = write_fleet(tmp_path, profile=MODEL_DEMO,
-                       matrix={"model.model": ["m1", "m2"], "policy.settings.character": ["wanderer"]})
+    path = write_fleet(
+        tmp_path, profile=MODEL_DEMO, matrix={"model.model": ["m1", "m2"], "policy.settings.character": ["wanderer"]}
+    )
     plans = matrix.expand(spec.load(path))
     row = session_row("t", str(tmp_path), plans[1], [], "not_run")
     assert (row["model"], row["character"], row["model_calls"]) == ("m2", "wanderer", None)
@@ -227,17 +287,26 @@ def test_a_session_that_never_ran_is_counted_under_its_planned_model(tmp_path):
 
 # -- prices: in the fleet file ----------------------------------------------------------------
 
-@pytest.mark.parametrize("prices, extra, problem", [
-    ({"m1": {"input_per_mtok": -1, "output_per_mtok": 2}}, {}, "prices.m1.input_per_mtok: must be >= 0, got -1"),
-    ({"m1": {"input_per_mtok": 1}}, {}, "prices.m1.output_per_mtok: required"),
-    ({"m1": {"input_per_mtok": 1, "output_per_mtok": 2, "model": "m2"}}, {},
-     "prices.m1.model: 'm2' differs from the entry's key 'm1'"),
-    ({"m1": [1, 2]}, {}, "prices.m1: expected a mapping"),
-    ("cheap", {}, "prices: expected a mapping of model names to prices"),
-    ({"m1": {"input_per_mtok": 1, "output_per_mtok": 2}},
-     {"set": {"model.price": {"model": "m1", "input_per_mtok": 1, "output_per_mtok": 1}}},
-     "prices.m1: set.model.price prices the same sessions"),
-])
+
+@pytest.mark.parametrize(
+    "prices, extra, problem",
+    [
+        ({"m1": {"input_per_mtok": -1, "output_per_mtok": 2}}, {}, "prices.m1.input_per_mtok: must be >= 0, got -1"),
+        ({"m1": {"input_per_mtok": 1}}, {}, "prices.m1.output_per_mtok: required"),
+        (
+            {"m1": {"input_per_mtok": 1, "output_per_mtok": 2, "model": "m2"}},
+            {},
+            "prices.m1.model: 'm2' differs from the entry's key 'm1'",
+        ),
+        ({"m1": [1, 2]}, {}, "prices.m1: expected a mapping"),
+        ("cheap", {}, "prices: expected a mapping of model names to prices"),
+        (
+            {"m1": {"input_per_mtok": 1, "output_per_mtok": 2}},
+            {"set": {"model.price": {"model": "m1", "input_per_mtok": 1, "output_per_mtok": 1}}},
+            "prices.m1: set.model.price prices the same sessions",
+        ),
+    ],
+)
 def test_bad_prices_are_refused_naming_the_key(tmp_path, prices, extra, problem):
     path = write_fleet(tmp_path, profile=MODEL_DEMO, matrix={"model.model": ["m1", "m2"]}, prices=prices, **extra)
     with pytest.raises(FleetFileError) as err:
@@ -246,23 +315,40 @@ def test_bad_prices_are_refused_naming_the_key(tmp_path, prices, extra, problem)
 
 
 def test_a_price_for_a_model_no_session_uses_is_refused_and_nothing_starts(tmp_path):
-    path = write_fleet(tmp_path, profile=MODEL_DEMO, matrix={"model.model": ["m1", "m2"]},
-                       prices={"m1": {"input_per_mtok": 1, "output_per_mtok": 2},
-                               "gpt-5": {"input_per_mtok": 1, "output_per_mtok": 2}})
-    r = supervisor("fleet", "start", path, "--fleet-root", str(tmp_path / "root"), "--runtime-dir",
-                   str(tmp_path / "runtime"))
+    path = write_fleet(
+        tmp_path,
+        profile=MODEL_DEMO,
+        matrix={"model.model": ["m1", "m2"]},
+        prices={
+            "m1": {"input_per_mtok": 1, "output_per_mtok": 2},
+            "gpt-5": {"input_per_mtok": 1, "output_per_mtok": 2},
+        },
+    )
+    r = supervisor(
+        "fleet", "start", path, "--fleet-root", str(tmp_path / "root"), "--runtime-dir", str(tmp_path / "runtime")
+    )
     assert r.returncode == 2, r.stdout + r.stderr
-    assert r.stderr == f"error: {path}: prices.gpt-5: no session of this fleet uses model 'gpt-5' " \
-                       "(its sessions use 'm1', 'm2')\n", r.stderr
+    assert (
+        r.stderr == f"error: {path}: prices.gpt-5: no session of this fleet uses model 'gpt-5' "
+        "(its sessions use 'm1', 'm2')\n"
+    ), r.stderr
     assert not (tmp_path / "root").exists()
 
 
 def test_prices_reach_each_session_of_their_model_only(tmp_path):
-    path = write_fleet(tmp_path, profile=MODEL_DEMO, matrix={"model.model": ["m1", "m2"]}, prices={"m1": {"input_per_mtok": 0.5, "output_per_mtok": 1}})
-    overrides = {p.model: [o for o in p.overrides if o.startswith("model.price=")] for p in matrix.expand(spec.load(path))}
+    path = write_fleet(
+        tmp_path,
+        profile=MODEL_DEMO,
+        matrix={"model.model": ["m1", "m2"]},
+        prices={"m1": {"input_per_mtok": 0.5, "output_per_mtok": 1}},
+    )
+    overrides = {
+        p.model: [o for o in p.overrides if o.startswith("model.price=")] for p in matrix.expand(spec.load(path))
+    }
     assert overrides["m2"] == []
-    assert [yaml.safe_load(o.split("=", 1)[1]) for o in overrides["m1"]] == \
-        [{"model": "m1", "input_per_mtok": 0.5, "output_per_mtok": 1}]
+    assert [yaml.safe_load(o.split("=", 1)[1]) for o in overrides["m1"]] == [
+        {"model": "m1", "input_per_mtok": 0.5, "output_per_mtok": 1}
+    ]
 
 
 def test_the_shipped_model_fleet_loads(tmp_path):

@@ -2,6 +2,7 @@
 fleet whose driver is killed and resumed with ``--ray-address``, and the retry rule with a Ray
 worker killed while its session has, or has not, an action in flight: the journal decides.
 The outside game is ``FakeSts2Game``, a real HTTP server whose answers the test holds."""
+
 from __future__ import annotations
 
 import glob
@@ -50,17 +51,21 @@ def test_a_fleet_on_ray_survives_its_driver(tmp_path, head):
     assert all(r != cmd.pid for r in runners)  # each ran inside a Ray worker
     os.killpg(cmd.pid, signal.SIGKILL)
     cmd.communicate(timeout=10)
-    code, out = finish(resume_fleet(root, str(tmp_path / "runtime"), "--ray-address", head.address, env=head.env),
-                       timeout=120)
+    code, out = finish(
+        resume_fleet(root, str(tmp_path / "runtime"), "--ray-address", head.address, env=head.env), timeout=120
+    )
     assert code == 0, out
     assert "ray, concurrency" not in out and "resume: 0 kept" in out and "2 run again" in out, out
     got = rows(root)
-    assert [(r["slot"], r["outcome"], r["steps"], r["reason"], r["attempts"]) for r in got] == \
-        [("s0000", "ok", 50, "max_steps", 2), ("s0001", "ok", 50, "max_steps", 2)], got
+    assert [(r["slot"], r["outcome"], r["steps"], r["reason"], r["attempts"]) for r in got] == [
+        ("s0000", "ok", 50, "max_steps", 2),
+        ("s0001", "ok", 50, "max_steps", 2),
+    ], got
     for r in got:
         assert "told to stop before its end" in r["detail"], r["detail"]
-        first = journal(os.path.join(root, r["slot"], "capture", "sessions",
-                                     attempt(root, r["slot"], 1)["session_ids"][0]))
+        first = journal(
+            os.path.join(root, r["slot"], "capture", "sessions", attempt(root, r["slot"], 1)["session_ids"][0])
+        )
         assert (first[-1]["event"], first[-1]["reason"]) == ("session_end", "sigterm")  # finalized, not cut
         assert attempt(root, r["slot"], 2)["node"]  # the rerun ran as a Ray task too
     assert supervisor("capture", "verify", root).returncode == 0  # every session, cut ones too, finalized
@@ -75,10 +80,19 @@ def _attempts(root: str, slot: str) -> int:
 
 
 def _outside_game_fleet(tmp_path, game) -> str:
-    return write_fleet(tmp_path, sessions=1, set={
-        "game.builtin": False, "game.base_url": game.base_url, "game.timeout_s": 60,
-        "session.max_steps": 5, "session.stuck_seconds": 0, "supervisor.heartbeat_s": 0.2,
-        "supervisor.stop_timeout_s": 1})
+    return write_fleet(
+        tmp_path,
+        sessions=1,
+        set={
+            "game.builtin": False,
+            "game.base_url": game.base_url,
+            "game.timeout_s": 60,
+            "session.max_steps": 5,
+            "session.stuck_seconds": 0,
+            "supervisor.heartbeat_s": 0.2,
+            "supervisor.stop_timeout_s": 1,
+        },
+    )
 
 
 def _session_journal(root: str) -> list[dict]:
@@ -91,8 +105,11 @@ def test_a_worker_killed_with_an_action_in_flight_is_never_rerun(tmp_path, head,
     root = str(tmp_path / "fleet")
     proc = start_fleet(_outside_game_fleet(tmp_path, game), root, "--ray-address", head.address, env=head.env)
     try:
-        wait_for(lambda: game.held == 1 and any(r["event"] == "action_attempt" for r in _session_journal(root)),
-                 60, "an action attempt held by the game")
+        wait_for(
+            lambda: game.held == 1 and any(r["event"] == "action_attempt" for r in _session_journal(root)),
+            60,
+            "an action attempt held by the game",
+        )
         os.kill(attempt(root, "s0000", 1)["runner_pid"], signal.SIGKILL)
         code, out = finish(proc, timeout=60)
     finally:
@@ -100,14 +117,18 @@ def test_a_worker_killed_with_an_action_in_flight_is_never_rerun(tmp_path, head,
     assert code == 1, out
     (row,) = rows(root)
     assert row["outcome"] == "needs_review" and row["attempts"] == 1, row
-    assert "attempt 1 lost (WorkerCrashedError" in row["detail"] and "action_attempt a-000001 has no action_result" in row["detail"]
+    assert (
+        "attempt 1 lost (WorkerCrashedError" in row["detail"]
+        and "action_attempt a-000001 has no action_result" in row["detail"]
+    )
     assert not os.path.exists(os.path.join(root, "s0000", "attempt-2.json"))
     assert game.posts == 1  # the action was sent once, and never again
     # the worker's death SIGTERMed the supervisor: it finalized with the attempt unresolved
     events = _session_journal(root)
     assert "action_result" not in [r["event"] for r in events]
-    assert (events[-1]["event"], events[-1]["reason"]) == ("session_end", "sigterm") and \
-        "a-000001" in json.dumps(events[-1]["unresolved_attempts"])
+    assert (events[-1]["event"], events[-1]["reason"]) == ("session_end", "sigterm") and "a-000001" in json.dumps(
+        events[-1]["unresolved_attempts"]
+    )
 
 
 def test_a_worker_killed_with_no_action_in_flight_is_run_again(tmp_path, head, game):

@@ -3,6 +3,7 @@ what a dead driver left running instead of asking the user to, and refuses only 
 fleet's driver itself runs. Whole fleets killed and resumed are in test_fleet_chaos.py; these
 tests start from a copy of its unfaulted fleet (a real fleet root, two finished sessions) with
 one thing changed, as a crash at that moment leaves it."""
+
 from __future__ import annotations
 
 import json
@@ -62,10 +63,9 @@ def cut_after(session: str, last_event: str) -> tuple[int, dict]:
     path = os.path.join(session, "events.jsonl")
     with open(path, "rb") as fh:
         lines = fh.read().split(b"\n")
-    n = max(i for i, line in enumerate(lines) if line.startswith(b"{") and
-            json.loads(line).get("event") == last_event)
+    n = max(i for i, line in enumerate(lines) if line.startswith(b"{") and json.loads(line).get("event") == last_event)
     with open(path, "wb") as fh:
-        fh.write(b"\n".join(lines[:n + 1]) + b"\n")
+        fh.write(b"\n".join(lines[: n + 1]) + b"\n")
     return n + 1, json.loads(lines[n])
 
 
@@ -75,12 +75,17 @@ def test_an_action_in_flight_needs_review_naming_its_line_and_a_session_that_end
     runtime = str(tmp_path / "runtime")
     code, out = finish(resume_fleet(root, runtime), timeout=60)
     assert code == 1, out  # one session needs review
-    assert "resume: 0 kept, 1 ended by themselves (rows written now), 1 need review, 0 run again " \
-           "(stopped or cut short, no action in flight), 0 never started" in out, out
+    assert (
+        "resume: 0 kept, 1 ended by themselves (rows written now), 1 need review, 0 run again "
+        "(stopped or cut short, no action in flight), 0 never started" in out
+    ), out
     review, ended = rows(root)
     assert review["outcome"] == "needs_review" and review["attempts"] == 1
-    assert f"events.jsonl line {line}: action_attempt {open_attempt['attempt_id']} has no action_result" \
-        in review["detail"] and "Not run again" in review["detail"], review["detail"]
+    assert (
+        f"events.jsonl line {line}: action_attempt {open_attempt['attempt_id']} has no action_result"
+        in review["detail"]
+        and "Not run again" in review["detail"]
+    ), review["detail"]
     assert "cut short" in review["detail"] and not os.path.exists(os.path.join(root, "s0000", "attempt-2.json"))
     want = next(r for r in map(json.loads, open(os.path.join(reference, "results.jsonl"))) if r["slot"] == "s0001")
     assert {k: ended[k] for k in COMPARED} == {k: want[k] for k in COMPARED}
@@ -105,7 +110,7 @@ def test_a_torn_last_line_is_read_past_and_an_unreadable_line_in_the_middle_need
     with open(path, "rb") as fh:
         lines = fh.read().split(b"\n")
     bad = len(lines) // 2  # a line in the middle, with rows after it
-    lines[bad - 1] = lines[bad - 1][:len(lines[bad - 1]) // 2] + b"\x00\xff not json"
+    lines[bad - 1] = lines[bad - 1][: len(lines[bad - 1]) // 2] + b"\x00\xff not json"
     with open(path, "wb") as fh:
         fh.write(b"\n".join(lines))
     torn = session_dir(root, "s0001")
@@ -114,13 +119,16 @@ def test_a_torn_last_line_is_read_past_and_an_unreadable_line_in_the_middle_need
         fh.write(b'{"event": "action_attempt", "attempt_id": "a-0')  # no newline: torn
     code, out = finish(resume_fleet(root, str(tmp_path / "runtime")), timeout=120)
     assert code == 1, out  # one session needs review
-    assert "resume: 0 kept, 0 ended by themselves (rows written now), 1 need review, 1 run again " \
-           "(stopped or cut short, no action in flight), 0 never started" in out, out
+    assert (
+        "resume: 0 kept, 0 ended by themselves (rows written now), 1 need review, 1 run again "
+        "(stopped or cut short, no action in flight), 0 never started" in out
+    ), out
     review, again = rows(root)
     sid = os.path.basename(garbled)
     assert review["outcome"] == "needs_review" and review["attempts"] == 1, review
-    assert f"{sid}/events.jsonl line {bad}: does not parse" in review["detail"] \
-        and "Not run again" in review["detail"], review["detail"]
+    assert (
+        f"{sid}/events.jsonl line {bad}: does not parse" in review["detail"] and "Not run again" in review["detail"]
+    ), review["detail"]
     assert os.path.basename(session_dir(root, "s0000")) == sid  # not run again
     assert not os.path.exists(os.path.join(root, "s0000", "attempt-2.json"))
     assert again["outcome"] == "ok" and again["attempts"] == 2 and again["reason"] == "max_steps", again
@@ -153,8 +161,9 @@ def test_a_resume_refuses_only_while_the_fleets_driver_runs(reference, tmp_path)
         refused = supervisor("fleet", "start", "--resume", root, "--runtime-dir", str(tmp_path / "runtime"))
     finally:
         os.close(lock)
-    assert refused.returncode == 2 and "the fleet's driver (pid" in refused.stderr \
-        and "is still running" in refused.stderr, refused.stderr
+    assert (
+        refused.returncode == 2 and "the fleet's driver (pid" in refused.stderr and "is still running" in refused.stderr
+    ), refused.stderr
     assert rows(root) == []  # decided nothing, wrote nothing
     empty = tmp_path / "made"  # a driver killed after making its root, before recording the fleet
     empty.mkdir()
@@ -178,19 +187,30 @@ def test_a_resume_takes_over_what_the_dead_driver_left_instead_of_asking(tmp_pat
     session.mkdir(parents=True)
     orphan = _process("import time; time.sleep(60)", env={**os.environ, "GAMERIG_SESSION": sid})
     stranger = _process("import time; time.sleep(60)", env={**os.environ, "GAMERIG_SESSION": "another"})
-    session.joinpath("events.jsonl").write_text("".join(json.dumps(r) + "\n" for r in (
-        {"event": "session_start", "recorded_at": "2026-12-06T00:00:00.000001Z"},
-        {"event": "actor_start", "actor": "policy", "pid": orphan.pid},
-        {"event": "actor_start", "actor": "observer", "pid": stranger.pid})), encoding="utf-8")
+    session.joinpath("events.jsonl").write_text(
+        "".join(
+            json.dumps(r) + "\n"
+            for r in (
+                {"event": "session_start", "recorded_at": "2026-12-06T00:00:00.000001Z"},
+                {"event": "actor_start", "actor": "policy", "pid": orphan.pid},
+                {"event": "actor_start", "actor": "observer", "pid": stranger.pid},
+            )
+        ),
+        encoding="utf-8",
+    )
     # s0001: a supervisor still running; it finalizes when told to stop
-    survivor = _process("import signal, sys, time\n"
-                        "signal.signal(signal.SIGTERM, lambda *a: sys.exit(0))\n"
-                        "print('up', flush=True)\ntime.sleep(60)", "supervisor")
+    survivor = _process(
+        "import signal, sys, time\n"
+        "signal.signal(signal.SIGTERM, lambda *a: sys.exit(0))\n"
+        "print('up', flush=True)\ntime.sleep(60)",
+        "supervisor",
+    )
     assert survivor.stdout.readline() == "up\n"
     runtime = root / "s0001" / "runtime"
     runtime.mkdir(parents=True)
-    runtime.joinpath("x.json").write_text(json.dumps({"pid": survivor.pid, "session_id": "x",
-                                                      "started_at": time.time()}), encoding="utf-8")
+    runtime.joinpath("x.json").write_text(
+        json.dumps({"pid": survivor.pid, "session_id": "x", "started_at": time.time()}), encoding="utf-8"
+    )
     said: list[str] = []
     try:
         resume_mod.take_over(str(root), say=said.append, orphan_wait_s=0.5)
@@ -204,5 +224,6 @@ def test_a_resume_takes_over_what_the_dead_driver_left_instead_of_asking(tmp_pat
     text = "\n".join(said)
     assert f"1 session(s) of the dead driver still stopping here: s0001 (supervisor pid {survivor.pid})" in text
     assert "every session of the dead driver here has finalized" in text
-    assert f"the policy actor (pid {orphan.pid}) of session {sid} still ran 0s after its supervisor died; killed" \
-        in text, text
+    assert (
+        f"the policy actor (pid {orphan.pid}) of session {sid} still ran 0s after its supervisor died; killed" in text
+    ), text

@@ -1,4 +1,5 @@
 """The fleet statistics against published values (each cited beside its test)."""
+
 from __future__ import annotations
 
 import math
@@ -11,8 +12,7 @@ from supervisor.fleet import stats
 def test_wilson_interval_matches_newcombe_1998_table_i():
     # Newcombe (1998) "Two-sided confidence intervals for the single proportion", Table I:
     # 81/263 -> Wilson 0.2553 to 0.3662; 15/148 -> 0.0624 to 0.1605; 0/20 -> 0 to 0.1611
-    for (k, n), (lo, hi) in {(81, 263): (0.2553, 0.3662), (15, 148): (0.0624, 0.1605),
-                             (0, 20): (0.0, 0.1611)}.items():
+    for (k, n), (lo, hi) in {(81, 263): (0.2553, 0.3662), (15, 148): (0.0624, 0.1605), (0, 20): (0.0, 0.1611)}.items():
         got = stats.wilson(k, n)
         assert got[0] == pytest.approx(lo, abs=1e-4) and got[1] == pytest.approx(hi, abs=1e-4)
     assert stats.wilson(0, 0) is None
@@ -44,19 +44,25 @@ def test_welch_matches_a_hand_computed_example():
 
 
 def test_the_plain_sentence_says_what_the_p_value_allows():
-    assert stats.verdict(0.47, 16, 16, "win rate", "a", "b", True) == "win rate: not distinguishable at n = 16 (p = 0.47)"
+    assert (
+        stats.verdict(0.47, 16, 16, "win rate", "a", "b", True) == "win rate: not distinguishable at n = 16 (p = 0.47)"
+    )
     assert "b is higher at n = 16 and 20" in stats.verdict(0.001, 16, 20, "win rate", "a", "b", False)
     assert "not enough data" in stats.verdict(None, 0, 3, "floor", "a", "b", True)
 
 
 # -- unbalanced groups, against independent values ---------------------------------------------
 
+
 def _fisher_by_enumeration(k1: int, n1: int, k2: int, n2: int) -> float:
     """A second implementation: every table with these margins, probabilities as fractions."""
     from fractions import Fraction
+
     wins = k1 + k2
+
     def prob(a: int) -> Fraction:
         return Fraction(math.comb(n1, a) * math.comb(n2, wins - a), math.comb(n1 + n2, wins))
+
     tables = [a for a in range(n1 + 1) if 0 <= wins - a <= n2]
     seen = prob(k1)
     return float(sum(prob(a) for a in tables if prob(a) <= seen))
@@ -75,8 +81,28 @@ def test_welch_with_unequal_sizes_and_variances_matches_the_published_example():
     # 17.1): t = -2.22, df = 24.5, p = 0.036; scipy 1.17.1 stats.ttest_ind(equal_var=False):
     # df 24.524634944257343, p 0.035484530830010394, 95 % interval -4.276458650120555 .. -0.16354134987944358
     a1 = [19.8, 20.4, 19.6, 17.8, 18.5, 18.9, 18.3, 18.9, 19.5, 22.0]
-    a2 = [28.2, 26.6, 20.1, 23.3, 25.2, 22.1, 17.7, 27.6, 20.6, 13.7,
-          23.2, 17.5, 20.6, 18.0, 23.9, 21.6, 24.3, 20.4, 23.9, 13.3]
+    a2 = [
+        28.2,
+        26.6,
+        20.1,
+        23.3,
+        25.2,
+        22.1,
+        17.7,
+        27.6,
+        20.6,
+        13.7,
+        23.2,
+        17.5,
+        20.6,
+        18.0,
+        23.9,
+        21.6,
+        24.3,
+        20.4,
+        23.9,
+        13.3,
+    ]
     w = stats.welch(a1, a2)
     assert w["difference"] == pytest.approx(-2.22, abs=1e-9)
     assert w["df"] == pytest.approx(24.524634944257343, rel=1e-9)
@@ -90,8 +116,7 @@ def test_welch_with_unequal_sizes_and_variances_matches_the_published_example():
 def test_newcombe_interval_matches_newcombe_1998_method_10():
     # Newcombe (1998) "Interval estimation for the difference between independent proportions",
     # Table II, method 10: 56/70 - 48/80 -> 0.0524 to 0.3339; 9/10 - 3/10 -> 0.1705 to 0.8090
-    for (k1, n1, k2, n2), (lo, hi) in {(56, 70, 48, 80): (0.0524, 0.3339),
-                                       (9, 10, 3, 10): (0.1705, 0.8090)}.items():
+    for (k1, n1, k2, n2), (lo, hi) in {(56, 70, 48, 80): (0.0524, 0.3339), (9, 10, 3, 10): (0.1705, 0.8090)}.items():
         got = stats.newcombe(k1, n1, k2, n2)
         assert got[0] == pytest.approx(lo, abs=1e-4) and got[1] == pytest.approx(hi, abs=1e-4)
     back = stats.newcombe(48, 80, 56, 70)  # the other order mirrors the interval
@@ -101,12 +126,15 @@ def test_newcombe_interval_matches_newcombe_1998_method_10():
 
 # -- paired ---------------------------------------------------------------------------------------
 
+
 def test_exact_mcnemar_is_the_two_sided_binomial_of_the_discordant_pairs():
     from fractions import Fraction
+
     def second(b: int, c: int) -> float:  # P(X <= min) + P(X >= max) for Binomial(b + c, 1/2)
         n, lo, hi = b + c, min(b, c), max(b, c)
         ways = sum(math.comb(n, i) for i in range(n + 1) if i <= lo or i >= hi)
-        return float(min(Fraction(1), Fraction(ways, 2 ** n)))
+        return float(min(Fraction(1), Fraction(ways, 2**n)))
+
     # scipy 1.17.1 stats.binomtest(1, 9).pvalue -> 0.0390625
     assert stats.mcnemar_exact(1, 8) == pytest.approx(0.0390625)
     for b, c in ((1, 8), (8, 1), (2, 9), (5, 5), (0, 3), (12, 30), (0, 1)):
@@ -117,13 +145,17 @@ def test_exact_mcnemar_is_the_two_sided_binomial_of_the_discordant_pairs():
 def _wilcoxon_by_brute_force(diffs: list[float]) -> float:
     """A second implementation: mean ranks by sorting, then all 2^n sign assignments."""
     import itertools
+
     nz = [d for d in diffs if d != 0]
     absolute = sorted(abs(d) for d in nz)
     rank = {v: (absolute.index(v) + 1 + len(absolute) - absolute[::-1].index(v)) / 2 for v in absolute}
     ranks = [rank[abs(d)] for d in nz]
     total, seen = sum(ranks), sum(r for r, d in zip(ranks, nz) if d > 0)
-    hits = sum(1 for signs in itertools.product((0, 1), repeat=len(nz))
-               if abs(sum(r for r, s in zip(ranks, signs) if s) - total / 2) >= abs(seen - total / 2) - 1e-9)
+    hits = sum(
+        1
+        for signs in itertools.product((0, 1), repeat=len(nz))
+        if abs(sum(r for r, s in zip(ranks, signs) if s) - total / 2) >= abs(seen - total / 2) - 1e-9
+    )
     return hits / 2 ** len(nz)
 
 

@@ -12,6 +12,7 @@ its answer is spoiled, as a real network or a buggy mod would — so the adapter
 again. A GET to be answered badly is not forwarded. ``FAULTS`` names every misbehaviour.
 The shapes imitate no particular server: they are what HTTP permits a broken one to send.
 """
+
 from __future__ import annotations
 
 import http.server
@@ -23,8 +24,14 @@ HUGE = 20 * 1024 * 1024
 WHOLE = b'{"state_type": "menu", "status": "ok"}'  # a state and an acceptance alike, if whole
 
 
-def _body(handler, status: int, data: bytes, content_type: str = "application/json",
-          length: int | None = None, extra: tuple = ()) -> None:
+def _body(
+    handler,
+    status: int,
+    data: bytes,
+    content_type: str = "application/json",
+    length: int | None = None,
+    extra: tuple = (),
+) -> None:
     handler.send_response(status)
     handler.send_header("Content-Type", content_type)
     handler.send_header("Content-Length", str(len(data) if length is None else length))
@@ -36,8 +43,9 @@ def _body(handler, status: int, data: bytes, content_type: str = "application/js
     handler.wfile.write(data)
 
 
-def _drip(handler, data: bytes = b'{"state_type": "menu", "message": "' + b"x" * 200 + b'"}',
-          every_s: float = 0.1) -> None:
+def _drip(
+    handler, data: bytes = b'{"state_type": "menu", "message": "' + b"x" * 200 + b'"}', every_s: float = 0.1
+) -> None:
     handler.send_response(200)
     handler.send_header("Content-Type", "application/json")
     handler.send_header("Content-Length", str(len(data)))
@@ -103,8 +111,7 @@ class HostileGame(http.server.ThreadingHTTPServer):
         self.lock = threading.Lock()
         self.forwarder = httpx.Client(base_url=target, timeout=10)
         super().__init__(("127.0.0.1", 0), _Handler)
-        threading.Thread(target=self.serve_forever, kwargs={"poll_interval": 0.05},
-                         daemon=True).start()
+        threading.Thread(target=self.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True).start()
 
     @property
     def url(self) -> str:
@@ -156,11 +163,9 @@ class _Handler(http.server.BaseHTTPRequestHandler):
         headers = {k: v for k, v in self.headers.items() if k.lower().startswith("x-")}
         if method == "POST":
             headers["Content-Type"] = "application/json"
-        reply = server.forwarder.request(method, self.path, headers=headers,
-                                         content=getattr(self, "body", None))
+        reply = server.forwarder.request(method, self.path, headers=headers, content=getattr(self, "body", None))
         if method == "POST":
             with server.lock:
                 server.forwarded_posts += 1
         if answer:
             _body(self, reply.status_code, reply.content)
-

@@ -1,18 +1,27 @@
 """Shared hypothesis strategies: JSON-like and YAML-like values, hostile leaves included."""
+
 from __future__ import annotations
 
 from hypothesis import strategies as st
 
 #: Leaves that break naive readers: non-finite floats, huge ints, odd text, bytes.
-HOSTILE_LEAVES = (st.none() | st.booleans() | st.integers(-2**70, 2**70)
-                  | st.floats(allow_nan=True, allow_infinity=True)
-                  | st.text(max_size=12) | st.sampled_from(["", "\x00", "NaN", "-1", "1e400"]))
+HOSTILE_LEAVES = (
+    st.none()
+    | st.booleans()
+    | st.integers(-(2**70), 2**70)
+    | st.floats(allow_nan=True, allow_infinity=True)
+    | st.text(max_size=12)
+    | st.sampled_from(["", "\x00", "NaN", "-1", "1e400"])
+)
 
 
 def trees(leaves=HOSTILE_LEAVES, keys=st.text(max_size=10), max_leaves: int = 25):
     """Nested lists and string-keyed maps of ``leaves``."""
-    return st.recursive(leaves, lambda inner: st.lists(inner, max_size=4)
-                        | st.dictionaries(keys, inner, max_size=5), max_leaves=max_leaves)
+    return st.recursive(
+        leaves,
+        lambda inner: st.lists(inner, max_size=4) | st.dictionaries(keys, inner, max_size=5),
+        max_leaves=max_leaves,
+    )
 
 
 def deep_nesting(depth: int, opener: str = "[", closer: str = "]") -> str:

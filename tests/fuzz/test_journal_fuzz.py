@@ -4,6 +4,7 @@ recorder's resume and the hash chain) and the line reader under it, the verifier
 reports what it found (torn rows, findings, skipped lines) and accounts for every byte.
 The typed reading (``protocol.events.parse``) of any row either gives an event, skips an
 unknown kind, or raises the one ``EventError`` naming the kind and field."""
+
 from __future__ import annotations
 
 import contextlib
@@ -26,32 +27,50 @@ from tests.harness import DEMO, Session
 from .strategies import deep_nesting, trees
 
 SESSION = "20261201T000000Z-fuzz0001"
-FUZZ = settings(max_examples=80, deadline=None,
-                suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
+FUZZ = settings(
+    max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture]
+)
 
 
 def chained_journal(rows: list[dict]) -> bytes:
     """Rows as the recorder writes them: canonical lines, each naming the previous digest."""
     out, prev = [], GENESIS
     for number, fields in enumerate(rows, 1):
-        row = {"schema_version": 1, "session": SESSION, "sequence": number,
-               "recorded_at": "2026-12-01T00:00:00Z", "ts": "00:00:00", "prev_sha256": prev,
-               **fields}
+        row = {
+            "schema_version": 1,
+            "session": SESSION,
+            "sequence": number,
+            "recorded_at": "2026-12-01T00:00:00Z",
+            "ts": "00:00:00",
+            "prev_sha256": prev,
+            **fields,
+        }
         line = encode_row(row)
         out.append(line)
         prev = line_digest(line)
     return b"".join(line + b"\n" for line in out)
 
 
-BASE = chained_journal([
-    {"event": "session_start", "profile": "fuzz"},
-    {"event": "observation", "observation_id": "o-000001", "path": "x.json", "sha256": "0" * 64},
-    {"event": "proposal", "proposal_id": "p-1", "observation_id": "o-000001", "action": "wait",
-     "model_evidence": [{"request": {"question_kind": "card_reward", "questions": []},
-                         "answers": [{"answer": {"card_index": 0}, "confidence": 0.9}]}]},
-    {"event": "model_error", "kind": "timeout", "request": {"question_kind": "card_reward"}},
-    {"event": "session_end", "exit_code": 0, "reason": "done"},
-])
+BASE = chained_journal(
+    [
+        {"event": "session_start", "profile": "fuzz"},
+        {"event": "observation", "observation_id": "o-000001", "path": "x.json", "sha256": "0" * 64},
+        {
+            "event": "proposal",
+            "proposal_id": "p-1",
+            "observation_id": "o-000001",
+            "action": "wait",
+            "model_evidence": [
+                {
+                    "request": {"question_kind": "card_reward", "questions": []},
+                    "answers": [{"answer": {"card_index": 0}, "confidence": 0.9}],
+                }
+            ],
+        },
+        {"event": "model_error", "kind": "timeout", "request": {"question_kind": "card_reward"}},
+        {"event": "session_end", "exit_code": 0, "reason": "done"},
+    ]
+)
 
 damage = st.one_of(
     st.binary(max_size=64).map(lambda b: ("insert", b)),
@@ -70,28 +89,25 @@ def damaged(data: bytes, edits: list, where: list[int]) -> bytes:
         if how == "insert":
             buf[at:at] = arg
         elif how == "cut":
-            del buf[at:at + arg]
+            del buf[at : at + arg]
         elif buf:
             buf[min(at, len(buf) - 1)] ^= 1 << arg
     return bytes(buf)
 
 
 @FUZZ
-@given(st.lists(damage, min_size=1, max_size=4), st.lists(st.integers(0, 10**6), min_size=4,
-                                                          max_size=4))
+@given(st.lists(damage, min_size=1, max_size=4), st.lists(st.integers(0, 10**6), min_size=4, max_size=4))
 def test_scan_accounts_for_every_line_of_a_damaged_journal(edits, where):
     data = damaged(BASE, edits, where)
     scan = scan_bytes(data)
     lines = data.count(b"\n") + (0 if data.endswith(b"\n") or not data else 1)
     assert len(scan.rows) + len(scan.torn) == lines
-    assert sorted(scan.line_numbers + [t.line_number for t in scan.torn]) == \
-        list(range(1, lines + 1))
+    assert sorted(scan.line_numbers + [t.line_number for t in scan.torn]) == list(range(1, lines + 1))
     assert scan.size == len(data)
 
 
 @FUZZ
-@given(st.lists(damage, min_size=1, max_size=4), st.lists(st.integers(0, 10**6), min_size=4,
-                                                          max_size=4))
+@given(st.lists(damage, min_size=1, max_size=4), st.lists(st.integers(0, 10**6), min_size=4, max_size=4))
 def test_the_line_reader_and_the_scan_agree_on_a_damaged_journal(edits, where):
     data = damaged(BASE, edits, where)
     with tempfile.TemporaryDirectory() as root:
@@ -102,8 +118,9 @@ def test_the_line_reader_and_the_scan_agree_on_a_damaged_journal(edits, where):
     scan = scan_bytes(data)
     rows = [line for line in lines if line.row is not None]
     assert [line.row for line in rows] == scan.rows
-    assert [(line.number, line.offset, line.sha256) for line in rows] == \
-        list(zip(scan.line_numbers, scan.offsets, scan.digests))
+    assert [(line.number, line.offset, line.sha256) for line in rows] == list(
+        zip(scan.line_numbers, scan.offsets, scan.digests)
+    )
     assert b"".join(line.data + b"\n" * line.terminated for line in lines) == data
 
 
@@ -153,13 +170,12 @@ def test_the_verifiers_base_is_intact(real_session):
 
 
 @FUZZ
-@given(st.lists(damage, min_size=1, max_size=3), st.lists(st.integers(0, 10**6), min_size=3,
-                                                          max_size=3))
+@given(st.lists(damage, min_size=1, max_size=3), st.lists(st.integers(0, 10**6), min_size=3, max_size=3))
 def test_the_verifier_calls_any_damage_to_an_intact_journal_damage(real_session, edits, where):
     with open(os.path.join(real_session, "events.jsonl"), "rb") as fh:
         original = fh.read()
     data = damaged(original, edits, where)
-    assume(data != original)      # an edit that changed nothing is no damage
+    assume(data != original)  # an edit that changed nothing is no damage
     with tempfile.TemporaryDirectory() as root:
         session = os.path.join(root, "sessions", os.path.basename(real_session))
         shutil.copytree(real_session, session)
@@ -171,8 +187,7 @@ def test_the_verifier_calls_any_damage_to_an_intact_journal_damage(real_session,
 
 
 @FUZZ
-@given(st.lists(damage, min_size=1, max_size=3), st.lists(st.integers(0, 10**6), min_size=3,
-                                                          max_size=3))
+@given(st.lists(damage, min_size=1, max_size=3), st.lists(st.integers(0, 10**6), min_size=3, max_size=3))
 def test_the_verifier_gives_a_verdict_on_any_damaged_journal(edits, where):
     """Anything at all (a journal lacking fields, a summary that is not JSON): a verdict,
     never a crash."""
@@ -182,16 +197,14 @@ def test_the_verifier_gives_a_verdict_on_any_damaged_journal(edits, where):
         with open(os.path.join(session, "events.jsonl"), "wb") as fh:
             fh.write(damaged(BASE, edits, where))
         with open(os.path.join(session, "session.json"), "wb") as fh:
-            fh.write(damaged(b'{"session": "%s", "last_sequence": 5}' % SESSION.encode(),
-                             edits[:1], where[:1]))
+            fh.write(damaged(b'{"session": "%s", "last_sequence": 5}' % SESSION.encode(), edits[:1], where[:1]))
         code, report = verify_json(session)
     assert code in (3, 4) and report["exit_code"] == code
     assert report["verdict"] in ("incomplete", "damaged")
 
 
 @FUZZ
-@given(st.lists(damage, min_size=1, max_size=3), st.lists(st.integers(0, 10**6), min_size=3,
-                                                          max_size=3))
+@given(st.lists(damage, min_size=1, max_size=3), st.lists(st.integers(0, 10**6), min_size=3, max_size=3))
 def test_replay_loads_any_damaged_journal_and_answers_or_names_the_divergence(edits, where):
     with tempfile.TemporaryDirectory() as root:
         path = os.path.join(root, "events.jsonl")
@@ -199,8 +212,7 @@ def test_replay_loads_any_damaged_journal_and_answers_or_names_the_divergence(ed
             fh.write(damaged(BASE, edits, where))
         backend = ReplayBackend.from_events(path)
     assert backend.skipped_lines >= 0
-    question = {"cards": [{"index": 0, "name": "Strike"}, {"index": 1, "name": "Bash"}],
-                "evidence": {}}
+    question = {"cards": [{"index": 0, "name": "Strike"}, {"index": 1, "name": "Bash"}], "evidence": {}}
     try:
         backend.ask(_card_question(question))
     except ModelError as err:
@@ -213,17 +225,35 @@ LEAF = st.one_of(st.none(), st.booleans(), st.integers(-3, 3), st.floats(), st.t
 
 
 @settings(max_examples=150, deadline=None)
-@given(st.fixed_dictionaries({}, optional={
-    "answers": trees() | st.lists(st.fixed_dictionaries({}, optional={
-        "answer": trees(), "confidence": LEAF, "reason": LEAF, "question_index": LEAF})),
-    "confidence_gate": LEAF, "usage": trees(), "call_id": LEAF, "kind": LEAF,
-    "message": trees()}), st.sampled_from(["model_evidence", "model_error", "event"]))
+@given(
+    st.fixed_dictionaries(
+        {},
+        optional={
+            "answers": trees()
+            | st.lists(
+                st.fixed_dictionaries(
+                    {}, optional={"answer": trees(), "confidence": LEAF, "reason": LEAF, "question_index": LEAF}
+                )
+            ),
+            "confidence_gate": LEAF,
+            "usage": trees(),
+            "call_id": LEAF,
+            "kind": LEAF,
+            "message": trees(),
+        },
+    ),
+    st.sampled_from(["model_evidence", "model_error", "event"]),
+)
 def test_recorded_outcomes_of_any_shape_replay_or_are_named_never_a_crash(record, how):
     """Records that match the question asked, with anything at all in their other fields."""
     record = {**record, "request": ASKED}
-    row = {"model_evidence": [record]} if how == "model_evidence" else \
-        {"model_error": record} if how == "model_error" else \
-        {**record, "event": "model_error", "kind": record.get("kind", "x")}
+    row = (
+        {"model_evidence": [record]}
+        if how == "model_evidence"
+        else {"model_error": record}
+        if how == "model_error"
+        else {**record, "event": "model_error", "kind": record.get("kind", "x")}
+    )
     backend = ReplayBackend([row, {"model_evidence": record}, {"model_evidence": [7, None]}])
     for _ in range(2):
         try:

@@ -3,6 +3,7 @@ keys, and ``--set`` overrides. ``supervisor.profile.load`` returns an effective 
 raises ``ProfileError`` naming the file (and the key, when one is at fault) — nothing else.
 Whatever it accepts has only finite numbers (a NaN heartbeat or timeout would pass every
 ``<`` check and then misbehave)."""
+
 from __future__ import annotations
 
 import math
@@ -31,8 +32,10 @@ def _keys(schema: dict) -> set[str]:
 
 #: The profile's own key names (and a few of the model's and the actors'), so random trees
 #: reach the validators instead of stopping at "unknown key".
-KEYS = sorted(_keys(SCHEMA) | {"base_url", "model", "structured", "timeout_s", "replay",
-                               "settings", "recorder", "policy", "restart", "module"})
+KEYS = sorted(
+    _keys(SCHEMA)
+    | {"base_url", "model", "structured", "timeout_s", "replay", "settings", "recorder", "policy", "restart", "module"}
+)
 PROFILE_TREES = trees(keys=st.sampled_from(KEYS) | st.text(max_size=6), max_leaves=30)
 
 
@@ -55,8 +58,13 @@ def _all_numbers_finite(node) -> None:
         assert math.isfinite(node), "an accepted profile holds a non-finite number"
     elif isinstance(node, dict):
         for key, value in node.items():
-            if key not in ("knobs", "settings", "inject_failure", "memory_regions",
-                           "recording_limits"):  # passed through to their owners
+            if key not in (
+                "knobs",
+                "settings",
+                "inject_failure",
+                "memory_regions",
+                "recording_limits",
+            ):  # passed through to their owners
                 _all_numbers_finite(value)
     elif isinstance(node, list):
         for value in node:
@@ -82,10 +90,16 @@ def _leaf_paths(schema: dict, prefix: str = "") -> list[str]:
     return out
 
 
-NASTY = st.sampled_from([math.nan, math.inf, -math.inf, True, False, -1, 2**70, "", [], {},
-                         "off", "on", [1], {"a": 1}, None])
-LEAF_PATHS = _leaf_paths(SCHEMA) + ["model.timeout_s", "model.structured", "model.temperature",
-                                    "actors.recorder.period_s", "actors.mine.module"]
+NASTY = st.sampled_from(
+    [math.nan, math.inf, -math.inf, True, False, -1, 2**70, "", [], {}, "off", "on", [1], {"a": 1}, None]
+)
+LEAF_PATHS = _leaf_paths(SCHEMA) + [
+    "model.timeout_s",
+    "model.structured",
+    "model.temperature",
+    "actors.recorder.period_s",
+    "actors.mine.module",
+]
 
 
 @FUZZ
@@ -96,15 +110,20 @@ def test_any_override_is_applied_or_refused(key, value):
     load_text(base, (f"{key}={text}",))
 
 
-@pytest.mark.parametrize("data, words", [
-    (b"name: \xff\xfe\n", "is not UTF-8 text (byte 0xff at offset 6)"),
-    (("game: " + deep_nesting(20_000)).encode(), "nests too deeply"),
-    (b"supervisor:\n  heartbeat_s: .nan\n", "supervisor.heartbeat_s: expected a finite number"),
-    (b"game:\n  timeout_s: .inf\n", "game.timeout_s: expected a finite number"),
-    (b"actors:\n  recorder: {}\n  mine: [1]\n", "actors.mine: expected a mapping"),
-    (b"model:\n  base_url: http://127.0.0.1:9/v1\n  model: m\n  timeout_s: .nan\n",
-     "model.timeout_s: must be a finite number"),
-])
+@pytest.mark.parametrize(
+    "data, words",
+    [
+        (b"name: \xff\xfe\n", "is not UTF-8 text (byte 0xff at offset 6)"),
+        (("game: " + deep_nesting(20_000)).encode(), "nests too deeply"),
+        (b"supervisor:\n  heartbeat_s: .nan\n", "supervisor.heartbeat_s: expected a finite number"),
+        (b"game:\n  timeout_s: .inf\n", "game.timeout_s: expected a finite number"),
+        (b"actors:\n  recorder: {}\n  mine: [1]\n", "actors.mine: expected a mapping"),
+        (
+            b"model:\n  base_url: http://127.0.0.1:9/v1\n  model: m\n  timeout_s: .nan\n",
+            "model.timeout_s: must be a finite number",
+        ),
+    ],
+)
 def test_each_finding_is_a_clear_profile_error(data, words):
     with pytest.raises(ProfileError, match=None) as info:
         with tempfile.TemporaryDirectory() as folder:
@@ -125,14 +144,17 @@ def _number_paths(schema: dict, prefix: str = "") -> list[str]:
     for key, spec in schema.items():
         if isinstance(spec, dict):
             out += _number_paths(spec, f"{prefix}{key}.")
-        elif isinstance(spec, tuple) and float in (spec[0] if isinstance(spec[0], tuple)
-                                                   else (spec[0],)):
+        elif isinstance(spec, tuple) and float in (spec[0] if isinstance(spec[0], tuple) else (spec[0],)):
             out.append(prefix + key)
     return out
 
 
-NUMBER_PATHS = _number_paths(SCHEMA) + ["actors.recorder.period_s", "model.timeout_s",
-                                        "model.temperature", "model.backoff_s"]
+NUMBER_PATHS = _number_paths(SCHEMA) + [
+    "actors.recorder.period_s",
+    "model.timeout_s",
+    "model.temperature",
+    "model.backoff_s",
+]
 
 
 @pytest.mark.parametrize("key", NUMBER_PATHS)

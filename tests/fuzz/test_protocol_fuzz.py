@@ -1,6 +1,7 @@
 """The wire decoder under hostile frames: mutated golden frames and type-confused bodies
 decode to a checked message or raise a ``ProtocolError`` naming the problem, nothing else;
 whatever decodes can be encoded again."""
+
 from __future__ import annotations
 
 import msgpack
@@ -68,18 +69,26 @@ def test_type_confused_bodies_are_checked_field_by_field(name, data):
 
 
 @settings(max_examples=100, deadline=None)
-@given(st.lists(st.one_of(st.text(max_size=6), st.integers(-5, 5), st.floats(), st.none(),
-                          st.binary(max_size=4)), min_size=0, max_size=12))
+@given(
+    st.lists(
+        st.one_of(st.text(max_size=6), st.integers(-5, 5), st.floats(), st.none(), st.binary(max_size=4)),
+        min_size=0,
+        max_size=12,
+    )
+)
 def test_envelopes_of_the_wrong_shape_are_refused(items):
     decode_or_protocol_error(msgpack.packb(items, use_bin_type=True))
 
 
-@pytest.mark.parametrize("data, error", [
-    (b"\x91" * 100_000 + b"\xc0", errors.NotMsgpack),          # nested past any stack
-    (b"\xdd\xff\xff\xff\xff", errors.NotMsgpack),               # an array claiming 4 G items
-    (b"\xc6\x7f\xff\xff\xff", errors.NotMsgpack),               # a 2 GB bin, 0 bytes given
-    (b"\x00" * (MAX_FRAME_BYTES + 1), errors.FrameTooLarge),
-])
+@pytest.mark.parametrize(
+    "data, error",
+    [
+        (b"\x91" * 100_000 + b"\xc0", errors.NotMsgpack),  # nested past any stack
+        (b"\xdd\xff\xff\xff\xff", errors.NotMsgpack),  # an array claiming 4 G items
+        (b"\xc6\x7f\xff\xff\xff", errors.NotMsgpack),  # a 2 GB bin, 0 bytes given
+        (b"\x00" * (MAX_FRAME_BYTES + 1), errors.FrameTooLarge),
+    ],
+)
 def test_frames_built_to_exhaust_the_decoder_are_refused(data, error):
     with pytest.raises(error):
         protocol.decode(data)

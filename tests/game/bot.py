@@ -114,8 +114,7 @@ def _map(state: dict, mem: Memory) -> dict:
         fresh = [o for o in options if o["type"] not in mem.seen_types]
         pick = fresh[0] if fresh else options[-1]
     else:
-        order = {"RestSite": 0, "Monster": 1, "Treasure": 2, "Shop": 3, "Unknown": 4,
-                 "Elite": 5}
+        order = {"RestSite": 0, "Monster": 1, "Treasure": 2, "Shop": 3, "Unknown": 4, "Elite": 5}
         pick = min(options, key=lambda o: order.get(o["type"], 9))
     mem.seen_types.add(pick["type"])
     return {"action": "choose_map_node", "index": pick["index"]}
@@ -231,8 +230,12 @@ def _buy(state: dict, items: list[dict], mem: Memory) -> dict | None:
     for item in items:
         if item["category"] == "potion" and _belt_full(state):
             continue
-        if (item["is_stocked"] and item["can_afford"] and item["index"] not in mem.shop_bought
-                and len(mem.shop_bought) < 2):
+        if (
+            item["is_stocked"]
+            and item["can_afford"]
+            and item["index"] not in mem.shop_bought
+            and len(mem.shop_bought) < 2
+        ):
             mem.shop_bought.add(item["index"])
             return {"action": "shop_purchase", "index": item["index"]}
     return None
@@ -266,12 +269,23 @@ def _treasure(state: dict, mem: Memory) -> dict | None:
 
 
 HANDLERS: dict[str, Any] = {
-    "menu": _menu, "event": _event, "fake_merchant": _fake_merchant, "map": _map,
-    "monster": _combat, "elite": _combat, "boss": _combat, "hand_select": _hand_select,
-    "rewards": _rewards, "card_reward": _card_reward, "card_select": _card_select,
-    "bundle_select": _bundle, "relic_select": lambda s, m: {"action": "select_relic",
-                                                            "index": 0},
-    "crystal_sphere": _crystal, "shop": _shop, "rest_site": _rest, "treasure": _treasure,
+    "menu": _menu,
+    "event": _event,
+    "fake_merchant": _fake_merchant,
+    "map": _map,
+    "monster": _combat,
+    "elite": _combat,
+    "boss": _combat,
+    "hand_select": _hand_select,
+    "rewards": _rewards,
+    "card_reward": _card_reward,
+    "card_select": _card_select,
+    "bundle_select": _bundle,
+    "relic_select": lambda s, m: {"action": "select_relic", "index": 0},
+    "crystal_sphere": _crystal,
+    "shop": _shop,
+    "rest_site": _rest,
+    "treasure": _treasure,
 }
 
 
@@ -291,8 +305,13 @@ class Result:
     variants: set[str] = field(default_factory=set)
 
 
-def play(client: httpx.Client, style: str = "smart", max_actions: int = 600,
-         deadline_s: float = 30.0, mem: Memory | None = None) -> Result:
+def play(
+    client: httpx.Client,
+    style: str = "smart",
+    max_actions: int = 600,
+    deadline_s: float = 30.0,
+    mem: Memory | None = None,
+) -> Result:
     """Play from wherever the game is until game over (or the budget runs out).
 
     Pass one ``mem`` across runs to let the explore style prefer what it has not tried.

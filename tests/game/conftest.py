@@ -35,8 +35,7 @@ def http_client(url: str) -> httpx.Client:
 def make_server() -> Iterator[Callable[..., GameServer]]:
     servers: list[GameServer] = []
 
-    def make(seed: int = 1, knobs: Knobs | None = None,
-             journal_path: str | None = None) -> GameServer:
+    def make(seed: int = 1, knobs: Knobs | None = None, journal_path: str | None = None) -> GameServer:
         srv = start_server("127.0.0.1", 0, seed, knobs, journal_path)
         servers.append(srv)
         return srv
@@ -83,8 +82,7 @@ def refused(client: httpx.Client, **body) -> str:
     return reply["error"]
 
 
-def wait_for(client: httpx.Client, until: Callable[[dict], bool],
-             reads: int = 20) -> dict:
+def wait_for(client: httpx.Client, until: Callable[[dict], bool], reads: int = 20) -> dict:
     """Read until ``until(state)`` holds, at most ``reads`` reads."""
     for _ in range(reads):
         state = get(client)
@@ -100,17 +98,25 @@ def new_run(client: httpx.Client, character: str = "ironbound") -> dict:
     state = ok(client, action="menu_select", option="embark")
     while state["state_type"] in ("menu", "unknown"):  # loading, then the tutorial prompt
         if state["state_type"] == "menu":  # "no": no first-time tutorials in these tests
-            option = "no" if state["menu_screen"] == "tutorial_prompt" else next(
-                o["name"] for o in state["options"] if o["enabled"])
+            option = (
+                "no"
+                if state["menu_screen"] == "tutorial_prompt"
+                else next(o["name"] for o in state["options"] if o["enabled"])
+            )
             state = ok(client, action="menu_select", option=option)
         else:
             state = get(client)
     return state
 
 
-def drive(client: httpx.Client, until: Callable[[dict], bool], style: str = "smart",
-          max_actions: int = 400, deadline_s: float = 15.0,
-          mem: Memory | None = None) -> dict:
+def drive(
+    client: httpx.Client,
+    until: Callable[[dict], bool],
+    style: str = "smart",
+    max_actions: int = 400,
+    deadline_s: float = 15.0,
+    mem: Memory | None = None,
+) -> dict:
     """Let the bot play until ``until(state)``; fail on budget or deadline."""
     mem = mem or Memory(style=style)
     end = time.monotonic() + deadline_s

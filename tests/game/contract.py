@@ -34,20 +34,29 @@ from .variants import classify, classify_compendium, coverage_table
 SP = "/api/v1/singleplayer"
 
 REPLY_STATUS = {
-    "reply__root": 200, "reply__ok": 200, "reply__action_error": 200,
-    "reply__http_400": 400, "reply__http_400_missing_action": 400, "reply__http_404": 404,
-    "reply__http_405": 405, "reply__http_409_multiplayer": 409,
-    "reply__http_409_singleplayer": 409, "reply__http_500_action_failed": 500,
-    "reply__http_500_menu_action_failed": 500, "reply__http_500_internal": 500,
-    "reply__http_500_state_error": 500, "reply__http_500_compendium": 500,
-    "reply__compendium_no_profile": 200, "reply__seed_not_supported": 200,
-    "reply__seed_failed": 200, "reply__seeded_embark": 200,
+    "reply__root": 200,
+    "reply__ok": 200,
+    "reply__action_error": 200,
+    "reply__http_400": 400,
+    "reply__http_400_missing_action": 400,
+    "reply__http_404": 404,
+    "reply__http_405": 405,
+    "reply__http_409_multiplayer": 409,
+    "reply__http_409_singleplayer": 409,
+    "reply__http_500_action_failed": 500,
+    "reply__http_500_menu_action_failed": 500,
+    "reply__http_500_internal": 500,
+    "reply__http_500_state_error": 500,
+    "reply__http_500_compendium": 500,
+    "reply__compendium_no_profile": 200,
+    "reply__seed_not_supported": 200,
+    "reply__seed_failed": 200,
+    "reply__seeded_embark": 200,
 }
 # McpMod.Actions.cs ExecuteCharacterSelectMenuOption: what a seeded embark meets, by the game's
 # knob char_select_lobby (no lobby, a lobby whose SetSeed throws, a lobby that takes the seed)
 SEED_PROBE = "2450ZAR9EF"
-SEED_REPLY = {0: "reply__seed_not_supported", 1: "reply__seed_failed",
-              2: "reply__seeded_embark"}
+SEED_REPLY = {0: "reply__seed_not_supported", 1: "reply__seed_failed", 2: "reply__seeded_embark"}
 
 # Literal texts the source hard-codes (McpMod.cs, McpMod.StateBuilder.cs, McpMod.Helpers.cs):
 # path -> the exact string, or a prefix ending in "...".
@@ -57,16 +66,18 @@ LITERALS: dict[str, dict[str, str]] = {
     "reply__http_400_missing_action": {"$.error": "Missing 'action' field"},
     "reply__http_404": {"$.error": "Not found"},
     "reply__http_405": {"$.error": "Method not allowed"},
-    "reply__http_409_multiplayer": {
-        "$.error": "Not in a multiplayer run. Use /api/v1/singleplayer instead."},
+    "reply__http_409_multiplayer": {"$.error": "Not in a multiplayer run. Use /api/v1/singleplayer instead."},
     "reply__http_500_action_failed": {"$.error": "Action failed: ..."},
     "reply__http_500_menu_action_failed": {"$.error": "Menu action failed: ..."},
     "reply__http_500_internal": {"$.error": "Internal error: ..."},
     "reply__http_500_state_error": {"$.error": "Failed to read game state: ..."},
     "reply__http_500_compendium": {"$.error": "Failed to build compendium: ..."},
-    "reply__seed_not_supported": {"$.error": (
-        "Seeded embark is not supported for standard singleplayer from this API. "
-        "Seed was not applied and the run was not started.")},
+    "reply__seed_not_supported": {
+        "$.error": (
+            "Seeded embark is not supported for standard singleplayer from this API. "
+            "Seed was not applied and the run was not started."
+        )
+    },
     "reply__seed_failed": {"$.error": "Seeded embark failed before starting the run: ..."},
     "reply__seeded_embark": {"$.message": f"Embarking on run (seed: {SEED_PROBE})"},
     "menu__main": {"$.message": "Main menu."},
@@ -83,12 +94,11 @@ LITERALS: dict[str, dict[str, str]] = {
     "game_over": {"$.game_over.message": "Run ended."},
     "shop__not_ready": {"$.shop.error": "Shop inventory is not ready yet (null). ..."},
     "fake_merchant__not_ready": {
-        "$.fake_merchant.shop.error": "Fake merchant inventory is not ready yet; retry in a moment."},
-    "fake_merchant__fight_started": {
-        "$.fake_merchant.message": "The fake merchant has been defeated. Proceed to map."},
+        "$.fake_merchant.shop.error": "Fake merchant inventory is not ready yet; retry in a moment."
+    },
+    "fake_merchant__fight_started": {"$.fake_merchant.message": "The fake merchant has been defeated. Proceed to map."},
     "card_select__choose": {"$.card_select.prompt": "Choose a card."},
-    "bundle_select": {"$.bundle_select.prompt": "Choose a bundle.",
-                      "$.bundle_select.screen_type": "bundle"},
+    "bundle_select": {"$.bundle_select.prompt": "Choose a bundle.", "$.bundle_select.screen_type": "bundle"},
     "relic_select": {"$.relic_select.prompt": "Choose a relic."},
     "compendium": {"$.current_run.id_format": "{save_scope}:profile{profile_id}:{start_time}"},
 }
@@ -119,20 +129,17 @@ class Recorder:
     """What the campaign saw: sample name -> count, and per sample its mismatch lines."""
 
     seen: collections.Counter = dataclasses.field(default_factory=collections.Counter)
-    mismatches: dict[str, dict[str, str]] = dataclasses.field(
-        default_factory=lambda: collections.defaultdict(dict))
+    mismatches: dict[str, dict[str, str]] = dataclasses.field(default_factory=lambda: collections.defaultdict(dict))
     problems: list[str] = dataclasses.field(default_factory=list)
 
     def __post_init__(self) -> None:
         self.variance = load_variance_file()
-        self.samples = {p.stem: json.loads(p.read_text())
-                        for p in SAMPLES.glob("*.json") if p.stem != "variance"}
+        self.samples = {p.stem: json.loads(p.read_text()) for p in SAMPLES.glob("*.json") if p.stem != "variance"}
 
     def check(self, name: str, body: Any, status: int = 200) -> None:
         self.seen[name] += 1
         if name not in self.samples:
-            self._add(name, "$", f"no sample {name}.json for this answer: "
-                      + json.dumps(body)[:300])
+            self._add(name, "$", f"no sample {name}.json for this answer: " + json.dumps(body)[:300])
             return
         want = REPLY_STATUS.get(name, 200)
         lines = [] if status == want else [f"$: HTTP {status}, the source answers {want}"]
@@ -179,8 +186,7 @@ class Session:
         knobs = self._knobs()
         server = self.server = start_server("127.0.0.1", 0, self.seed, knobs, None)
         try:
-            with httpx.Client(base_url=server.url, timeout=5.0,
-                              event_hooks={"response": [self._headers]}) as client:
+            with httpx.Client(base_url=server.url, timeout=5.0, event_hooks={"response": [self._headers]}) as client:
                 self._transport_probes(client)
                 self._loop(client, Explorer(self.seed), deadline)
         except httpx.HTTPError as exc:
@@ -199,8 +205,10 @@ class Session:
             if response.status_code != 204:
                 self.rec.problem(f"{where}: HTTP {response.status_code}, the source answers 204")
         elif response.headers.get("content-type") != "application/json; charset=utf-8":
-            self.rec.problem(f"{where}: Content-Type {response.headers.get('content-type')!r}, "
-                             "the source sends 'application/json; charset=utf-8'")
+            self.rec.problem(
+                f"{where}: Content-Type {response.headers.get('content-type')!r}, "
+                "the source sends 'application/json; charset=utf-8'"
+            )
 
     def _knobs(self) -> Knobs:
         known = set(Knobs.names())
@@ -212,8 +220,7 @@ class Session:
     def _loop(self, client: httpx.Client, explorer: Explorer, deadline: float) -> None:
         for step in range(self.steps):
             if time.monotonic() > deadline:
-                self.rec.problem(f"seed {self.seed}: the time budget ended the session "
-                                         f"at step {step} of {self.steps}")
+                self.rec.problem(f"seed {self.seed}: the time budget ended the session at step {step} of {self.steps}")
                 return
             reply = client.get(SP)
             if reply.status_code != 200:
@@ -242,10 +249,8 @@ class Session:
         if {"name": "embark", "enabled": True} not in state.get("options", []):
             return False
         self.probed.add("seed")
-        reply = client.post(SP, json={"action": "menu_select", "option": "embark",
-                                      "seed": f"  {SEED_PROBE} "})
-        self.rec.check(SEED_REPLY[self.knobs.get("char_select_lobby", 0)], _json(reply),
-                       reply.status_code)
+        reply = client.post(SP, json={"action": "menu_select", "option": "embark", "seed": f"  {SEED_PROBE} "})
+        self.rec.check(SEED_REPLY[self.knobs.get("char_select_lobby", 0)], _json(reply), reply.status_code)
         return _json(reply).get("status") == "ok"
 
     def _arrange_foul_potion(self) -> None:
@@ -277,8 +282,7 @@ class Session:
         reply = client.post(SP, json=body)
         answer = reply.json()
         if reply.status_code != 200:
-            self.rec.problem(f"seed {self.seed}: {body} answered HTTP "
-                                     f"{reply.status_code} {answer}")
+            self.rec.problem(f"seed {self.seed}: {body} answered HTTP {reply.status_code} {answer}")
             return
         ok = isinstance(answer, dict) and answer.get("status") == "ok"
         self.rec.check("reply__ok" if ok else "reply__action_error", answer)
@@ -300,8 +304,7 @@ class Session:
             ("reply__http_400", "POST", SP, b"{"),
             ("reply__http_400_missing_action", "POST", SP, b"{}"),
             ("reply__http_500_internal", "POST", SP, b'{"action": 5}'),
-            ("reply__http_500_menu_action_failed", "POST", SP,
-             b'{"action": "menu_select", "option": 5}'),
+            ("reply__http_500_menu_action_failed", "POST", SP, b'{"action": "menu_select", "option": 5}'),
         ]
         client.options(SP)  # checked by _headers
         for name, method, path, content in probes:

@@ -56,8 +56,7 @@ class Explorer:
 def _menu(ex: Explorer, state: dict) -> Body | None:
     screen = state.get("menu_screen")
     options = state.get("options") or []
-    names = [o if isinstance(o, str) else o.get("name") for o in options
-             if isinstance(o, str) or o.get("enabled")]
+    names = [o if isinstance(o, str) else o.get("name") for o in options if isinstance(o, str) or o.get("enabled")]
     if screen == "main":
         if "continue" in names:  # first a look at the abandon popup (answered "no")
             return _menu_option("abandon_run" if ex.once("abandon_run") else "continue")
@@ -210,13 +209,24 @@ def _game_over(ex: Explorer, state: dict) -> Body:
 
 
 HANDLERS: dict[str, Callable[[Explorer, dict], Body | None]] = {
-    "menu": _menu, "monster": _combat, "elite": _combat, "boss": _combat,
-    "hand_select": _hand_select, "rewards": _rewards, "card_reward": _card_reward,
-    "card_select": _card_select, "bundle_select": _bundle_select,
-    "relic_select": _relic_select, "map": _map, "event": _event, "rest_site": _rest_site,
+    "menu": _menu,
+    "monster": _combat,
+    "elite": _combat,
+    "boss": _combat,
+    "hand_select": _hand_select,
+    "rewards": _rewards,
+    "card_reward": _card_reward,
+    "card_select": _card_select,
+    "bundle_select": _bundle_select,
+    "relic_select": _relic_select,
+    "map": _map,
+    "event": _event,
+    "rest_site": _rest_site,
     "shop": lambda ex, s: _shop(ex, s["shop"]),
     "fake_merchant": lambda ex, s: _throw_potion(ex, s) or _shop(ex, s["fake_merchant"]["shop"]),
-    "treasure": _treasure, "crystal_sphere": _crystal_sphere, "game_over": _game_over,
+    "treasure": _treasure,
+    "crystal_sphere": _crystal_sphere,
+    "game_over": _game_over,
 }
 
 FALLBACKS: dict[str, list[str]] = {
@@ -226,7 +236,9 @@ FALLBACKS: dict[str, list[str]] = {
     "card_reward": ["skip_card_reward"],
     "hand_select": ["combat_confirm_selection"],
     "crystal_sphere": ["crystal_sphere_proceed"],
-    "monster": ["end_turn", "proceed"], "elite": ["end_turn", "proceed"],
+    "monster": ["end_turn", "proceed"],
+    "elite": ["end_turn", "proceed"],
     "boss": ["end_turn", "proceed"],
-    "unknown": [], "menu": [],
+    "unknown": [],
+    "menu": [],
 }

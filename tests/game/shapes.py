@@ -83,15 +83,18 @@ def load_variance_file(path: Path = VARIANCE_FILE) -> dict:
             if missing:
                 raise ValueError(f"{path.name}: {section}[{i}] lacks {sorted(missing)}")
             if section == "nullable" and entry.get("type") not in JSON_TYPES:
-                raise ValueError(f"{path.name}: nullable[{i}] has no valid 'type' "
-                                 f"(one of {JSON_TYPES}): {entry.get('type')!r}")
+                raise ValueError(
+                    f"{path.name}: nullable[{i}] has no valid 'type' (one of {JSON_TYPES}): {entry.get('type')!r}"
+                )
     return doc
 
 
 def variance_for(sample_name: str, doc: dict) -> Variance:
     """The variance entries of ``doc`` whose ``samples`` patterns match ``sample_name``."""
+
     def applies(entry: dict) -> bool:
         return any(fnmatch.fnmatchcase(sample_name, p) for p in entry["samples"])
+
     return Variance(
         conditional=tuple(e["path"] for e in doc.get("conditional", []) if applies(e)),
         nullable=tuple((e["path"], e["type"]) for e in doc.get("nullable", []) if applies(e)),
@@ -105,8 +108,7 @@ def compare(actual: Any, expected: Any, variance: Variance = NO_VARIANCE) -> lis
     return out
 
 
-def _compare(actual: Any, expected: Any, variance: Variance, path: str, pattern: str,
-             out: list[str]) -> None:
+def _compare(actual: Any, expected: Any, variance: Variance, path: str, pattern: str, out: list[str]) -> None:
     have, want = json_type(actual), json_type(expected)
     if have == "null" and want != "null":
         if variance.nullable_type(pattern) is None:
@@ -115,8 +117,7 @@ def _compare(actual: Any, expected: Any, variance: Variance, path: str, pattern:
     if want == "null":
         declared = variance.nullable_type(pattern)
         if have != "null" and have != declared:
-            out.append(f"{path}: {have}, the sample has null"
-                       + (f" (nullable {declared})" if declared else ""))
+            out.append(f"{path}: {have}, the sample has null" + (f" (nullable {declared})" if declared else ""))
         return
     if have != want:
         out.append(f"{path}: {have}, the sample has {want}")
@@ -126,8 +127,7 @@ def _compare(actual: Any, expected: Any, variance: Variance, path: str, pattern:
         _compare_list(actual, expected, variance, path, pattern, out)
 
 
-def _compare_object(actual: dict, expected: dict, variance: Variance, path: str,
-                    pattern: str, out: list[str]) -> None:
+def _compare_object(actual: dict, expected: dict, variance: Variance, path: str, pattern: str, out: list[str]) -> None:
     for key, value in expected.items():
         if key not in actual:
             if not variance.may_be_absent(f"{pattern}.{key}"):
@@ -139,8 +139,7 @@ def _compare_object(actual: dict, expected: dict, variance: Variance, path: str,
             out.append(f"{path}.{key}: extra key (the sample has no {key!r} here)")
 
 
-def _compare_list(actual: list, expected: list, variance: Variance, path: str,
-                  pattern: str, out: list[str]) -> None:
+def _compare_list(actual: list, expected: list, variance: Variance, path: str, pattern: str, out: list[str]) -> None:
     if not expected:
         if actual:
             out.append(f"{path}: {len(actual)} element(s), the sample's list is always empty")

@@ -21,23 +21,28 @@ from .conftest import SP, arrange, get, http_client, new_run, ok, post, refused,
 
 pytestmark = pytest.mark.timeout(30)
 
-CARD_KEYS = ["id", "name", "type", "cost", "star_cost", "description", "rarity",
-             "is_upgraded", "keywords", "index"]
-COMBAT_KEYS = ["energy", "max_energy", "hand", "draw_pile_count", "discard_pile_count",
-               "exhaust_pile_count", "draw_pile", "discard_pile", "exhaust_pile"]
-PLAYER_KEYS = ["character", "hp", "max_hp", "block", "gold", "status", "relics", "potions",
-               "max_potion_slots"]
+CARD_KEYS = ["id", "name", "type", "cost", "star_cost", "description", "rarity", "is_upgraded", "keywords", "index"]
+COMBAT_KEYS = [
+    "energy",
+    "max_energy",
+    "hand",
+    "draw_pile_count",
+    "discard_pile_count",
+    "exhaust_pile_count",
+    "draw_pile",
+    "discard_pile",
+    "exhaust_pile",
+]
+PLAYER_KEYS = ["character", "hp", "max_hp", "block", "gold", "status", "relics", "potions", "max_potion_slots"]
 
 
-def fight(server, client, monsters=("GNAT", "GNAT"), hand=None, kind="monster",
-          potions=None) -> dict:
+def fight(server, client, monsters=("GNAT", "GNAT"), hand=None, kind="monster", potions=None) -> dict:
     """Start a run, then put the player in a fight with a chosen hand (white-box)."""
     new_run(client)
     return enter_fight(server, client, monsters, hand, kind, potions)
 
 
-def enter_fight(server, client, monsters=("GNAT", "GNAT"), hand=None, kind="monster",
-                potions=None) -> dict:
+def enter_fight(server, client, monsters=("GNAT", "GNAT"), hand=None, kind="monster", potions=None) -> dict:
     def setup(game):
         run = game.run
         run.room = CombatRoom(kind)
@@ -46,6 +51,7 @@ def enter_fight(server, client, monsters=("GNAT", "GNAT"), hand=None, kind="mons
             run.combat.hand = [Card(100 + i, cid) for i, cid in enumerate(hand)]
         if potions is not None:
             run.potions = list(potions) + [None] * (3 - len(potions))
+
     arrange(server, setup)
     return get(client)
 
@@ -61,49 +67,71 @@ def test_player_card_pile_enemy_fields(server, client):
     card = p["hand"][1]
     assert list(card) == CARD_KEYS + ["target_type", "can_play", "unplayable_reason"]
     assert card["cost"] == "2" and card["star_cost"] is None
-    assert card["keywords"] == [{"name": "Vulnerable",
-                                 "description": "Takes 50% more damage from attacks."}]
+    assert card["keywords"] == [{"name": "Vulnerable", "description": "Takes 50% more damage from attacks."}]
     assert card["can_play"] is True and card["unplayable_reason"] is None
     assert p["hand"][2]["unplayable_reason"] == "Unplayable"
     assert list(p["draw_pile"][0]) == ["name", "cost", "star_cost", "description"]
-    assert p["relics"][0] == {"id": "EMBER_HEART", "name": "Ember Heart",
-                              "description": "At the end of combat, heal 6 HP.",
-                              "counter": None, "keywords": [
-                                  {"name": "Heal", "description": "Restore HP."}]}
+    assert p["relics"][0] == {
+        "id": "EMBER_HEART",
+        "name": "Ember Heart",
+        "description": "At the end of combat, heal 6 HP.",
+        "counter": None,
+        "keywords": [{"name": "Heal", "description": "Restore HP."}],
+    }
     battle = state["battle"]
     assert list(battle) == ["round", "turn", "is_play_phase", "enemies"]
     assert [e["entity_id"] for e in battle["enemies"]] == ["GNAT_0", "GNAT_1"]
-    assert list(battle["enemies"][0]) == ["entity_id", "combat_id", "name", "hp", "max_hp",
-                                          "block", "status", "intents"]
+    assert list(battle["enemies"][0]) == [
+        "entity_id",
+        "combat_id",
+        "name",
+        "hp",
+        "max_hp",
+        "block",
+        "status",
+        "intents",
+    ]
     state = ok(client, action="play_card", card_index=1, target="GNAT_0")
     status = state["battle"]["enemies"][0]["status"]
-    assert status == [{"id": "VULNERABLE", "name": "Vulnerable", "amount": 2,
-                       "type": "Debuff", "description": status[0]["description"],
-                       "keywords": []}]
+    assert status == [
+        {
+            "id": "VULNERABLE",
+            "name": "Vulnerable",
+            "amount": 2,
+            "type": "Debuff",
+            "description": status[0]["description"],
+            "keywords": [],
+        }
+    ]
 
 
 def test_play_card_texts_and_order(server, client):
     """ExecutePlayCard: state checks, then 'card_index', range, CanPlay, target."""
     fight(server, client, hand=["STRIKE", "CLEAVE", "DOUBT", "CRUSH", "CRUSH"])
     assert refused(client, action="play_card") == "Missing 'card_index'"
-    assert refused(client, action="play_card", card_index=7) == \
-        "card_index 7 out of range (hand has 5 cards)"
-    assert refused(client, action="play_card", card_index=2) == \
-        "Card 'Doubt' cannot be played: Unplayable"
-    assert refused(client, action="play_card", card_index=0) == \
-        "Card requires a target. Provide 'target' with an entity_id."
-    assert refused(client, action="play_card", card_index=0, target="GNAT_9") == \
-        "Target 'GNAT_9' not found among alive enemies"
-    assert refused(client, action="play_card", card_index=0, target=None) == \
-        "Target '' not found among alive enemies"  # GetString() of null ?? ""
+    assert refused(client, action="play_card", card_index=7) == "card_index 7 out of range (hand has 5 cards)"
+    assert refused(client, action="play_card", card_index=2) == "Card 'Doubt' cannot be played: Unplayable"
+    assert (
+        refused(client, action="play_card", card_index=0)
+        == "Card requires a target. Provide 'target' with an entity_id."
+    )
+    assert (
+        refused(client, action="play_card", card_index=0, target="GNAT_9")
+        == "Target 'GNAT_9' not found among alive enemies"
+    )
+    assert (
+        refused(client, action="play_card", card_index=0, target=None) == "Target '' not found among alive enemies"
+    )  # GetString() of null ?? ""
     reply = post(client, action="play_card", card_index=0, target="2")  # a combat_id
     assert reply == {"status": "ok", "message": "Playing 'Strike' targeting Gnat"}
     state = get(client)
     assert state["battle"]["enemies"][1]["hp"] < state["battle"]["enemies"][1]["max_hp"]
     state = ok(client, action="play_card", card_index=2, target="GNAT_0")  # Crush: 2 energy
     assert state["player"]["hand"][2]["unplayable_reason"] == "EnergyCostTooHigh"
-    assert refused(client, action="play_card", card_index=2, target="GNAT_0") == \
-        "Card 'Crush' cannot be played: EnergyCostTooHigh"
+    assert (
+        refused(client, action="play_card", card_index=2, target="GNAT_0")
+        == "Card 'Crush' cannot be played: EnergyCostTooHigh"
+    )
 
 
 def test_wrong_json_types_are_http_500(server, client):
@@ -113,20 +141,24 @@ def test_wrong_json_types_are_http_500(server, client):
     reply = client.post(SP, json={"action": "play_card", "card_index": "0"})
     assert reply.status_code == 200 and reply.json()["error"] == "Not in combat"
     enter_fight(server, client, hand=["STRIKE"])
-    cases = [({"card_index": "0"}, "Number", "String"), ({"card_index": None}, "Number", "Null"),
-             ({"card_index": True}, "Number", "True"), ({"card_index": [1]}, "Number", "Array")]
+    cases = [
+        ({"card_index": "0"}, "Number", "String"),
+        ({"card_index": None}, "Number", "Null"),
+        ({"card_index": True}, "Number", "True"),
+        ({"card_index": [1]}, "Number", "Array"),
+    ]
     for params, want, got in cases:
         reply = client.post(SP, json={"action": "play_card", **params})
         assert reply.status_code == 500, reply.text
-        assert reply.json() == {"error": f"Action failed: The requested operation requires an "
-                                         f"element of type '{want}', but the target element "
-                                         f"has type '{got}'."}
+        assert reply.json() == {
+            "error": f"Action failed: The requested operation requires an "
+            f"element of type '{want}', but the target element "
+            f"has type '{got}'."
+        }
     reply = client.post(SP, json={"action": "play_card", "card_index": 1.5})
-    assert reply.json() == {"error": "Action failed: One of the identified items was in an "
-                                     "invalid format."}
+    assert reply.json() == {"error": "Action failed: One of the identified items was in an invalid format."}
     reply = client.post(SP, json={"action": "play_card", "card_index": 0, "target": 3})
-    assert "element of type 'String', but the target element has type 'Number'" in \
-        reply.json()["error"]
+    assert "element of type 'String', but the target element has type 'Number'" in reply.json()["error"]
 
 
 def test_end_turn_and_enemy_phase(make_server):
@@ -137,13 +169,12 @@ def test_end_turn_and_enemy_phase(make_server):
         assert post(client, action="end_turn") == {"status": "ok", "message": "Ending turn"}
         state = get(client)
         assert state["battle"]["turn"] == "enemy" and state["battle"]["is_play_phase"] is False
-        assert refused(client, action="end_turn") == \
-            "Not in play phase - cannot act during enemy turn"
-        assert refused(client, action="play_card", card_index=0) == \
-            "Not in play phase - cannot act during enemy turn"
+        assert refused(client, action="end_turn") == "Not in play phase - cannot act during enemy turn"
+        assert refused(client, action="play_card", card_index=0) == "Not in play phase - cannot act during enemy turn"
         arrange(srv, lambda g: g.run.potions.__setitem__(0, "HEALING_SALVE"))
-        assert refused(client, action="use_potion", slot=0) == \
-            "Player actions are currently disabled"  # AnyTime: no play-phase check first
+        assert (
+            refused(client, action="use_potion", slot=0) == "Player actions are currently disabled"
+        )  # AnyTime: no play-phase check first
         state = wait_for(client, lambda s: s["battle"]["is_play_phase"])
         assert state["battle"]["round"] == 2 and len(state["player"]["hand"]) == 5
 
@@ -173,14 +204,14 @@ def test_hand_select_fields_and_actions(server, client):
     hs = state["hand_select"]
     assert list(hs) == ["mode", "prompt", "cards", "can_confirm"]
     assert hs["mode"] == "upgrade_select" and list(hs["cards"][0]) == CARD_KEYS
-    assert refused(client, action="end_turn") == \
-        "Player actions are currently disabled (turn may already be ending)"
-    assert refused(client, action="combat_confirm_selection") == \
-        "Confirm button is not enabled - select more cards first"
-    assert refused(client, action="combat_select_card") == \
-        "Missing 'card_index' (index of the card in hand)"
-    assert refused(client, action="combat_select_card", card_index=9) == \
-        "Card index 9 out of range (2 selectable cards)"
+    assert refused(client, action="end_turn") == "Player actions are currently disabled (turn may already be ending)"
+    assert (
+        refused(client, action="combat_confirm_selection") == "Confirm button is not enabled - select more cards first"
+    )
+    assert refused(client, action="combat_select_card") == "Missing 'card_index' (index of the card in hand)"
+    assert (
+        refused(client, action="combat_select_card", card_index=9) == "Card index 9 out of range (2 selectable cards)"
+    )
     reply = post(client, action="combat_select_card", card_index=0)
     assert reply["message"] == "Selecting card from hand: Strike"
     state = get(client)
@@ -188,33 +219,31 @@ def test_hand_select_fields_and_actions(server, client):
     assert state["hand_select"]["can_confirm"] is True
     state = ok(client, action="combat_confirm_selection")
     assert state["state_type"] == "monster" and state["player"]["hand"][0]["name"] == "Strike+"
-    assert refused(client, action="combat_select_card", card_index=0) == \
-        "No in-combat card selection is active"
+    assert refused(client, action="combat_select_card", card_index=0) == "No in-combat card selection is active"
 
 
 def test_potions_in_combat(server, client):
     """ExecuteUsePotion: slot checks, target, messages; Insight opens choose."""
-    state = fight(server, client, monsters=("SENTINEL",),
-                  potions=["FIRE_POTION", "IRON_POTION", "INSIGHT_POTION"])
+    state = fight(server, client, monsters=("SENTINEL",), potions=["FIRE_POTION", "IRON_POTION", "INSIGHT_POTION"])
     pots = state["player"]["potions"]
-    assert list(pots[0]) == ["id", "name", "description", "slot", "can_use_in_combat",
-                             "target_type", "keywords"]
+    assert list(pots[0]) == ["id", "name", "description", "slot", "can_use_in_combat", "target_type", "keywords"]
     assert refused(client, action="use_potion") == "Missing 'slot' (potion slot index)"
-    assert refused(client, action="use_potion", slot=5) == \
-        "Potion slot 5 out of range (player has 3 slots)"
-    assert refused(client, action="use_potion", slot=0) == \
-        "Potion requires a target enemy. Provide 'target' with an entity_id."
-    assert post(client, action="use_potion", slot=1)["message"] == \
-        "Using potion 'Iron Potion' from slot 1 on self"
+    assert refused(client, action="use_potion", slot=5) == "Potion slot 5 out of range (player has 3 slots)"
+    assert (
+        refused(client, action="use_potion", slot=0)
+        == "Potion requires a target enemy. Provide 'target' with an entity_id."
+    )
+    assert post(client, action="use_potion", slot=1)["message"] == "Using potion 'Iron Potion' from slot 1 on self"
     state = get(client)
     assert state["player"]["block"] >= 12 and len(state["player"]["potions"]) == 2
     assert refused(client, action="use_potion", slot=1) == "No potion in slot 1"
-    assert post(client, action="use_potion", slot=0, target="SENTINEL_0")["message"] == \
-        "Using potion 'Fire Potion' from slot 0 targeting Sentinel Knight"
+    assert (
+        post(client, action="use_potion", slot=0, target="SENTINEL_0")["message"]
+        == "Using potion 'Fire Potion' from slot 0 targeting Sentinel Knight"
+    )
     state = ok(client, action="use_potion", slot=2)
     assert state["card_select"]["screen_type"] == "choose"
-    assert refused(client, action="play_card", card_index=0) == \
-        "Player actions are currently disabled"
+    assert refused(client, action="play_card", card_index=0) == "Player actions are currently disabled"
     hand = len(state["player"]["hand"])
     state = ok(client, action="select_card", index=1)
     assert state["state_type"] == "monster" and len(state["player"]["hand"]) == hand + 1
@@ -229,17 +258,21 @@ def test_potion_usage_out_of_combat(server, client):
     def belt(game):
         game.run.potions = ["FIRE_POTION", "HEALING_SALVE", "FAIRY_POTION"]
         game.run.hp = 20
+
     arrange(server, belt)
     state = get(client)
     assert [p["can_use_in_combat"] for p in state["player"]["potions"]] == [True, True, False]
-    assert refused(client, action="use_potion", slot=0) == \
-        "Potion 'Fire Potion' can only be used in combat"
-    assert refused(client, action="use_potion", slot=2) == \
-        "Potion 'Fairy in a Bottle' is automatic and cannot be manually used"
+    assert refused(client, action="use_potion", slot=0) == "Potion 'Fire Potion' can only be used in combat"
+    assert (
+        refused(client, action="use_potion", slot=2)
+        == "Potion 'Fairy in a Bottle' is automatic and cannot be manually used"
+    )
     state = ok(client, action="use_potion", slot=1)
     assert state["player"]["hp"] == 35 and len(state["player"]["potions"]) == 2
     assert post(client, action="discard_potion", slot=0) == {
-        "status": "ok", "message": "Discarded potion 'Fire Potion' from slot 0"}
+        "status": "ok",
+        "message": "Discarded potion 'Fire Potion' from slot 0",
+    }
     assert [p["id"] for p in get(client)["player"]["potions"]] == ["FAIRY_POTION"]
 
 
@@ -283,8 +316,7 @@ def test_a_potion_already_queued_is_refused(make_server):
         fight(srv, client, monsters=("SENTINEL",), potions=["IRON_POTION", "SPARK_POTION"])
         arrange(srv, lambda g: setattr(g, "knobs", Knobs(effect_delay_reads=1)))
         assert post(client, action="use_potion", slot=0)["status"] == "ok"
-        assert refused(client, action="use_potion", slot=0) == \
-            "Potion 'Iron Potion' is already queued for use"
+        assert refused(client, action="use_potion", slot=0) == "Potion 'Iron Potion' is already queued for use"
         assert post(client, action="use_potion", slot=1)["status"] == "ok", "another slot"
         get(client)
         state = get(client)

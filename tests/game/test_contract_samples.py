@@ -35,11 +35,23 @@ BUDGET_S = 90.0  # a safety net only: the sessions below end by their step count
 # Knob names: actors/game/knobs.py, docs/game.md.
 SESSIONS = [
     (1, {}, 500),
-    (2, {"effect_delay_reads": 1, "waiting_reads": 2, "enemy_turn_reads": 2,
-         "state_error_every": 13, "sticky_overlay_reads": 2}, 700),
+    (
+        2,
+        {
+            "effect_delay_reads": 1,
+            "waiting_reads": 2,
+            "enemy_turn_reads": 2,
+            "state_error_every": 13,
+            "sticky_overlay_reads": 2,
+        },
+        700,
+    ),
     (3, {"start_saved_run": 1, "pending_epochs": 1}, 300),
-    (4, {"identity_lag_reads": 2, "identity_parse_error_every": 3,
-         "identity_outage_every": 5, "reject_every_nth": 9}, 300),
+    (
+        4,
+        {"identity_lag_reads": 2, "identity_parse_error_every": 3, "identity_outage_every": 5, "reject_every_nth": 9},
+        300,
+    ),
     (5, {"start_in_run": 1, "start_floor": 10}, 300),
     (6, {}, 600),
     (7, {"slow_confirm_reads": 1, "overlay_linger_reads": 1, "char_select_lobby": 1}, 300),

@@ -19,13 +19,13 @@ from .conftest import SP, arrange, get, http_client, new_run, ok, post, refused
 pytestmark = pytest.mark.timeout(30)
 
 MP = "/api/v1/multiplayer"
-WRONG_STRING = ("The requested operation requires an element of type 'String', but the "
-                "target element has type '{}'.")
-WRONG_NUMBER = ("The requested operation requires an element of type 'Number', but the "
-                "target element has type '{}'.")
-CORS = {"access-control-allow-origin": "*",
-        "access-control-allow-methods": "GET, POST, OPTIONS",
-        "access-control-allow-headers": "Content-Type"}
+WRONG_STRING = "The requested operation requires an element of type 'String', but the target element has type '{}'."
+WRONG_NUMBER = "The requested operation requires an element of type 'Number', but the target element has type '{}'."
+CORS = {
+    "access-control-allow-origin": "*",
+    "access-control-allow-methods": "GET, POST, OPTIONS",
+    "access-control-allow-headers": "Content-Type",
+}
 
 
 def test_root_says_hello_to_any_method(client):
@@ -33,8 +33,7 @@ def test_root_says_hello_to_any_method(client):
     for method in ("GET", "POST", "PUT"):
         reply = client.request(method, "/")
         assert reply.status_code == 200
-        assert reply.json() == {"message": "Hello from STS2 MCP v0.4.0-gamerig",
-                                "status": "ok"}
+        assert reply.json() == {"message": "Hello from STS2 MCP v0.4.0-gamerig", "status": "ok"}
 
 
 def test_options_is_204_with_cors(client):
@@ -56,10 +55,17 @@ def test_unknown_path_is_404(client, path):
     assert reply.status_code == 404 and reply.json() == {"error": "Not found"}
 
 
-@pytest.mark.parametrize("method,path", [("PUT", SP), ("DELETE", SP), ("PATCH", SP),
-                                         ("POST", "/api/v1/compendium"),
-                                         ("POST", "/api/v1/profile"),
-                                         ("PUT", "/api/v1/profiles")])
+@pytest.mark.parametrize(
+    "method,path",
+    [
+        ("PUT", SP),
+        ("DELETE", SP),
+        ("PATCH", SP),
+        ("POST", "/api/v1/compendium"),
+        ("POST", "/api/v1/profile"),
+        ("PUT", "/api/v1/profiles"),
+    ],
+)
 def test_wrong_method_is_405(client, method, path):
     # M HandleRequest: SendError(405, "Method not allowed")
     reply = client.request(method, path, json={})
@@ -104,11 +110,15 @@ def test_no_run_comes_before_unknown_action(client):
     assert refused(client, action="dance") == "Unknown action: dance"
 
 
-@pytest.mark.parametrize("bad,message", [("0", WRONG_NUMBER.format("String")),
-                                         (None, WRONG_NUMBER.format("Null")),
-                                         (True, WRONG_NUMBER.format("True")),
-                                         (1.5, "One of the identified items was in an "
-                                               "invalid format.")])
+@pytest.mark.parametrize(
+    "bad,message",
+    [
+        ("0", WRONG_NUMBER.format("String")),
+        (None, WRONG_NUMBER.format("Null")),
+        (True, WRONG_NUMBER.format("True")),
+        (1.5, "One of the identified items was in an invalid format."),
+    ],
+)
 def test_wrongly_typed_index_is_500_action_failed(client, bad, message):
     # M HandlePostAction: GetInt32 throws inside the handler → "Action failed: <message>"
     state = new_run(client)
@@ -137,11 +147,9 @@ def test_markdown_format(client):
 
 def test_multiplayer_route_is_409_outside_a_multiplayer_run(client):
     # M HandleRequest: !IsMultiplayerRun() → 409 on the multiplayer route, any method
-    for reply in (client.get(MP), client.post(MP, json={"action": "end_turn"}),
-                  client.put(MP)):
+    for reply in (client.get(MP), client.post(MP, json={"action": "end_turn"}), client.put(MP)):
         assert reply.status_code == 409
-        assert reply.json() == {"error": "Not in a multiplayer run. "
-                                         "Use /api/v1/singleplayer instead."}
+        assert reply.json() == {"error": "Not in a multiplayer run. Use /api/v1/singleplayer instead."}
     new_run(client)
     assert client.get(MP).status_code == 409
 
@@ -155,14 +163,12 @@ def test_singleplayer_route_is_409_during_a_multiplayer_run(make_server):
             ok(c, action="menu_select", option=option)
         for reply in (c.get(SP), c.post(SP, json={"action": "end_turn"})):
             assert reply.status_code == 409
-            assert reply.json() == {"error": "Multiplayer run is active. "
-                                             "Use /api/v1/multiplayer instead."}
+            assert reply.json() == {"error": "Multiplayer run is active. Use /api/v1/multiplayer instead."}
         assert c.get(MP).json()["menu_screen"] == "tutorial_prompt"  # whole state
         reply = c.post(MP, json={"action": "menu_select", "option": "no"})
         assert reply.json()["message"] == "Tutorials: disabled"
         state = c.get(MP).json()  # BuildMultiplayerGameState's metadata first
-        assert list(state)[:5] == ["game_mode", "net_type", "player_count",
-                                   "local_player_slot", "state_type"]
+        assert list(state)[:5] == ["game_mode", "net_type", "player_count", "local_player_slot", "state_type"]
         reply = c.post(MP, json={"action": "end_turn"})
         assert reply.status_code == 200 and reply.json()["status"] == "error"
 
@@ -188,8 +194,7 @@ def test_compendium_current_run_null_in_menu_then_run_id(client):
     new_run(client)
     body = client.get("/api/v1/compendium").json()
     cur = body["current_run"]
-    assert list(cur)[:5] == ["is_in_progress", "profile_id", "save_scope", "id_format",
-                             "save_path"]
+    assert list(cur)[:5] == ["is_in_progress", "profile_id", "save_scope", "id_format", "save_path"]
     assert cur["id_format"] == "{save_scope}:profile{profile_id}:{start_time}"
     assert re.fullmatch(r"modded:profile1:\d+", cur["run_id"])
     assert body["sections"]["card_library"]["discovered_ids"][:2] == ["STRIKE", "DEFEND"]
@@ -197,8 +202,7 @@ def test_compendium_current_run_null_in_menu_then_run_id(client):
 
 def test_compendium_limitation_parse_error_and_outage(make_server):
     # C BuildCurrentRunContext's limitation and parse_error; HandleGetCompendium's 500
-    srv = make_server(1, Knobs(identity_lag_reads=2, identity_parse_error_every=4,
-                               identity_outage_every=5))
+    srv = make_server(1, Knobs(identity_lag_reads=2, identity_parse_error_every=4, identity_outage_every=5))
     with http_client(srv.url) as c:
         new_run(c)
         replies = [c.get("/api/v1/compendium") for _ in range(5)]
@@ -208,8 +212,9 @@ def test_compendium_limitation_parse_error_and_outage(make_server):
     assert runs[3]["parse_error"].startswith("'0x00' is an invalid start of a value.")
     assert "run_id" not in runs[3] and "save_path" in runs[3]
     assert replies[4].status_code == 500
-    assert replies[4].json() == {"error": "Failed to build compendium: save metadata "
-                                          "unavailable (knob identity_outage_every)"}
+    assert replies[4].json() == {
+        "error": "Failed to build compendium: save metadata unavailable (knob identity_outage_every)"
+    }
 
 
 def test_profile_counts_runs(server, client):
@@ -219,8 +224,7 @@ def test_profile_counts_runs(server, client):
     body = client.get("/api/v1/profile").json()
     assert body["total_losses"] == 1 and body["number_of_runs"] == 1
     assert [(c["id"], c["total_losses"]) for c in body["characters"]] == [("WANDERER", 1)]
-    assert body["epochs"][0] == {"id": "Neow1", "state": "Revealed",
-                                 "obtained": body["epochs"][0]["obtained"]}
+    assert body["epochs"][0] == {"id": "Neow1", "state": "Revealed", "obtained": body["epochs"][0]["obtained"]}
 
 
 def test_profiles(client):
@@ -228,8 +232,7 @@ def test_profiles(client):
     profiles = client.get("/api/v1/profiles").json()
     assert profiles["current_profile_id"] == 1
     assert [p["id"] for p in profiles["profiles"]] == [1, 2, 3]
-    assert set(profiles["profiles"][0]) == {"id", "is_current", "has_data", "path",
-                                            "resolved_path"}
+    assert set(profiles["profiles"][0]) == {"id", "is_current", "has_data", "path", "resolved_path"}
     bad = client.post("/api/v1/profiles", json={"action": "switch", "profile_id": "1"})
     assert bad.json() == {"status": "error", "error": "profile_id must be 1-3"}
     other = client.post("/api/v1/profiles", json={"action": "rename", "profile_id": 1})
@@ -237,10 +240,14 @@ def test_profiles(client):
     missing = client.post("/api/v1/profiles", json={"profile_id": 1})
     assert missing.status_code == 400
     assert missing.json() == {"error": "Missing 'action' field. Use: switch, delete"}
-    assert client.post("/api/v1/profiles", json={"action": "delete", "profile_id": 1}
-                       ).json()["error"] == "Cannot delete the active profile"
-    assert client.post("/api/v1/profiles", json={"action": "delete", "profile_id": 2}
-                       ).json() == {"status": "ok", "message": "Deleted profile 2"}
+    assert (
+        client.post("/api/v1/profiles", json={"action": "delete", "profile_id": 1}).json()["error"]
+        == "Cannot delete the active profile"
+    )
+    assert client.post("/api/v1/profiles", json={"action": "delete", "profile_id": 2}).json() == {
+        "status": "ok",
+        "message": "Deleted profile 2",
+    }
     new_run(client)
     during = client.post("/api/v1/profiles", json={"action": "switch", "profile_id": 2})
     assert during.json()["error"] == "Cannot switch profiles during a run"
@@ -269,12 +276,12 @@ def test_stats_endpoint(client, server):
     assert stats == {**server.stats(), "reads": stats["reads"]}
 
 
-
 def test_wiki_searches_discovered_cards_and_relics(client):
     # W HandleGetWiki / BuildWikiSearch / ScoreWikiCandidate (McpMod.Wiki.cs)
     reply = client.get("/api/v1/wiki")
     assert reply.status_code == 400 and reply.json() == {
-        "error": "query is required; wiki search does not return the full profile catalog."}
+        "error": "query is required; wiki search does not return the full profile catalog."
+    }
     assert client.get("/api/v1/wiki", params={"query": "strike"}).json()["results"] == []
     new_run(client)  # the run's starting cards and relic are discovered
     body = client.get("/api/v1/wiki", params={"q": "strike", "limit": "x"}).json()

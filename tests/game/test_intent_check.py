@@ -14,8 +14,12 @@ pytestmark = pytest.mark.timeout(30)
 
 
 def attempt(attempt_id: str, action: str, **params) -> str:
-    return json.dumps({"event": "action_attempt", "attempt_id": attempt_id,
-                       "action": action, "parameters": params, "sequence": 1}) + "\n"
+    return (
+        json.dumps(
+            {"event": "action_attempt", "attempt_id": attempt_id, "action": action, "parameters": params, "sequence": 1}
+        )
+        + "\n"
+    )
 
 
 def send(c, attempt_id, **body):
@@ -25,8 +29,9 @@ def send(c, attempt_id, **body):
 
 def test_intent_check_counts_and_reasons(make_server, tmp_path):
     journal = tmp_path / "events.jsonl"
-    journal.write_text(json.dumps({"event": "session_start"}) + "\n"
-                       + attempt("a1", "menu_select", option="singleplayer"))
+    journal.write_text(
+        json.dumps({"event": "session_start"}) + "\n" + attempt("a1", "menu_select", option="singleplayer")
+    )
     srv = make_server(1, journal_path=str(journal))
     with http_client(srv.url) as c:
         assert send(c, "a1", action="menu_select", option="singleplayer").json()["status"] == "ok"
@@ -93,9 +98,10 @@ def test_memory_stays_bounded_and_forgotten_intents_are_read_back(tmp_path):
     stats = checker.stats()
     assert stats["posts_with_intent"] == 1 + len(kept) and checker.lookups == 4
     assert [r.split(":")[1].strip() for r in stats["intent_violations"]] == [
-        "reused by a second POST", "no action_attempt in the journal",
-        "POST body does not match the recorded intent"]
+        "reused by a second POST",
+        "no action_attempt in the journal",
+        "POST body does not match the recorded intent",
+    ]
     assert checker.used_ordinals.runs == 3 and not checker.pending  # {0}, {2}, kept
     with checker.lock:
-        assert checker.used == ({f"a-{i:06d}" for i in kept}
-                                | {"a-000000", "a-000002", "b-000001"})
+        assert checker.used == ({f"a-{i:06d}" for i in kept} | {"a-000000", "a-000002", "b-000001"})

@@ -56,10 +56,12 @@ def test_waiting_reads_between_screens(make_server):
             post(c, action="menu_select", option=option)
             if option != "embark":
                 get(c)
-        assert get(c) == {"state_type": "menu", "menu_screen": "tutorial_prompt",
-                          "message": "Enable Tutorials? Choose yes or no.",
-                          "options": [{"name": "no", "enabled": True},
-                                      {"name": "yes", "enabled": True}]}
+        assert get(c) == {
+            "state_type": "menu",
+            "menu_screen": "tutorial_prompt",
+            "message": "Enable Tutorials? Choose yes or no.",
+            "options": [{"name": "no", "enabled": True}, {"name": "yes", "enabled": True}],
+        }
         post(c, action="menu_select", option="no")
         assert get(c) == {"state_type": "unknown"}
         assert refused(c, action="end_turn") == "Not in combat"

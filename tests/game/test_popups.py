@@ -16,12 +16,13 @@ from .conftest import arrange, get, http_client, ok, post, refused
 
 pytestmark = pytest.mark.timeout(30)
 
-BLOCKING = ("Blocking popup active. Use menu_select with one of the advertised popup "
-            "options before gameplay actions.")
-TUTORIAL = {"state_type": "menu", "menu_screen": "tutorial",
-            "message": "Tutorial popup active. Use advance to dismiss.",
-            "options": [{"name": "advance", "enabled": True},
-                        {"name": "proceed", "enabled": True}]}
+BLOCKING = "Blocking popup active. Use menu_select with one of the advertised popup options before gameplay actions."
+TUTORIAL = {
+    "state_type": "menu",
+    "menu_screen": "tutorial",
+    "message": "Tutorial popup active. Use advance to dismiss.",
+    "options": [{"name": "advance", "enabled": True}, {"name": "proceed", "enabled": True}],
+}
 
 
 def embark(c) -> dict:
@@ -34,22 +35,23 @@ def test_tutorial_prompt_blocks_then_yes_enables_tutorials(client):
     # H BuildVisibleFtueState (tutorial_prompt); A ExecuteAction's popup check;
     # A ExecuteMenuSelect's tutorial prompt answers
     state = embark(client)
-    assert state == {"state_type": "menu", "menu_screen": "tutorial_prompt",
-                     "message": "Enable Tutorials? Choose yes or no.",
-                     "options": [{"name": "no", "enabled": True},
-                                 {"name": "yes", "enabled": True}]}
+    assert state == {
+        "state_type": "menu",
+        "menu_screen": "tutorial_prompt",
+        "message": "Enable Tutorials? Choose yes or no.",
+        "options": [{"name": "no", "enabled": True}, {"name": "yes", "enabled": True}],
+    }
     assert refused(client, action="advance_dialogue") == BLOCKING
     assert refused(client, action="dance") == BLOCKING  # before the unknown-name check
-    assert refused(client, action="menu_select", option="maybe") == \
-        "Unknown tutorial prompt option: maybe. Use: yes, no"
+    assert (
+        refused(client, action="menu_select", option="maybe") == "Unknown tutorial prompt option: maybe. Use: yes, no"
+    )
     assert post(client, action="menu_select", option="YES")["message"] == "Tutorials: enabled"
     # the first screen of the run now shows its first-time tutorial instead
     assert get(client) == TUTORIAL
     assert refused(client, action="advance_dialogue") == BLOCKING
-    assert refused(client, action="menu_select", option="yes") == \
-        "Unknown tutorial option: yes. Use: advance, proceed"
-    assert post(client, action="menu_select", option="proceed")["message"] == \
-        "Dismissed tutorial popup"
+    assert refused(client, action="menu_select", option="yes") == "Unknown tutorial option: yes. Use: advance, proceed"
+    assert post(client, action="menu_select", option="proceed")["message"] == "Dismissed tutorial popup"
     state = get(client)
     assert state["state_type"] == "event" and state["event"]["in_dialogue"] is True
 
@@ -87,11 +89,11 @@ def test_ftue_buttons_disabled_on_first_read(make_server):
         post(c, action="menu_select", option="yes")
         first = get(c)
         assert first["menu_screen"] == "tutorial"
-        assert first["options"] == [{"name": "advance", "enabled": False},
-                                    {"name": "proceed", "enabled": False}]
+        assert first["options"] == [{"name": "advance", "enabled": False}, {"name": "proceed", "enabled": False}]
         assert refused(c, action="menu_select", option="advance") == (
             "Tutorial popup visible but no actionable advance/proceed control is "
-            "available; retry after the next state poll")
+            "available; retry after the next state poll"
+        )
         assert get(c)["options"][0]["enabled"] is False
         assert get(c) == TUTORIAL
 
@@ -112,15 +114,19 @@ def test_random_popups_mid_run(make_server):
             popups.append(state)
             assert refused(c, action="advance_dialogue") == BLOCKING
             names = [o["name"] for o in state["options"]]
-            assert refused(c, action="menu_select", option="nope") == \
-                f"Popup option 'nope' is not actionable. Use: {', '.join(names)}"
+            assert (
+                refused(c, action="menu_select", option="nope")
+                == f"Popup option 'nope' is not actionable. Use: {', '.join(names)}"
+            )
             disabled = [o["name"] for o in state["options"] if not o["enabled"]]
             if disabled:
-                assert refused(c, action="menu_select", option=disabled[0]) == \
-                    f"Popup option '{disabled[0]}' is disabled"
+                assert (
+                    refused(c, action="menu_select", option=disabled[0]) == f"Popup option '{disabled[0]}' is disabled"
+                )
             enabled = next(o["name"] for o in state["options"] if o["enabled"])
-            assert post(c, action="menu_select", option=enabled.upper())["message"] == \
-                f"Selected popup option: {enabled}"
+            assert (
+                post(c, action="menu_select", option=enabled.upper())["message"] == f"Selected popup option: {enabled}"
+            )
             assert get(c).get("menu_screen") != "popup"
         assert len(popups) == 4
 
@@ -143,8 +149,7 @@ def test_an_action_accepted_before_a_popup_still_happens(server, client):
     before = ok(client, action="menu_select", option="no")
     while before["event"]["in_dialogue"]:
         before = ok(client, action="advance_dialogue")
-    arrange(server, lambda game: setattr(game, "knobs", Knobs(effect_delay_reads=1,
-                                                              popup_every_reads=5)))
+    arrange(server, lambda game: setattr(game, "knobs", Knobs(effect_delay_reads=1, popup_every_reads=5)))
     while client.get("/__gamerig/stats").json()["reads"] % 5 != 4:
         before = get(client)
     assert before["state_type"] == "event" and before["event"]["options"]
@@ -167,16 +172,15 @@ def test_first_run_warning_over_character_select(make_server):
     with http_client(srv.url) as c:
         ok(c, action="menu_select", option="singleplayer")
         state = ok(c, action="menu_select", option="standard")
-        assert state["menu_screen"] == "popup" and state["options"] == [
-            {"name": "continue", "enabled": True}]
-        assert refused(c, action="menu_select", option="ironbound") == \
-            "Popup option 'ironbound' is not actionable. Use: continue"
+        assert state["menu_screen"] == "popup" and state["options"] == [{"name": "continue", "enabled": True}]
+        assert (
+            refused(c, action="menu_select", option="ironbound")
+            == "Popup option 'ironbound' is not actionable. Use: continue"
+        )
         assert refused(c, action="end_turn") == "No run in progress"  # no run: first
-        assert ok(c, action="menu_select", option="continue")["menu_screen"] == \
-            "character_select"
+        assert ok(c, action="menu_select", option="continue")["menu_screen"] == "character_select"
         ok(c, action="menu_select", option="back")
-        assert ok(c, action="menu_select", option="standard")["menu_screen"] == \
-            "character_select"  # once per profile
+        assert ok(c, action="menu_select", option="standard")["menu_screen"] == "character_select"  # once per profile
 
 
 def test_a_popup_over_the_game_over_screen_answers_as_the_game_over(server, client):
@@ -189,11 +193,10 @@ def test_a_popup_over_the_game_over_screen_answers_as_the_game_over(server, clie
     def over_then_popup(game):
         finish_run(game, False)
         show_popup(game, "Feedback", "Tell us about this run?", (("yes", True), ("no", True)))
+
     arrange(server, over_then_popup)
     state = get(client)
     assert (state["menu_screen"], state["body"]) == ("popup", "Tell us about this run?")
     assert refused(client, action="proceed") == BLOCKING
-    assert refused(client, action="menu_select", option="no") == \
-        "Unknown game over option: no. Use: main_menu"
-    assert post(client, action="menu_select", option="main_menu")["message"] == \
-        "Returning to main menu"
+    assert refused(client, action="menu_select", option="no") == "Unknown game over option: no. Use: main_menu"
+    assert post(client, action="menu_select", option="main_menu")["message"] == "Returning to main menu"

@@ -12,8 +12,11 @@ from actors.game.knobs import Knobs
 
 from .conftest import SP, http_client
 
-KNOB_SETS = [Knobs(), Knobs(waiting_reads=1, enemy_turn_reads=1),
-             Knobs(effect_delay_reads=1, overlay_linger_reads=1, reject_every_nth=5)]
+KNOB_SETS = [
+    Knobs(),
+    Knobs(waiting_reads=1, enemy_turn_reads=1),
+    Knobs(effect_delay_reads=1, overlay_linger_reads=1, reject_every_nth=5),
+]
 
 
 def candidates(state: dict) -> list[dict]:
@@ -27,27 +30,30 @@ def candidates(state: dict) -> list[dict]:
         names += [c["id"] for c in state.get("characters", [])]
         out += [{"action": "menu_select", "option": n} for n in names]
     if "player" in state:  # potions work (or are refused) on every in-run screen
-        out += [{"action": a, "slot": pot["slot"]} for pot in state["player"]["potions"]
-                for a in ("use_potion", "discard_potion")]
+        out += [
+            {"action": a, "slot": pot["slot"]}
+            for pot in state["player"]["potions"]
+            for a in ("use_potion", "discard_potion")
+        ]
     if st_ in ("monster", "elite", "boss") and "battle" in state:
         out += combat_candidates(state)
     elif st_ == "hand_select":
-        out += [{"action": "combat_select_card", "card_index": c["index"]}
-                for c in block["cards"]] + [{"action": "combat_confirm_selection"}]
+        out += [{"action": "combat_select_card", "card_index": c["index"]} for c in block["cards"]] + [
+            {"action": "combat_confirm_selection"}
+        ]
     elif st_ == "fake_merchant":
-        out += [{"action": "shop_purchase", "index": i["index"]}
-                for i in block["shop"]["items"]]
+        out += [{"action": "shop_purchase", "index": i["index"]} for i in block["shop"]["items"]]
     elif st_ == "event":
         out += [{"action": "advance_dialogue"}]
         out += [{"action": "choose_event_option", "index": o["index"]} for o in block["options"]]
     elif st_ == "map":
-        out += [{"action": "choose_map_node", "index": o["index"]}
-                for o in block["next_options"]]
+        out += [{"action": "choose_map_node", "index": o["index"]} for o in block["next_options"]]
     elif st_ == "rewards":
         out += [{"action": "claim_reward", "index": i["index"]} for i in block["items"]]
     elif st_ == "card_reward":
-        out += [{"action": "select_card_reward", "card_index": c["index"]}
-                for c in block["cards"]] + [{"action": "skip_card_reward"}]
+        out += [{"action": "select_card_reward", "card_index": c["index"]} for c in block["cards"]] + [
+            {"action": "skip_card_reward"}
+        ]
     elif st_ == "card_select":
         out += [{"action": "select_card", "index": c["index"]} for c in block["cards"]]
         out += [{"action": "confirm_selection"}, {"action": "cancel_selection"}]
@@ -58,8 +64,7 @@ def candidates(state: dict) -> list[dict]:
         out += [{"action": "select_relic", "index": r["index"]} for r in block["relics"]]
         out += [{"action": "skip_relic_selection"}]
     elif st_ == "crystal_sphere":
-        out += [{"action": "crystal_sphere_click_cell", "x": c["x"], "y": c["y"]}
-                for c in block["clickable_cells"]][:6]
+        out += [{"action": "crystal_sphere_click_cell", "x": c["x"], "y": c["y"]} for c in block["clickable_cells"]][:6]
         out += [{"action": "crystal_sphere_set_tool", "tool": t} for t in ("big", "small")]
         out += [{"action": "crystal_sphere_proceed"}]
     elif st_ == "shop":
@@ -78,11 +83,14 @@ def combat_candidates(state: dict) -> list[dict]:
     ids = [e["entity_id"] for e in state["battle"]["enemies"]]
     out: list[dict] = [{"action": "end_turn"}] * 2
     for c in p["hand"]:
-        out += [{"action": "play_card", "card_index": c["index"], "target": t}
-                for t in ids[:2]] + [{"action": "play_card", "card_index": c["index"]}]
+        out += [{"action": "play_card", "card_index": c["index"], "target": t} for t in ids[:2]] + [
+            {"action": "play_card", "card_index": c["index"]}
+        ]
     for pot in p["potions"]:
-        out += [{"action": "use_potion", "slot": pot["slot"], "target": ids[0]},
-                {"action": "discard_potion", "slot": pot["slot"]}]
+        out += [
+            {"action": "use_potion", "slot": pot["slot"], "target": ids[0]},
+            {"action": "discard_potion", "slot": pot["slot"]},
+        ]
     return out
 
 
@@ -112,10 +120,12 @@ def check_invariants(state: dict) -> None:
 
 
 @pytest.mark.timeout(60)
-@settings(max_examples=25, deadline=None,
-          suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
-@given(seed=st.integers(1, 6), knobs=st.sampled_from(KNOB_SETS),
-       picks=st.lists(st.integers(0, 10_000), min_size=20, max_size=80))
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+@given(
+    seed=st.integers(1, 6),
+    knobs=st.sampled_from(KNOB_SETS),
+    picks=st.lists(st.integers(0, 10_000), min_size=20, max_size=80),
+)
 def test_random_valid_actions_keep_invariants(seed, knobs, picks):
     srv = start_server("127.0.0.1", 0, seed, knobs)
     try:

@@ -24,14 +24,41 @@ REPO = Path(__file__).resolve().parents[2]
 # every in-run screen and variant of the vendor samples the built-in game can show
 # (menus, popups and tutorials: test_menu.py / test_popups.py)
 REQUIRED_VARIANTS = {
-    "map", "map__start", "monster", "monster__combat_ended", "elite", "elite__combat_ended",
-    "boss", "boss__combat_ended", "hand_select", "hand_select__selected",
-    "card_select__transform", "card_select__upgrade", "card_select__select",
-    "card_select__simple_select", "card_select__choose", "bundle_select", "relic_select",
-    "crystal_sphere", "crystal_sphere__done", "rewards", "card_reward", "shop",
-    "shop__not_ready", "rest_site", "rest_site__used", "treasure", "treasure__loading",
-    "treasure__opening", "treasure__claimed", "event", "event__ancient_dialogue",
-    "fake_merchant", "fake_merchant__not_ready", "fake_merchant__fight_started", "overlay",
+    "map",
+    "map__start",
+    "monster",
+    "monster__combat_ended",
+    "elite",
+    "elite__combat_ended",
+    "boss",
+    "boss__combat_ended",
+    "hand_select",
+    "hand_select__selected",
+    "card_select__transform",
+    "card_select__upgrade",
+    "card_select__select",
+    "card_select__simple_select",
+    "card_select__choose",
+    "bundle_select",
+    "relic_select",
+    "crystal_sphere",
+    "crystal_sphere__done",
+    "rewards",
+    "card_reward",
+    "shop",
+    "shop__not_ready",
+    "rest_site",
+    "rest_site__used",
+    "treasure",
+    "treasure__loading",
+    "treasure__opening",
+    "treasure__claimed",
+    "event",
+    "event__ancient_dialogue",
+    "fake_merchant",
+    "fake_merchant__not_ready",
+    "fake_merchant__fight_started",
+    "overlay",
     "game_over",
 }
 
@@ -121,9 +148,17 @@ def test_standalone_command_line_serves_until_sigterm():
     env = {**os.environ, "PYTHONPATH": str(REPO)}
     env.pop("GAMERIG_CONTROL", None)
     proc = subprocess.Popen(
-        [sys.executable, "-c", "import sys; from actors.game.cli import main; "
-         "sys.exit(main(['--port', '0', '--seed', '3', '--waiting-reads', '1']))"],
-        stdout=subprocess.PIPE, text=True, cwd=REPO, env=env)
+        [
+            sys.executable,
+            "-c",
+            "import sys; from actors.game.cli import main; "
+            "sys.exit(main(['--port', '0', '--seed', '3', '--waiting-reads', '1']))",
+        ],
+        stdout=subprocess.PIPE,
+        text=True,
+        cwd=REPO,
+        env=env,
+    )
     try:
         line = proc.stdout.readline()
         assert "gamerig built-in game on http://127.0.0.1:" in line, line
@@ -141,6 +176,7 @@ def test_standalone_command_line_serves_until_sigterm():
 
 def test_command_line_rejects_bad_knob(capsys):
     from actors.game.cli import main
+
     with pytest.raises(SystemExit):
         main(["--waiting-reads", "x"])
     assert main(["--port", "0", "--enemy-turn-reads", "-1"]) == 2
@@ -160,6 +196,7 @@ def test_act_one_boss_leads_to_rewards_then_act_two(make_server):
             for e in game.run.combat.enemies:
                 e.hp = 1
             game.run.combat.hand = [Card(900, "CLEAVE")]
+
         arrange(srv, boss)
         assert get(c)["state_type"] == "boss"
         state = ok(c, action="play_card", card_index=0)

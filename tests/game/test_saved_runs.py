@@ -50,8 +50,7 @@ def test_start_on_main_menu_with_a_saved_run_then_continue(make_server):
         assert state["options"][:3] == ["continue", "abandon_run", "singleplayer"]
         assert client_compendium(c) is None  # no run in progress on the main menu
         assert refused(c, action="end_turn") == "No run in progress"
-        assert post(c, action="menu_select", option="continue")["message"] == \
-            "Selected continue"
+        assert post(c, action="menu_select", option="continue")["message"] == "Selected continue"
         state = settle(c)
         assert state["run"]["floor"] == 2
         assert client_compendium(c)["is_in_progress"] is True
@@ -81,14 +80,15 @@ def test_abandon_run_asks_then_deletes_the_save(make_server):
     # the popup is our assumption (docs/game.md); A ExecutePopupOption answers it
     srv = make_server(4, Knobs(start_saved_run=1))
     with http_client(srv.url) as c:
-        assert post(c, action="menu_select", option="abandon_run")["message"] == \
-            "Selected abandon_run"
+        assert post(c, action="menu_select", option="abandon_run")["message"] == "Selected abandon_run"
         popup = get(c)
-        assert popup == {"state_type": "menu", "menu_screen": "popup",
-                         "message": "Abandon Run?",
-                         "body": "Are you sure you want to abandon this run?",
-                         "options": [{"name": "yes", "enabled": True},
-                                     {"name": "no", "enabled": True}]}
+        assert popup == {
+            "state_type": "menu",
+            "menu_screen": "popup",
+            "message": "Abandon Run?",
+            "body": "Are you sure you want to abandon this run?",
+            "options": [{"name": "yes", "enabled": True}, {"name": "no", "enabled": True}],
+        }
         assert refused(c, action="end_turn") == "No run in progress"  # no run: first
         ok(c, action="menu_select", option="no")
         assert get(c)["options"][0] == "continue"
@@ -115,12 +115,12 @@ def test_overlay_clears_after_two_reads(server, client):
     ok(client, action="menu_select", option="embark")
     ok(client, action="menu_select", option="no")
     fired = []
-    arrange(server, lambda game: show_overlay(game, "NAncientCutscene",
-                                              lambda: fired.append(1)))
+    arrange(server, lambda game: show_overlay(game, "NAncientCutscene", lambda: fired.append(1)))
     state = get(client)
-    assert state["overlay"] == {"screen_type": "NAncientCutscene", "message": (
-        "An overlay (NAncientCutscene) is active. It may require manual interaction "
-        "in-game.")}
+    assert state["overlay"] == {
+        "screen_type": "NAncientCutscene",
+        "message": ("An overlay (NAncientCutscene) is active. It may require manual interaction in-game."),
+    }
     assert list(state) == ["state_type", "overlay", "run", "player"]
     assert get(client)["state_type"] == "overlay"
     assert get(client)["state_type"] == "event" and fired == [1]

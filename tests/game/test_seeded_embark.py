@@ -51,10 +51,11 @@ def test_a_seed_is_read_only_by_the_character_selects_embark(client):
     # A ExecuteMenuSelect hands ``seed`` only to ExecuteCharacterSelectMenuOption, which reads
     # it only for confirm/embark: on the submenus, a pick and ``back`` it is ignored
     assert post(client, action="menu_select", option="singleplayer", seed=SEED)["status"] == "ok"
-    assert ok(client, action="menu_select", option="standard", seed=SEED)["menu_screen"] == \
-        "character_select"
-    assert post(client, action="menu_select", option="ironbound", seed=SEED)["message"] == \
-        "Selected The Ironbound. Use 'confirm' to embark."
+    assert ok(client, action="menu_select", option="standard", seed=SEED)["menu_screen"] == "character_select"
+    assert (
+        post(client, action="menu_select", option="ironbound", seed=SEED)["message"]
+        == "Selected The Ironbound. Use 'confirm' to embark."
+    )
     assert post(client, action="menu_select", option="back", seed=SEED)["message"] == "Going back"
     assert get(client)["menu_screen"] == "singleplayer"
 
@@ -63,8 +64,7 @@ def test_without_a_lobby_a_seed_is_refused_before_the_embark_button(client):
     # A 1620-1626 (knob char_select_lobby 0, the default): no character picked yet, and still
     # the refusal of the seed comes first; nothing changes
     to_character_select(client, pick=None)
-    assert post(client, action="menu_select", option="embark", seed=SEED) == \
-        sample("reply__seed_not_supported")
+    assert post(client, action="menu_select", option="embark", seed=SEED) == sample("reply__seed_not_supported")
     assert get(client)["menu_screen"] == "character_select"
 
 
@@ -74,11 +74,9 @@ def test_a_standard_mode_lobby_refuses_with_the_games_text_and_a_plain_embark_fo
     srv = make_server(1, Knobs(char_select_lobby=1))
     with http_client(srv.url) as c:
         to_character_select(c)
-        assert post(c, action="menu_select", option="confirm", seed=SEED) == \
-            sample("reply__seed_failed")
+        assert post(c, action="menu_select", option="confirm", seed=SEED) == sample("reply__seed_failed")
         assert get(c)["menu_screen"] == "character_select"
-        assert post(c, action="menu_select", option="embark") == \
-            {"status": "ok", "message": "Embarking on run"}
+        assert post(c, action="menu_select", option="embark") == {"status": "ok", "message": "Embarking on run"}
         into_the_run(c)
         assert run_seed(c) == "1"
 
@@ -90,8 +88,7 @@ def test_a_lobby_that_takes_the_seed_generates_the_run_from_it(make_server):
     srv = make_server(1, Knobs(char_select_lobby=2))
     with http_client(srv.url) as c:
         to_character_select(c)
-        assert post(c, action="menu_select", option="embark", seed=f"  {SEED} ") == \
-            sample("reply__seeded_embark")
+        assert post(c, action="menu_select", option="embark", seed=f"  {SEED} ") == sample("reply__seeded_embark")
         into_the_run(c)
         assert run_seed(c) == SEED
 
@@ -116,8 +113,10 @@ def test_a_seed_the_lobby_took_stays_on_it_until_the_character_select_is_left(ma
     srv = make_server(1, Knobs(char_select_lobby=2))
     with http_client(srv.url) as c:
         to_character_select(c, pick=None)
-        assert refused(c, action="menu_select", option="embark", seed="KEPT") == \
-            "Embark button not available — select a character first"
+        assert (
+            refused(c, action="menu_select", option="embark", seed="KEPT")
+            == "Embark button not available — select a character first"
+        )
         ok(c, action="menu_select", option="ironbound")
         assert post(c, action="menu_select", option="embark")["message"] == "Embarking on run"
         into_the_run(c)
@@ -140,16 +139,17 @@ def test_a_blank_seed_is_no_seed_yet_the_reply_shows_it(make_server, lobby):
     srv = make_server(1, Knobs(char_select_lobby=lobby))
     with http_client(srv.url) as c:
         to_character_select(c)
-        assert post(c, action="menu_select", option="confirm", seed="  ") == \
-            {"status": "ok", "message": "Embarking on run (seed:   )"}
+        assert post(c, action="menu_select", option="confirm", seed="  ") == {
+            "status": "ok",
+            "message": "Embarking on run (seed:   )",
+        }
         into_the_run(c)
         assert run_seed(c) == "1"
 
 
 def test_a_seed_that_is_not_a_string_is_a_500(client):
     # M HandlePostAction: seedElem.GetString() throws on a number, before any screen is read
-    reply = client.post("/api/v1/singleplayer",
-                        json={"action": "menu_select", "option": "embark", "seed": 7})
+    reply = client.post("/api/v1/singleplayer", json={"action": "menu_select", "option": "embark", "seed": 7})
     assert reply.status_code == 500
     assert reply.json()["error"].startswith("Menu action failed: ")
 

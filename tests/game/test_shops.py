@@ -15,8 +15,17 @@ from .conftest import arrange, get, new_run, ok, post, refused
 pytestmark = pytest.mark.timeout(30)
 
 ITEM = ["index", "category", "price", "is_stocked", "can_afford"]
-CARD_ITEM = ITEM + ["on_sale", "card_id", "card_name", "card_type", "card_cost",
-                    "card_star_cost", "card_rarity", "card_description", "keywords"]
+CARD_ITEM = ITEM + [
+    "on_sale",
+    "card_id",
+    "card_name",
+    "card_type",
+    "card_cost",
+    "card_star_cost",
+    "card_rarity",
+    "card_description",
+    "keywords",
+]
 
 
 def enter(server, client, kind: str, gold: int = 500, potions=None) -> dict:
@@ -30,6 +39,7 @@ def enter(server, client, kind: str, gold: int = 500, potions=None) -> dict:
             game.run.room = pool_event(game, kind)
         else:
             build_room(game, kind)
+
     arrange(server, setup)
     return get(client)
 
@@ -39,33 +49,35 @@ def test_shop_not_ready_then_items_as_the_mod_shapes_them(server, client):
     card_*/relic_*/potion_* fields, on_sale on cards, bare card_removal); can_proceed
     false while the inventory is open. ExecuteShopPurchase texts and order."""
     state = enter(server, client, "Shop")
-    assert state["shop"] == {"items": [], "can_proceed": True, "error": (
-        "Shop inventory is not ready yet (null). Often happens right after entering the "
-        "merchant from the map; retry in a moment.")}
-    assert refused(client, action="shop_purchase", index=0) == \
-        "Shop inventory not ready yet; wait a moment and retry"
+    assert state["shop"] == {
+        "items": [],
+        "can_proceed": True,
+        "error": (
+            "Shop inventory is not ready yet (null). Often happens right after entering the "
+            "merchant from the map; retry in a moment."
+        ),
+    }
+    assert refused(client, action="shop_purchase", index=0) == "Shop inventory not ready yet; wait a moment and retry"
     shop = get(client)["shop"]
     assert list(shop) == ["items", "can_proceed"] and shop["can_proceed"] is False
     items = shop["items"]
-    assert [i["category"] for i in items] == ["card"] * 3 + ["relic"] + ["potion"] * 2 + [
-        "card_removal"]
+    assert [i["category"] for i in items] == ["card"] * 3 + ["relic"] + ["potion"] * 2 + ["card_removal"]
     assert list(items[0]) == CARD_ITEM and isinstance(items[0]["on_sale"], bool)
     assert list(items[3]) == ITEM + ["relic_id", "relic_name", "relic_description", "keywords"]
-    assert list(items[4]) == ITEM + ["potion_id", "potion_name", "potion_description",
-                                     "keywords"]
+    assert list(items[4]) == ITEM + ["potion_id", "potion_name", "potion_description", "keywords"]
     assert list(items[6]) == ITEM
     assert refused(client, action="shop_purchase") == "Missing 'index' (shop item index)"
-    assert refused(client, action="shop_purchase", index=7) == \
-        "Shop item index 7 out of range (7 items)"
+    assert refused(client, action="shop_purchase", index=7) == "Shop item index 7 out of range (7 items)"
     assert post(client, action="shop_purchase", index=0) == {
-        "status": "ok", "message": f"Purchasing item for {items[0]['price']} gold"}
+        "status": "ok",
+        "message": f"Purchasing item for {items[0]['price']} gold",
+    }
     state = get(client)
     assert state["player"]["gold"] == 500 - items[0]["price"]
     assert state["shop"]["items"][0]["is_stocked"] is False
     assert refused(client, action="shop_purchase", index=0) == "Item is sold out"
     arrange(server, lambda g: setattr(g.run, "gold", 1))
-    assert refused(client, action="shop_purchase", index=1) == \
-        f"Not enough gold (need {items[1]['price']}, have 1)"
+    assert refused(client, action="shop_purchase", index=1) == f"Not enough gold (need {items[1]['price']}, have 1)"
 
 
 def test_shop_full_belt_removal_proceed_and_the_room_only_quirk(server, client):
@@ -97,20 +109,24 @@ def test_fake_merchant_is_a_relic_shop(server, client):
     items only; bought with shop_purchase; no event option buttons; proceed leaves."""
     state = enter(server, client, "FakeMerchant", gold=100)
     fm = state["fake_merchant"]
-    assert fm == {"event_id": "FAKE_MERCHANT", "event_name": "Fake Merchant",
-                  "started_fight": False, "shop": {
-                      "items": [], "error": "Fake merchant inventory is not ready yet; "
-                                            "retry in a moment.", "can_proceed": False}}
+    assert fm == {
+        "event_id": "FAKE_MERCHANT",
+        "event_name": "Fake Merchant",
+        "started_fight": False,
+        "shop": {
+            "items": [],
+            "error": "Fake merchant inventory is not ready yet; retry in a moment.",
+            "can_proceed": False,
+        },
+    }
     shop = get(client)["fake_merchant"]["shop"]
     assert {i["category"] for i in shop["items"]} == {"relic"}
-    assert list(shop["items"][0]) == ITEM + ["relic_id", "relic_name", "relic_description",
-                                             "keywords"]
+    assert list(shop["items"][0]) == ITEM + ["relic_id", "relic_name", "relic_description", "keywords"]
     n = len(get(client)["player"]["relics"])
     price = shop["items"][0]["price"]
     state = ok(client, action="shop_purchase", index=0)
     assert len(state["player"]["relics"]) == n + 1 and state["player"]["gold"] == 100 - price
-    assert refused(client, action="choose_event_option", index=0) == \
-        "No event options available"
+    assert refused(client, action="choose_event_option", index=0) == "No event options available"
     assert post(client, action="proceed")["message"] == "Proceeding from fake merchant"
     assert get(client)["state_type"] == "map"
 
@@ -120,8 +136,7 @@ def test_fake_merchant_fight_with_the_foul_potion(server, client):
     fight; after its rewards the room shows the started-fight variant."""
     enter(server, client, "FakeMerchant", potions=["FOUL_POTION", None, None])
     get(client)
-    assert post(client, action="use_potion", slot=0)["message"] == \
-        "Using potion 'Foul Potion' from slot 0"
+    assert post(client, action="use_potion", slot=0)["message"] == "Using potion 'Foul Potion' from slot 0"
     state = get(client)
     assert state["state_type"] == "monster"
     assert [e["entity_id"] for e in state["battle"]["enemies"]] == ["FAKE_MERCHANT_0"]
@@ -132,11 +147,13 @@ def test_fake_merchant_fight_with_the_foul_potion(server, client):
         state = get(client)
     state = ok(client, action="proceed")
     assert state["fake_merchant"] == {
-        "event_id": "FAKE_MERCHANT", "event_name": "Fake Merchant", "started_fight": True,
+        "event_id": "FAKE_MERCHANT",
+        "event_name": "Fake Merchant",
+        "started_fight": True,
         "shop": {"items": [], "can_proceed": True},
-        "message": "The fake merchant has been defeated. Proceed to map."}
-    assert refused(client, action="shop_purchase", index=0) == \
-        "Shop inventory not ready yet; wait a moment and retry"
+        "message": "The fake merchant has been defeated. Proceed to map.",
+    }
+    assert refused(client, action="shop_purchase", index=0) == "Shop inventory not ready yet; wait a moment and retry"
     assert ok(client, action="proceed")["state_type"] == "map"
 
 
@@ -145,8 +162,7 @@ def test_foul_potion_elsewhere_cannot_be_used(server, client):
     merchant."""
     new_run(client)
     arrange(server, lambda g: setattr(g.run, "potions", ["FOUL_POTION", None, None]))
-    assert refused(client, action="use_potion", slot=0) == \
-        "Potion 'Foul Potion' cannot be used right now"
+    assert refused(client, action="use_potion", slot=0) == "Potion 'Foul Potion' cannot be used right now"
 
 
 def test_crystal_sphere(server, client):
@@ -154,57 +170,59 @@ def test_crystal_sphere(server, client):
     divinations_left_text, can_proceed only when the button shows) and the three actions'
     checks and texts; after proceed the map is reported, the sphere lingering under it."""
     enter(server, client, "CRYSTAL_SPHERE")
-    assert refused(client, action="crystal_sphere_proceed") == \
-        "Crystal Sphere screen is not open"
+    assert refused(client, action="crystal_sphere_proceed") == "Crystal Sphere screen is not open"
     cs = ok(client, action="choose_event_option", index=0)["crystal_sphere"]
-    assert list(cs) == ["instructions_title", "instructions_description", "grid_width",
-                        "grid_height", "cells", "clickable_cells", "revealed_items", "tool",
-                        "can_use_big_tool", "can_use_small_tool", "divinations_left_text",
-                        "can_proceed"]
+    assert list(cs) == [
+        "instructions_title",
+        "instructions_description",
+        "grid_width",
+        "grid_height",
+        "cells",
+        "clickable_cells",
+        "revealed_items",
+        "tool",
+        "can_use_big_tool",
+        "can_use_small_tool",
+        "divinations_left_text",
+        "can_proceed",
+    ]
     assert (cs["grid_width"], cs["grid_height"], len(cs["cells"])) == (5, 4, 20)
-    assert list(cs["cells"][0]) == ["x", "y", "is_hidden", "is_clickable", "is_highlighted",
-                                    "is_hovered"]
+    assert list(cs["cells"][0]) == ["x", "y", "is_hidden", "is_clickable", "is_highlighted", "is_hovered"]
     assert cs["tool"] == "big" and cs["can_use_big_tool"] and cs["can_use_small_tool"]
     assert cs["divinations_left_text"] == "5 divinations left" and not cs["can_proceed"]
     assert len(cs["clickable_cells"]) == 20 and cs["revealed_items"] == []
-    assert refused(client, action="crystal_sphere_proceed") == \
-        "Crystal Sphere proceed button is not enabled"
-    assert refused(client, action="crystal_sphere_set_tool") == \
-        "Missing 'tool' (expected 'big' or 'small')"
-    assert refused(client, action="crystal_sphere_set_tool", tool="huge") == \
-        "Unknown Crystal Sphere tool: huge"
-    assert refused(client, action="crystal_sphere_click_cell", x=1) == \
-        "Missing 'y' (cell y-coordinate)"
-    assert refused(client, action="crystal_sphere_click_cell", x=9, y=0) == \
-        "Crystal Sphere cell (9, 0) was not found"
-    assert post(client, action="crystal_sphere_click_cell", x=1, y=1)["message"] == \
-        "Clicking Crystal Sphere cell (1, 1)"
+    assert refused(client, action="crystal_sphere_proceed") == "Crystal Sphere proceed button is not enabled"
+    assert refused(client, action="crystal_sphere_set_tool") == "Missing 'tool' (expected 'big' or 'small')"
+    assert refused(client, action="crystal_sphere_set_tool", tool="huge") == "Unknown Crystal Sphere tool: huge"
+    assert refused(client, action="crystal_sphere_click_cell", x=1) == "Missing 'y' (cell y-coordinate)"
+    assert refused(client, action="crystal_sphere_click_cell", x=9, y=0) == "Crystal Sphere cell (9, 0) was not found"
+    assert (
+        post(client, action="crystal_sphere_click_cell", x=1, y=1)["message"] == "Clicking Crystal Sphere cell (1, 1)"
+    )
     cs = get(client)["crystal_sphere"]
     revealed = [c for c in cs["cells"] if not c["is_hidden"]]
     assert len(revealed) == 9 and not any(c["is_clickable"] for c in revealed)
     assert all(("item_type" in c) == ("is_good" in c) for c in cs["cells"])
     assert revealed_items_match(cs)
-    assert refused(client, action="crystal_sphere_click_cell", x=1, y=1) == \
-        "Crystal Sphere cell (1, 1) is not clickable"
+    assert (
+        refused(client, action="crystal_sphere_click_cell", x=1, y=1) == "Crystal Sphere cell (1, 1) is not clickable"
+    )
     cs = ok(client, action="crystal_sphere_click_cell", x=3, y=2)["crystal_sphere"]
     assert cs["divinations_left_text"] == "1 divinations left"
     assert cs["tool"] == "small" and cs["can_use_big_tool"] is False
-    assert refused(client, action="crystal_sphere_set_tool", tool="big") == \
-        "Crystal Sphere tool 'big' is not available"
+    assert refused(client, action="crystal_sphere_set_tool", tool="big") == "Crystal Sphere tool 'big' is not available"
     x, y = (cs["clickable_cells"][0][k] for k in ("x", "y"))
     cs = ok(client, action="crystal_sphere_click_cell", x=x, y=y)["crystal_sphere"]
     assert cs["tool"] == "none" and cs["can_proceed"] is True
     assert not cs["can_use_big_tool"] and not cs["can_use_small_tool"]
-    assert post(client, action="crystal_sphere_proceed")["message"] == \
-        "Proceeding from Crystal Sphere"
+    assert post(client, action="crystal_sphere_proceed")["message"] == "Proceeding from Crystal Sphere"
     assert get(client)["state_type"] == "map"
-    assert refused(client, action="crystal_sphere_proceed") == \
-        "Crystal Sphere proceed button is not enabled"
+    assert refused(client, action="crystal_sphere_proceed") == "Crystal Sphere proceed button is not enabled"
 
 
 def revealed_items_match(cs: dict) -> bool:
     """revealed_items are the distinct items with a revealed cell, with their size."""
     kinds = {c["item_type"] for c in cs["cells"] if "item_type" in c}
-    return ({i["item_type"] for i in cs["revealed_items"]} == kinds
-            and all(list(i) == ["item_type", "x", "y", "width", "height", "is_good"]
-                    for i in cs["revealed_items"]))
+    return {i["item_type"] for i in cs["revealed_items"]} == kinds and all(
+        list(i) == ["item_type", "x", "y", "width", "height", "is_good"] for i in cs["revealed_items"]
+    )

@@ -61,8 +61,11 @@ def coverage_table(seen: Mapping[str, int], names: Iterable[str] | None = None) 
     names = list(names if names is not None else required_samples())
     width = max(map(len, [*names, *seen]), default=10)
     lines = [f"{n:<{width}}  {seen[n] if seen.get(n) else 'never'}" for n in names]
-    lines += [f"{n:<{width}}  {c} (no sample)" for n, c in sorted(seen.items())
-              if n not in names and not (SAMPLES / f"{n}.json").exists()]
+    lines += [
+        f"{n:<{width}}  {c} (no sample)"
+        for n, c in sorted(seen.items())
+        if n not in names and not (SAMPLES / f"{n}.json").exists()
+    ]
     return "\n".join(lines)
 
 

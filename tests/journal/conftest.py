@@ -13,6 +13,7 @@ game, ``supervisor capture verify`` as a subprocess, and tools to damage a copy 
                               careful forger: only the join checks can catch what changed)
     wait_for(cond, what)      poll a condition with a deadline; never sleep-and-hope
 """
+
 from __future__ import annotations
 
 import contextlib
@@ -45,17 +46,29 @@ def wait_for(cond: Callable[[], object], what: str, deadline_s: float = 30.0, po
 
 
 def start_args(root: str, runtime: str, max_steps: int, *extra: str) -> list[str]:
-    return [SUPERVISOR, "start", PROFILE, "--set", f"capture.root={root}",
-            "--set", f"supervisor.runtime_dir={runtime}", "--set", "supervisor.progress=off",
-            "--max-steps", str(max_steps), *extra]
+    return [
+        SUPERVISOR,
+        "start",
+        PROFILE,
+        "--set",
+        f"capture.root={root}",
+        "--set",
+        f"supervisor.runtime_dir={runtime}",
+        "--set",
+        "supervisor.progress=off",
+        "--max-steps",
+        str(max_steps),
+        *extra,
+    ]
 
 
 _LIVE: list[subprocess.Popen] = []
 
 
 def popen_session(root: str, runtime: str, max_steps: int, *extra: str) -> subprocess.Popen:
-    proc = subprocess.Popen(start_args(root, runtime, max_steps, *extra), cwd=REPO,
-                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+    proc = subprocess.Popen(
+        start_args(root, runtime, max_steps, *extra), cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.STDOUT
+    )
     _LIVE.append(proc)
     return proc
 
@@ -169,8 +182,7 @@ def write_lines(session_dir: str, lines: list[bytes], *, terminated: bool = True
 
 def line_of(session_dir: str, pred: Callable[[dict], bool], nth: int = 0) -> int:
     """1-based line number of the nth row matching ``pred``."""
-    hits = [i + 1 for i, ln in enumerate(read_lines(session_dir))
-            if (row := _parse(ln)) is not None and pred(row)]
+    hits = [i + 1 for i, ln in enumerate(read_lines(session_dir)) if (row := _parse(ln)) is not None and pred(row)]
     return hits[nth]
 
 
@@ -207,8 +219,8 @@ def fresh_copy(src_root: str, session_dir: str, dst: str) -> tuple[str, str]:
 
 @dataclasses.dataclass
 class DemoCaptures:
-    normal: Ran     # a played session (shares its root with dry_run)
-    dry_run: Ran    # --dry-run, started at the same moment in the same capture root
+    normal: Ran  # a played session (shares its root with dry_run)
+    dry_run: Ran  # --dry-run, started at the same moment in the same capture root
     rejecting: Ran  # the game refuses every 2nd valid action and fails every 4th state read
 
 
@@ -216,32 +228,48 @@ class DemoCaptures:
 def demo_captures(tmp_path_factory) -> DemoCaptures:
     base = tmp_path_factory.mktemp("demo")
     shared, rej = str(base / "shared"), str(base / "rejecting")
-    normal, dry, rejecting = run_sessions([
-        # 90 steps: its decide rows span ~2 s even on a quiet machine (30 spanned 0.8 s, and a
-        # dry run whose start-up lagged ~1 s under load began writing after the last of them)
-        (shared, str(base / "rt-normal"), 90, ()),
-        # the dry run lasts ~6 s (each preview waits game.poll_interval_s before the next read),
-        # so the two sessions sharing the root surely write at the same time, even under load
-        (shared, str(base / "rt-dry"), 120, ("--dry-run",)),
-        (rej, str(base / "rt-rej"), 15, ("--set", "game.knobs.reject_every_nth=2",
-                                          "--set", "game.knobs.state_error_every=4")),
-    ])
+    normal, dry, rejecting = run_sessions(
+        [
+            # 90 steps: its decide rows span ~2 s even on a quiet machine (30 spanned 0.8 s, and a
+            # dry run whose start-up lagged ~1 s under load began writing after the last of them)
+            (shared, str(base / "rt-normal"), 90, ()),
+            # the dry run lasts ~6 s (each preview waits game.poll_interval_s before the next read),
+            # so the two sessions sharing the root surely write at the same time, even under load
+            (shared, str(base / "rt-dry"), 120, ("--dry-run",)),
+            (
+                rej,
+                str(base / "rt-rej"),
+                15,
+                ("--set", "game.knobs.reject_every_nth=2", "--set", "game.knobs.state_error_every=4"),
+            ),
+        ]
+    )
     return DemoCaptures(normal, dry, rejecting)
 
 
 @dataclasses.dataclass
 class InjectedCaptures:
     before_post: Ran  # the 2nd action_attempt append fails (before the acknowledgement)
-    after_post: Ran   # the 2nd action_result append fails (after the POST)
+    after_post: Ran  # the 2nd action_result append fails (after the POST)
 
 
 @pytest.fixture(scope="session")
 def injected_captures(tmp_path_factory) -> InjectedCaptures:
     base = tmp_path_factory.mktemp("injected")
-    before, after = run_sessions([
-        (str(base / "before"), str(base / "rt-before"), 30,
-         ("--set", "recorder.inject_failure={event: action_attempt, nth: 2}")),
-        (str(base / "after"), str(base / "rt-after"), 30,
-         ("--set", "recorder.inject_failure={event: action_result, nth: 2}")),
-    ])
+    before, after = run_sessions(
+        [
+            (
+                str(base / "before"),
+                str(base / "rt-before"),
+                30,
+                ("--set", "recorder.inject_failure={event: action_attempt, nth: 2}"),
+            ),
+            (
+                str(base / "after"),
+                str(base / "rt-after"),
+                30,
+                ("--set", "recorder.inject_failure={event: action_result, nth: 2}"),
+            ),
+        ]
+    )
     return InjectedCaptures(before, after)

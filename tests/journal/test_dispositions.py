@@ -1,5 +1,6 @@
 """Dispositions: suppressed duplicates and dry-run previews have proposals but no attempts;
 only executed proposals and previews reach decisions.jsonl; exclusive creation."""
+
 from __future__ import annotations
 
 import json

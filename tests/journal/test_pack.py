@@ -3,6 +3,7 @@ byte, every reader (verify, audit, coverage, the fleet's facts, the viewer's ste
 packed session as an unpacked one, a damaged or cut-short pack is reported at the observation it
 breaks and never unpacked, an unfinished session is refused, and a pack interrupted before the
 files went is finished by packing again."""
+
 from __future__ import annotations
 
 import contextlib
@@ -27,15 +28,21 @@ def run(*argv: str) -> tuple[int, str]:
 
 
 def tree(path: str) -> dict[str, str]:
-    return {os.path.relpath(os.path.join(d, f), path): hashlib.sha256(open(os.path.join(d, f), "rb").read()).hexdigest()
-            for d, _, fs in os.walk(path) for f in fs}
+    return {
+        os.path.relpath(os.path.join(d, f), path): hashlib.sha256(open(os.path.join(d, f), "rb").read()).hexdigest()
+        for d, _, fs in os.walk(path)
+        for f in fs
+    }
 
 
 def test_pack_then_unpack_gives_back_every_file_and_readers_see_no_difference(demo_captures, tmp_path):
     root, sd = fresh_copy(demo_captures.normal.root, demo_captures.normal.session_dir, str(tmp_path / "c"))
     before = tree(root)
-    readings = [run("capture", "coverage", root, "--json")[1], run("capture", "audit", root, "--json")[1],
-                json.dumps(journal_facts(sd), sort_keys=True)]
+    readings = [
+        run("capture", "coverage", root, "--json")[1],
+        run("capture", "audit", root, "--json")[1],
+        json.dumps(journal_facts(sd), sort_keys=True),
+    ]
     files = len(os.listdir(os.path.join(sd, "observations")))
     code, out = run("capture", "pack", root, "--json")
     assert code == 0, out
@@ -45,10 +52,14 @@ def test_pack_then_unpack_gives_back_every_file_and_readers_see_no_difference(de
     assert sorted(os.listdir(sd)) == ["events.jsonl", obspack.PACK, "session.json"]
     assert os.path.getsize(os.path.join(sd, obspack.PACK)) * 5 < sum(
         os.path.getsize(os.path.join(demo_captures.normal.session_dir, "observations", n))
-        for n in os.listdir(os.path.join(demo_captures.normal.session_dir, "observations")))
+        for n in os.listdir(os.path.join(demo_captures.normal.session_dir, "observations"))
+    )
     assert verify(root)[0] == 0
-    assert [run("capture", "coverage", root, "--json")[1], run("capture", "audit", root, "--json")[1],
-            json.dumps(journal_facts(sd), sort_keys=True)] == readings
+    assert [
+        run("capture", "coverage", root, "--json")[1],
+        run("capture", "audit", root, "--json")[1],
+        json.dumps(journal_facts(sd), sort_keys=True),
+    ] == readings
     track = Track("k", sd, root)
     obs_row = next(json.loads(line) for line in read_lines(sd) if b'"event":"observation"' in line)
     state, problem = track.observation_state(obs_row)
@@ -68,7 +79,7 @@ def test_a_damaged_or_cut_short_pack_is_named_at_the_observation_and_never_unpac
         if how == "flip":
             data[len(obspack.MAGIC) + 40] ^= 0xFF  # inside the first segment
         else:
-            data = data[:len(data) // 2]
+            data = data[: len(data) // 2]
         open(path, "wb").write(bytes(data))
         obspack._open.cache_clear()
         code, report = verify(sd)
@@ -92,15 +103,17 @@ def test_an_unfinished_session_is_refused_and_an_interrupted_pack_is_finished_by
     write_lines(sd, lines)
     # a crash after the pack became durable, before the files were removed: both are there
     names = sorted(os.listdir(os.path.join(sd, "observations")))
-    obspack.write(os.path.join(sd, obspack.PACK),
-                  ((n, open(os.path.join(sd, "observations", n), "rb").read()) for n in names))
+    obspack.write(
+        os.path.join(sd, obspack.PACK), ((n, open(os.path.join(sd, "observations", n), "rb").read()) for n in names)
+    )
     assert verify(sd)[0] == 0
     assert pack_session(sd)["done"] == "packed" and not os.path.exists(os.path.join(sd, "observations"))
     assert verify(sd)[0] == 0
 
 
 def test_a_lost_tail_observation_of_an_unfinished_session_is_incomplete_and_an_earlier_one_damaged(
-        demo_captures, tmp_path):
+    demo_captures, tmp_path
+):
     """What a power cut may leave: the journal's last rows on disk, the newest observation file's
     name not (it is made durable with the next intent). An earlier file, with an intent after it,
     was durable: its loss is damage."""
@@ -108,12 +121,13 @@ def test_a_lost_tail_observation_of_an_unfinished_session_is_incomplete_and_an_e
     lines = read_lines(sd)
     rows = [json.loads(line) for line in lines]
     last_obs = max(i for i, r in enumerate(rows) if r["event"] == "observation")
-    write_lines(sd, lines[:last_obs + 1])  # the session cut right after its newest observation row,
+    write_lines(sd, lines[: last_obs + 1])  # the session cut right after its newest observation row,
     os.unlink(os.path.join(sd, "session.json"))  # long before its finalization
     os.unlink(os.path.join(root, rows[last_obs]["path"]))
     code, report = verify(sd)
     assert code == 3 and "observation_not_durable" in codes(report, "incomplete"), [
-        (f["severity"], f["code"], f["message"][:120]) for f in findings(report)]
+        (f["severity"], f["code"], f["message"][:120]) for f in findings(report)
+    ]
     first_obs = next(r for r in rows if r["event"] == "observation")
     os.unlink(os.path.join(root, first_obs["path"]))
     code, report = verify(sd)

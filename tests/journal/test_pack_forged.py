@@ -7,6 +7,7 @@ written, the pack left as it was).
 
 Packs here are written with 8 files per segment (``obspack.write(..., segment=8)``), then
 finished by ``pack_session`` as after a crash, so that a demo session has several segments."""
+
 from __future__ import annotations
 
 import hashlib
@@ -27,8 +28,11 @@ def pack_small(sd: str) -> obspack.Pack:
     """Pack ``sd`` in segments of ``PER_SEGMENT`` files; the pack, opened."""
     obs = os.path.join(sd, obspack.DIRNAME)
     names = sorted(os.listdir(obs))
-    obspack.write(os.path.join(sd, obspack.PACK),
-                  ((n, Path(os.path.join(obs, n)).read_bytes()) for n in names), segment=PER_SEGMENT)
+    obspack.write(
+        os.path.join(sd, obspack.PACK),
+        ((n, Path(os.path.join(obs, n)).read_bytes()) for n in names),
+        segment=PER_SEGMENT,
+    )
     assert pack_session(sd)["done"] == "packed"
     pack = obspack.Pack(os.path.join(sd, obspack.PACK))
     assert len(pack.segments) >= 3
@@ -85,8 +89,12 @@ def refused_untouched(sd: str) -> str:
 def test_a_segment_replaced_by_another_valid_segment_is_named_damaged_and_never_unpacked(demo_captures, tmp_path):
     _, other_sd = fresh_copy(demo_captures.dry_run.root, demo_captures.dry_run.session_dir, str(tmp_path / "other"))
     foreign = segment_bytes(pack_small(other_sd), 0)
-    cases = [("another position", 1, None, False), ("another position", 1, None, True),
-             ("another pack", 1, foreign, False), ("another pack", 1, foreign, True)]
+    cases = [
+        ("another position", 1, None, False),
+        ("another position", 1, None, True),
+        ("another pack", 1, foreign, False),
+        ("another pack", 1, foreign, True),
+    ]
     for i, (source, n, new, rehash) in enumerate(cases):
         _, sd = fresh_copy(demo_captures.normal.root, demo_captures.normal.session_dir, str(tmp_path / f"c{i}"))
         pack = pack_small(sd)
@@ -148,6 +156,7 @@ def test_unpack_refuses_a_journal_that_does_not_match_the_pack(demo_captures, tm
 def test_an_index_that_does_not_describe_the_pack_is_named_damaged(demo_captures, tmp_path):
     """An index rewritten as valid zlib and JSON, but naming a segment that does not exist or
     leaving out the segment table: the pack is damaged, not a reader's crash."""
+
     def no_such_segment(index: dict) -> None:
         index["files"][0][1] = len(index["segments"]) + 5
 
@@ -161,8 +170,8 @@ def test_an_index_that_does_not_describe_the_pack_is_named_damaged(demo_captures
         _, sd = fresh_copy(demo_captures.normal.root, demo_captures.normal.session_dir, str(tmp_path / f"i{i}"))
         pack = pack_small(sd)
         raw = Path(pack.path).read_bytes()
-        at, length, _ = obspack.FOOTER.unpack(raw[-obspack.FOOTER.size:])
-        index = json.loads(zlib.decompress(raw[at:at + length]))
+        at, length, _ = obspack.FOOTER.unpack(raw[-obspack.FOOTER.size :])
+        index = json.loads(zlib.decompress(raw[at : at + length]))
         change(index)
         blob = zlib.compress(json.dumps(index).encode())
         with open(pack.path, "wb") as fh:

@@ -3,6 +3,7 @@ runs, concurrent writers of one capture root, and injected recorder failures.
 
 Every session here is a real ``supervisor start`` against the built-in game (real HTTP).
 """
+
 from __future__ import annotations
 
 import json
@@ -44,8 +45,7 @@ def test_layout_and_session_identity(demo_captures):
     assert {"decisions.jsonl", "sessions.jsonl", "sessions"} <= set(os.listdir(ran.root))
     assert {"events.jsonl", "session.json", "observations"} <= set(os.listdir(ran.session_dir))
     obs = [r for r in read_rows(ran.session_dir) if r["event"] == "observation"]
-    assert [r["path"] for r in obs] == [f"sessions/{sid}/observations/{i:06d}.json"
-                                        for i in range(1, len(obs) + 1)]
+    assert [r["path"] for r in obs] == [f"sessions/{sid}/observations/{i:06d}.json" for i in range(1, len(obs) + 1)]
 
 
 def test_every_row_has_the_common_fields_and_sequences_from_1(demo_captures):
@@ -66,6 +66,7 @@ def test_every_row_has_the_common_fields_and_sequences_from_1(demo_captures):
 def test_observation_files_hold_the_parsed_state_and_hash_to_their_rows(demo_captures):
     ran = demo_captures.normal
     import hashlib
+
     for row in [r for r in read_rows(ran.session_dir) if r["event"] == "observation"]:
         with open(os.path.join(ran.root, row["path"]), "rb") as fh:
             data = fh.read()
@@ -82,11 +83,20 @@ def test_observation_rows_carry_the_runs_progress_as_their_files_show_it(demo_ca
         with open(os.path.join(ran.root, row["path"]), "rb") as fh:
             state = json.loads(fh.read())
         run, player = state.get("run") or {}, state.get("player") or {}
-        want = {"act": run.get("act"), "floor": run.get("floor"), "hp": player.get("hp"),
-                "max_hp": player.get("max_hp"), "gold": player.get("gold")}
+        want = {
+            "act": run.get("act"),
+            "floor": run.get("floor"),
+            "hp": player.get("hp"),
+            "max_hp": player.get("max_hp"),
+            "gold": player.get("gold"),
+        }
         if isinstance(player.get("hand"), list) and "draw_pile_count" in player:
-            want["deck"] = len(player["hand"]) + player["draw_pile_count"] + \
-                player["discard_pile_count"] + player["exhaust_pile_count"]
+            want["deck"] = (
+                len(player["hand"])
+                + player["draw_pile_count"]
+                + player["discard_pile_count"]
+                + player["exhaust_pile_count"]
+            )
         want = {k: v for k, v in want.items() if v is not None}
         assert row.get("progress") == (want or None), (row, want)
         seen += "deck" in want
@@ -135,8 +145,7 @@ def _check_links(rows: list[dict]) -> tuple[dict, dict]:
 def test_links_resolve_backwards_and_waits_have_no_attempt(demo_captures):
     rows = read_rows(demo_captures.normal.session_dir)
     proposals, attempts = _check_links(rows)
-    preflight = {r["observation_id"] for r in rows
-                 if r["event"] == "observation" and r["phase"] == "preflight"}
+    preflight = {r["observation_id"] for r in rows if r["event"] == "observation" and r["phase"] == "preflight"}
     linked = {a["observation_id"] for a in attempts.values()} & preflight
     results = {r["attempt_id"] for r in rows if r["event"] == "action_result"}
     assert linked, "no preflight action went through the recording path"
@@ -148,8 +157,7 @@ def test_links_resolve_backwards_and_waits_have_no_attempt(demo_captures):
     assert waits, "the rejecting session has no wait proposals"
     assert not waits & {a["proposal_id"] for a in attempts.values()}
     sid = os.path.basename(demo_captures.rejecting.session_dir)
-    fed = {d["proposal_id"] for d in _feed(demo_captures.rejecting.root, "decisions.jsonl")
-           if d["session"] == sid}
+    fed = {d["proposal_id"] for d in _feed(demo_captures.rejecting.root, "decisions.jsonl") if d["session"] == sid}
     assert fed and not fed & waits
 
 
@@ -191,8 +199,7 @@ def test_dry_run_has_proposals_and_previews_but_no_attempts(demo_captures):
     assert rows[0]["dry_run"] is True and _summary(ran.session_dir)["dry_run"] is True
     sid = os.path.basename(ran.session_dir)
     decides = [d for d in _feed(ran.root, "decisions.jsonl") if d["session"] == sid]
-    previews = [r["proposal_id"] for r in rows
-                if r["event"] == "proposal_status" and r["status"] == "dry_run"]
+    previews = [r["proposal_id"] for r in rows if r["event"] == "proposal_status" and r["status"] == "dry_run"]
     assert sorted(d["proposal_id"] for d in decides) == sorted(previews)
     assert {d["disposition"] for d in decides} == {"dry_run"}
     assert _game_stats(rows)["posts"] == 0
@@ -203,8 +210,7 @@ def test_decide_rows_carry_their_proposals_ids_once(demo_captures):
     sid = os.path.basename(ran.session_dir)
     rows = read_rows(ran.session_dir)
     props = {r["proposal_id"]: r for r in rows if r["event"] == "proposal"}
-    executed = {r["proposal_id"] for r in rows
-                if r["event"] == "proposal_status" and r["status"] == "execute"}
+    executed = {r["proposal_id"] for r in rows if r["event"] == "proposal_status" and r["status"] == "execute"}
     decides = [d for d in _feed(ran.root, "decisions.jsonl") if d["session"] == sid]
     assert sorted(d["proposal_id"] for d in decides) == sorted(executed)
     for d in decides:

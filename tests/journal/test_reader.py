@@ -3,6 +3,7 @@ offsets, digests and rows; torn lines; ``scan_bytes``/``scan_file``/``rows_betwe
 
 Journals here are written with the recorder's own encoding (``encode_row``) and chain.
 """
+
 from __future__ import annotations
 
 import hashlib
@@ -23,9 +24,18 @@ from protocol.journal import (
 def chained(n: int, session: str = "s") -> list[bytes]:
     lines, prev = [], GENESIS
     for seq in range(1, n + 1):
-        line = encode_row({"schema_version": 1, "session": session, "sequence": seq,
-                           "recorded_at": "t", "ts": "t", "event": "x", "prev_sha256": prev,
-                           "pad": "." * (seq % 7)})
+        line = encode_row(
+            {
+                "schema_version": 1,
+                "session": session,
+                "sequence": seq,
+                "recorded_at": "t",
+                "ts": "t",
+                "event": "x",
+                "prev_sha256": prev,
+                "pad": "." * (seq % 7),
+            }
+        )
         lines.append(line)
         prev = line_digest(line)
     return lines
@@ -54,8 +64,9 @@ def test_reading_from_an_offset_yields_the_same_lines(tmp_path):
     path.write_bytes(b"".join(line + b"\n" for line in lines))
     whole = list(iter_lines(str(path)))
     tail = list(iter_lines(str(path), offset=whole[3].offset, number=3))
-    assert [(t.number, t.offset, t.data, t.row) for t in tail] == \
-        [(w.number, w.offset, w.data, w.row) for w in whole[3:]]
+    assert [(t.number, t.offset, t.data, t.row) for t in tail] == [
+        (w.number, w.offset, w.data, w.row) for w in whole[3:]
+    ]
 
 
 def test_torn_and_non_object_lines_have_no_row_and_parse_false_parses_nothing(tmp_path):

@@ -4,6 +4,7 @@ verifies as complete and intact. The same two runs check the outcome-file attrib
 file that appears in ``capture.outcome_dir`` during the session is a candidate, and a
 failed attribution is an ``outcome_error`` that leaves the exit status alone.
 """
+
 from __future__ import annotations
 
 import json
@@ -35,8 +36,7 @@ def test_sigint_and_sigterm_finalize_the_session(tmp_path):
         root, outcomes = str(tmp_path / sig.name), tmp_path / f"outcomes-{sig.name}"
         outcomes.mkdir()
         (outcomes / "before.run").write_text("{}")
-        proc = popen_session(root, str(tmp_path / f"rt-{sig.name}"), 5000,
-                             "--set", f"capture.outcome_dir={outcomes}")
+        proc = popen_session(root, str(tmp_path / f"rt-{sig.name}"), 5000, "--set", f"capture.outcome_dir={outcomes}")
         runs[sig] = (root, outcomes, proc)
     for sig, (root, outcomes, proc) in runs.items():
         sd = wait_for(lambda: next(iter(session_dirs(root)), None), "the session directory")

@@ -4,6 +4,7 @@ Every damage here is made to a copy of a real session's capture; the verifier mu
 damaged (exit 4) and name the row concerned, or incomplete (exit 3) for torn and cut-off
 journals, and exit 0 only for the untouched capture.
 """
+
 from __future__ import annotations
 
 import json
@@ -50,8 +51,10 @@ def test_root_report_lists_every_session_and_both_feeds(demo_captures):
     assert code == 0
     assert report["kind"] == "capture_root"
     names = {s["session"] for s in report["sessions"]}
-    assert {os.path.basename(demo_captures.normal.session_dir),
-            os.path.basename(demo_captures.dry_run.session_dir)} <= names
+    assert {
+        os.path.basename(demo_captures.normal.session_dir),
+        os.path.basename(demo_captures.dry_run.session_dir),
+    } <= names
     assert [f["name"] for f in report["feeds"]] == ["decisions.jsonl", "sessions.jsonl"]
     assert all(f["exists"] and f["rows"] > 0 for f in report["feeds"])
 
@@ -130,8 +133,9 @@ def test_tampered_observation_file_is_damaged_and_its_row_named(copy):
     code, report = verify(sd)
     assert code == 4
     hit = _named(report, "observation_changed")
-    assert [f["line"] for f in hit] == [line_of(sd, lambda r: r.get("observation_id") == row["observation_id"]
-                                                and r["event"] == "observation")]
+    assert [f["line"] for f in hit] == [
+        line_of(sd, lambda r: r.get("observation_id") == row["observation_id"] and r["event"] == "observation")
+    ]
 
 
 def test_missing_observation_file_is_damaged(copy):
@@ -172,8 +176,7 @@ def test_rows_appended_after_finalization_are_damaged(copy):
     write_lines(sd, lines + [lines[-1]])
     code, report = verify(sd)
     assert code == 4
-    assert (len(lines) + 1, last["sequence"]) in {(f["line"], f["sequence"])
-                                                  for f in findings(report, "damaged")}
+    assert (len(lines) + 1, last["sequence"]) in {(f["line"], f["sequence"]) for f in findings(report, "damaged")}
 
 
 def test_session_id_must_match_the_directory(copy, tmp_path):
@@ -217,7 +220,7 @@ def test_cut_off_session_without_session_end_is_incomplete(copy):
     root, sd = copy
     os.remove(os.path.join(sd, "session.json"))
     end = line_of(sd, lambda r: r["event"] == "session_end")
-    write_lines(sd, read_lines(sd)[:end - 1])
+    write_lines(sd, read_lines(sd)[: end - 1])
     code, report = verify(sd)
     assert code == 3
     assert {"no_session_end", "summary_missing"} <= codes(report, "incomplete")
@@ -264,10 +267,16 @@ def test_progress_goes_to_stderr_only_when_it_is_a_terminal(demo_captures):
     import subprocess
 
     from .conftest import REPO, SUPERVISOR
+
     master, slave = pty.openpty()
     try:
-        proc = subprocess.run([SUPERVISOR, "capture", "verify", demo_captures.normal.root],
-                              cwd=REPO, stdout=subprocess.PIPE, stderr=slave, timeout=60)
+        proc = subprocess.run(
+            [SUPERVISOR, "capture", "verify", demo_captures.normal.root],
+            cwd=REPO,
+            stdout=subprocess.PIPE,
+            stderr=slave,
+            timeout=60,
+        )
         os.close(slave)
         slave = -1
         tty_err = b""
@@ -285,8 +294,9 @@ def test_progress_goes_to_stderr_only_when_it_is_a_terminal(demo_captures):
             os.close(slave)
     assert proc.returncode == 0 and b"verifying 1/2 sessions" in tty_err
     assert b"verifying" not in proc.stdout
-    piped = subprocess.run([SUPERVISOR, "capture", "verify", demo_captures.normal.root],
-                           cwd=REPO, capture_output=True, timeout=60)
+    piped = subprocess.run(
+        [SUPERVISOR, "capture", "verify", demo_captures.normal.root], cwd=REPO, capture_output=True, timeout=60
+    )
     assert piped.returncode == 0 and piped.stderr == b""
 
 
@@ -294,23 +304,39 @@ def test_a_named_torn_line_stays_torn_even_if_it_parses(copy):
     """A write cut just before its newline leaves a whole JSON object; once a resumed
     recorder ends that line and names it in recorder_resumed, it is still a torn row."""
     from protocol.journal import encode_row, line_digest
+
     root, sd = copy
     os.remove(os.path.join(sd, "session.json"))
     end = line_of(sd, lambda r: r["event"] == "session_end")
-    lines = read_lines(sd)[:end - 1]
+    lines = read_lines(sd)[: end - 1]
     last = json.loads(lines[-1])
-    torn = encode_row(dict(last, sequence=last["sequence"] + 1, prev_sha256=line_digest(lines[-1]),
-                           event="observation_error"))
+    torn = encode_row(
+        dict(last, sequence=last["sequence"] + 1, prev_sha256=line_digest(lines[-1]), event="observation_error")
+    )
     offset = sum(len(ln) + 1 for ln in lines)
-    resumed = encode_row({**{k: last[k] for k in ("schema_version", "session", "ts")},
-                          "recorded_at": last["recorded_at"], "event": "recorder_resumed",
-                          "sequence": last["sequence"] + 1, "prev_sha256": line_digest(lines[-1]),
-                          "start_count": 2, "resumed_after_sequence": last["sequence"],
-                          "torn_rows": [{"line": len(lines) + 1, "offset": offset,
-                                         "length": len(torn), "sha256": line_digest(torn),
-                                         "terminated": False}]})
+    resumed = encode_row(
+        {
+            **{k: last[k] for k in ("schema_version", "session", "ts")},
+            "recorded_at": last["recorded_at"],
+            "event": "recorder_resumed",
+            "sequence": last["sequence"] + 1,
+            "prev_sha256": line_digest(lines[-1]),
+            "start_count": 2,
+            "resumed_after_sequence": last["sequence"],
+            "torn_rows": [
+                {
+                    "line": len(lines) + 1,
+                    "offset": offset,
+                    "length": len(torn),
+                    "sha256": line_digest(torn),
+                    "terminated": False,
+                }
+            ],
+        }
+    )
     write_lines(sd, lines + [torn, resumed])
     code, report = verify(sd)
     assert code == 3 and codes(report, "damaged") == set()
-    assert [(f["code"], f["line"]) for f in findings(report, "incomplete")
-            if f["code"] == "torn_row"] == [("torn_row", len(lines) + 1)]
+    assert [(f["code"], f["line"]) for f in findings(report, "incomplete") if f["code"] == "torn_row"] == [
+        ("torn_row", len(lines) + 1)
+    ]

@@ -4,6 +4,7 @@ Each forgery rewrites a copy of a real session with a *valid* hash chain and sum
 (``rechain``), so only the join checks (or the feed checks) can see what changed; the
 verifier must still call it damaged and name the row.
 """
+
 from __future__ import annotations
 
 import json
@@ -23,8 +24,7 @@ def copy(demo_captures, tmp_path):
 
 
 def _first(rows: list[dict], event: str, nth: int = 0, **match) -> int:
-    hits = [i for i, r in enumerate(rows) if r["event"] == event
-            and all(r.get(k) == v for k, v in match.items())]
+    hits = [i for i, r in enumerate(rows) if r["event"] == event and all(r.get(k) == v for k, v in match.items())]
     return hits[nth]
 
 

@@ -1,5 +1,6 @@
 """An agent for the MCP tests: the official SDK's stdio client starting ``supervisor mcp``
 as a real subprocess, exactly as Claude Code or Codex would (docs/mcp.md)."""
+
 from __future__ import annotations
 
 import contextlib

@@ -1,14 +1,18 @@
 """A player for the STS2 MCP tests: picks, from a state the tools returned, the calls of the
 STS2MCP mod's own tool names (``mcp/server.py`` of Gennadiyev/STS2MCP) that move a run on, in
 order of preference. It reads only the state's documented fields (``vendor/sts2mcp/``)."""
+
 from __future__ import annotations
 
 POPUP = ("no", "ok", "close", "got_it", "continue", "proceed", "confirm", "advance", "yes", "back")
 
 
 def names(options) -> list[str]:
-    return [o if isinstance(o, str) else o.get("name") for o in options or []
-            if isinstance(o, str) or (isinstance(o, dict) and o.get("enabled", True))]
+    return [
+        o if isinstance(o, str) else o.get("name")
+        for o in options or []
+        if isinstance(o, str) or (isinstance(o, dict) and o.get("enabled", True))
+    ]
 
 
 def first(items, key="index") -> list:
@@ -23,11 +27,13 @@ def candidates(st: dict) -> list[tuple[str, dict]]:
         opts, screen = names(st.get("options")), st.get("menu_screen")
         if screen == "character_select":
             chars = [c["id"] for c in st.get("characters") or [] if isinstance(c, dict) and not c.get("locked")]
-            return [("menu_select", {"option": o}) for o in ("embark", "confirm") if o in opts] + \
-                [("menu_select", {"option": c}) for c in chars[:1]]
+            return [("menu_select", {"option": o}) for o in ("embark", "confirm") if o in opts] + [
+                ("menu_select", {"option": c}) for c in chars[:1]
+            ]
         order = ("singleplayer", "standard", *POPUP)
-        return [("menu_select", {"option": o}) for o in order if o in opts] + \
-            [("menu_select", {"option": o}) for o in opts if o not in order and o != "quit"]
+        return [("menu_select", {"option": o}) for o in order if o in opts] + [
+            ("menu_select", {"option": o}) for o in opts if o not in order and o != "quit"
+        ]
     if kind in ("monster", "elite", "boss"):
         enemies = [e["entity_id"] for e in (st.get("battle") or {}).get("enemies") or [] if e.get("hp", 0) > 0]
         plays = []
@@ -39,34 +45,45 @@ def candidates(st: dict) -> list[tuple[str, dict]]:
                 plays.append(("combat_play_card", args))
         return plays + [("combat_end_turn", {})]
     if kind == "hand_select":
-        return ([("combat_confirm_selection", {})] if block.get("can_confirm") else []) + \
-            [("combat_select_card", {"card_index": i}) for i in first(block.get("cards"))[:1]]
+        return ([("combat_confirm_selection", {})] if block.get("can_confirm") else []) + [
+            ("combat_select_card", {"card_index": i}) for i in first(block.get("cards"))[:1]
+        ]
     if kind == "rewards":
         return [("rewards_claim", {"reward_index": i}) for i in first(block.get("items"))] + [("proceed_to_map", {})]
     if kind == "card_reward":
-        return [("rewards_pick_card", {"card_index": i}) for i in first(block.get("cards"))[:1]] + \
-            [("rewards_skip_card", {})]
+        return [("rewards_pick_card", {"card_index": i}) for i in first(block.get("cards"))[:1]] + [
+            ("rewards_skip_card", {})
+        ]
     if kind == "map":
         return [("map_choose_node", {"node_index": i}) for i in first(block.get("next_options"))]
     if kind == "event":
         if block.get("in_dialogue"):
             return [("event_advance_dialogue", {})]
-        return [("event_choose_option", {"option_index": o["index"]}) for o in block.get("options") or []
-                if not o.get("is_locked")]
+        return [
+            ("event_choose_option", {"option_index": o["index"]})
+            for o in block.get("options") or []
+            if not o.get("is_locked")
+        ]
     if kind == "rest_site":
         if block.get("can_proceed"):
             return [("proceed_to_map", {})]
-        return [("rest_choose_option", {"option_index": o["index"]}) for o in block.get("options") or []
-                if o.get("is_enabled")]
+        return [
+            ("rest_choose_option", {"option_index": o["index"]})
+            for o in block.get("options") or []
+            if o.get("is_enabled")
+        ]
     if kind in ("shop", "fake_merchant"):
         return [("proceed_to_map", {})]
     if kind == "treasure":
-        return [("treasure_claim_relic", {"relic_index": i}) for i in first(block.get("relics"))[:1]] + \
-            [("proceed_to_map", {})]
+        return [("treasure_claim_relic", {"relic_index": i}) for i in first(block.get("relics"))[:1]] + [
+            ("proceed_to_map", {})
+        ]
     if kind == "card_select":
-        return ([("deck_confirm_selection", {})] if block.get("can_confirm") else []) + \
-            [("deck_select_card", {"card_index": i}) for i in first(block.get("cards"))[:1]] + \
-            ([("deck_cancel_selection", {})] if block.get("can_cancel") else [])
+        return (
+            ([("deck_confirm_selection", {})] if block.get("can_confirm") else [])
+            + [("deck_select_card", {"card_index": i}) for i in first(block.get("cards"))[:1]]
+            + ([("deck_cancel_selection", {})] if block.get("can_cancel") else [])
+        )
     if kind == "bundle_select":
         if block.get("preview_showing") and block.get("can_confirm"):
             return [("bundle_confirm_selection", {})]

@@ -1,5 +1,6 @@
 """The bridge between the MCP server and the session's policy, on real ZeroMQ sockets: the
 policy's side is a DEALER asking as ``BridgedPolicy.ask`` does."""
+
 from __future__ import annotations
 
 import json
@@ -26,8 +27,11 @@ def test_a_request_left_pending_by_an_ended_session_is_never_handed_to_the_next_
     policy.connect(bridge.endpoint)
     try:
         bridge.submit({"id": "old-000001", "kind": "act", "action": "combat_end_turn"})  # its session ended
-        profile = {"name": "refused", "game": {"backend": "no-such-backend"},
-                   "supervisor": {"runtime_dir": str(tmp_path / "runtime")}}
+        profile = {
+            "name": "refused",
+            "game": {"backend": "no-such-backend"},
+            "supervisor": {"runtime_dir": str(tmp_path / "runtime")},
+        }
         with pytest.raises(SessionGone):
             Playtest(tmp_path, tmp_path / "capture", profile, bridge, ctx).start()
         policy.send(json.dumps({"bridge": VERSION, "op": "next", "observation_id": "o-000001"}).encode())

@@ -1,5 +1,6 @@
 """``supervisor mcp`` without the optional SDK, and with a bad workspace: a clear error, exit 2;
 the client configuration docs/mcp.md shows starts the server."""
+
 from __future__ import annotations
 
 import json
@@ -21,8 +22,15 @@ pytestmark = pytest.mark.timeout(60)
 
 
 def supervisor_mcp(*args: str, env: dict | None = None) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "supervisor", "mcp", *args], cwd=REPO, capture_output=True,
-                          text=True, timeout=30, stdin=subprocess.DEVNULL, env={**os.environ, **(env or {})})
+    return subprocess.run(
+        [sys.executable, "-m", "supervisor", "mcp", *args],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        timeout=30,
+        stdin=subprocess.DEVNULL,
+        env={**os.environ, **(env or {})},
+    )
 
 
 def test_without_the_sdk_the_command_says_how_to_install_it(tmp_path):
@@ -68,8 +76,18 @@ def test_the_documented_client_configuration_starts_the_server(tmp_path):
     args = [a.replace("/path/to/mygame", str(ws)) for a in server["args"]]
 
     names, refused = anyio.run(served, command, args, tmp_path, ("emulator_run", {"romPath": "/etc/hostname"}))
-    assert sorted(names) == sorted(["emulator_run", "emulator_step", "emulator_observe", "emulator_checkpoint",
-                                    "emulator_recording", "emulator_review", "emulator_clip", "emulator_close"])
+    assert sorted(names) == sorted(
+        [
+            "emulator_run",
+            "emulator_step",
+            "emulator_observe",
+            "emulator_checkpoint",
+            "emulator_recording",
+            "emulator_review",
+            "emulator_clip",
+            "emulator_close",
+        ]
+    )
     assert refused.is_error and f"not inside the workspace {ws}" in refused.content[0].text
 
 
@@ -81,5 +99,12 @@ def test_the_documented_game_configuration_serves_the_mods_tool_names(tmp_path):
     args = [a.replace("/path/to/agent-folder", str(tmp_path)) for a in server["args"]]
 
     names, _ = anyio.run(served, command, args, tmp_path, None)
-    assert {"get_game_state", "menu_select", "combat_play_card", "crystal_sphere_proceed", "mp_map_vote",
-            "wait_until_actionable", "wait_for_change"} <= set(names) and len(names) == 66
+    assert {
+        "get_game_state",
+        "menu_select",
+        "combat_play_card",
+        "crystal_sphere_proceed",
+        "mp_map_vote",
+        "wait_until_actionable",
+        "wait_for_change",
+    } <= set(names) and len(names) == 66

@@ -2,6 +2,7 @@
 error (the exit and the crash resume, nothing sent), and the next ``emulator_run`` works; a
 live clip made before the crash stays charged to the resumed writer's byte budget;
 a run past the attempts' 1 GiB of reservations is refused and leaves the session running."""
+
 from __future__ import annotations
 
 import json
@@ -34,27 +35,51 @@ HALF_GIB = 512 * 1024 * 1024  # the largest maxBytes: two such attempts fill art
 
 
 async def crash_and_recover(agent: Agent) -> tuple[dict, str, dict]:
-    run = (await agent.ok("emulator_run", {"romPath": "roms/demo.gb", "initialFrames": 60,
-                                           "recording": {"maxBytes": HALF_GIB}})).data
+    run = (
+        await agent.ok(
+            "emulator_run", {"romPath": "roms/demo.gb", "initialFrames": 60, "recording": {"maxBytes": HALF_GIB}}
+        )
+    ).data
     await agent.ok("emulator_step", {"buttons": [], "frames": 1})
     await agent.ok("emulator_checkpoint", {"action": "save", "label": "safe"})
     await agent.ok("emulator_step", {"buttons": ["up"], "frames": 16})
-    clip = (await agent.ok("emulator_clip", {"recordingPath": run["recordingPath"], "startFrame": 60, "endFrame": 76,
-                                             "outputPath": "artifacts/clips/before-the-crash.gif"})).data
+    clip = (
+        await agent.ok(
+            "emulator_clip",
+            {
+                "recordingPath": run["recordingPath"],
+                "startFrame": 60,
+                "endFrame": 76,
+                "outputPath": "artifacts/clips/before-the-crash.gif",
+            },
+        )
+    ).data
     run["clipBytes"] = clip["bytes"]  # charged outside the recording: the resumed writer must count it too
     session_dir = run["session"]["sessionDir"]
     pid = emulator_pid(session_dir)
     os.kill(pid, signal.SIGKILL)
     await wait_for_exit_row(session_dir, pid)
-    error = await agent.refused("emulator_step", {"buttons": ["right"], "frames": 4}, "emulator-restarted",
-                                f"pid {pid}", "SIGKILL", "resumed the recording on branch-0002",
-                                "Not sent", "emulator_run")
-    again = await agent.ok("emulator_run", {"romPath": "roms/demo.gb", "restart": True,
-                                            "recording": {"maxBytes": HALF_GIB}})
+    error = await agent.refused(
+        "emulator_step",
+        {"buttons": ["right"], "frames": 4},
+        "emulator-restarted",
+        f"pid {pid}",
+        "SIGKILL",
+        "resumed the recording on branch-0002",
+        "Not sent",
+        "emulator_run",
+    )
+    again = await agent.ok(
+        "emulator_run", {"romPath": "roms/demo.gb", "restart": True, "recording": {"maxBytes": HALF_GIB}}
+    )
     stepped = await agent.ok("emulator_step", {"buttons": ["right"], "frames": 8})
     assert stepped.data["recordingSpan"]["recordingPath"] == again.data["recordingPath"]
-    await agent.refused("emulator_run", {"romPath": "roms/demo.gb", "restart": True, "recording": {}},
-                        "admission-refused", "reserved bytes 1073741824 + 67108864 > 1073741824")
+    await agent.refused(
+        "emulator_run",
+        {"romPath": "roms/demo.gb", "restart": True, "recording": {}},
+        "admission-refused",
+        "reserved bytes 1073741824 + 67108864 > 1073741824",
+    )
     await agent.ok("emulator_step", {"buttons": [], "frames": 2})  # the refused run left this session running
     await agent.ok("emulator_close")
     return run, error, again.data
@@ -79,6 +104,11 @@ def test_killing_the_emulator_gives_a_clear_error_and_the_next_run_works(tmp_pat
     on_disk = directory_bytes(recording) + ledger_outside_bytes(recording)
     assert ledger_outside_bytes(recording) == first["clipBytes"]
     assert abs(manifest["bytesUsed"] - on_disk) < first["clipBytes"] // 2, (manifest["bytesUsed"], on_disk)
-    sent_after_kill = [r for r in rows if r["event"] == "proposal" and r.get("agent_tool") == "emulator_step"
-                       and r["parameters"].get("buttons") == ["right"]]
+    sent_after_kill = [
+        r
+        for r in rows
+        if r["event"] == "proposal"
+        and r.get("agent_tool") == "emulator_step"
+        and r["parameters"].get("buttons") == ["right"]
+    ]
     assert sent_after_kill == []  # the refused step never became a proposal

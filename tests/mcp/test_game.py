@@ -3,6 +3,7 @@ STS2MCP mod server's tool names (``mcp/server.py`` of Gennadiyev/STS2MCP at the 
 ``vendor/sts2mcp/README.md`` pins): a whole run from the main menu to the game over; a duplicate
 refused; waiting; bad input; and the built-in game's own intent check (every POST found its
 fsynced intent on disk) over everything."""
+
 from __future__ import annotations
 
 import json
@@ -25,12 +26,17 @@ pytestmark = pytest.mark.timeout(150)
 MOD_TOOLS = {t.name for t in sts2_schemas.SP}
 # the mod server's tools with their parameters, read off mcp/server.py at the pinned commit
 MOD_SIGNATURES = {
-    "get_game_state": {"format": "markdown"}, "menu_select": {"option": None, "seed": None},
-    "search_wiki": {"query": None, "item_type": "all", "limit": 10}, "combat_play_card": {"card_index": None,
-                                                                                         "target": None},
-    "use_potion": {"slot": None, "target": None}, "crystal_sphere_click_cell": {"x": None, "y": None},
-    "rewards_claim": {"reward_index": None}, "map_choose_node": {"node_index": None}, "switch_profile":
-    {"profile_id": None}, "combat_end_turn": {}, "crystal_sphere_set_tool": {"tool": None},
+    "get_game_state": {"format": "markdown"},
+    "menu_select": {"option": None, "seed": None},
+    "search_wiki": {"query": None, "item_type": "all", "limit": 10},
+    "combat_play_card": {"card_index": None, "target": None},
+    "use_potion": {"slot": None, "target": None},
+    "crystal_sphere_click_cell": {"x": None, "y": None},
+    "rewards_claim": {"reward_index": None},
+    "map_choose_node": {"node_index": None},
+    "switch_profile": {"profile_id": None},
+    "combat_end_turn": {},
+    "crystal_sphere_set_tool": {"tool": None},
 }
 
 
@@ -80,8 +86,9 @@ def game_stats(rows: list[dict]) -> dict:
 
 def test_a_whole_run_from_the_main_menu_to_game_over_with_the_mod_tool_names(tmp_path):
     async def play() -> tuple[Path, list[str], list[str]]:
-        async with connect(tmp_path, None, extra=("--game", "builtin", "--knob", "acts=1",
-                                                   "--poll-interval", "0.02")) as agent:
+        async with connect(
+            tmp_path, None, extra=("--game", "builtin", "--knob", "acts=1", "--poll-interval", "0.02")
+        ) as agent:
             listed = {t.name: t for t in (await agent.session.list_tools()).tools}
             assert set(listed) >= MOD_TOOLS and len(MOD_TOOLS) == 35
             for name, params in MOD_SIGNATURES.items():
@@ -112,8 +119,11 @@ def test_a_whole_run_from_the_main_menu_to_game_over_with_the_mod_tool_names(tmp
     proposals = {r["proposal_id"]: r for r in rows if r["event"] == "proposal"}
     acted = [proposals[a["proposal_id"]] for a in attempts]
     assert all(p["source"] == "mcp-agent" and p["agent_tool"] in MOD_TOOLS for p in acted)
-    assert all(p["agent_reason"].startswith("test player on ") for p in acted if p["agent_tool"] != "menu_select"
-               or p.get("state_type") != "game_over")
+    assert all(
+        p["agent_reason"].startswith("test player on ")
+        for p in acted
+        if p["agent_tool"] != "menu_select" or p.get("state_type") != "game_over"
+    )
     assert any(p.get("run_outcome") for p in proposals.values())
     facts = CapturedSession(observation_reader(str(where.parent.parent)))
     for row in rows:
@@ -121,10 +131,15 @@ def test_a_whole_run_from_the_main_menu_to_game_over_with_the_mod_tool_names(tmp
     assert facts.facts()["runs"] == 1, facts.facts()
     # the viewer shows the agent's session like any other: its tool calls are proposals by mcp-agent
     out = tmp_path / "bundle"
-    subprocess.run([sys.executable, "-m", "supervisor", "view", "--bundle", str(out), str(where.parent.parent)],
-                   check=True, cwd=REPO, capture_output=True, timeout=60)
+    subprocess.run(
+        [sys.executable, "-m", "supervisor", "view", "--bundle", str(out), str(where.parent.parent)],
+        check=True,
+        cwd=REPO,
+        capture_output=True,
+        timeout=60,
+    )
     page = next(out.glob(f"data/*{where.name}_2f_page_2f_0.js")).read_text(encoding="utf-8")
-    steps = json.loads(page[page.index(",{") + 1:page.rindex(")")])["steps"]
+    steps = json.loads(page[page.index(",{") + 1 : page.rindex(")")])["steps"]
     shown = [p for step in steps for p in step["proposals"]]
     assert {p["source"] for p in shown} == {"mcp-agent"}
     assert {"get_game_state", "menu_select"} <= {p["extra"]["agent_tool"] for p in shown}
@@ -133,21 +148,32 @@ def test_a_whole_run_from_the_main_menu_to_game_over_with_the_mod_tool_names(tmp
 def test_a_duplicate_is_refused_waiting_returns_the_right_state_and_bad_input_sends_nothing(tmp_path):
     """With the game's effects delayed by two reads, the same accepted action on the unchanged
     state is refused (not sent), and ``wait_until_actionable`` returns the next screen."""
+
     async def play() -> Path:
-        async with connect(tmp_path, None, extra=("--game", "builtin", "--knob", "effect_delay_reads=3",
-                                                   "--poll-interval", "0.05")) as agent:
+        async with connect(
+            tmp_path, None, extra=("--game", "builtin", "--knob", "effect_delay_reads=3", "--poll-interval", "0.05")
+        ) as agent:
             p = Player(agent)
             switched = await p.call("switch_profile", {"profile_id": 2, "reason": "a fresh profile"})
             answer = json.loads(switched.text)  # the mod server's own answer (its _wait_for_profile)
-            assert (answer["status"], answer["message"], answer["current_profile_id"]) == \
-                ("ok", "Switched to profile 2", 2), answer
+            assert (answer["status"], answer["message"], answer["current_profile_id"]) == (
+                "ok",
+                "Switched to profile 2",
+                2,
+            ), answer
             first = await p.call("menu_select", {"option": "singleplayer"})
             assert not first.is_error and json.loads(first.text) == {"status": "ok", "message": "Selected singleplayer"}
             again = await p.call("menu_select", {"option": "singleplayer", "reason": "once more"})
             assert again.is_error, again.text
-            for words in ("duplicate-refused", "not sent", "menu_select", '"option": "singleplayer"',
-                          f"(attempt {first.evidence['attempt_id']})", "released by any read that differs",
-                          "wait_for_change"):
+            for words in (
+                "duplicate-refused",
+                "not sent",
+                "menu_select",
+                '"option": "singleplayer"',
+                f"(attempt {first.evidence['attempt_id']})",
+                "released by any read that differs",
+                "wait_for_change",
+            ):
                 assert words in again.text, (words, again.text)
             start = time.monotonic()
             waited = await p.call("wait_until_actionable", {"timeout_seconds": 8})
@@ -157,25 +183,35 @@ def test_a_duplicate_is_refused_waiting_returns_the_right_state_and_bad_input_se
             assert timed.evidence["changed"] is False and timed.json()["menu_screen"] == "singleplayer"
             # bad input: refused by name, nothing sent
             for name, args, words in (
-                    ("map_choose_node", {"node_index": "0"}, "node_index must be an integer, got '0'"),
-                    ("map_choose_node", {}, "node_index is required"),
-                    ("combat_play_card", {"card_index": -1}, "card_index must be an integer >= 0"),
-                    ("menu_select", {"option": "standard", "sneaky": 1}, "unknown argument 'sneaky'"),
-                    ("get_game_state", {"format": "xml"}, "format must be one of 'markdown', 'json'"),
-                    ("switch_profile", {"profile_id": 4}, "profile_id must be 1, 2 or 3"),
-                    ("wait_until_actionable", {"timeout_seconds": -1}, "timeout_seconds must be a number"),
-                    ("mp_combat_end_turn", {}, "mp-refused"), ("no_such_tool", {}, "unknown-tool")):
+                ("map_choose_node", {"node_index": "0"}, "node_index must be an integer, got '0'"),
+                ("map_choose_node", {}, "node_index is required"),
+                ("combat_play_card", {"card_index": -1}, "card_index must be an integer >= 0"),
+                ("menu_select", {"option": "standard", "sneaky": 1}, "unknown argument 'sneaky'"),
+                ("get_game_state", {"format": "xml"}, "format must be one of 'markdown', 'json'"),
+                ("switch_profile", {"profile_id": 4}, "profile_id must be 1, 2 or 3"),
+                ("wait_until_actionable", {"timeout_seconds": -1}, "timeout_seconds must be a number"),
+                ("mp_combat_end_turn", {}, "mp-refused"),
+                ("no_such_tool", {}, "unknown-tool"),
+            ):
                 reply = await p.call(name, args)
                 assert reply.is_error and words in reply.text, (name, reply.text)
             # an index the screen does not list: refused on the state the policy decides on, journalled
             state, _, _ = await advance(p, waited.json(), ("map", "event"), 40)
             assert state["state_type"] in ("map", "event"), json.dumps(state)[:600]
-            name, param = ("map_choose_node", "node_index") if state["state_type"] == "map" else \
-                ("event_choose_option", "option_index")
+            name, param = (
+                ("map_choose_node", "node_index")
+                if state["state_type"] == "map"
+                else ("event_choose_option", "option_index")
+            )
             listed = state["map"]["next_options"] if state["state_type"] == "map" else state["event"]["options"]
             out = await p.call(name, {param: 99})
-            assert out.is_error and "invalid-argument" in out.text and f"{param} 99 is not on this" in out.text and \
-                ", ".join(str(o["index"]) for o in listed) in out.text and "nothing was sent" in out.text, out.text
+            assert (
+                out.is_error
+                and "invalid-argument" in out.text
+                and f"{param} 99 is not on this" in out.text
+                and ", ".join(str(o["index"]) for o in listed) in out.text
+                and "nothing was sent" in out.text
+            ), out.text
             markdown = await p.call("get_game_state")
             assert markdown.text.startswith("# ") and markdown.evidence["read"]["http_status"] == 200
             compendium = await p.call("get_compendium")
@@ -199,12 +235,18 @@ def test_a_duplicate_is_refused_waiting_returns_the_right_state_and_bad_input_se
     # the mod server's switch_profile: the first POST opens the profile screen, the second (sent
     # once the state shows it) switches; each with its own intent
     assert [(a["action"], a["parameters"]) for a in attempts][:4] == [
-        ("profiles:switch", {"profile_id": 2}), ("profiles:switch", {"profile_id": 2}),
-        ("menu_select", {"option": "singleplayer"}), ("menu_select", {"option": "standard"})]
+        ("profiles:switch", {"profile_id": 2}),
+        ("profiles:switch", {"profile_id": 2}),
+        ("menu_select", {"option": "singleplayer"}),
+        ("menu_select", {"option": "standard"}),
+    ]
     results = {r["attempt_id"]: r for r in rows if r["event"] == "action_result"}
     assert results[attempts[0]["attempt_id"]]["response"]["message"].startswith("Opened profile screen")
-    between = [r for r in rows if attempts[0]["sequence"] < r["sequence"] < attempts[1]["sequence"]
-               and r["event"] == "observation"]
+    between = [
+        r
+        for r in rows
+        if attempts[0]["sequence"] < r["sequence"] < attempts[1]["sequence"] and r["event"] == "observation"
+    ]
     assert any(r.get("state_type") == "menu" for r in between)
     refused = [r for r in rows if r["event"] == "proposal" and r.get("refused")]
     assert len(refused) == 1 and status[refused[0]["proposal_id"]] == "suppressed"
@@ -220,9 +262,11 @@ def test_joining_a_run_in_progress_is_said_once_and_rows_carry_the_run_identity(
     """The game is already inside a run when the agent connects (knob start_in_run): the first
     proposal says ``session_join`` (in_run, with the screen, act and floor), and proposals carry
     the run id the observer read from the compendium, as the built-in policy's do."""
+
     async def play() -> Path:
-        async with connect(tmp_path, None, extra=("--game", "builtin", "--knob", "start_in_run=1",
-                                                   "--poll-interval", "0.05")) as agent:
+        async with connect(
+            tmp_path, None, extra=("--game", "builtin", "--knob", "start_in_run=1", "--poll-interval", "0.05")
+        ) as agent:
             p = Player(agent)
             first = await p.call("get_game_state", {"format": "json"})
             state = first.json()
@@ -239,6 +283,13 @@ def test_joining_a_run_in_progress_is_said_once_and_rows_carry_the_run_identity(
     where, run_id, state = anyio.run(play)
     proposals = [r for r in journal(where) if r["event"] == "proposal"]
     joins = [r["session_join"] for r in proposals if r.get("session_join")]
-    assert joins == [{"how": "in_run", "screen": state["state_type"], "act": state["run"]["act"],
-                      "floor": state["run"]["floor"], "run_id": joins[0]["run_id"]}], joins
+    assert joins == [
+        {
+            "how": "in_run",
+            "screen": state["state_type"],
+            "act": state["run"]["act"],
+            "floor": state["run"]["floor"],
+            "run_id": joins[0]["run_id"],
+        }
+    ], joins
     assert proposals[-1]["run_id"] == run_id

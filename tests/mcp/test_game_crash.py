@@ -2,6 +2,7 @@
 killed (SIGKILL) while a tool call is in flight gives the agent an answer or a clear error, never
 a duplicate POST, and the next call works; a killed MCP server leaves no actor behind, and the
 next server removes its private directory."""
+
 from __future__ import annotations
 
 import json
@@ -40,6 +41,7 @@ async def wait_rows(where: Path, condition, what: str, seconds: float = 20) -> l
 def test_each_actor_killed_mid_call_gives_an_answer_or_a_clear_error_and_never_a_second_post(tmp_path):
     async def play() -> tuple[Path, list[tuple[str, str]]]:
         async with connect(tmp_path, None, extra=("--game", "builtin", "--poll-interval", "0.05")) as agent:
+
             async def call(name, args=None) -> GameReply:
                 return GameReply(await agent.session.call_tool(name, args or {}))
 
@@ -62,8 +64,13 @@ def test_each_actor_killed_mid_call_gives_an_answer_or_a_clear_error_and_never_a
                 if reply.is_error:
                     assert reply.text.split(":", 1)[0] in CODE, (actor, reply.text)
                 answers.append((actor, reply.text[:200]))
-                await wait_rows(where, lambda rows: any(r["event"] == "actor_start" and r.get("actor") == actor
-                                                        and r["pid"] != pid for r in rows), f"restarted {actor}")
+                await wait_rows(
+                    where,
+                    lambda rows: any(
+                        r["event"] == "actor_start" and r.get("actor") == actor and r["pid"] != pid for r in rows
+                    ),
+                    f"restarted {actor}",
+                )
                 waited = await call("wait_until_actionable", {"timeout_seconds": 20})
                 assert not waited.is_error, (actor, waited.text)
                 state = waited.json()
@@ -92,10 +99,14 @@ def test_a_killed_server_leaves_no_actor_and_its_private_directory_goes_at_the_n
         async with connect(tmp_path, None, extra=("--game", "builtin")) as agent:
             reply = GameReply(await agent.session.call_tool("get_game_state", {"format": "json"}))
             where = Path(reply.evidence["session_dir"])
-            server = next(p for p in psutil.Process().children(recursive=True)
-                          if "mcp" in p.cmdline() and "--game" in p.cmdline())
-            private = [d for d in Path(tempfile.gettempdir()).glob("gamerig-mcp-*")
-                       if (d / "owner.pid").is_file() and (d / "owner.pid").read_text() == str(server.pid)]
+            server = next(
+                p for p in psutil.Process().children(recursive=True) if "mcp" in p.cmdline() and "--game" in p.cmdline()
+            )
+            private = [
+                d
+                for d in Path(tempfile.gettempdir()).glob("gamerig-mcp-*")
+                if (d / "owner.pid").is_file() and (d / "owner.pid").read_text() == str(server.pid)
+            ]
             assert len(private) == 1
             actors = [r["pid"] for r in journal(where) if r["event"] == "actor_start"]
             supervisor = [p.pid for p in server.children() if "start" in p.cmdline()]

@@ -12,6 +12,7 @@ On that unchanged screen the guard
   the action goes out, under a deadline. The release must not come before the lapse either:
   the row that carries ``released_no_effect`` says how many reads and seconds it waited.
 """
+
 from __future__ import annotations
 
 import json
@@ -37,8 +38,9 @@ def rows_so_far(where: Path) -> list[dict]:
 
 def test_same_action_other_arguments_is_sent_the_same_is_refused_until_its_lapse(tmp_path):
     async def play() -> tuple[Path, list[tuple[str, bool]], float]:
-        async with connect(tmp_path, None, extra=("--game", "builtin", "--knob", NEVER,
-                                                   "--poll-interval", "0.05")) as agent:
+        async with connect(
+            tmp_path, None, extra=("--game", "builtin", "--knob", NEVER, "--poll-interval", "0.05")
+        ) as agent:
             calls: list[tuple[str, bool]] = []
 
             async def call(name: str, args: dict) -> GameReply:
@@ -70,8 +72,9 @@ def test_same_action_other_arguments_is_sent_the_same_is_refused_until_its_lapse
                 if not retry.is_error:
                     break
                 assert "duplicate-refused" in retry.text, retry.text
-                assert time.monotonic() - accepted_at < lapse["seconds"] + DEADLINE_S, \
+                assert time.monotonic() - accepted_at < lapse["seconds"] + DEADLINE_S, (
                     f"the guard did not lapse within {DEADLINE_S} s after its {lapse}"
+                )
             assert retry.evidence["outcome"] == "accepted", retry.text
             return where, calls, lapse
 
@@ -81,8 +84,11 @@ def test_same_action_other_arguments_is_sent_the_same_is_refused_until_its_lapse
     # one screen throughout: every menu_select was decided on the same state
     assert len({p["state_digest"] for p in proposals}) == 1, [p["state_digest"] for p in proposals]
     attempts = [(a["action"], a["parameters"]) for a in rows if a["event"] == "action_attempt"]
-    assert attempts == [("menu_select", {"option": "singleplayer"}), ("menu_select", {"option": "settings"}),
-                        ("menu_select", {"option": "settings"})], attempts
+    assert attempts == [
+        ("menu_select", {"option": "singleplayer"}),
+        ("menu_select", {"option": "settings"}),
+        ("menu_select", {"option": "settings"}),
+    ], attempts
     stats = [r for r in rows if r["event"] == "builtin_game_stats"][-1]["stats"]
     assert stats["posts"] == 3 and stats["posts_with_intent"] == 3, stats  # what reached the game
     status = {r["proposal_id"]: r["status"] for r in rows if r["event"] == "proposal_status"}

@@ -1,6 +1,7 @@
 """A clip of a live recording, made by the emulator session that writes it (what the emulator
 actor does for an agent's ``emulator_clip``): committed retained frames only, charged to the
 writer's own byte budget; a clip that does not fit is refused and leaves nothing behind."""
+
 from __future__ import annotations
 
 import json
@@ -53,8 +54,9 @@ def test_the_writer_clips_its_live_recording_and_charges_its_own_budget(tmp_path
             live_clip(session, {**CLIP, "outputPath": str(tmp_path.parent / "out.gif")}, tmp_path)
         inside = live_clip(session, {**CLIP, "outputPath": str(recording / "clips" / "in.gif")}, tmp_path)
         assert inside["outputRoot"] == "recording" and (recording / "clips" / "in.gif").is_file()
-        assert directory_bytes(recording) + ledger_outside_bytes(recording) == \
-            session.status()["recording"]["bytesUsed"]  # the writer's count is what is on disk
+        assert (
+            directory_bytes(recording) + ledger_outside_bytes(recording) == session.status()["recording"]["bytesUsed"]
+        )  # the writer's count is what is on disk
         session.step(["right"], 8)  # the session plays on after a clip
         assert session.status()["recording"]["status"] == "live"
     finally:

@@ -1,5 +1,6 @@
 """The authorized workspace: paths outside it, symlinks out of it and ``..`` are refused as
 tool errors naming the argument and the reason, and the server keeps serving."""
+
 from __future__ import annotations
 
 import os
@@ -37,18 +38,42 @@ ESCAPES = [
     ("emulator_run", {"romPath": "roms/elsewhere/evil.gb"}, "is a symlink"),
     ("emulator_run", {"romPath": "roms/missing.gb"}, "does not exist"),
     ("emulator_run", {"romPath": "roms/demo.gb", "recording": {}}, "is a symlink"),
-    ("emulator_run", {"romPath": "roms/demo.gb", "recording": {"outputPath": "roms/attempt"}},
-     "artifacts/playtests/ may receive it"),
-    ("emulator_review", {"recordingPath": "{outside}", "sessionId": "x", "branchId": "branch-0001",
-                         "fromActionIndex": 0, "toActionIndex": 0}, "not inside the workspace"),
-    ("emulator_clip", {"recordingPath": "roms/elsewhere", "outputPath": "artifacts/clips/a.gif",
-                       "startFrame": 0, "endFrame": 4}, "is a symlink"),
-    ("emulator_clip", {"recordingPath": "roms", "outputPath": "artifacts/clips/a.gif",
-                       "startFrame": 0, "endFrame": 4}, "is a symlink"),
-    ("emulator_clip", {"recordingPath": "roms", "outputPath": "artifacts/clips/../../../x.gif",
-                       "startFrame": 0, "endFrame": 4}, "'..' components"),
-    ("emulator_clip", {"recordingPath": "roms", "outputPath": "artifacts/x.gif", "startFrame": 0, "endFrame": 4},
-     "artifacts/clips/ may receive it"),
+    (
+        "emulator_run",
+        {"romPath": "roms/demo.gb", "recording": {"outputPath": "roms/attempt"}},
+        "artifacts/playtests/ may receive it",
+    ),
+    (
+        "emulator_review",
+        {
+            "recordingPath": "{outside}",
+            "sessionId": "x",
+            "branchId": "branch-0001",
+            "fromActionIndex": 0,
+            "toActionIndex": 0,
+        },
+        "not inside the workspace",
+    ),
+    (
+        "emulator_clip",
+        {"recordingPath": "roms/elsewhere", "outputPath": "artifacts/clips/a.gif", "startFrame": 0, "endFrame": 4},
+        "is a symlink",
+    ),
+    (
+        "emulator_clip",
+        {"recordingPath": "roms", "outputPath": "artifacts/clips/a.gif", "startFrame": 0, "endFrame": 4},
+        "is a symlink",
+    ),
+    (
+        "emulator_clip",
+        {"recordingPath": "roms", "outputPath": "artifacts/clips/../../../x.gif", "startFrame": 0, "endFrame": 4},
+        "'..' components",
+    ),
+    (
+        "emulator_clip",
+        {"recordingPath": "roms", "outputPath": "artifacts/x.gif", "startFrame": 0, "endFrame": 4},
+        "artifacts/clips/ may receive it",
+    ),
     ("emulator_recording", {"action": "archive", "recordingPath": "/tmp"}, "not inside the workspace"),
     ("emulator_recording", {"action": "status", "recordingPath": "../outside"}, "'..' components"),
 ]
@@ -66,20 +91,47 @@ def test_paths_out_of_the_workspace_are_refused_and_the_server_keeps_serving(ws,
                     assert text.startswith("path-refused: "), text
                 await agent.refused("emulator_step", {"buttons": ["right"]}, "no-session", "emulator_run")
                 await agent.refused("emulator_step", {"frames": "8"}, "invalid-argument", "frames")
-                await agent.refused("emulator_run", {"romPath": "roms/demo.gb", "bogus": 1},
-                                    "invalid-argument", "'bogus'")
-                await agent.refused("emulator_recording", {"action": "access_diagnostic", "limit": 3},
-                                    "invalid-argument", "accepts no 'limit'")
-                await agent.refused("emulator_run", {"romPath": "roms/demo.gb", "recording": {"maxBytes": 1}},
-                                    "invalid-option", "maxBytes=1", "65536..536870912")  # maxBytes: 64 KiB..512 MiB
-                await agent.refused("emulator_run", {"romPath": "roms/demo.gb", "recording": {"maxFrames": 216_001}},
-                                    "invalid-option", "maxFrames", "1..216000")
-                await agent.refused("emulator_run", {"romPath": "roms/demo.gb", "recording": {"fps": 60}},
-                                    "invalid-argument", "recording.fps is not a recording option")
-                await agent.refused("emulator_recording", {"action": "stop", "reason": "x" * 1001},
-                                    "invalid-argument", "1001 characters; at most 1,000")
-                await agent.refused("emulator_recording", {"action": "stop", "outcome": "great"},
-                                    "invalid-argument", "outcome must be one of passed, failed, needs-review")
+                await agent.refused(
+                    "emulator_run", {"romPath": "roms/demo.gb", "bogus": 1}, "invalid-argument", "'bogus'"
+                )
+                await agent.refused(
+                    "emulator_recording",
+                    {"action": "access_diagnostic", "limit": 3},
+                    "invalid-argument",
+                    "accepts no 'limit'",
+                )
+                await agent.refused(
+                    "emulator_run",
+                    {"romPath": "roms/demo.gb", "recording": {"maxBytes": 1}},
+                    "invalid-option",
+                    "maxBytes=1",
+                    "65536..536870912",
+                )  # maxBytes: 64 KiB..512 MiB
+                await agent.refused(
+                    "emulator_run",
+                    {"romPath": "roms/demo.gb", "recording": {"maxFrames": 216_001}},
+                    "invalid-option",
+                    "maxFrames",
+                    "1..216000",
+                )
+                await agent.refused(
+                    "emulator_run",
+                    {"romPath": "roms/demo.gb", "recording": {"fps": 60}},
+                    "invalid-argument",
+                    "recording.fps is not a recording option",
+                )
+                await agent.refused(
+                    "emulator_recording",
+                    {"action": "stop", "reason": "x" * 1001},
+                    "invalid-argument",
+                    "1001 characters; at most 1,000",
+                )
+                await agent.refused(
+                    "emulator_recording",
+                    {"action": "stop", "outcome": "great"},
+                    "invalid-argument",
+                    "outcome must be one of passed, failed, needs-review",
+                )
                 await agent.refused("emulator_recording", {"action": "stop"}, "no-recording")
                 return await agent.session.list_tools()
 
@@ -88,8 +140,10 @@ def test_paths_out_of_the_workspace_are_refused_and_the_server_keeps_serving(ws,
     assert not (tmp_path / "outside" / "attempt").exists() and sorted(os.listdir(tmp_path / "outside")) == ["evil.gb"]
 
 
-@pytest.mark.parametrize("value, why", [
-    ("", "non-empty"), ("a/../b", "'..'"), ("/", "not inside"), (".", "not inside"), ("x\x00y", "non-empty")])
+@pytest.mark.parametrize(
+    "value, why",
+    [("", "non-empty"), ("a/../b", "'..'"), ("/", "not inside"), (".", "not inside"), ("x\x00y", "non-empty")],
+)
 def test_workspace_resolve_refuses(tmp_path, value, why):
     with pytest.raises(PathRefused, match=why):
         Workspace(tmp_path).resolve("romPath", value)
@@ -110,8 +164,12 @@ def test_the_workspace_defaults_to_the_current_directory(tmp_path):
     async def main():
         with open(tmp_path / "server.log", "w") as errlog:
             async with connect(None, errlog, cwd=ws) as agent:
-                return await agent.refused("emulator_run", {"romPath": str(tmp_path / "elsewhere.gb")},
-                                           "path-refused", f"not inside the workspace {ws}")
+                return await agent.refused(
+                    "emulator_run",
+                    {"romPath": str(tmp_path / "elsewhere.gb")},
+                    "path-refused",
+                    f"not inside the workspace {ws}",
+                )
 
     anyio.run(main)
     assert "workspace " + str(ws) in (tmp_path / "server.log").read_text()

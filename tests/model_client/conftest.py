@@ -3,6 +3,7 @@
 The key lives only in the ``environ`` mapping handed to the client (never ``os.environ``), so
 tests can prove it is sent on the wire and absent from every record.
 """
+
 from __future__ import annotations
 
 import dataclasses
@@ -19,12 +20,33 @@ SECRET = "sk-test-9f3c2a7e-DO-NOT-LEAK-41b8"
 KEY_ENV = "GAMERIG_TEST_MODEL_KEY"
 
 CARDS = [
-    {"index": 0, "id": "STRIKE", "name": "Strike", "type": "Attack", "cost": "1",
-     "rarity": "Basic", "description": "Deal 6 damage."},
-    {"index": 1, "id": "INFLAME", "name": "Inflame", "type": "Power", "cost": "1",
-     "rarity": "Uncommon", "description": "Gain 2 Strength."},
-    {"index": 2, "id": "CLEAVE", "name": "Cleave", "type": "Attack", "cost": "1",
-     "rarity": "Common", "description": "Deal 8 damage to ALL enemies."},
+    {
+        "index": 0,
+        "id": "STRIKE",
+        "name": "Strike",
+        "type": "Attack",
+        "cost": "1",
+        "rarity": "Basic",
+        "description": "Deal 6 damage.",
+    },
+    {
+        "index": 1,
+        "id": "INFLAME",
+        "name": "Inflame",
+        "type": "Power",
+        "cost": "1",
+        "rarity": "Uncommon",
+        "description": "Gain 2 Strength.",
+    },
+    {
+        "index": 2,
+        "id": "CLEAVE",
+        "name": "Cleave",
+        "type": "Attack",
+        "cost": "1",
+        "rarity": "Common",
+        "description": "Deal 8 damage to ALL enemies.",
+    },
 ]
 
 
@@ -40,12 +62,14 @@ def card_answer(index, confidence=0.9, reason="strength scales") -> dict:
 
 def tiny_png() -> bytes:
     """A valid 1x1 grey PNG."""
+
     def chunk(tag: bytes, data: bytes) -> bytes:
-        return (struct.pack(">I", len(data)) + tag + data
-                + struct.pack(">I", zlib.crc32(tag + data) & 0xFFFFFFFF))
+        return struct.pack(">I", len(data)) + tag + data + struct.pack(">I", zlib.crc32(tag + data) & 0xFFFFFFFF)
+
     header = struct.pack(">IIBBBBB", 1, 1, 8, 0, 0, 0, 0)
-    return (b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", header)
-            + chunk(b"IDAT", zlib.compress(b"\x00\x80")) + chunk(b"IEND", b""))
+    return (
+        b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", header) + chunk(b"IDAT", zlib.compress(b"\x00\x80")) + chunk(b"IEND", b"")
+    )
 
 
 @pytest.fixture
@@ -60,12 +84,18 @@ def make_client():
     made = []
 
     def make(fake: FakeOpenAIServer, **overrides) -> ModelClient:
-        config = ModelConfig(base_url=fake.base_url, model="test-model", api_key_env=KEY_ENV,
-                             timeout_s=2.0, max_retries=2, backoff_s=0.01, backoff_max_s=0.05)
+        config = ModelConfig(
+            base_url=fake.base_url,
+            model="test-model",
+            api_key_env=KEY_ENV,
+            timeout_s=2.0,
+            max_retries=2,
+            backoff_s=0.01,
+            backoff_max_s=0.05,
+        )
         environ = overrides.pop("environ", {KEY_ENV: SECRET})
         stop_event = overrides.pop("stop_event", None)
-        client = ModelClient(dataclasses.replace(config, **overrides), environ=environ,
-                             stop_event=stop_event)
+        client = ModelClient(dataclasses.replace(config, **overrides), environ=environ, stop_event=stop_event)
         made.append(client)
         return client
 

@@ -1,6 +1,7 @@
 """The agent's question (``agent_action``): one schema alternative per legal action, arguments
 limited to the listed values, errors that name the answer's own choice, a template that renders
 or is refused, and the stand-in answering it legally."""
+
 from __future__ import annotations
 
 import random
@@ -14,15 +15,22 @@ from actors.model_client.schema import check_schema, validate
 from actors.model_client.standin import example
 
 TEMPLATE = {"name": "t", "sha256": "0" * 64, "text": "$screen_type\n$screen\n$memory\n$actions\n$feedback"}
-ACTIONS = [{"action": "play_card", "args": {"card_index": [0, 2], "target": ["JAW_WORM_0"]}},
-           {"action": "play_card", "args": {"card_index": [1]}},
-           {"action": "end_turn", "args": {}}]
+ACTIONS = [
+    {"action": "play_card", "args": {"card_index": [0, 2], "target": ["JAW_WORM_0"]}},
+    {"action": "play_card", "args": {"card_index": [1]}},
+    {"action": "end_turn", "args": {}},
+]
 
 
 def question(**kw):
-    item = {"screen": '{"state_type":"monster"}', "screen_type": "monster", "actions": ACTIONS,
-            "memory": ["map: choose_map_node(index=0) -> accepted; changed: screen map->monster"],
-            "template": TEMPLATE, **kw}
+    item = {
+        "screen": '{"state_type":"monster"}',
+        "screen_type": "monster",
+        "actions": ACTIONS,
+        "memory": ["map: choose_map_node(index=0) -> accepted; changed: screen map->monster"],
+        "template": TEMPLATE,
+        **kw,
+    }
     return build_questions("agent_action", [item])
 
 
@@ -35,14 +43,19 @@ def test_each_legal_action_is_one_alternative_and_only_listed_values_pass():
     schema = envelope_schema(qs)
     check_schema(schema)
     assert len(schema["properties"]["q0"]["anyOf"]) == 3
-    ok = [answer(action="play_card", card_index=2, target="JAW_WORM_0"),
-          answer(action="play_card", card_index=1), answer(action="end_turn")]
+    ok = [
+        answer(action="play_card", card_index=2, target="JAW_WORM_0"),
+        answer(action="play_card", card_index=1),
+        answer(action="end_turn"),
+    ]
     for payload in ok:
         assert validate(payload, schema) == [], payload
         assert parse_answers(payload, qs, 0.6)[0].value["action"] == payload["q0"]["action"]
-    bad = {"$.q0.card_index: must be one of [0, 2], got 7": answer(action="play_card", card_index=7, target="JAW_WORM_0"),
-           "$.q0.action: must be one of ['play_card', 'end_turn'], got 'fly'": answer(action="fly"),
-           "$.q0: unexpected property 'target'": answer(action="end_turn", target="JAW_WORM_0")}
+    bad = {
+        "$.q0.card_index: must be one of [0, 2], got 7": answer(action="play_card", card_index=7, target="JAW_WORM_0"),
+        "$.q0.action: must be one of ['play_card', 'end_turn'], got 'fly'": answer(action="fly"),
+        "$.q0: unexpected property 'target'": answer(action="end_turn", target="JAW_WORM_0"),
+    }
     for said, payload in bad.items():
         with pytest.raises(OffSchemaAnswer) as err:
             parse_answers(payload, qs, 0.6)
@@ -55,7 +68,7 @@ def test_each_legal_action_is_one_alternative_and_only_listed_values_pass():
 def test_the_prompt_renders_the_template_and_the_state_names_it_by_hash():
     (q,) = question(feedback=["$.card_index: must be one of [0, 2], got 7"])
     text = q.prompt()
-    assert "monster" in text and "- play_card: card_index one of [0, 2], target one of [\"JAW_WORM_0\"]" in text
+    assert "monster" in text and '- play_card: card_index one of [0, 2], target one of ["JAW_WORM_0"]' in text
     assert "could not be used" in text and "got 7" in text and "choose_map_node" in text
     state = q.state()
     assert state["template"] == {"name": "t", "sha256": "0" * 64} and "text" not in state["template"]

@@ -1,4 +1,5 @@
 """ModelClient over loopback HTTP: answers, structured output, and unusable answers."""
+
 from __future__ import annotations
 
 import json
@@ -22,9 +23,13 @@ from .conftest import SECRET, card_answer, card_question
 
 
 def test_success_returns_answer_and_evidence(server, make_client):
-    server.script(Reply.answer(card_answer(1, 0.9), model="served-model-v2",
-                               usage={"prompt_tokens": 210, "completion_tokens": 31,
-                                      "total_tokens": 241}))
+    server.script(
+        Reply.answer(
+            card_answer(1, 0.9),
+            model="served-model-v2",
+            usage={"prompt_tokens": 210, "completion_tokens": 31, "total_tokens": 241},
+        )
+    )
     client = make_client(server)
     result = client.ask([card_question()])
 
@@ -35,12 +40,22 @@ def test_success_returns_answer_and_evidence(server, make_client):
     assert ev["request"]["model"] == "test-model"
     assert ev["request"]["question_kind"] == "card_reward"
     assert ev["request"]["questions"][0]["cards"][1]["name"] == "Inflame"
-    assert ev["answers"] == [{"question_index": 0, "answer": {"card_index": 1},
-                              "confidence": 0.9, "reason": "strength scales", "gated": False,
-                              "answer_gate_scope": "default_helper_not_policy_gate"}]
+    assert ev["answers"] == [
+        {
+            "question_index": 0,
+            "answer": {"card_index": 1},
+            "confidence": 0.9,
+            "reason": "strength scales",
+            "gated": False,
+            "answer_gate_scope": "default_helper_not_policy_gate",
+        }
+    ]
     assert ev["usage"]["model"] == "served-model-v2"
-    assert (ev["usage"]["prompt_tokens"], ev["usage"]["completion_tokens"],
-            ev["usage"]["total_tokens"]) == (210, 31, 241)
+    assert (ev["usage"]["prompt_tokens"], ev["usage"]["completion_tokens"], ev["usage"]["total_tokens"]) == (
+        210,
+        31,
+        241,
+    )
     assert ev["usage"]["latency_ms"] >= 0
     json.dumps(ev)  # storable as is
     # the wire request
@@ -76,11 +91,15 @@ def test_json_schema_response_format_is_sent_with_the_answer_schema(server, make
 def test_batch_of_questions_gets_one_answer_each(server, make_client):
     nodes_a = [{"index": 0, "type": "Monster"}, {"index": 1, "type": "RestSite"}]
     nodes_b = [{"index": 0, "type": "Elite"}, {"index": 1, "type": "Shop"}]
-    server.script(Reply.answer({
-        "q0": {"node_index": 1, "confidence": 0.7, "reason": "heal"},
-        "q1": {"node_index": 0, "confidence": 0.4, "reason": "risky"}}))
-    result = make_client(server).ask([MapNodeQuestion(next_options=nodes_a),
-                                      MapNodeQuestion(next_options=nodes_b)])
+    server.script(
+        Reply.answer(
+            {
+                "q0": {"node_index": 1, "confidence": 0.7, "reason": "heal"},
+                "q1": {"node_index": 0, "confidence": 0.4, "reason": "risky"},
+            }
+        )
+    )
+    result = make_client(server).ask([MapNodeQuestion(next_options=nodes_a), MapNodeQuestion(next_options=nodes_b)])
     assert [a.choice for a in result.answers] == [1, 0]
     assert [a.gated for a in result.answers] == [False, True]
 
@@ -97,7 +116,8 @@ def test_rejected_response_format_falls_back_and_is_remembered(make_client):
     with FakeOpenAIServer(reject_response_format=True) as server:
         server.script(
             Reply.text("Sure! Here you go:\n```json\n" + json.dumps(card_answer(2)) + "\n```"),
-            Reply.text("<think>hmm</think>" + json.dumps(card_answer(1))))
+            Reply.text("<think>hmm</think>" + json.dumps(card_answer(1))),
+        )
         client = make_client(server)
         first = client.ask(card_question())
         second = client.ask(card_question())
@@ -117,25 +137,40 @@ def test_forced_json_schema_does_not_fall_back(make_client):
     assert len(server.requests) == 1
 
 
-@pytest.mark.parametrize("reply, error, kind", [
-    (Reply.text("I think Inflame is best, honestly."), MalformedAnswer, "malformed"),
-    (Reply.text('{"q0": {"card_index": 1, "confidence": 0.9,'), MalformedAnswer, "malformed"),
-    (Reply.text(None), MalformedAnswer, "malformed"),
-    (Reply.raw(200, "<html>gateway</html>"), MalformedAnswer, "malformed"),
-    (Reply.raw(200, '{"object": "chat.completion", "choices": []}'), MalformedAnswer,
-     "malformed"),
-    (Reply.answer(card_answer(7)), OffSchemaAnswer, "off_schema"),
-    (Reply.answer(card_answer(1, confidence=1.5)), OffSchemaAnswer, "off_schema"),
-    (Reply.answer({"q0": {"card_index": True, "confidence": 0.5, "reason": ""}}),
-     OffSchemaAnswer, "off_schema"),
-    (Reply.answer({"q0": {"card_index": 1, "reason": "no confidence"}}), OffSchemaAnswer,
-     "off_schema"),
-    (Reply.refusal("I can't help with gambling."), RefusedAnswer, "refused"),
-    (Reply.truncated(), TruncatedAnswer, "truncated"),
-    (Reply(body=json.loads(json.dumps({"choices": [{"finish_reason": "length", "message": {
-        "role": "assistant", "content": json.dumps(card_answer(1))}}]}))),
-     TruncatedAnswer, "truncated"),
-])
+@pytest.mark.parametrize(
+    "reply, error, kind",
+    [
+        (Reply.text("I think Inflame is best, honestly."), MalformedAnswer, "malformed"),
+        (Reply.text('{"q0": {"card_index": 1, "confidence": 0.9,'), MalformedAnswer, "malformed"),
+        (Reply.text(None), MalformedAnswer, "malformed"),
+        (Reply.raw(200, "<html>gateway</html>"), MalformedAnswer, "malformed"),
+        (Reply.raw(200, '{"object": "chat.completion", "choices": []}'), MalformedAnswer, "malformed"),
+        (Reply.answer(card_answer(7)), OffSchemaAnswer, "off_schema"),
+        (Reply.answer(card_answer(1, confidence=1.5)), OffSchemaAnswer, "off_schema"),
+        (Reply.answer({"q0": {"card_index": True, "confidence": 0.5, "reason": ""}}), OffSchemaAnswer, "off_schema"),
+        (Reply.answer({"q0": {"card_index": 1, "reason": "no confidence"}}), OffSchemaAnswer, "off_schema"),
+        (Reply.refusal("I can't help with gambling."), RefusedAnswer, "refused"),
+        (Reply.truncated(), TruncatedAnswer, "truncated"),
+        (
+            Reply(
+                body=json.loads(
+                    json.dumps(
+                        {
+                            "choices": [
+                                {
+                                    "finish_reason": "length",
+                                    "message": {"role": "assistant", "content": json.dumps(card_answer(1))},
+                                }
+                            ]
+                        }
+                    )
+                )
+            ),
+            TruncatedAnswer,
+            "truncated",
+        ),
+    ],
+)
 def test_unusable_answers_are_typed_model_errors(server, make_client, reply, error, kind):
     server.script(reply)
     client = make_client(server)

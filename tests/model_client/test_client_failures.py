@@ -1,4 +1,5 @@
 """ModelClient over loopback HTTP: timeouts, statuses, retries, budgets, concurrency, stop."""
+
 from __future__ import annotations
 
 import socket
@@ -39,8 +40,7 @@ def test_timeout_is_a_model_error_and_not_retried(server, make_client):
 
 
 def test_429_retry_after_seconds_is_honoured(server, make_client):
-    server.script(Reply.status_code(429, "slow down", retry_after="1"),
-                  Reply.answer(card_answer(2)))
+    server.script(Reply.status_code(429, "slow down", retry_after="1"), Reply.answer(card_answer(2)))
     result = make_client(server, backoff_s=0.01, backoff_max_s=0.01).ask(card_question())
     assert result.answer.choice == 2 and result.evidence["attempts"] == 2
     [gap] = gaps(server)
@@ -89,8 +89,7 @@ def test_connection_refused_is_a_transport_error():
     with socket.socket() as holder:  # bound but not listening: connects are refused
         holder.bind(("127.0.0.1", 0))
         port = holder.getsockname()[1]
-        config = ModelConfig(base_url=f"http://127.0.0.1:{port}/v1", model="m",
-                             api_key_env=KEY_ENV, timeout_s=2)
+        config = ModelConfig(base_url=f"http://127.0.0.1:{port}/v1", model="m", api_key_env=KEY_ENV, timeout_s=2)
         with ModelClient(config, environ={KEY_ENV: SECRET}) as client:
             with pytest.raises(ModelTransportError) as info:
                 client.ask(card_question())
@@ -176,6 +175,7 @@ def test_closed_client_sends_nothing(server, make_client):
 
 def test_slow_answer_is_cut_by_the_server_stopping(make_client):
     from tests.fakes.openai_server import FakeOpenAIServer
+
     server = FakeOpenAIServer().__enter__()
     server.script(Reply.answer(card_answer(1)).slow(30))
     client = make_client(server, timeout_s=20)

@@ -1,4 +1,5 @@
 """The API key reaches the server and nothing else; screenshots reach vision models as images."""
+
 from __future__ import annotations
 
 import base64
@@ -22,9 +23,11 @@ def echo_key_in_answer(request):
 
 
 def test_key_is_sent_but_never_recorded(server, make_client):
-    server.script(Reply(body=echo_key_in_answer),
-                  Reply(status=401, body=echo_key_in_error),
-                  Reply.text(f"{SECRET} is all I can say"))
+    server.script(
+        Reply(body=echo_key_in_answer),
+        Reply(status=401, body=echo_key_in_error),
+        Reply.text(f"{SECRET} is all I can say"),
+    )
     client = make_client(server)
     records, errors = [], []
     records.append(client.ask(card_question()).evidence)
@@ -39,8 +42,9 @@ def test_key_is_sent_but_never_recorded(server, make_client):
     assert SECRET not in dumped
     assert "[REDACTED]" in records[0]["answers"][0]["reason"]
     assert "[REDACTED]" in records[1]["message"] and "[REDACTED]" in records[2]["message"]
-    for text in [repr(client), repr(client.config), str(client.config)] + \
-            [str(e) for e in errors] + [repr(e) for e in errors]:
+    for text in (
+        [repr(client), repr(client.config), str(client.config)] + [str(e) for e in errors] + [repr(e) for e in errors]
+    ):
         assert SECRET not in text
     assert KEY_ENV in repr(client)  # the name is fine to show
 
@@ -52,8 +56,7 @@ def test_key_is_read_at_call_time(server, make_client):
     client.ask(card_question())
     environ[KEY_ENV] = "sk-rotated"
     client.ask(card_question())
-    assert [r.headers["authorization"] for r in server.requests] == \
-        ["Bearer sk-first", "Bearer sk-rotated"]
+    assert [r.headers["authorization"] for r in server.requests] == ["Bearer sk-first", "Bearer sk-rotated"]
 
 
 def test_missing_key_is_a_config_model_error_and_nothing_is_sent(server, make_client):
@@ -72,8 +75,7 @@ def test_no_key_configured_sends_no_authorization(server, make_client):
 
 def test_screenshot_goes_as_an_image_data_url_when_vision_is_on(server, make_client):
     png = tiny_png()
-    server.script(Reply.answer({"q0": {"buttons": ["up", "a"], "confidence": 0.6,
-                                       "reason": "door is above"}}))
+    server.script(Reply.answer({"q0": {"buttons": ["up", "a"], "confidence": 0.6, "reason": "door is above"}}))
     question = ButtonsQuestion(screenshot_png=png, goal="leave the house", max_presses=3)
     result = make_client(server, vision=True).ask(question)
 
@@ -98,15 +100,15 @@ def test_screenshot_without_vision_is_refused_before_sending(server, make_client
 
 def test_buttons_outside_the_allowed_set_are_off_schema(server, make_client):
     from actors.model_client import OffSchemaAnswer
-    server.script(Reply.answer({"q0": {"buttons": ["up", "turbo"], "confidence": 0.6,
-                                       "reason": ""}}))
+
+    server.script(Reply.answer({"q0": {"buttons": ["up", "turbo"], "confidence": 0.6, "reason": ""}}))
     with pytest.raises(OffSchemaAnswer):
-        make_client(server, vision=True).ask(
-            ButtonsQuestion(screenshot_png=tiny_png(), buttons=("up", "down", "a")))
+        make_client(server, vision=True).ask(ButtonsQuestion(screenshot_png=tiny_png(), buttons=("up", "down", "a")))
 
 
 def test_key_echoed_into_schema_problems_is_redacted(server, make_client):
     from actors.model_client import OffSchemaAnswer
+
     server.script(Reply.answer({"q0": {"card_index": SECRET, "confidence": 0.5, "reason": ""}}))
     with pytest.raises(OffSchemaAnswer) as info:
         make_client(server).ask(card_question())

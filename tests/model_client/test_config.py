@@ -1,4 +1,5 @@
 """ModelConfig.from_mapping: defaults, and errors that name the key and the problem."""
+
 from __future__ import annotations
 
 import pytest
@@ -19,35 +20,51 @@ def test_minimal_mapping_gets_defaults_and_a_normalised_url():
 
 
 def test_every_key_is_accepted():
-    mapping = dict(BASE, api_key_env="OPENAI_API_KEY", timeout_s=12, max_concurrent=4,
-                   budget_calls=None, budget_tokens=5000, max_retries=0, backoff_s=0.5,
-                   backoff_max_s=4, retry_after_max_s=10, structured="json_schema",
-                   confidence_gate=0.75, vision=True, temperature=None, max_output_tokens=64,
-                   max_tokens_param="max_completion_tokens")
+    mapping = dict(
+        BASE,
+        api_key_env="OPENAI_API_KEY",
+        timeout_s=12,
+        max_concurrent=4,
+        budget_calls=None,
+        budget_tokens=5000,
+        max_retries=0,
+        backoff_s=0.5,
+        backoff_max_s=4,
+        retry_after_max_s=10,
+        structured="json_schema",
+        confidence_gate=0.75,
+        vision=True,
+        temperature=None,
+        max_output_tokens=64,
+        max_tokens_param="max_completion_tokens",
+    )
     config = ModelConfig.from_mapping(mapping)
     assert config.to_record()["budget_calls"] is None
     assert config.temperature is None and config.timeout_s == 12.0
 
 
-@pytest.mark.parametrize("change, key, words", [
-    ({"base_url": None}, "base_url", "http:// or https://"),
-    ({"base_url": "localhost:8000"}, "base_url", "http:// or https://"),
-    ({"base_url": "https://user:pw@api.example.com/v1"}, "base_url", "credentials"),
-    ({"model": ""}, "model", "non-empty"),
-    ({"timeout_s": 0}, "timeout_s", "> 0"),
-    ({"timeout_s": "30"}, "timeout_s", "must be a number, got str"),
-    ({"max_concurrent": 0}, "max_concurrent", "between 1 and 256, got 0"),
-    ({"max_concurrent": True}, "max_concurrent", "integer, got bool"),
-    ({"budget_calls": -1}, "budget_calls", ">= 0, got -1"),
-    ({"budget_tokens": 1.5}, "budget_tokens", "integer or null"),
-    ({"max_retries": 11}, "max_retries", "between 0 and 10"),
-    ({"structured": "yes"}, "structured", "auto, json_schema, off"),
-    ({"confidence_gate": 1.2}, "confidence_gate", "<= 1"),
-    ({"vision": "true"}, "vision", "true or false"),
-    ({"backoff_s": 5, "backoff_max_s": 1}, "backoff_max_s", ">= backoff_s"),
-    ({"max_tokens_param": "tokens"}, "max_tokens_param", "max_tokens, max_completion_tokens"),
-    ({"modle": "x"}, "modle", "unknown key"),
-])
+@pytest.mark.parametrize(
+    "change, key, words",
+    [
+        ({"base_url": None}, "base_url", "http:// or https://"),
+        ({"base_url": "localhost:8000"}, "base_url", "http:// or https://"),
+        ({"base_url": "https://user:pw@api.example.com/v1"}, "base_url", "credentials"),
+        ({"model": ""}, "model", "non-empty"),
+        ({"timeout_s": 0}, "timeout_s", "> 0"),
+        ({"timeout_s": "30"}, "timeout_s", "must be a number, got str"),
+        ({"max_concurrent": 0}, "max_concurrent", "between 1 and 256, got 0"),
+        ({"max_concurrent": True}, "max_concurrent", "integer, got bool"),
+        ({"budget_calls": -1}, "budget_calls", ">= 0, got -1"),
+        ({"budget_tokens": 1.5}, "budget_tokens", "integer or null"),
+        ({"max_retries": 11}, "max_retries", "between 0 and 10"),
+        ({"structured": "yes"}, "structured", "auto, json_schema, off"),
+        ({"confidence_gate": 1.2}, "confidence_gate", "<= 1"),
+        ({"vision": "true"}, "vision", "true or false"),
+        ({"backoff_s": 5, "backoff_max_s": 1}, "backoff_max_s", ">= backoff_s"),
+        ({"max_tokens_param": "tokens"}, "max_tokens_param", "max_tokens, max_completion_tokens"),
+        ({"modle": "x"}, "modle", "unknown key"),
+    ],
+)
 def test_bad_values_name_key_and_problem(change, key, words):
     with pytest.raises(ConfigError) as info:
         ModelConfig.from_mapping({**BASE, **change})
@@ -77,8 +94,7 @@ def test_a_key_pasted_into_api_key_env_is_refused_without_echo():
 
 
 def test_keys_owned_by_the_caller_can_be_ignored():
-    config = ModelConfig.from_mapping({**BASE, "decisions": ["card_reward"]},
-                                      ignore=("decisions",))
+    config = ModelConfig.from_mapping({**BASE, "decisions": ["card_reward"]}, ignore=("decisions",))
     assert config.model == "qwen2.5:7b"
 
 
@@ -99,8 +115,7 @@ def test_config_is_frozen():
 
 
 def test_from_profile_flattens_settings():
-    config = ModelConfig.from_profile({**BASE, "api_key_env": None,
-                                       "settings": {"timeout_s": 9, "vision": True}})
+    config = ModelConfig.from_profile({**BASE, "api_key_env": None, "settings": {"timeout_s": 9, "vision": True}})
     assert (config.timeout_s, config.vision) == (9.0, True)
     with pytest.raises(ConfigError, match="model.settings.model: also given"):
         ModelConfig.from_profile({**BASE, "settings": {"model": "x"}})
@@ -118,6 +133,5 @@ def test_structured_off_written_unquoted_in_yaml_means_off(tmp_path):
     overridden = load(str(path), ["model.structured=no"])
     assert ModelSettings.from_profile(overridden["model"]).config.structured == "off"
     assert ModelConfig.from_mapping({**BASE, "structured": False}).structured == "off"
-    with pytest.raises(ProfileError, match="model.structured: got true .*write auto, "
-                                           "json_schema or off"):
+    with pytest.raises(ProfileError, match="model.structured: got true .*write auto, json_schema or off"):
         load(str(path), ["model.structured=on"])

@@ -3,6 +3,7 @@ deeply nested JSON, wrong types, huge or endless bodies, drip-fed bodies, odd st
 call ends with answers or a ``ModelError`` of a named kind, within its time bound, and the
 failure's record (kind, attempts, usage when reported) is what the journal gets. Nothing
 else escapes ``ModelClient.ask``. The fake is a real HTTP server on 127.0.0.1."""
+
 from __future__ import annotations
 
 import json
@@ -29,30 +30,31 @@ DEEP = deep_nesting(200_000)
 HOSTILE = {
     "deep body": (Reply.raw(200, DEEP), "malformed", "not JSON"),
     "deep content": (Reply.text(DEEP), "malformed", "no complete JSON object"),
-    "deep in prose": (Reply.text("the answer: {" + '"a":' * 1 + DEEP + "}"), "malformed",
-                      "no complete JSON object"),
-    "not JSON": (Reply.raw(200, '{"choices": [{"message": {"content": "'), "malformed",
-                 "not JSON"),
+    "deep in prose": (Reply.text("the answer: {" + '"a":' * 1 + DEEP + "}"), "malformed", "no complete JSON object"),
+    "not JSON": (Reply.raw(200, '{"choices": [{"message": {"content": "'), "malformed", "not JSON"),
     "choices a string": (Reply(body={"choices": "x"}), "malformed", "not a chat completion"),
-    "message a list": (Reply(body={"choices": [{"message": [1]}]}), "malformed",
-                       "not a chat completion"),
-    "content a number": (Reply(body=completion_body(None) | {
-        "choices": [{"message": {"content": 7}}]}), "malformed", "no text content"),
-    "HTML 200": (Reply.raw(200, "<html><body>Bad gateway</body></html>"), "malformed",
-                 "not JSON"),
-    "redirect": (Reply(status=302, body="", headers=(("Location", "/elsewhere"),)),
-                 "http_status", "HTTP 302"),
+    "message a list": (Reply(body={"choices": [{"message": [1]}]}), "malformed", "not a chat completion"),
+    "content a number": (
+        Reply(body=completion_body(None) | {"choices": [{"message": {"content": 7}}]}),
+        "malformed",
+        "no text content",
+    ),
+    "HTML 200": (Reply.raw(200, "<html><body>Bad gateway</body></html>"), "malformed", "not JSON"),
+    "redirect": (Reply(status=302, body="", headers=(("Location", "/elsewhere"),)), "http_status", "HTTP 302"),
     "teapot": (Reply.raw(418, "<html>I'm a teapot</html>"), "http_status", "HTTP 418"),
-    "declared huge": (Reply(body="{}", headers=(("Content-Length", str(64 << 20)),)),
-                      "malformed", "declares"),
+    "declared huge": (Reply(body="{}", headers=(("Content-Length", str(64 << 20)),)), "malformed", "declares"),
     "endless": (Reply.endless_body(), "malformed", "exceeds the limit"),
     "drip-fed": (Reply.answer(card_answer(1)).drip(0.05), "timeout", "(body)"),
-    "NaN confidence": (Reply.text('{"q0": {"card_index": 1, "confidence": NaN, "reason": "x"}}'),
-                       "malformed", "no complete JSON object"),
+    "NaN confidence": (
+        Reply.text('{"q0": {"card_index": 1, "confidence": NaN, "reason": "x"}}'),
+        "malformed",
+        "no complete JSON object",
+    ),
 }
 CONFIDENCES = st.sampled_from([math.nan, math.inf, -math.inf, 0.5, 1.0, 1.5, -0.5])
-ANSWER_LEAVES = st.one_of(st.none(), st.booleans(), st.integers(-2, 4),
-                          st.floats(allow_nan=True, allow_infinity=True), st.text(max_size=5))
+ANSWER_LEAVES = st.one_of(
+    st.none(), st.booleans(), st.integers(-2, 4), st.floats(allow_nan=True, allow_infinity=True), st.text(max_size=5)
+)
 
 
 @pytest.mark.parametrize("name", sorted(HOSTILE))
@@ -77,10 +79,15 @@ REPLIES = st.one_of(
     st.text(max_size=200).map(Reply.text),
     trees().map(lambda t: Reply(body=completion_body("x") | {"usage": t})),
     trees().map(lambda t: Reply.text(json.dumps({"q0": t}))),
-    st.fixed_dictionaries({"card_index": st.sampled_from([0, 1, 2, None]) | ANSWER_LEAVES,
-                           "confidence": CONFIDENCES, "reason": ANSWER_LEAVES | st.just("r")}
-                          ).map(lambda q: Reply.text(json.dumps({"q0": q}))),
-    st.sampled_from([200, 201, 301, 400, 404, 500, 599]).map(lambda code: Reply.raw(code, "odd")))
+    st.fixed_dictionaries(
+        {
+            "card_index": st.sampled_from([0, 1, 2, None]) | ANSWER_LEAVES,
+            "confidence": CONFIDENCES,
+            "reason": ANSWER_LEAVES | st.just("r"),
+        }
+    ).map(lambda q: Reply.text(json.dumps({"q0": q}))),
+    st.sampled_from([200, 201, 301, 400, 404, 500, 599]).map(lambda code: Reply.raw(code, "odd")),
+)
 
 
 def test_any_answer_gives_answers_or_a_model_error_never_anything_else(server, make_client):
@@ -104,8 +111,7 @@ def test_any_answer_gives_answers_or_a_model_error_never_anything_else(server, m
     one_answer()
 
 
-def test_the_actor_service_answers_a_hostile_server_with_failures_not_internal_errors(
-        make_client):
+def test_the_actor_service_answers_a_hostile_server_with_failures_not_internal_errors(make_client):
     """What the model-client actor sends the policy: a ``ModelFailure`` naming the kind."""
     replies = [HOSTILE[n][0] for n in ("deep content", "endless", "choices a string")]
     with FakeOpenAIServer() as server:

@@ -4,6 +4,7 @@ The token counts a cost is checked against are read from the bytes the fake serv
 (``server.sent``), not from the client's records; the expected cost is worked out here from
 the price and those counts.
 """
+
 from __future__ import annotations
 
 import json
@@ -18,8 +19,7 @@ from tests.fakes.openai_server import Reply, completion_body, usage
 
 from .conftest import card_answer, card_question
 
-PRICE = {"model": "test-model", "input_per_mtok": 2.5, "output_per_mtok": 10.0,
-         "cached_input_per_mtok": 1.25}
+PRICE = {"model": "test-model", "input_per_mtok": 2.5, "output_per_mtok": 10.0, "cached_input_per_mtok": 1.25}
 COST_KEYS = {"cached_tokens", "cost_usd", "cost_unknown", "price"}
 
 
@@ -32,19 +32,25 @@ def expected_cost(u: dict, price: dict) -> float:
     prompt, completion = u["prompt_tokens"], u["completion_tokens"]
     cached = (u.get("prompt_tokens_details") or {}).get("cached_tokens", 0)
     cached_rate = price.get("cached_input_per_mtok", price["input_per_mtok"])
-    return ((prompt - cached) * price["input_per_mtok"] + cached * cached_rate
-            + completion * price["output_per_mtok"]) / 1e6
+    return (
+        (prompt - cached) * price["input_per_mtok"] + cached * cached_rate + completion * price["output_per_mtok"]
+    ) / 1e6
 
 
 def priced(make_client, server, **overrides):
     price = overrides.pop("price", PRICE)
-    return make_client(server, price=ModelConfig.from_mapping(
-        {"base_url": server.base_url, "model": "test-model", "price": price}).price, **overrides)
+    return make_client(
+        server,
+        price=ModelConfig.from_mapping({"base_url": server.base_url, "model": "test-model", "price": price}).price,
+        **overrides,
+    )
 
 
 def test_each_answer_carries_its_tokens_and_cost_from_the_reported_usage(server, make_client):
-    server.script(Reply.answer(card_answer(1), usage=usage(1834, 77, cached=1280)),
-                  Reply.answer(card_answer(2), usage=usage(412, 31)))
+    server.script(
+        Reply.answer(card_answer(1), usage=usage(1834, 77, cached=1280)),
+        Reply.answer(card_answer(2), usage=usage(412, 31)),
+    )
     client = priced(make_client, server)
     first = client.ask(card_question()).evidence["usage"]
     second = client.ask(card_question()).evidence["usage"]
@@ -74,9 +80,10 @@ def test_without_a_cached_price_cached_tokens_cost_the_input_price_and_say_so(se
 
 
 def test_a_server_that_reports_no_usage_leaves_the_cost_unknown_never_zero(server, make_client):
-    server.script(Reply(body={k: v for k, v in completion_body(json.dumps(card_answer(1))).items()
-                              if k != "usage"}),
-                  Reply.answer(card_answer(1), usage={"total_tokens": 90}))   # no split to price
+    server.script(
+        Reply(body={k: v for k, v in completion_body(json.dumps(card_answer(1))).items() if k != "usage"}),
+        Reply.answer(card_answer(1), usage={"total_tokens": 90}),
+    )  # no split to price
     client = priced(make_client, server)
     for i in range(2):
         u = client.ask(card_question()).evidence["usage"]
@@ -96,7 +103,7 @@ def test_without_a_price_every_cost_is_unknown(server, make_client):
 
 
 def test_an_answer_that_cannot_be_used_still_reports_what_it_cost(server, make_client):
-    server.script(Reply.answer(card_answer(7), usage=usage(900, 40, cached=512)))   # no card 7
+    server.script(Reply.answer(card_answer(7), usage=usage(900, 40, cached=512)))  # no card 7
     with pytest.raises(OffSchemaAnswer) as info:
         priced(make_client, server).ask(card_question())
     record = info.value.to_record()
@@ -109,7 +116,7 @@ def test_a_spent_money_budget_stops_further_calls_with_nothing_sent(server, make
     server.script(*[Reply.answer(card_answer(1), usage=usage(1000, 1000))] * 3)
     client = priced(make_client, server, budget_usd=0.02)
     client.ask(card_question())
-    client.ask(card_question())   # 0.0125 < 0.02: sent, and it overshoots to 0.025
+    client.ask(card_question())  # 0.0125 < 0.02: sent, and it overshoots to 0.025
     assert len(server.requests) == 2
     with pytest.raises(BudgetExhausted) as info:
         client.ask(card_question())
@@ -153,22 +160,35 @@ def test_a_bad_price_is_refused_naming_the_key(keys, key, problem):
         ModelConfig.from_profile({"base_url": "http://127.0.0.1:1/v1", "model": "test-model", **keys})
     assert info.value.key == key and str(info.value).startswith(f"model.{key}: ")
     assert problem in str(info.value), str(info.value)
-    with pytest.raises(ConfigError) as nested:   # the same keys under model.settings
-        ModelConfig.from_profile({"base_url": "http://127.0.0.1:1/v1", "model": "test-model",
-                                  "settings": keys})
+    with pytest.raises(ConfigError) as nested:  # the same keys under model.settings
+        ModelConfig.from_profile({"base_url": "http://127.0.0.1:1/v1", "model": "test-model", "settings": keys})
     assert str(nested.value).startswith(f"model.settings.{key}: ")
 
 
 @pytest.mark.parametrize("keys,key,problem", BAD_PRICES, ids=[b[1] + ":" + b[2][:20] for b in BAD_PRICES])
-def test_supervisor_validate_refuses_a_bad_price_in_a_profile_naming_the_key(keys, key, problem, tmp_path,
-                                                                               capsys):
+def test_supervisor_validate_refuses_a_bad_price_in_a_profile_naming_the_key(keys, key, problem, tmp_path, capsys):
     path = tmp_path / "priced.yaml"
-    path.write_text(yaml.safe_dump({"name": "priced", "model": {
-        "base_url": "http://127.0.0.1:1/v1", "model": "test-model", **keys}}), encoding="utf-8")
+    path.write_text(
+        yaml.safe_dump(
+            {"name": "priced", "model": {"base_url": "http://127.0.0.1:1/v1", "model": "test-model", **keys}}
+        ),
+        encoding="utf-8",
+    )
     assert cli.main(["validate", str(path)]) == 2
     err = capsys.readouterr().err
     assert f"{path}: model.{key}: " in err and problem in err, err
-    path.write_text(yaml.safe_dump({"name": "priced", "model": {
-        "base_url": "http://127.0.0.1:1/v1", "model": "test-model", "price": PRICE, "budget_usd": 1.5}}),
-        encoding="utf-8")
+    path.write_text(
+        yaml.safe_dump(
+            {
+                "name": "priced",
+                "model": {
+                    "base_url": "http://127.0.0.1:1/v1",
+                    "model": "test-model",
+                    "price": PRICE,
+                    "budget_usd": 1.5,
+                },
+            }
+        ),
+        encoding="utf-8",
+    )
     assert cli.main(["validate", str(path)]) == 0, capsys.readouterr().err

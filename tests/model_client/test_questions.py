@@ -1,4 +1,5 @@
 """Question construction, states, schemas and answer parsing."""
+
 from __future__ import annotations
 
 import json
@@ -23,9 +24,14 @@ from .conftest import CARDS, tiny_png
 def all_questions():
     return [
         CardRewardQuestion(cards=CARDS, evidence={"deck": ["Strike"] * 5}),
-        EventOptionQuestion(event={"name": "Big Fish"}, options=[
-            {"index": 0, "title": "Banana"}, {"index": 1, "title": "Donut", "is_locked": True},
-            {"index": 2, "title": "Box"}]),
+        EventOptionQuestion(
+            event={"name": "Big Fish"},
+            options=[
+                {"index": 0, "title": "Banana"},
+                {"index": 1, "title": "Donut", "is_locked": True},
+                {"index": 2, "title": "Box"},
+            ],
+        ),
         MapNodeQuestion(next_options=[{"index": 0, "type": "Monster", "col": 1, "row": 2}]),
         ButtonsQuestion(screenshot_png=tiny_png(), goal="open the menu"),
     ]
@@ -41,33 +47,33 @@ def test_state_is_json_and_schema_is_in_the_subset(question):
     assert json.loads(json.dumps(state)) == state
     check_schema(question.answer_schema())
     assert question.prompt()
-    assert question.answer_schema()["required"] == [question.choice_field, "confidence",
-                                                    "reason"]
+    assert question.answer_schema()["required"] == [question.choice_field, "confidence", "reason"]
 
 
 def test_locked_event_options_cannot_be_chosen():
     question = all_questions()[1]
     assert question.answer_schema()["properties"]["option_index"]["enum"] == [0, 2]
     with pytest.raises(OffSchemaAnswer):
-        parse_answers({"q0": {"option_index": 1, "confidence": 0.9, "reason": ""}},
-                      [question], 0.5)
+        parse_answers({"q0": {"option_index": 1, "confidence": 0.9, "reason": ""}}, [question], 0.5)
 
 
 def test_card_reward_skip_only_when_allowed():
     with pytest.raises(OffSchemaAnswer):
-        parse_answers({"q0": {"card_index": None, "confidence": 0.9, "reason": ""}},
-                      [CardRewardQuestion(cards=CARDS, can_skip=False)], 0.5)
-    [answer] = parse_answers({"card_index": None, "confidence": 0.9, "reason": ""},
-                             [CardRewardQuestion(cards=CARDS)], 0.5)  # bare answer tolerated
+        parse_answers(
+            {"q0": {"card_index": None, "confidence": 0.9, "reason": ""}},
+            [CardRewardQuestion(cards=CARDS, can_skip=False)],
+            0.5,
+        )
+    [answer] = parse_answers(
+        {"card_index": None, "confidence": 0.9, "reason": ""}, [CardRewardQuestion(cards=CARDS)], 0.5
+    )  # bare answer tolerated
     assert answer.choice is None and answer.gated is False
 
 
 def test_gate_is_strictly_below():
     question = MapNodeQuestion(next_options=[{"index": 3}])
-    [at] = parse_answers({"q0": {"node_index": 3, "confidence": 0.5, "reason": ""}},
-                         [question], 0.5)
-    [below] = parse_answers({"q0": {"node_index": 3, "confidence": 0.49, "reason": ""}},
-                            [question], 0.5)
+    [at] = parse_answers({"q0": {"node_index": 3, "confidence": 0.5, "reason": ""}}, [question], 0.5)
+    [below] = parse_answers({"q0": {"node_index": 3, "confidence": 0.49, "reason": ""}}, [question], 0.5)
     assert (at.gated, below.gated) == (False, True)
     assert below.to_record()["answer_gate_scope"] == "default_helper_not_policy_gate"
 
@@ -87,18 +93,20 @@ def test_screenshot_state_is_a_hash_not_bytes():
     assert "\\x89PNG" not in repr(ButtonsQuestion(screenshot_png=png))  # repr hides bytes
 
 
-@pytest.mark.parametrize("build, fragment", [
-    (lambda: CardRewardQuestion(cards=[]), "at least one option"),
-    (lambda: CardRewardQuestion(cards=["Strike"]), "must be a mapping"),
-    (lambda: CardRewardQuestion(cards=[{"index": 0}, {"index": 0}]), "duplicate indices"),
-    (lambda: CardRewardQuestion(cards=[{"index": "0"}]), "must be an integer"),
-    (lambda: CardRewardQuestion(cards=[{"index": 0}], evidence={"x": object()}),
-     "JSON-serializable"),
-    (lambda: EventOptionQuestion(options=[{"locked": True}]), "every event option is locked"),
-    (lambda: ButtonsQuestion(screenshot_png=b"GIF89a"), "PNG"),
-    (lambda: ButtonsQuestion(screenshot_png=tiny_png(), buttons=("x",)), "subset"),
-    (lambda: ButtonsQuestion(screenshot_png=tiny_png(), max_presses=0), "max_presses"),
-])
+@pytest.mark.parametrize(
+    "build, fragment",
+    [
+        (lambda: CardRewardQuestion(cards=[]), "at least one option"),
+        (lambda: CardRewardQuestion(cards=["Strike"]), "must be a mapping"),
+        (lambda: CardRewardQuestion(cards=[{"index": 0}, {"index": 0}]), "duplicate indices"),
+        (lambda: CardRewardQuestion(cards=[{"index": "0"}]), "must be an integer"),
+        (lambda: CardRewardQuestion(cards=[{"index": 0}], evidence={"x": object()}), "JSON-serializable"),
+        (lambda: EventOptionQuestion(options=[{"locked": True}]), "every event option is locked"),
+        (lambda: ButtonsQuestion(screenshot_png=b"GIF89a"), "PNG"),
+        (lambda: ButtonsQuestion(screenshot_png=tiny_png(), buttons=("x",)), "subset"),
+        (lambda: ButtonsQuestion(screenshot_png=tiny_png(), max_presses=0), "max_presses"),
+    ],
+)
 def test_unaskable_questions_raise_question_error(build, fragment):
     with pytest.raises(QuestionError, match=fragment):
         build()
@@ -113,6 +121,7 @@ def test_envelope_has_one_property_per_question():
 
 def test_build_questions_from_plain_mappings():
     from actors.model_client import build_questions
+
     png = tiny_png()
     [card] = build_questions("card_reward", [{"cards": CARDS, "can_skip": False}])
     assert card == CardRewardQuestion(cards=CARDS, can_skip=False)
@@ -129,9 +138,12 @@ def test_build_questions_from_plain_mappings():
 
 
 def test_buttons_memory_and_feedback_are_shown_and_recorded():
-    question = ButtonsQuestion(screenshot_png=tiny_png(), goal="open the door",
-                               memory=["frame 12: press(buttons=up) -> accepted; changed: the picture"],
-                               feedback=["buttons[0]: must be one of ['a'], got 'turbo'"])
+    question = ButtonsQuestion(
+        screenshot_png=tiny_png(),
+        goal="open the door",
+        memory=["frame 12: press(buttons=up) -> accepted; changed: the picture"],
+        feedback=["buttons[0]: must be one of ['a'], got 'turbo'"],
+    )
     state = question.state()
     assert state["memory"] == ["frame 12: press(buttons=up) -> accepted; changed: the picture"]
     assert state["feedback"] == ["buttons[0]: must be one of ['a'], got 'turbo'"]

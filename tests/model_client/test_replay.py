@@ -1,4 +1,5 @@
 """ReplayBackend: answers from a capture's evidence; divergence reported, never invented."""
+
 from __future__ import annotations
 
 import json
@@ -19,8 +20,9 @@ def write_events(path, rows, tail=""):
 @pytest.fixture
 def capture(server, make_client, tmp_path):
     """A journal recorded against the fake server: two answers and one timeout."""
-    server.script(Reply.answer(card_answer(1, 0.8)), Reply.answer(card_answer(2, 0.4)),
-                  Reply.answer(card_answer(0)).slow(10))
+    server.script(
+        Reply.answer(card_answer(1, 0.8)), Reply.answer(card_answer(2, 0.4)), Reply.answer(card_answer(0)).slow(10)
+    )
     client = make_client(server, timeout_s=0.3)
     first = client.ask(card_question()).evidence
     second = client.ask(card_question()).evidence  # the same question asked again
@@ -68,8 +70,7 @@ def test_unasked_question_is_a_divergence(capture):
         backend.ask(card_question(evidence={"hp": 2}))
     record = info.value.to_record()
     assert record["kind"] == "divergence" and "never asked" in record["message"]
-    assert record["request_hash"] == request_hash("card_reward",
-                                                  [card_question(evidence={"hp": 2}).state()])
+    assert record["request_hash"] == request_hash("card_reward", [card_question(evidence={"hp": 2}).state()])
     assert backend.usage()["errors"] == {"divergence": 1}
 
 
@@ -105,9 +106,9 @@ def test_a_recorded_answer_that_no_longer_fits_is_a_divergence(capture, tmp_path
 
 def test_hash_is_stable_across_json_round_trips():
     state = card_question().state()
-    assert request_hash("card_reward", [state]) == \
-        request_hash("card_reward", [json.loads(json.dumps(state))])
+    assert request_hash("card_reward", [state]) == request_hash("card_reward", [json.loads(json.dumps(state))])
     assert request_hash("card_reward", [state]) != request_hash("map_node", [state])
     reordered = dict(reversed(list(CARDS[0].items())))
-    assert request_hash("card_reward", [card_question(cards=[reordered] + CARDS[1:]).state()]) \
-        == request_hash("card_reward", [state])  # key order does not matter
+    assert request_hash("card_reward", [card_question(cards=[reordered] + CARDS[1:]).state()]) == request_hash(
+        "card_reward", [state]
+    )  # key order does not matter

@@ -1,4 +1,5 @@
 """RetryPolicy decisions and Retry-After parsing."""
+
 from __future__ import annotations
 
 import pytest
@@ -27,10 +28,19 @@ def test_retry_after_is_honoured_and_capped():
     assert refused.wait_s is None and "exceeds" in refused.why
 
 
-@pytest.mark.parametrize("value, seconds", [
-    ("1", 1.0), (" 2 ", 2.0), ("0.25", 0.25), (None, None), ("", None), ("-1", None),
-    ("Wed, 21 Oct 2015 07:28:00 GMT", None), ("soon", None),
-])
+@pytest.mark.parametrize(
+    "value, seconds",
+    [
+        ("1", 1.0),
+        (" 2 ", 2.0),
+        ("0.25", 0.25),
+        (None, None),
+        ("", None),
+        ("-1", None),
+        ("Wed, 21 Oct 2015 07:28:00 GMT", None),
+        ("soon", None),
+    ],
+)
 def test_parse_retry_after(value, seconds):
     assert parse_retry_after(value) == seconds
 

@@ -1,5 +1,6 @@
 """ModelSettings (the profile's model: section with replay) and ModelService (the actor's
 request handling) without processes: a fake server on loopback, replies from the pool."""
+
 from __future__ import annotations
 
 import json
@@ -41,8 +42,9 @@ def test_no_base_url_and_no_replay_is_not_configured():
 
 
 def test_http_settings_carry_the_config():
-    settings = ModelSettings.from_profile({"base_url": "http://127.0.0.1:9/v1", "model": "m",
-                                           "confidence_gate": 0.7, "max_concurrent": 3})
+    settings = ModelSettings.from_profile(
+        {"base_url": "http://127.0.0.1:9/v1", "model": "m", "confidence_gate": 0.7, "max_concurrent": 3}
+    )
     assert settings.backend_name == "http" and settings.confidence_gate == 0.7
     assert settings.max_concurrent == 3
     backend = open_backend(settings, threading.Event())
@@ -52,8 +54,7 @@ def test_http_settings_carry_the_config():
 
 def test_replay_accepts_a_session_dir_and_wins_over_base_url(tmp_path):
     (tmp_path / "events.jsonl").write_text(json.dumps({"event": "session_start"}) + "\n")
-    settings = ModelSettings.from_profile({"base_url": "http://127.0.0.1:9/v1", "model": "m",
-                                           "replay": str(tmp_path)})
+    settings = ModelSettings.from_profile({"base_url": "http://127.0.0.1:9/v1", "model": "m", "replay": str(tmp_path)})
     assert settings.backend_name == "replay" and settings.replay == tmp_path / "events.jsonl"
     assert settings.replay_gate is None  # the recorded gate unless the profile states one
     assert isinstance(open_backend(settings), ReplayBackend)
@@ -61,11 +62,14 @@ def test_replay_accepts_a_session_dir_and_wins_over_base_url(tmp_path):
     assert gated.replay_gate == gated.confidence_gate == 0.8
 
 
-@pytest.mark.parametrize("section, key", [
-    ({"replay": "/nonexistent/session"}, "replay"),
-    ({"replay": ""}, "replay"),
-    ({"replay": "EVENTS", "confidence_gate": 2}, "confidence_gate"),
-])
+@pytest.mark.parametrize(
+    "section, key",
+    [
+        ({"replay": "/nonexistent/session"}, "replay"),
+        ({"replay": ""}, "replay"),
+        ({"replay": "EVENTS", "confidence_gate": 2}, "confidence_gate"),
+    ],
+)
 def test_bad_replay_settings_name_the_key(tmp_path, section, key):
     if section["replay"] == "EVENTS":
         (tmp_path / "events.jsonl").write_text("")
@@ -142,8 +146,7 @@ def test_service_turns_errors_into_failures(server, make_client):
         service.close()
 
 
-def test_a_reply_finished_past_the_askers_deadline_is_handed_over_for_the_journal(
-        server, make_client):
+def test_a_reply_finished_past_the_askers_deadline_is_handed_over_for_the_journal(server, make_client):
     """An answer the policy no longer waits for has spent tokens all the same: the service still
     sends it, and hands over its late row, so the capture records every token spent."""
     server.script(Reply.answer(card_answer(1)).slow(0.6), Reply.answer(card_answer(2)))
@@ -160,8 +163,7 @@ def test_a_reply_finished_past_the_askers_deadline_is_handed_over_for_the_journa
         service.close()
     assert isinstance(got["late"], ModelAnswer) and isinstance(got["in-time"], ModelAnswer)
     evidence = got["late"].evidence
-    assert (late["ask_id"], late["outcome"], late["question_kind"]) == \
-        ("late", "answered", "card_reward")
+    assert (late["ask_id"], late["outcome"], late["question_kind"]) == ("late", "answered", "card_reward")
     assert late["call_id"] == evidence["call_id"] and late["evidence"] == evidence
     assert late["usage"]["total_tokens"] == 120 and late["attempts"] == 1
     assert late["request_hash"] == evidence["request"]["request_hash"]

@@ -1,4 +1,5 @@
 """The httpx boundary: every httpx exception maps to a ModelError."""
+
 from __future__ import annotations
 
 import inspect
@@ -13,8 +14,7 @@ REQUEST = httpx.Request("POST", "http://127.0.0.1:1/v1/chat/completions")
 
 
 def httpx_exceptions():
-    return [cls for _, cls in inspect.getmembers(httpx, inspect.isclass)
-            if issubclass(cls, Exception)]
+    return [cls for _, cls in inspect.getmembers(httpx, inspect.isclass) if issubclass(cls, Exception)]
 
 
 def instantiate(cls):
@@ -45,9 +45,10 @@ def test_every_httpx_exception_is_mapped(cls):
 
 
 def test_timeout_phases():
-    phases = {cls: map_httpx_error(instantiate(cls), 1).details["timeout_phase"]
-              for cls in (httpx.ConnectTimeout, httpx.ReadTimeout, httpx.WriteTimeout,
-                          httpx.PoolTimeout)}
+    phases = {
+        cls: map_httpx_error(instantiate(cls), 1).details["timeout_phase"]
+        for cls in (httpx.ConnectTimeout, httpx.ReadTimeout, httpx.WriteTimeout, httpx.PoolTimeout)
+    }
     assert list(phases.values()) == ["connect", "read", "write", "pool"]
 
 
@@ -55,6 +56,7 @@ def test_nothing_outside_transport_imports_httpx():
     import pathlib
 
     import actors.model_client as package
+
     root = pathlib.Path(package.__file__).parent
     importers = sorted(p.name for p in root.glob("*.py") if "import httpx" in p.read_text())
     assert importers == ["transport.py"]
@@ -62,6 +64,7 @@ def test_nothing_outside_transport_imports_httpx():
 
 def test_a_request_on_a_closed_transport_is_a_transport_error():
     from actors.model_client.transport import HttpTransport
+
     transport = HttpTransport(1.0, 1)
     transport.close()
     with pytest.raises(ModelTransportError, match="closed"):

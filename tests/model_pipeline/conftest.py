@@ -5,6 +5,7 @@ demo profile with ``model.*`` pointed at ``server`` (a ``FakeOpenAIServer`` in t
 process, on 127.0.0.1) and the test key in the session's environment. ``advising_reply``
 answers any question by reading the allowed choices out of the request's JSON schema.
 """
+
 from __future__ import annotations
 
 import json
@@ -40,18 +41,19 @@ def choose(request, confidence: float = 0.9, pick: str = "last") -> dict:
 
 
 def advising_reply(confidence: float = 0.9, pick: str = "last") -> Reply:
-    return Reply(body=lambda request: completion_body(json.dumps(choose(request, confidence,
-                                                                        pick))))
+    return Reply(body=lambda request: completion_body(json.dumps(choose(request, confidence, pick))))
 
 
 def off_schema_reply() -> Reply:
     """Valid JSON naming a choice that was never offered."""
+
     def body(request):
         answer = choose(request)
         for item in answer.values():
             field = next(f for f in CHOICE_FIELDS if f in item)
             item[field] = 97
         return completion_body(json.dumps(answer))
+
     return Reply(body=body)
 
 
@@ -68,11 +70,19 @@ def model_session(session_factory, monkeypatch):
 
     def start(server, *sets: str, args: tuple[str, ...] = (), name: str = "s", **model_keys):
         base_url = server if isinstance(server, str) else server.base_url
-        keys = {"base_url": base_url, "model": "fake-model", "api_key_env": KEY_ENV,
-                "timeout_s": 5, "max_retries": 1, "backoff_s": 0.05, "backoff_max_s": 0.2,
-                **model_keys}
+        keys = {
+            "base_url": base_url,
+            "model": "fake-model",
+            "api_key_env": KEY_ENV,
+            "timeout_s": 5,
+            "max_retries": 1,
+            "backoff_s": 0.05,
+            "backoff_max_s": 0.2,
+            **model_keys,
+        }
         model_sets = [f"model.{k}={json.dumps(v)}" for k, v in keys.items()]
         return session_factory(*model_sets, *sets, args=args, name=name)
+
     return start
 
 
@@ -86,5 +96,4 @@ def capture_files(session) -> list[str]:
 
 
 def proposals(session, state_types=("card_reward", "event", "map")) -> list[dict]:
-    return [r for r in session.events("proposal") if r.get("state_type") in state_types
-            and "model_advice" in r]
+    return [r for r in session.events("proposal") if r.get("state_type") in state_types and "model_advice" in r]

@@ -1,5 +1,6 @@
 """Whole sessions whose model fails: every failure is a model_error row and a heuristic
 fallback, never a crash; a stop during a slow call finalizes the session promptly."""
+
 from __future__ import annotations
 
 import itertools
@@ -38,12 +39,16 @@ def assert_fallbacks_match_errors(session) -> None:
 
 
 def test_bad_answers_and_server_errors_fall_back_to_the_heuristic(model_session):
-    script = [Reply.answer({}).slow(4),                      # timeout (timeout_s 1)
-              Reply.status_code(500, "boom"), Reply.status_code(503, "still down"),
-              Reply.status_code(429, "slow down", retry_after="1"), advising_reply(),
-              Reply.text("I think the second one, probably."),  # malformed: no JSON
-              off_schema_reply(),                              # a choice never offered
-              advising_reply(confidence=0.2)]                  # gated by the policy
+    script = [
+        Reply.answer({}).slow(4),  # timeout (timeout_s 1)
+        Reply.status_code(500, "boom"),
+        Reply.status_code(503, "still down"),
+        Reply.status_code(429, "slow down", retry_after="1"),
+        advising_reply(),
+        Reply.text("I think the second one, probably."),  # malformed: no JSON
+        off_schema_reply(),  # a choice never offered
+        advising_reply(confidence=0.2),
+    ]  # gated by the policy
     with FakeOpenAIServer(default=advising_reply()) as server:
         server.script(*script)
         s = model_session(server, timeout_s=1)
@@ -89,23 +94,34 @@ def test_a_spent_money_budget_mid_session_falls_back_without_calls_and_says_what
     (read here from the bytes it sent); the call that reaches ``budget_usd`` is answered, the
     next ones are ``budget_exhausted`` with nothing sent; session.json, the progress line and
     the last lines say the tokens and the cost."""
-    price = {"model": "fake-model", "input_per_mtok": 1000, "output_per_mtok": 4000.3,
-             "cached_input_per_mtok": 250}   # cents' fractions: a sum rounded anywhere shows
+    price = {
+        "model": "fake-model",
+        "input_per_mtok": 1000,
+        "output_per_mtok": 4000.3,
+        "cached_input_per_mtok": 250,
+    }  # cents' fractions: a sum rounded anywhere shows
     n = itertools.count()
 
-    def answer(request) -> dict:   # the i-th reply reports 1000 + 100i prompt tokens, 256i cached
+    def answer(request) -> dict:  # the i-th reply reports 1000 + 100i prompt tokens, 256i cached
         i = next(n)
         return completion_body(json.dumps(choose(request)), usage=usage(1000 + 100 * i, 50 + i, cached=256 * i))
+
     with FakeOpenAIServer(default=Reply(body=answer)) as server:
         s = model_session(server, price=price, budget_usd=2.0)
         wait_for(lambda: len(proposals(s)) >= 4, 60, "four consulted decisions")
         s.signal(signal.SIGTERM)
         assert s.wait() == 143, s.stderr
-    assert len(server.requests) == 2      # 1.2 USD, then 1.112: past the budget, nothing more sent
+    assert len(server.requests) == 2  # 1.2 USD, then 1.112: past the budget, nothing more sent
     replies = [json.loads(body)["usage"] for body in server.sent]
-    costs = [((u["prompt_tokens"] - u["prompt_tokens_details"]["cached_tokens"]) * 1000
-              + u["prompt_tokens_details"]["cached_tokens"] * 250 + u["completion_tokens"] * 4000.3) / 1e6
-             for u in replies]
+    costs = [
+        (
+            (u["prompt_tokens"] - u["prompt_tokens_details"]["cached_tokens"]) * 1000
+            + u["prompt_tokens_details"]["cached_tokens"] * 250
+            + u["completion_tokens"] * 4000.3
+        )
+        / 1e6
+        for u in replies
+    ]
     consulted = proposals(s)
     assert [p["source"] for p in consulted[:2]] == ["model", "model"]
     assert {p["source"] for p in consulted[2:]} == {"heuristic_fallback"}
@@ -124,7 +140,9 @@ def test_a_spent_money_budget_mid_session_falls_back_without_calls_and_says_what
     assert usage_sum["cached_tokens"] == sum(u["prompt_tokens_details"]["cached_tokens"] for u in replies)
     tokens = sum(u["total_tokens"] for u in replies)
     assert f"{tokens:,} tokens (256 cached); cost ${sum(costs):.2f}" in s.stderr, s.stderr[-1500:]
-    assert re.search(rf"model 2 ok \d+ err \d+ fallback {tokens / 1000:.1f}k tok \${sum(costs):.2f}", s.stderr), s.stderr[-1500:]
+    assert re.search(rf"model 2 ok \d+ err \d+ fallback {tokens / 1000:.1f}k tok \${sum(costs):.2f}", s.stderr), (
+        s.stderr[-1500:]
+    )
 
 
 def test_sigterm_during_a_slow_answer_finalizes_promptly(model_session):
@@ -150,8 +168,7 @@ def test_an_answer_after_the_policy_deadline_is_journalled_with_its_usage(model_
     the late answer (usage, call id, evidence) and session.json counts it."""
     late_usage = {"prompt_tokens": 700, "completion_tokens": 77, "total_tokens": 777}
     with FakeOpenAIServer(default=advising_reply()) as server:
-        server.script(Reply(body=lambda r: advising_reply().body(r) | {"usage": late_usage})
-                      .slow(2.5))
+        server.script(Reply(body=lambda r: advising_reply().body(r) | {"usage": late_usage}).slow(2.5))
         s = model_session(server, "policy.settings.model_deadline_s=1", timeout_s=10)
         wait_for(lambda: s.events("model_late_answer"), 60, "the late answer's row")
         s.signal(signal.SIGTERM)
@@ -181,8 +198,11 @@ def test_hostile_model_answers_are_model_error_rows_and_play_goes_on(model_sessi
         s.signal(signal.SIGTERM)
         assert s.wait() == 143, s.stderr
     errors = s.events("model_error")
-    assert [(e["kind"], e.get("timeout_phase")) for e in errors] == \
-        [("malformed", None), ("malformed", None), ("timeout", "body")]
+    assert [(e["kind"], e.get("timeout_phase")) for e in errors] == [
+        ("malformed", None),
+        ("malformed", None),
+        ("timeout", "body"),
+    ]
     assert_fallbacks_match_errors(s)
     assert not [r for r in s.events("actor_exit") if not r["expected"]], "no actor died"
     assert {p["source"] for p in proposals(s)[3:]} == {"model"}

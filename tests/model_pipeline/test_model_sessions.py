@@ -3,6 +3,7 @@
 Real ``supervisor start`` processes play the built-in game; the model is a fake
 OpenAI-compatible server on 127.0.0.1 in this test process.
 """
+
 from __future__ import annotations
 
 import json
@@ -17,8 +18,7 @@ pytestmark = pytest.mark.timeout(120)
 
 
 def decisions(session) -> list[tuple]:
-    return [(r["observation_id"], r["action"], r["parameters"], r["source"])
-            for r in session.events("proposal")]
+    return [(r["observation_id"], r["action"], r["parameters"], r["source"]) for r in session.events("proposal")]
 
 
 def assert_secret_nowhere(session) -> None:
@@ -29,8 +29,7 @@ def assert_secret_nowhere(session) -> None:
             assert SECRET.encode() not in fh.read(), f"the API key was written to {path}"
 
 
-def test_a_model_assisted_session_plays_to_game_over_and_replays_without_calls(
-        fake_server, model_session):
+def test_a_model_assisted_session_plays_to_game_over_and_replays_without_calls(fake_server, model_session):
     price = {"model": "fake-model", "input_per_mtok": 100, "output_per_mtok": 500}
     s = model_session(fake_server, price=price)
     assert s.wait() == 0, s.stderr
@@ -59,8 +58,9 @@ def test_a_model_assisted_session_plays_to_game_over_and_replays_without_calls(
     replies = [json.loads(body)["usage"] for body in fake_server.sent]
     costs = [(u["prompt_tokens"] * 100 + u["completion_tokens"] * 500) / 1e6 for u in replies]
     assert [p["model_evidence"][0]["usage"]["cost_usd"] for p in consulted] == pytest.approx(costs)
-    assert f"{usage['total_tokens']:,} tokens; cost ${sum(costs):.4f} (${sum(costs):.4f} per run, 1 run)" \
-        in s.stderr, s.stderr[-800:]
+    assert f"{usage['total_tokens']:,} tokens; cost ${sum(costs):.4f} (${sum(costs):.4f} per run, 1 run)" in s.stderr, (
+        s.stderr[-800:]
+    )
     # the key went over the wire and nowhere else
     assert {r.headers["authorization"] for r in fake_server.requests} == {f"Bearer {SECRET}"}
     assert_secret_nowhere(s)
@@ -72,21 +72,22 @@ def test_a_model_assisted_session_plays_to_game_over_and_replays_without_calls(
     assert decisions(replay) == decisions(s)
     replayed = proposals(replay)
     assert [p["model_evidence"][0]["backend"] for p in replayed] == ["replay"] * len(consulted)
-    assert [p["model_evidence"][0]["replay_of"]["call_id"] for p in replayed] == \
-        [p["model_evidence"][0]["call_id"] for p in consulted]
+    assert [p["model_evidence"][0]["replay_of"]["call_id"] for p in replayed] == [
+        p["model_evidence"][0]["call_id"] for p in consulted
+    ]
     assert replay.summary()["model_usage"]["answered"] == len(consulted)
     assert replay.summary()["model_usage"].get("total_tokens", 0) == 0
     assert replay.summary()["model_usage"]["cost_usd"] == 0  # nothing was spent, and that is known
 
 
-def test_a_replay_that_meets_a_question_never_asked_reports_a_divergence(
-        fake_server, model_session):
+def test_a_replay_that_meets_a_question_never_asked_reports_a_divergence(fake_server, model_session):
     recorded = model_session(fake_server, args=("--max-steps", "14"))
     assert recorded.wait() == 0, recorded.stderr
     assert proposals(recorded), "the first events and map must have been consulted"
     asked = len(fake_server.requests)
-    replay = model_session(fake_server, f"model.replay={recorded.session_dir}", "game.seed=7",
-                           args=("--max-steps", "14"), name="diverged")
+    replay = model_session(
+        fake_server, f"model.replay={recorded.session_dir}", "game.seed=7", args=("--max-steps", "14"), name="diverged"
+    )
     assert replay.wait() == 0, replay.stderr
     assert len(fake_server.requests) == asked  # a replay calls nothing, even with a base_url
     errors = replay.events("model_error")
@@ -99,15 +100,13 @@ def test_a_replay_that_meets_a_question_never_asked_reports_a_divergence(
 
 
 def test_without_consult_model_the_policy_never_asks(fake_server, model_session):
-    s = model_session(fake_server, "policy.settings.consult_model=false",
-                      args=("--max-steps", "14"))
+    s = model_session(fake_server, "policy.settings.consult_model=false", args=("--max-steps", "14"))
     assert s.wait() == 0, s.stderr
     assert fake_server.requests == [] and proposals(s) == []
     assert {p["source"] for p in s.events("proposal")} <= {"policy", "stop_on_run_end"}
 
 
-def test_the_key_variable_named_but_unset_is_a_config_error_not_a_crash(
-        fake_server, model_session, monkeypatch):
+def test_the_key_variable_named_but_unset_is_a_config_error_not_a_crash(fake_server, model_session, monkeypatch):
     monkeypatch.delenv(KEY_ENV)
     s = model_session(fake_server, args=("--max-steps", "14"))
     assert s.wait() == 0, s.stderr

@@ -3,6 +3,7 @@ PyBoy on our demo cartridge, and the scriptable fake speaking OpenAI's wire form
 Every step is the model's first press; the question carries the frame the emulator stored and
 the last presses with what they changed; an unusable answer is never sent, is recorded, is asked
 again with its reason, and then the seeded exploration input decides, marked."""
+
 from __future__ import annotations
 
 import base64
@@ -38,10 +39,19 @@ def agent_session(session_factory, monkeypatch):
     monkeypatch.setenv(KEY_ENV, SECRET)
 
     def start(server, *sets: str, name: str = "gb"):
-        keys = {"base_url": server.base_url, "model": "fake-model", "api_key_env": KEY_ENV,
-                "timeout_s": 5, "max_retries": 1, "backoff_s": 0.05, "backoff_max_s": 0.2}
-        return session_factory(*[f"model.{k}={json.dumps(v)}" for k, v in keys.items()], *sets,
-                               profile=PYBOY_AGENT, name=name)
+        keys = {
+            "base_url": server.base_url,
+            "model": "fake-model",
+            "api_key_env": KEY_ENV,
+            "timeout_s": 5,
+            "max_retries": 1,
+            "backoff_s": 0.05,
+            "backoff_max_s": 0.2,
+        }
+        return session_factory(
+            *[f"model.{k}={json.dumps(v)}" for k, v in keys.items()], *sets, profile=PYBOY_AGENT, name=name
+        )
+
     return start
 
 
@@ -106,7 +116,8 @@ def test_every_step_is_the_models_first_press_on_the_frame_it_was_shown(agent_se
         assert p["agent"]["template"]["name"] == "builtin:buttons"
         usage = json.loads(sent[n])["usage"]
         assert evidence["usage"]["cost_usd"] == pytest.approx(
-            (usage["prompt_tokens"] * 1.0 + usage["completion_tokens"] * 2.0) / 1e6)
+            (usage["prompt_tokens"] * 1.0 + usage["completion_tokens"] * 2.0) / 1e6
+        )
     texts = [user_parts(r)[0] for r in requests]
     assert "(none yet)" in texts[0]
     pressed = [p["parameters"]["buttons"][0] for p in executed]
@@ -186,9 +197,19 @@ def test_the_stand_in_answers_the_buttons_question_from_its_schema_alone():
         png = session.observe().png
     finally:
         session.close()
-    questions = build_questions("buttons", [{"screenshot_png": png, "goal": "reach the key", "buttons": ["up", "a"],
-                                             "max_presses": 2, "memory": ["frame 0: press(buttons=a) -> accepted"],
-                                             "feedback": ["buttons[0]: must be one of ['up', 'a'], got 'turbo'"]}])
+    questions = build_questions(
+        "buttons",
+        [
+            {
+                "screenshot_png": png,
+                "goal": "reach the key",
+                "buttons": ["up", "a"],
+                "max_presses": 2,
+                "memory": ["frame 0: press(buttons=a) -> accepted"],
+                "feedback": ["buttons[0]: must be one of ['up', 'a'], got 'turbo'"],
+            }
+        ],
+    )
     schema = envelope_schema(questions)
     body = build_body(ModelConfig(base_url="http://127.0.0.1:9/v1", model="m", vision=True), questions, schema, True)
     for seed in range(1, 6):

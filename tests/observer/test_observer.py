@@ -1,6 +1,7 @@
 """The observer as a JournalActor: when it reads (the newest step resolved, the session not
 stopping, fewer than session.max_steps steps), what it stores, and how a failed read is
 recorded — against the real built-in game and a real recorder, or the in-memory follower."""
+
 from __future__ import annotations
 
 import socket
@@ -43,8 +44,16 @@ def observer_on(live: LiveRecorder, **session) -> Observer:
 
 
 def wait_proposal(oid: str, **extra) -> RecordProposal:
-    return RecordProposal(proposal_id="p-" + oid.split("-", 1)[1], observation_id=oid, action=None,
-                          parameters={}, reason="test waits", source="test", wish="wait", extra=extra or None)
+    return RecordProposal(
+        proposal_id="p-" + oid.split("-", 1)[1],
+        observation_id=oid,
+        action=None,
+        parameters={},
+        reason="test waits",
+        source="test",
+        wish="wait",
+        extra=extra or None,
+    )
 
 
 @pytest.fixture
@@ -86,8 +95,11 @@ def test_a_wait_asking_for_a_read_now_is_read_at_once_and_a_plain_wait_after_the
         second = wait_for(lambda: live.rows("observation")[1:], 20, "a read at once after a read_now wait")[-1]
         assert second["phase"] == "run"
         live.recorder().record_proposals([wait_proposal(second["observation_id"])])
-        wait_for(lambda: obs.track.latest_resolved() and obs.next_read > time.monotonic() + 500, 20,
-                 "the next read paced by the poll interval after a plain wait")
+        wait_for(
+            lambda: obs.track.latest_resolved() and obs.next_read > time.monotonic() + 500,
+            20,
+            "the next read paced by the poll interval after a plain wait",
+        )
         assert len(live.rows("observation")) == 2
     finally:
         ctx.stopping.set()
@@ -126,20 +138,38 @@ def test_a_failed_read_is_recorded_as_an_observation_error_and_backs_off(live):
 
 def offline_observer(follower: MemoryFollower) -> Observer:
     """An observer whose game and recorder are unreachable: any read would be a failed read."""
-    ctx = ActorContext(name="observer", session_id="s", session_dir="/nonexistent", capture_root="/nonexistent",
-                       endpoints={"recorder": "ipc://gamerig-test-no-recorder.sock"},
-                       profile={"game": {"backend": "http", "base_url": closed_port_url(), "timeout_s": 1}},
-                       heartbeat_s=1.0, start_count=1, zctx=zmq.Context.instance(),
-                       stopping=threading.Event(), counters=Counters())
-    recorder = RecorderClient(ctx.zctx, ctx.endpoints["recorder"], session="s", sender="observer",
-                              counters=ctx.counters, should_stop=lambda: True)
+    ctx = ActorContext(
+        name="observer",
+        session_id="s",
+        session_dir="/nonexistent",
+        capture_root="/nonexistent",
+        endpoints={"recorder": "ipc://gamerig-test-no-recorder.sock"},
+        profile={"game": {"backend": "http", "base_url": closed_port_url(), "timeout_s": 1}},
+        heartbeat_s=1.0,
+        start_count=1,
+        zctx=zmq.Context.instance(),
+        stopping=threading.Event(),
+        counters=Counters(),
+    )
+    recorder = RecorderClient(
+        ctx.zctx,
+        ctx.endpoints["recorder"],
+        session="s",
+        sender="observer",
+        counters=ctx.counters,
+        should_stop=lambda: True,
+    )
     return Observer(ctx, make_source(ctx), recorder, follower)
 
 
-@pytest.mark.parametrize("rows", [
-    [{"event": "observation", "observation_id": "o-000001", "step": 1}],  # its step unresolved
-    [{"event": "session_stopping", "reason": "stop_command"}],            # the session ends
-], ids=["unresolved", "stopping"])
+@pytest.mark.parametrize(
+    "rows",
+    [
+        [{"event": "observation", "observation_id": "o-000001", "step": 1}],  # its step unresolved
+        [{"event": "session_stopping", "reason": "stop_command"}],  # the session ends
+    ],
+    ids=["unresolved", "stopping"],
+)
 def test_no_read_while_the_newest_step_is_unresolved_or_the_session_stops(rows):
     obs = offline_observer(MemoryFollower(rows))
     try:

@@ -1,4 +1,5 @@
 """A policy that raises on map screens: the audit and the policy actor must report it."""
+
 from actors.policy.sts2 import Sts2Heuristic
 
 

@@ -10,6 +10,7 @@ last executable proposal exactly as the journal rows carry it (the proposal row 
 proposal's extras at its top level). ``Clock`` stands in for ``time.monotonic`` so time-bound
 rules are tested without sleeping.
 """
+
 from __future__ import annotations
 
 import copy
@@ -58,12 +59,20 @@ class Driver:
 
     def see(self, state: dict, **row) -> Proposal:
         self.step += 1
-        obs = PolicyObservation(f"o-{self.step:06d}", self.step, "preflight" if self.step == 1 else "run",
-                          copy.deepcopy(state), row)
+        obs = PolicyObservation(
+            f"o-{self.step:06d}", self.step, "preflight" if self.step == 1 else "run", copy.deepcopy(state), row
+        )
         self.policy.observe(obs)
         p = self.policy.decide(obs)
-        record = {"proposal_id": f"p-{self.step:06d}", "action": p.action, "parameters": p.parameters,
-                  "reason": p.reason, "source": p.source, "wish": p.wish, **p.extra}
+        record = {
+            "proposal_id": f"p-{self.step:06d}",
+            "action": p.action,
+            "parameters": p.parameters,
+            "reason": p.reason,
+            "source": p.source,
+            "wish": p.wish,
+            **p.extra,
+        }
         self.rows.append(record)
         self.policy.record_proposal(record)
         self.last = p
@@ -72,8 +81,11 @@ class Driver:
     def answer(self, outcome: str = "accepted", error: str | None = None) -> None:
         row = self.rows[-1]
         assert row["wish"] == "execute", f"no executable proposal to answer: {row}"
-        response = {"status": "ok", "message": "done"} if outcome == "accepted" else \
-            {"status": "error", "error": error or "refused"}
+        response = (
+            {"status": "ok", "message": "done"}
+            if outcome == "accepted"
+            else {"status": "error", "error": error or "refused"}
+        )
         self.policy.record_result(row, {"outcome": outcome, "http_status": 200, "response": response})
 
     def play(self, state: dict, outcome: str = "accepted", error: str | None = None) -> Proposal:

@@ -1,6 +1,7 @@
 """Attempt, then react; no silent stall; popups mid-run; joining a run in progress — the built-in
 policy fed the mod's shapes (vendor/sts2mcp samples, edited per case), with a stand-in clock.
 """
+
 from __future__ import annotations
 
 from actors.policy.base import PolicyObservation
@@ -240,14 +241,32 @@ def test_the_supervisor_names_the_screen_and_the_last_refusals_of_a_stuck_sessio
     feed = lambda **row: w.feed({"sequence": next(seq), **row})
     feed(event="observation", observation_id="o-1", step=1, state_type="rest_site")
     feed(event="proposal", proposal_id="p-1", observation_id="o-1", action="proceed", parameters={})
-    feed(event="action_attempt", attempt_id="a-1", proposal_id="p-1", observation_id="o-1",
-         action="proceed", parameters={})
-    feed(event="action_result", attempt_id="a-1", outcome="rejected", http_status=200,
-         response={"status": "error", "error": "No proceed button available or enabled"})
-    assert w.stuck_line() == ("stuck on screen rest_site; last refusals: "
-                              "proceed -> No proceed button available or enabled")
-    feed(event="proposal", proposal_id="p-2", observation_id="o-1", action=None, parameters={},
-         stall={"screen": "card_select:upgrade"})
+    feed(
+        event="action_attempt",
+        attempt_id="a-1",
+        proposal_id="p-1",
+        observation_id="o-1",
+        action="proceed",
+        parameters={},
+    )
+    feed(
+        event="action_result",
+        attempt_id="a-1",
+        outcome="rejected",
+        http_status=200,
+        response={"status": "error", "error": "No proceed button available or enabled"},
+    )
+    assert w.stuck_line() == (
+        "stuck on screen rest_site; last refusals: proceed -> No proceed button available or enabled"
+    )
+    feed(
+        event="proposal",
+        proposal_id="p-2",
+        observation_id="o-1",
+        action=None,
+        parameters={},
+        stall={"screen": "card_select:upgrade"},
+    )
     assert w.stuck_line().startswith("stuck on screen card_select:upgrade;")
 
 

@@ -3,6 +3,7 @@ refusal rules and the no-effect release — fed the mod's shapes (vendor/sts2mcp
 per case; tests/policy/driver.py). These exercise the policy's memory directly (no
 processes). Whole-process flows are in test_policy_sessions.py.
 """
+
 from __future__ import annotations
 
 import pytest
@@ -13,9 +14,14 @@ from tests.policy.driver import Clock, sample
 
 def accept(ctx, state, action, params=None, outcome="accepted", **extra):
     params = params or {}
-    prop = {"action": action, "parameters": params, "state_digest": digest(state),
-            "guard_snapshot": snapshot_for(action, params, state),
-            "situation": situation_of(action, params, state), **extra}
+    prop = {
+        "action": action,
+        "parameters": params,
+        "state_digest": digest(state),
+        "guard_snapshot": snapshot_for(action, params, state),
+        "situation": situation_of(action, params, state),
+        **extra,
+    }
     ctx.record_result(prop, {"outcome": outcome, "response": {"status": "error", "error": "no"}})
 
 
@@ -70,10 +76,16 @@ def test_hand_selection_waits_for_the_selected_count_to_grow():
     assert ctx.blocking() is None
 
 
-@pytest.mark.parametrize("name, action", [
-    ("card_select__upgrade", "confirm_selection"), ("card_select__upgrade", "cancel_selection"),
-    ("hand_select", "combat_confirm_selection"), ("bundle_select", "confirm_bundle_selection"),
-    ("bundle_select", "cancel_bundle_selection")])
+@pytest.mark.parametrize(
+    "name, action",
+    [
+        ("card_select__upgrade", "confirm_selection"),
+        ("card_select__upgrade", "cancel_selection"),
+        ("hand_select", "combat_confirm_selection"),
+        ("bundle_select", "confirm_bundle_selection"),
+        ("bundle_select", "cancel_bundle_selection"),
+    ],
+)
 def test_confirmation_and_cancellation_wait_for_a_transition_never_repeat(name, action):
     ctx = PolicyContext()
     s = sample(name)
@@ -94,8 +106,7 @@ def test_bundle_selection_waits_for_a_preview_with_confirmation():
     accept(ctx, b, "select_bundle", {"index": 0})
     ctx.reconcile(b)
     assert_waits_for(ctx, "select_bundle", "bundle_select")
-    ctx.reconcile(sample("bundle_select", **{"bundle_select.preview_showing": True,
-                                             "bundle_select.can_confirm": True}))
+    ctx.reconcile(sample("bundle_select", **{"bundle_select.preview_showing": True, "bundle_select.can_confirm": True}))
     assert ctx.blocking() is None
 
 
@@ -193,8 +204,9 @@ def test_unknown_outcomes_are_guarded_like_accepted_ones():
     assert_waits_for(ctx, "shop_purchase", "purchase")
 
 
-@pytest.mark.parametrize("neutral", ["overlay", "unknown", "unknown__no_run_state", "menu__tutorial",
-                                     "menu__tutorial_prompt", "menu__popup"])
+@pytest.mark.parametrize(
+    "neutral", ["overlay", "unknown", "unknown__no_run_state", "menu__tutorial", "menu__tutorial_prompt", "menu__popup"]
+)
 def test_neutral_screens_and_mid_run_popups_neither_reset_nor_release_guards(neutral):
     ctx = PolicyContext()
     g = grid()
@@ -243,8 +255,10 @@ def test_an_accepted_action_without_effect_is_overdue_after_reads_and_time_then_
     info = ctx.release_no_effect()
     assert info["action"] == "claim_reward" and info["reads"] == 4 and info["seconds"] == 2.5
     assert ctx.blocking() is None
-    assert ctx.refusal(digest(rw), "claim_reward", {"index": 1}, situation_of("claim_reward", {"index": 1}, rw)) \
+    assert (
+        ctx.refusal(digest(rw), "claim_reward", {"index": 1}, situation_of("claim_reward", {"index": 1}, rw))
         == "accepted here before without any effect"
+    )
     ctx.reconcile(sample("map"))  # a new screen flow: a new situation
     assert ctx.refusal(digest(rw), "claim_reward", {"index": 1}, situation_of("claim_reward", {"index": 1}, rw)) is None
 
@@ -286,11 +300,15 @@ def test_a_potion_refused_out_of_combat_is_remembered_as_combat_only():
     ctx = PolicyContext()
     m = sample("map")
     ctx.reconcile(m)
-    prop = {"action": "use_potion", "parameters": {"slot": 0}, "potion_id": "FIRE_POTION",
-            "state_digest": digest(m)}
-    ctx.record_result(prop, {"outcome": "rejected", "http_status": 200,
-                             "response": {"status": "error",
-                                          "error": "Potion 'Fire Potion' can only be used in combat"}})
+    prop = {"action": "use_potion", "parameters": {"slot": 0}, "potion_id": "FIRE_POTION", "state_digest": digest(m)}
+    ctx.record_result(
+        prop,
+        {
+            "outcome": "rejected",
+            "http_status": 200,
+            "response": {"status": "error", "error": "Potion 'Fire Potion' can only be used in combat"},
+        },
+    )
     assert ctx.combat_only_potions == {"FIRE_POTION"}
 
 

@@ -4,6 +4,7 @@ sort_keys=True)``, a ``situation`` the first 16 hex digits of the SHA-256 of
 ``json.dumps([flow, action, target], sort_keys=True, default=str)`` — however they are
 computed, and whichever candidate or way out a proposal came from.
 """
+
 from __future__ import annotations
 
 import copy
@@ -16,8 +17,11 @@ import pytest
 from actors.policy.context import action_key, digest, flow_of, situation_of, target_of
 from tests.policy.driver import VENDOR, Clock, Driver, sample
 
-STATES = sorted(f[:-5] for f in os.listdir(VENDOR) if f.endswith(".json")
-                and not f.startswith(("reply__", "compendium", "variance")))
+STATES = sorted(
+    f[:-5]
+    for f in os.listdir(VENDOR)
+    if f.endswith(".json") and not f.startswith(("reply__", "compendium", "variance"))
+)
 
 
 def sha(text: str) -> str:
@@ -27,9 +31,16 @@ def sha(text: str) -> str:
 def odd_state() -> dict:
     """What a state may hold that JSON encoders differ on: non-ASCII text, escapes, floats,
     booleans, nulls, empty containers, keys out of order."""
-    return {"state_type": "event", "z": [1.5, 2.0, -0.0, 1e21, True, None, [], {}],
-            "event": {"title": "L'Ancien — « Néo »", "body": 'quote " backslash \\ tab\t', "options": [
-                {"index": 1, "title": "☃"}, {"title": "x", "index": 0}]}, "a": {"b": {"c": "\u0000"}}}
+    return {
+        "state_type": "event",
+        "z": [1.5, 2.0, -0.0, 1e21, True, None, [], {}],
+        "event": {
+            "title": "L'Ancien — « Néo »",
+            "body": 'quote " backslash \\ tab\t',
+            "options": [{"index": 1, "title": "☃"}, {"title": "x", "index": 0}],
+        },
+        "a": {"b": {"c": "\u0000"}},
+    }
 
 
 @pytest.mark.parametrize("name", STATES)
@@ -48,8 +59,12 @@ def test_digests_of_odd_values_and_of_a_changed_copy():
 
 def test_action_keys_and_situations_are_their_sorted_json():
     st = odd_state()
-    cases = [("choose_event_option", {"index": 1}), ("proceed", {}), (None, {}),
-             ("menu_select", {"option": "Néo", "z": [2, 1], "a": 1.0})]
+    cases = [
+        ("choose_event_option", {"index": 1}),
+        ("proceed", {}),
+        (None, {}),
+        ("menu_select", {"option": "Néo", "z": [2, 1], "a": 1.0}),
+    ]
     for action, params in cases:
         assert action_key(action, params) == json.dumps([action, params], sort_keys=True)
     assert action_key("proceed", None) == json.dumps(["proceed", {}], sort_keys=True)

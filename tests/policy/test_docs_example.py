@@ -1,4 +1,5 @@
 """docs/policy.md shows the example policy verbatim, and it stays under 60 lines."""
+
 import os
 
 from tests.harness import REPO

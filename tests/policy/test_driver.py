@@ -2,6 +2,7 @@
 restarted driver replays the journal through the policy's hooks, and what it records
 (propose: one proposal, or a pipelining policy's window in one batch, within max_steps) —
 through the in-memory follower, and against a real recorder."""
+
 from __future__ import annotations
 
 import threading
@@ -43,15 +44,23 @@ class Scripted(Policy):
 
 
 def offline_driver(policy: Policy, rows: list[dict] = (), max_steps: int | None = None) -> PolicyDriver:
-    ctx = ActorContext(name="policy", session_id="s", session_dir="/nonexistent", capture_root="/nonexistent",
-                       endpoints={"recorder": "ipc://gamerig-test-no-recorder.sock"},
-                       profile={"session": {"max_steps": max_steps}}, heartbeat_s=1.0, start_count=1,
-                       zctx=zmq.Context.instance(), stopping=threading.Event(), counters=Counters())
+    ctx = ActorContext(
+        name="policy",
+        session_id="s",
+        session_dir="/nonexistent",
+        capture_root="/nonexistent",
+        endpoints={"recorder": "ipc://gamerig-test-no-recorder.sock"},
+        profile={"session": {"max_steps": max_steps}},
+        heartbeat_s=1.0,
+        start_count=1,
+        zctx=zmq.Context.instance(),
+        stopping=threading.Event(),
+        counters=Counters(),
+    )
     follower = MemoryFollower()
     for row in rows:
         follower.append(row, state={"marker": row["observation_id"]} if row["event"] == "observation" else None)
-    recorder = RecorderClient(ctx.zctx, ctx.endpoints["recorder"], session="s", sender="policy",
-                              counters=ctx.counters)
+    recorder = RecorderClient(ctx.zctx, ctx.endpoints["recorder"], session="s", sender="policy", counters=ctx.counters)
     driver = PolicyDriver(ctx, policy, follower, recorder)
     for row in follower.pump():
         driver.feed(row)
@@ -63,8 +72,13 @@ def obs(n: int) -> dict:
 
 
 def prop(n: int, k: int = 0, depth: int | None = None) -> dict:
-    row = {"event": "proposal", "proposal_id": f"p-{n:06d}" + (f"-{k + 1}" if k else ""),
-           "observation_id": f"o-{n:06d}", "action": "end_turn", "parameters": {}}
+    row = {
+        "event": "proposal",
+        "proposal_id": f"p-{n:06d}" + (f"-{k + 1}" if k else ""),
+        "observation_id": f"o-{n:06d}",
+        "action": "end_turn",
+        "parameters": {},
+    }
     return {**row, "pipeline_depth": depth, "decided_ahead": k} if depth else row
 
 
@@ -105,8 +119,11 @@ def test_a_restarted_driver_replays_observations_and_results_through_the_policy(
     attempt = {"event": "action_attempt", "attempt_id": "a-1", "proposal_id": "p-000001", "observation_id": "o-000001"}
     result = {"event": "action_result", "attempt_id": "a-1", "outcome": "rejected"}
     offline_driver(policy, [obs(1), prop(1), status(prop(1)), attempt, result, obs(2)])
-    assert policy.seen == [("observe", "o-000001", "o-000001"), ("result", "p-000001", "rejected"),
-                           ("observe", "o-000002", "o-000002")]
+    assert policy.seen == [
+        ("observe", "o-000001", "o-000001"),
+        ("result", "p-000001", "rejected"),
+        ("observe", "o-000002", "o-000002"),
+    ]
 
 
 @pytest.fixture
@@ -125,8 +142,11 @@ def proposals_on(live: LiveRecorder, oid: str) -> list[dict]:
     return [r for r in live.rows("proposal") if r["observation_id"] == oid]
 
 
-@pytest.mark.parametrize("depth,max_steps,expected", [(1, None, 1), (4, None, 4), (4, 2, 2)],
-                         ids=["one", "pipelined-window", "window-within-max-steps"])
+@pytest.mark.parametrize(
+    "depth,max_steps,expected",
+    [(1, None, 1), (4, None, 4), (4, 2, 2)],
+    ids=["one", "pipelined-window", "window-within-max-steps"],
+)
 def test_propose_records_one_decision_or_a_pipelined_window_in_one_batch(live, depth, max_steps, expected):
     rec = live.recorder()
     oid = rec.store_observation(f"read-driver-{depth}-{max_steps}", {"state_type": "map"}).observation_id

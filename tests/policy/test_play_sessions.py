@@ -2,6 +2,7 @@
 progress, popups and tutorials mid-run, and a stall that ends ``stuck`` with a last line that
 says where. Real ``supervisor start`` processes (run sparingly: each is a few seconds).
 """
+
 from __future__ import annotations
 
 import pytest
@@ -35,8 +36,11 @@ def test_a_main_menu_with_a_saved_run_is_continued(session_factory):
 
 
 def test_popups_and_tutorials_mid_run_are_dismissed_and_the_run_ends(session_factory):
-    s = session_factory("game.knobs={popup_every_reads: 9, ftue_unready_reads: 2}",
-                        "policy.settings={tutorials: true}", "session.stop_on_run_end=true")
+    s = session_factory(
+        "game.knobs={popup_every_reads: 9, ftue_unready_reads: 2}",
+        "policy.settings={tutorials: true}",
+        "session.stop_on_run_end=true",
+    )
     assert s.wait(170) == 0, s.stderr
     assert s.summary()["reason"] == "run_ended"
     stats = s.game_stats()
@@ -47,8 +51,9 @@ def test_popups_and_tutorials_mid_run_are_dismissed_and_the_run_ends(session_fac
 
 
 def test_a_stall_is_journalled_then_ends_stuck_within_stuck_seconds_naming_the_screen(session_factory):
-    s = session_factory("game.knobs={ftue_unready_reads: 1000000}", "policy.settings={tutorials: true}",
-                        "session.stuck_seconds=6")
+    s = session_factory(
+        "game.knobs={ftue_unready_reads: 1000000}", "policy.settings={tutorials: true}", "session.stuck_seconds=6"
+    )
     assert s.wait(120) == 1, s.stderr
     assert s.summary()["reason"] == "stuck"
     last = s.stderr.strip().splitlines()[-1]

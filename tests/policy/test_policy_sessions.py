@@ -1,4 +1,5 @@
 """The policy in whole-process sessions against the built-in game (hostile knobs on)."""
+
 from __future__ import annotations
 
 import json
@@ -13,13 +14,19 @@ from tests.harness import REPO, kill, wait_for
 
 pytestmark = pytest.mark.timeout(180)
 HOSTILE = os.path.join(REPO, "run", "profiles", "hostile.yaml")
-GUARDED = {"select_card", "shop_purchase", "crystal_sphere_click_cell", "select_bundle",
-           "combat_select_card", "claim_treasure_relic", "choose_rest_option"}
+GUARDED = {
+    "select_card",
+    "shop_purchase",
+    "crystal_sphere_click_cell",
+    "select_bundle",
+    "combat_select_card",
+    "claim_treasure_relic",
+    "choose_rest_option",
+}
 
 
 def test_several_runs_with_every_hostile_knob_and_no_duplicated_guarded_action(session_factory):
-    s = session_factory("game.knobs.replace_run_after_actions=30", profile=HOSTILE,
-                        args=("--max-steps", "300"))
+    s = session_factory("game.knobs.replace_run_after_actions=30", profile=HOSTILE, args=("--max-steps", "300"))
     assert s.wait(170) == 0, s.stderr
     stats = s.game_stats()
     assert stats["duplicate_guarded_actions"] == 0
@@ -41,8 +48,10 @@ def test_policy_killed_after_guarded_actions_rebuilds_and_never_repeats_them(ses
             props = {r["proposal_id"]: r for r in rows if r["event"] == "proposal"}
             atts = {r["attempt_id"]: r for r in rows if r["event"] == "action_attempt"}
             res = [r for r in rows if r["event"] == "action_result"][seen:]
-            return any(props[atts[r["attempt_id"]]["proposal_id"]]["action"] in GUARDED
-                       and r["outcome"] == "accepted" for r in res)
+            return any(
+                props[atts[r["attempt_id"]]["proposal_id"]]["action"] in GUARDED and r["outcome"] == "accepted"
+                for r in res
+            )
 
         if s.proc.poll() is not None:
             break
@@ -50,11 +59,20 @@ def test_policy_killed_after_guarded_actions_rebuilds_and_never_repeats_them(ses
         if s.proc.poll() is None:
             kill(s.actor_pid("policy"))  # while its evidence is still pending (delayed effects)
             kills += 1
-            wait_for(lambda: len([r for r in s.events("actor_start") if r["actor"] == "policy"]) > kills
-                     or s.proc.poll() is not None, 60, "the policy restart")
+            wait_for(
+                lambda: (
+                    len([r for r in s.events("actor_start") if r["actor"] == "policy"]) > kills
+                    or s.proc.poll() is not None
+                ),
+                60,
+                "the policy restart",
+            )
     done = len(s.events("action_result"))
-    wait_for(lambda: len(s.events("action_result")) >= done + 30 or s.proc.poll() is not None,
-             120, "thirty more results after the last restart")
+    wait_for(
+        lambda: len(s.events("action_result")) >= done + 30 or s.proc.poll() is not None,
+        120,
+        "thirty more results after the last restart",
+    )
     s.signal(signal.SIGTERM)
     assert s.wait(120) in (0, 143), s.stderr
     assert kills >= 2
@@ -71,7 +89,7 @@ def test_a_same_seed_run_replacement_stops_before_acting_in_the_new_run(session_
     assert s.summary()["reason"] == "run_changed"
     changed = [i for i, r in enumerate(rows) if r["event"] == "run_identity_changed" and r["previous_run_id"]]
     assert changed, "the replacement run's id was reported"
-    after = rows[changed[0]:]
+    after = rows[changed[0] :]
     assert not [r for r in after if r["event"] == "action_attempt"], "no action in the new run"
     stop = [r for r in after if r["event"] == "proposal_status"][-1]
     assert stop["status"] == "session_stopped" and stop["stop_reason"] == "run_changed"
@@ -113,8 +131,13 @@ def test_the_documented_example_policy_plays_a_run_to_game_over(session_factory)
 def test_audit_replays_a_capture_and_reports_exceptions(session_factory):
     s = session_factory(args=("--max-steps", "40"))
     assert s.wait(120) == 0, s.stderr
-    run = lambda *a: subprocess.run([sys.executable, "-m", "supervisor", "capture", "audit", *a],
-                                    cwd=REPO, capture_output=True, text=True, timeout=60)
+    run = lambda *a: subprocess.run(
+        [sys.executable, "-m", "supervisor", "capture", "audit", *a],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     ok = run(s.capture, "--json")
     assert ok.returncode == 0, ok.stderr
     report = json.loads(ok.stdout)["sessions"][0]

@@ -8,6 +8,7 @@ What the game answers is the mod's (McpMod.Actions.cs ``ExecuteCharacterSelectMe
 where a lobby takes the seed; the other paths through the policy alone (tests/policy/driver.py),
 fed the samples' exact texts.
 """
+
 from __future__ import annotations
 
 import json
@@ -40,33 +41,37 @@ def in_run(d: Driver, run_id: str, seed) -> None:
     d.see(sample("map"), run_identity={"status": "ok", "run_id": run_id, "seed": seed})
 
 
-def embark_with(d: Driver, outcome: str = "accepted", error: str | None = None,
-                message: str | None = None) -> dict:
+def embark_with(d: Driver, outcome: str = "accepted", error: str | None = None, message: str | None = None) -> dict:
     """Pick a character, then answer the embark proposal; returns its parameters."""
     d.play(character_select(False))
     p = d.see(character_select(True))
     assert p.action == "menu_select" and p.parameters["option"] in ("embark", "confirm"), p
-    response = {"status": "ok", "message": message or "Embarking on run"} if outcome != "rejected" \
+    response = (
+        {"status": "ok", "message": message or "Embarking on run"}
+        if outcome != "rejected"
         else {"status": "error", "error": error}
+    )
     d.policy.record_result(d.rows[-1], {"outcome": outcome, "http_status": 200, "response": response})
     return dict(p.parameters)
 
 
 def marks(d: Driver) -> list[dict]:
-    return [{k: r[k] for k in ("seeded", "seed_applied", "unseeded") if k in r}
-            for r in d.rows if "seeded" in r]
+    return [{k: r[k] for k in ("seeded", "seed_applied", "unseeded") if k in r} for r in d.rows if "seeded" in r]
 
 
 def test_a_lobby_that_takes_the_seed_gives_a_seeded_run_in_the_journal_and_the_runs_list(session_factory):
-    s = session_factory("game.knobs={char_select_lobby: 2, acts: 1}",
-                        f"policy.settings={{run_seed: '  {SEED} '}}")
+    s = session_factory("game.knobs={char_select_lobby: 2, acts: 1}", f"policy.settings={{run_seed: '  {SEED} '}}")
     assert s.wait(110) == 0, s.stderr
     rows = s.rows()
-    embarks = [r for r in rows if r["event"] == "action_attempt" and r["action"] == "menu_select"
-               and r["parameters"].get("option") in ("embark", "confirm")]
+    embarks = [
+        r
+        for r in rows
+        if r["event"] == "action_attempt"
+        and r["action"] == "menu_select"
+        and r["parameters"].get("option") in ("embark", "confirm")
+    ]
     assert [e["parameters"] for e in embarks] == [{"option": "embark", "seed": SEED}]
-    result = next(r for r in rows if r["event"] == "action_result"
-                  and r["attempt_id"] == embarks[0]["attempt_id"])
+    result = next(r for r in rows if r["event"] == "action_result" and r["attempt_id"] == embarks[0]["attempt_id"])
     assert result["outcome"] == "accepted" and result["response"]["message"] == EMBARKED
     idents = [r["run_identity"] for r in rows if r["event"] == "observation" and r.get("run_identity")]
     reported = {i["seed"] for i in idents if i.get("status") == "ok"}
@@ -74,8 +79,12 @@ def test_a_lobby_that_takes_the_seed_gives_a_seeded_run_in_the_journal_and_the_r
     marked = [r for r in rows if r["event"] == "proposal" and "seeded" in r]
     assert len(marked) == 1 and marked[0]["seeded"] is True
     applied = marked[0]["seed_applied"]
-    assert applied == {"requested": SEED, "embark_reply": EMBARKED, "reported_seed": SEED,
-                       "run_id": applied["run_id"]} and applied["run_id"].startswith("modded:profile1:")
+    assert applied == {
+        "requested": SEED,
+        "embark_reply": EMBARKED,
+        "reported_seed": SEED,
+        "run_id": applied["run_id"],
+    } and applied["run_id"].startswith("modded:profile1:")
     facts = CapturedSession(observation_reader(s.capture))
     for row in rows:
         facts.add(row)
@@ -90,8 +99,7 @@ def test_a_refused_seed_is_not_asked_again_and_the_run_is_marked_unseeded(refusa
     assert marks(d) == []
     assert embark_with(d) == {"option": "embark"}, "the seed was refused: embark without it"
     d.see(sample("map"))
-    assert marks(d) == [{"seeded": False, "unseeded": {"reason": "refused", "requested": SEED,
-                                                       "error": refusal}}]
+    assert marks(d) == [{"seeded": False, "unseeded": {"reason": "refused", "requested": SEED, "error": refusal}}]
     d.play(sample("game_over"))
     assert embark_with(d) == {"option": "embark"}, "the next run: the game's flows do not change"
     d.see(sample("map"))
@@ -117,9 +125,18 @@ def test_a_seed_the_game_took_is_confirmed_by_the_new_runs_identity_only():
             in_run(d, run_id, "7")
         in_run(d, run_id, "7")
         d.play(sample("game_over"))
-    assert marks(d) == [{"seeded": True, "seed_applied": {
-        "requested": "7", "embark_reply": "Embarking on run (seed: 7)", "reported_seed": "7",
-        "run_id": run_id}} for run_id in ("modded:profile1:100", "modded:profile1:160")]
+    assert marks(d) == [
+        {
+            "seeded": True,
+            "seed_applied": {
+                "requested": "7",
+                "embark_reply": "Embarking on run (seed: 7)",
+                "reported_seed": "7",
+                "run_id": run_id,
+            },
+        }
+        for run_id in ("modded:profile1:100", "modded:profile1:160")
+    ]
 
 
 def test_an_accepted_seed_the_game_reports_otherwise_or_never_is_unseeded():
@@ -132,8 +149,10 @@ def test_an_accepted_seed_the_game_reports_otherwise_or_never_is_unseeded():
     embark_with(d, message=EMBARKED)
     d.see(sample("map"))  # in the run, its identity never read
     d.see(sample("game_over"))
-    assert marks(d)[-1] == {"seeded": False, "unseeded": {
-        "reason": "unconfirmed", "requested": SEED, "embark_reply": EMBARKED}}
+    assert marks(d)[-1] == {
+        "seeded": False,
+        "unseeded": {"reason": "unconfirmed", "requested": SEED, "embark_reply": EMBARKED},
+    }
     assert d.rows[-1]["state_type"] == "game_over", "marked on the run's own game over"
 
 

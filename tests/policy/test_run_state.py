@@ -1,4 +1,5 @@
 """RunContext: run identity and card evidence with its provenance and discard rules."""
+
 from __future__ import annotations
 
 from actors.policy.context import PolicyContext
@@ -8,9 +9,17 @@ OK = lambda rid, seed="S1": {"status": "ok", "run_id": rid, "seed": seed}
 
 
 def combat(act=1, floor=3):
-    return {"state_type": "monster", "run": {"act": act, "floor": floor},
-            "player": {"hand": [{"name": "Strike"}], "draw_pile": [{"name": "Defend"}, {"name": "Wound"}],
-                       "discard_pile": [], "exhaust_pile": []}, "battle": {"enemies": []}}
+    return {
+        "state_type": "monster",
+        "run": {"act": act, "floor": floor},
+        "player": {
+            "hand": [{"name": "Strike"}],
+            "draw_pile": [{"name": "Defend"}, {"name": "Wound"}],
+            "discard_pile": [],
+            "exhaust_pile": [],
+        },
+        "battle": {"enemies": []},
+    }
 
 
 def make(stop=True):
@@ -90,13 +99,16 @@ def test_menu_and_game_over_clear_run_evidence_and_a_later_run_is_not_a_replacem
 def test_accepted_non_combat_actions_discard_evidence_except_opening_or_skipping_a_card_reward():
     pc, rc = make()
     rc.observe(combat(), {"step": 1, "run_identity": OK("r1")})
-    rc.record_result({"action": "claim_reward", "reward_type": "card", "state_type": "rewards"},
-                     {"outcome": "accepted"})
+    rc.record_result(
+        {"action": "claim_reward", "reward_type": "card", "state_type": "rewards"}, {"outcome": "accepted"}
+    )
     rc.record_result({"action": "skip_card_reward", "state_type": "card_reward"}, {"outcome": "accepted"})
     assert rc.evidence is not None
-    rc.record_result({"action": "claim_reward", "reward_type": "gold", "state_type": "rewards"},
-                     {"outcome": "rejected"})
+    rc.record_result(
+        {"action": "claim_reward", "reward_type": "gold", "state_type": "rewards"}, {"outcome": "rejected"}
+    )
     assert rc.evidence is not None, "a rejected request discards nothing"
-    rc.record_result({"action": "claim_reward", "reward_type": "gold", "state_type": "rewards"},
-                     {"outcome": "accepted"})
+    rc.record_result(
+        {"action": "claim_reward", "reward_type": "gold", "state_type": "rewards"}, {"outcome": "accepted"}
+    )
     assert rc.evidence is None

@@ -2,6 +2,7 @@
 vendor/sts2mcp samples (written from McpMod.StateBuilder.cs / McpMod.Helpers.cs, provenance in
 vendor/sts2mcp/README.md), edited per case. No processes: the policy class is plain Python.
 """
+
 from __future__ import annotations
 
 import os
@@ -62,8 +63,11 @@ FIRST = {
     "unknown__room_type": ("wait", None, None),
     "unknown__no_run_state": ("wait", None, None),
 }
-STATES = sorted(f[:-5] for f in os.listdir(VENDOR) if f.endswith(".json")
-                and not f.startswith(("reply__", "compendium", "variance")))
+STATES = sorted(
+    f[:-5]
+    for f in os.listdir(VENDOR)
+    if f.endswith(".json") and not f.startswith(("reply__", "compendium", "variance"))
+)
 
 
 def test_every_state_sample_has_an_expected_first_decision():
@@ -87,8 +91,10 @@ def test_menus_from_the_main_menu_to_embark():
     cs = sample("menu__character_select")
     assert d.play(cs).parameters == {"option": "ironbound"}
     assert d.see(cs).wish == "wait", "embark is not enabled yet"
-    ready = sample("menu__character_select", **{"options.2": {"name": "confirm", "enabled": True},
-                                                "options.3": {"name": "embark", "enabled": True}})
+    ready = sample(
+        "menu__character_select",
+        **{"options.2": {"name": "confirm", "enabled": True}, "options.3": {"name": "embark", "enabled": True}},
+    )
     assert d.see(ready).parameters == {"option": "embark"}
 
 
@@ -102,11 +108,16 @@ def test_the_wanted_character_is_matched_as_the_mod_matches_it_case_insensitivel
     ``Id.Entry`` (the game's case, e.g. upper case); ``ExecuteCharacterSelectMenuOption``
     matches an option case-insensitively. ``policy.settings.character: veilwalker`` picks the
     advertised ``VEILWALKER``, not the first character."""
-    cs = sample("menu__character_select", **{
-        "options.0": {"name": "IRONBOUND", "enabled": True},
-        "options.1": {"name": "VEILWALKER", "enabled": True},
-        "characters.0.id": "IRONBOUND", "characters.1.id": "VEILWALKER",
-        "characters.1.locked": False})
+    cs = sample(
+        "menu__character_select",
+        **{
+            "options.0": {"name": "IRONBOUND", "enabled": True},
+            "options.1": {"name": "VEILWALKER", "enabled": True},
+            "characters.0.id": "IRONBOUND",
+            "characters.1.id": "VEILWALKER",
+            "characters.1.locked": False,
+        },
+    )
     assert Driver({"character": "veilwalker"}).see(cs).parameters == {"option": "VEILWALKER"}
 
 
@@ -123,8 +134,7 @@ def test_an_abandon_confirmation_with_other_labels_takes_the_yes_button():
     for takes that first option even when it is not called "yes", never the "cancel"."""
     d = Driver({"saved_run": "abandon"})
     d.play(sample("menu__main_saved_run"))
-    popup = sample("menu__popup", options=[{"name": "abandon", "enabled": True},
-                                                 {"name": "cancel", "enabled": True}])
+    popup = sample("menu__popup", options=[{"name": "abandon", "enabled": True}, {"name": "cancel", "enabled": True}])
     assert d.see(popup).parameters == {"option": "abandon"}
 
 
@@ -165,10 +175,25 @@ def test_potions_in_combat_when_in_danger_with_a_target_only_for_enemy_potions()
     st = sample("monster")
     st["player"]["hp"] = 5
     st["player"]["potions"] = [
-        {"id": "BLOCK_POTION", "name": "Block Potion", "description": "", "slot": 0, "can_use_in_combat": True,
-         "target_type": "Self", "keywords": []},
-        {"id": "FAIRY", "name": "Fairy", "description": "", "slot": 1, "can_use_in_combat": False,
-         "target_type": "Self", "keywords": []}]
+        {
+            "id": "BLOCK_POTION",
+            "name": "Block Potion",
+            "description": "",
+            "slot": 0,
+            "can_use_in_combat": True,
+            "target_type": "Self",
+            "keywords": [],
+        },
+        {
+            "id": "FAIRY",
+            "name": "Fairy",
+            "description": "",
+            "slot": 1,
+            "can_use_in_combat": False,
+            "target_type": "Self",
+            "keywords": [],
+        },
+    ]
     p = Driver().see(st)
     assert (p.action, p.parameters) == ("use_potion", {"slot": 0}), "no target for a self potion"
     st["player"]["hp"] = st["player"]["max_hp"]
@@ -178,8 +203,17 @@ def test_potions_in_combat_when_in_danger_with_a_target_only_for_enemy_potions()
 def test_out_of_combat_a_hurt_player_tries_a_self_potion_and_a_combat_only_refusal_is_remembered():
     m = sample("map")
     m["player"]["hp"] = 10
-    m["player"]["potions"] = [{"id": "BLOOD_POTION", "name": "Blood Potion", "description": "", "slot": 0,
-                               "can_use_in_combat": True, "target_type": "Self", "keywords": []}]
+    m["player"]["potions"] = [
+        {
+            "id": "BLOOD_POTION",
+            "name": "Blood Potion",
+            "description": "",
+            "slot": 0,
+            "can_use_in_combat": True,
+            "target_type": "Self",
+            "keywords": [],
+        }
+    ]
     d = Driver()
     assert d.play(m, "rejected", "Potion 'Blood Potion' can only be used in combat").action == "use_potion"
     assert d.see(m).action == "choose_map_node"
@@ -191,8 +225,15 @@ def test_an_automatic_potion_refusal_is_remembered_on_later_screens_too():
     potion is automatic (``BuildPlayerState``: ``can_use_in_combat`` is false for it, as for
     any usage other than CombatOnly/AnyTime), so the policy tries once and remembers it: the
     next hurt map screen (another floor) does not spend three more refusals on it."""
-    fairy = {"id": "FAIRY_POTION", "name": "Fairy in a Bottle", "description": "", "slot": 0,
-             "can_use_in_combat": False, "target_type": "None", "keywords": []}
+    fairy = {
+        "id": "FAIRY_POTION",
+        "name": "Fairy in a Bottle",
+        "description": "",
+        "slot": 0,
+        "can_use_in_combat": False,
+        "target_type": "None",
+        "keywords": [],
+    }
     m = sample("map", **{"player.hp": 10, "player.potions": [fairy]})
     d = Driver()
     refusal = "Potion 'Fairy in a Bottle' is automatic and cannot be manually used"
@@ -208,8 +249,7 @@ def test_rest_site_rests_when_hurt_smiths_when_not_and_leaves_only_once_proceed_
     well = sample("rest_site")
     well["player"]["hp"] = well["player"]["max_hp"]
     assert Driver().see(well).parameters == {"index": 1}
-    closed = sample("rest_site", **{"rest_site.options.0.is_enabled": False,
-                                    "rest_site.options.1.is_enabled": False})
+    closed = sample("rest_site", **{"rest_site.options.0.is_enabled": False, "rest_site.options.1.is_enabled": False})
     assert Driver().see(closed).wish == "wait", "no proceed while can_proceed is false"
 
 
@@ -218,15 +258,22 @@ def test_smith_then_upgrade_selection_then_confirm():
     up = sample("card_select__upgrade")
     first = d.play(up)
     assert first.action == "select_card" and first.extra["screen_type"] == "upgrade"
-    ready = sample("card_select__upgrade", **{"card_select.preview_showing": True,
-                                              "card_select.can_confirm": True})
+    ready = sample("card_select__upgrade", **{"card_select.preview_showing": True, "card_select.can_confirm": True})
     assert d.see(ready).action == "confirm_selection"
 
 
 def test_card_removal_prefers_junk_then_basics():
     st = sample("card_select__select")
-    st["card_select"]["cards"].append(dict(st["card_select"]["cards"][0], id="WOUND", name="Wound",
-                                           type="Status", rarity="Status", index=len(st["card_select"]["cards"])))
+    st["card_select"]["cards"].append(
+        dict(
+            st["card_select"]["cards"][0],
+            id="WOUND",
+            name="Wound",
+            type="Status",
+            rarity="Status",
+            index=len(st["card_select"]["cards"]),
+        )
+    )
     p = Driver().see(st)
     assert p.parameters == {"index": len(st["card_select"]["cards"]) - 1}
 
@@ -299,13 +346,16 @@ def test_card_reward_without_skip_takes_a_card_and_a_skipped_reward_is_not_reope
     assert p.action == "claim_reward" and p.extra["reward_type"] != "card"
 
 
-@pytest.mark.parametrize("settings, message", [
-    ({"saved_run": "keep"}, "policy.settings.saved_run: expected 'continue' or 'abandon', got 'keep'"),
-    ({"no_effect_reads": 0}, "policy.settings.no_effect_reads: expected a whole number of reads >= 1, got 0"),
-    ({"no_effect_seconds": "5"}, "policy.settings.no_effect_seconds: expected a number of seconds >= 0, got '5'"),
-    ({"tutorials": 1}, "policy.settings.tutorials: expected true or false, got 1"),
-    ({"charcter": "x"}, "policy.settings.charcter: unknown setting of the sts2 policy (known: "),
-])
+@pytest.mark.parametrize(
+    "settings, message",
+    [
+        ({"saved_run": "keep"}, "policy.settings.saved_run: expected 'continue' or 'abandon', got 'keep'"),
+        ({"no_effect_reads": 0}, "policy.settings.no_effect_reads: expected a whole number of reads >= 1, got 0"),
+        ({"no_effect_seconds": "5"}, "policy.settings.no_effect_seconds: expected a number of seconds >= 0, got '5'"),
+        ({"tutorials": 1}, "policy.settings.tutorials: expected true or false, got 1"),
+        ({"charcter": "x"}, "policy.settings.charcter: unknown setting of the sts2 policy (known: "),
+    ],
+)
 def test_bad_settings_are_refused_naming_the_key(settings, message):
     with pytest.raises(ValueError) as err:
         Driver(settings)

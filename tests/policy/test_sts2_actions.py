@@ -1,6 +1,7 @@
 """The legal actions an agent is offered on each screen, against the screen samples written
 from the mod's source (``vendor/sts2mcp/``, McpMod.StateBuilder.cs): only what the screen lists
 and enables, nothing on screens that need no decision, and the screen's text without noise."""
+
 from __future__ import annotations
 
 import json
@@ -50,8 +51,19 @@ def test_a_fight_offers_the_playable_cards_the_living_enemies_and_the_usable_pot
     assert got["end_turn"] == [{}]
 
 
-@pytest.mark.parametrize("name", ["monster__enemy_turn", "monster__combat_ended", "treasure__opening",
-                                  "shop__not_ready", "menu__main", "menu__popup", "game_over", "overlay"])
+@pytest.mark.parametrize(
+    "name",
+    [
+        "monster__enemy_turn",
+        "monster__combat_ended",
+        "treasure__opening",
+        "shop__not_ready",
+        "menu__main",
+        "menu__popup",
+        "game_over",
+        "overlay",
+    ],
+)
 def test_screens_that_need_no_decision_offer_nothing(name):
     assert legal_actions(Policy, sample(name)) == []
 
@@ -59,15 +71,18 @@ def test_screens_that_need_no_decision_offer_nothing(name):
 def test_only_what_is_enabled_stocked_affordable_or_unlocked_is_offered():
     shop = sample("shop")
     items = shop["shop"]["items"]
-    assert offered(shop)["shop_purchase"] == [{"index": [i["index"] for i in items
-                                                         if i["is_stocked"] and i["can_afford"]]}]
+    assert offered(shop)["shop_purchase"] == [
+        {"index": [i["index"] for i in items if i["is_stocked"] and i["can_afford"]]}
+    ]
     rest = sample("rest_site")
     assert offered(rest)["choose_rest_option"] == [
-        {"index": [o["index"] for o in rest["rest_site"]["options"] if o["is_enabled"]]}]
+        {"index": [o["index"] for o in rest["rest_site"]["options"] if o["is_enabled"]]}
+    ]
     assert offered(sample("rest_site__used")) == {"proceed": [{}]}
     event = sample("event")
     assert offered(event)["choose_event_option"] == [
-        {"index": [o["index"] for o in event["event"]["options"] if not o.get("is_locked")]}]
+        {"index": [o["index"] for o in event["event"]["options"] if not o.get("is_locked")]}
+    ]
     assert only_choice(legal_actions(Policy, sample("event__ancient_dialogue"))) == {"action": "advance_dialogue"}
 
 
@@ -84,7 +99,7 @@ def test_the_screen_text_leaves_out_nulls_glossaries_and_pile_contents_but_keeps
     st = sample("monster")
     text = screen_text(st)
     back = json.loads(text)
-    assert "keywords" not in text and "draw_pile\"" not in text and "null" not in text
+    assert "keywords" not in text and 'draw_pile"' not in text and "null" not in text
     assert back["player"]["draw_pile_count"] == st["player"]["draw_pile_count"]
     assert [c["name"] for c in back["player"]["hand"]] == [c["name"] for c in st["player"]["hand"]]
     assert len(text) < len(json.dumps(st)) * 0.8

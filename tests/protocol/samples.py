@@ -1,4 +1,5 @@
 """Deterministic sample instances of every registered message type (for golden vectors)."""
+
 from __future__ import annotations
 
 import dataclasses
@@ -18,8 +19,7 @@ def sample_value(tp: Any) -> Any:
         return [sample_value((typing.get_args(tp) or (str,))[0])]
     if origin is dict:
         return {"k": sample_value((typing.get_args(tp) or (str, int))[1])}
-    return {str: "x", int: 7, float: 1.5, bool: True, bytes: b"\x00\x01", dict: {"k": 1},
-            list: [1, "a"]}.get(tp, "any")
+    return {str: "x", int: 7, float: 1.5, bool: True, bytes: b"\x00\x01", dict: {"k": 1}, list: [1, "a"]}.get(tp, "any")
 
 
 def sample(cls):
@@ -28,8 +28,13 @@ def sample(cls):
 
 
 def golden_frame(cls) -> bytes:
-    env = protocol.wrap(sample(cls), session="20261129T000000Z-0", sender="golden",
-                        msg_id="00000000000000000000000000000001", sent_at=1.25)
+    env = protocol.wrap(
+        sample(cls),
+        session="20261129T000000Z-0",
+        sender="golden",
+        msg_id="00000000000000000000000000000001",
+        sent_at=1.25,
+    )
     return protocol.encode(env)
 
 

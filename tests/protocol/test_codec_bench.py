@@ -1,6 +1,7 @@
 """The quick variant of ``bench/codec.py`` (docs/performance.md, the codec row), run as its users run
 it: a demo session, then each hot message type's encode and decode against plain msgpack;
 and ``--base`` comparing a commit's protocol package with this tree's."""
+
 from __future__ import annotations
 
 import json
@@ -14,13 +15,24 @@ from tests.harness import REPO
 
 pytestmark = pytest.mark.timeout(180)
 
-TYPES = ["store_observation", "observation_stored", "follow", "rows", "record_proposal",
-         "proposal_recorded", "await_intent", "intent_ack", "record_result", "recorded"]
+TYPES = [
+    "store_observation",
+    "observation_stored",
+    "follow",
+    "rows",
+    "record_proposal",
+    "proposal_recorded",
+    "await_intent",
+    "intent_ack",
+    "record_result",
+    "recorded",
+]
 
 
 def run(*args: str) -> str:
-    proc = subprocess.run([sys.executable, "bench/codec.py", *args], cwd=REPO, capture_output=True,
-                          text=True, timeout=170)
+    proc = subprocess.run(
+        [sys.executable, "bench/codec.py", *args], cwd=REPO, capture_output=True, text=True, timeout=170
+    )
     assert proc.returncode == 0, proc.stderr[-2000:]
     return proc.stdout
 

@@ -1,6 +1,7 @@
 """Body checks compiled once per annotation (protocol.fields): every annotation kind a message
 uses passes, converts and refuses with the class, field path and words pinned here, through
 ``decode`` as an actor meets them and through ``check_value``."""
+
 from __future__ import annotations
 
 import typing
@@ -17,15 +18,30 @@ from protocol.supervisor_to_actor import Welcome
 from protocol.to_recorder import Follow, RecordProposal, RecordResult, StoreObservation
 
 ROW = {"event": "proposal_status", "proposal_id": "p-000001", "sequence": 10, "status": "execute"}
-WELCOME = {"actor": "a", "session_id": "s", "session_dir": "d", "capture_root": "c",
-           "endpoints": {"recorder": "ipc://r"}, "profile": {}, "heartbeat_s": 1.5}
-PROPOSAL = {"proposal_id": "p", "observation_id": "o", "action": "end_turn", "parameters": {},
-            "reason": "r", "source": "policy", "wish": "execute"}
+WELCOME = {
+    "actor": "a",
+    "session_id": "s",
+    "session_dir": "d",
+    "capture_root": "c",
+    "endpoints": {"recorder": "ipc://r"},
+    "profile": {},
+    "heartbeat_s": 1.5,
+}
+PROPOSAL = {
+    "proposal_id": "p",
+    "observation_id": "o",
+    "action": "end_turn",
+    "parameters": {},
+    "reason": "r",
+    "source": "policy",
+    "wish": "execute",
+}
 
 
 def frame(cls, body) -> bytes:
-    return msgpack.packb(["gamerig", 1, 0, cls.TYPE, cls.VERSION, "id", "session", "test", 1.0, body],
-                         use_bin_type=True)
+    return msgpack.packb(
+        ["gamerig", 1, 0, cls.TYPE, cls.VERSION, "id", "session", "test", 1.0, body], use_bin_type=True
+    )
 
 
 def refusal(cls, body) -> errors.BadBody:
@@ -34,46 +50,50 @@ def refusal(cls, body) -> errors.BadBody:
     return exc.value
 
 
-@pytest.mark.parametrize("cls, body, field, problem", [
-    # list[dict]: the item's index in the path
-    (Rows, {"reply_to": "r", "rows": [ROW, ROW, ROW, "x"], "last_sequence": 3}, "rows[3]",
-     "expected dict, got str"),
-    (Rows, {"reply_to": "r", "rows": [ROW, [ROW]], "last_sequence": 3}, "rows[1]",
-     "expected dict, got list"),
-    (Rows, {"reply_to": "r", "rows": "x", "last_sequence": 3}, "rows", "expected a list, got str"),
-    (Rows, {"reply_to": "r", "rows": {"0": ROW}, "last_sequence": 3}, "rows",
-     "expected a list, got dict"),
-    # dict[str, X]: the key in the path
-    (Welcome, {**WELCOME, "endpoints": {"recorder": "ipc://r", "x": 5}}, "endpoints.x",
-     "expected str, got int"),
-    (Welcome, {**WELCOME, "endpoints": {"x": None}}, "endpoints.x", "expected str, got NoneType"),
-    (Welcome, {**WELCOME, "endpoints": {b"x": "ipc://r"}}, "endpoints", "map key b'x' is not a string"),
-    (Welcome, {**WELCOME, "endpoints": ["ipc://r"]}, "endpoints", "expected a map, got list"),
-    # X | None: the inner annotation's words, under the field's own name (a union reports
-    # its members' problems, not their paths)
-    (Rows, {"reply_to": "r", "rows": [], "last_sequence": 3, "states": [1]}, "states",
-     "expected dict, got list"),
-    (StoreObservation, {"read_id": "r", "state": {}, "read_ms": "5"}, "read_ms",
-     "expected a number, got str"),
-    (StoreObservation, {"read_id": "r", "state": {}, "read_ms": False}, "read_ms",
-     "expected a number, got bool"),
-    (RecordResult, {"attempt_id": "a", "outcome": "accepted", "http_status": 200.0}, "http_status",
-     "expected an integer, got float"),
-    (Follow, {"after": 1, "wake": ["observation", 3]}, "wake", "expected str, got int"),
-    (Follow, {"after": 1, "wake": "observation"}, "wake", "expected a list, got str"),
-    (AskModel, {"kind": "k", "questions": [], "images": [b"png", "png"]}, "images",
-     "expected bytes, got str"),
-    # missing and null
-    (Recorded, {"reply_to": "r"}, "sequence", "missing"),
-    (Rows, {"reply_to": "r", "last_sequence": 3}, "rows", "missing"),
-    (Recorded, {"reply_to": None, "sequence": 1}, "reply_to", "expected str, got NoneType"),
-    (Rows, {"reply_to": "r", "rows": None, "last_sequence": 3}, "rows", "expected a list, got NoneType"),
-    # bool is not an integer nor a number; a plain type's words
-    (Recorded, {"reply_to": "r", "sequence": True}, "sequence", "expected an integer, got bool"),
-    (Welcome, {**WELCOME, "heartbeat_s": True}, "heartbeat_s", "expected a number, got bool"),
-    (Follow, {"after": 1, "with_states": 1}, "with_states", "expected bool, got int"),
-    (RecordProposal, {**PROPOSAL, "action": 3}, "action", "expected str, got int"),
-])
+@pytest.mark.parametrize(
+    "cls, body, field, problem",
+    [
+        # list[dict]: the item's index in the path
+        (
+            Rows,
+            {"reply_to": "r", "rows": [ROW, ROW, ROW, "x"], "last_sequence": 3},
+            "rows[3]",
+            "expected dict, got str",
+        ),
+        (Rows, {"reply_to": "r", "rows": [ROW, [ROW]], "last_sequence": 3}, "rows[1]", "expected dict, got list"),
+        (Rows, {"reply_to": "r", "rows": "x", "last_sequence": 3}, "rows", "expected a list, got str"),
+        (Rows, {"reply_to": "r", "rows": {"0": ROW}, "last_sequence": 3}, "rows", "expected a list, got dict"),
+        # dict[str, X]: the key in the path
+        (Welcome, {**WELCOME, "endpoints": {"recorder": "ipc://r", "x": 5}}, "endpoints.x", "expected str, got int"),
+        (Welcome, {**WELCOME, "endpoints": {"x": None}}, "endpoints.x", "expected str, got NoneType"),
+        (Welcome, {**WELCOME, "endpoints": {b"x": "ipc://r"}}, "endpoints", "map key b'x' is not a string"),
+        (Welcome, {**WELCOME, "endpoints": ["ipc://r"]}, "endpoints", "expected a map, got list"),
+        # X | None: the inner annotation's words, under the field's own name (a union reports
+        # its members' problems, not their paths)
+        (Rows, {"reply_to": "r", "rows": [], "last_sequence": 3, "states": [1]}, "states", "expected dict, got list"),
+        (StoreObservation, {"read_id": "r", "state": {}, "read_ms": "5"}, "read_ms", "expected a number, got str"),
+        (StoreObservation, {"read_id": "r", "state": {}, "read_ms": False}, "read_ms", "expected a number, got bool"),
+        (
+            RecordResult,
+            {"attempt_id": "a", "outcome": "accepted", "http_status": 200.0},
+            "http_status",
+            "expected an integer, got float",
+        ),
+        (Follow, {"after": 1, "wake": ["observation", 3]}, "wake", "expected str, got int"),
+        (Follow, {"after": 1, "wake": "observation"}, "wake", "expected a list, got str"),
+        (AskModel, {"kind": "k", "questions": [], "images": [b"png", "png"]}, "images", "expected bytes, got str"),
+        # missing and null
+        (Recorded, {"reply_to": "r"}, "sequence", "missing"),
+        (Rows, {"reply_to": "r", "last_sequence": 3}, "rows", "missing"),
+        (Recorded, {"reply_to": None, "sequence": 1}, "reply_to", "expected str, got NoneType"),
+        (Rows, {"reply_to": "r", "rows": None, "last_sequence": 3}, "rows", "expected a list, got NoneType"),
+        # bool is not an integer nor a number; a plain type's words
+        (Recorded, {"reply_to": "r", "sequence": True}, "sequence", "expected an integer, got bool"),
+        (Welcome, {**WELCOME, "heartbeat_s": True}, "heartbeat_s", "expected a number, got bool"),
+        (Follow, {"after": 1, "with_states": 1}, "with_states", "expected bool, got int"),
+        (RecordProposal, {**PROPOSAL, "action": 3}, "action", "expected str, got int"),
+    ],
+)
 def test_a_wrong_value_is_refused_with_its_field_path_and_words(cls, body, field, problem):
     exc = refusal(cls, body)
     assert (exc.type_name, exc.field, exc.problem) == (cls.TYPE, field, problem)
@@ -133,7 +153,9 @@ def test_nested_annotations_name_the_nested_path():
 def test_unions_of_two_types_try_each_in_turn_and_join_their_words():
     assert check_value("t", "f", typing.Union[float, int], 3) == 3.0
     assert type(check_value("t", "f", typing.Union[float, int], 3)) is float
-    assert check_value("t", "f", typing.Union[int, float], 3) == 3 and type(check_value("t", "f", int | float, 3)) is int
+    assert (
+        check_value("t", "f", typing.Union[int, float], 3) == 3 and type(check_value("t", "f", int | float, 3)) is int
+    )
     with pytest.raises(errors.BadBody) as exc:
         check_value("t", "f", int | str | None, 1.5)
     assert exc.value.problem == "expected an integer, got float; expected str, got float"
@@ -179,4 +201,3 @@ def test_to_body_lists_every_field_in_declared_order():
     assert Recorded(reply_to="r", sequence=3).to_body() == {"reply_to": "r", "sequence": 3}
     assert protocol.from_recorder.NoIntent(reply_to="r").to_body() == {"reply_to": "r"}
     assert protocol.to_recorder.Snapshot().to_body() == {}
-

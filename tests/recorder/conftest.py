@@ -1,5 +1,6 @@
 """Fixtures for the recorder's module tests: a real ``Recorder`` on real files under the
 test's tmp_path (no processes), and a real ``RecorderServer`` on loopback sockets."""
+
 from __future__ import annotations
 
 import os
@@ -23,13 +24,22 @@ from protocol.to_recorder import RecordProposal, StoreObservation
 SESSION = "20261201T000000Z-recordertest"
 
 
-def context(root: str, *, profile: dict | None = None, start_count: int = 1,
-            endpoints: dict | None = None) -> ActorContext:
-    return ActorContext(name="recorder", session_id=SESSION,
-                        session_dir=os.path.join(root, "sessions", SESSION), capture_root=root,
-                        endpoints=endpoints or {}, profile=profile or {}, heartbeat_s=1.0,
-                        start_count=start_count, zctx=zmq.Context.instance(),
-                        stopping=threading.Event(), counters=Counters())
+def context(
+    root: str, *, profile: dict | None = None, start_count: int = 1, endpoints: dict | None = None
+) -> ActorContext:
+    return ActorContext(
+        name="recorder",
+        session_id=SESSION,
+        session_dir=os.path.join(root, "sessions", SESSION),
+        capture_root=root,
+        endpoints=endpoints or {},
+        profile=profile or {},
+        heartbeat_s=1.0,
+        start_count=start_count,
+        zctx=zmq.Context.instance(),
+        stopping=threading.Event(),
+        counters=Counters(),
+    )
 
 
 def rows(rec: Recorder) -> list[dict]:
@@ -44,10 +54,17 @@ def observe(rec: Recorder, read_id: str, state: dict | None = None):
     return rec.on_store_observation(StoreObservation(read_id=read_id, state=state or {"state_type": "map"}))
 
 
-def proposal(pid: str, oid: str, wish: str = "execute", action: str | None = "end_turn",
-             **kw) -> RecordProposal:
-    return RecordProposal(proposal_id=pid, observation_id=oid, action=action, parameters={},
-                          reason="because", source="test", wish=wish, **kw)
+def proposal(pid: str, oid: str, wish: str = "execute", action: str | None = "end_turn", **kw) -> RecordProposal:
+    return RecordProposal(
+        proposal_id=pid,
+        observation_id=oid,
+        action=action,
+        parameters={},
+        reason="because",
+        source="test",
+        wish=wish,
+        **kw,
+    )
 
 
 @pytest.fixture

@@ -1,6 +1,7 @@
 """The recorder's checkpoint (``actors.recorder.checkpoint``): a resume reads the checkpoint
 and the rows after it, and rebuilds exactly the index a full scan would; a checkpoint that
 does not match the journal is ignored. And the index's memory is bounded."""
+
 from __future__ import annotations
 
 import json
@@ -19,8 +20,17 @@ from .conftest import context, observe, proposal, rows
 
 pytestmark = pytest.mark.timeout(120)
 TIMING = ("recorded_at", "ts", "prev_sha256")
-BOUNDED = ("reads", "observed", "proposals", "pending", "dispositions", "attempts", "attempt_by_proposal",
-           "results", "event_keys")  # the index's bounded maps
+BOUNDED = (
+    "reads",
+    "observed",
+    "proposals",
+    "pending",
+    "dispositions",
+    "attempts",
+    "attempt_by_proposal",
+    "results",
+    "event_keys",
+)  # the index's bounded maps
 
 
 def notes(rec: Recorder, count: int, start: int = 0) -> None:

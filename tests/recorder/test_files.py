@@ -2,6 +2,7 @@
 ``json.dumps(state, ensure_ascii=False, indent=1, allow_nan=False)`` character for character
 (the file's SHA-256 is in the journal, so one byte of difference would change every row
 after it), and a value it does not encode itself gives ``json``'s own text or error."""
+
 from __future__ import annotations
 
 import enum
@@ -45,12 +46,30 @@ def test_every_game_sample_is_encoded_as_json_dumps_encodes_it():
 def random_value(rnd: random.Random, depth: int = 0):
     roll = rnd.random()
     if depth > 5 or roll < 0.5:
-        return rnd.choice([0, -1, 2 ** 70, 1.5, -0.0, 1e300, 5e-324, True, False, None, "",
-                           'quote " backslash \\ newline \n tab \t', "\u2028 é \x00 \U0001f600", "x" * 50])
+        return rnd.choice(
+            [
+                0,
+                -1,
+                2**70,
+                1.5,
+                -0.0,
+                1e300,
+                5e-324,
+                True,
+                False,
+                None,
+                "",
+                'quote " backslash \\ newline \n tab \t',
+                "\u2028 é \x00 \U0001f600",
+                "x" * 50,
+            ]
+        )
     if roll < 0.75:
         return [random_value(rnd, depth + 1) for _ in range(rnd.randint(0, 4))]
-    return {rnd.choice(["a", "é", 'k"', "", "a key"]) + str(n): random_value(rnd, depth + 1)
-            for n in range(rnd.randint(0, 4))}
+    return {
+        rnd.choice(["a", "é", 'k"', "", "a key"]) + str(n): random_value(rnd, depth + 1)
+        for n in range(rnd.randint(0, 4))
+    }
 
 
 def test_random_json_values_are_encoded_as_json_dumps_encodes_them():
@@ -64,12 +83,35 @@ class Level(enum.IntEnum):
     HIGH = 3
 
 
-@pytest.mark.parametrize("value", [
-    (1, [2, "x"]), {1: "int key", None: "null key", True: "bool key", 1.5: "float key"},
-    Level.HIGH, {"level": Level.HIGH}, float("nan"), [float("inf")], {"x": -float("inf")},
-    {"raw": b"bytes"}, {b"key": 1}, [object()], "lone \ud800 surrogate",
-], ids=["tuple", "odd_keys", "int_enum", "int_enum_value", "nan", "inf", "minus_inf", "bytes",
-        "bytes_key", "object", "surrogate"])
+@pytest.mark.parametrize(
+    "value",
+    [
+        (1, [2, "x"]),
+        {1: "int key", None: "null key", True: "bool key", 1.5: "float key"},
+        Level.HIGH,
+        {"level": Level.HIGH},
+        float("nan"),
+        [float("inf")],
+        {"x": -float("inf")},
+        {"raw": b"bytes"},
+        {b"key": 1},
+        [object()],
+        "lone \ud800 surrogate",
+    ],
+    ids=[
+        "tuple",
+        "odd_keys",
+        "int_enum",
+        "int_enum_value",
+        "nan",
+        "inf",
+        "minus_inf",
+        "bytes",
+        "bytes_key",
+        "object",
+        "surrogate",
+    ],
+)
 def test_a_value_encoded_by_json_itself_gives_its_text_or_its_error(value):
     assert outcome(observation_text, value) == outcome(reference, value)
 

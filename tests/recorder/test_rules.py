@@ -1,5 +1,6 @@
 """The recorder's domain rules (``actors.recorder.rules``), in-process: a real Recorder on
 real files under tmp_path, no sockets, no processes."""
+
 from __future__ import annotations
 
 import json
@@ -48,6 +49,7 @@ def count(rec: Recorder, kind: str) -> int:
 
 # -- start ---------------------------------------------------------------------------------
 
+
 def test_a_new_session_starts_with_session_start_chained_from_genesis(make_recorder):
     rec = make_recorder(profile={"session": {"max_steps": 7}, "game": {"backend": "builtin"}})
     [row] = rows(rec)
@@ -65,6 +67,7 @@ def test_a_capture_directory_is_never_reused(make_recorder, root):
 
 
 # -- observations --------------------------------------------------------------------------
+
 
 def test_an_observation_is_stored_as_a_file_whose_digest_the_row_carries(make_recorder):
     rec = make_recorder()
@@ -100,14 +103,16 @@ def test_an_orphan_observation_file_is_never_overwritten(make_recorder):
 def test_an_observation_error_names_the_last_observation(make_recorder):
     rec = make_recorder()
     observe(rec, "r1")
-    reply = rec.on_report_observation_error(ReportObservationError(read_id="r2", error="timeout",
-                                                                   error_type="ReadTimeout"))
+    reply = rec.on_report_observation_error(
+        ReportObservationError(read_id="r2", error="timeout", error_type="ReadTimeout")
+    )
     row = rows(rec)[-1]
     assert row["sequence"] == reply.sequence and row["event"] == "observation_error"
     assert row["last_observation_id"] == "o-000001" and row["error"] == "timeout"
 
 
 # -- proposals -----------------------------------------------------------------------------
+
 
 def test_a_proposal_is_refused_for_an_unknown_observation_a_bad_wish_or_no_action(make_recorder):
     rec = make_recorder()
@@ -122,8 +127,10 @@ def test_a_proposal_gets_its_wished_disposition_and_an_executed_one_a_decide_row
     rec = make_recorder()
     oid = observe(rec, "r1").observation_id
     wishes = {"p1": "execute", "p2": "wait", "p3": "suppressed", "p4": "stop"}
-    got = {pid: rec.on_record_proposal(proposal(pid, oid, wish=w, extra={"policy_key": pid})).disposition
-           for pid, w in wishes.items()}
+    got = {
+        pid: rec.on_record_proposal(proposal(pid, oid, wish=w, extra={"policy_key": pid})).disposition
+        for pid, w in wishes.items()
+    }
     assert got == {"p1": "execute", "p2": "wait", "p3": "suppressed", "p4": "session_stopped"}
     props = [r for r in rows(rec) if r["event"] == Proposal.KIND]
     assert [r["policy_key"] for r in props] == ["p1", "p2", "p3", "p4"]  # the policy's extras kept
@@ -177,6 +184,7 @@ def test_an_execute_wish_while_stopping_is_session_stopped(make_recorder):
 
 
 # -- intents -------------------------------------------------------------------------------
+
 
 def test_an_intent_is_acknowledged_with_a_durable_attempt(make_recorder):
     rec = make_recorder()
@@ -233,6 +241,7 @@ def test_an_intent_for_a_forgotten_observation_is_stale(make_recorder):
 
 # -- results -------------------------------------------------------------------------------
 
+
 def test_a_result_is_refused_for_an_unknown_attempt_or_a_bad_outcome(make_recorder):
     rec = make_recorder()
     executed(rec)
@@ -266,6 +275,7 @@ def test_after_attempt_id_is_on_the_first_read_after_an_attempt_only(make_record
 
 # -- other events --------------------------------------------------------------------------
 
+
 @pytest.mark.parametrize("kind", sorted(reserved_kinds()))
 def test_a_reserved_kind_is_refused_through_record_event(make_recorder, kind):
     rec = make_recorder()
@@ -292,6 +302,7 @@ def test_a_value_json_cannot_hold_is_refused_before_anything_is_written(make_rec
 
 # -- the end -------------------------------------------------------------------------------
 
+
 def test_finalize_writes_session_end_and_a_summary_pinning_the_last_row(make_recorder):
     rec = make_recorder()
     executed(rec)
@@ -317,8 +328,7 @@ def test_nothing_new_is_recorded_after_session_end(make_recorder):
     before = kinds(rec)
     oid = first_read.observation_id
     refused("session_finalized", observe, rec, "r-new")
-    refused("session_finalized", rec.on_report_observation_error,
-            ReportObservationError(read_id="r-new", error="x"))
+    refused("session_finalized", rec.on_report_observation_error, ReportObservationError(read_id="r-new", error="x"))
     refused("session_finalized", rec.on_record_proposal, proposal("p-new", oid))
     refused("session_finalized", rec.on_record_intent, RecordIntent(proposal_id="p1", requester="a"))
     refused("session_finalized", rec.on_record_result, RecordResult(attempt_id=ack.attempt_id, outcome="accepted"))
@@ -347,11 +357,12 @@ def test_resume_after_a_torn_last_line_continues_the_chain_and_names_the_line(ma
     resumed = scan.rows[-1]
     assert resumed["event"] == "recorder_resumed" and resumed["start_count"] == 2
     assert resumed["resumed_after_sequence"] == ack.sequence
-    assert resumed["torn_rows"] == [{"line": torn.line_number, "offset": size, "length": len(TORN),
-                                     "sha256": torn.sha256, "terminated": False}]
+    assert resumed["torn_rows"] == [
+        {"line": torn.line_number, "offset": size, "length": len(TORN), "sha256": torn.sha256, "terminated": False}
+    ]
     assert resumed["prev_sha256"] == scan.digests[-2]  # chained to the last intact row
     with open(again.journal_path, "rb") as fh:
-        assert fh.read()[size:size + len(TORN) + 1] == TORN + b"\n"  # left as it was
+        assert fh.read()[size : size + len(TORN) + 1] == TORN + b"\n"  # left as it was
 
 
 def test_a_resumed_recorder_answers_repeats_as_the_one_that_died(make_recorder):
@@ -380,6 +391,7 @@ def test_a_resumed_finalized_session_only_serves_reads(make_recorder):
 
 
 # -- reading rows back ---------------------------------------------------------------------
+
 
 def test_rows_after_come_from_the_cache_or_from_disk_alike(make_recorder):
     rec = make_recorder()

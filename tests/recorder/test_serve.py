@@ -1,6 +1,7 @@
 """The recorder's serving loop (``actors.recorder.serve``) through real ROUTER sockets: where
 errors become ``recorder_error`` replies, group commit, batches, the read-only stream
 endpoint and parked follows. A real Recorder on real files; the server runs in a thread."""
+
 from __future__ import annotations
 
 import os
@@ -106,8 +107,7 @@ def test_no_intent_is_acknowledged_when_its_fsync_fails(serve):
 def test_a_batch_whose_fsync_fails_is_answered_journal_failed_as_a_whole(serve):
     s = serve({"recorder": {"inject_failure": {"event": "fsync", "nth": 2}}})
     executable(s)
-    items = [RecordIntent(proposal_id="p1", requester="a").to_item(),
-             RecordEvent(event="note", fields={}).to_item()]
+    items = [RecordIntent(proposal_id="p1", requester="a").to_item(), RecordEvent(event="note", fields={}).to_item()]
     error(s.ask(RecordBatch(items=items)), "journal_failed")
 
 
@@ -123,11 +123,13 @@ def test_a_storage_failure_is_storage_failed_and_asks_for_a_stop(serve):
 
 def test_batch_items_are_answered_in_order_each_as_if_alone(serve):
     s = serve()
-    items = [RecordEvent(event="note", fields={"n": 1}).to_item(),
-             Finalize(reason="x", exit_code=0).to_item(),
-             {"type": "no_such_request", "body": {}},
-             RecordEvent(event="note", fields={"x": float("nan")}).to_item(),
-             RecordEvent(event="session_end", fields={}).to_item()]
+    items = [
+        RecordEvent(event="note", fields={"n": 1}).to_item(),
+        Finalize(reason="x", exit_code=0).to_item(),
+        {"type": "no_such_request", "body": {}},
+        RecordEvent(event="note", fields={"x": float("nan")}).to_item(),
+        RecordEvent(event="session_end", fields={}).to_item(),
+    ]
     reply = s.ask(RecordBatch(items=items))
     assert isinstance(reply, BatchReplies)
     got = [from_item(item) for item in reply.items]

@@ -2,6 +2,7 @@
 sockets: standing intents (``await_intent``), follows that wake only for named rows, rows
 reaching followers before the group's fsync (the writer's acknowledgement after it). A real
 Recorder on real files; the server runs in a thread."""
+
 from __future__ import annotations
 
 import pytest

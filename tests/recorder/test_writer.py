@@ -1,6 +1,7 @@
 """The journal writer's row times (``actors.recorder.writer.Stamps``): ``recorded_at`` is the
 UTC instant as ``datetime`` writes it (``...T12:34:56.123456Z``, microseconds floored) and
 ``ts`` the same instant's local time to the second, across second boundaries too."""
+
 from __future__ import annotations
 
 import datetime as dt

@@ -8,6 +8,7 @@ observer: the test plays their parts with the classes under test, in its own pro
 its resolved profile (from the ``session_start`` row); ``recorder()`` and ``follower()`` are
 connected to the session's recorder. ``close()`` ends the session with SIGTERM.
 """
+
 from __future__ import annotations
 
 import os
@@ -24,7 +25,8 @@ from actors.runtime.recorder_client import RecorderClient
 from actors.runtime.transport import Counters
 from tests.harness import Session, wait_for
 
-PROFILES = {"http": """\
+PROFILES = {
+    "http": """\
 name: recorder-and-game
 game: {backend: http, builtin: true, seed: 1}
 policy: {module: sts2}
@@ -32,7 +34,8 @@ session: {max_steps: 100000, stuck_seconds: 0, stop_on_run_end: false}
 actors:
   recorder: {restart: permanent}
   game: {restart: permanent}
-""", "pyboy": """\
+""",
+    "pyboy": """\
 name: recorder-and-emulator
 game: {backend: pyboy, seed: 1}
 policy: {module: pyboy_demo}
@@ -41,7 +44,8 @@ emulator: {record: true, frames_per_step: 4}
 actors:
   recorder: {restart: permanent}
   emulator: {restart: permanent}
-"""}
+""",
+}
 
 
 class LiveRecorder:
@@ -51,8 +55,14 @@ class LiveRecorder:
         with open(profile, "w", encoding="utf-8") as fh:
             fh.write(PROFILES[backend])
         self.session = Session(str(base), profile, *sets)
-        wait_for(lambda: self.session.events("emulator_started" if backend == "pyboy" else "actor_start")
-                 and self.session.events("session_start"), 30, f"the recorder and the {backend} game to start")
+        wait_for(
+            lambda: (
+                self.session.events("emulator_started" if backend == "pyboy" else "actor_start")
+                and self.session.events("session_start")
+            ),
+            30,
+            f"the recorder and the {backend} game to start",
+        )
         self.zctx = zmq.Context.instance()
         self.counters = Counters()
         start = self.session.events("session_start")[0]
@@ -67,19 +77,29 @@ class LiveRecorder:
         profile = {k: dict(v) if isinstance(v, dict) else v for k, v in self.profile.items()}
         for section, values in settings.items():
             profile[section] = {**profile.get(section, {}), **values}
-        return ActorContext(name=name, session_id=self.session_id,
-                            session_dir=self.session.session_dir, capture_root=self.session.capture,
-                            endpoints=dict(self.endpoints), profile=profile, heartbeat_s=1.0,
-                            start_count=1, zctx=self.zctx, stopping=threading.Event(),
-                            counters=self.counters)
+        return ActorContext(
+            name=name,
+            session_id=self.session_id,
+            session_dir=self.session.session_dir,
+            capture_root=self.session.capture,
+            endpoints=dict(self.endpoints),
+            profile=profile,
+            heartbeat_s=1.0,
+            start_count=1,
+            zctx=self.zctx,
+            stopping=threading.Event(),
+            counters=self.counters,
+        )
 
     def recorder(self, name: str = "test") -> RecorderClient:
-        return RecorderClient(self.zctx, self.endpoints["recorder"], session=self.session_id,
-                              sender=name, counters=self.counters)
+        return RecorderClient(
+            self.zctx, self.endpoints["recorder"], session=self.session_id, sender=name, counters=self.counters
+        )
 
     def follower(self, name: str = "test", **kw) -> Follower:
-        return Follower(self.zctx, self.endpoints["recorder"], session=self.session_id, sender=name,
-                        counters=self.counters, **kw)
+        return Follower(
+            self.zctx, self.endpoints["recorder"], session=self.session_id, sender=name, counters=self.counters, **kw
+        )
 
     def rows(self, kind: str | None = None) -> list[dict]:
         rows = self.session.rows()

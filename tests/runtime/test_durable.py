@@ -1,6 +1,7 @@
 """``actors.runtime.durable.sync``, the one place files are made durable: F_FULLFSYNC where the
 platform has it (macOS), fsync otherwise or when the file system refuses it; and no module of
 the project calls ``os.fsync`` itself."""
+
 from __future__ import annotations
 
 import os
@@ -40,7 +41,7 @@ def test_fsync_when_refused_or_absent(monkeypatch, tmp_path):
     with open(tmp_path / "f", "wb") as fh:
         durable.sync(fh.fileno())
         assert fake.calls and fsyncs == [fh.fileno()]
-    monkeypatch.setattr(durable, "fcntl", types.SimpleNamespace(fcntl=None))   # Linux: no F_FULLFSYNC
+    monkeypatch.setattr(durable, "fcntl", types.SimpleNamespace(fcntl=None))  # Linux: no F_FULLFSYNC
     fsyncs.clear()
     with open(tmp_path / "g", "wb") as fh:
         durable.sync(fh.fileno())

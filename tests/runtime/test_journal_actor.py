@@ -1,5 +1,6 @@
 """JournalActor: the loop's hooks and their order, its one pacing rule and session.max_steps in
 the step tracker — driven through the in-memory follower, without processes."""
+
 from __future__ import annotations
 
 import pytest
@@ -12,6 +13,7 @@ from supervisor.watch import StreamWatch
 
 class Probe(JournalActor):
     """Writes down every hook call; stops itself once it has seen ``stop_after`` rows."""
+
     PACE_S = 0.03
 
     def __init__(self, follower, stop_after: int | None = None, fail_on: str | None = None, **kw):
@@ -74,8 +76,13 @@ def two_pipelined(follower: MemoryFollower) -> None:
 
 def one_step(follower: MemoryFollower, n: int) -> None:
     """An observation whose executed proposal got its result."""
-    for row in (observation(n), proposal(n), status(f"p-{n:06d}"),
-                attempt(f"p-{n:06d}", f"o-{n:06d}", f"a-{n:06d}"), result(f"a-{n:06d}")):
+    for row in (
+        observation(n),
+        proposal(n),
+        status(f"p-{n:06d}"),
+        attempt(f"p-{n:06d}", f"o-{n:06d}", f"a-{n:06d}"),
+        result(f"a-{n:06d}"),
+    ):
         follower.append(row)
 
 
@@ -168,9 +175,15 @@ def test_the_session_ends_on_max_steps_when_the_last_step_is_resolved():
 
 def test_pipelined_decisions_end_the_session_once_nothing_is_in_flight():
     track = StepTracker(max_steps=2)
-    for row in (observation(1), proposal(1, 0, depth=2), status("p-000001"),
-                proposal(1, 1, depth=2), status("p-000001-2"),
-                attempt("p-000001", "o-000001", "a-1"), result("a-1")):
+    for row in (
+        observation(1),
+        proposal(1, 0, depth=2),
+        status("p-000001"),
+        proposal(1, 1, depth=2),
+        status("p-000001-2"),
+        attempt("p-000001", "o-000001", "a-1"),
+        result("a-1"),
+    ):
         track.feed(row)
     assert track.decisions == 2 and not track.ended_by_max_steps("o-000001"), "one still in flight"
     for row in (attempt("p-000001-2", "o-000001", "a-2"), result("a-2")):

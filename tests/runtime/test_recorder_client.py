@@ -1,5 +1,6 @@
 """RecorderClient: every request to the recorder, against a real recorder in a running session
 (recorder and built-in game only; this test plays the observer, policy and actuator)."""
+
 from __future__ import annotations
 
 import pytest
@@ -38,16 +39,26 @@ def client(live):
 
 
 def proposal(oid: str, pid: str, wish: str = "execute", action: str | None = "end_turn") -> RecordProposal:
-    return RecordProposal(proposal_id=pid, observation_id=oid, action=action if wish == "execute" else None,
-                          parameters={}, reason="test", source="test", wish=wish)
+    return RecordProposal(
+        proposal_id=pid,
+        observation_id=oid,
+        action=action if wish == "execute" else None,
+        parameters={},
+        reason="test",
+        source="test",
+        wish=wish,
+    )
 
 
 def test_an_observation_is_stored_and_its_state_read_back_from_its_file(live, client):
     state = {"state_type": "map", "marker": "rc-1"}
     stored = client.store_observation("read-rc-1", state, phase="run", read_ms=1.5)
     assert isinstance(stored, ObservationStored)
-    row = wait_for(lambda: [r for r in live.rows("observation") if r["observation_id"] == stored.observation_id],
-                   10, "the observation row")[0]
+    row = wait_for(
+        lambda: [r for r in live.rows("observation") if r["observation_id"] == stored.observation_id],
+        10,
+        "the observation row",
+    )[0]
     assert read_observation(live.session.capture, row["path"]) == state
     again = client.store_observation("read-rc-1", state)  # a retried read is stored once
     assert again.observation_id == stored.observation_id
@@ -55,10 +66,19 @@ def test_an_observation_is_stored_and_its_state_read_back_from_its_file(live, cl
 
 def test_a_failed_read_is_recorded_and_an_unreachable_recorder_is_reported_not_raised(live, client):
     assert client.report_observation_error("read-rc-err", "connection refused", "transport") is True
-    wait_for(lambda: [r for r in live.rows("observation_error") if r.get("read_id") == "read-rc-err"],
-             10, "the observation_error row")
-    gone = RecorderClient(live.zctx, "ipc://gamerig-no-such-recorder.sock", session="x", sender="t",
-                          counters=live.counters, should_stop=lambda: True)  # one try, then give up
+    wait_for(
+        lambda: [r for r in live.rows("observation_error") if r.get("read_id") == "read-rc-err"],
+        10,
+        "the observation_error row",
+    )
+    gone = RecorderClient(
+        live.zctx,
+        "ipc://gamerig-no-such-recorder.sock",
+        session="x",
+        sender="t",
+        counters=live.counters,
+        should_stop=lambda: True,
+    )  # one try, then give up
     try:
         assert gone.report_observation_error("r", "e") is False
     finally:
@@ -87,8 +107,10 @@ def test_intents_results_and_events_alone_and_in_batches(live, client):
     [ack2, bad] = client.record_intents(["p-rc-i2", "p-rc-none"], "rc-test")
     assert isinstance(ack2, IntentAck) and isinstance(bad, RecorderError)
     # a response that cannot travel (an integer beyond 64 bits) is recorded without it, the outcome kept
-    assert isinstance(client.record_result(RecordResult(attempt_id=ack.attempt_id, outcome="accepted",
-                                                        response={"x": 2**70})), Recorded)
+    assert isinstance(
+        client.record_result(RecordResult(attempt_id=ack.attempt_id, outcome="accepted", response={"x": 2**70})),
+        Recorded,
+    )
     [done] = client.record_results([RecordResult(attempt_id=ack2.attempt_id, outcome="rejected")])
     assert isinstance(done, Recorded)
     results = {r["attempt_id"]: r for r in live.rows("action_result")}
@@ -107,8 +129,7 @@ def test_the_follow_request_snapshot_and_a_request_sent_without_waiting(live, cl
     reply = wait_for(pending.reply, 10, "the follow reply")
     pending.close()
     assert isinstance(reply, Rows) and [r["sequence"] for r in reply.rows] == [1, 2, 3]
-    stream = RecorderClient(live.zctx, live.endpoints["stream"], session="x", sender="tap",
-                            counters=live.counters)
+    stream = RecorderClient(live.zctx, live.endpoints["stream"], session="x", sender="tap", counters=live.counters)
     try:
         snap = stream.snapshot()
         assert isinstance(snap, SnapshotReply) and snap.last_sequence >= 3

@@ -2,6 +2,7 @@
 server meeting a client without its key, ``supervisor/tcp.py``) loses its pipe after a while
 (libzmq terminates the session on a protocol error), and a plain ``send`` then waits for ever.
 Real sockets on loopback; the whole path is ``tests/attach/test_access.py``'s refused clients."""
+
 from __future__ import annotations
 
 import time

@@ -1,6 +1,7 @@
 """The README's two set-up commands, as ``make`` would run them on a fresh clone (``make -n``
 prints the commands without running them): the demo installs gamerig alone, the tests add
 the test extras."""
+
 from __future__ import annotations
 
 import shutil
@@ -14,9 +15,8 @@ from tests.harness import REPO
 def planned(target: str, tmp_path) -> str:
     if shutil.which("make") is None:
         pytest.skip("make is not installed")
-    venv = tmp_path / "venv"          # a venv that does not exist yet: a fresh clone
-    r = subprocess.run(["make", "-n", target, f"VENV={venv}"], cwd=REPO, capture_output=True, text=True,
-                       timeout=30)
+    venv = tmp_path / "venv"  # a venv that does not exist yet: a fresh clone
+    r = subprocess.run(["make", "-n", target, f"VENV={venv}"], cwd=REPO, capture_output=True, text=True, timeout=30)
     assert r.returncode == 0, r.stderr
     return r.stdout
 
@@ -47,8 +47,9 @@ def stub_venv(tmp_path, failing: str):
     bin_dir.mkdir(parents=True)
     for name in ("python", "ruff", "mypy"):
         exe = bin_dir / name
-        exe.write_text(f'#!/bin/sh\necho "{name} $*" >> "{tmp_path}/ran"\n'
-                       + ("exit 1\n" if name == failing else "exit 0\n"))
+        exe.write_text(
+            f'#!/bin/sh\necho "{name} $*" >> "{tmp_path}/ran"\n' + ("exit 1\n" if name == failing else "exit 0\n")
+        )
         exe.chmod(0o755)
     for stamp in (".installed-demo", ".installed-test"):  # newer than pyproject.toml: nothing to install
         (tmp_path / "venv" / stamp).touch()
@@ -69,8 +70,10 @@ def test_a_failing_lint_check_fails_make_test_before_the_suite(tmp_path, failing
 
 def test_capture_help_is_a_summary_for_users():
     import sys
-    r = subprocess.run([sys.executable, "-m", "supervisor", "capture", "--help"], cwd=REPO, capture_output=True,
-                       text=True, timeout=30)
+
+    r = subprocess.run(
+        [sys.executable, "-m", "supervisor", "capture", "--help"], cwd=REPO, capture_output=True, text=True, timeout=30
+    )
     assert r.returncode == 0 and "SUBCOMMANDS below" not in r.stdout and "``" not in r.stdout
     for name in ("verify", "audit", "coverage", "review", "clip", "archive"):
         assert f"\n  {name} " in r.stdout or f"\n  {name}, " in r.stdout, name

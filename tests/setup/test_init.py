@@ -4,6 +4,7 @@ that folder they validate (``.ci/wheel-smoke`` runs them from a folder an instal
 init wrote: the demo, the built cartridge, the stand-in agent, Slay the Spire 2 against the
 built-in game); it refuses a folder that holds them already, a
 path that is a file and a place it cannot write, naming the path and writing nothing."""
+
 from __future__ import annotations
 
 import os
@@ -24,8 +25,9 @@ from tests.harness import REPO
 
 
 def supervisor(*args, cwd, timeout=120):
-    return subprocess.run([sys.executable, "-m", "supervisor", *args], cwd=cwd, capture_output=True, text=True,
-                          timeout=timeout)
+    return subprocess.run(
+        [sys.executable, "-m", "supervisor", *args], cwd=cwd, capture_output=True, text=True, timeout=timeout
+    )
 
 
 def listing(folder: Path) -> dict:
@@ -44,10 +46,10 @@ def test_init_writes_the_repositorys_own_profiles_and_the_built_cartridge(inited
     folder, out = inited
     files = listing(folder)
     assert set(files) == set(installed.STARTER) | {init.ROM}
-    for rel in installed.STARTER:           # copies of the repository's files, not a second version
+    for rel in installed.STARTER:  # copies of the repository's files, not a second version
         assert files[rel] == (Path(REPO) / rel).read_bytes(), rel
     rom = files[init.ROM]
-    assert len(rom) == 0x8000 and rom[0x134:0x143].rstrip(b"\0")   # a 32 KiB cartridge with a title
+    assert len(rom) == 0x8000 and rom[0x134:0x143].rstrip(b"\0")  # a 32 KiB cartridge with a title
     assert "cd " in out and "supervisor start run/profiles/demo.yaml" in out
 
 
@@ -61,7 +63,7 @@ def test_what_init_says_to_run_next_are_real_commands(inited):
     for cmd, _ in init.NEXT:
         words = shlex.split(cmd)
         assert words[0] == "supervisor"
-        parser.parse_args(words[1:])     # exits (fails the test) on an unknown command or option
+        parser.parse_args(words[1:])  # exits (fails the test) on an unknown command or option
         paths = [w for w in words if w.startswith("run/profiles/") or w.startswith("run/fleets/")]
         assert all(p in installed.STARTER for p in paths), paths
 
@@ -83,8 +85,10 @@ def test_every_profile_validates_and_every_fleet_finds_its_profile_from_the_fold
 def test_start_in_a_folder_without_profiles_points_to_init(tmp_path):
     r = supervisor("start", "run/profiles/demo.yaml", cwd=tmp_path)
     assert r.returncode == 2, r
-    assert r.stderr == ("error: run/profiles/demo.yaml: no such profile file\n"
-                        "(supervisor init writes starting profiles into a folder: run/profiles/*.yaml)\n")
+    assert r.stderr == (
+        "error: run/profiles/demo.yaml: no such profile file\n"
+        "(supervisor init writes starting profiles into a folder: run/profiles/*.yaml)\n"
+    )
 
 
 def test_init_refuses_a_folder_holding_any_of_its_files_and_changes_nothing(tmp_path):
@@ -118,8 +122,11 @@ def test_init_refuses_a_place_it_cannot_write_naming_it():
 
 
 def test_a_failure_part_way_leaves_nothing_written(tmp_path):
-    files = {"run/profiles/a.yaml": b"a: 1\n", "run/profiles/b.yaml": b"b: 2\n",
-             "run/roms/" + "x" * 300 + ".gb": b"\0"}      # a name no file system takes: fails after two files
+    files = {
+        "run/profiles/a.yaml": b"a: 1\n",
+        "run/profiles/b.yaml": b"b: 2\n",
+        "run/roms/" + "x" * 300 + ".gb": b"\0",
+    }  # a name no file system takes: fails after two files
     with pytest.raises(init.InitError, match="nothing was left written"):
         init.write(tmp_path / "new", files)
     assert not (tmp_path / "new").exists()

@@ -2,6 +2,7 @@
 user has (``supervisor docs``, and every docs/NAME.md a help text or error names is one of its
 pages), and the refusal to run beside another package that installs ``supervisor``.
 ``.ci/wheel-smoke`` checks the same from a built wheel, with the real Supervisor from PyPI."""
+
 from __future__ import annotations
 
 import ast
@@ -21,8 +22,9 @@ DOC_REF = re.compile(r"docs/([a-z0-9_-]+)\.md(?:#([\w-]+))?")
 
 
 def supervisor(*args, env=None, cwd=REPO):
-    return subprocess.run([sys.executable, "-m", "supervisor", *args], cwd=cwd, capture_output=True, text=True,
-                          timeout=60, env=env)
+    return subprocess.run(
+        [sys.executable, "-m", "supervisor", *args], cwd=cwd, capture_output=True, text=True, timeout=60, env=env
+    )
 
 
 def test_version_is_pyprojects():
@@ -42,12 +44,19 @@ def test_help_points_to_docs_a_wheel_user_has():
 def _string_literals(path: Path) -> list[str]:
     """The file's string constants that are not docstrings (help texts, errors, messages)."""
     tree = ast.parse(path.read_text(encoding="utf-8"))
-    docstrings = {id(node.body[0].value) for node in ast.walk(tree)
-                  if isinstance(node, (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef))
-                  and node.body and isinstance(node.body[0], ast.Expr)
-                  and isinstance(node.body[0].value, ast.Constant)}
-    return [n.value for n in ast.walk(tree) if isinstance(n, ast.Constant) and isinstance(n.value, str)
-            and id(n) not in docstrings]
+    docstrings = {
+        id(node.body[0].value)
+        for node in ast.walk(tree)
+        if isinstance(node, (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef))
+        and node.body
+        and isinstance(node.body[0], ast.Expr)
+        and isinstance(node.body[0].value, ast.Constant)
+    }
+    return [
+        n.value
+        for n in ast.walk(tree)
+        if isinstance(n, ast.Constant) and isinstance(n.value, str) and id(n) not in docstrings
+    ]
 
 
 def test_every_doc_a_help_text_or_message_names_is_a_page_of_supervisor_docs():
@@ -79,7 +88,9 @@ def test_every_page_the_starting_files_name_is_a_page_of_supervisor_docs():
             named += 1
             assert m.group(1) in pages, f"{rel}: {m.group(0)}"
             if m.group(2):
-                assert docs.section_of(pages[m.group(1)].read_text(encoding="utf-8"), m.group(2)), f"{rel}: {m.group(0)}"
+                assert docs.section_of(pages[m.group(1)].read_text(encoding="utf-8"), m.group(2)), (
+                    f"{rel}: {m.group(0)}"
+                )
     assert named >= 10
 
 
@@ -88,11 +99,12 @@ def test_supervisor_docs_lists_prints_a_page_and_a_section_and_refuses_unknown_o
         code = main(["docs", *args])
         out, err = capsys.readouterr()
         return code, out, err
+
     code, out, _ = run()
     assert code == 0
     for name in ("quickstart", "profiles", "platforms", "changelog", "readme"):
         assert f"\n  {name} " in out, name
-    code, out, _ = run("docs/platforms.md")        # as a help text names it
+    code, out, _ = run("docs/platforms.md")  # as a help text names it
     assert code == 0 and out == (Path(REPO) / "docs" / "platforms.md").read_text(encoding="utf-8")
     code, out, _ = run("models#trying-it-without-a-model-the-stand-in-server")
     assert code == 0 and out.startswith("### Trying it without a model") and "\n## " not in out
@@ -105,7 +117,7 @@ def test_supervisor_docs_lists_prints_a_page_and_a_section_and_refuses_unknown_o
 
 
 def test_supervisor_standin_serves_and_runs_this_same_gamerig_without_it_on_path():
-    env = {"PATH": "/usr/bin:/bin"}          # no supervisor on PATH: the checkout's venv is not activated
+    env = {"PATH": "/usr/bin:/bin"}  # no supervisor on PATH: the checkout's venv is not activated
     fetch = "import sys, urllib.request; print(urllib.request.urlopen(sys.argv[1] + '/models').status)"
     r = supervisor("standin", "--port", "0", "--run", sys.executable, "-c", fetch, "{url}", env=env)
     assert r.returncode == 0 and r.stdout == "200\n", r
@@ -126,8 +138,10 @@ def test_beside_supervisord_every_command_refuses_naming_it(tmp_path):
     for args in (["--version"], ["start", "run/profiles/demo.yaml"], ["--help"]):
         r = supervisor(*args, env=env)
         assert r.returncode == 2, (args, r)
-        assert "'supervisor'" in r.stderr and "Supervisor (supervisord, the process control system), " \
-                                                "version 4.2.5" in r.stderr, r.stderr
+        assert (
+            "'supervisor'" in r.stderr
+            and "Supervisor (supervisord, the process control system), version 4.2.5" in r.stderr
+        ), r.stderr
         assert "pipx install" in r.stderr and r.stdout == ""
     r = supervisor("--version", env={"PATH": "/usr/bin:/bin", "PYTHONPATH": REPO})
     assert r.returncode == 0, r.stderr

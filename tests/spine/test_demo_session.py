@@ -1,4 +1,5 @@
 """The demo session end to end: separate processes, the intent handshake, a capture on disk."""
+
 from __future__ import annotations
 
 import os

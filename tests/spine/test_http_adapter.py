@@ -3,6 +3,7 @@
 The game is the real built-in server on 127.0.0.1; the dropping proxy stands in for a real
 network fault at the outer edge (it forwards a POST to the game, then drops the connection).
 """
+
 from __future__ import annotations
 
 import http.server
@@ -76,8 +77,13 @@ class Handler(http.server.BaseHTTPRequestHandler):
 
     def _forward(self, method: str):
         body = self.rfile.read(int(self.headers.get("Content-Length") or 0)) if method == "POST" else None
-        r = httpx.request(method, self.server.target + self.path, content=body, timeout=5,
-                          headers={k: v for k, v in self.headers.items() if k.lower().startswith("x-")})
+        r = httpx.request(
+            method,
+            self.server.target + self.path,
+            content=body,
+            timeout=5,
+            headers={k: v for k, v in self.headers.items() if k.lower().startswith("x-")},
+        )
         if method == "POST":
             self.server.posts += 1
             if self.server.posts == self.server.drop:
@@ -118,13 +124,20 @@ def test_a_dropped_answer_is_unknown_never_retried_and_the_next_read_follows_it(
 TIMEOUT_S = 1.0
 #: fault -> (the failed read's kind, words in its message)
 READ_FAULTS = {
-    "not_json": ("decode", "not JSON"), "not_utf8": ("decode", "not JSON"),
-    "nan": ("decode", "not JSON"), "deep": ("decode", "not JSON"),
-    "list": ("shape", "expected a JSON object"), "wrong_types": ("shape", "'state_type'"),
-    "empty": ("decode", "not JSON"), "declared_huge": ("size", "declares"),
-    "endless": ("size", "exceeds the limit"), "drip": ("transport", "still arriving"),
-    "slow": ("transport", "timed out"), "teapot": ("decode", "HTTP 418"),
-    "redirect": ("decode", "HTTP 302"), "unavailable": ("http", "HTTP 503"),
+    "not_json": ("decode", "not JSON"),
+    "not_utf8": ("decode", "not JSON"),
+    "nan": ("decode", "not JSON"),
+    "deep": ("decode", "not JSON"),
+    "list": ("shape", "expected a JSON object"),
+    "wrong_types": ("shape", "'state_type'"),
+    "empty": ("decode", "not JSON"),
+    "declared_huge": ("size", "declares"),
+    "endless": ("size", "exceeds the limit"),
+    "drip": ("transport", "still arriving"),
+    "slow": ("transport", "timed out"),
+    "teapot": ("decode", "HTTP 418"),
+    "redirect": ("decode", "HTTP 302"),
+    "unavailable": ("http", "HTTP 503"),
     "no_answer": ("transport", "closed the connection without an answer"),
     "garbage_http": ("transport", "not HTTP"),
     "short": ("transport", "1 bytes short of its declared length"),
@@ -132,12 +145,18 @@ READ_FAULTS = {
 }
 #: fault -> (the action's outcome, words in its error)
 POST_FAULTS = {
-    "not_json": ("unknown", "not JSON"), "nan": ("unknown", "not JSON"),
-    "deep": ("unknown", "not JSON"), "list": ("unknown", "unexpected HTTP 200"),
-    "wrong_types": ("unknown", "without status ok or error"), "empty": ("unknown", "not JSON"),
-    "declared_huge": ("unknown", "declares"), "endless": ("unknown", "exceeds the limit"),
-    "drip": ("unknown", "still arriving"), "teapot": ("unknown", "not JSON"),
-    "redirect": ("unknown", "not JSON"), "unavailable": ("rejected", "Service Unavailable"),
+    "not_json": ("unknown", "not JSON"),
+    "nan": ("unknown", "not JSON"),
+    "deep": ("unknown", "not JSON"),
+    "list": ("unknown", "unexpected HTTP 200"),
+    "wrong_types": ("unknown", "without status ok or error"),
+    "empty": ("unknown", "not JSON"),
+    "declared_huge": ("unknown", "declares"),
+    "endless": ("unknown", "exceeds the limit"),
+    "drip": ("unknown", "still arriving"),
+    "teapot": ("unknown", "not JSON"),
+    "redirect": ("unknown", "not JSON"),
+    "unavailable": ("rejected", "Service Unavailable"),
     "no_answer": ("unknown", "closed the connection without an answer"),
     "garbage_http": ("unknown", "not HTTP"),
     "short": ("unknown", "1 bytes short of its declared length"),
@@ -184,10 +203,16 @@ def test_a_session_under_hostile_answers_records_every_one_and_no_actor_dies(ses
     result (sent once), no actor exits unexpectedly, and the capture verifies intact."""
     reads = {3: "not_json", 5: "deep", 7: "endless", 9: "drip", 11: "wrong_types"}
     posts = {2: "deep", 4: "endless", 6: "drip", 8: "garbage_http"}
-    hostile = HostileGame(game.url, {**{("GET", n): f for n, f in reads.items()},
-                                     **{("POST", n): f for n, f in posts.items()}})
-    s = session_factory("game.builtin=false", f"game.base_url={hostile.url}",
-                        "game.timeout_s=1", "game.identity=false", args=("--max-steps", "14"))
+    hostile = HostileGame(
+        game.url, {**{("GET", n): f for n, f in reads.items()}, **{("POST", n): f for n, f in posts.items()}}
+    )
+    s = session_factory(
+        "game.builtin=false",
+        f"game.base_url={hostile.url}",
+        "game.timeout_s=1",
+        "game.identity=false",
+        args=("--max-steps", "14"),
+    )
     assert s.wait() == 0, s.stderr
     failed = s.events("observation_error")
     assert [r["error_type"] for r in failed] == ["decode", "decode", "size", "transport", "shape"]
@@ -199,9 +224,13 @@ def test_a_session_under_hostile_answers_records_every_one_and_no_actor_dies(ses
     assert len(results) == len(attempts), "every attempt has its result"
     assert hostile.forwarded_posts == game.stats()["posts"] == len(attempts), "none resent"
     assert not [r for r in s.events("actor_exit") if not r["expected"]], "no actor died"
-    verify = subprocess.run([sys.executable, "-m", "supervisor", "capture", "verify",
-                             s.session_dir], cwd=REPO,
-                            capture_output=True, text=True, timeout=60)
+    verify = subprocess.run(
+        [sys.executable, "-m", "supervisor", "capture", "verify", s.session_dir],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert verify.returncode == 0, verify.stdout
     hostile.shutdown()
 
@@ -379,17 +408,20 @@ def test_a_connection_on_a_descriptor_above_1024_is_checked_and_reused(game):
         resource.setrlimit(resource.RLIMIT_NOFILE, (soft, hard))
 
 
-@pytest.mark.parametrize("url,words", [
-    ("127.0.0.1:15526", "is not an http:// or https:// address"),
-    ("http://:15526", "names no host"),
-    ("http://h:0", "port 0 is not an address"),
-    ("http://:secret@h:1", "no query, fragment or credentials"),
-    ("http://h:1/?x=1", "no query, fragment or credentials"),
-    ("http://game host:15526", "a space or control character"),
-    ("http://h:1/a b", "a space or control character"),
-    ("http://[::1:8080", "'http://[::1:8080' is not a valid address"),
-    ("http://h:port", "is not a valid address"),
-])
+@pytest.mark.parametrize(
+    "url,words",
+    [
+        ("127.0.0.1:15526", "is not an http:// or https:// address"),
+        ("http://:15526", "names no host"),
+        ("http://h:0", "port 0 is not an address"),
+        ("http://:secret@h:1", "no query, fragment or credentials"),
+        ("http://h:1/?x=1", "no query, fragment or credentials"),
+        ("http://game host:15526", "a space or control character"),
+        ("http://h:1/a b", "a space or control character"),
+        ("http://[::1:8080", "'http://[::1:8080' is not a valid address"),
+        ("http://h:port", "is not a valid address"),
+    ],
+)
 def test_a_bad_game_address_is_refused_naming_it(url, words):
     with pytest.raises(ValueError) as info:
         GameClient(url, 1.0)

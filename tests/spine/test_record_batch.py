@@ -1,5 +1,6 @@
 """``record_batch``: several writer requests in one frame, answered item by item, in order,
 exactly as if each had been sent alone — against a real recorder in a running session."""
+
 from __future__ import annotations
 
 import signal
@@ -21,7 +22,9 @@ LONG = ("session.max_steps=100000", "session.stop_on_run_end=false")
 def recorder(session_factory):
     s = session_factory(*LONG)
     wait_for(lambda: len(s.events("action_result")) >= 2, 60, "two results")
-    client = RecorderClient(zmq.Context.instance(), s.endpoint("recorder"), session="x", sender="t", counters=Counters())
+    client = RecorderClient(
+        zmq.Context.instance(), s.endpoint("recorder"), session="x", sender="t", counters=Counters()
+    )
     yield s, client
     client.close()
     s.signal(signal.SIGTERM)
@@ -30,15 +33,20 @@ def recorder(session_factory):
 
 def test_items_are_answered_in_order_each_as_if_alone(recorder):
     s, client = recorder
-    items = [RecordEvent(event="batch_note", fields={"n": 1}, key="batch-note-1"),
-             RecordEvent(event="run_identity_changed", fields={}),
-             RecordEvent(event="batch_note", fields={"x": float("nan")}),
-             RecordIntent(proposal_id="p-none", requester="t"),
-             RecordEvent(event="batch_note", fields={"n": 2}, key="batch-note-2")]
+    items = [
+        RecordEvent(event="batch_note", fields={"n": 1}, key="batch-note-1"),
+        RecordEvent(event="run_identity_changed", fields={}),
+        RecordEvent(event="batch_note", fields={"x": float("nan")}),
+        RecordIntent(proposal_id="p-none", requester="t"),
+        RecordEvent(event="batch_note", fields={"n": 2}, key="batch-note-2"),
+    ]
     replies = client.request_batch(items, deadline_s=10)
     assert [type(r) for r in replies] == [Recorded, RecorderError, RecorderError, RecorderError, Recorded]
-    assert [r.code for r in replies if isinstance(r, RecorderError)] == \
-        ["reserved_event", "bad_request", "unknown_proposal"]
+    assert [r.code for r in replies if isinstance(r, RecorderError)] == [
+        "reserved_event",
+        "bad_request",
+        "unknown_proposal",
+    ]
     assert replies[0].sequence < replies[4].sequence
     again = client.request_batch(items, deadline_s=10)  # a repeated batch (a retry) adds nothing
     assert [type(r) for r in again] == [type(r) for r in replies]
@@ -48,11 +56,15 @@ def test_items_are_answered_in_order_each_as_if_alone(recorder):
 
 def test_items_that_cannot_be_batched_or_decoded_are_refused_by_position(recorder):
     _, client = recorder
-    raw = RecordBatch(items=[{"type": "finalize", "body": {"reason": "x", "exit_code": 0}},
-                             {"type": "no_such_type", "body": {}},
-                             {"type": "record_event", "body": {"event": 7}},
-                             {"type": "record_batch", "body": {"items": []}},
-                             {"type": "record_event", "body": {"event": "batch_ok", "fields": {}}}])
+    raw = RecordBatch(
+        items=[
+            {"type": "finalize", "body": {"reason": "x", "exit_code": 0}},
+            {"type": "no_such_type", "body": {}},
+            {"type": "record_event", "body": {"event": 7}},
+            {"type": "record_batch", "body": {"items": []}},
+            {"type": "record_event", "body": {"event": "batch_ok", "fields": {}}},
+        ]
+    )
     reply = client.request(raw, deadline_s=10)
     assert isinstance(reply, BatchReplies) and len(reply.items) == 5
     codes = [item["body"].get("code") for item in reply.items]

@@ -1,4 +1,5 @@
 """Supervision in whole-process sessions: crashes, restarts, recorder loss, bad input."""
+
 from __future__ import annotations
 
 import json
@@ -73,12 +74,14 @@ def test_killing_the_recorder_blocks_every_further_post(session_factory):
 def test_a_bad_profile_is_refused_with_the_key_named(tmp_path):
     bad = tmp_path / "bad.yaml"
     bad.write_text("game:\n  backend: http\nactors:\n  recorder: {restart: sometimes}\n")
-    p = subprocess.run([sys.executable, "-m", "supervisor", "start", str(bad)], cwd=REPO,
-                       capture_output=True, text=True, timeout=60)
+    p = subprocess.run(
+        [sys.executable, "-m", "supervisor", "start", str(bad)], cwd=REPO, capture_output=True, text=True, timeout=60
+    )
     assert p.returncode == 2
     assert "actors.recorder.restart" in p.stderr and "sometimes" in p.stderr
-    p = subprocess.run([sys.executable, "-m", "supervisor", "validate", str(bad)], cwd=REPO,
-                       capture_output=True, text=True, timeout=60)
+    p = subprocess.run(
+        [sys.executable, "-m", "supervisor", "validate", str(bad)], cwd=REPO, capture_output=True, text=True, timeout=60
+    )
     assert p.returncode == 2 and "permanent, transient, temporary" in p.stderr
 
 
@@ -86,10 +89,16 @@ def test_garbage_on_actor_sockets_is_counted_and_the_session_goes_on(session_fac
     s = session_factory(*LONG)
     wait_for(lambda: len(s.events("action_result")) >= 3, 60, "three results")
     ctx = zmq.Context.instance()
-    garbage = [b"", b"\xc1", b"not msgpack at all", b"\x93\x01\x02\x03",
-               protocol.encode(protocol.wrap(Hello(actor="x", pid=1, protocol_major=1,
-                                                   protocol_minor=0), session="s", sender="t"))[:-3],
-               b"\x9a" + b"\xa7gamerig\x01\x00\xa4nope\x01" + b"\xc0" * 5]
+    garbage = [
+        b"",
+        b"\xc1",
+        b"not msgpack at all",
+        b"\x93\x01\x02\x03",
+        protocol.encode(
+            protocol.wrap(Hello(actor="x", pid=1, protocol_major=1, protocol_minor=0), session="s", sender="t")
+        )[:-3],
+        b"\x9a" + b"\xa7gamerig\x01\x00\xa4nope\x01" + b"\xc0" * 5,
+    ]
     for name in ("recorder", "control", "model"):
         sock = ctx.socket(zmq.DEALER)
         sock.setsockopt(zmq.LINGER, 2000)  # deliver everything before closing
@@ -97,8 +106,7 @@ def test_garbage_on_actor_sockets_is_counted_and_the_session_goes_on(session_fac
         for frame in garbage:
             sock.send(frame)
         sock.close()
-    wait_for(lambda: _bad_frames(s).get("recorder", 0) >= len(garbage) - 1, 30,
-             "the recorder to count the bad frames")
+    wait_for(lambda: _bad_frames(s).get("recorder", 0) >= len(garbage) - 1, 30, "the recorder to count the bad frames")
     steps = len(s.events("observation"))
     wait_for(lambda: len(s.events("observation")) >= steps + 10, 60, "ten more steps")
     s.signal(signal.SIGTERM)
@@ -107,16 +115,19 @@ def test_garbage_on_actor_sockets_is_counted_and_the_session_goes_on(session_fac
 
 
 def _bad_frames(s) -> dict:
-    p = subprocess.run([sys.executable, "-m", "supervisor", "status", "--json",
-                        "--runtime-dir", s.runtime], cwd=REPO, capture_output=True, text=True,
-                       timeout=30)
+    p = subprocess.run(
+        [sys.executable, "-m", "supervisor", "status", "--json", "--runtime-dir", s.runtime],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        timeout=30,
+    )
     if p.returncode != 0 or not p.stdout.strip():
         return {}
     sessions = json.loads(p.stdout)["sessions"]
     if not sessions or "actors" not in sessions[0]:
         return {}
-    return {n: sum((a.get("status") or {}).get("bad_frames", {}).values())
-            for n, a in sessions[0]["actors"].items()}
+    return {n: sum((a.get("status") or {}).get("bad_frames", {}).values()) for n, a in sessions[0]["actors"].items()}
 
 
 def test_a_foreign_protocol_version_is_refused_at_the_handshake(session_factory):
@@ -126,9 +137,15 @@ def test_a_foreign_protocol_version_is_refused_at_the_handshake(session_factory)
     sock = ctx.socket(zmq.DEALER)
     sock.setsockopt(zmq.LINGER, 0)
     sock.connect(s.record()["control"])
-    sock.send(protocol.encode(protocol.wrap(Hello(actor="observer", pid=os.getpid(),
-                                                  protocol_major=2, protocol_minor=0),
-                                            session="x", sender="observer")))
+    sock.send(
+        protocol.encode(
+            protocol.wrap(
+                Hello(actor="observer", pid=os.getpid(), protocol_major=2, protocol_minor=0),
+                session="x",
+                sender="observer",
+            )
+        )
+    )
     assert sock.poll(10000), "no answer to a hello"
     reply = protocol.decode(sock.recv()).body
     assert isinstance(reply, Refused) and "protocol version 2.0 is not accepted" in reply.reason
@@ -139,8 +156,14 @@ def test_a_foreign_protocol_version_is_refused_at_the_handshake(session_factory)
 def test_status_and_stop_commands_drive_a_running_session(session_factory):
     s = session_factory(*LONG)
     wait_for(lambda: len(s.events("action_result")) >= 3, 60, "three results")
-    run = lambda *a: subprocess.run([sys.executable, "-m", "supervisor", *a, "--runtime-dir", s.runtime],
-                                    cwd=REPO, capture_output=True, text=True, timeout=30)
+    run = lambda *a: subprocess.run(
+        [sys.executable, "-m", "supervisor", *a, "--runtime-dir", s.runtime],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        timeout=30,
+    )
+
     def status() -> dict:
         st = run("status", "--json")
         assert st.returncode == 0, st.stderr
@@ -161,8 +184,7 @@ def test_status_and_stop_commands_drive_a_running_session(session_factory):
 def test_a_control_request_with_a_wrong_token_is_refused_and_recorded(session_factory):
     s = session_factory(*LONG, args=("--max-steps", "60"))
     wait_for(s.has_session_dir, 60, "the session to start")
-    client = Client(zmq.Context.instance(), s.record()["control"], session="x", sender="t",
-                    counters=Counters())
+    client = Client(zmq.Context.instance(), s.record()["control"], session="x", sender="t", counters=Counters())
     with pytest.raises(PeerRefused) as err:
         client.request(StatusRequest(token="wrong"), deadline_s=5)
     assert err.value.code == "unauthorized"
@@ -172,13 +194,19 @@ def test_a_control_request_with_a_wrong_token_is_refused_and_recorded(session_fa
 
 
 def test_help_explains_every_command():
-    p = subprocess.run([sys.executable, "-m", "supervisor", "--help"], cwd=REPO,
-                       capture_output=True, text=True, timeout=30)
+    p = subprocess.run(
+        [sys.executable, "-m", "supervisor", "--help"], cwd=REPO, capture_output=True, text=True, timeout=30
+    )
     assert p.returncode == 0
     for cls in REGISTRY:
         assert cls.name in p.stdout
-        sub = subprocess.run([sys.executable, "-m", "supervisor", cls.name, "--help"], cwd=REPO,
-                             capture_output=True, text=True, timeout=30)
+        sub = subprocess.run(
+            [sys.executable, "-m", "supervisor", cls.name, "--help"],
+            cwd=REPO,
+            capture_output=True,
+            text=True,
+            timeout=30,
+        )
         assert sub.returncode == 0 and "Example" in sub.stdout, cls.name
 
 
@@ -192,41 +220,42 @@ def test_the_recorder_refuses_bad_requests_and_keeps_running(session_factory):
     a-000004 awaits its result long enough to be asked about."""
     game = start_server("127.0.0.1", 0, 1)
     held = HostileGame(game.url, {("POST", 4): "slow"}, slow_s=3)
-    s = session_factory(*LONG, "game.builtin=false", f"game.base_url={held.url}",
-                        "game.timeout_s=20")
-    wait_for(lambda: any(r["attempt_id"] == "a-000004" for r in s.events("action_attempt")),
-             60, "the held attempt")
-    client = Client(zmq.Context.instance(), s.endpoint("recorder"), session="x", sender="t",
-                    counters=Counters())
+    s = session_factory(*LONG, "game.builtin=false", f"game.base_url={held.url}", "game.timeout_s=20")
+    wait_for(lambda: any(r["attempt_id"] == "a-000004" for r in s.events("action_attempt")), 60, "the held attempt")
+    client = Client(zmq.Context.instance(), s.endpoint("recorder"), session="x", sender="t", counters=Counters())
     infinite = {"x": float("inf")}
     with pytest.raises(PeerRefused) as info:
-        client.request(RecordResult(attempt_id="a-000004", outcome="accepted", response=infinite),
-                       deadline_s=5)
+        client.request(RecordResult(attempt_id="a-000004", outcome="accepted", response=infinite), deadline_s=5)
     assert info.value.code == "bad_request" and "a-000004" not in {
-        r["attempt_id"] for r in s.events("action_result")}, "refused while a-000004 was open"
+        r["attempt_id"] for r in s.events("action_result")
+    }, "refused while a-000004 was open"
     [first] = [r for r in s.events("action_result") if r["attempt_id"] == "a-000001"]
-    repeat = client.request(RecordResult(attempt_id="a-000001", outcome="accepted",
-                                         response=infinite), deadline_s=5)
+    repeat = client.request(RecordResult(attempt_id="a-000001", outcome="accepted", response=infinite), deadline_s=5)
     assert isinstance(repeat, Recorded) and repeat.sequence == first["sequence"]
-    bad = [(StoreObservation(read_id="r-nan", state={"state_type": "menu", "hp": float("nan")}),
-            "bad_request"),
-           (RecordEvent(event="run_identity_changed", fields={}), "reserved_event"),
-           (RecordEvent(event="note", fields={"x": float("nan")}), "bad_request"),
-           (Follow(after=-100), "bad_cursor")]
+    bad = [
+        (StoreObservation(read_id="r-nan", state={"state_type": "menu", "hp": float("nan")}), "bad_request"),
+        (RecordEvent(event="run_identity_changed", fields={}), "reserved_event"),
+        (RecordEvent(event="note", fields={"x": float("nan")}), "bad_request"),
+        (Follow(after=-100), "bad_cursor"),
+    ]
     for msg, code in bad:
         with pytest.raises(PeerRefused) as info:
             client.request(msg, deadline_s=5)
         assert info.value.code == code, (msg.TYPE, info.value.code)
     client.close()
-    wait_for(lambda: any(r["attempt_id"] == "a-000004" for r in s.events("action_result")),
-             30, "the actuator's own result for the held attempt")
+    wait_for(
+        lambda: any(r["attempt_id"] == "a-000004" for r in s.events("action_result")),
+        30,
+        "the actuator's own result for the held attempt",
+    )
     steps = len(s.events("observation"))
     wait_for(lambda: len(s.events("observation")) >= steps + 10, 60, "ten more steps")
     s.signal(signal.SIGTERM)
     assert s.wait() == 143
     results = [r for r in s.events("action_result") if r["attempt_id"] in ("a-000001", "a-000004")]
-    assert [(r["attempt_id"], r["outcome"]) for r in results] == \
-        [("a-000001", "accepted"), ("a-000004", "accepted")], "one result each, the real ones"
+    assert [(r["attempt_id"], r["outcome"]) for r in results] == [("a-000001", "accepted"), ("a-000004", "accepted")], (
+        "one result each, the real ones"
+    )
     assert not s.events("note")
     assert not [r for r in s.events("actor_exit") if r["actor"] == "recorder" and not r["expected"]]
     assert s.summary()["reason"] == "sigterm"
@@ -243,8 +272,9 @@ def test_a_slow_stop_during_a_group_restart_keeps_everyone_else_alive(session_fa
     observer = s.actor_pid("observer")
     os.kill(observer, signal.SIGSTOP)
     kill(s.actor_pid("actuator"))
-    wait_for(lambda: len([r for r in s.events("actor_start") if r["actor"] == "observer"]) >= 2,
-             60, "the observer's restart")
+    wait_for(
+        lambda: len([r for r in s.events("actor_start") if r["actor"] == "observer"]) >= 2, 60, "the observer's restart"
+    )
     steps = len(s.events("observation"))
     wait_for(lambda: len(s.events("observation")) >= steps + 5, 60, "five more steps")
     s.signal(signal.SIGTERM)
@@ -254,6 +284,5 @@ def test_a_slow_stop_during_a_group_restart_keeps_everyone_else_alive(session_fa
     starts = {}
     for r in s.events("actor_start"):
         starts[r["actor"]] = starts.get(r["actor"], 0) + 1
-    assert starts == {"recorder": 1, "game": 1, "model_client": 1, "policy": 1,
-                      "actuator": 2, "observer": 2}
+    assert starts == {"recorder": 1, "game": 1, "model_client": 1, "policy": 1, "actuator": 2, "observer": 2}
     assert "supervisor silent" not in s.log("recorder") + s.log("policy") + s.log("game")

@@ -1,6 +1,7 @@
 """What the long-lived ``supervisor start`` process imports (its footprint).
 
 Each check runs a fresh interpreter, since this test process has imported everything."""
+
 from __future__ import annotations
 
 import json
@@ -19,11 +20,11 @@ HEAVY = ("numpy", "PIL", "httpx", "rich", "click", "pyboy")
 
 def loaded_after(code: str) -> list[str]:
     """The modules ``code`` leaves in ``sys.modules`` of a fresh interpreter."""
-    probe = ("import atexit, json, sys\n"
-             "atexit.register(lambda: print(json.dumps(sorted(sys.modules)), file=sys.stderr))\n"
-             + code)
-    p = subprocess.run([sys.executable, "-c", probe], cwd=REPO, capture_output=True, text=True,
-                       timeout=60)
+    probe = (
+        "import atexit, json, sys\n"
+        "atexit.register(lambda: print(json.dumps(sorted(sys.modules)), file=sys.stderr))\n" + code
+    )
+    p = subprocess.run([sys.executable, "-c", probe], cwd=REPO, capture_output=True, text=True, timeout=60)
     return json.loads(p.stderr.strip().splitlines()[-1])
 
 
@@ -34,11 +35,9 @@ def test_a_session_supervisor_imports_no_heavy_package():
 
 
 def test_the_command_line_imports_only_the_command_it_runs():
-    loaded = loaded_after("from supervisor.cli import main\n"
-                          "sys.exit(main(['validate', 'run/profiles/demo.yaml']))")
+    loaded = loaded_after("from supervisor.cli import main\nsys.exit(main(['validate', 'run/profiles/demo.yaml']))")
     commands = sorted(m for m in loaded if m.startswith("supervisor.commands."))
-    assert commands == ["supervisor.commands.base", "supervisor.commands.registry",
-                        "supervisor.commands.validate"]
+    assert commands == ["supervisor.commands.base", "supervisor.commands.registry", "supervisor.commands.validate"]
 
 
 def test_help_loads_every_command():

@@ -1,4 +1,5 @@
 """``supervisor.children``: real child processes started, sampled, signalled and reaped."""
+
 from __future__ import annotations
 
 import signal
@@ -10,8 +11,13 @@ from supervisor.children import Child, describe_exit
 
 
 def child(tmp_path, *args: str) -> Child:
-    return Child(name="policy", module="tests.supervisor.idle", args=list(args),
-                 env={"GAMERIG_ACTOR": "policy"}, log_path=str(tmp_path / "policy.log"))
+    return Child(
+        name="policy",
+        module="tests.supervisor.idle",
+        args=list(args),
+        env={"GAMERIG_ACTOR": "policy"},
+        log_path=str(tmp_path / "policy.log"),
+    )
 
 
 def wait_exit(c: Child, seconds: float = 10.0) -> int:
@@ -22,11 +28,17 @@ def wait_exit(c: Child, seconds: float = 10.0) -> int:
     return code
 
 
-@pytest.mark.parametrize("code, described", [
-    (None, {"code": None, "signal": None}), (0, {"code": 0, "signal": None}),
-    (3, {"code": 3, "signal": None}), (-9, {"code": None, "signal": "SIGKILL"}),
-    (-15, {"code": None, "signal": "SIGTERM"}), (-200, {"code": None, "signal": "200"}),
-])
+@pytest.mark.parametrize(
+    "code, described",
+    [
+        (None, {"code": None, "signal": None}),
+        (0, {"code": 0, "signal": None}),
+        (3, {"code": 3, "signal": None}),
+        (-9, {"code": None, "signal": "SIGKILL"}),
+        (-15, {"code": None, "signal": "SIGTERM"}),
+        (-200, {"code": None, "signal": "200"}),
+    ],
+)
 def test_an_exit_is_described_by_its_code_or_its_signal(code, described):
     assert describe_exit(code) == described
 

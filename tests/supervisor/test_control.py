@@ -1,6 +1,7 @@
 """``supervisor.control``: the control endpoint's handlers, in-process over real ZeroMQ
 sockets (an inproc ROUTER, DEALER peers) with real child processes for the pids. The whole
 session around them is tested in tests/spine/test_supervision.py and tests/attach."""
+
 from __future__ import annotations
 
 import dataclasses
@@ -34,22 +35,36 @@ class Desk:
     def __init__(self, tmp_path):
         self.zctx = zmq.Context()
         self.endpoint = f"inproc://control-{uuid.uuid4().hex}"
-        self.session = SessionInfo(session_id="sess-1", session_dir=str(tmp_path / "s"),
-                                 capture_root=str(tmp_path), endpoints={"control": self.endpoint,
-                                                                        "stream": "ipc:///nowhere"},
-                                 profile={"name": "unit"}, heartbeat_s=HEARTBEAT_S)
+        self.session = SessionInfo(
+            session_id="sess-1",
+            session_dir=str(tmp_path / "s"),
+            capture_root=str(tmp_path),
+            endpoints={"control": self.endpoint, "stream": "ipc:///nowhere"},
+            profile={"name": "unit"},
+            heartbeat_s=HEARTBEAT_S,
+        )
         self.rows: list[Event] = []
         self.stops: list[tuple[str, str]] = []
-        self.children = {n: Child(name=n, module="tests.supervisor.idle", args=[], env={},
-                                  log_path=str(tmp_path / f"{n}.log")) for n in ("policy", "observer")}
+        self.children = {
+            n: Child(name=n, module="tests.supervisor.idle", args=[], env={}, log_path=str(tmp_path / f"{n}.log"))
+            for n in ("policy", "observer")
+        }
         self.counters = Counters()
-        self.taps = TapRegistry(session_token=TOKEN, streams={"ipc": "ipc:///stream"},
-                                record=self.record, status=self.status)
-        self.control = Control(self.zctx, self.session, token=TOKEN, startup_timeout_s=STARTUP_S,
-                               children=self.children, taps=self.taps,
-                               counters=self.counters, record=self.record,
-                               request_stop=lambda reason, detail: self.stops.append((reason, detail)),
-                               status=self.status)
+        self.taps = TapRegistry(
+            session_token=TOKEN, streams={"ipc": "ipc:///stream"}, record=self.record, status=self.status
+        )
+        self.control = Control(
+            self.zctx,
+            self.session,
+            token=TOKEN,
+            startup_timeout_s=STARTUP_S,
+            children=self.children,
+            taps=self.taps,
+            counters=self.counters,
+            record=self.record,
+            request_stop=lambda reason, detail: self.stops.append((reason, detail)),
+            status=self.status,
+        )
         self.peers: list[zmq.Socket] = []
 
     def record(self, event: Event) -> None:
@@ -159,16 +174,16 @@ def test_a_heartbeat_is_the_actors_status(desk):
     sock = welcomed(desk)
     child = desk.children["policy"]
     child.last_heard = 0.0
-    send_envelope(sock, Heartbeat(actor="policy", counters={"proposals": 3}), session="sess-1",
-                  sender="policy")
+    send_envelope(sock, Heartbeat(actor="policy", counters={"proposals": 3}), session="sess-1", sender="policy")
     desk.serve_until(lambda: child.status == {"proposals": 3})
     assert time.monotonic() - child.last_heard < 5
 
 
 def test_an_actors_request_stop_is_recorded_and_stops_the_session(desk):
     sock = welcomed(desk)
-    send_envelope(sock, RequestStop(actor="policy", reason="run_changed", detail="new run"),
-                  session="sess-1", sender="policy")
+    send_envelope(
+        sock, RequestStop(actor="policy", reason="run_changed", detail="new run"), session="sess-1", sender="policy"
+    )
     desk.serve_until(lambda: desk.stops)
     assert desk.stops == [("run_changed", "asked by policy: new run")]
     assert desk.rows == [StopRequested(actor="policy", reason="run_changed", detail="new run")]
@@ -200,7 +215,8 @@ def test_a_tap_attaches_reads_status_cannot_write_and_detaches(desk):
         ControlRefused(request="attach_request", reason="bad token", name="t"),
         TapAttached(tap_id=attached.tap_id, name="t", pid=42, transport="ipc"),
         ControlRefused(request="stop_request", reason="read-only tap token", tap_id=attached.tap_id),
-        TapDetached(tap_id=attached.tap_id, name="t", reason="detach")]
+        TapDetached(tap_id=attached.tap_id, name="t", reason="detach"),
+    ]
 
 
 def test_pings_go_to_welcomed_actors_and_silence_is_named(desk):

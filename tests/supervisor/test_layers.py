@@ -19,6 +19,7 @@ Imports are read with ``ast`` (those inside functions too), so a test fails on t
 line, not on an import error. Nothing under ``actors/`` or ``protocol/`` imports ``supervisor``:
 the actors and the wire format stand below the whole supervisor.
 """
+
 from __future__ import annotations
 
 import ast
@@ -99,8 +100,10 @@ def upward_imports(files: list[Path]) -> list[str]:
                 continue
             theirs = layer_of(target)
             if mine is not None and theirs is not None and theirs > mine:
-                found.append(f"{path.relative_to(ROOT)}:{line}: {me} ({LAYERS[mine][0]}) imports {target} "
-                             f"({LAYERS[theirs][0]}) which sits above it")
+                found.append(
+                    f"{path.relative_to(ROOT)}:{line}: {me} ({LAYERS[mine][0]}) imports {target} "
+                    f"({LAYERS[theirs][0]}) which sits above it"
+                )
     return found
 
 
@@ -110,7 +113,11 @@ def test_no_supervisor_module_imports_a_layer_above_its_own():
 
 
 def test_actors_and_protocol_import_nothing_of_the_supervisor():
-    offending = [f"{path.relative_to(ROOT)}:{line}: {module_name(path)} imports {target}"
-                 for top in ("actors", "protocol") for path in sorted((ROOT / top).rglob("*.py"))
-                 for line, target in imports(path) if target.split(".")[0] == "supervisor"]
+    offending = [
+        f"{path.relative_to(ROOT)}:{line}: {module_name(path)} imports {target}"
+        for top in ("actors", "protocol")
+        for path in sorted((ROOT / top).rglob("*.py"))
+        for line, target in imports(path)
+        if target.split(".")[0] == "supervisor"
+    ]
     assert offending == [], "\n" + "\n".join(offending)

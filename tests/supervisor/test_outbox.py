@@ -1,5 +1,6 @@
 """``supervisor.outbox``: lifecycle events owed to the recorder, sent without blocking and
 recorded exactly once, against a real ``Recorder`` serving on ipc sockets in a thread."""
+
 from __future__ import annotations
 
 import os
@@ -30,16 +31,23 @@ class Served:
     def __init__(self, root: str):
         self.sockdir = tempfile.mkdtemp(prefix="outbox-", dir="/tmp")  # unix socket paths are short
         endpoint = f"ipc://{self.sockdir}/r.sock"
-        self.ctx = ActorContext(name="recorder", session_id=SESSION,
-                                session_dir=os.path.join(root, "sessions", SESSION), capture_root=root,
-                                endpoints={"recorder": endpoint}, profile={}, heartbeat_s=1.0,
-                                start_count=1, zctx=zmq.Context.instance(), stopping=threading.Event(),
-                                counters=Counters())
+        self.ctx = ActorContext(
+            name="recorder",
+            session_id=SESSION,
+            session_dir=os.path.join(root, "sessions", SESSION),
+            capture_root=root,
+            endpoints={"recorder": endpoint},
+            profile={},
+            heartbeat_s=1.0,
+            start_count=1,
+            zctx=zmq.Context.instance(),
+            stopping=threading.Event(),
+            counters=Counters(),
+        )
         self.recorder = Recorder(self.ctx)
         self.thread = threading.Thread(target=RecorderServer(self.recorder, self.ctx).serve, daemon=True)
         self.thread.start()
-        self.client = RecorderClient(self.ctx.zctx, endpoint, session=SESSION, sender="supervisor",
-                                     counters=Counters())
+        self.client = RecorderClient(self.ctx.zctx, endpoint, session=SESSION, sender="supervisor", counters=Counters())
         self.outbox = Outbox(self.client)
 
     def rows(self, kind: str) -> list[dict]:
@@ -70,9 +78,11 @@ def served(tmp_path):
 
 
 def test_events_are_recorded_in_order_with_their_keys(served):
-    events = [ActorStart(actor="policy", pid=41, start_count=1, module="actors.policy"),
-              ActorExit(actor="policy", pid=41, code=None, signal="SIGKILL", expected=False),
-              SessionStopping(reason="max_steps", detail="")]
+    events = [
+        ActorStart(actor="policy", pid=41, start_count=1, module="actors.policy"),
+        ActorExit(actor="policy", pid=41, code=None, signal="SIGKILL", expected=False),
+        SessionStopping(reason="max_steps", detail=""),
+    ]
     for e in events:
         served.outbox.put(e)
     assert served.outbox.socket is None  # nothing is sent until the loop pumps

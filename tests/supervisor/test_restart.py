@@ -1,4 +1,5 @@
 """``supervisor.restart``: restart policy decisions (Erlang/OTP semantics), without processes."""
+
 from __future__ import annotations
 
 import pytest
@@ -14,11 +15,19 @@ def make(strategy="one_for_one", **spec):
     return RestartPolicy(ORDER, {n: dict(base) for n in ORDER}, strategy)
 
 
-@pytest.mark.parametrize("mode, code, action", [
-    ("permanent", 0, "restart"), ("permanent", 1, "restart"), ("permanent", -9, "restart"),
-    ("transient", 0, "leave"), ("transient", 3, "restart"), ("transient", -15, "restart"),
-    ("temporary", 1, "leave"), ("temporary", -9, "leave"),
-])
+@pytest.mark.parametrize(
+    "mode, code, action",
+    [
+        ("permanent", 0, "restart"),
+        ("permanent", 1, "restart"),
+        ("permanent", -9, "restart"),
+        ("transient", 0, "leave"),
+        ("transient", 3, "restart"),
+        ("transient", -15, "restart"),
+        ("temporary", 1, "leave"),
+        ("temporary", -9, "leave"),
+    ],
+)
 def test_restart_modes(mode, code, action):
     assert make(restart=mode).on_exit("policy", code, 0.0).action == action
 
@@ -45,11 +54,14 @@ def test_backoff_grows_exponentially_and_is_capped():
     assert delays[-1] == CAP_BACKOFF_S and all(a <= b for a, b in zip(delays, delays[1:]))
 
 
-@pytest.mark.parametrize("strategy, restart, stop_first", [
-    ("one_for_one", ("policy",), ()),
-    ("rest_for_one", ("policy", "actuator", "observer"), ("observer", "actuator")),
-    ("one_for_all", tuple(ORDER), ("observer", "actuator", "game", "recorder")),
-])
+@pytest.mark.parametrize(
+    "strategy, restart, stop_first",
+    [
+        ("one_for_one", ("policy",), ()),
+        ("rest_for_one", ("policy", "actuator", "observer"), ("observer", "actuator")),
+        ("one_for_all", tuple(ORDER), ("observer", "actuator", "game", "recorder")),
+    ],
+)
 def test_group_strategies(strategy, restart, stop_first):
     d = make(strategy).on_exit("policy", 1, 0.0)
     assert d.restart == restart and d.stop_first == stop_first

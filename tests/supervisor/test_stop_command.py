@@ -1,6 +1,7 @@
 """``supervisor stop`` as a user runs it, against a real running session: it returns once the
 session is finalized (``capture verify`` right after it is clean), or at once with
 ``--no-wait``."""
+
 from __future__ import annotations
 
 import subprocess
@@ -10,8 +11,9 @@ from tests.harness import DEMO, REPO, Session, wait_for
 
 
 def supervisor(*args: str) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "supervisor", *args], cwd=REPO, capture_output=True,
-                          text=True, timeout=90)
+    return subprocess.run(
+        [sys.executable, "-m", "supervisor", *args], cwd=REPO, capture_output=True, text=True, timeout=90
+    )
 
 
 def test_stop_returns_after_the_finalize_so_verify_right_after_is_clean(tmp_path):
@@ -20,7 +22,7 @@ def test_stop_returns_after_the_finalize_so_verify_right_after_is_clean(tmp_path
         wait_for(lambda: len(s.events("observation")) > 20, 30, "twenty steps")
         r = supervisor("stop", "--runtime-dir", s.runtime)
         assert r.returncode == 0 and "finalized" in r.stdout, r.stdout + r.stderr
-        v = supervisor("capture", "verify", s.capture)      # at once, no waiting
+        v = supervisor("capture", "verify", s.capture)  # at once, no waiting
         assert v.returncode == 0, v.stdout + v.stderr
         assert "sessions_row_missing" not in v.stdout
     finally:

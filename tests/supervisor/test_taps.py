@@ -1,5 +1,6 @@
 """``supervisor.taps``: the book of attached taps, without sockets (the control endpoint's
 dispatch to it is tested in test_control.py)."""
+
 from __future__ import annotations
 
 import time
@@ -11,9 +12,13 @@ from supervisor.taps import LOST_AFTER, TapRegistry
 
 
 def registry(rows: list) -> TapRegistry:
-    return TapRegistry(session_token="tok", streams={"ipc": "ipc:///s"}, keepalive_s=1.0,
-                       record=rows.append,
-                       status=lambda: {"steps": 1})
+    return TapRegistry(
+        session_token="tok",
+        streams={"ipc": "ipc:///s"},
+        keepalive_s=1.0,
+        record=rows.append,
+        status=lambda: {"steps": 1},
+    )
 
 
 def test_a_tap_not_heard_for_its_keepalives_is_dropped_as_lost_and_its_token_refused():
@@ -29,8 +34,13 @@ def test_a_tap_not_heard_for_its_keepalives_is_dropped_as_lost_and_its_token_ref
     assert taps.listing() == []
     lost = rows[-1]
     assert isinstance(lost, TapDetached) and lost.reason == "lost" and lost.silent_s >= LOST_AFTER
-    assert lost.to_row() == {"event": "tap_detached", "tap_id": "tap-1", "name": "metrics",
-                             "reason": "lost", "silent_s": lost.silent_s}
+    assert lost.to_row() == {
+        "event": "tap_detached",
+        "tap_id": "tap-1",
+        "name": "metrics",
+        "reason": "lost",
+        "silent_s": lost.silent_s,
+    }
     assert taps.wants(StatusRequest(token=reply.tap_token)) is False  # now the session's token check refuses it
     gone = taps.handle("m2", DetachRequest(token=reply.tap_token))
     assert isinstance(gone, ControlError) and gone.code == "unknown_tap"

@@ -1,4 +1,5 @@
 """Fixtures: real captures made once per test module, the browser once per module."""
+
 from __future__ import annotations
 
 import shutil
@@ -28,8 +29,10 @@ def driver():
 @pytest.fixture
 def copy_capture(demo_capture, tmp_path):
     """A private copy of the demo capture (to tamper with)."""
+
     def make() -> str:
         dst = tmp_path / "copy"
         shutil.copytree(demo_capture, dst, symlinks=True)
         return str(dst)
+
     return make

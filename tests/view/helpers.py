@@ -5,6 +5,7 @@ Nothing here fakes a gamerig part: captures come from real ``supervisor start`` 
 the viewer is the real command on a real port, the browser is a real Chromium. Waits are on
 conditions with deadlines (``WebDriverWait``, ``harness.wait_for``).
 """
+
 from __future__ import annotations
 
 import json
@@ -30,8 +31,10 @@ def need_browser() -> None:
     """Chromium and its chromedriver from Debian's packages (``.ci/run`` installs them)."""
     missing = [p for p in (CHROMIUM, CHROMEDRIVER) if not os.path.exists(p)]
     if missing:
-        message = (f"{', '.join(missing)} missing: install Debian's chromium and chromium-driver "
-                   "(apt-get install chromium chromium-driver; .ci/run does it)")
+        message = (
+            f"{', '.join(missing)} missing: install Debian's chromium and chromium-driver "
+            "(apt-get install chromium chromium-driver; .ci/run does it)"
+        )
         if os.environ.get("CI"):
             pytest.fail(message)
         pytest.skip(message)
@@ -41,11 +44,19 @@ def browser():
     from selenium import webdriver
     from selenium.webdriver.chrome.options import Options
     from selenium.webdriver.chrome.service import Service
+
     need_browser()
     opts = Options()
     opts.binary_location = CHROMIUM
-    for arg in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
-                "--window-size=1400,1000", "--no-first-run", "--disable-extensions"):
+    for arg in (
+        "--headless=new",
+        "--no-sandbox",
+        "--disable-gpu",
+        "--disable-dev-shm-usage",
+        "--window-size=1400,1000",
+        "--no-first-run",
+        "--disable-extensions",
+    ):
         opts.add_argument(arg)
     return webdriver.Chrome(service=Service(CHROMEDRIVER), options=opts)
 
@@ -73,8 +84,13 @@ class Viewer:
     """``supervisor view PATH... --port 0`` as a real process."""
 
     def __init__(self, *paths: str, args: tuple[str, ...] = ()):
-        self.proc = subprocess.Popen([sys.executable, "-m", "supervisor", "view", *paths, "--port", "0", *args],
-                                     cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        self.proc = subprocess.Popen(
+            [sys.executable, "-m", "supervisor", "view", *paths, "--port", "0", *args],
+            cwd=REPO,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
         line = self.proc.stdout.readline()
         if not line.startswith("gamerig view: "):
             self.proc.kill()

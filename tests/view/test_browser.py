@@ -4,6 +4,7 @@ Each test computes what the page should show from the capture itself (the journa
 the observation files), never from the viewer's own code, and saves a screenshot under
 tests/artifacts/view/.
 """
+
 from __future__ import annotations
 
 import hashlib
@@ -25,8 +26,9 @@ WAIT = 20
 def wait(driver, cond, what: str, timeout: float = WAIT):
     """Wait for ``cond``; a live page redraws itself every second, so an element found a moment
     ago may be gone: that is a retry, not a failure."""
-    return WebDriverWait(driver, timeout, poll_frequency=0.1,
-                         ignored_exceptions=(StaleElementReferenceException,)).until(cond, message=what)
+    return WebDriverWait(
+        driver, timeout, poll_frequency=0.1, ignored_exceptions=(StaleElementReferenceException,)
+    ).until(cond, message=what)
 
 
 def click(driver, by: str, value: str) -> None:
@@ -56,17 +58,26 @@ def test_the_list_shows_every_session_of_a_real_capture_and_the_timeline_counts_
     try:
         driver.get(v.url)
         wait(driver, lambda d: len(d.find_elements(By.CSS_SELECTOR, "#sessions tbody tr")) == 2, "two rows")
-        shown = wait(driver, lambda d: sorted(a.text for a in d.find_elements(By.CSS_SELECTOR, "#sessions a.session-link")),
-                     "the listed ids")
+        shown = wait(
+            driver,
+            lambda d: sorted(a.text for a in d.find_elements(By.CSS_SELECTOR, "#sessions a.session-link")),
+            "the listed ids",
+        )
         assert shown == sessions_of(demo_capture)
-        wait(driver, lambda d: len(d.find_elements(By.CSS_SELECTOR, "#sessions .b-intact")) == 2,
-             "both sessions verified intact")
+        wait(
+            driver,
+            lambda d: len(d.find_elements(By.CSS_SELECTOR, "#sessions .b-intact")) == 2,
+            "both sessions verified intact",
+        )
         shot(driver, "sessions")
         session = demo_session(demo_capture)
         steps = sum(1 for r in journal_rows(session) if r["event"] == "observation")
         click(driver, By.LINK_TEXT, os.path.basename(session))
-        wait(driver, lambda d: d.find_elements(By.ID, "step-count") and text(d, "#step-count") == str(steps),
-             f"the step count {steps}")
+        wait(
+            driver,
+            lambda d: d.find_elements(By.ID, "step-count") and text(d, "#step-count") == str(steps),
+            f"the step count {steps}",
+        )
         rows = driver.find_elements(By.CSS_SELECTOR, "#timeline tr.step")
         assert len(rows) == min(100, steps)
         wait(driver, lambda d: d.find_elements(By.CSS_SELECTOR, "#charts canvas"), "charts drawn")
@@ -101,10 +112,13 @@ def test_opening_a_step_shows_its_observation_with_its_hash_checked_and_its_rows
 def test_a_changed_observation_file_and_a_tampered_row_are_shown_at_the_right_place(copy_capture, driver):
     capture = copy_capture()
     session = demo_session(capture)
-    n = edit_row(session, lambda lines: len(lines) // 2,     # any row in the middle, in place
-                 lambda row: row.update(ts="tampered"))
+    n = edit_row(
+        session,
+        lambda lines: len(lines) // 2,  # any row in the middle, in place
+        lambda row: row.update(ts="tampered"),
+    )
     observations = [r for r in journal_rows(session) if r["event"] == "observation"]
-    last = len(observations) - 1     # after the edited row: the edited row is the first damage
+    last = len(observations) - 1  # after the edited row: the edited row is the first damage
     with open(os.path.join(capture, observations[last]["path"]), "ab") as fh:
         fh.write(b" ")
     v = Viewer(capture)
@@ -112,9 +126,10 @@ def test_a_changed_observation_file_and_a_tampered_row_are_shown_at_the_right_pl
         driver.get(v.url)
         wait(driver, lambda d: d.find_elements(By.CSS_SELECTOR, "#sessions .b-damaged"), "a damaged session")
         click(driver, By.LINK_TEXT, os.path.basename(session))
-        where = wait(driver, lambda d: d.find_elements(By.ID, "verdict-where") and text(d, "#verdict-where"),
-                     "the verdict's row")
-        assert f"line {n + 1}" in where, where    # the edited row (1-based) is the one named
+        where = wait(
+            driver, lambda d: d.find_elements(By.ID, "verdict-where") and text(d, "#verdict-where"), "the verdict's row"
+        )
+        assert f"line {n + 1}" in where, where  # the edited row (1-based) is the one named
         shot(driver, "damaged")
         driver.get(v.url + f"#/session/{os.path.basename(session)}/step/{last}")
         wait(driver, lambda d: d.find_elements(By.ID, "hash-status"), "the step")
@@ -127,8 +142,12 @@ def test_a_running_session_appears_and_updates_on_the_page(tmp_path, driver):
     base = str(tmp_path / "live")
     os.makedirs(os.path.join(base, "capture", "sessions"))
     v = Viewer(os.path.join(base, "capture"))
-    s = Session(base, os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(__file__))), "run", "profiles", "demo.yaml"),
-                "session.stop_on_run_end=false", "session.max_steps=20000")
+    s = Session(
+        base,
+        os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(__file__))), "run", "profiles", "demo.yaml"),
+        "session.stop_on_run_end=false",
+        "session.max_steps=20000",
+    )
     try:
         driver.get(v.url)
         wait(driver, lambda d: d.find_elements(By.CSS_SELECTOR, "#sessions .b-live"), "a running session listed")
@@ -149,8 +168,11 @@ def test_a_running_session_appears_and_updates_on_the_page(tmp_path, driver):
 
 
 def test_a_pyboy_session_shows_its_retained_frames_a_contact_sheet_and_a_refused_gif(demo_capture, driver):
-    sid = next(s for s in sessions_of(demo_capture)
-               if journal_rows(os.path.join(demo_capture, "sessions", s))[0]["game_backend"] == "pyboy")
+    sid = next(
+        s
+        for s in sessions_of(demo_capture)
+        if journal_rows(os.path.join(demo_capture, "sessions", s))[0]["game_backend"] == "pyboy"
+    )
     with open(os.path.join(demo_capture, "sessions", sid, "recording", "events.jsonl"), "rb") as fh:
         retained = [r for r in map(json.loads, fh) if r.get("kind") == "sample" and r.get("png")]
     v = Viewer(demo_capture)
@@ -159,21 +181,38 @@ def test_a_pyboy_session_shows_its_retained_frames_a_contact_sheet_and_a_refused
         wait(driver, lambda d: len(d.find_elements(By.CSS_SELECTOR, "#strip img")) == len(retained), "the strip")
         # its score, from the score block each step's reply carries: the last, the highest,
         # the milestones the last step's block shows reached
-        blocks = [r["response"]["score"] for r in journal_rows(os.path.join(demo_capture, "sessions", sid))
-                  if r["event"] == "action_result" and isinstance((r.get("response") or {}).get("score"), dict)]
+        blocks = [
+            r["response"]["score"]
+            for r in journal_rows(os.path.join(demo_capture, "sessions", sid))
+            if r["event"] == "action_result" and isinstance((r.get("response") or {}).get("score"), dict)
+        ]
         assert blocks, "the demo cartridge reports a score"
-        assert text(driver, "#score").startswith(f"final {blocks[-1]['score']} · best {max(b['score'] for b in blocks)} "
-                                                 f"· milestones {len(blocks[-1]['milestones'])}")
-        wait(driver, lambda d: d.execute_script(
-            "return [...document.querySelectorAll('#strip img')].every(i => i.complete && i.naturalWidth === 160)"),
-            "every retained frame loaded at 160 px")
+        assert text(driver, "#score").startswith(
+            f"final {blocks[-1]['score']} · best {max(b['score'] for b in blocks)} "
+            f"· milestones {len(blocks[-1]['milestones'])}"
+        )
+        wait(
+            driver,
+            lambda d: d.execute_script(
+                "return [...document.querySelectorAll('#strip img')].every(i => i.complete && i.naturalWidth === 160)"
+            ),
+            "every retained frame loaded at 160 px",
+        )
         driver.find_element(By.ID, "iv-sheet").click()
-        wait(driver, lambda d: d.find_elements(By.ID, "iv-image") and d.execute_script(
-            "const i = document.getElementById('iv-image'); return i.complete && i.naturalWidth > 160"), "a sheet")
+        wait(
+            driver,
+            lambda d: (
+                d.find_elements(By.ID, "iv-image")
+                and d.execute_script(
+                    "const i = document.getElementById('iv-image'); return i.complete && i.naturalWidth > 160"
+                )
+            ),
+            "a sheet",
+        )
         shot(driver, "emulator")
         start = driver.find_element(By.ID, "iv-start")
         start.clear()
-        start.send_keys(str(retained[0]["frame"] + 1))    # not a retained frame: clip refuses it
+        start.send_keys(str(retained[0]["frame"] + 1))  # not a retained frame: clip refuses it
         driver.find_element(By.ID, "iv-gif").click()
         wait(driver, lambda d: d.find_elements(By.ID, "iv-error"), "the refusal")
         assert "not a retained frame" in text(driver, "#iv-error")
@@ -185,8 +224,11 @@ def test_text_from_a_capture_is_shown_as_text_never_run(copy_capture, driver):
     capture = copy_capture()
     session = demo_session(capture)
     evil = '<img src=x id=pwned onerror="document.title=\'pwned\'"><script>document.title="pwned"</script>'
-    edit_row(session, lambda lines: next(k for k, ln in enumerate(lines) if b'"event":"proposal"' in ln),
-             lambda row: row.update(reason=evil))
+    edit_row(
+        session,
+        lambda lines: next(k for k, ln in enumerate(lines) if b'"event":"proposal"' in ln),
+        lambda row: row.update(reason=evil),
+    )
     v = Viewer(capture)
     try:
         driver.get(v.url + f"#/session/{os.path.basename(session)}")

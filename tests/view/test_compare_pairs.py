@@ -9,6 +9,7 @@ and its Student t interval, the exact signed-rank p (by enumerating the signs), 
 p (by enumerating the tables), and the first decision where two runs differ (by walking both
 journals).
 """
+
 from __future__ import annotations
 
 import itertools
@@ -48,12 +49,19 @@ def viewer(fleet_root):
 @pytest.fixture(scope="module")
 def bundle(fleet_root, tmp_path_factory) -> str:
     """The fleet's bundle, written once for every worker (read only)."""
+
     def write(directory: str) -> dict:
         out = os.path.join(directory, "bundle")
-        r = subprocess.run([sys.executable, "-m", "supervisor", "view", "--bundle", out, fleet_root],
-                           cwd=REPO, capture_output=True, text=True, timeout=120)
+        r = subprocess.run(
+            [sys.executable, "-m", "supervisor", "view", "--bundle", out, fleet_root],
+            cwd=REPO,
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
         assert r.returncode == 0, r.stdout + r.stderr
         return {"out": out}
+
     return "file://" + built_once(tmp_path_factory, "view-fleet-bundle", write)["out"] + "/index.html"
 
 
@@ -90,8 +98,11 @@ def signed_rank_p(diffs: list[float]) -> float | None:
     ranks = [rank[abs(x)] for x in d]
     centre = sum(ranks) / 2
     seen = abs(sum(r for r, x in zip(ranks, d) if x > 0) - centre)
-    hits = sum(1 for signs in itertools.product((0, 1), repeat=len(d))
-               if abs(sum(r for r, s in zip(ranks, signs) if s) - centre) >= seen - 1e-9)
+    hits = sum(
+        1
+        for signs in itertools.product((0, 1), repeat=len(d))
+        if abs(sum(r for r, s in zip(ranks, signs) if s) - centre) >= seen - 1e-9
+    )
     return min(1.0, hits / 2 ** len(d))
 
 
@@ -101,6 +112,7 @@ def fisher_p(k1: int, n1: int, k2: int, n2: int) -> float:
 
     def prob(a: int) -> float:
         return math.comb(n1, a) * math.comb(n2, k - a) / math.comb(n, k)
+
     seen = prob(k1)
     return min(1.0, sum(prob(a) for a in range(max(0, k - n2), min(k, n1) + 1) if prob(a) <= seen * (1 + 1e-7)))
 
@@ -118,6 +130,7 @@ def signed(x: float) -> str:
 
 # -- the compare page --------------------------------------------------------------------------
 
+
 def check_paired(driver, rows: list[dict]) -> None:
     pairs = pairs_by_seed(rows)
     assert len(pairs) == 2, "the fleet should hold two seeds for each policy"
@@ -131,8 +144,10 @@ def check_paired(driver, rows: list[dict]) -> None:
     assert text(driver, "#pair-count") == str(len(pairs))
     assert (text(driver, ".mcnemar-b"), text(driver, ".mcnemar-c")) == (str(b), str(c))
     assert text(driver, '.mean-diff[data-column="progress_score"]') == signed(mean)
-    assert text(driver, '.diff-ci[data-column="progress_score"]') == \
-        f"{signed(mean - half)} … {signed(mean + half)} (Student t interval)"
+    assert (
+        text(driver, '.diff-ci[data-column="progress_score"]')
+        == f"{signed(mean - half)} … {signed(mean + half)} (Student t interval)"
+    )
     row = driver.find_elements(By.CSS_SELECTOR, "#paired tbody tr")[1]
     assert row.find_elements(By.TAG_NAME, "td")[5].text == prec2(signed_rank_p(diffs))
     links = driver.find_elements(By.CSS_SELECTOR, "#pairs a.pair-link")
@@ -186,6 +201,7 @@ def test_an_arm_without_sessions_is_a_400_naming_it_and_the_page_says_so(viewer,
 
 # -- two runs side by side ---------------------------------------------------------------------
 
+
 def run_decisions(session_dir: str) -> tuple[list[dict], dict[int, dict]]:
     """Run 1's executed decisions (from the observation its run_identity_changed row names to its
     first game over), and per floor the last HP, max HP and gold its observations showed."""
@@ -207,17 +223,28 @@ def run_decisions(session_dir: str) -> tuple[list[dict], dict[int, dict]]:
             seen.add(r["proposal_id"])
             o = obs[r["observation_id"]]
             p = props[r["proposal_id"]]
-            out.append({"sha": o["sha256"], "floor": (o.get("progress") or {}).get("floor"),
-                        "screen": o["state_type"], "action": r["action"], "parameters": r["parameters"],
-                        "reason": p.get("reason"), "agent": p.get("agent"),
-                        "answers": [e.get("answers") for e in p.get("model_evidence") or ()]})
+            out.append(
+                {
+                    "sha": o["sha256"],
+                    "floor": (o.get("progress") or {}).get("floor"),
+                    "screen": o["state_type"],
+                    "action": r["action"],
+                    "parameters": r["parameters"],
+                    "reason": p.get("reason"),
+                    "agent": p.get("agent"),
+                    "answers": [e.get("answers") for e in p.get("model_evidence") or ()],
+                }
+            )
     return out, floors
 
 
 def first_differing(da: list[dict], db: list[dict]) -> int:
     """The first position where the screens' hashes or the choices differ."""
-    return next(i for i, (a, b) in enumerate(zip(da, db))
-                if a["sha"] != b["sha"] or (a["action"], a["parameters"]) != (b["action"], b["parameters"]))
+    return next(
+        i
+        for i, (a, b) in enumerate(zip(da, db))
+        if a["sha"] != b["sha"] or (a["action"], a["parameters"]) != (b["action"], b["parameters"])
+    )
 
 
 def test_two_runs_on_one_seed_side_by_side_show_their_first_difference(fleet_root, viewer, bundle, driver):
@@ -263,7 +290,7 @@ def test_a_run_and_a_cell_reopen_by_their_urls_with_their_scores(fleet_root, vie
         assert text(driver, "#run-sel .run-floor") == str(top)
         assert text(driver, "#run-sel .run-hp") == f"{floors[top]['hp']} / {floors[top]['max_hp']}"
         lost = [int(e.text) for e in driver.find_elements(By.CSS_SELECTOR, "#groups .hp-lost")]
-        assert lost and all(n >= 0 for n in lost) and any(lost), lost   # HP lost is a positive number
+        assert lost and all(n >= 0 for n in lost) and any(lost), lost  # HP lost is a positive number
         driver.get(base + f"#/fleet/{q(fleet_key(viewer))}/cell/{q(x['cell'])}")
         wait(driver, lambda d: d.find_elements(By.CSS_SELECTOR, "#cell-sessions tbody tr"), "the cell's sessions")
         assert text(driver, "#cell-agg .progress-mean") == f"{x['progress_score']:.3f}"
@@ -275,12 +302,22 @@ def test_capture_coverage_lists_each_sessions_runs_with_their_scores(fleet_root)
     session = os.path.join(fleet_root, x["session_dir"])
     _d, floors = run_decisions(session)
     top = max(floors)
-    r = subprocess.run([sys.executable, "-m", "supervisor", "capture", "coverage", session, "--json"],
-                       cwd=REPO, capture_output=True, text=True, timeout=60)
+    r = subprocess.run(
+        [sys.executable, "-m", "supervisor", "capture", "coverage", session, "--json"],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     runs = json.loads(r.stdout)["sessions"][0]["runs"]
     assert [(u["floor"], u["hp_end"], u["max_hp"]) for u in runs] == [(top, floors[top]["hp"], floors[top]["max_hp"])]
-    r = subprocess.run([sys.executable, "-m", "supervisor", "capture", "coverage", session],
-                       cwd=REPO, capture_output=True, text=True, timeout=60)
+    r = subprocess.run(
+        [sys.executable, "-m", "supervisor", "capture", "coverage", session],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert f"run 1 defeat: floor {top} " in r.stdout and f"HP {floors[top]['hp']}/{floors[top]['max_hp']}" in r.stdout
 
 

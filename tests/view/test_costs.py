@@ -4,6 +4,7 @@ model on the fleet page — are checked against the sums the test counts from th
 usage rows (``tests.fleet.model_fleet.journal_spend``), and an unknown cost must read
 ``unknown``, never $0.
 """
+
 from __future__ import annotations
 
 import os
@@ -19,10 +20,10 @@ from .test_browser import wait
 
 @pytest.fixture(scope="module")
 def fleet_root(tmp_path_factory) -> str:
-    return model_fleet(tmp_path_factory)["root"]   # read only
+    return model_fleet(tmp_path_factory)["root"]  # read only
 
 
-def usd(x: float) -> str:   # the page's rule: cents from a dollar, four decimals under, six under $0.0001
+def usd(x: float) -> str:  # the page's rule: cents from a dollar, four decimals under, six under $0.0001
     return f"${x:,.2f}" if x >= 1 else (f"${x:.6f}" if 0 < x < 0.0001 else f"${x:.4f}")
 
 
@@ -46,13 +47,16 @@ def expected(root: str) -> dict[str, dict]:
 def table_figures(driver, table: str) -> dict[str, tuple[str, str, str]]:
     """The first column of each row -> (tokens, cost, the cost's data-usd), read in one go (a
     live page redraws itself)."""
-    return driver.execute_script("""
+    return driver.execute_script(
+        """
         const out = {};
         for (const tr of document.querySelectorAll(arguments[0] + " tbody tr")) {
           const tokens = tr.querySelector(".tokens"), cost = tr.querySelector(".cost");
           out[tr.querySelector("td").innerText.trim()] = [tokens.innerText, cost.innerText, cost.dataset.usd ?? null];
         }
-        return out;""", table)
+        return out;""",
+        table,
+    )
 
 
 def test_the_fleet_page_shows_each_cell_and_model_its_tokens_and_cost_from_the_journals(fleet_root, driver):
@@ -71,23 +75,33 @@ def test_the_fleet_page_shows_each_cell_and_model_its_tokens_and_cost_from_the_j
                 e = want[name]
                 assert tokens == f"{e['tokens']:,}" and cost == e["text"], (table, name, shown[name], e)
                 if e["text"] == "unknown":
-                    assert data_usd is None, name   # no number stands in for an unknown cost
+                    assert data_usd is None, name  # no number stands in for an unknown cost
                 else:
                     assert float(data_usd) == pytest.approx(e["cost"], rel=1e-9), name
         assert "standin-a: $0.15 in / $0.6 out / $0.075 cached" in driver.find_element(By.ID, "prices").text
         shot(driver, "fleet-models")
         driver.get(v.url + "#/")
         wait(driver, lambda d: len(d.find_elements(By.CSS_SELECTOR, "#sessions tbody tr")) == 4, "four sessions")
-        listed = wait(driver, lambda d: driver.execute_script("""
+        listed = wait(
+            driver,
+            lambda d: driver.execute_script("""
             const out = {};
             for (const tr of document.querySelectorAll("#sessions tbody tr"))
               out[tr.dataset.key] = [tr.querySelector(".tokens").innerText, tr.querySelector(".cost").innerText];
-            return out;"""), "the list's figures")
+            return out;"""),
+            "the list's figures",
+        )
         assert listed == {sid: [f"{want[sid]['tokens']:,}", want[sid]["text"]] for sid in listed} and len(listed) == 4
-        for r in results(fleet_root)[:3:2]:   # a priced session and an unpriced one
+        for r in results(fleet_root)[:3:2]:  # a priced session and an unpriced one
             driver.get(v.url + "#/session/" + r["session_id"])
-            wait(driver, lambda d: d.find_element(By.TAG_NAME, "h1").text.startswith(r["session_id"])
-                 and d.find_elements(By.ID, "model-cost"), "the session's page")
+            wait(
+                driver,
+                lambda d: (
+                    d.find_element(By.TAG_NAME, "h1").text.startswith(r["session_id"])
+                    and d.find_elements(By.ID, "model-cost")
+                ),
+                "the session's page",
+            )
             e = want[r["session_id"]]
             assert driver.find_element(By.ID, "model-tokens").text == f"{e['tokens']:,}"
             assert driver.find_element(By.ID, "model-cost").text == e["text"], r["model"]

@@ -5,6 +5,7 @@ their observation files (the player's HP on the first read of each such screen),
 computes the Wilson interval with its formula here, independently of the viewer and of
 ``supervisor fleet report``.
 """
+
 from __future__ import annotations
 
 import json
@@ -29,7 +30,7 @@ CELLS = {"policy.module": ["sts2", "actors.policy.example_first_choice"], "game.
 
 def _run_fleet(directory: str) -> dict:
     tmp = pathlib.Path(directory)
-    fleet = write_fleet(tmp, set={"session.max_steps": 200}, matrix=CELLS)   # seed 1 ends its run
+    fleet = write_fleet(tmp, set={"session.max_steps": 200}, matrix=CELLS)  # seed 1 ends its run
     root = str(tmp / "root")
     code, out = finish(start_fleet(fleet, root, "--concurrency", "2"), timeout=200)
     assert code == 0, out
@@ -111,12 +112,16 @@ def test_the_fleet_page_shows_the_aggregates_counted_from_the_game_over_screens(
         driver.find_element(By.ID, "grp-go").click()
         wait(driver, lambda d: d.find_elements(By.CSS_SELECTOR, "#compare tbody tr"), "the comparison")
         sentences = [e.text for e in driver.find_elements(By.CSS_SELECTOR, "#compare .sentence")]
-        runs = {p: sum(r for c, (r, _w) in expected.items() if c.endswith("policy.module=" + p))
-                for p in CELLS["policy.module"]}
+        runs = {
+            p: sum(r for c, (r, _w) in expected.items() if c.endswith("policy.module=" + p))
+            for p in CELLS["policy.module"]
+        }
         a, b = runs["sts2"], runs["actors.policy.example_first_choice"]
         n = f"n = {a}" if a == b else f"n = {a} and {b}"
-        assert sentences[0].startswith("win rate: ") and (n in sentences[0] or "not enough data" in sentences[0]), sentences
-        assert "n = 2" in sentences[1] and "n = 2" in sentences[2], sentences   # two sessions a policy
+        assert sentences[0].startswith("win rate: ") and (n in sentences[0] or "not enough data" in sentences[0]), (
+            sentences
+        )
+        assert "n = 2" in sentences[1] and "n = 2" in sentences[2], sentences  # two sessions a policy
         shot(driver, "compare")
     finally:
         v.close()
@@ -125,8 +130,13 @@ def test_the_fleet_page_shows_the_aggregates_counted_from_the_game_over_screens(
 
 def test_a_bundle_opens_from_disk_with_the_same_pages(fleet_root, demo_capture, driver, tmp_path):
     out = str(tmp_path / "bundle")
-    r = subprocess.run([sys.executable, "-m", "supervisor", "view", "--bundle", out, demo_capture, fleet_root],
-                       cwd=REPO, capture_output=True, text=True, timeout=120)
+    r = subprocess.run(
+        [sys.executable, "-m", "supervisor", "view", "--bundle", out, demo_capture, fleet_root],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert r.returncode == 0 and r.stdout.startswith("bundle: "), r.stdout + r.stderr
     assert os.path.isfile(os.path.join(out, "index.html"))
     driver.get("file://" + out + "/index.html")
@@ -145,8 +155,13 @@ def test_a_bundle_opens_from_disk_with_the_same_pages(fleet_root, demo_capture, 
 
 
 def test_a_bundle_is_refused_inside_a_capture(demo_capture):
-    r = subprocess.run([sys.executable, "-m", "supervisor", "view", "--bundle", os.path.join(demo_capture, "b"),
-                        demo_capture], cwd=REPO, capture_output=True, text=True, timeout=60)
+    r = subprocess.run(
+        [sys.executable, "-m", "supervisor", "view", "--bundle", os.path.join(demo_capture, "b"), demo_capture],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert r.returncode == 2 and "never writes into a capture" in r.stderr
     assert not os.path.exists(os.path.join(demo_capture, "b"))
 
@@ -163,17 +178,36 @@ def test_results_count_runs_and_wins_from_the_game_over_screens_for_every_policy
         ended += runs
     policies = {r["policy.module"] for r in results if r["runs"]}
     assert ended >= 2 and policies == set(CELLS["policy.module"]), results
-    report = subprocess.run([sys.executable, "-m", "supervisor", "fleet", "report", fleet_root, "--json"],
-                            cwd=REPO, capture_output=True, text=True, timeout=60)
+    report = subprocess.run(
+        [sys.executable, "-m", "supervisor", "fleet", "report", fleet_root, "--json"],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     cells = json.loads(report.stdout)["cells"]
     assert sum(c["runs"] for c in cells) == ended
 
 
 def test_fleet_report_without_a_root_takes_the_newest_fleet(fleet_root, tmp_path):
     def report(*args: str) -> subprocess.CompletedProcess:
-        return subprocess.run([sys.executable, "-m", "supervisor", "fleet", "report", *args,
-                               "--runtime-dir", str(tmp_path / "no-runtime")], cwd=REPO, capture_output=True,
-                              text=True, timeout=60)
+        return subprocess.run(
+            [
+                sys.executable,
+                "-m",
+                "supervisor",
+                "fleet",
+                "report",
+                *args,
+                "--runtime-dir",
+                str(tmp_path / "no-runtime"),
+            ],
+            cwd=REPO,
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
+
     r = report("--fleets", os.path.dirname(fleet_root))
     assert r.returncode == 0 and r.stderr.strip() == f"newest fleet: {fleet_root}", r.stderr
     assert "4 sessions: 4 ok" in r.stdout
@@ -184,6 +218,7 @@ def test_fleet_report_without_a_root_takes_the_newest_fleet(fleet_root, tmp_path
 
 def test_two_fleets_compare_with_their_counts_and_tests(fleet_root, tmp_path):
     import shutil
+
     copy = tmp_path / "copy-of-the-fleet"
     shutil.copytree(fleet_root, copy)
     v = Viewer(fleet_root, str(copy))

@@ -4,6 +4,7 @@ DNS-rebinding page's browser would send (a foreign name with the viewer's own po
 
 Every refused request is paired with the same request under an accepted ``Host``, so a 403
 can only come from the name."""
+
 from __future__ import annotations
 
 import socket
@@ -26,8 +27,7 @@ def capture(tmp_path_factory) -> str:
 def ask(port: int, host: str | None, path: str = PATH) -> tuple[int, bytes]:
     """One ``GET`` to 127.0.0.1:``port`` with exactly this ``Host`` header (none when None):
     (status, body)."""
-    head = f"GET {path} HTTP/1.1\r\n" + (f"Host: {host}\r\n" if host is not None else "") + \
-        "Connection: close\r\n\r\n"
+    head = f"GET {path} HTTP/1.1\r\n" + (f"Host: {host}\r\n" if host is not None else "") + "Connection: close\r\n\r\n"
     with socket.create_connection(("127.0.0.1", port), timeout=30) as s:
         s.sendall(head.encode("latin-1"))
         data = b""
@@ -49,8 +49,13 @@ def test_a_foreign_name_on_the_viewers_own_port_and_a_missing_host_are_refused(c
         status, body = ask(port, f"127.0.0.1:{port}")
         assert status == 200 and b"sessions" in body, (status, body[:300])
         assert ask(port, f"localhost:{port}")[0] == 200
-        for host in (f"evil.example:{port}", "evil.example", f"EVIL.example:{port}", f"127.0.0.1.evil.example:{port}",
-                     None):
+        for host in (
+            f"evil.example:{port}",
+            "evil.example",
+            f"EVIL.example:{port}",
+            f"127.0.0.1.evil.example:{port}",
+            None,
+        ):
             for path in (PATH, "/"):
                 status, body = ask(port, host, path)
                 assert status == 403 and body.startswith(b"refused"), (host, path, status, body[:300])

@@ -1,5 +1,6 @@
 """The viewer's server over real captures, asked over real HTTP: what it refuses, what it
 shows of damaged evidence, and that it writes nothing."""
+
 from __future__ import annotations
 
 import os
@@ -15,8 +16,13 @@ from .test_browser import demo_session
 def test_a_path_that_is_not_a_capture_is_refused_naming_it(tmp_path):
     (tmp_path / "empty").mkdir()
     for path in (str(tmp_path / "nothing-here"), str(tmp_path / "empty")):
-        r = subprocess.run([sys.executable, "-m", "supervisor", "view", path, "--port", "0"], cwd=REPO,
-                           capture_output=True, text=True, timeout=30)
+        r = subprocess.run(
+            [sys.executable, "-m", "supervisor", "view", path, "--port", "0"],
+            cwd=REPO,
+            capture_output=True,
+            text=True,
+            timeout=30,
+        )
         assert r.returncode == 2 and path in r.stderr and "error:" in r.stderr, r.stderr
 
 
@@ -29,9 +35,14 @@ def test_foreign_hosts_other_methods_and_paths_outside_are_refused(demo_capture)
         assert status == 200
         assert v.get("api/sessions", method="POST")[0] == 405
         key = demo_session(demo_capture).rsplit("/", 1)[1]
-        for path in ("static/../../pyproject.toml", "static/%2e%2e/%2e%2e/pyproject.toml",
-                     f"api/session/{key}/frame/..%2F..%2Fevents.jsonl", f"api/session/{key}/frame/..%2Fsession.json",
-                     "api/session/..%2F..%2F..%2Fetc", "etc/passwd"):
+        for path in (
+            "static/../../pyproject.toml",
+            "static/%2e%2e/%2e%2e/pyproject.toml",
+            f"api/session/{key}/frame/..%2F..%2Fevents.jsonl",
+            f"api/session/{key}/frame/..%2Fsession.json",
+            "api/session/..%2F..%2F..%2Fetc",
+            "etc/passwd",
+        ):
             status, _t, body = v.get(path)
             assert status == 404, (path, status, body[:200])
         status, ctype, _b = v.get("")
@@ -44,6 +55,7 @@ def test_foreign_hosts_other_methods_and_paths_outside_are_refused(demo_capture)
 
 def test_the_security_headers_are_sent(demo_capture):
     import urllib.request
+
     v = Viewer(demo_capture)
     try:
         with urllib.request.urlopen(v.url) as r:
@@ -60,15 +72,18 @@ def test_a_torn_last_row_and_a_missing_observation_file_are_shown_not_crashed_on
     rows = journal_rows(session)
     lines = len(rows)
     with open(os.path.join(session, "events.jsonl"), "ab") as fh:
-        fh.write(b'{"event":"observation","seq')          # a row cut off by a crash
+        fh.write(b'{"event":"observation","seq')  # a row cut off by a crash
     obs = [r for r in rows if r["event"] == "observation"][7]
     os.unlink(os.path.join(capture, obs["path"]))
     v = Viewer(capture)
     try:
-        summary = wait_for(lambda: (s := v.json(f"api/session/{key}"))["verdict"]
-                           and s["verdict"].get("state") == "done" and s, 30, "the verdict")
+        summary = wait_for(
+            lambda: (s := v.json(f"api/session/{key}"))["verdict"] and s["verdict"].get("state") == "done" and s,
+            30,
+            "the verdict",
+        )
         assert summary["torn_tail"] is True and summary["journal_lines"] == lines
-        assert summary["verdict"]["verdict"] == "damaged"      # the missing file is damage
+        assert summary["verdict"]["verdict"] == "damaged"  # the missing file is damage
         findings = v.json(f"api/session/{key}/verify")["findings"]
         assert any(f["code"] == "torn_last_row" and f["line"] == lines + 1 for f in findings), findings
         assert any(obs["path"].rsplit("/", 1)[1] in f["message"] for f in findings), findings
@@ -82,8 +97,11 @@ def test_a_torn_last_row_and_a_missing_observation_file_are_shown_not_crashed_on
 def test_a_row_naming_a_file_outside_its_session_is_not_read(copy_capture):
     capture = copy_capture()
     session = demo_session(capture)
-    edit_row(session, lambda lines: [k for k, ln in enumerate(lines) if b'"event":"observation"' in ln][2],
-             lambda row: row.update(path="../../../../../../etc/hostname"))
+    edit_row(
+        session,
+        lambda lines: [k for k, ln in enumerate(lines) if b'"event":"observation"' in ln][2],
+        lambda row: row.update(path="../../../../../../etc/hostname"),
+    )
     v = Viewer(capture)
     try:
         step = v.json(f"api/session/{os.path.basename(session)}/step/2")
@@ -96,9 +114,15 @@ def test_the_viewer_writes_nothing_into_the_capture(demo_capture):
     before = tree_state(demo_capture)
     v = Viewer(demo_capture)
     try:
-        listed = wait_for(lambda: (d := v.json("api/sessions"))["sessions"]
-                          and all(s["verdict"] and s["verdict"].get("state") == "done" for s in d["sessions"]) and d,
-                          30, "every session verified")
+        listed = wait_for(
+            lambda: (
+                (d := v.json("api/sessions"))["sessions"]
+                and all(s["verdict"] and s["verdict"].get("state") == "done" for s in d["sessions"])
+                and d
+            ),
+            30,
+            "every session verified",
+        )
         for s in listed["sessions"]:
             key = s["key"]
             for path in ("", "/series", "/page/0", "/step/0", "/verify", "/emulator"):

@@ -27,9 +27,21 @@ ALU = {"add": 0, "adc": 1, "sub": 2, "sbc": 3, "and": 4, "xor": 5, "or": 6, "cp"
 CB_SHIFTS = {"rlc": 0, "rrc": 1, "rl": 2, "rr": 3, "sla": 4, "sra": 5, "swap": 6, "srl": 7}
 CB_BITS = {"bit": 1, "res": 2, "set": 3}
 IMPLIED = {
-    "nop": b"\x00", "halt": b"\x76", "di": b"\xf3", "ei": b"\xfb", "cpl": b"\x2f",
-    "scf": b"\x37", "ccf": b"\x3f", "rlca": b"\x07", "rrca": b"\x0f", "rla": b"\x17",
-    "rra": b"\x1f", "daa": b"\x27", "ret": b"\xc9", "reti": b"\xd9", "stop": b"\x10\x00",
+    "nop": b"\x00",
+    "halt": b"\x76",
+    "di": b"\xf3",
+    "ei": b"\xfb",
+    "cpl": b"\x2f",
+    "scf": b"\x37",
+    "ccf": b"\x3f",
+    "rlca": b"\x07",
+    "rrca": b"\x0f",
+    "rla": b"\x17",
+    "rra": b"\x1f",
+    "daa": b"\x27",
+    "ret": b"\xc9",
+    "reti": b"\xd9",
+    "stop": b"\x10\x00",
 }
 LOAD_INDIRECT_A = {"[bc]": 0x02, "[de]": 0x12, "[hl+]": 0x22, "[hl-]": 0x32}
 
@@ -68,9 +80,16 @@ class _Ctx:
         if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
             return -self._eval(node.operand)
         if isinstance(node, ast.BinOp):
-            ops = {ast.Add: int.__add__, ast.Sub: int.__sub__, ast.Mult: int.__mul__,
-                   ast.FloorDiv: int.__floordiv__, ast.BitOr: int.__or__, ast.BitAnd: int.__and__,
-                   ast.LShift: int.__lshift__, ast.RShift: int.__rshift__}
+            ops = {
+                ast.Add: int.__add__,
+                ast.Sub: int.__sub__,
+                ast.Mult: int.__mul__,
+                ast.FloorDiv: int.__floordiv__,
+                ast.BitOr: int.__or__,
+                ast.BitAnd: int.__and__,
+                ast.LShift: int.__lshift__,
+                ast.RShift: int.__rshift__,
+            }
             if type(node.op) in ops:
                 return ops[type(node.op)](self._eval(node.left), self._eval(node.right))
         if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and len(node.args) == 1:
@@ -220,12 +239,12 @@ def _run_pass(lines: list[str], symbols: dict[str, int], final: bool, rom: bytea
     for line_no, raw in enumerate(lines, 1):
         text = raw.split(";", 1)[0].strip()
         try:
-            while (match := re.match(r"^([A-Za-z_.][\w.]*):", text)):
+            while match := re.match(r"^([A-Za-z_.][\w.]*):", text):
                 symbols[match.group(1)] = pc
-                text = text[match.end():].strip()
+                text = text[match.end() :].strip()
             if not text:
                 continue
-            if (match := re.match(r"^(\w+)\s+equ\s+(.+)$", text, re.IGNORECASE)):
+            if match := re.match(r"^(\w+)\s+equ\s+(.+)$", text, re.IGNORECASE):
                 symbols[match.group(1)] = ctx.value(match.group(2))
                 continue
             mnemonic, _, rest = text.partition(" ")
@@ -245,13 +264,15 @@ def _run_pass(lines: list[str], symbols: dict[str, int], final: bool, rom: bytea
         if rom is not None:
             if pc + len(code) > len(rom):
                 raise AsmError(line_no, raw, "code runs past the end of the ROM")
-            if any(rom[pc:pc + len(code)]):
+            if any(rom[pc : pc + len(code)]):
                 raise AsmError(line_no, raw, f"overlaps earlier code at {pc:#06x}")
-            rom[pc:pc + len(code)] = code
+            rom[pc : pc + len(code)] = code
         pc += len(code)
 
 
-def assemble(source: str, size: int = 0x8000, predefined: dict[str, int] | None = None) -> tuple[bytearray, dict[str, int]]:
+def assemble(
+    source: str, size: int = 0x8000, predefined: dict[str, int] | None = None
+) -> tuple[bytearray, dict[str, int]]:
     """Assemble ``source`` into a zero-filled image of ``size`` bytes; return (image, symbols)."""
     lines = source.splitlines()
     symbols: dict[str, int] = dict(predefined or {})

@@ -64,7 +64,7 @@ def _data_source() -> str:
     lines += ["TILES_END:", f"        org ${ROOM_AT:04X}", "ROOM_MAP:"]
     tiles = room_tiles()
     for row in range(HEIGHT):
-        chunk = tiles[row * WIDTH:(row + 1) * WIDTH]
+        chunk = tiles[row * WIDTH : (row + 1) * WIDTH]
         lines.append("        db " + ", ".join(str(t) for t in chunk))
     return "\n".join(lines) + "\n"
 
@@ -80,14 +80,14 @@ def build_rom() -> bytes:
     rom, _ = assemble(game_source(), ROM_SIZE, _symbols())
     if any(rom[0x100:0x150]):
         raise ValueError("game code overlaps the cartridge header")
-    rom[0x100:0x104] = bytes([0x00, 0xC3, 0x50, 0x01])          # nop; jp $0150
+    rom[0x100:0x104] = bytes([0x00, 0xC3, 0x50, 0x01])  # nop; jp $0150
     title = TITLE.encode("ascii")
-    rom[0x134:0x134 + len(title)] = title                          # logo 0x104..0x133 stays zero
-    rom[0x143] = 0x00                                              # DMG only
-    rom[0x147] = 0x00                                              # ROM only
-    rom[0x148] = 0x00                                              # 32 KiB
-    rom[0x149] = 0x00                                              # no cartridge RAM
-    rom[0x14A] = 0x01                                              # non-Japanese
+    rom[0x134 : 0x134 + len(title)] = title  # logo 0x104..0x133 stays zero
+    rom[0x143] = 0x00  # DMG only
+    rom[0x147] = 0x00  # ROM only
+    rom[0x148] = 0x00  # 32 KiB
+    rom[0x149] = 0x00  # no cartridge RAM
+    rom[0x14A] = 0x01  # non-Japanese
     rom[0x14D] = header_checksum(rom)
     checksum = global_checksum(rom)
     rom[0x14E:0x150] = bytes([checksum >> 8, checksum & 0xFF])
@@ -96,8 +96,9 @@ def build_rom() -> bytes:
 
 def main(argv: list[str] | None = None) -> int:
     """CLI entry: write the ROM to OUT and print its size and SHA-256."""
-    parser = argparse.ArgumentParser(prog="python -m actors.emulator.cartridge",
-                                     description="Assemble the gamerig demo cartridge.")
+    parser = argparse.ArgumentParser(
+        prog="python -m actors.emulator.cartridge", description="Assemble the gamerig demo cartridge."
+    )
     parser.add_argument("out", type=Path, help="where to write the .gb file (missing folders are made)")
     args = parser.parse_args(argv)
     rom = build_rom()

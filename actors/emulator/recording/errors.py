@@ -82,8 +82,9 @@ class RecordingStopped(RecordingError):
     code = "recording-stopped"
 
     def __init__(self, operation: str, status: str):
-        super().__init__(f"cannot {operation}: the recording is finalized with status {status!r}; "
-                         "start a fresh run to continue")
+        super().__init__(
+            f"cannot {operation}: the recording is finalized with status {status!r}; start a fresh run to continue"
+        )
         self.operation, self.status = operation, status
 
 
@@ -107,8 +108,10 @@ class AdmissionRefused(RecordingError):
     code = "admission-refused"
 
     def __init__(self, parent: object, rule: str, current: int, requested: int, limit: int):
-        super().__init__(f"new recording refused in {parent}: {rule} {current} + {requested} > {limit}; "
-                         "old attempts are not pruned automatically")
+        super().__init__(
+            f"new recording refused in {parent}: {rule} {current} + {requested} > {limit}; "
+            "old attempts are not pruned automatically"
+        )
         self.parent, self.rule, self.current, self.requested, self.limit = parent, rule, current, requested, limit
 
 
@@ -126,7 +129,6 @@ class LimitExceeded(RecordingError):
     def __init__(self, limit: str, used: int, requested: int, maximum: int):
         super().__init__(f"{limit} exceeded: {used} used + {requested} requested > {maximum}")
         self.limit, self.used, self.requested, self.maximum = limit, used, requested, maximum
-
 
 
 class EvidenceLimitExceeded(RecordingError):
@@ -156,8 +158,15 @@ class OutputRefused(RecordingError):
 class AccessRefused(RecordingError):
     code = "access-refused"
 
-    def __init__(self, root: object, operation: str, category: str, detail: str, claim: dict | None = None,
-                 failure: dict | None = None):
+    def __init__(
+        self,
+        root: object,
+        operation: str,
+        category: str,
+        detail: str,
+        claim: dict | None = None,
+        failure: dict | None = None,
+    ):
         super().__init__(f"access to recording root {root} refused for {operation}: {detail}")
         self.root, self.operation, self.category, self.detail = root, operation, category, detail
         self.claim, self.failure = claim, failure
@@ -184,8 +193,10 @@ class MaintenanceInterrupted(RecordingError):
 
     def __init__(self, operation: str, step: str, cause: str, retained: dict):
         where = "; ".join(f"{k}: {v}" for k, v in retained.items())
-        super().__init__(f"{operation} interrupted at step {step!r} ({cause}); every byte is retained ({where}) "
-                         "and the lease is left unresolved: stop for owner reconciliation, do not repeat the call")
+        super().__init__(
+            f"{operation} interrupted at step {step!r} ({cause}); every byte is retained ({where}) "
+            "and the lease is left unresolved: stop for owner reconciliation, do not repeat the call"
+        )
         self.operation, self.step, self.cause, self.retained = operation, step, cause, retained
 
 
@@ -197,8 +208,10 @@ class CheckpointNotNeutral(CheckpointError):
     code = "checkpoint-not-neutral"
 
     def __init__(self, held: frozenset[str], neutral_frames: int):
-        super().__init__(f"checkpoint refused: held buttons {sorted(held)}, {neutral_frames} neutral frame(s) "
-                         "since the last press; first step with buttons=[] for at least 1 frame")
+        super().__init__(
+            f"checkpoint refused: held buttons {sorted(held)}, {neutral_frames} neutral frame(s) "
+            "since the last press; first step with buttons=[] for at least 1 frame"
+        )
         self.held, self.neutral_frames = held, neutral_frames
 
 
@@ -222,8 +235,9 @@ class CheckpointTampered(CheckpointError):
     code = "checkpoint-tampered"
 
     def __init__(self, source: object, expected_sha256: str, actual_sha256: str):
-        super().__init__(f"checkpoint {source} refused: file sha256 {actual_sha256} differs from the "
-                         f"journal's {expected_sha256}")
+        super().__init__(
+            f"checkpoint {source} refused: file sha256 {actual_sha256} differs from the journal's {expected_sha256}"
+        )
         self.source, self.expected_sha256, self.actual_sha256 = source, expected_sha256, actual_sha256
 
 
@@ -231,8 +245,10 @@ class CheckpointIncompatible(CheckpointError):
     code = "checkpoint-incompatible"
 
     def __init__(self, source: object, field: str, expected: object, found: object):
-        super().__init__(f"checkpoint {source} refused: {field} is {found!r} but this session needs "
-                         f"{expected!r}; start from boot to retest a different build")
+        super().__init__(
+            f"checkpoint {source} refused: {field} is {found!r} but this session needs "
+            f"{expected!r}; start from boot to retest a different build"
+        )
         self.source, self.field, self.expected, self.found = source, field, expected, found
 
 

@@ -82,8 +82,15 @@ def palette_png(rgb_palette: bytes, indices: np.ndarray) -> bytes:
     rows = np.zeros((HEIGHT, WIDTH + 1), np.uint8)  # filter byte 0 (None) before each scanline
     rows[:, 1:] = indices.reshape(HEIGHT, WIDTH)
     header = struct.pack(">IIBBBBB", WIDTH, HEIGHT, 8, 3, 0, 0, 0)
-    return b"".join((PNG_SIGNATURE, _chunk(b"IHDR", header), _chunk(b"PLTE", rgb_palette),
-                     _chunk(b"IDAT", zlib.compress(rows.tobytes(), 1)), _chunk(b"IEND", b"")))
+    return b"".join(
+        (
+            PNG_SIGNATURE,
+            _chunk(b"IHDR", header),
+            _chunk(b"PLTE", rgb_palette),
+            _chunk(b"IDAT", zlib.compress(rows.tobytes(), 1)),
+            _chunk(b"IEND", b""),
+        )
+    )
 
 
 def decode_rgba(png: bytes) -> bytes:

@@ -21,8 +21,15 @@ from pathlib import Path
 PROTOCOL_VERSION = 1
 SCHEMA_VERSION = 1
 WRITER = "gamerig.actors.emulator"
-EMULATION_MODULES = ("session/battery.py", "session/buttons.py", "session/checkpoints.py", "recording/identity.py",
-                     "session/machine.py", "recording/rom.py", "session/core.py")  # under actors/emulator/
+EMULATION_MODULES = (
+    "session/battery.py",
+    "session/buttons.py",
+    "session/checkpoints.py",
+    "recording/identity.py",
+    "session/machine.py",
+    "recording/rom.py",
+    "session/core.py",
+)  # under actors/emulator/
 
 
 @functools.cache
@@ -41,5 +48,10 @@ def implementation_hash() -> str:
 
 def build_identity(rom_sha256: str, cgb: bool) -> dict:
     """The identity a checkpoint must match exactly to be restored."""
-    return {"romSha256": rom_sha256, "cgb": cgb, "pyboyVersion": pyboy_version(),
-            "protocolVersion": PROTOCOL_VERSION, "implementationHash": implementation_hash()}
+    return {
+        "romSha256": rom_sha256,
+        "cgb": cgb,
+        "pyboyVersion": pyboy_version(),
+        "protocolVersion": PROTOCOL_VERSION,
+        "implementationHash": implementation_hash(),
+    }

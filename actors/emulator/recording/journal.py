@@ -38,17 +38,18 @@ def now() -> str:
     ledger, lease or archive mapping writes."""
     return dt.datetime.now(dt.UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
 
+
 # Record kinds (schema 1). Fields per kind are documented in docs/emulator.md.
-HEADER = "header"              # first line: schema, writer, session, ROM, limits
-INPUT = "input"                # a normalized action, written before the frames run
-SAMPLE = "sample"              # a retained frame (PNG under frames/)
-STEPPED = "stepped"            # the action's frames all ran
-OBSERVATION = "observation"    # an observe() frame stored as evidence
-CHECKPOINT = "checkpoint"      # a saved checkpoint and its file hash
-BRANCH = "branch"              # a new branch (restore or resume) from a checkpoint
+HEADER = "header"  # first line: schema, writer, session, ROM, limits
+INPUT = "input"  # a normalized action, written before the frames run
+SAMPLE = "sample"  # a retained frame (PNG under frames/)
+STEPPED = "stepped"  # the action's frames all ran
+OBSERVATION = "observation"  # an observe() frame stored as evidence
+CHECKPOINT = "checkpoint"  # a saved checkpoint and its file hash
+BRANCH = "branch"  # a new branch (restore or resume) from a checkpoint
 LOST_INTERVAL = "lost-interval"  # work after the newest checkpoint lost to a crash
-TORN_TAIL = "torn-tail"        # acknowledges an incomplete line left by a killed writer
-STOP = "stop"                  # final status, outcome and reason
+TORN_TAIL = "torn-tail"  # acknowledges an incomplete line left by a killed writer
+STOP = "stop"  # final status, outcome and reason
 KINDS = (HEADER, INPUT, SAMPLE, STEPPED, OBSERVATION, CHECKPOINT, BRANCH, LOST_INTERVAL, TORN_TAIL, STOP)
 
 
@@ -82,7 +83,7 @@ class JournalScan:
     events: list[dict] = field(default_factory=list)
     head: str = GENESIS
     seq: int = 0
-    size: int = 0                       # bytes including any torn tail
+    size: int = 0  # bytes including any torn tail
     torn_tail: tuple[int, bytes] | None = None  # (offset, bytes) after the last newline
 
     @property
@@ -127,8 +128,11 @@ def read_journal(path: Path) -> JournalScan:
                     continue
             else:
                 row = _verify_line(path, line.data, scan.seq + 1, scan.head)
-                if (row["kind"] != TORN_TAIL or row.get("offset") != pending_torn[0]
-                        or row.get("sha256") != line_digest(pending_torn[1])):
+                if (
+                    row["kind"] != TORN_TAIL
+                    or row.get("offset") != pending_torn[0]
+                    or row.get("sha256") != line_digest(pending_torn[1])
+                ):
                     raise RecordingCorrupt(path, f"unreadable line at byte {pending_torn[0]}")
                 pending_torn = None
             scan.events.append(row)

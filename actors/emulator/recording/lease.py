@@ -47,15 +47,29 @@ LEASE_KIND = "gamerig.recording.access-lease"
 EMULATOR, ARTIFACT_WORKER, MAINTENANCE = "emulator", "artifact-worker", "maintenance"
 HOLDERS = (EMULATOR, ARTIFACT_WORKER, MAINTENANCE)
 CLAIM_KEYS = ("holder", "operation", "pid", "host", "acquiredAt", "adoptedFrom")
-CATEGORIES = {errno.EEXIST: "already-exists", errno.EACCES: "permission-denied", errno.EPERM: "permission-denied",
-              errno.ENOSPC: "storage-full", errno.EDQUOT: "storage-full", errno.ENOENT: "not-found",
-              errno.ENOTDIR: "not-found", errno.ELOOP: "redirected", errno.EROFS: "read-only-filesystem"}
+CATEGORIES = {
+    errno.EEXIST: "already-exists",
+    errno.EACCES: "permission-denied",
+    errno.EPERM: "permission-denied",
+    errno.ENOSPC: "storage-full",
+    errno.EDQUOT: "storage-full",
+    errno.ENOENT: "not-found",
+    errno.ENOTDIR: "not-found",
+    errno.ELOOP: "redirected",
+    errno.EROFS: "read-only-filesystem",
+}
 
 
 def failure_record(operation: str, root: Path, category: str, err: int | None) -> dict:
     """The bounded ``recordingAccessFailure`` details: no raw message, stack or token."""
-    return {"operation": operation, "at": now(), "root": str(root), "category": category,
-            "errno": err, "code": errno.errorcode.get(err) if err is not None else None}
+    return {
+        "operation": operation,
+        "at": now(),
+        "root": str(root),
+        "category": category,
+        "errno": err,
+        "code": errno.errorcode.get(err) if err is not None else None,
+    }
 
 
 class LeaseService:
@@ -135,9 +149,13 @@ def read_lease_file(path: Path) -> tuple[os.stat_result, bytes]:
         after = os.fstat(fd)
     finally:
         os.close(fd)
-    same = ((opened.st_dev, opened.st_ino) == (before.st_dev, before.st_ino)
-            and (after.st_size, after.st_mtime_ns) == (before.st_size, before.st_mtime_ns) == (
-                opened.st_size, opened.st_mtime_ns) and len(data) == before.st_size)
+    same = (
+        (opened.st_dev, opened.st_ino) == (before.st_dev, before.st_ino)
+        and (after.st_size, after.st_mtime_ns)
+        == (before.st_size, before.st_mtime_ns)
+        == (opened.st_size, opened.st_mtime_ns)
+        and len(data) == before.st_size
+    )
     if not same:
         raise ValueError("the lease file changed while it was read")
     return before, data
@@ -159,21 +177,38 @@ def parse_claim(data: bytes) -> dict:
 def describe_claim(claim: dict | None) -> str:
     if not claim:
         return "a lease file whose claim cannot be read"
-    text = (f"{claim['holder']} (operation {claim.get('operation')}, pid {claim['pid']} on "
-            f"{claim.get('host')}, since {claim.get('acquiredAt')}")
+    text = (
+        f"{claim['holder']} (operation {claim.get('operation')}, pid {claim['pid']} on "
+        f"{claim.get('host')}, since {claim.get('acquiredAt')}"
+    )
     return text + "; the pid is an unverified claim)"
 
 
 def _claim_bytes(holder: str, operation: str, adopted: dict | None) -> bytes:
-    doc = {"schema": 1, "kind": LEASE_KIND, "holder": holder, "operation": operation, "pid": os.getpid(),
-           "host": socket.gethostname(), "acquiredAt": now(), "token": secrets.token_hex(16)}
+    doc = {
+        "schema": 1,
+        "kind": LEASE_KIND,
+        "holder": holder,
+        "operation": operation,
+        "pid": os.getpid(),
+        "host": socket.gethostname(),
+        "acquiredAt": now(),
+        "token": secrets.token_hex(16),
+    }
     if adopted:
         doc["adoptedFrom"] = adopted
     return (json.dumps(doc, sort_keys=True) + "\n").encode()
 
 
-def _refuse(service: LeaseService, root: Path, operation: str, category: str, err: int | None,
-            detail: str, claim: dict | None = None) -> AccessRefused:
+def _refuse(
+    service: LeaseService,
+    root: Path,
+    operation: str,
+    category: str,
+    err: int | None,
+    detail: str,
+    claim: dict | None = None,
+) -> AccessRefused:
     failure = failure_record(operation, root, category, err)
     service.last_failure = failure
     return AccessRefused(root, operation, category, detail, claim, failure)
@@ -183,11 +218,18 @@ def _check_root(root: Path, operation: str, service: LeaseService) -> None:
     try:
         info = os.lstat(root)
     except OSError as exc:
-        raise _refuse(service, root, operation, CATEGORIES.get(exc.errno, "io-error"), exc.errno,
-                      f"the recording root cannot be examined ({exc.strerror})") from None
+        raise _refuse(
+            service,
+            root,
+            operation,
+            CATEGORIES.get(exc.errno, "io-error"),
+            exc.errno,
+            f"the recording root cannot be examined ({exc.strerror})",
+        ) from None
     if stat.S_ISLNK(info.st_mode) or not stat.S_ISDIR(info.st_mode):
-        raise _refuse(service, root, operation, "unsafe-root", None,
-                      "the recording root is a symlink or not a directory")
+        raise _refuse(
+            service, root, operation, "unsafe-root", None, "the recording root is a symlink or not a directory"
+        )
 
 
 def _write_exclusive(path: Path, data: bytes) -> os.stat_result:
@@ -200,25 +242,39 @@ def _write_exclusive(path: Path, data: bytes) -> os.stat_result:
         os.close(fd)
 
 
-def _held_elsewhere(path: Path, root: Path, holder: str, operation: str, service: LeaseService,
-                    adopt_emulator: bool) -> dict | None:
+def _held_elsewhere(
+    path: Path, root: Path, holder: str, operation: str, service: LeaseService, adopt_emulator: bool
+) -> dict | None:
     """The lease file exists: the claim to adopt (emulator resume), or raise AccessRefused."""
     try:
         _info, data = read_lease_file(path)
         claim = parse_claim(data)
     except (OSError, ValueError) as exc:
-        raise _refuse(service, root, operation, "already-exists", errno.EEXIST,
-                      f"a lease file exists that cannot be read ({exc}); it is never cleared automatically") \
-            from None
+        raise _refuse(
+            service,
+            root,
+            operation,
+            "already-exists",
+            errno.EEXIST,
+            f"a lease file exists that cannot be read ({exc}); it is never cleared automatically",
+        ) from None
     if adopt_emulator and holder == EMULATOR and claim["holder"] == EMULATOR:
         return {key: claim[key] for key in ("pid", "host", "acquiredAt") if key in claim}
-    raise _refuse(service, root, operation, "already-exists", errno.EEXIST,
-                  f"leased by {describe_claim(claim)}; close that holder first (leases are never cleared "
-                  "automatically and there is no force-unlock)", claim)
+    raise _refuse(
+        service,
+        root,
+        operation,
+        "already-exists",
+        errno.EEXIST,
+        f"leased by {describe_claim(claim)}; close that holder first (leases are never cleared "
+        "automatically and there is no force-unlock)",
+        claim,
+    )
 
 
-def acquire(root: Path | str, holder: str, operation: str, *, service: LeaseService = SERVICE,
-            adopt_emulator: bool = False) -> Lease:
+def acquire(
+    root: Path | str, holder: str, operation: str, *, service: LeaseService = SERVICE, adopt_emulator: bool = False
+) -> Lease:
     """Create the lease on ``root`` for ``holder`` or raise :class:`AccessRefused` (recorded as
     this service's last acquisition failure). ``adopt_emulator`` is only for a resuming writer
     that already holds the recording's writer lock (see the module docstring)."""
@@ -236,11 +292,17 @@ def acquire(root: Path | str, holder: str, operation: str, *, service: LeaseServ
             data = _claim_bytes(holder, operation, adopted)
             tmp = root / f"{LEASE_FILE}.adopt-{os.getpid()}"
             _write_exclusive(tmp, data)
-            os.replace(tmp, path)        # one atomic step: the old claim is named in the new one
+            os.replace(tmp, path)  # one atomic step: the old claim is named in the new one
             info = os.lstat(path)
     except OSError as exc:
-        raise _refuse(service, root, operation, CATEGORIES.get(exc.errno, "io-error"), exc.errno,
-                      f"cannot create the lease file {path} ({exc.strerror})") from None
+        raise _refuse(
+            service,
+            root,
+            operation,
+            CATEGORIES.get(exc.errno, "io-error"),
+            exc.errno,
+            f"cannot create the lease file {path} ({exc.strerror})",
+        ) from None
     lease = Lease(root, holder, operation, info.st_dev, info.st_ino, data, service)
     service.held[str(root)] = lease
     return lease
@@ -280,9 +342,14 @@ def observe(root: Path, service: LeaseService = SERVICE) -> dict:
         match = "matches-this-services-saved-lease"
     else:
         match = "differs-from-this-services-saved-lease"
-    return {"state": "present", "claim": claim, "pidVerified": False, "bytes": len(data),
-            "file": {"device": info.st_dev, "inode": info.st_ino, "mode": f"{stat.S_IMODE(info.st_mode):04o}"},
-            "match": match}
+    return {
+        "state": "present",
+        "claim": claim,
+        "pidVerified": False,
+        "bytes": len(data),
+        "file": {"device": info.st_dev, "inode": info.st_ino, "mode": f"{stat.S_IMODE(info.st_mode):04o}"},
+        "match": match,
+    }
 
 
 def access_diagnostic(root: Path | str, *, service: LeaseService = SERVICE) -> dict:
@@ -297,9 +364,9 @@ def access_diagnostic(root: Path | str, *, service: LeaseService = SERVICE) -> d
         "observation": observe(root, service),
         "lastAcquisitionFailure": service.last_failure,
         "lastAcquisitionFailureScope": "recorded by this service only; a new service cannot reconstruct "
-                                       "an earlier one's failures",
+        "an earlier one's failures",
         "service": service.describe(),
         "recoveryAuthorized": False,
         "note": "a pid is an unverified claim; no result establishes process liveness, quiescence or "
-                "permission to recover, and absence does not authorize a new run",
+        "permission to recover, and absence does not authorize a new run",
     }

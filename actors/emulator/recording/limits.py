@@ -21,7 +21,7 @@ from pathlib import Path
 
 from .errors import AdmissionRefused, InvalidOption
 
-KIB, MIB, GIB = 1024, 1024 ** 2, 1024 ** 3
+KIB, MIB, GIB = 1024, 1024**2, 1024**3
 PARENT_MAX_RECORDINGS = 64
 PARENT_MAX_RESERVED_BYTES = GIB
 MANIFEST = "recording.json"
@@ -94,8 +94,11 @@ def check_admission(parent: Path, max_bytes: int) -> None:
     Only immediate children holding a ``recording.json`` count (an archived recording's
     original path holds a mapping instead, so its reservation is released).
     """
-    recordings = [child for child in parent.iterdir()
-                  if child.is_dir() and not child.is_symlink() and (child / MANIFEST).is_file()]
+    recordings = [
+        child
+        for child in parent.iterdir()
+        if child.is_dir() and not child.is_symlink() and (child / MANIFEST).is_file()
+    ]
     if len(recordings) >= PARENT_MAX_RECORDINGS:
         raise AdmissionRefused(parent, "recording directories", len(recordings), 1, PARENT_MAX_RECORDINGS)
     reserved = sum(reserved_by(child) for child in recordings)

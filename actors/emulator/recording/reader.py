@@ -32,16 +32,16 @@ FINAL_STATUSES = ("stopped", "failed", "cancelled")
 class Summary:
     """Aggregates over a journal, shared by the reader and a resuming writer."""
 
-    actions: list[dict] = field(default_factory=list)     # normalized inputs in journal order
-    samples: list[dict] = field(default_factory=list)     # retained evidence in journal order
+    actions: list[dict] = field(default_factory=list)  # normalized inputs in journal order
+    samples: list[dict] = field(default_factory=list)  # retained evidence in journal order
     checkpoints: dict[str, dict] = field(default_factory=dict)
     branches: list[dict] = field(default_factory=list)
     frames_executed: int = 0
     execution_ms: float = 0.0
     branch_id: str = "branch-0001"
-    action_index: int = 0          # last action index on the current branch
-    frame: int = 0                 # last frame on the current branch
-    branch_start: tuple[int, int] = (0, 0)   # (actionIndex, frame) where the current branch began
+    action_index: int = 0  # last action index on the current branch
+    frame: int = 0  # last frame on the current branch
+    branch_start: tuple[int, int] = (0, 0)  # (actionIndex, frame) where the current branch began
     stop: dict | None = None
     lost_intervals: list[dict] = field(default_factory=list)
 
@@ -98,8 +98,18 @@ def writer_alive(path: Path) -> bool:
 
 
 def _action_view(ev: dict) -> dict:
-    keys = ("branchId", "actionIndex", "buttons", "pressed", "released", "frames", "fromFrame",
-            "toFrame", "samplesRequested", "completed")
+    keys = (
+        "branchId",
+        "actionIndex",
+        "buttons",
+        "pressed",
+        "released",
+        "frames",
+        "fromFrame",
+        "toFrame",
+        "samplesRequested",
+        "completed",
+    )
     return {k: ev.get(k) for k in keys}
 
 
@@ -115,7 +125,7 @@ def export_page(summary: Summary, action_offset: int = 0, limit: int = EXPORT_DE
     if isinstance(limit, bool) or not isinstance(limit, int) or not 1 <= limit <= EXPORT_MAX_LIMIT:
         raise InvalidOption("limit", limit, f"an integer 1..{EXPORT_MAX_LIMIT}")
     action_count, evidence_count = len(summary.actions), len(summary.samples)
-    page = summary.actions[action_offset:action_offset + limit]
+    page = summary.actions[action_offset : action_offset + limit]
     end = action_offset + len(page)
     evidence_size = min(limit, EVIDENCE_MAX)
     evidence = summary.samples[-evidence_size:] if evidence_size else []
@@ -188,8 +198,12 @@ class RecordingReader:
 
     def export(self, action_offset: int = 0, limit: int = EXPORT_DEFAULT_LIMIT) -> dict:
         page = export_page(self.summary, action_offset, limit)
-        return {"recordingPath": str(self.path.resolve()), "sessionId": self.header.get("sessionId"),
-                "status": self.status()["status"], **page}
+        return {
+            "recordingPath": str(self.path.resolve()),
+            "sessionId": self.header.get("sessionId"),
+            "status": self.status()["status"],
+            **page,
+        }
 
     def verify_frames(self) -> list[str]:
         """Problems found re-reading every retained PNG (empty when all verify)."""

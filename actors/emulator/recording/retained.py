@@ -28,8 +28,8 @@ from .frames import HEIGHT, PNG_SIGNATURE, WIDTH, decode_rgba, rgba_sha256
 
 DOTS_PER_FRAME = 70_224
 CLOCK_HZ = 4_194_304
-FRAME_SECONDS = Fraction(DOTS_PER_FRAME, CLOCK_HZ)   # ≈ 16.742 ms
-MAX_PNG_BYTES = 4 * 1024 * 1024                      # far above any 160x144 frame
+FRAME_SECONDS = Fraction(DOTS_PER_FRAME, CLOCK_HZ)  # ≈ 16.742 ms
+MAX_PNG_BYTES = 4 * 1024 * 1024  # far above any 160x144 frame
 
 VERIFIED, TAMPERED, MISSING, OMITTED = "verified", "tampered", "missing", "omitted"
 
@@ -48,17 +48,23 @@ class BranchRoute:
     start_frame: int = 0
     parent: str | None = None
     reason: str | None = None
-    seq: int = 1                                      # the line that started the branch
-    imported: dict | None = None                      # a checkpoint file of another session (its prefix)
-    inputs: dict[int, dict] = field(default_factory=dict)     # actionIndex -> input event
-    stepped: dict[int, dict] = field(default_factory=dict)    # actionIndex -> stepped event
-    samples: list[dict] = field(default_factory=list)         # sample events in journal order
-    lost: list[dict] = field(default_factory=list)            # lost-interval events
+    seq: int = 1  # the line that started the branch
+    imported: dict | None = None  # a checkpoint file of another session (its prefix)
+    inputs: dict[int, dict] = field(default_factory=dict)  # actionIndex -> input event
+    stepped: dict[int, dict] = field(default_factory=dict)  # actionIndex -> stepped event
+    samples: list[dict] = field(default_factory=list)  # sample events in journal order
+    lost: list[dict] = field(default_factory=list)  # lost-interval events
 
     def describe(self) -> dict:
         """Where the branch starts and why (for review results)."""
-        return {"branchId": self.branch_id, "startActionIndex": self.start_action, "startFrame": self.start_frame,
-                "parentBranchId": self.parent, "reason": self.reason, "importedFrom": self.imported}
+        return {
+            "branchId": self.branch_id,
+            "startActionIndex": self.start_action,
+            "startFrame": self.start_frame,
+            "parentBranchId": self.parent,
+            "reason": self.reason,
+            "importedFrom": self.imported,
+        }
 
     @property
     def last_action(self) -> int:
@@ -81,10 +87,20 @@ def branch_routes(events: list[dict]) -> dict[str, BranchRoute]:
     for ev in events:
         kind = ev["kind"]
         if kind == j.BRANCH:
-            imported = ({k: ev.get(k) for k in ("checkpointFile", "fileSha256", "sourceSessionId",
-                                                "sourceCheckpointId")} if ev.get("checkpointFile") else None)
-            routes[ev["branchId"]] = BranchRoute(ev["branchId"], ev["fromActionIndex"], ev["fromFrame"],
-                                                 ev.get("parentBranchId"), ev.get("reason"), ev["seq"], imported)
+            imported = (
+                {k: ev.get(k) for k in ("checkpointFile", "fileSha256", "sourceSessionId", "sourceCheckpointId")}
+                if ev.get("checkpointFile")
+                else None
+            )
+            routes[ev["branchId"]] = BranchRoute(
+                ev["branchId"],
+                ev["fromActionIndex"],
+                ev["fromFrame"],
+                ev.get("parentBranchId"),
+                ev.get("reason"),
+                ev["seq"],
+                imported,
+            )
             continue
         route = routes.get(ev.get("branchId", ""))
         if route is None:
@@ -119,10 +135,18 @@ class CheckedFrame:
 
     def to_json(self, root: Path) -> dict:
         s = self.sample
-        out = {"frame": s["frame"], "actionIndex": s["actionIndex"], "branchId": s["branchId"],
-               "seq": s["seq"], "png": s.get("png"), "rgbaSha256": s["rgbaSha256"],
-               "pngSha256": s.get("pngSha256"), "requested": s.get("requested", False),
-               "status": self.status, "verified": self.verified}
+        out = {
+            "frame": s["frame"],
+            "actionIndex": s["actionIndex"],
+            "branchId": s["branchId"],
+            "seq": s["seq"],
+            "png": s.get("png"),
+            "rgbaSha256": s["rgbaSha256"],
+            "pngSha256": s.get("pngSha256"),
+            "requested": s.get("requested", False),
+            "status": self.status,
+            "verified": self.verified,
+        }
         if s.get("png"):
             out["path"] = str(root / s["png"])
         if self.png_bytes is not None:

@@ -41,8 +41,8 @@ from .limits import MANIFEST, MARKERS, RecordingLimits, check_admission
 from .reader import EVENTS, FINAL_STATUSES, LEDGER, LOCK, Summary, directory_bytes, ledger_outside_bytes, summarize
 from .rom import RomIdentity
 
-FINAL_RESERVE = 4 * 1024        # kept free for the stop event and the final manifest
-EVENT_ESTIMATE = 640            # bytes budgeted per journal event before a step runs
+FINAL_RESERVE = 4 * 1024  # kept free for the stop event and the final manifest
+EVENT_ESTIMATE = 640  # bytes budgeted per journal event before a step runs
 OUTCOMES = ("passed", "failed", "needs-review", "cancelled")
 
 
@@ -74,8 +74,15 @@ def _prepare_directory(path: Path | None, parent: Path | None) -> Path:
 class Recording:
     """One live recording: journal, frames, checkpoints, ledger, manifest and budgets."""
 
-    def __init__(self, path: Path, limits: RecordingLimits, header: dict, journal: j.JournalWriter,
-                 summary: Summary, lock_fd: int):
+    def __init__(
+        self,
+        path: Path,
+        limits: RecordingLimits,
+        header: dict,
+        journal: j.JournalWriter,
+        summary: Summary,
+        lock_fd: int,
+    ):
         self.path, self.limits, self.header, self.journal = path, limits, header, journal
         self.resolved = str(path.resolve())  # for every step's span (a live recording does not move)
         self.session_id: str = header["sessionId"]
@@ -92,12 +99,20 @@ class Recording:
         self.limit_reached: str | None = None
         self.bytes_used = directory_bytes(path) + ledger_outside_bytes(path)  # a resumed writer counts clips outside
         self._lock_fd = lock_fd
-        self.lease: Lease | None = None   # the access lease (lease.py), released on close
+        self.lease: Lease | None = None  # the access lease (lease.py), released on close
 
     # ---- lifecycle -----------------------------------------------------------------------
     @classmethod
-    def create(cls, rom: RomIdentity, cgb: bool, limits: RecordingLimits | None = None, *,
-               path: Path | None = None, parent: Path | None = None, extra: dict | None = None) -> Recording:
+    def create(
+        cls,
+        rom: RomIdentity,
+        cgb: bool,
+        limits: RecordingLimits | None = None,
+        *,
+        path: Path | None = None,
+        parent: Path | None = None,
+        extra: dict | None = None,
+    ) -> Recording:
         """Create a fresh recording (exclusive), applying the parent admission rules.
         ``extra``: more header fields (the battery RAM loaded and started from)."""
         limits = limits or RecordingLimits()
@@ -114,10 +129,20 @@ class Recording:
             (path / LEDGER).write_text("", encoding="utf-8")
             lock_fd = _lock(path)
             lease = acquire_lease(path, EMULATOR, "record")
-            header = {"schema": SCHEMA_VERSION, "writer": WRITER, "protocolVersion": PROTOCOL_VERSION,
-                      "pyboyVersion": pyboy_version(), "implementationHash": implementation_hash(),
-                      "sessionId": uuid.uuid4().hex, "createdAt": now(), "rom": rom.to_json(),
-                      "cgb": cgb, "limits": limits.to_json(), "branchId": "branch-0001", **(extra or {})}
+            header = {
+                "schema": SCHEMA_VERSION,
+                "writer": WRITER,
+                "protocolVersion": PROTOCOL_VERSION,
+                "pyboyVersion": pyboy_version(),
+                "implementationHash": implementation_hash(),
+                "sessionId": uuid.uuid4().hex,
+                "createdAt": now(),
+                "rom": rom.to_json(),
+                "cgb": cgb,
+                "limits": limits.to_json(),
+                "branchId": "branch-0001",
+                **(extra or {}),
+            }
             writer = j.JournalWriter(path / EVENTS)
             writer.append(j.HEADER, header)
             writer.sync()
@@ -144,8 +169,7 @@ class Recording:
                 raise RecordingStopped("resume", summary.stop["status"])
             lease = acquire_lease(path, EMULATOR, "resume", adopt_emulator=True)  # we hold the writer lock
             writer = j.JournalWriter(path / EVENTS, scan.head, scan.seq)
-            recording = cls(path, RecordingLimits.from_options(header["limits"]), header, writer,
-                            summary, lock_fd)
+            recording = cls(path, RecordingLimits.from_options(header["limits"]), header, writer, summary, lock_fd)
             recording.lease = lease
         except BaseException:
             os.close(lock_fd)
@@ -153,14 +177,21 @@ class Recording:
         if scan.torn_tail is not None:
             offset, torn = scan.torn_tail
             writer.write_raw(b"\n")
-            recording.append(j.TORN_TAIL, {"offset": offset, "length": len(torn),
-                                           "sha256": hashlib.sha256(torn).hexdigest()})
+            recording.append(
+                j.TORN_TAIL, {"offset": offset, "length": len(torn), "sha256": hashlib.sha256(torn).hexdigest()}
+            )
         return recording, scan, summary
 
     def stop(self, outcome: str | None, reason: str | None, status: str, *, battery: dict | None = None) -> None:
         """Finalize: the ``stop`` event (with the battery RAM left, if any), fsync, manifest."""
-        fields = {"status": status, "outcome": outcome, "reason": reason, "at": now(),
-                  "executionWallTimeMs": round(self.execution_ms, 3), "framesExecuted": self.frames_executed}
+        fields = {
+            "status": status,
+            "outcome": outcome,
+            "reason": reason,
+            "at": now(),
+            "executionWallTimeMs": round(self.execution_ms, 3),
+            "framesExecuted": self.frames_executed,
+        }
         if battery is not None:
             fields["battery"] = battery
         self.append_synced(j.STOP, fields)
@@ -246,16 +277,30 @@ class Recording:
     def write_manifest(self) -> None:
         """Replace recording.json atomically with the current summary."""
         manifest = {
-            "schema": SCHEMA_VERSION, "kind": "gamerig.emulator.recording", "writer": WRITER,
-            "sessionId": self.session_id, "createdAt": self.header["createdAt"], "updatedAt": now(),
-            "recordingPath": str(self.path.resolve()), "rom": self.header["rom"], "cgb": self.header["cgb"],
-            "limits": self.limits.to_json(), "status": self.status, "outcome": self.outcome,
-            "reason": self.reason, "limitReached": self.limit_reached,
-            "counts": {"actions": self.action_count, "samples": self.sample_count,
-                       "checkpoints": len(self.checkpoints), "branches": self.branch_count},
+            "schema": SCHEMA_VERSION,
+            "kind": "gamerig.emulator.recording",
+            "writer": WRITER,
+            "sessionId": self.session_id,
+            "createdAt": self.header["createdAt"],
+            "updatedAt": now(),
+            "recordingPath": str(self.path.resolve()),
+            "rom": self.header["rom"],
+            "cgb": self.header["cgb"],
+            "limits": self.limits.to_json(),
+            "status": self.status,
+            "outcome": self.outcome,
+            "reason": self.reason,
+            "limitReached": self.limit_reached,
+            "counts": {
+                "actions": self.action_count,
+                "samples": self.sample_count,
+                "checkpoints": len(self.checkpoints),
+                "branches": self.branch_count,
+            },
             "framesExecuted": self.frames_executed,
             "executionWallTimeMs": round(self.execution_ms, 3),
-            "bytesUsed": self.bytes_used, "prefixPin": self.pin,
+            "bytesUsed": self.bytes_used,
+            "prefixPin": self.pin,
             "files": {"events": EVENTS, "frames": "frames/", "checkpoints": "checkpoints/", "ledger": LEDGER},
         }
         target = self.path / MANIFEST

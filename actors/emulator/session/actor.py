@@ -22,6 +22,7 @@ Lifecycle (``run`` calls them in order; ``python -m actors.emulator`` runs it):
   load-and-keep``, back to ``game.battery_save``: ``emulator_battery_kept``). If the process is killed
   instead, the next start resumes.
 """
+
 from __future__ import annotations
 
 import collections
@@ -75,10 +76,15 @@ class EmulatorActor:
         self.recording_dir = Path(ctx.session_dir) / RECORDING_DIR
         self.recorder = ctx.recorder()
         self.replies: collections.OrderedDict[tuple[str, str], object] = collections.OrderedDict()
-        self.handlers = {req.Observe: self.on_observe, req.Step: self.on_step,
-                         req.StepBatch: self.on_step_batch, req.Checkpoint: self.on_checkpoint,
-                         req.Restore: self.on_restore, req.StopRecording: self.on_stop_recording,
-                         req.Clip: self.on_clip}
+        self.handlers = {
+            req.Observe: self.on_observe,
+            req.Step: self.on_step,
+            req.StepBatch: self.on_step_batch,
+            req.Checkpoint: self.on_checkpoint,
+            req.Restore: self.on_restore,
+            req.StopRecording: self.on_stop_recording,
+            req.Clip: self.on_clip,
+        }
         self.first_request_at: float | None = None  # for emulator_stats: how busy it was kept
         self.last_done_at = self.first_cpu = self.last_cpu = 0.0
         self.busy_s = 0.0
@@ -90,45 +96,67 @@ class EmulatorActor:
         rom = RomIdentity.from_bytes(self.config.rom)
         regions = dict(DEMO_REGIONS) if is_demo_cartridge(rom.title) else {}
         regions.update(self.config.memory_regions)
-        self._journal(ev.EmulatorStarted, {
-            "start_count": self.ctx.start_count, "pid": os.getpid(), "rom": rom.to_json(),
-            "rom_source": self.config.rom_source, "record": self.config.record,
-            "recording": self._rel(self.recording_dir) if self.config.record else None,
-            "memory_regions": {k: list(v) for k, v in regions.items()},
-            "checkpoint_every_frames": self.config.checkpoint_every_frames,
-            "frame_budget": self.config.limits.max_frames if self.config.record else None,
-            "start_checkpoint": self.config.start_checkpoint,
-            "battery_save": self._battery_json(),
-            "score": self.config.score.to_json() if self.config.score else None}, key=uuid.uuid4().hex)
+        self._journal(
+            ev.EmulatorStarted,
+            {
+                "start_count": self.ctx.start_count,
+                "pid": os.getpid(),
+                "rom": rom.to_json(),
+                "rom_source": self.config.rom_source,
+                "record": self.config.record,
+                "recording": self._rel(self.recording_dir) if self.config.record else None,
+                "memory_regions": {k: list(v) for k, v in regions.items()},
+                "checkpoint_every_frames": self.config.checkpoint_every_frames,
+                "frame_budget": self.config.limits.max_frames if self.config.record else None,
+                "start_checkpoint": self.config.start_checkpoint,
+                "battery_save": self._battery_json(),
+                "score": self.config.score.to_json() if self.config.score else None,
+            },
+            key=uuid.uuid4().hex,
+        )
         self.session = self._open(regions)
         if self.session.resume_info is not None:
             info = self.session.resume_info
-            self._journal(ev.EmulatorResumed, {
-                "start_count": self.ctx.start_count, "recording": self._rel(self.recording_dir),
-                "lost_interval": info["lostInterval"], "branch": info["branch"]},
-                key=f"emulator_resumed:{info['branch']['branchId']}")
+            self._journal(
+                ev.EmulatorResumed,
+                {
+                    "start_count": self.ctx.start_count,
+                    "recording": self._rel(self.recording_dir),
+                    "lost_interval": info["lostInterval"],
+                    "branch": info["branch"],
+                },
+                key=f"emulator_resumed:{info['branch']['branchId']}",
+            )
             log.info("resumed on %s after losing %s", info["branch"]["branchId"], info["lostInterval"])
         elif not self.config.record and self.ctx.start_count > 1:  # 1 = the first start
-            self._journal(ev.EmulatorResumed, {
-                "start_count": self.ctx.start_count, "recording": None,
-                "lost_interval": {"fromFrame": 0, "toFrame": None, "reason": "recording off: restarted from boot"},
-                "branch": None}, key=f"emulator_restarted:{self.ctx.start_count}:{uuid.uuid4().hex}")
+            self._journal(
+                ev.EmulatorResumed,
+                {
+                    "start_count": self.ctx.start_count,
+                    "recording": None,
+                    "lost_interval": {"fromFrame": 0, "toFrame": None, "reason": "recording off: restarted from boot"},
+                    "branch": None,
+                },
+                key=f"emulator_restarted:{self.ctx.start_count}:{uuid.uuid4().hex}",
+            )
         self._update_status()
 
     def _open(self, regions: dict) -> EmulatorSession:
         """Resume the session's recording after a crash, or open a fresh session: from the
         battery save and the start checkpoint of the profile, when it names them."""
         c = self.config
-        common = dict(sound=c.sound, memory_regions=regions, checkpoint_every_frames=c.checkpoint_every_frames,
-                      score=c.score)
+        common = dict(
+            sound=c.sound, memory_regions=regions, checkpoint_every_frames=c.checkpoint_every_frames, score=c.score
+        )
         if c.record and (self.recording_dir / "events.jsonl").exists():
             return resume_from_latest_checkpoint(self.recording_dir, c.rom, fsync_inputs=c.fsync_inputs, **common)
         if c.record:
             options = RecordingOptions(path=self.recording_dir, limits=c.limits, fsync_inputs=c.fsync_inputs)
             session = EmulatorSession(c.rom, cgb=c.cgb, recording=options, battery=c.battery, **common)
         else:
-            session = EmulatorSession(c.rom, cgb=c.cgb, battery_dir=Path(self.ctx.session_dir) / "battery",
-                                      battery=c.battery, **common)
+            session = EmulatorSession(
+                c.rom, cgb=c.cgb, battery_dir=Path(self.ctx.session_dir) / "battery", battery=c.battery, **common
+            )
         if c.start_checkpoint is not None:
             try:
                 session.start_from_checkpoint(Path(c.start_checkpoint["path"]))
@@ -141,8 +169,11 @@ class EmulatorActor:
         c = self.config
         if c.battery_path is None:
             return None
-        loaded = c.battery.to_json() if c.battery else {"source": str(c.battery_path.resolve()), "sha256": None,
-                                                         "bytes": 0, "absent": True}
+        loaded = (
+            c.battery.to_json()
+            if c.battery
+            else {"source": str(c.battery_path.resolve()), "sha256": None, "bytes": 0, "absent": True}
+        )
         return {**loaded, "mode": c.battery_mode}
 
     def _keep_battery(self, session: EmulatorSession) -> None:
@@ -157,8 +188,12 @@ class EmulatorActor:
         data = source.read_bytes()
         write_atomically(c.battery_path, data)
         try:
-            self._journal(ev.EmulatorBatteryKept, {"path": str(c.battery_path.resolve()), **describe(data)},
-                          key=f"emulator_battery_kept:{self.ctx.start_count}:{os.getpid()}", deadline_s=2)
+            self._journal(
+                ev.EmulatorBatteryKept,
+                {"path": str(c.battery_path.resolve()), **describe(data)},
+                key=f"emulator_battery_kept:{self.ctx.start_count}:{os.getpid()}",
+                deadline_s=2,
+            )
         except RequestFailed as exc:
             log.warning("emulator_battery_kept not recorded: %s", exc)
 
@@ -202,8 +237,13 @@ class EmulatorActor:
         if env is None:
             return
         reply = self._answer_once(env.body)
-        send_envelope(sock, dataclasses.replace(reply, reply_to=env.id), session=self.ctx.session_id,
-                      sender=self.ctx.name, routing=routing)
+        send_envelope(
+            sock,
+            dataclasses.replace(reply, reply_to=env.id),
+            session=self.ctx.session_id,
+            sender=self.ctx.name,
+            routing=routing,
+        )
         self._update_status()
         if self.limit_refused:  # a budget ran out: the progress line shows it now, not a beat later
             self.limit_refused = False
@@ -225,8 +265,9 @@ class EmulatorActor:
         """The reply to one request (no dedupe: ``_answer_once`` keeps first replies)."""
         handler = self.handlers.get(type(body))
         if handler is None:
-            return rep.EmulatorErrorReply(reply_to="", code="unexpected-type",
-                                          message=f"the emulator does not take {body.TYPE!r}")
+            return rep.EmulatorErrorReply(
+                reply_to="", code="unexpected-type", message=f"the emulator does not take {body.TYPE!r}"
+            )
         before = (self.session.branch_id, self.session.action_index)
         try:
             return handler(body)
@@ -239,31 +280,49 @@ class EmulatorActor:
             return rep.EmulatorErrorReply(reply_to="", code=exc.code, message=str(exc), effect=effect)
         except Exception as exc:  # a bug or a PyBoy failure: answer, log, keep serving
             log.exception("%s failed", body.TYPE)
-            return rep.EmulatorErrorReply(reply_to="", code="internal-error", message=f"{type(exc).__name__}: {exc}",
-                                          effect="unknown" if isinstance(body, req.Step) else "none")
+            return rep.EmulatorErrorReply(
+                reply_to="",
+                code="internal-error",
+                message=f"{type(exc).__name__}: {exc}",
+                effect="unknown" if isinstance(body, req.Step) else "none",
+            )
 
     def on_observe(self, m: req.Observe) -> rep.Observed:
         s = self.session
         obs = s.observe()
         s.flush_evidence()
-        return rep.Observed(reply_to="", frame=obs.frame, frame_png=self._frame_rel(obs.png_path),
-                            frame_rgba_sha256=obs.rgba_sha256,
-                            memory={name: data.hex() for name, data in obs.memory.items()},
-                            held=list(obs.held), rom=obs.rom.to_json(), cgb=obs.cgb,
-                            branch_id=s.branch_id, action_index=s.action_index,
-                            recording=self._rel(self.recording_dir) if s.recording_path else None,
-                            score=obs.score)
+        return rep.Observed(
+            reply_to="",
+            frame=obs.frame,
+            frame_png=self._frame_rel(obs.png_path),
+            frame_rgba_sha256=obs.rgba_sha256,
+            memory={name: data.hex() for name, data in obs.memory.items()},
+            held=list(obs.held),
+            rom=obs.rom.to_json(),
+            cgb=obs.cgb,
+            branch_id=s.branch_id,
+            action_index=s.action_index,
+            recording=self._rel(self.recording_dir) if s.recording_path else None,
+            score=obs.score,
+        )
 
     def on_step(self, m: req.Step) -> rep.Stepped:
         result = self.session.step(m.buttons, m.frames, m.samples, attempt_id=m.attempt_id or None)
         if result.samples:
             self.session.flush_evidence()
         samples = [{**sample.to_json(), "png": self._frame_rel(sample.png_path)} for sample in result.samples]
-        return rep.Stepped(reply_to="", attempt_id=m.attempt_id, frame=result.frame, held=list(result.held),
-                           pressed=list(result.pressed), released=list(result.released), samples=samples,
-                           span=result.span.to_json() if result.span else None,
-                           checkpoint=result.checkpoint.to_json() if result.checkpoint else None,
-                           score=result.score)
+        return rep.Stepped(
+            reply_to="",
+            attempt_id=m.attempt_id,
+            frame=result.frame,
+            held=list(result.held),
+            pressed=list(result.pressed),
+            released=list(result.released),
+            samples=samples,
+            span=result.span.to_json() if result.span else None,
+            checkpoint=result.checkpoint.to_json() if result.checkpoint else None,
+            score=result.score,
+        )
 
     def on_step_batch(self, m: req.StepBatch) -> rep.SteppedBatch:
         """Each step in order, answered exactly as if sent alone (see ``StepBatch``)."""
@@ -300,14 +359,22 @@ class EmulatorActor:
             return
         wall = self.last_done_at - self.first_request_at  # first request to last reply
         try:
-            self._journal(ev.EmulatorStats, {
-                "start_count": self.ctx.start_count, "requests": self.requests,
-                "frame": session.frame, "actions": session.action_index,
-                "busy_s": round(self.busy_s, 3), "wall_s": round(wall, 3),
-                "cpu_s": round(self.last_cpu - self.first_cpu, 3),
-                "emulation_s": round(session.emulation_s, 3),
-                "busy_percent": round(100 * self.busy_s / wall, 1) if wall > 0 else None},
-                key=f"emulator_stats:{self.ctx.start_count}:{os.getpid()}", deadline_s=2)
+            self._journal(
+                ev.EmulatorStats,
+                {
+                    "start_count": self.ctx.start_count,
+                    "requests": self.requests,
+                    "frame": session.frame,
+                    "actions": session.action_index,
+                    "busy_s": round(self.busy_s, 3),
+                    "wall_s": round(wall, 3),
+                    "cpu_s": round(self.last_cpu - self.first_cpu, 3),
+                    "emulation_s": round(session.emulation_s, 3),
+                    "busy_percent": round(100 * self.busy_s / wall, 1) if wall > 0 else None,
+                },
+                key=f"emulator_stats:{self.ctx.start_count}:{os.getpid()}",
+                deadline_s=2,
+            )
         except RequestFailed as exc:
             log.warning("emulator_stats not recorded: %s", exc)
 
@@ -326,9 +393,13 @@ class EmulatorActor:
     def _update_status(self) -> None:
         s = self.session
         if s is not None:
-            self.ctx.status.update(frame=s.frame, branch=s.branch_id, actions=s.action_index,
-                                   frames_run=s.frames_executed,
-                                   frame_budget=self.config.limits.max_frames if self.config.record else None)
+            self.ctx.status.update(
+                frame=s.frame,
+                branch=s.branch_id,
+                actions=s.action_index,
+                frames_run=s.frames_executed,
+                frame_budget=self.config.limits.max_frames if self.config.record else None,
+            )
 
 
 def _dedupe_key(body) -> tuple[str, str] | None:

@@ -47,8 +47,11 @@ class BatterySave:
         except OSError as exc:
             raise InvalidOption("battery save", str(path), f"a readable file ({exc.strerror or exc})") from None
         if len(data) != expected_size:
-            raise InvalidOption("battery save", f"{path} ({len(data):,} bytes)",
-                                f"{expected_size:,} bytes, this cartridge's battery RAM size")
+            raise InvalidOption(
+                "battery save",
+                f"{path} ({len(data):,} bytes)",
+                f"{expected_size:,} bytes, this cartridge's battery RAM size",
+            )
         return cls(data, str(path.resolve()))
 
     def to_json(self) -> dict:

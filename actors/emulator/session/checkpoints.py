@@ -48,10 +48,10 @@ def decode(data: bytes, source: object) -> tuple[dict, bytes]:
     at = len(MAGIC)
     if len(data) < at + 4:
         raise CheckpointDamaged(source, "truncated before the header")
-    (length,) = struct.unpack(">I", data[at:at + 4])
+    (length,) = struct.unpack(">I", data[at : at + 4])
     try:
-        header = json.loads(data[at + 4:at + 4 + length])
-        state = zlib.decompress(data[at + 4 + length:])
+        header = json.loads(data[at + 4 : at + 4 + length])
+        state = zlib.decompress(data[at + 4 + length :])
     except (ValueError, zlib.error) as exc:
         raise CheckpointDamaged(source, f"unreadable header or state ({exc})") from exc
     if not isinstance(header, dict) or not isinstance(header.get("identity"), dict):

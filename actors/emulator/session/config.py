@@ -22,6 +22,7 @@ Profile keys (see ``docs/emulator.md``)::
 A bad value raises :class:`ConfigProblem` naming the key; the actor turns it into a recorded
 session stop rather than a restart loop.
 """
+
 from __future__ import annotations
 
 import dataclasses
@@ -55,7 +56,7 @@ class ConfigProblem(Exception):
 @dataclasses.dataclass(frozen=True)
 class EmulatorConfig:
     rom: bytes
-    rom_source: str                     # the path read, or "builtin"
+    rom_source: str  # the path read, or "builtin"
     record: bool
     sound: bool
     cgb: bool | None
@@ -63,11 +64,11 @@ class EmulatorConfig:
     memory_regions: dict[str, tuple[int, int]]
     limits: RecordingLimits
     fsync_inputs: bool
-    start_checkpoint: dict | None = None   # {"path", "fileSha256", "sessionId", "checkpointId", ...}
-    battery: BatterySave | None = None     # the battery save to start from
-    battery_path: Path | None = None       # game.battery_save (written back with load-and-keep)
+    start_checkpoint: dict | None = None  # {"path", "fileSha256", "sessionId", "checkpointId", ...}
+    battery: BatterySave | None = None  # the battery save to start from
+    battery_path: Path | None = None  # game.battery_save (written back with load-and-keep)
     battery_mode: str = "load"
-    score: ScoreSpec | None = None         # emulator.score, checked against the cartridge
+    score: ScoreSpec | None = None  # emulator.score, checked against the cartridge
 
     @classmethod
     def from_profile(cls, setting) -> EmulatorConfig:
@@ -75,8 +76,9 @@ class EmulatorConfig:
         rom, source = load_rom(setting("game.rom"))
         identity = check_rom(rom, setting("game.rom"))
         cgb = setting("emulator.cgb")
-        start = load_start_checkpoint(setting("game.start_checkpoint"), identity,
-                                      identity.prefers_cgb if cgb is None else bool(cgb))
+        start = load_start_checkpoint(
+            setting("game.start_checkpoint"), identity, identity.prefers_cgb if cgb is None else bool(cgb)
+        )
         mode = setting("game.battery_mode", "load") or "load"
         battery_path, battery = load_battery(setting("game.battery_save"), mode, rom, identity)
         try:
@@ -87,17 +89,31 @@ class EmulatorConfig:
         if every is not None and (isinstance(every, bool) or not isinstance(every, int) or every < 1):
             raise ConfigProblem("emulator.checkpoint_every_frames", f"expected null or an integer >= 1, got {every!r}")
         try:
-            score = parse_section(setting("emulator.score"), rom, cgb=identity.prefers_cgb if cgb is None else bool(cgb),
-                                  title=identity.title, demo=is_demo_cartridge(identity.title))
+            score = parse_section(
+                setting("emulator.score"),
+                rom,
+                cgb=identity.prefers_cgb if cgb is None else bool(cgb),
+                title=identity.title,
+                demo=is_demo_cartridge(identity.title),
+            )
         except ScoreProblem as exc:
             raise ConfigProblem(exc.key, exc.problem) from None
-        return cls(rom=rom, rom_source=source, record=bool(setting("emulator.record", True)),
-                   sound=bool(setting("emulator.sound", False)), cgb=cgb,
-                   checkpoint_every_frames=every,
-                   memory_regions=parse_regions(setting("emulator.memory_regions") or {}),
-                   limits=limits, fsync_inputs=bool(setting("emulator.fsync_inputs", False)),
-                   start_checkpoint=start, battery=battery, battery_path=battery_path, battery_mode=mode,
-                   score=score)
+        return cls(
+            rom=rom,
+            rom_source=source,
+            record=bool(setting("emulator.record", True)),
+            sound=bool(setting("emulator.sound", False)),
+            cgb=cgb,
+            checkpoint_every_frames=every,
+            memory_regions=parse_regions(setting("emulator.memory_regions") or {}),
+            limits=limits,
+            fsync_inputs=bool(setting("emulator.fsync_inputs", False)),
+            start_checkpoint=start,
+            battery=battery,
+            battery_path=battery_path,
+            battery_mode=mode,
+            score=score,
+        )
 
 
 def load_rom(value: Any) -> tuple[bytes, str]:
@@ -143,16 +159,25 @@ def load_start_checkpoint(value: Any, rom: RomIdentity, cgb: bool) -> dict | Non
         ck.check_identity(header, build_identity(rom.sha256, cgb), path)
     except EmulatorError as exc:
         raise ConfigProblem(key, str(exc)) from None
-    return {"path": str(path.resolve()), "fileSha256": hashlib.sha256(data).hexdigest(),
-            "sessionId": header.get("sessionId"), "checkpointId": header.get("checkpointId"),
-            "frame": header.get("frame"), "actionIndex": header.get("actionIndex"), "label": header.get("label")}
+    return {
+        "path": str(path.resolve()),
+        "fileSha256": hashlib.sha256(data).hexdigest(),
+        "sessionId": header.get("sessionId"),
+        "checkpointId": header.get("checkpointId"),
+        "frame": header.get("frame"),
+        "actionIndex": header.get("actionIndex"),
+        "label": header.get("label"),
+    }
 
 
 def newest_checkpoint(recording: Path) -> Path:
     """The newest checkpoint a recording's (verified) journal lists, if its file is unchanged."""
     if not (recording / "events.jsonl").is_file():
-        raise ConfigProblem("game.start_checkpoint", f"{recording} is a directory but not a recording "
-                            "(no events.jsonl); name a .ckpt file or a recording directory")
+        raise ConfigProblem(
+            "game.start_checkpoint",
+            f"{recording} is a directory but not a recording "
+            "(no events.jsonl); name a .ckpt file or a recording directory",
+        )
     checkpoints = recorded_checkpoints(recording)
     if not checkpoints:
         raise ConfigProblem("game.start_checkpoint", f"recording {recording} has no checkpoint")
@@ -189,11 +214,13 @@ def load_battery(value: Any, mode: Any, rom: bytes, identity: RomIdentity) -> tu
     if not isinstance(value, str):
         raise ConfigProblem(key, f"expected the path of a battery save (.ram), got {value!r}")
     if not identity.battery:
-        raise ConfigProblem(key, f"cartridge {identity.title!r} (type {identity.cartridge_type:#04x}) "
-                            "has no battery to load a save into")
+        raise ConfigProblem(
+            key,
+            f"cartridge {identity.title!r} (type {identity.cartridge_type:#04x}) has no battery to load a save into",
+        )
     path = Path(os.path.expanduser(value))
     if not path.exists() and mode == "load-and-keep":
-        return path, None   # the first session: the RAM starts empty; the file is written at the end
+        return path, None  # the first session: the RAM starts empty; the file is written at the end
     try:
         return path, BatterySave.read(path, battery_ram_size(rom))
     except EmulatorError as exc:
@@ -209,8 +236,11 @@ def parse_regions(raw: Any) -> dict[str, tuple[int, int]]:
         key = f"emulator.memory_regions.{name}"
         if isinstance(spec, int) and not isinstance(spec, bool):
             spec = [spec, 1]
-        if (not isinstance(spec, (list, tuple)) or len(spec) != 2
-                or not all(isinstance(v, int) and not isinstance(v, bool) for v in spec)):
+        if (
+            not isinstance(spec, (list, tuple))
+            or len(spec) != 2
+            or not all(isinstance(v, int) and not isinstance(v, bool) for v in spec)
+        ):
             raise ConfigProblem(key, f"expected [address, length] or an address, got {spec!r}")
         address, length = spec
         if not (0 <= address <= 0xFFFF and 1 <= length <= 0x10000 - address):

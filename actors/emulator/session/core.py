@@ -62,7 +62,7 @@ class RecordingOptions:
     path: Path | None = None
     parent: Path | None = None
     limits: RecordingLimits = field(default_factory=RecordingLimits)
-    fsync_inputs: bool = False   # fsync each input line before its frames run (slower)
+    fsync_inputs: bool = False  # fsync each input line before its frames run (slower)
 
 
 def sample_points(start: int, frames: int, samples: int, every: int | None) -> tuple[list[int], set[int]]:
@@ -101,38 +101,74 @@ def _check_int(name: str, value: object, low: int, high: int) -> int:
 class EmulatorSession:
     """One emulator instance plus its route, checkpoints and optional recording."""
 
-    def __init__(self, rom: bytes, *, cgb: bool | None = None, sound: bool = False,
-                 memory_regions: Mapping[str, tuple[int, int]] | None = None,
-                 recording: RecordingOptions | None = None, battery_dir: Path | None = None,
-                 checkpoint_every_frames: int | None = None, battery: BatterySave | None = None,
-                 score: ScoreSpec | None = None):
+    def __init__(
+        self,
+        rom: bytes,
+        *,
+        cgb: bool | None = None,
+        sound: bool = False,
+        memory_regions: Mapping[str, tuple[int, int]] | None = None,
+        recording: RecordingOptions | None = None,
+        battery_dir: Path | None = None,
+        checkpoint_every_frames: int | None = None,
+        battery: BatterySave | None = None,
+        score: ScoreSpec | None = None,
+    ):
         """``battery``: battery RAM to start from (a cartridge with a battery only); without
         it, ``battery_dir/battery.ram`` is loaded when present, else the RAM starts empty.
         ``score``: the values to read after every step and observe (``session/score.py``)."""
         identity = RomIdentity.from_bytes(rom)
         size = battery_ram_size(rom) if identity.battery else 0
         if battery is not None and len(battery.data) != size:
-            raise InvalidOption("battery", f"{battery.source} ({len(battery.data):,} bytes)",
-                                f"{size:,} bytes, this cartridge's battery RAM size" if size
-                                else "nothing: this cartridge has no battery")
+            raise InvalidOption(
+                "battery",
+                f"{battery.source} ({len(battery.data):,} bytes)",
+                f"{size:,} bytes, this cartridge's battery RAM size"
+                if size
+                else "nothing: this cartridge has no battery",
+            )
         start = battery.data if battery else _previous_battery(battery_dir, size)
         rec = None
         if recording is not None:
             cgb_mode = identity.prefers_cgb if cgb is None else bool(cgb)
-            extra = {"batteryLoaded": battery.to_json() if battery else None,
-                     "batteryStart": describe(start or bytes(size)) if size else None}
-            rec = Recording.create(identity, cgb_mode, recording.limits, path=recording.path,
-                                   parent=recording.parent, extra=extra)
-        self._setup(rom, cgb, sound, memory_regions, rec, battery_dir, checkpoint_every_frames,
-                    fsync_inputs=bool(recording and recording.fsync_inputs), start_ram=start, score=score)
+            extra = {
+                "batteryLoaded": battery.to_json() if battery else None,
+                "batteryStart": describe(start or bytes(size)) if size else None,
+            }
+            rec = Recording.create(
+                identity, cgb_mode, recording.limits, path=recording.path, parent=recording.parent, extra=extra
+            )
+        self._setup(
+            rom,
+            cgb,
+            sound,
+            memory_regions,
+            rec,
+            battery_dir,
+            checkpoint_every_frames,
+            fsync_inputs=bool(recording and recording.fsync_inputs),
+            start_ram=start,
+            score=score,
+        )
         if rec is not None and size:
-            ram = self._machine.battery_ram()   # what the cartridge starts with, counted from now
+            ram = self._machine.battery_ram()  # what the cartridge starts with, counted from now
             rec.charge(write_atomically(rec.path / BATTERY_DIR / START_FILE, ram))
             self._save_battery()
             rec.write_manifest()
 
-    def _setup(self, rom, cgb, sound, memory_regions, rec, battery_dir, every, fsync_inputs=False,
-               start_ram: bytes | None = None, score: ScoreSpec | None = None):
+    def _setup(
+        self,
+        rom,
+        cgb,
+        sound,
+        memory_regions,
+        rec,
+        battery_dir,
+        every,
+        fsync_inputs=False,
+        start_ram: bytes | None = None,
+        score: ScoreSpec | None = None,
+    ):
         self._rom = bytes(rom)
         self._sound = sound
         self._recording: Recording | None = rec
@@ -140,16 +176,22 @@ class EmulatorSession:
         self.battery_dir = Path(battery_dir) if battery_dir else (rec.path / BATTERY_DIR if rec else None)
         battery = self.battery_dir / BATTERY_FILE if self.battery_dir else None
         rtc = battery.with_suffix(".rtc") if battery else None
-        self._machine = Machine(self._rom, cgb=cgb, sound=sound, battery_ram=start_ram,
-                                rtc=rtc.read_bytes() if rtc and rtc.is_file() else None)
+        self._machine = Machine(
+            self._rom,
+            cgb=cgb,
+            sound=sound,
+            battery_ram=start_ram,
+            rtc=rtc.read_bytes() if rtc and rtc.is_file() else None,
+        )
         self.rom: RomIdentity = self._machine.identity
         self.cgb: bool = self._machine.cgb
         self.memory_regions = dict(memory_regions or {})
         for name, (address, length) in self.memory_regions.items():
             _check_int(f"memory_regions[{name}].address", address, 0, 0xFFFF)
             _check_int(f"memory_regions[{name}].length", length, 1, 0x10000 - address)
-        self.checkpoint_every_frames = (None if every is None
-                                        else _check_int("checkpoint_every_frames", every, 1, MAX_STEP_FRAMES))
+        self.checkpoint_every_frames = (
+            None if every is None else _check_int("checkpoint_every_frames", every, 1, MAX_STEP_FRAMES)
+        )
         self.session_id = rec.session_id if rec else secrets.token_hex(16)
         self.branch_id, self.action_index, self.frame = "branch-0001", 0, 0
         self._neutral_frames = 0
@@ -160,7 +202,7 @@ class EmulatorSession:
         self._hasher: ThreadPoolExecutor | None = None
         self._emulation_before = 0.0  # tick time of machines replaced by restores
         self._png = PngEncoder()
-        self.resume_info: dict | None = None   # set by resume_from_latest_checkpoint
+        self.resume_info: dict | None = None  # set by resume_from_latest_checkpoint
         self.score = score
         self.closed = False
 
@@ -207,17 +249,25 @@ class EmulatorSession:
         started = time.perf_counter()
         rgba = self._machine.rgba()
         digest, png = rgba_sha256(rgba), self._png.encode(rgba)
-        memory = {name: self._machine.read(address, length)
-                  for name, (address, length) in self.memory_regions.items()}
+        memory = {name: self._machine.read(address, length) for name, (address, length) in self.memory_regions.items()}
         png_path = None
         rec = self._recording
         if rec is not None and rec.status == "live" and rec.store_frame(digest, png):
             png_path = rec.frames.relative(digest)
-            rec.append(j.OBSERVATION, {"branchId": self.branch_id, "actionIndex": self.action_index,
-                                       "frame": self.frame, "rgbaSha256": digest, "png": png_path,
-                                       "executionMs": self._account(started)})
-        return ObservedFrame(self.frame, png, digest, memory, tuple(ordered(self.held)), self.rom,
-                             self.cgb, png_path, self.read_score())
+            rec.append(
+                j.OBSERVATION,
+                {
+                    "branchId": self.branch_id,
+                    "actionIndex": self.action_index,
+                    "frame": self.frame,
+                    "rgbaSha256": digest,
+                    "png": png_path,
+                    "executionMs": self._account(started),
+                },
+            )
+        return ObservedFrame(
+            self.frame, png, digest, memory, tuple(ordered(self.held)), self.rom, self.cgb, png_path, self.read_score()
+        )
 
     def read_score(self) -> dict | None:
         """The score's evidence block now (``ScoreSpec.evaluate``); None without a score section."""
@@ -237,8 +287,9 @@ class EmulatorSession:
         return elapsed
 
     # ---- step ----------------------------------------------------------------------------
-    def step(self, buttons: Iterable[str], frames: int, samples: int = 0, *,
-             attempt_id: str | None = None) -> StepResult:
+    def step(
+        self, buttons: Iterable[str], frames: int, samples: int = 0, *, attempt_id: str | None = None
+    ) -> StepResult:
         """Hold exactly ``buttons`` for ``frames`` native frames; sample evenly (endpoint included).
         ``attempt_id``: the session journal's ``action_attempt`` that asked for this step (the
         emulator actor passes it), kept in the ``input`` row so the recording names its intent."""
@@ -257,11 +308,21 @@ class EmulatorSession:
         from_frame, action = self.frame, self.action_index + 1
         pressed, released = ordered(wanted - self.held), ordered(self.held - wanted)
         if rec is not None:
-            rec.append(j.INPUT, {"branchId": self.branch_id, "actionIndex": action,
-                                 "buttons": ordered(wanted), "pressed": pressed, "released": released,
-                                 "frames": frames, "fromFrame": from_frame, "toFrame": from_frame + frames,
-                                 "samplesRequested": samples,
-                                 **({"attemptId": attempt_id} if attempt_id else {})})
+            rec.append(
+                j.INPUT,
+                {
+                    "branchId": self.branch_id,
+                    "actionIndex": action,
+                    "buttons": ordered(wanted),
+                    "pressed": pressed,
+                    "released": released,
+                    "frames": frames,
+                    "fromFrame": from_frame,
+                    "toFrame": from_frame + frames,
+                    "samplesRequested": samples,
+                    **({"attemptId": attempt_id} if attempt_id else {}),
+                },
+            )
             if self._fsync_inputs:
                 rec.sync()
             rec.frames_executed += frames
@@ -271,17 +332,35 @@ class EmulatorSession:
         self._after_step(wanted, frames, action, from_frame + frames)
         span = None
         if rec is not None:
-            rec.append(j.STEPPED, {"branchId": self.branch_id, "actionIndex": action,
-                                   "toFrame": self.frame, "executionMs": self._account(started)})
-            span = RecordingSpan(rec.resolved, self.session_id, self.branch_id, action - 1,
-                                 action, from_frame, self.frame, rec.pin, from_pin)
-        score = self.read_score()   # before an automatic checkpoint: the values the step left
+            rec.append(
+                j.STEPPED,
+                {
+                    "branchId": self.branch_id,
+                    "actionIndex": action,
+                    "toFrame": self.frame,
+                    "executionMs": self._account(started),
+                },
+            )
+            span = RecordingSpan(
+                rec.resolved,
+                self.session_id,
+                self.branch_id,
+                action - 1,
+                action,
+                from_frame,
+                self.frame,
+                rec.pin,
+                from_pin,
+            )
+        score = self.read_score()  # before an automatic checkpoint: the values the step left
         auto = self._maybe_auto_checkpoint()
-        return StepResult(self.frame, tuple(ordered(wanted)), tuple(pressed), tuple(released),
-                          tuple(captured), span, auto, score)
+        return StepResult(
+            self.frame, tuple(ordered(wanted)), tuple(pressed), tuple(released), tuple(captured), span, auto, score
+        )
 
-    def _run_with_samples(self, start: int, frames: int, points: list[int], requested: set[int],
-                          action: int) -> list[Sample]:
+    def _run_with_samples(
+        self, start: int, frames: int, points: list[int], requested: set[int], action: int
+    ) -> list[Sample]:
         """Run the frames, grabbing the picture at each sample point. A new picture's SHA-256
         is computed on a helper thread while the emulation goes on (hashlib releases the GIL),
         and the samples are recorded, in frame order, once the frames have run."""
@@ -317,8 +396,15 @@ class EmulatorSession:
         stored = rec.store_frame(digest, png) if png is not None else rec.frames.has(digest)
         path = rec.frames.relative(digest) if stored else None
         png_sha = rec.frames.png_sha256(digest) if stored else None
-        event = {"branchId": self.branch_id, "actionIndex": action, "frame": frame, "rgbaSha256": digest,
-                 "png": path, "pngSha256": png_sha, "requested": requested}
+        event = {
+            "branchId": self.branch_id,
+            "actionIndex": action,
+            "frame": frame,
+            "rgbaSha256": digest,
+            "png": path,
+            "pngSha256": png_sha,
+            "requested": requested,
+        }
         if not stored:
             event["omitted"] = "maxBytes"
         rec.append(j.SAMPLE, event, defer=True)
@@ -342,16 +428,33 @@ class EmulatorSession:
             raise InvalidOption("label", label, f"a string of at most {MAX_REASON} characters")
         started = time.perf_counter()
         checkpoint_id = f"cp-{len(rec.checkpoints) + 1:04d}-{secrets.token_hex(4)}"
-        header = {"identity": build_identity(self.rom.sha256, self.cgb), "checkpointId": checkpoint_id,
-                  "sessionId": self.session_id, "branchId": self.branch_id, "actionIndex": self.action_index,
-                  "frame": self.frame, "prefixPin": rec.pin, "label": label, "automatic": automatic,
-                  "createdAt": now()}
+        header = {
+            "identity": build_identity(self.rom.sha256, self.cgb),
+            "checkpointId": checkpoint_id,
+            "sessionId": self.session_id,
+            "branchId": self.branch_id,
+            "actionIndex": self.action_index,
+            "frame": self.frame,
+            "prefixPin": rec.pin,
+            "label": label,
+            "automatic": automatic,
+            "createdAt": now(),
+        }
         data = ck.encode(header, self._machine.save_state())
         rec.ensure_room(len(data) + 2 * 640)
         path = ck.write(rec.checkpoint_dir, checkpoint_id, data)
         rec.charge(len(data))
-        info = CheckpointInfo(checkpoint_id, f"checkpoints/{path.name}", self.frame, self.branch_id,
-                              self.action_index, label, automatic, hashlib.sha256(data).hexdigest(), len(data))
+        info = CheckpointInfo(
+            checkpoint_id,
+            f"checkpoints/{path.name}",
+            self.frame,
+            self.branch_id,
+            self.action_index,
+            label,
+            automatic,
+            hashlib.sha256(data).hexdigest(),
+            len(data),
+        )
         event = rec.append_synced(j.CHECKPOINT, {**info.to_json(), "executionMs": self._account(started)})
         rec.checkpoints[checkpoint_id] = event
         rec.write_manifest()
@@ -360,11 +463,16 @@ class EmulatorSession:
 
     def _maybe_auto_checkpoint(self) -> CheckpointInfo | None:
         every = self.checkpoint_every_frames
-        if (every is None or self._frames_since_checkpoint < every or self.held
-                or self._neutral_frames < 1 or self._recording is None):
+        if (
+            every is None
+            or self._frames_since_checkpoint < every
+            or self.held
+            or self._neutral_frames < 1
+            or self._recording is None
+        ):
             return None
         if not self._recording.room_for(256 * 1024):
-            return None   # never let automatic checkpoints exhaust the evidence budget
+            return None  # never let automatic checkpoints exhaust the evidence budget
         return self.checkpoint("automatic", automatic=True)
 
     def restore(self, checkpoint: str | Path, *, reason: str = "restore") -> BranchInfo:
@@ -394,9 +502,16 @@ class EmulatorSession:
             rec.branch_count += 1
             self.branch_id = f"branch-{rec.branch_count:04d}"
             info = BranchInfo(self.branch_id, parent, checkpoint_id, self.action_index, self.frame, reason)
-            source = {} if event else {"checkpointFile": str(Path(checkpoint).resolve()), "fileSha256": file_sha,
-                                       "sourceSessionId": header.get("sessionId"),
-                                       "sourceCheckpointId": header.get("checkpointId")}
+            source = (
+                {}
+                if event
+                else {
+                    "checkpointFile": str(Path(checkpoint).resolve()),
+                    "fileSha256": file_sha,
+                    "sourceSessionId": header.get("sessionId"),
+                    "sourceCheckpointId": header.get("checkpointId"),
+                }
+            )
             rec.append_synced(j.BRANCH, {**info.to_json(), **source, "executionMs": self._account(started)})
             rec.write_manifest()
             return info
@@ -437,18 +552,36 @@ class EmulatorSession:
     def status(self) -> dict:
         """Live status: route position, counts, budgets used, recent frames."""
         rec = self._recording
-        base = {"sessionId": self.session_id, "closed": self.closed, "branchId": self.branch_id,
-                "actionIndex": self.action_index, "frame": self.frame, "held": ordered(self.held),
-                "rom": self.rom.to_json(), "cgb": self.cgb, "recording": None}
+        base = {
+            "sessionId": self.session_id,
+            "closed": self.closed,
+            "branchId": self.branch_id,
+            "actionIndex": self.action_index,
+            "frame": self.frame,
+            "held": ordered(self.held),
+            "rom": self.rom.to_json(),
+            "cgb": self.cgb,
+            "recording": None,
+        }
         if rec is not None:
             base["recording"] = {
-                "recordingPath": str(rec.path.resolve()), "status": rec.status, "outcome": rec.outcome,
-                "reason": rec.reason, "limits": rec.limits.to_json(), "limitReached": rec.limit_reached,
-                "actionCount": rec.action_count, "evidenceCount": rec.sample_count,
-                "checkpointCount": len(rec.checkpoints), "branchCount": rec.branch_count,
-                "framesExecuted": rec.frames_executed, "executionWallTimeMs": round(rec.execution_ms, 3),
+                "recordingPath": str(rec.path.resolve()),
+                "status": rec.status,
+                "outcome": rec.outcome,
+                "reason": rec.reason,
+                "limits": rec.limits.to_json(),
+                "limitReached": rec.limit_reached,
+                "actionCount": rec.action_count,
+                "evidenceCount": rec.sample_count,
+                "checkpointCount": len(rec.checkpoints),
+                "branchCount": rec.branch_count,
+                "framesExecuted": rec.frames_executed,
+                "executionWallTimeMs": round(rec.execution_ms, 3),
                 "gameTimeMs": round(rec.frames_executed * 1000 / 59.7275, 1),
-                "bytesUsed": rec.bytes_used, "prefixPin": rec.pin, "recentFrames": list(self._recent)}
+                "bytesUsed": rec.bytes_used,
+                "prefixPin": rec.pin,
+                "recentFrames": list(self._recent),
+            }
         return base
 
     def export(self, action_offset: int = 0, limit: int = EXPORT_DEFAULT_LIMIT) -> dict:
@@ -457,8 +590,12 @@ class EmulatorSession:
         if rec is None:
             raise RecordingError("cannot export: this session has no recording")
         summary = summarize(j.read_journal(rec.path / "events.jsonl").events)
-        return {"recordingPath": str(rec.path.resolve()), "sessionId": self.session_id,
-                "status": rec.status, **export_page(summary, action_offset, limit)}
+        return {
+            "recordingPath": str(rec.path.resolve()),
+            "sessionId": self.session_id,
+            "status": rec.status,
+            **export_page(summary, action_offset, limit),
+        }
 
     def live_recording(self, what: str = "clip") -> Recording:
         """This session's open recording, its evidence flushed, for a tool that reads it while
@@ -476,8 +613,11 @@ class EmulatorSession:
         if outcome is not None and outcome not in OUTCOMES:
             raise InvalidOption("outcome", outcome, " | ".join(OUTCOMES))
         if reason is not None and (not isinstance(reason, str) or len(reason) > MAX_REASON):
-            raise InvalidOption("reason", reason if not isinstance(reason, str) else f"<{len(reason)} chars>",
-                                f"a string of at most {MAX_REASON} characters")
+            raise InvalidOption(
+                "reason",
+                reason if not isinstance(reason, str) else f"<{len(reason)} chars>",
+                f"a string of at most {MAX_REASON} characters",
+            )
         status = outcome if outcome in ("failed", "cancelled") else "stopped"
         rec.stop(outcome, reason, status, battery=self._save_battery())
         return self.status()
@@ -494,7 +634,7 @@ class EmulatorSession:
             self._hasher.shutdown(wait=True)
         battery = self._battery_path()
         before = _sizes(battery)
-        self._machine.close(battery)   # the same RAM again, and the RTC of a cart that has one
+        self._machine.close(battery)  # the same RAM again, and the RTC of a cart that has one
         if rec is not None:
             grown = sum(_sizes(battery)) - sum(before)
             if grown and self._battery_charged():

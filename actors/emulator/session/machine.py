@@ -31,20 +31,37 @@ SETTLE_MAX_FRAMES = 240  # PyBoy's boot ROM turns the LCD on within a few frames
 class Machine:
     """A PyBoy instance with the held-button set tracked explicitly."""
 
-    def __init__(self, rom: bytes, *, cgb: bool | None = None, sound: bool = False,
-                 battery_ram: bytes | None = None, rtc: bytes | None = None):
+    def __init__(
+        self,
+        rom: bytes,
+        *,
+        cgb: bool | None = None,
+        sound: bool = False,
+        battery_ram: bytes | None = None,
+        rtc: bytes | None = None,
+    ):
         self.rom = bytes(rom)
         self.identity = RomIdentity.from_bytes(self.rom)
         self.cgb = self.identity.prefers_cgb if cgb is None else bool(cgb)
         self.sound = sound
         self.battery_size = battery_ram_size(self.rom)
         if battery_ram is not None and self.identity.battery and len(battery_ram) != self.battery_size:
-            raise InvalidOption("battery RAM", f"<{len(battery_ram):,} bytes>",
-                                f"{self.battery_size:,} bytes, this cartridge's battery RAM size")
+            raise InvalidOption(
+                "battery RAM",
+                f"<{len(battery_ram):,} bytes>",
+                f"{self.battery_size:,} bytes, this cartridge's battery RAM size",
+            )
         ram_file = io.BytesIO(battery_ram) if battery_ram and self.identity.battery else None
         rtc_file = io.BytesIO(rtc) if rtc else None
-        self._pyboy = PyBoy(io.BytesIO(self.rom), window="null", sound_emulated=sound,
-                            cgb=self.cgb, ram_file=ram_file, rtc_file=rtc_file, log_level="ERROR")
+        self._pyboy = PyBoy(
+            io.BytesIO(self.rom),
+            window="null",
+            sound_emulated=sound,
+            cgb=self.cgb,
+            ram_file=ram_file,
+            rtc_file=rtc_file,
+            log_level="ERROR",
+        )
         self.held: frozenset[str] = frozenset()
         self.closed = False
         self.ticked = False  # whether any frame has run on this instance
@@ -78,7 +95,7 @@ class Machine:
         return hashlib.sha256(self._pyboy.screen.ndarray).hexdigest()
 
     def read(self, address: int, length: int = 1) -> bytes:
-        return bytes(self._pyboy.memory[address:address + length])
+        return bytes(self._pyboy.memory[address : address + length])
 
     def read_value(self, address: int, width: int, bank: int | None = None) -> bytes:
         """``width`` bytes from ``address``: as the CPU sees them (``bank`` None), or from one

@@ -38,17 +38,28 @@ def lost_interval(summary: Summary, latest: dict | None) -> dict:
     if latest is not None and latest["branchId"] == summary.branch_id:
         base_action, base_frame = latest["actionIndex"], latest["frame"]
     last = summary.actions[-1] if summary.actions else None
-    return {"branchId": summary.branch_id, "fromActionIndex": base_action,
-            "toActionIndex": summary.action_index, "fromFrame": base_frame, "toFrame": summary.frame,
-            "checkpointId": latest["checkpointId"] if latest else None,
-            "lastActionCompleted": bool(last is None or last.get("completed"))}
+    return {
+        "branchId": summary.branch_id,
+        "fromActionIndex": base_action,
+        "toActionIndex": summary.action_index,
+        "fromFrame": base_frame,
+        "toFrame": summary.frame,
+        "checkpointId": latest["checkpointId"] if latest else None,
+        "lastActionCompleted": bool(last is None or last.get("completed")),
+    }
 
 
-def resume_from_latest_checkpoint(recording_path: Path | str, rom: bytes, *, sound: bool = False,
-                                  memory_regions: Mapping[str, tuple[int, int]] | None = None,
-                                  battery_dir: Path | None = None,
-                                  checkpoint_every_frames: int | None = None,
-                                  fsync_inputs: bool = False, score: ScoreSpec | None = None) -> EmulatorSession:
+def resume_from_latest_checkpoint(
+    recording_path: Path | str,
+    rom: bytes,
+    *,
+    sound: bool = False,
+    memory_regions: Mapping[str, tuple[int, int]] | None = None,
+    battery_dir: Path | None = None,
+    checkpoint_every_frames: int | None = None,
+    fsync_inputs: bool = False,
+    score: ScoreSpec | None = None,
+) -> EmulatorSession:
     """Reopen an interrupted recording and continue it on a new branch (see module docstring)."""
     rec, scan, summary = Recording.reopen(Path(recording_path))
     session = None
@@ -58,10 +69,23 @@ def resume_from_latest_checkpoint(recording_path: Path | str, rom: bytes, *, sou
         if identity.sha256 != header["rom"]["sha256"]:
             raise CheckpointIncompatible(recording_path, "romSha256", header["rom"]["sha256"], identity.sha256)
         session = EmulatorSession.__new__(EmulatorSession)
-        session._setup(rom, header["cgb"], sound, memory_regions, rec, battery_dir, checkpoint_every_frames,
-                       fsync_inputs=fsync_inputs, start_ram=read_start(rec.path, header), score=score)
-        session.branch_id, session.action_index, session.frame = (summary.branch_id, summary.action_index,
-                                                                  summary.frame)
+        session._setup(
+            rom,
+            header["cgb"],
+            sound,
+            memory_regions,
+            rec,
+            battery_dir,
+            checkpoint_every_frames,
+            fsync_inputs=fsync_inputs,
+            start_ram=read_start(rec.path, header),
+            score=score,
+        )
+        session.branch_id, session.action_index, session.frame = (
+            summary.branch_id,
+            summary.action_index,
+            summary.frame,
+        )
         latest = list(summary.checkpoints.values())[-1] if summary.checkpoints else None
         lost = lost_interval(summary, latest)
         rec.append(j.LOST_INTERVAL, lost)

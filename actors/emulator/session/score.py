@@ -30,6 +30,7 @@ What PyBoy's game wrappers provide is listed in :data:`PYBOY_WRAPPERS` (PyBoy 2.
 ``cdef readonly int`` fields in its ``.pxd``), checked against the installed PyBoy by
 ``tests/emulator/session/test_score_wrappers.py``.
 """
+
 from __future__ import annotations
 
 import difflib
@@ -56,10 +57,11 @@ NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]{0,63}\Z")
 #: ``cartridge_title`` in each ``game_wrapper_*.py``. ``GameWrapperPokemonGen1`` (POKEMON
 #: RED / BLUE) has no numbers and no ``game_over``, so it is not listed.
 PYBOY_WRAPPERS: dict[str, tuple[str, tuple[str, ...]]] = {
-    "SUPER MARIOLAND": ("GameWrapperSuperMarioLand",
-                        ("score", "coins", "lives_left", "time_left", "level_progress")),
-    "MARIO DELUXAHY": ("GameWrapperSuperMarioBrosDeluxe",
-                       ("score", "coins", "lives_left", "time_left", "level_progress", "level")),
+    "SUPER MARIOLAND": ("GameWrapperSuperMarioLand", ("score", "coins", "lives_left", "time_left", "level_progress")),
+    "MARIO DELUXAHY": (
+        "GameWrapperSuperMarioBrosDeluxe",
+        ("score", "coins", "lives_left", "time_left", "level_progress", "level"),
+    ),
     "TETRIS": ("GameWrapperTetris", ("score", "level", "lines")),
     "DMGTRIS": ("GameWrapperPandorasBlocks", ("score", "level", "lines")),
     "KIRBY DREAM LAN": ("GameWrapperKirbyDreamLand", ("score", "health", "lives_left")),
@@ -72,7 +74,7 @@ GAME_OVER = "game_over"
 #: layout.py's WRAM map): it has no score counter, so its score is the tiles walked
 DEMO_SECTION = {
     "values": {
-        "moves": {"address": layout.WRAM["moves"]},          # tiles walked (wraps at 256)
+        "moves": {"address": layout.WRAM["moves"]},  # tiles walked (wraps at 256)
         "has_key": {"address": layout.WRAM["has_key"]},
         "door_open": {"address": layout.WRAM["door_open"]},
         "won": {"address": layout.WRAM["won"]},
@@ -107,8 +109,10 @@ RAM_SIZES = {0x01: (2048, 1), 0x02: (8192, 1), 0x03: (32768, 4), 0x04: (131072, 
 REFUSED = {
     "echo": "is echo RAM (0xE000..0xFDFF mirrors 0xC000..0xDDFF): name the address 0x2000 lower",
     "unusable": "is in the unusable area 0xFEA0..0xFEFF",
-    "io": ("is an I/O register (0xFF00..0xFF7F): hardware state, not game state, and reading some "
-           "of them through PyBoy changes what the game reads next (STAT, 0xFF41)"),
+    "io": (
+        "is an I/O register (0xFF00..0xFF7F): hardware state, not game state, and reading some "
+        "of them through PyBoy changes what the game reads next (STAT, 0xFF41)"
+    ),
     "ie": "is the interrupt-enable register (0xFFFF), not game state",
 }
 
@@ -116,11 +120,12 @@ REFUSED = {
 @dataclass(frozen=True)
 class MemoryMap:
     """What one cartridge makes readable, for checking ``address``/``width``/``bank``."""
+
     rom_banks: int
-    ram_bytes: int          # 0: no cartridge RAM
+    ram_bytes: int  # 0: no cartridge RAM
     ram_banks: int
     cgb: bool
-    title: str              # the header title, for messages
+    title: str  # the header title, for messages
 
     @classmethod
     def of(cls, rom: bytes, cgb: bool, title: str) -> MemoryMap:
@@ -138,50 +143,84 @@ class MemoryMap:
         naming ``key`` (the value's key) when the bytes are not all in one readable place."""
         last = address + width - 1
         if not 0 <= address <= 0xFFFF:
-            raise ScoreProblem(f"{key}.address", f"{_hex(address)} is outside the Game Boy's address "
-                               "space 0x0000..0xFFFF")
+            raise ScoreProblem(
+                f"{key}.address", f"{_hex(address)} is outside the Game Boy's address space 0x0000..0xFFFF"
+            )
         region, start, end = _region(address)
         if region in REFUSED:
             raise ScoreProblem(f"{key}.address", f"{_hex(address)} {REFUSED[region]}")
         if region == "sram":
             if not self.ram_bytes:
-                raise ScoreProblem(f"{key}.address", f"{_hex(address)} is cartridge RAM, and cartridge "
-                                   f"{self.title!r} has none (header bytes 0x147/0x149)")
+                raise ScoreProblem(
+                    f"{key}.address",
+                    f"{_hex(address)} is cartridge RAM, and cartridge "
+                    f"{self.title!r} has none (header bytes 0x147/0x149)",
+                )
             end = 0xA000 + min(self.ram_bytes, 0x2000) - 1
             if address > end:
-                raise ScoreProblem(f"{key}.address", f"{_hex(address)} is past the end of this "
-                                   f"cartridge's {self.ram_bytes:,} bytes of RAM (0xA000..{_hex(end)})")
+                raise ScoreProblem(
+                    f"{key}.address",
+                    f"{_hex(address)} is past the end of this "
+                    f"cartridge's {self.ram_bytes:,} bytes of RAM (0xA000..{_hex(end)})",
+                )
         if last > end:
-            raise ScoreProblem(f"{key}.width", f"{width} bytes from {_hex(address)} run past the end of "
-                               f"{_WHAT[region]} at {_hex(end)}: a value must lie in one region")
+            raise ScoreProblem(
+                f"{key}.width",
+                f"{width} bytes from {_hex(address)} run past the end of "
+                f"{_WHAT[region]} at {_hex(end)}: a value must lie in one region",
+            )
         return self._bank(region, bank, key)
 
     def _bank(self, region: str, bank: int | None, key: str) -> int | None:
-        allowed = {"romx": range(self.rom_banks), "vram": range(2 if self.cgb else 1),
-                   "sram": range(max(self.ram_banks, 1)), "wramx": range(1, 8 if self.cgb else 2)}.get(region)
+        allowed = {
+            "romx": range(self.rom_banks),
+            "vram": range(2 if self.cgb else 1),
+            "sram": range(max(self.ram_banks, 1)),
+            "wramx": range(1, 8 if self.cgb else 2),
+        }.get(region)
         if bank is None:
-            return 0 if region == "sram" else None   # cartridge RAM is read by bank, enabled or not
+            return 0 if region == "sram" else None  # cartridge RAM is read by bank, enabled or not
         if allowed is None:
             raise ScoreProblem(f"{key}.bank", f"{_WHAT[region]} has no banks: leave bank out")
         if bank not in allowed:
-            why = {"romx": f"this cartridge has {self.rom_banks} ROM banks",
-                   "vram": "video RAM has banks 0..1 in CGB mode only" if not self.cgb else "video RAM has banks 0..1",
-                   "sram": f"this cartridge has {self.ram_banks} RAM bank(s)",
-                   "wramx": "work RAM banks 2..7 exist in CGB mode only" if not self.cgb
-                   else "work RAM at 0xD000 has banks 1..7"}[region]
-            raise ScoreProblem(f"{key}.bank", f"bank {bank} does not exist: {why} "
-                               f"({allowed.start}..{allowed.stop - 1})")
+            why = {
+                "romx": f"this cartridge has {self.rom_banks} ROM banks",
+                "vram": "video RAM has banks 0..1 in CGB mode only" if not self.cgb else "video RAM has banks 0..1",
+                "sram": f"this cartridge has {self.ram_banks} RAM bank(s)",
+                "wramx": "work RAM banks 2..7 exist in CGB mode only"
+                if not self.cgb
+                else "work RAM at 0xD000 has banks 1..7",
+            }[region]
+            raise ScoreProblem(
+                f"{key}.bank", f"bank {bank} does not exist: {why} ({allowed.start}..{allowed.stop - 1})"
+            )
         return bank
 
 
 _REGIONS = (  # (name, first, last): the Game Boy's memory map (Pan Docs "Memory Map")
-    ("rom0", 0x0000, 0x3FFF), ("romx", 0x4000, 0x7FFF), ("vram", 0x8000, 0x9FFF),
-    ("sram", 0xA000, 0xBFFF), ("wram0", 0xC000, 0xCFFF), ("wramx", 0xD000, 0xDFFF),
-    ("echo", 0xE000, 0xFDFF), ("oam", 0xFE00, 0xFE9F), ("unusable", 0xFEA0, 0xFEFF),
-    ("io", 0xFF00, 0xFF7F), ("hram", 0xFF80, 0xFFFE), ("ie", 0xFFFF, 0xFFFF))
-_WHAT = {"rom0": "ROM bank 0", "romx": "the switchable ROM bank", "vram": "video RAM",
-         "sram": "cartridge RAM", "wram0": "work RAM bank 0", "wramx": "the switchable work RAM bank",
-         "oam": "object attribute memory", "hram": "high RAM"}
+    ("rom0", 0x0000, 0x3FFF),
+    ("romx", 0x4000, 0x7FFF),
+    ("vram", 0x8000, 0x9FFF),
+    ("sram", 0xA000, 0xBFFF),
+    ("wram0", 0xC000, 0xCFFF),
+    ("wramx", 0xD000, 0xDFFF),
+    ("echo", 0xE000, 0xFDFF),
+    ("oam", 0xFE00, 0xFE9F),
+    ("unusable", 0xFEA0, 0xFEFF),
+    ("io", 0xFF00, 0xFF7F),
+    ("hram", 0xFF80, 0xFFFE),
+    ("ie", 0xFFFF, 0xFFFF),
+)
+_WHAT = {
+    "rom0": "ROM bank 0",
+    "romx": "the switchable ROM bank",
+    "vram": "video RAM",
+    "sram": "cartridge RAM",
+    "wram0": "work RAM bank 0",
+    "wramx": "the switchable work RAM bank",
+    "oam": "object attribute memory",
+    "hram": "high RAM",
+}
 
 
 def _region(address: int) -> tuple[str, int, int]:
@@ -207,10 +246,12 @@ def pyboy_title(rom: bytes) -> str:
 
 # ---- the section ------------------------------------------------------------------------
 
+
 @dataclass(frozen=True)
 class Value:
     """One named number: ``width`` bytes at ``address`` (``bank`` None: as mapped), or the
     PyBoy game wrapper's attribute ``wrapper``."""
+
     name: str
     address: int | None = None
     width: int = 1
@@ -224,11 +265,11 @@ class Value:
         """The largest number the value can hold (None: a wrapper's, unbounded)."""
         if self.wrapper is not None:
             return None
-        return {"binary": 256 ** self.width, "bcd": 100 ** self.width, "digits": 10 ** self.width}[self.encoding] - 1
+        return {"binary": 256**self.width, "bcd": 100**self.width, "digits": 10**self.width}[self.encoding] - 1
 
     def decode(self, data: bytes) -> int:
         """The number in ``data`` (``width`` bytes as read); ValueError naming the bad byte."""
-        ordered = data if self.byte_order == "big" else data[::-1]   # most significant first
+        ordered = data if self.byte_order == "big" else data[::-1]  # most significant first
         if self.encoding == "binary":
             return int.from_bytes(ordered, "big")
         n = 0
@@ -246,8 +287,7 @@ class Value:
     def to_json(self) -> dict:
         if self.wrapper is not None:
             return {"wrapper": self.wrapper}
-        out = {"address": self.address, "width": self.width, "encoding": self.encoding,
-               "byte_order": self.byte_order}
+        out = {"address": self.address, "width": self.width, "encoding": self.encoding, "byte_order": self.byte_order}
         if self.bank is not None:
             out["bank"] = self.bank
         return out
@@ -256,6 +296,7 @@ class Value:
 @dataclass(frozen=True)
 class Condition:
     """``value`` compared by ``test`` (at_least / at_most / equals / bit) with ``operand``."""
+
     value: str
     test: str
     operand: int
@@ -281,19 +322,23 @@ class ScoreSpec:
     score: str
     milestones: tuple[tuple[str, Condition], ...]
     game_over: Condition | None
-    wrapper: str                  # auto | off
-    wrapper_class: str | None     # the PyBoy game wrapper read, when any
-    source: str                   # "profile", "demo cartridge" or "PyBoy game wrapper"
+    wrapper: str  # auto | off
+    wrapper_class: str | None  # the PyBoy game wrapper read, when any
+    source: str  # "profile", "demo cartridge" or "PyBoy game wrapper"
 
     def to_json(self) -> dict:
         """The effective section (every default filled in), as ``emulator_started`` records it."""
-        return {"source": self.source, "wrapper": self.wrapper, "wrapper_class": self.wrapper_class,
-                "values": {v.name: v.to_json() for v in self.values}, "score": self.score,
-                "milestones": {name: c.to_json() for name, c in self.milestones},
-                "game_over": self.game_over.to_json() if self.game_over else None}
+        return {
+            "source": self.source,
+            "wrapper": self.wrapper,
+            "wrapper_class": self.wrapper_class,
+            "values": {v.name: v.to_json() for v in self.values},
+            "score": self.score,
+            "milestones": {name: c.to_json() for name, c in self.milestones},
+            "game_over": self.game_over.to_json() if self.game_over else None,
+        }
 
-    def evaluate(self, read: Callable[[int, int, int | None], bytes],
-                 read_wrapper: Callable[[str], Any]) -> dict:
+    def evaluate(self, read: Callable[[int, int, int | None], bytes], read_wrapper: Callable[[str], Any]) -> dict:
         """The evidence block (module docstring). ``read(address, width, bank)`` returns the
         bytes; ``read_wrapper(name)`` the game wrapper's attribute (raising when it cannot)."""
         numbers: dict[str, int | None] = {}
@@ -312,9 +357,11 @@ class ScoreSpec:
             except Exception as exc:  # one unreadable value never stops a step
                 numbers[v.name] = None
                 unread[v.name] = str(exc) or type(exc).__name__
-        block: dict[str, Any] = {"score": numbers[self.score], "values": numbers,
-                                 "milestones": [name for name, c in self.milestones
-                                                if c.holds(numbers[c.value])]}
+        block: dict[str, Any] = {
+            "score": numbers[self.score],
+            "values": numbers,
+            "milestones": [name for name, c in self.milestones if c.holds(numbers[c.value])],
+        }
         if self.game_over is not None:
             block["game_over"] = self.game_over.holds(numbers[self.game_over.value])
         if unread:
@@ -337,8 +384,9 @@ def parse_section(raw: Any, rom: bytes, *, cgb: bool, title: str, demo: bool) ->
         else:
             return None
     if not isinstance(raw, Mapping):
-        raise ScoreProblem(SECTION, f"expected a mapping (values, score, milestones, game_over, wrapper) "
-                           f"or null, got {raw!r}")
+        raise ScoreProblem(
+            SECTION, f"expected a mapping (values, score, milestones, game_over, wrapper) or null, got {raw!r}"
+        )
     _known_keys(raw, ("values", "score", "milestones", "game_over", "wrapper"), SECTION)
     mode = raw.get("wrapper", "auto")
     if isinstance(mode, bool):  # YAML 1.1 reads a bare off as false
@@ -355,9 +403,12 @@ def parse_section(raw: Any, rom: bytes, *, cgb: bool, title: str, demo: bool) ->
         key = f"{SECTION}.values.{name}"
         _check_name(name, key)
         if name in wrapper_names:
-            raise ScoreProblem(key, f"PyBoy's game wrapper for {title!r} ({wrapped[0]}) provides {name!r} itself "
-                               f"({SECTION}.wrapper is auto): name this value differently, leave it out, or "
-                               f"set {SECTION}.wrapper: off")
+            raise ScoreProblem(
+                key,
+                f"PyBoy's game wrapper for {title!r} ({wrapped[0]}) provides {name!r} itself "
+                f"({SECTION}.wrapper is auto): name this value differently, leave it out, or "
+                f"set {SECTION}.wrapper: off",
+            )
         values[name] = _value(name, spec, key, memory, wrapped if mode == "auto" else None, title, mode)
     for name in wrapper_names:
         values[name] = Value(name, wrapper=name)
@@ -365,19 +416,26 @@ def parse_section(raw: Any, rom: bytes, *, cgb: bool, title: str, demo: bool) ->
         raise ScoreProblem(f"{SECTION}.values", f"{len(values)} values; at most {MAX_NAMES}")
     if not values:
         wrappers = ", ".join(sorted(PYBOY_WRAPPERS))
-        raise ScoreProblem(f"{SECTION}.values", f"names no values, and PyBoy has no game wrapper for cartridge "
-                           f"{title!r} to read them from (it has one for {wrappers}): name at least the score, "
-                           "e.g. values: {score: {address: 0xC0A0, width: 2, encoding: bcd}}")
+        raise ScoreProblem(
+            f"{SECTION}.values",
+            f"names no values, and PyBoy has no game wrapper for cartridge "
+            f"{title!r} to read them from (it has one for {wrappers}): name at least the score, "
+            "e.g. values: {score: {address: 0xC0A0, width: 2, encoding: bcd}}",
+        )
     score = raw.get("score")
     if score is None:
         if "score" not in values:
-            raise ScoreProblem(f"{SECTION}.score", f"names no value as the score, and none is called 'score': "
-                               f"name one of {', '.join(values)}")
+            raise ScoreProblem(
+                f"{SECTION}.score",
+                f"names no value as the score, and none is called 'score': name one of {', '.join(values)}",
+            )
         score = "score"
     _check_ref(score, values, f"{SECTION}.score")
     raw_milestones = raw.get("milestones") if raw.get("milestones") is not None else {}
     if not isinstance(raw_milestones, Mapping):
-        raise ScoreProblem(f"{SECTION}.milestones", f"expected a mapping of names to conditions, got {raw_milestones!r}")
+        raise ScoreProblem(
+            f"{SECTION}.milestones", f"expected a mapping of names to conditions, got {raw_milestones!r}"
+        )
     if len(raw_milestones) > MAX_NAMES:
         raise ScoreProblem(f"{SECTION}.milestones", f"{len(raw_milestones)} milestones; at most {MAX_NAMES}")
     milestones = []
@@ -387,38 +445,54 @@ def parse_section(raw: Any, rom: bytes, *, cgb: bool, title: str, demo: bool) ->
         milestones.append((str(name), _condition(spec, key, values)))
     game_over = raw.get("game_over")
     if game_over is None and GAME_OVER in values and values[GAME_OVER].wrapper == GAME_OVER:
-        condition = Condition(GAME_OVER, "at_least", 1)   # the wrapper's own game_over()
+        condition = Condition(GAME_OVER, "at_least", 1)  # the wrapper's own game_over()
     else:
         condition = None if game_over is None else _condition(game_over, f"{SECTION}.game_over", values)
-    return ScoreSpec(tuple(values.values()), score, tuple(milestones), condition, mode,
-                     wrapped[0] if wrapped is not None and mode == "auto" and any(v.wrapper for v in values.values())
-                     else None, source)
+    return ScoreSpec(
+        tuple(values.values()),
+        score,
+        tuple(milestones),
+        condition,
+        mode,
+        wrapped[0] if wrapped is not None and mode == "auto" and any(v.wrapper for v in values.values()) else None,
+        source,
+    )
 
 
 def _value(name: str, spec: Any, key: str, memory: MemoryMap, wrapped, title: str, mode: str) -> Value:
     if isinstance(spec, int) and not isinstance(spec, bool):
         spec = {"address": spec}
     if not isinstance(spec, Mapping):
-        raise ScoreProblem(key, f"expected {{address: ..., width: ..., encoding: ...}}, an address, or "
-                           f"{{wrapper: <attribute>}}, got {spec!r}")
+        raise ScoreProblem(
+            key,
+            f"expected {{address: ..., width: ..., encoding: ...}}, an address, or "
+            f"{{wrapper: <attribute>}}, got {spec!r}",
+        )
     if "wrapper" in spec:
         _known_keys(spec, ("wrapper",), key)
         attribute = spec["wrapper"]
         if mode == "off":
             raise ScoreProblem(f"{key}.wrapper", f"{SECTION}.wrapper is off: no game wrapper is read")
         if wrapped is None:
-            raise ScoreProblem(f"{key}.wrapper", f"PyBoy has no game wrapper for cartridge {title!r} "
-                               f"(it has one for {', '.join(sorted(PYBOY_WRAPPERS))})")
+            raise ScoreProblem(
+                f"{key}.wrapper",
+                f"PyBoy has no game wrapper for cartridge {title!r} "
+                f"(it has one for {', '.join(sorted(PYBOY_WRAPPERS))})",
+            )
         offered = (*wrapped[1], GAME_OVER)
         if attribute not in offered:
-            raise ScoreProblem(f"{key}.wrapper", f"{attribute!r} is not a number PyBoy's {wrapped[0]} provides "
-                               f"({', '.join(offered)})")
+            raise ScoreProblem(
+                f"{key}.wrapper", f"{attribute!r} is not a number PyBoy's {wrapped[0]} provides ({', '.join(offered)})"
+            )
         return Value(str(name), wrapper=attribute)
     _known_keys(spec, ("address", "width", "encoding", "byte_order", "bank"), key)
     address = spec.get("address")
     if address is None:
-        raise ScoreProblem(f"{key}.address", "missing: name the address of the value's first byte "
-                           "(or {wrapper: <attribute>} for a cartridge PyBoy wraps)")
+        raise ScoreProblem(
+            f"{key}.address",
+            "missing: name the address of the value's first byte "
+            "(or {wrapper: <attribute>} for a cartridge PyBoy wraps)",
+        )
     width = spec.get("width", 1)
     encoding = spec.get("encoding", "binary")
     order = spec.get("byte_order", "little")
@@ -446,7 +520,9 @@ def _condition(spec: Any, key: str, values: dict[str, Value]) -> Condition:
     _check_ref(name, values, f"{key}.value")
     tests = [t for t in TESTS if t in spec]
     if len(tests) != 1:
-        raise ScoreProblem(key, f"give exactly one of {', '.join(TESTS)}" + (f", not {' and '.join(tests)}" if tests else ""))
+        raise ScoreProblem(
+            key, f"give exactly one of {', '.join(TESTS)}" + (f", not {' and '.join(tests)}" if tests else "")
+        )
     test, operand = tests[0], spec[tests[0]]
     if isinstance(operand, bool) or not isinstance(operand, int) or operand < 0:
         raise ScoreProblem(f"{key}.{test}", f"expected a whole number >= 0, got {operand!r}")
@@ -457,10 +533,14 @@ def _condition(spec: Any, key: str, values: dict[str, Value]) -> Condition:
             raise ScoreProblem(f"{key}.bit", f"value {name!r} is {value.encoding}: a bit is tested on a binary value")
         bits = 8 * value.width if value.wrapper is None else 64
         if operand >= bits:
-            raise ScoreProblem(f"{key}.bit", f"bit {operand} does not exist in value {name!r} ({bits} bits: 0..{bits - 1})")
+            raise ScoreProblem(
+                f"{key}.bit", f"bit {operand} does not exist in value {name!r} ({bits} bits: 0..{bits - 1})"
+            )
     elif largest is not None and operand > largest and test in ("at_least", "equals"):
-        raise ScoreProblem(f"{key}.{test}", f"can never hold: value {name!r} ({value.width} byte(s), "
-                           f"{value.encoding}) is at most {largest:,}")
+        raise ScoreProblem(
+            f"{key}.{test}",
+            f"can never hold: value {name!r} ({value.width} byte(s), {value.encoding}) is at most {largest:,}",
+        )
     return Condition(str(name), test, operand)
 
 
@@ -474,8 +554,9 @@ def _known_keys(spec: Mapping, allowed: tuple[str, ...], key: str) -> None:
 
 def _check_name(name: Any, key: str) -> None:
     if not isinstance(name, str) or not NAME.match(name):
-        raise ScoreProblem(key, f"{name!r} is not a usable name (letters, digits and _, at most 64, "
-                           "not starting with a digit)")
+        raise ScoreProblem(
+            key, f"{name!r} is not a usable name (letters, digits and _, at most 64, not starting with a digit)"
+        )
 
 
 def _check_ref(name: Any, values: Mapping[str, Value], key: str) -> None:
@@ -484,6 +565,7 @@ def _check_ref(name: Any, values: Mapping[str, Value], key: str) -> None:
 
 
 # ---- what a run reports -----------------------------------------------------------------
+
 
 class ScoreTally:
     """Score evidence folded in journal order (each ``emulator_stepped`` reply's ``score``,
@@ -535,9 +617,14 @@ class ScoreTally:
         s = self.state
         if not s.get("evidence"):
             return None
-        return {"final": s.get("final"), "best": s.get("best"), "milestones": dict(s.get("milestones") or {}),
-                "game_over_frame": s.get("game_over_frame"), "game_overs": s.get("game_overs", 0),
-                "evidence": s["evidence"]}
+        return {
+            "final": s.get("final"),
+            "best": s.get("best"),
+            "milestones": dict(s.get("milestones") or {}),
+            "game_over_frame": s.get("game_over_frame"),
+            "game_overs": s.get("game_overs", 0),
+            "evidence": s["evidence"],
+        }
 
     def line(self) -> str:
         """``score 55 (best 55); got_key at frame 262, won at frame 534; game over at frame 534``;
@@ -559,8 +646,12 @@ class ScoreTally:
         d = self.as_dict()
         if d is None:
             return {"score_final": None, "score_best": None, "milestones_reached": None, "game_over_frame": None}
-        return {"score_final": d["final"], "score_best": d["best"], "milestones_reached": len(d["milestones"]),
-                "game_over_frame": d["game_over_frame"]}
+        return {
+            "score_final": d["final"],
+            "score_best": d["best"],
+            "milestones_reached": len(d["milestones"]),
+            "game_over_frame": d["game_over_frame"],
+        }
 
 
 def _is_int(v: Any) -> bool:

@@ -91,8 +91,8 @@ class Resolved:
     """The recording behind a requested path (for status / export / review / clips)."""
 
     requested: Path
-    recording_path: Path       # where the recording's bytes are now
-    original_path: Path        # where it was recorded (equal to recording_path unless archived)
+    recording_path: Path  # where the recording's bytes are now
+    original_path: Path  # where it was recorded (equal to recording_path unless archived)
     archived: bool
     archive_id: str | None = None
     mapping: dict | None = None
@@ -124,8 +124,9 @@ def _safe_mkdir(operation: str, path: Path) -> None:
         pass
     info = os.lstat(path)
     if stat.S_ISLNK(info.st_mode) or not stat.S_ISDIR(info.st_mode) or info.st_mode & stat.S_IWOTH:
-        raise MaintenanceRefused(operation, path, "the archive location is a symlink, not a directory, "
-                                 "or writable by others")
+        raise MaintenanceRefused(
+            operation, path, "the archive location is a symlink, not a directory, or writable by others"
+        )
 
 
 def _create_container(operation: str, workspace: Path, original: Path) -> Path:
@@ -134,25 +135,36 @@ def _create_container(operation: str, workspace: Path, original: Path) -> Path:
         _safe_mkdir(operation, archives.parent)
         _safe_mkdir(operation, archives)
         if os.lstat(archives).st_dev != os.lstat(original.parent).st_dev:
-            raise MaintenanceRefused(operation, original, f"{archives} is on another filesystem; "
-                                     "there is no cross-filesystem copy")
+            raise MaintenanceRefused(
+                operation, original, f"{archives} is on another filesystem; there is no cross-filesystem copy"
+            )
         stamp = dt.datetime.now(dt.UTC).strftime("%Y%m%dT%H%M%SZ")
         container = archives / f"{stamp}-{uuid.uuid4().hex[:12]}"
-        os.mkdir(container, 0o755)      # exclusive: an existing id is never reused
+        os.mkdir(container, 0o755)  # exclusive: an existing id is never reused
     except OSError as exc:
-        raise MaintenanceRefused(operation, archives, f"cannot create the archive container ({exc.strerror})") \
-            from None
+        raise MaintenanceRefused(operation, archives, f"cannot create the archive container ({exc.strerror})") from None
     return container
 
 
 def _mapping(workspace: Path, original: Path, container: Path, facts: dict, inventory: dict) -> dict:
-    return {"schema": 1, "kind": MAPPING_KIND, "archiveId": container.name, "workspace": str(workspace),
-            "originalPath": str(original), "containerPath": str(container),
-            "archivePath": str(container / ARCHIVED), "sessionId": facts["sessionId"],
-            "status": facts["status"], "outcome": facts["outcome"], "prefixPin": facts["prefixPin"],
-            "reservedMaxBytes": facts["maxBytes"], "inventoryDigest": inventory_digest(inventory),
-            "memberCount": inventory["memberCount"], "totalBytes": inventory["totalBytes"],
-            "archivedAt": now()}
+    return {
+        "schema": 1,
+        "kind": MAPPING_KIND,
+        "archiveId": container.name,
+        "workspace": str(workspace),
+        "originalPath": str(original),
+        "containerPath": str(container),
+        "archivePath": str(container / ARCHIVED),
+        "sessionId": facts["sessionId"],
+        "status": facts["status"],
+        "outcome": facts["outcome"],
+        "prefixPin": facts["prefixPin"],
+        "reservedMaxBytes": facts["maxBytes"],
+        "inventoryDigest": inventory_digest(inventory),
+        "memberCount": inventory["memberCount"],
+        "totalBytes": inventory["totalBytes"],
+        "archivedAt": now(),
+    }
 
 
 def _mapping_bytes(mapping: dict) -> bytes:
@@ -161,21 +173,24 @@ def _mapping_bytes(mapping: dict) -> bytes:
 
 def _require_recording(operation: str, path: Path) -> None:
     if (path / MAPPING_FILE).exists():
-        raise MaintenanceRefused(operation, path, "it already holds an archive mapping (archived; "
-                                 "use retrieve or restore)")
+        raise MaintenanceRefused(
+            operation, path, "it already holds an archive mapping (archived; use retrieve or restore)"
+        )
     if not (path / MANIFEST).is_file():
         raise MaintenanceRefused(operation, path, f"no {MANIFEST}: not a recording directory")
 
 
-def archive(path: Path | str, workspace: Path | str = ".", *, step_hook: StepHook | None = None,
-            service: LeaseService = SERVICE) -> dict:
+def archive(
+    path: Path | str, workspace: Path | str = ".", *, step_hook: StepHook | None = None, service: LeaseService = SERVICE
+) -> dict:
     """Move a finalized recording into a new archive container and leave its mapping behind."""
     operation = "archive"
     ws = workspace_root(workspace)
     original = inside_workspace(operation, path, ws)
     if original.is_relative_to(ws / ARCHIVES):
-        raise MaintenanceRefused(operation, original, f"it is inside {ws / ARCHIVES}: already archived "
-                                 "(use retrieve or restore)")
+        raise MaintenanceRefused(
+            operation, original, f"it is inside {ws / ARCHIVES}: already archived (use retrieve or restore)"
+        )
     _require_recording(operation, original)
     lease = acquire(original, MAINTENANCE, operation, service=service)
     container = None
@@ -193,11 +208,19 @@ def archive(path: Path | str, workspace: Path | str = ".", *, step_hook: StepHoo
         raise
     _move_out(operation, original, container, data, lease, step_hook)
     lease.release()
-    return {"action": operation, "originalPath": str(original), "archivePath": mapping["archivePath"],
-            "archiveId": container.name, "sessionId": facts["sessionId"], "status": facts["status"],
-            "inventoryDigest": mapping["inventoryDigest"], "memberCount": inventory["memberCount"],
-            "totalBytes": inventory["totalBytes"], "reservationReleased": facts["maxBytes"],
-            "bytesReclaimed": 0}
+    return {
+        "action": operation,
+        "originalPath": str(original),
+        "archivePath": mapping["archivePath"],
+        "archiveId": container.name,
+        "sessionId": facts["sessionId"],
+        "status": facts["status"],
+        "inventoryDigest": mapping["inventoryDigest"],
+        "memberCount": inventory["memberCount"],
+        "totalBytes": inventory["totalBytes"],
+        "reservationReleased": facts["maxBytes"],
+        "bytesReclaimed": 0,
+    }
 
 
 def _write_container(operation: str, container: Path, data: bytes, inventory: dict) -> None:
@@ -208,8 +231,7 @@ def _write_container(operation: str, container: Path, data: bytes, inventory: di
             _write_new(container / name, text)
         _fsync_dir(container)
     except OSError as exc:
-        raise MaintenanceRefused(operation, container, f"cannot write the archive metadata ({exc.strerror})") \
-            from None
+        raise MaintenanceRefused(operation, container, f"cannot write the archive metadata ({exc.strerror})") from None
 
 
 def _remove_unused_container(container: Path) -> None:
@@ -222,8 +244,9 @@ def _remove_unused_container(container: Path) -> None:
     os.rmdir(container)
 
 
-def _move_out(operation: str, original: Path, container: Path, data: bytes, lease: Lease,
-              step_hook: StepHook | None) -> None:
+def _move_out(
+    operation: str, original: Path, container: Path, data: bytes, lease: Lease, step_hook: StepHook | None
+) -> None:
     archived, step = container / ARCHIVED, "move"
     try:
         os.rename(original, archived)
@@ -245,9 +268,17 @@ def _move_out(operation: str, original: Path, container: Path, data: bytes, leas
         if read_small(operation, original / MAPPING_FILE) != data:
             raise OSError("the published mapping does not read back byte-identical")
     except BaseException as exc:
-        raise MaintenanceInterrupted(operation, step, _cause(exc), {
-            "recording": str(lease.root), "mappingCopy": str(container / CONTAINER_MAPPING),
-            "originalPath": str(original), "lease": str(lease.path)}) from exc
+        raise MaintenanceInterrupted(
+            operation,
+            step,
+            _cause(exc),
+            {
+                "recording": str(lease.root),
+                "mappingCopy": str(container / CONTAINER_MAPPING),
+                "originalPath": str(original),
+                "lease": str(lease.path),
+            },
+        ) from exc
 
 
 def _cause(exc: BaseException) -> str:
@@ -286,19 +317,22 @@ def _check_mapping_dir(operation: str, original: Path) -> None:
     """The original path holds exactly the protected mapping directory, nothing unrelated."""
     info = os.lstat(original)
     if stat.S_ISLNK(info.st_mode) or not stat.S_ISDIR(info.st_mode) or stat.S_IMODE(info.st_mode) != 0o555:
-        raise MaintenanceRefused(operation, original, "the mapping directory is not the protected (0555) "
-                                 "directory archive left")
+        raise MaintenanceRefused(
+            operation, original, "the mapping directory is not the protected (0555) directory archive left"
+        )
     names = set(os.listdir(original))
     expected = {MAPPING_FILE, *MARKERS}
     if names != expected:
         extra, missing = sorted(names - expected), sorted(expected - names)
-        raise MaintenanceRefused(operation, original, f"unrelated content at the original path (extra "
-                                 f"{extra}, missing {missing})")
+        raise MaintenanceRefused(
+            operation, original, f"unrelated content at the original path (extra {extra}, missing {missing})"
+        )
     for name in expected:
         member = os.lstat(original / name)
         if not stat.S_ISREG(member.st_mode) or stat.S_IMODE(member.st_mode) != 0o444 or member.st_nlink != 1:
-            raise MaintenanceRefused(operation, original / name, "the mapping file is not the protected "
-                                     "(0444) regular file archive wrote")
+            raise MaintenanceRefused(
+                operation, original / name, "the mapping file is not the protected (0444) regular file archive wrote"
+            )
     for name, text in MARKERS.items():
         if read_small(operation, original / name) != text:
             raise MaintenanceRefused(operation, original / name, "the ignore marker was changed")
@@ -308,19 +342,30 @@ def _verify_mapping(operation: str, found: Located, workspace: Path | str | None
     """Both mapping copies byte-identical and consistent with where they are."""
     original, container, mapping = found.original, found.container, found.mapping
     if not os.path.lexists(found.archived):
-        raise MaintenanceRefused(operation, found.archived, f"no archived recording here (see "
-                                 f"{container / PARKED} for a restore to {original})")
+        raise MaintenanceRefused(
+            operation,
+            found.archived,
+            f"no archived recording here (see {container / PARKED} for a restore to {original})",
+        )
     copies = (read_small(operation, container / CONTAINER_MAPPING), read_small(operation, original / MAPPING_FILE))
     if copies[0] != copies[1] or copies[0] != found.mapping_bytes:
-        raise MaintenanceRefused(operation, original, f"the two mapping copies differ "
-                                 f"({original / MAPPING_FILE} and {container / CONTAINER_MAPPING})")
+        raise MaintenanceRefused(
+            operation,
+            original,
+            f"the two mapping copies differ ({original / MAPPING_FILE} and {container / CONTAINER_MAPPING})",
+        )
     ws = Path(str(mapping.get("workspace")))
-    expected = {"originalPath": str(original), "containerPath": str(container),
-                "archivePath": str(found.archived), "archiveId": container.name}
+    expected = {
+        "originalPath": str(original),
+        "containerPath": str(container),
+        "archivePath": str(found.archived),
+        "archiveId": container.name,
+    }
     for key, value in expected.items():
         if mapping.get(key) != value:
-            raise MaintenanceRefused(operation, original, f"the mapping's {key} {mapping.get(key)!r} "
-                                     f"does not match {value!r}")
+            raise MaintenanceRefused(
+                operation, original, f"the mapping's {key} {mapping.get(key)!r} does not match {value!r}"
+            )
     if container.parent != ws / ARCHIVES:
         raise MaintenanceRefused(operation, container, f"the container is not in {ws / ARCHIVES}")
     if workspace is not None and workspace_root(workspace) != ws:
@@ -330,16 +375,25 @@ def _verify_mapping(operation: str, found: Located, workspace: Path | str | None
     _check_mapping_dir(operation, original)
 
 
-def _verify_archived(operation: str, found: Located, workspace: Path | str | None,
-                     own_lease: Lease | None = None, service: LeaseService = SERVICE) -> dict:
+def _verify_archived(
+    operation: str,
+    found: Located,
+    workspace: Path | str | None,
+    own_lease: Lease | None = None,
+    service: LeaseService = SERVICE,
+) -> dict:
     """The mapping, the inventory (every member, modes included), manifest and finalized journal."""
     _verify_mapping(operation, found, workspace)
     archived, mapping = found.archived, found.mapping
     lease_state = observe(archived, service)
     if own_lease is None and lease_state["state"] != "absent":
-        raise MaintenanceRefused(operation, archived, f"an access lease is {lease_state['state']} "
-                                 f"({lease_state.get('claim') or lease_state.get('problem')}); a maintenance "
-                                 "step may be unresolved: stop for owner reconciliation")
+        raise MaintenanceRefused(
+            operation,
+            archived,
+            f"an access lease is {lease_state['state']} "
+            f"({lease_state.get('claim') or lease_state.get('problem')}); a maintenance "
+            "step may be unresolved: stop for owner reconciliation",
+        )
     if own_lease is not None and lease_state.get("match") != "matches-this-services-saved-lease":
         raise MaintenanceRefused(operation, archived, "the maintenance lease changed under this call")
     raw = read_small(operation, found.container / INVENTORY, 64 * 1024 * 1024)
@@ -348,14 +402,18 @@ def _verify_archived(operation: str, found: Located, workspace: Path | str | Non
     except ValueError:
         raise MaintenanceRefused(operation, found.container / INVENTORY, "inventory.json is not JSON") from None
     if canonical(inventory) != raw or inventory_digest(inventory) != mapping.get("inventoryDigest"):
-        raise MaintenanceRefused(operation, found.container / INVENTORY, "inventory.json does not match "
-                                 "the mapping's inventoryDigest")
+        raise MaintenanceRefused(
+            operation, found.container / INVENTORY, "inventory.json does not match the mapping's inventoryDigest"
+        )
     compare_inventory(operation, archived, inventory, take_inventory(operation, archived))
     facts = verify_finalized(operation, archived)
     for key in ("sessionId", "status", "prefixPin"):
         if facts[key] != mapping.get(key):
-            raise MaintenanceRefused(operation, archived, f"the recording's {key} {facts[key]!r} differs from "
-                                     f"the mapping's {mapping.get(key)!r}")
+            raise MaintenanceRefused(
+                operation,
+                archived,
+                f"the recording's {key} {facts[key]!r} differs from the mapping's {mapping.get(key)!r}",
+            )
     return facts
 
 
@@ -365,15 +423,31 @@ def retrieve(path: Path | str, workspace: Path | str | None = None, *, service: 
     found = locate(operation, path)
     facts = _verify_archived(operation, found, workspace, service=service)
     mapping = found.mapping
-    return {"action": operation, "originalPath": str(found.original), "archivePath": str(found.archived),
-            "archiveId": found.container.name, "containerPath": str(found.container),
-            "sessionId": facts["sessionId"], "status": facts["status"], "outcome": facts["outcome"],
-            "prefixPin": facts["prefixPin"], "inventoryDigest": mapping["inventoryDigest"],
-            "memberCount": mapping.get("memberCount"), "totalBytes": mapping.get("totalBytes"),
-            "archivedAt": mapping.get("archivedAt"), "bytesReclaimed": 0,
-            "verified": ["mapping copies", "inventory digest", "members and modes", "manifest",
-                         "finalized journal", "frames and checkpoints"],
-            "recording": RecordingReader(found.archived).status()}
+    return {
+        "action": operation,
+        "originalPath": str(found.original),
+        "archivePath": str(found.archived),
+        "archiveId": found.container.name,
+        "containerPath": str(found.container),
+        "sessionId": facts["sessionId"],
+        "status": facts["status"],
+        "outcome": facts["outcome"],
+        "prefixPin": facts["prefixPin"],
+        "inventoryDigest": mapping["inventoryDigest"],
+        "memberCount": mapping.get("memberCount"),
+        "totalBytes": mapping.get("totalBytes"),
+        "archivedAt": mapping.get("archivedAt"),
+        "bytesReclaimed": 0,
+        "verified": [
+            "mapping copies",
+            "inventory digest",
+            "members and modes",
+            "manifest",
+            "finalized journal",
+            "frames and checkpoints",
+        ],
+        "recording": RecordingReader(found.archived).status(),
+    }
 
 
 def resolve_recording(path: Path | str) -> Resolved:
@@ -406,21 +480,27 @@ def _admit(operation: str, found: Located, facts: dict) -> int:
         check_admission(parent, facts["maxBytes"])
     except AdmissionRefused as exc:
         os.close(fd)
-        raise MaintenanceRefused(operation, found.original, f"the original parent's quota is filled by newer "
-                                 f"recordings ({exc})") from None
+        raise MaintenanceRefused(
+            operation, found.original, f"the original parent's quota is filled by newer recordings ({exc})"
+        ) from None
     except BaseException:
         os.close(fd)
         raise
     return fd
 
 
-def restore(path: Path | str, workspace: Path | str | None = None, *, step_hook: StepHook | None = None,
-            service: LeaseService = SERVICE) -> dict:
+def restore(
+    path: Path | str,
+    workspace: Path | str | None = None,
+    *,
+    step_hook: StepHook | None = None,
+    service: LeaseService = SERVICE,
+) -> dict:
     """Verify again, check the parent's quota, park the mapping, return the recording."""
     operation = "restore"
     found = locate(operation, path)
     if not os.path.lexists(found.archived):
-        _verify_mapping(operation, found, workspace)        # raises, naming the parked mapping
+        _verify_mapping(operation, found, workspace)  # raises, naming the parked mapping
     lease = acquire(found.archived, MAINTENANCE, operation, service=service)
     parent_fd = None
     try:
@@ -436,16 +516,23 @@ def restore(path: Path | str, workspace: Path | str | None = None, *, step_hook:
     finally:
         os.close(parent_fd)
     lease.release()
-    return {"action": operation, "originalPath": str(found.original), "archiveId": found.container.name,
-            "containerPath": str(found.container), "parkedMappingPath": str(found.container / PARKED),
-            "sessionId": facts["sessionId"], "status": facts["status"],
-            "reservationCharged": facts["maxBytes"], "bytesReclaimed": 0}
+    return {
+        "action": operation,
+        "originalPath": str(found.original),
+        "archiveId": found.container.name,
+        "containerPath": str(found.container),
+        "parkedMappingPath": str(found.container / PARKED),
+        "sessionId": facts["sessionId"],
+        "status": facts["status"],
+        "reservationCharged": facts["maxBytes"],
+        "bytesReclaimed": 0,
+    }
 
 
 def _move_back(operation: str, found: Located, lease: Lease, step_hook: StepHook | None) -> None:
     original, parked, step = found.original, found.container / PARKED, "unprotect-mapping"
     try:
-        os.chmod(original, 0o755)            # a directory moving to a new parent needs write permission
+        os.chmod(original, 0o755)  # a directory moving to a new parent needs write permission
         step = "park-mapping"
         os.rename(original, parked)
         os.chmod(parked, 0o555)
@@ -463,6 +550,14 @@ def _move_back(operation: str, found: Located, lease: Lease, step_hook: StepHook
             step_hook("returned")
     except BaseException as exc:
         mapping = parked if os.path.lexists(parked) else original
-        raise MaintenanceInterrupted(operation, step, _cause(exc), {
-            "recording": str(lease.root), "mapping": str(mapping), "lease": str(lease.path),
-            "originalPath": str(original)}) from exc
+        raise MaintenanceInterrupted(
+            operation,
+            step,
+            _cause(exc),
+            {
+                "recording": str(lease.root),
+                "mapping": str(mapping),
+                "lease": str(lease.path),
+                "originalPath": str(original),
+            },
+        ) from exc

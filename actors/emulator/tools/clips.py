@@ -62,7 +62,7 @@ from .sources import locate_recording
 MAX_SOURCE_IMAGES = 600
 MAX_CUTS = 16
 MAX_GAME_SECONDS = 60
-MAX_GAME_FRAMES = int(MAX_GAME_SECONDS / FRAME_SECONDS)      # 3,583 frames ≈ 59.99 s
+MAX_GAME_FRAMES = int(MAX_GAME_SECONDS / FRAME_SECONDS)  # 3,583 frames ≈ 59.99 s
 _TOP = {"recordingPath", "outputPath", "startFrame", "endFrame", "cuts", "branchId", "maxFrames"}
 _CUT = {"startFrame", "endFrame", "branchId"}
 
@@ -102,8 +102,11 @@ class ClipRequest:
         for name, value in (("recordingPath", self.recording_path), ("outputPath", self.output_path)):
             if not isinstance(value, str) or not value:
                 raise InvalidOption(name, value, "a non-empty path string")
-        if isinstance(self.max_frames, bool) or not isinstance(self.max_frames, int) \
-                or not 1 <= self.max_frames <= MAX_SOURCE_IMAGES:
+        if (
+            isinstance(self.max_frames, bool)
+            or not isinstance(self.max_frames, int)
+            or not 1 <= self.max_frames <= MAX_SOURCE_IMAGES
+        ):
             raise InvalidOption("maxFrames", self.max_frames, f"an integer 1..{MAX_SOURCE_IMAGES}")
         if not self.cuts:
             raise InvalidOption("cuts", [], "at least one interval")
@@ -130,8 +133,13 @@ class ClipRequest:
             if not isinstance(raw, list):
                 raise InvalidOption("cuts", raw, "a list of {startFrame, endFrame[, branchId]}")
             cuts = tuple(_cut_from_json(i, c, branch) for i, c in enumerate(raw))
-        return cls(body.get("recordingPath"), body.get("outputPath"), cuts,
-                   body.get("maxFrames", MAX_SOURCE_IMAGES), top_level=has_bounds)
+        return cls(
+            body.get("recordingPath"),
+            body.get("outputPath"),
+            cuts,
+            body.get("maxFrames", MAX_SOURCE_IMAGES),
+            top_level=has_bounds,
+        )
 
 
 def _cut_from_json(index: int, raw: object, branch: str | None) -> Cut:
@@ -144,10 +152,11 @@ def _nearest(route: BranchRoute, frame: int) -> str:
     frames = [s["frame"] for s in route.retained()]
     before = max((f for f in frames if f < frame), default=None)
     after = min((f for f in frames if f > frame), default=None)
-    near = [f"{before} before" if before is not None else "none before",
-            f"{after} after" if after is not None else "none after"]
-    return (f"nearest retained frames on {route.branch_id}: {', '.join(near)} "
-            "(supervisor capture frames lists them)")
+    near = [
+        f"{before} before" if before is not None else "none before",
+        f"{after} after" if after is not None else "none after",
+    ]
+    return f"nearest retained frames on {route.branch_id}: {', '.join(near)} (supervisor capture frames lists them)"
 
 
 def _branch_for(cut: Cut, routes: dict[str, BranchRoute], where: str) -> BranchRoute:
@@ -155,23 +164,29 @@ def _branch_for(cut: Cut, routes: dict[str, BranchRoute], where: str) -> BranchR
         if cut.branch_id not in routes:
             raise IntervalRefused(f"{where}.branchId", cut.branch_id, f"known branches: {', '.join(routes)}")
         return routes[cut.branch_id]
-    holding = [r for r in routes.values()
-               if {cut.start_frame, cut.end_frame} <= {s["frame"] for s in r.retained()}]
+    holding = [r for r in routes.values() if {cut.start_frame, cut.end_frame} <= {s["frame"] for s in r.retained()}]
     if len(holding) == 1:
         return holding[0]
     if holding:
-        raise IntervalRefused(f"{where}.branchId", None, "both endpoints are retained on "
-                              f"{', '.join(r.branch_id for r in holding)}; name the branch")
+        raise IntervalRefused(
+            f"{where}.branchId",
+            None,
+            f"both endpoints are retained on {', '.join(r.branch_id for r in holding)}; name the branch",
+        )
     route = routes["branch-0001"] if len(routes) == 1 else None
     detail = _nearest(route, cut.start_frame) if route else "no single branch retains both endpoints"
-    raise IntervalRefused(f"{where}.startFrame", cut.start_frame,
-                          f"endpoints {cut.start_frame}..{cut.end_frame} are not exact retained frames; {detail}")
+    raise IntervalRefused(
+        f"{where}.startFrame",
+        cut.start_frame,
+        f"endpoints {cut.start_frame}..{cut.end_frame} are not exact retained frames; {detail}",
+    )
 
 
 def select_sources(cut: Cut, route: BranchRoute, where: str) -> list[dict]:
     """The retained samples of ``route`` in ``[start, end]``; both endpoints must be retained."""
-    sources = sorted((s for s in route.retained() if cut.start_frame <= s["frame"] <= cut.end_frame),
-                     key=lambda s: s["frame"])
+    sources = sorted(
+        (s for s in route.retained() if cut.start_frame <= s["frame"] <= cut.end_frame), key=lambda s: s["frame"]
+    )
     for name, frame in (("startFrame", cut.start_frame), ("endFrame", cut.end_frame)):
         if not any(s["frame"] == frame for s in sources):
             raise IntervalRefused(f"{where}.{name}", frame, f"not a retained frame; {_nearest(route, frame)}")
@@ -192,8 +207,12 @@ def plan(request: ClipRequest, routes: dict[str, BranchRoute]) -> list[tuple[Cut
         raise EvidenceLimitExceeded("clip", f"source image occurrences (limit: {name})", occurrences, limit)
     game_frames = sum(cut.end_frame - cut.start_frame + 1 for cut in request.cuts)
     if game_frames * DOTS_PER_FRAME > MAX_GAME_SECONDS * CLOCK_HZ:
-        raise EvidenceLimitExceeded("clip", f"native frames of summed game time (60 s = {MAX_GAME_FRAMES:,} "
-                                    "frames)", game_frames, MAX_GAME_FRAMES)
+        raise EvidenceLimitExceeded(
+            "clip",
+            f"native frames of summed game time (60 s = {MAX_GAME_FRAMES:,} frames)",
+            game_frames,
+            MAX_GAME_FRAMES,
+        )
     return planned
 
 
@@ -210,20 +229,39 @@ def timeline(planned) -> tuple[list[dict], list[tuple[dict, int]]]:
             hold = (sources[i + 1]["frame"] if i + 1 < len(sources) else cut.end_frame + 1) - sample["frame"]
             end = clock + hold * FRAME_SECONDS
             delay = (_centis(end) - _centis(clock)) * 10
-            rows.append({"frame": sample["frame"], "actionIndex": sample["actionIndex"],
-                         "rgbaSha256": sample["rgbaSha256"], "pngSha256": sample["pngSha256"],
-                         "holdFrames": hold, "outputStartMs": round(float(clock * 1000), 3),
-                         "outputMs": native_ms(hold), "gifStartMs": _centis(clock) * 10, "gifDelayMs": delay})
+            rows.append(
+                {
+                    "frame": sample["frame"],
+                    "actionIndex": sample["actionIndex"],
+                    "rgbaSha256": sample["rgbaSha256"],
+                    "pngSha256": sample["pngSha256"],
+                    "holdFrames": hold,
+                    "outputStartMs": round(float(clock * 1000), 3),
+                    "outputMs": native_ms(hold),
+                    "gifStartMs": _centis(clock) * 10,
+                    "gifDelayMs": delay,
+                }
+            )
             frames.append((sample, delay))
             clock = end
-        omitted = [s["frame"] for s in route.samples
-                   if not s.get("png") and cut.start_frame <= s["frame"] <= cut.end_frame]
-        cuts.append({"cut": number, "branchId": route.branch_id, "startFrame": cut.start_frame,
-                     "endFrame": cut.end_frame, "nativeFrames": cut.end_frame - cut.start_frame + 1,
-                     "outputStartMs": round(float(start * 1000), 3), "outputEndMs": round(float(clock * 1000), 3),
-                     "sourceImages": len(sources), "sources": rows,
-                     "gaps": gaps([s["frame"] for s in sources], cut.start_frame, cut.end_frame),
-                     "omittedFrames": omitted})
+        omitted = [
+            s["frame"] for s in route.samples if not s.get("png") and cut.start_frame <= s["frame"] <= cut.end_frame
+        ]
+        cuts.append(
+            {
+                "cut": number,
+                "branchId": route.branch_id,
+                "startFrame": cut.start_frame,
+                "endFrame": cut.end_frame,
+                "nativeFrames": cut.end_frame - cut.start_frame + 1,
+                "outputStartMs": round(float(start * 1000), 3),
+                "outputEndMs": round(float(clock * 1000), 3),
+                "sourceImages": len(sources),
+                "sources": rows,
+                "gaps": gaps([s["frame"] for s in sources], cut.start_frame, cut.end_frame),
+                "omittedFrames": omitted,
+            }
+        )
     return cuts, frames
 
 
@@ -247,8 +285,15 @@ def encode_gif(frames: list[tuple[dict, int]], data: dict[int, bytes]) -> bytes:
         with Image.open(io.BytesIO(data[sample["seq"]])) as image:
             images.append(image.convert("RGB").convert("P", palette=Image.Palette.ADAPTIVE, colors=256))
     buf = io.BytesIO()
-    images[0].save(buf, "GIF", save_all=True, append_images=images[1:], loop=0,
-                   duration=[delay for _s, delay in frames], optimize=False)
+    images[0].save(
+        buf,
+        "GIF",
+        save_all=True,
+        append_images=images[1:],
+        loop=0,
+        duration=[delay for _s, delay in frames],
+        optimize=False,
+    )
     return buf.getvalue()
 
 
@@ -275,9 +320,12 @@ def _rendered(req: ClipRequest) -> tuple[Path, RecordingReader, list[dict], list
     """The refusals every clip meets (an archived or live recording) and its rendering."""
     resolved = locate_recording(req.recording_path)
     if resolved.archived:
-        raise IntervalRefused("recordingPath", req.recording_path,
-                              f"archived as {resolved.archive_id}: archived bytes are immutable; restore it "
-                              "before creating new derived clips")
+        raise IntervalRefused(
+            "recordingPath",
+            req.recording_path,
+            f"archived as {resolved.archive_id}: archived bytes are immutable; restore it "
+            "before creating new derived clips",
+        )
     root = resolved.recording_path
     reader, cuts, frames, gif = render(req, root)
     if writer_alive(root):
@@ -292,10 +340,20 @@ def preview(request: ClipRequest | dict) -> tuple[dict, bytes]:
     req = request if isinstance(request, ClipRequest) else ClipRequest.from_json(request)
     root, reader, cuts, frames, gif = _rendered(req)
     native = sum(c["nativeFrames"] for c in cuts)
-    return {"kind": "gamerig.emulator.clip-preview", "recordingPath": str(root),
-            "sessionId": reader.header.get("sessionId"), "bytes": len(gif), "sourceImages": len(frames),
-            "cuts": cuts, "nativeFrames": native, "nativeMs": native_ms(native), **_encoded(gif),
-            "interpolated": False, "replayed": False, "semanticValidity": "not-adjudicated"}, gif
+    return {
+        "kind": "gamerig.emulator.clip-preview",
+        "recordingPath": str(root),
+        "sessionId": reader.header.get("sessionId"),
+        "bytes": len(gif),
+        "sourceImages": len(frames),
+        "cuts": cuts,
+        "nativeFrames": native,
+        "nativeMs": native_ms(native),
+        **_encoded(gif),
+        "interpolated": False,
+        "replayed": False,
+        "semanticValidity": "not-adjudicated",
+    }, gif
 
 
 def clip(request: ClipRequest | dict, workspace: Path | str | None = None) -> dict:
@@ -337,24 +395,46 @@ def clip_live(recording, request: dict, workspace: Path | str) -> dict:
     except BaseException:
         os.unlink(target.path)
         raise
-    return _metadata(root, reader, target, gif, cuts, frames,
-                     {**entry, "bytesUsedBefore": used, "maxBytes": recording.limits.max_bytes})
+    return _metadata(
+        root,
+        reader,
+        target,
+        gif,
+        cuts,
+        frames,
+        {**entry, "bytesUsedBefore": used, "maxBytes": recording.limits.max_bytes},
+    )
 
 
-def _metadata(root: Path, reader: RecordingReader, target, gif: bytes, cuts: list[dict], frames: list,
-              charge: dict) -> dict:
+def _metadata(
+    root: Path, reader: RecordingReader, target, gif: bytes, cuts: list[dict], frames: list, charge: dict
+) -> dict:
     native = sum(c["nativeFrames"] for c in cuts)
     return {
-        "kind": "gamerig.emulator.clip", "clipVersion": 1, "recordingPath": str(root),
-        "sessionId": reader.header.get("sessionId"), "outputPath": str(target.path), "outputRoot": target.root_kind,
-        "bytes": len(gif), "sha256": charge["sha256"], "sourceImages": len(frames),
+        "kind": "gamerig.emulator.clip",
+        "clipVersion": 1,
+        "recordingPath": str(root),
+        "sessionId": reader.header.get("sessionId"),
+        "outputPath": str(target.path),
+        "outputRoot": target.root_kind,
+        "bytes": len(gif),
+        "sha256": charge["sha256"],
+        "sourceImages": len(frames),
         "cuts": cuts,
-        "timing": {"basis": "native game time: 70,224 dots per frame at 4,194,304 Hz",
-                   "frameMs": native_ms(1), "nativeFrames": native, "nativeMs": native_ms(native),
-                   "heldSamples": "each sample is held until the next retained sample of its cut; "
-                                  "the last sample of a cut for one frame",
-                   "decisionPausesOmitted": True, "gifQuantumMs": 10, **_encoded(gif)},
+        "timing": {
+            "basis": "native game time: 70,224 dots per frame at 4,194,304 Hz",
+            "frameMs": native_ms(1),
+            "nativeFrames": native,
+            "nativeMs": native_ms(native),
+            "heldSamples": "each sample is held until the next retained sample of its cut; "
+            "the last sample of a cut for one frame",
+            "decisionPausesOmitted": True,
+            "gifQuantumMs": 10,
+            **_encoded(gif),
+        },
         "ledger": charge,
-        "interpolated": False, "replayed": False, "downsampled": False,
+        "interpolated": False,
+        "replayed": False,
+        "downsampled": False,
         "semanticValidity": "not-adjudicated",
     }

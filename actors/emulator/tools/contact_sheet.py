@@ -57,7 +57,7 @@ def wrap(title: str, width: int, measure) -> list[str]:
             lines.append(line)
         while measure(word) > width:
             cut = 1
-            while cut < len(word) and measure(word[:cut + 1]) <= width:
+            while cut < len(word) and measure(word[: cut + 1]) <= width:
                 cut += 1
             lines.append(word[:cut])
             word = word[cut:]
@@ -77,7 +77,7 @@ def compose(frames: list[CheckedFrame], title: str) -> tuple[bytes, dict]:
     columns, rows, width, height = layout(len(frames), len(lines))
     sheet = Image.new("RGB", (width, height), BACKGROUND)
     draw = ImageDraw.Draw(sheet)
-    for n, line in enumerate(lines):   # the whole title, however narrow the sheet
+    for n, line in enumerate(lines):  # the whole title, however narrow the sheet
         draw.text((PAD, 2 + n * TITLE_H), line, fill=INK, font=font)
     top = TITLE_H * len(lines)
     tiles = []
@@ -89,13 +89,36 @@ def compose(frames: list[CheckedFrame], title: str) -> tuple[bytes, dict]:
         label = tile_label(index, frame)
         draw.text((x, y + HEIGHT + 1), label, fill=INK, font=font)
         s = frame.sample
-        tiles.append({"tile": index + 1, "x": x, "y": y, "width": WIDTH, "height": HEIGHT, "label": label,
-                      "frame": s["frame"], "actionIndex": s["actionIndex"], "branchId": s["branchId"],
-                      "png": s["png"], "rgbaSha256": s["rgbaSha256"], "pngSha256": s["pngSha256"]})
+        tiles.append(
+            {
+                "tile": index + 1,
+                "x": x,
+                "y": y,
+                "width": WIDTH,
+                "height": HEIGHT,
+                "label": label,
+                "frame": s["frame"],
+                "actionIndex": s["actionIndex"],
+                "branchId": s["branchId"],
+                "png": s["png"],
+                "rgbaSha256": s["rgbaSha256"],
+                "pngSha256": s["pngSha256"],
+            }
+        )
     buf = io.BytesIO()
     sheet.save(buf, "PNG", optimize=False)
     data = buf.getvalue()
-    return data, {"composed": True, "format": "png", "width": width, "height": height,
-                  "columns": columns, "rows": rows, "title": title, "titleLines": lines, "sha256": hashlib.sha256(data).hexdigest(),
-                  "bytes": len(data), "tiles": tiles,
-                  "sources": "verified retained PNGs only (SHA-256, 160x144, pixels checked)"}
+    return data, {
+        "composed": True,
+        "format": "png",
+        "width": width,
+        "height": height,
+        "columns": columns,
+        "rows": rows,
+        "title": title,
+        "titleLines": lines,
+        "sha256": hashlib.sha256(data).hexdigest(),
+        "bytes": len(data),
+        "tiles": tiles,
+        "sources": "verified retained PNGs only (SHA-256, 160x144, pixels checked)",
+    }

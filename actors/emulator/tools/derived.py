@@ -38,15 +38,15 @@ from .archive import ARCHIVES, MAPPING_FILE
 
 WORKER_OWNED = ("frames", "checkpoints", "battery")
 ARTIFACTS = "artifacts"
-STOP_RESERVE = 4 * 1024   # as recording.FINAL_RESERVE: room for a stop line and the manifest
+STOP_RESERVE = 4 * 1024  # as recording.FINAL_RESERVE: room for a stop line and the manifest
 
 
 @dataclass(frozen=True)
 class OutputTarget:
-    path: Path          # absolute target file
-    root: Path          # the recording directory or <workspace>/artifacts
-    root_kind: str      # "recording" | "artifacts"
-    name: str           # the target relative to the recording or the workspace (ledger name)
+    path: Path  # absolute target file
+    root: Path  # the recording directory or <workspace>/artifacts
+    root_kind: str  # "recording" | "artifacts"
+    name: str  # the target relative to the recording or the workspace (ledger name)
 
     @property
     def outside(self) -> bool:
@@ -55,7 +55,7 @@ class OutputTarget:
 
 def _roots(recording: Path, workspace: Path) -> list[tuple[str, Path, Path]]:
     """(kind, lexical root, name base) for both allowed roots, in absolute and real spelling."""
-    out = []   # the recording first: a recording kept under artifacts/ is still "inside"
+    out = []  # the recording first: a recording kept under artifacts/ is still "inside"
     for rec in dict.fromkeys((Path(os.path.abspath(recording)), Path(os.path.realpath(recording)))):
         out.append(("recording", rec, rec))
     for base in dict.fromkeys((Path(os.path.abspath(workspace)), Path(os.path.realpath(workspace)))):
@@ -80,18 +80,21 @@ def _check_dir(path: Path, output: str, create: bool) -> None:
 def _refuse_other_recordings(output: str, root: Path, rel: Path) -> None:
     """Under ``artifacts/``: never into archived recordings nor another recording's directory."""
     if rel.parts[0] == ARCHIVES.name:
-        raise OutputRefused(output, f"{root / ARCHIVES.name} holds archived recordings, whose bytes are "
-                            "immutable")
+        raise OutputRefused(output, f"{root / ARCHIVES.name} holds archived recordings, whose bytes are immutable")
     current = root
     for part in rel.parts[:-1]:
         current = current / part
         if os.path.lexists(current / MANIFEST) or os.path.lexists(current / MAPPING_FILE):
-            raise OutputRefused(output, f"{current} is another recording's directory (or an archived one's "
-                                "mapping); an output never changes another recording")
+            raise OutputRefused(
+                output,
+                f"{current} is another recording's directory (or an archived one's "
+                "mapping); an output never changes another recording",
+            )
 
 
-def authorize_output(output: str | Path, recording: Path, workspace: Path, suffix: str, *,
-                     allow_recording: bool = True) -> OutputTarget:
+def authorize_output(
+    output: str | Path, recording: Path, workspace: Path, suffix: str, *, allow_recording: bool = True
+) -> OutputTarget:
     """The checked target of ``output`` (see the module docstring); creates missing parents.
     ``allow_recording=False`` (a review's contact sheet) admits only ``<workspace>/artifacts/``."""
     text = str(output)
@@ -110,8 +113,9 @@ def authorize_output(output: str | Path, recording: Path, workspace: Path, suffi
             break
     else:
         allowed = f"the recording directory {recording} or " if allow_recording else ""
-        raise OutputRefused(text, f"only {allowed}the workspace's top-level {Path(workspace, ARTIFACTS)}/ "
-                            "may receive it")
+        raise OutputRefused(
+            text, f"only {allowed}the workspace's top-level {Path(workspace, ARTIFACTS)}/ may receive it"
+        )
     if kind == "recording" and (rel.parts[0] in WORKER_OWNED or rel.parts[0].startswith(".")):
         raise OutputRefused(text, f"{rel.parts[0]} is owned by the recording's writer; use e.g. clips/NAME{suffix}")
     if kind == "artifacts":
@@ -138,16 +142,24 @@ def write_no_clobber(path: Path, data: bytes) -> None:
             sync(fh.fileno())
         os.link(tmp, path)
     except FileExistsError:
-        raise OutputRefused(str(path), "it appeared while the clip was written (outputs are never "
-                            "overwritten)") from None
+        raise OutputRefused(
+            str(path), "it appeared while the clip was written (outputs are never overwritten)"
+        ) from None
     finally:
         os.unlink(tmp)
 
 
 def ledger_entry(target: OutputTarget, data: bytes, tool: str) -> dict:
-    return {"kind": "derived", "tool": tool, "name": target.name, "path": str(target.path),
-            "bytes": len(data), "sha256": hashlib.sha256(data).hexdigest(), "outside": target.outside,
-            "at": now()}
+    return {
+        "kind": "derived",
+        "tool": tool,
+        "name": target.name,
+        "path": str(target.path),
+        "bytes": len(data),
+        "sha256": hashlib.sha256(data).hexdigest(),
+        "outside": target.outside,
+        "at": now(),
+    }
 
 
 def check_budget(recording: Path, max_bytes: int, finalized: bool, nbytes: int) -> int:
@@ -171,8 +183,7 @@ def append_ledger(recording: Path, entry: dict) -> int:
     return len(line)
 
 
-def publish(target: OutputTarget, data: bytes, recording: Path, max_bytes: int, finalized: bool,
-            tool: str) -> dict:
+def publish(target: OutputTarget, data: bytes, recording: Path, max_bytes: int, finalized: bool, tool: str) -> dict:
     """Budget check, no-clobber write, ledger charge; the output is removed again if the
     charge cannot be written. Returns the ledger entry with ``bytesUsedBefore``."""
     entry = ledger_entry(target, data, tool)

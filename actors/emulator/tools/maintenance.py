@@ -36,9 +36,9 @@ from ..recording.limits import MANIFEST, SPECS
 from ..recording.reader import EVENTS, summarize, writer_alive
 
 MAX_MEMBERS = 20_000
-MAX_BYTES = SPECS["max_bytes"].maximum          # 512 MiB, the recording maximum
+MAX_BYTES = SPECS["max_bytes"].maximum  # 512 MiB, the recording maximum
 ARCHIVABLE = ("stopped", "cancelled", "failed")
-SMALL_FILE_MAX = 1024 * 1024                    # manifests and mapping files are read whole
+SMALL_FILE_MAX = 1024 * 1024  # manifests and mapping files are read whole
 CHUNK = 1024 * 1024
 
 
@@ -62,8 +62,9 @@ def inside_workspace(operation: str, path: Path | str, workspace: Path) -> Path:
         except FileNotFoundError:
             raise MaintenanceRefused(operation, target, f"{current} does not exist") from None
         if stat.S_ISLNK(info.st_mode):
-            raise MaintenanceRefused(operation, target, f"{current} is a symlink; recordings are not "
-                                     "reached through symlinks")
+            raise MaintenanceRefused(
+                operation, target, f"{current} is a symlink; recordings are not reached through symlinks"
+            )
         if current != target and info.st_mode & stat.S_IWOTH:
             raise MaintenanceRefused(operation, target, f"{current} is writable by others")
     return target
@@ -111,7 +112,7 @@ def _scan(operation: str, root: Path) -> list[tuple[str, os.stat_result]]:
         if problem:
             raise MaintenanceRefused(operation, path, f"the member {rel} {problem}")
         found.append((rel, info))
-        if len(found) > MAX_MEMBERS + 1:   # the root is not counted
+        if len(found) > MAX_MEMBERS + 1:  # the root is not counted
             raise MaintenanceRefused(operation, root, f"more than {MAX_MEMBERS} members")
         if stat.S_ISDIR(info.st_mode):
             names = sorted(os.listdir(path), reverse=True)
@@ -151,11 +152,15 @@ def take_inventory(operation: str, root: Path, between: Callable[[], None] | Non
         first = _scan(operation, root)
         members = []
         for rel, info in first:
-            entry = {"path": rel, "type": "dir" if stat.S_ISDIR(info.st_mode) else "file",
-                     "mode": f"{stat.S_IMODE(info.st_mode):04o}"}
+            entry = {
+                "path": rel,
+                "type": "dir" if stat.S_ISDIR(info.st_mode) else "file",
+                "mode": f"{stat.S_IMODE(info.st_mode):04o}",
+            }
             if entry["type"] == "file":
-                entry.update(size=info.st_size, mtimeNs=info.st_mtime_ns,
-                             sha256=_hash_file(operation, root / rel, rel, info))
+                entry.update(
+                    size=info.st_size, mtimeNs=info.st_mtime_ns, sha256=_hash_file(operation, root / rel, rel, info)
+                )
             members.append(entry)
         if between is not None:
             between()
@@ -169,8 +174,12 @@ def take_inventory(operation: str, root: Path, between: Callable[[], None] | Non
     if before != after:
         changed = sorted(set(before) ^ set(after)) or sorted(r for r in before if before[r] != after[r])
         raise MaintenanceRefused(operation, root, f"changed during inspection ({changed[0]})")
-    return {"schema": 1, "members": members, "memberCount": len(members) - 1,
-            "totalBytes": sum(m.get("size", 0) for m in members)}
+    return {
+        "schema": 1,
+        "members": members,
+        "memberCount": len(members) - 1,
+        "totalBytes": sum(m.get("size", 0) for m in members),
+    }
 
 
 def inventory_digest(inventory: dict) -> str:
@@ -188,8 +197,11 @@ def compare_inventory(operation: str, root: Path, recorded: dict, current: dict)
             raise MaintenanceRefused(operation, root, f"the member {rel} is not in the inventory")
         for key in ("type", "mode", "size", "mtimeNs", "sha256"):
             if old[rel].get(key) != new[rel].get(key):
-                raise MaintenanceRefused(operation, root, f"the member {rel} has a different {key} "
-                                         f"({new[rel].get(key)!r}, inventory {old[rel].get(key)!r})")
+                raise MaintenanceRefused(
+                    operation,
+                    root,
+                    f"the member {rel} has a different {key} ({new[rel].get(key)!r}, inventory {old[rel].get(key)!r})",
+                )
 
 
 def _check_evidence(operation: str, root: Path, events: list[dict]) -> None:
@@ -250,8 +262,16 @@ def verify_finalized(operation: str, root: Path) -> dict:
     expected = {"status": stop["status"], "sessionId": header.get("sessionId"), "prefixPin": scan.pin}
     for key, value in expected.items():
         if manifest.get(key) != value:
-            raise MaintenanceRefused(operation, root / MANIFEST, f"recording.json {key} {manifest.get(key)!r} "
-                                     f"disagrees with the journal ({value!r})")
+            raise MaintenanceRefused(
+                operation,
+                root / MANIFEST,
+                f"recording.json {key} {manifest.get(key)!r} disagrees with the journal ({value!r})",
+            )
     _check_evidence(operation, root, scan.events)
-    return {"sessionId": header.get("sessionId"), "status": stop["status"], "outcome": stop.get("outcome"),
-            "prefixPin": scan.pin, "maxBytes": int(header["limits"]["maxBytes"])}
+    return {
+        "sessionId": header.get("sessionId"),
+        "status": stop["status"],
+        "outcome": stop.get("outcome"),
+        "prefixPin": scan.pin,
+        "maxBytes": int(header["limits"]["maxBytes"]),
+    }

@@ -41,10 +41,19 @@ MAX_IMAGES, DEFAULT_IMAGES = 8, 4
 PENDING = "pending"
 LAYOUTS = ("individual", "contact-sheet")
 NOT_ESTABLISHED = ("gameplay outcome", "unsampled frames", "audio")
-_FIELDS = {"recordingPath": "recording_path", "sessionId": "session_id", "branchId": "branch_id",
-           "fromActionIndex": "from_action_index", "toActionIndex": "to_action_index",
-           "fromFrame": "from_frame", "toFrame": "to_frame", "prefixPin": "prefix_pin",
-           "maxImages": "max_images", "includeImages": "include_images", "imageLayout": "image_layout"}
+_FIELDS = {
+    "recordingPath": "recording_path",
+    "sessionId": "session_id",
+    "branchId": "branch_id",
+    "fromActionIndex": "from_action_index",
+    "toActionIndex": "to_action_index",
+    "fromFrame": "from_frame",
+    "toFrame": "to_frame",
+    "prefixPin": "prefix_pin",
+    "maxImages": "max_images",
+    "includeImages": "include_images",
+    "imageLayout": "image_layout",
+}
 
 
 def _int(name: str, value: object, low: int, high: int | None = None) -> None:
@@ -76,8 +85,9 @@ class ReviewRequest:
         _int("fromActionIndex", self.from_action_index, 0)
         _int("toActionIndex", self.to_action_index, 0)
         if self.to_action_index < self.from_action_index:
-            raise InvalidOption("toActionIndex", self.to_action_index,
-                                f"an integer >= fromActionIndex ({self.from_action_index})")
+            raise InvalidOption(
+                "toActionIndex", self.to_action_index, f"an integer >= fromActionIndex ({self.from_action_index})"
+            )
         for name in ("fromFrame", "toFrame"):
             if getattr(self, _FIELDS[name]) is not None:
                 _int(name, getattr(self, _FIELDS[name]), 0)
@@ -94,8 +104,11 @@ class ReviewRequest:
         if not isinstance(body, dict):
             raise InvalidOption("request", body, "a JSON object")
         if "fromPrefixPin" in body:
-            raise InvalidOption("fromPrefixPin", body["fromPrefixPin"],
-                                "no such input field: keep the span's fromPrefixPin separately and pass prefixPin")
+            raise InvalidOption(
+                "fromPrefixPin",
+                body["fromPrefixPin"],
+                "no such input field: keep the span's fromPrefixPin separately and pass prefixPin",
+            )
         unknown = sorted(set(body) - set(_FIELDS))
         if unknown:
             raise InvalidOption(unknown[0], body[unknown[0]], f"one of {', '.join(_FIELDS)}")
@@ -127,16 +140,20 @@ def interval_bounds(route: BranchRoute, from_index: int, to_index: int) -> tuple
     """(fromFrame, toFrame) of ``(from_index, to_index]`` on ``route``, after the limits."""
     if from_index < route.start_action:
         if route.imported:
-            earlier = (f" (the route before it was imported from a checkpoint of session "
-                       f"{route.imported.get('sourceSessionId')}: this recording holds no inputs or physical "
-                       "events for it)")
+            earlier = (
+                f" (the route before it was imported from a checkpoint of session "
+                f"{route.imported.get('sourceSessionId')}: this recording holds no inputs or physical "
+                "events for it)"
+            )
         else:
             earlier = f" (its earlier route is on {route.parent})" if route.parent else ""
-        raise IntervalRefused("fromActionIndex", from_index,
-                              f"{route.branch_id} starts at action {route.start_action}{earlier}")
+        raise IntervalRefused(
+            "fromActionIndex", from_index, f"{route.branch_id} starts at action {route.start_action}{earlier}"
+        )
     if to_index > route.last_action:
-        raise IntervalRefused("toActionIndex", to_index,
-                              f"{route.branch_id}'s last committed action is {route.last_action}")
+        raise IntervalRefused(
+            "toActionIndex", to_index, f"{route.branch_id}'s last committed action is {route.last_action}"
+        )
     if to_index - from_index > MAX_ACTIONS:
         raise EvidenceLimitExceeded("review", "normalized actions", to_index - from_index, MAX_ACTIONS)
     from_frame, to_frame = route.frame_at(from_index), route.frame_at(to_index)
@@ -149,8 +166,9 @@ def _interval_seq(route: BranchRoute, req: ReviewRequest, samples: list[dict]) -
     """The last journal line that belongs to the interval (for an empty interval: the line
     that establishes its start)."""
     seqs = [route.inputs[i]["seq"] for i in range(req.from_action_index + 1, req.to_action_index + 1)]
-    seqs += [route.stepped[i]["seq"] for i in range(req.from_action_index + 1, req.to_action_index + 1)
-             if i in route.stepped]
+    seqs += [
+        route.stepped[i]["seq"] for i in range(req.from_action_index + 1, req.to_action_index + 1) if i in route.stepped
+    ]
     seqs += [s["seq"] for s in samples]
     if seqs:
         return max(seqs)
@@ -172,12 +190,20 @@ def authenticate(scan: j.JournalScan, interval_seq: int, pin: str | None, finali
         if not valid:
             raise IntervalRefused("prefixPin", pin, f"does not name a prefix of this journal (head {scan.pin})")
         if seq < interval_seq:
-            raise IntervalRefused("prefixPin", pin, f"covers journal lines 1..{seq}, but the interval's "
-                                  f"evidence reaches line {interval_seq}")
-    return {"chainVerified": True, "headPrefixPin": scan.pin, "intervalPrefixPin": interval_pin,
-            "requestedPrefixPin": pin, "requestedPrefixPinVerified": pin is not None,
-            "tornTail": scan.torn_tail is not None,
-            "note": "a prefix pin authenticates committed bytes, not authorization or a gameplay outcome"}
+            raise IntervalRefused(
+                "prefixPin",
+                pin,
+                f"covers journal lines 1..{seq}, but the interval's evidence reaches line {interval_seq}",
+            )
+    return {
+        "chainVerified": True,
+        "headPrefixPin": scan.pin,
+        "intervalPrefixPin": interval_pin,
+        "requestedPrefixPin": pin,
+        "requestedPrefixPinVerified": pin is not None,
+        "tornTail": scan.torn_tail is not None,
+        "note": "a prefix pin authenticates committed bytes, not authorization or a gameplay outcome",
+    }
 
 
 def _check_frames(req: ReviewRequest, from_frame: int, to_frame: int) -> None:
@@ -190,34 +216,61 @@ def _inputs_and_physical(route: BranchRoute, req: ReviewRequest) -> tuple[list, 
     inputs, physical, missing = [], [], []
     for index in range(req.from_action_index + 1, req.to_action_index + 1):
         ev = route.inputs[index]
-        inputs.append({"actionIndex": index, "buttons": ev["buttons"], "frames": ev["frames"],
-                       "fromFrame": ev["fromFrame"], "toFrame": ev["toFrame"],
-                       "samplesRequested": ev.get("samplesRequested", 0), "seq": ev["seq"]})
+        inputs.append(
+            {
+                "actionIndex": index,
+                "buttons": ev["buttons"],
+                "frames": ev["frames"],
+                "fromFrame": ev["fromFrame"],
+                "toFrame": ev["toFrame"],
+                "samplesRequested": ev.get("samplesRequested", 0),
+                "seq": ev["seq"],
+            }
+        )
         done = route.stepped.get(index)
         if done is None:
             missing.append({"actionIndex": index, "reason": "no stepped line: its frames are not known to have run"})
             continue
-        physical.append({"actionIndex": index, "atFrame": ev["fromFrame"], "pressed": ev["pressed"],
-                         "released": ev["released"], "held": ev["buttons"], "throughFrame": done["toFrame"],
-                         "executionMs": done.get("executionMs"), "seq": done["seq"]})
+        physical.append(
+            {
+                "actionIndex": index,
+                "atFrame": ev["fromFrame"],
+                "pressed": ev["pressed"],
+                "released": ev["released"],
+                "held": ev["buttons"],
+                "throughFrame": done["toFrame"],
+                "executionMs": done.get("executionMs"),
+                "seq": done["seq"],
+            }
+        )
     return inputs, physical, missing
 
 
 def _coverage(route, req, bounds, samples, checked, missing_physical, every) -> dict:
     from_frame, to_frame = bounds
     retained = [s for s in samples if s.get("png")]
-    lost = [lv for lv in route.lost if lv["fromActionIndex"] < req.to_action_index
-            and lv["toActionIndex"] > req.from_action_index]
+    lost = [
+        lv
+        for lv in route.lost
+        if lv["fromActionIndex"] < req.to_action_index and lv["toActionIndex"] > req.from_action_index
+    ]
     return {
         "empty": req.from_action_index == req.to_action_index,
         "actions": req.to_action_index - req.from_action_index,
-        "nativeFrames": to_frame - from_frame, "nativeMs": native_ms(to_frame - from_frame),
-        "sampleEveryFrames": every, "retainedFrames": len(retained),
-        "omittedFrames": [{"frame": s["frame"], "actionIndex": s["actionIndex"], "reason": s.get("omitted")}
-                          for s in samples if not s.get("png")],
-        "selectedFrames": len(checked), "verifiedFrames": sum(c.verified for c in checked),
-        "unverifiedFrames": [{"frame": c.sample["frame"], "status": c.status, "problem": c.problem}
-                             for c in checked if not c.verified],
+        "nativeFrames": to_frame - from_frame,
+        "nativeMs": native_ms(to_frame - from_frame),
+        "sampleEveryFrames": every,
+        "retainedFrames": len(retained),
+        "omittedFrames": [
+            {"frame": s["frame"], "actionIndex": s["actionIndex"], "reason": s.get("omitted")}
+            for s in samples
+            if not s.get("png")
+        ],
+        "selectedFrames": len(checked),
+        "verifiedFrames": sum(c.verified for c in checked),
+        "unverifiedFrames": [
+            {"frame": c.sample["frame"], "status": c.status, "problem": c.problem} for c in checked if not c.verified
+        ],
         "endpointRetained": any(s["frame"] == to_frame for s in retained) if to_frame > from_frame else None,
         "gaps": gaps([s["frame"] for s in retained], from_frame + 1, to_frame),
         "physicalEventsMissing": missing_physical,
@@ -234,8 +287,11 @@ def _deliver(req: ReviewRequest, checked: list[CheckedFrame], title: str, root: 
     if req.image_layout == "individual":
         return tuple((c.to_json(root), c.data) for c in verified), None, None
     if not verified:
-        reason = ("empty interval: nothing to compose" if req.from_action_index == req.to_action_index
-                  else "no verified retained frame in the interval")
+        reason = (
+            "empty interval: nothing to compose"
+            if req.from_action_index == req.to_action_index
+            else "no verified retained frame in the interval"
+        )
         return (), None, {"composed": False, "reason": reason}
     sheet, meta = compose(verified, title)
     return (), sheet, meta
@@ -244,8 +300,12 @@ def _deliver(req: ReviewRequest, checked: list[CheckedFrame], title: str, root: 
 def _pending_if_live(checked: CheckedFrame, status: str) -> CheckedFrame:
     """A live writer stores PNGs on a helper thread: an absent file may still be on its way."""
     if status == "live" and checked.status == MISSING:
-        return replace(checked, status=PENDING, problem="not on disk yet (live recording: frames are "
-                       "written asynchronously); review again after the next step")
+        return replace(
+            checked,
+            status=PENDING,
+            problem="not on disk yet (live recording: frames are "
+            "written asynchronously); review again after the next step",
+        )
     return checked
 
 
@@ -263,8 +323,9 @@ def enforce_metadata_limit(metadata: dict, limit: int = MAX_METADATA_BYTES) -> i
 
 def _route_for(reader: RecordingReader, req: ReviewRequest) -> BranchRoute:
     if reader.header.get("sessionId") != req.session_id:
-        raise IntervalRefused("sessionId", req.session_id,
-                              f"this recording is session {reader.header.get('sessionId')}")
+        raise IntervalRefused(
+            "sessionId", req.session_id, f"this recording is session {reader.header.get('sessionId')}"
+        )
     routes = branch_routes(reader.scan.events)
     if req.branch_id not in routes:
         raise IntervalRefused("branchId", req.branch_id, f"known branches: {', '.join(routes)}")
@@ -285,29 +346,53 @@ def review(request: ReviewRequest | dict) -> ReviewResult:
     auth = authenticate(reader.scan, _interval_seq(route, req, samples), req.prefix_pin, finalized)
     retained = [s for s in samples if s.get("png")]
     status = reader.summary.stop["status"] if finalized else ("live" if writer_alive(root) else "interrupted")
-    checked = [_pending_if_live(verify_sample(root, retained[i]), status)
-               for i in select_evenly(len(retained), req.max_images)]
+    checked = [
+        _pending_if_live(verify_sample(root, retained[i]), status) for i in select_evenly(len(retained), req.max_images)
+    ]
     inputs, physical, missing = _inputs_and_physical(route, req)
-    title = (f"session {req.session_id[:8]} {req.branch_id} actions ({req.from_action_index},"
-             f"{req.to_action_index}] frames ({bounds[0]},{bounds[1]}] not adjudicated")
+    title = (
+        f"session {req.session_id[:8]} {req.branch_id} actions ({req.from_action_index},"
+        f"{req.to_action_index}] frames ({bounds[0]},{bounds[1]}] not adjudicated"
+    )
     images, sheet, sheet_meta = _deliver(req, checked, title, root)
     metadata = {
-        "kind": "gamerig.emulator.review", "reviewVersion": 1, "recordingPath": str(root),
-        "archive": ({"archived": True, "originalPath": str(resolved.original_path), "archiveId": resolved.archive_id,
-                     "requestedPath": str(resolved.requested), "mappingVerified": True}
-                    if resolved.archived else {"archived": False}),
-        "sessionId": req.session_id, "branchId": req.branch_id, "recordingStatus": status,
+        "kind": "gamerig.emulator.review",
+        "reviewVersion": 1,
+        "recordingPath": str(root),
+        "archive": (
+            {
+                "archived": True,
+                "originalPath": str(resolved.original_path),
+                "archiveId": resolved.archive_id,
+                "requestedPath": str(resolved.requested),
+                "mappingVerified": True,
+            }
+            if resolved.archived
+            else {"archived": False}
+        ),
+        "sessionId": req.session_id,
+        "branchId": req.branch_id,
+        "recordingStatus": status,
         "branch": route.describe(),
-        "interval": {"fromActionIndex": req.from_action_index, "toActionIndex": req.to_action_index,
-                     "fromFrame": bounds[0], "toFrame": bounds[1]},
-        "inputs": inputs, "physicalEvents": physical,
+        "interval": {
+            "fromActionIndex": req.from_action_index,
+            "toActionIndex": req.to_action_index,
+            "fromFrame": bounds[0],
+            "toFrame": bounds[1],
+        },
+        "inputs": inputs,
+        "physicalEvents": physical,
         "frames": [c.to_json(root) for c in checked],
-        "coverage": _coverage(route, req, bounds, samples, checked, missing,
-                              (reader.header.get("limits") or {}).get("sampleEveryFrames")),
+        "coverage": _coverage(
+            route, req, bounds, samples, checked, missing, (reader.header.get("limits") or {}).get("sampleEveryFrames")
+        ),
         "authentication": auth,
-        "images": {"layout": req.image_layout, "includeImages": req.include_images,
-                   "maxImages": req.max_images, "delivered": len(images) if req.image_layout == "individual"
-                   else int(sheet is not None)},
+        "images": {
+            "layout": req.image_layout,
+            "includeImages": req.include_images,
+            "maxImages": req.max_images,
+            "delivered": len(images) if req.image_layout == "individual" else int(sheet is not None),
+        },
         "contactSheet": sheet_meta,
         "semanticValidity": "not-adjudicated",
     }

@@ -29,14 +29,17 @@ def locate_recording(path: str | Path) -> Resolved:
         raise IntervalRefused("recordingPath", str(path), "is a symlink; recordings are never read through one")
     if not stat.S_ISDIR(info.st_mode):
         raise IntervalRefused("recordingPath", str(path), "is not a directory")
-    archived = (os.path.lexists(requested / MAPPING_FILE)
-                or (requested.name == ARCHIVED and os.path.lexists(requested.parent / CONTAINER_MAPPING)))
+    archived = os.path.lexists(requested / MAPPING_FILE) or (
+        requested.name == ARCHIVED and os.path.lexists(requested.parent / CONTAINER_MAPPING)
+    )
     if not archived and not ((requested / EVENTS).is_file() and (requested / MANIFEST).is_file()):
-        raise IntervalRefused("recordingPath", str(path), f"is not a recording directory (no {EVENTS} "
-                              f"and {MANIFEST}) nor an archived recording's path")
+        raise IntervalRefused(
+            "recordingPath",
+            str(path),
+            f"is not a recording directory (no {EVENTS} and {MANIFEST}) nor an archived recording's path",
+        )
     resolved = resolve_recording(requested)
     root = resolved.recording_path
     if not (root / EVENTS).is_file() or not (root / MANIFEST).is_file():
-        raise IntervalRefused("recordingPath", str(path), f"is not a recording directory (no {EVENTS} "
-                              f"and {MANIFEST})")
+        raise IntervalRefused("recordingPath", str(path), f"is not a recording directory (no {EVENTS} and {MANIFEST})")
     return resolved

@@ -66,22 +66,28 @@ def battle_block(run: Run) -> dict:
     assert combat is not None
     enemies = []
     for eid, e in combat.entity_ids():
-        enemies.append({"entity_id": eid, "combat_id": e.combat_id, "name": e.name,
-                        "hp": e.hp, "max_hp": e.max_hp, "block": e.block,
-                        "status": status_view(e.status), "intents": intents(combat, e)})
-    return {"round": combat.round, "turn": combat.phase,
-            "is_play_phase": combat.phase == "player", "enemies": enemies}
+        enemies.append(
+            {
+                "entity_id": eid,
+                "combat_id": e.combat_id,
+                "name": e.name,
+                "hp": e.hp,
+                "max_hp": e.max_hp,
+                "block": e.block,
+                "status": status_view(e.status),
+                "intents": intents(combat, e),
+            }
+        )
+    return {"round": combat.round, "turn": combat.phase, "is_play_phase": combat.phase == "player", "enemies": enemies}
 
 
 def hand_select_block(run: Run) -> dict:
     """``BuildHandSelectState``: ``selected_cards`` only once a card is selected."""
     hs = run.combat.hand_select if run.combat else None
     assert hs is not None
-    view: dict = {"mode": hs.mode, "prompt": hs.prompt,
-                  "cards": [card_view(c, i) for i, c in enumerate(hs.cards)]}
+    view: dict = {"mode": hs.mode, "prompt": hs.prompt, "cards": [card_view(c, i) for i, c in enumerate(hs.cards)]}
     if hs.selected:
-        view["selected_cards"] = [{"index": i, "name": c.name}
-                                  for i, c in enumerate(hs.selected)]
+        view["selected_cards"] = [{"index": i, "name": c.name} for i, c in enumerate(hs.selected)]
     view["can_confirm"] = hs.can_confirm
     return view
 
@@ -92,8 +98,7 @@ def actions_disabled(game: World) -> bool:
     run = game.run
     assert run is not None
     combat = run.combat
-    return bool(combat and (combat.phase != "player" or combat.hand_select is not None
-                            or run.overlays))
+    return bool(combat and (combat.phase != "player" or combat.hand_select is not None or run.overlays))
 
 
 def need_combat(game: World, disabled: str = DISABLED) -> Combat:
@@ -118,8 +123,7 @@ def resolve_target(combat: Combat, target: str) -> Enemy | None:
 
 
 # ----- starting and ending a fight ----------------------------------------------------
-def start_combat(game: World, kind: str, monsters: tuple[str, ...] | None = None,
-                 resume: Screen | None = None) -> None:
+def start_combat(game: World, kind: str, monsters: tuple[str, ...] | None = None, resume: Screen | None = None) -> None:
     run = game.run
     assert run is not None
     r = rng.stream(run.seed, "combat", run.floor)
@@ -157,8 +161,7 @@ def combat_won(game: World) -> None:
     if run.has_relic("EMBER_HEART"):
         run.heal(6)
     if kind == "boss" and is_last_act(game):
-        game.after_reads(1, lambda: show_overlay(game, "NBossVictoryCutscene",
-                                                 lambda: finish_run(game, True)))
+        game.after_reads(1, lambda: show_overlay(game, "NBossVictoryCutscene", lambda: finish_run(game, True)))
         return
     room = run.room
     after = _after_rewards(game, kind, room)
@@ -166,8 +169,7 @@ def combat_won(game: World) -> None:
     game.after_reads(1, lambda: game.push_overlay(Rewards(items, after)))
 
 
-def _after_rewards(game: World, kind: str,
-                   room: Screen | None) -> Callable[[World], None] | None:
+def _after_rewards(game: World, kind: str, room: Screen | None) -> Callable[[World], None] | None:
     if kind == "boss":
         return start_next_act
     resume = room.resume if isinstance(room, CombatRoom) else None
@@ -176,13 +178,13 @@ def _after_rewards(game: World, kind: str,
 
     def back(game: World) -> None:
         game.run.room = resume
+
     return back
 
 
 def combat_rewards(run: Run, kind: str) -> list[dict]:
     r = rng.stream(run.seed, "rewards", run.floor)
-    gold = {"monster": r.randint(10, 20), "elite": r.randint(25, 35),
-            "boss": r.randint(50, 60)}[kind]
+    gold = {"monster": r.randint(10, 20), "elite": r.randint(25, 35), "boss": r.randint(50, 60)}[kind]
     if run.has_relic("LUCKY_COIN"):
         gold = gold * 5 // 4
     items: list[dict] = [{"type": "gold", "gold": gold}]
@@ -205,8 +207,7 @@ def reward_cards(r, n: int) -> list[str]:
 def play_card(game: World, p):
     combat = need_combat(game)
     index = p.int("card_index", "Missing 'card_index'")
-    card = in_range(combat.hand, index, f"card_index {index} out of range "
-                                        f"(hand has {len(combat.hand)} cards)")
+    card = in_range(combat.hand, index, f"card_index {index} out of range (hand has {len(combat.hand)} cards)")
     reason = combat.unplayable_reason(card)
     if reason is not None:
         raise ActionRefused(f"Card '{card.name}' cannot be played: {reason}")
@@ -221,6 +222,7 @@ def play_card(game: World, p):
     def effect() -> None:
         combat.play(card, target)
         after_combat_change(game)
+
     return message, effect
 
 
@@ -239,6 +241,7 @@ def end_turn(game: World, p):
             game.after_reads(n, enemy_turn)
         else:
             enemy_turn()
+
     return "Ending turn", effect
 
 
@@ -254,8 +257,7 @@ def _need_hand_select(game: World):
 def combat_select_card(game: World, p):
     hs = _need_hand_select(game)
     index = p.int("card_index", "Missing 'card_index' (index of the card in hand)")
-    card = in_range(hs.cards, index, f"Card index {index} out of range "
-                                     f"({len(hs.cards)} selectable cards)")
+    card = in_range(hs.cards, index, f"Card index {index} out of range ({len(hs.cards)} selectable cards)")
     message = f"Selecting card from hand: {card.name}"
     if len(hs.selected) >= hs.count:  # the game ignores a click beyond the count
         game.note_duplicate()
@@ -264,6 +266,7 @@ def combat_select_card(game: World, p):
     def effect() -> None:
         hs.cards.remove(card)
         hs.selected.append(card)
+
     return message, effect
 
 

@@ -28,9 +28,16 @@ NOT_OPEN = "No card selection screen is open"
 class CardSelect(Screen):
     state_type = "card_select"
 
-    def __init__(self, screen_type: str, prompt: str, cards: list[Card], count: int,
-                 on_confirm: OnConfirm, can_cancel: bool = False,
-                 can_skip: bool = False) -> None:
+    def __init__(
+        self,
+        screen_type: str,
+        prompt: str,
+        cards: list[Card],
+        count: int,
+        on_confirm: OnConfirm,
+        can_cancel: bool = False,
+        can_skip: bool = False,
+    ) -> None:
         self.screen_type = screen_type
         self.prompt = prompt
         self.cards = cards
@@ -55,13 +62,23 @@ class CardSelect(Screen):
     def block(self, game: World) -> dict:
         cards = [card_view(c, i) for i, c in enumerate(self.cards)]
         if self.screen_type == "choose":
-            return {"screen_type": "choose", "prompt": "Choose a card.", "cards": cards,
-                    "can_skip": self.can_skip, "preview_showing": False,
-                    "can_confirm": False, "can_cancel": self.can_skip}
-        return {"screen_type": self.screen_type, "prompt": self.prompt, "cards": cards,
-                "preview_showing": self.preview_showing,
-                "can_cancel": self.preview_showing or self.can_cancel,
-                "can_confirm": self.can_confirm}
+            return {
+                "screen_type": "choose",
+                "prompt": "Choose a card.",
+                "cards": cards,
+                "can_skip": self.can_skip,
+                "preview_showing": False,
+                "can_confirm": False,
+                "can_cancel": self.can_skip,
+            }
+        return {
+            "screen_type": self.screen_type,
+            "prompt": self.prompt,
+            "cards": cards,
+            "preview_showing": self.preview_showing,
+            "can_cancel": self.preview_showing or self.can_cancel,
+            "can_confirm": self.can_confirm,
+        }
 
     def finish(self, game: World, chosen: list[Card]) -> None:
         game.pop_overlay(self)
@@ -82,8 +99,8 @@ class CardSelect(Screen):
             if combat is not None:
                 for card in chosen:
                     combat.add_to_hand(card.cid)
-        return cls("choose", "Choose a card.", [Card(0, c) for c in cids], 1, add,
-                   can_skip=True)
+
+        return cls("choose", "Choose a card.", [Card(0, c) for c in cids], 1, add, can_skip=True)
 
 
 def _top(game: World) -> CardSelect | None:
@@ -97,8 +114,7 @@ def select_card(game: World, p):
     i = p.int("index", "Missing 'index' (card index in the grid)")
     if cs is None:
         raise ActionRefused(NOT_OPEN)
-    card = in_range(cs.cards, i, f"Card index {i} out of range "
-                                 f"({len(cs.cards)} cards available)")
+    card = in_range(cs.cards, i, f"Card index {i} out of range ({len(cs.cards)} cards available)")
     if cs.screen_type == "choose":
         return f"Choosing card: {card.name}", lambda: cs.finish(game, [card])
     if i in cs.selected or len(cs.selected) >= cs.count:
@@ -110,16 +126,13 @@ def select_card(game: World, p):
 def confirm_selection(game: World, p):
     cs = _top(game)
     if cs is not None and cs.screen_type == "choose":
-        raise ActionRefused("Choose-a-card screen requires no confirmation - use "
-                            "select_card(index) to pick directly")
+        raise ActionRefused("Choose-a-card screen requires no confirmation - use select_card(index) to pick directly")
     if cs is None:
         raise ActionRefused(NOT_OPEN)
     if not cs.can_confirm:
-        raise ActionRefused("No confirm button is currently enabled - select more cards "
-                            "first")
+        raise ActionRefused("No confirm button is currently enabled - select more cards first")
     chosen = [cs.cards[i] for i in cs.selected]
-    message = ("Confirming selection from preview" if cs.preview_showing
-               else "Confirming selection")
+    message = "Confirming selection from preview" if cs.preview_showing else "Confirming selection"
     return message, lambda: cs.finish(game, chosen)
 
 
@@ -133,9 +146,7 @@ def cancel_selection(game: World, p):
     if cs is None:
         raise ActionRefused(NOT_OPEN)
     if cs.preview_showing:
-        return ("Cancelling preview - returning to card selection",
-                lambda: cs.selected.clear())
+        return ("Cancelling preview - returning to card selection", lambda: cs.selected.clear())
     if not cs.can_cancel:
-        raise ActionRefused("No cancel/close button is currently enabled - selection may "
-                            "be mandatory")
+        raise ActionRefused("No cancel/close button is currently enabled - selection may be mandatory")
     return "Closing card selection screen", lambda: game.pop_overlay(cs)

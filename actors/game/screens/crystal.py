@@ -29,8 +29,12 @@ if TYPE_CHECKING:
 WIDTH, HEIGHT = 5, 4
 DIVINATIONS = 5
 COST = {"small": 1, "big": 2}
-ITEMS = (("CrystalSphereRelic", 2, 2, True), ("CrystalSphereGold", 2, 1, True),
-         ("CrystalSpherePotion", 1, 1, True), ("CrystalSphereCurse", 1, 2, False))
+ITEMS = (
+    ("CrystalSphereRelic", 2, 2, True),
+    ("CrystalSphereGold", 2, 1, True),
+    ("CrystalSpherePotion", 1, 1, True),
+    ("CrystalSphereCurse", 1, 2, False),
+)
 NOT_OPEN = "Crystal Sphere screen is not open"
 
 
@@ -39,12 +43,17 @@ class Item:
         self.kind, self.x, self.y, self.w, self.h, self.good = kind, x, y, w, h, good
 
     def cells(self) -> set[tuple[int, int]]:
-        return {(a, b) for a in range(self.x, self.x + self.w)
-                for b in range(self.y, self.y + self.h)}
+        return {(a, b) for a in range(self.x, self.x + self.w) for b in range(self.y, self.y + self.h)}
 
     def view(self) -> dict:
-        return {"item_type": self.kind, "x": self.x, "y": self.y, "width": self.w,
-                "height": self.h, "is_good": self.good}
+        return {
+            "item_type": self.kind,
+            "x": self.x,
+            "y": self.y,
+            "width": self.w,
+            "height": self.h,
+            "is_good": self.good,
+        }
 
 
 def place_items(run: Run) -> list[Item]:
@@ -85,8 +94,14 @@ class CrystalSphere(Screen):
         for y in range(HEIGHT):
             for x in range(WIDTH):
                 hidden = (x, y) not in self.revealed
-                view = {"x": x, "y": y, "is_hidden": hidden, "is_clickable": hidden,
-                        "is_highlighted": False, "is_hovered": False}
+                view = {
+                    "x": x,
+                    "y": y,
+                    "is_hidden": hidden,
+                    "is_clickable": hidden,
+                    "is_highlighted": False,
+                    "is_hovered": False,
+                }
                 item = self.item_at((x, y))
                 if not hidden and item is not None:
                     view.update(item_type=item.kind, is_good=item.good)
@@ -94,16 +109,22 @@ class CrystalSphere(Screen):
                 if hidden:
                     clickable.append({"x": x, "y": y})
         found = [i.view() for i in self.items if i.cells() & self.revealed]
-        return {"instructions_title": "Crystal Sphere",
-                "instructions_description": "Use your divinations to reveal what the "
-                "sphere hides: the big tool shows a 3x3 area for 2, the small one a cell "
-                "for 1.",
-                "grid_width": WIDTH, "grid_height": HEIGHT, "cells": cells,
-                "clickable_cells": clickable, "revealed_items": found,
-                "tool": self.tool, "can_use_big_tool": self.tool_visible("big"),
-                "can_use_small_tool": self.tool_visible("small"),
-                "divinations_left_text": f"{self.left} divinations left",
-                "can_proceed": self.can_proceed}
+        return {
+            "instructions_title": "Crystal Sphere",
+            "instructions_description": "Use your divinations to reveal what the "
+            "sphere hides: the big tool shows a 3x3 area for 2, the small one a cell "
+            "for 1.",
+            "grid_width": WIDTH,
+            "grid_height": HEIGHT,
+            "cells": cells,
+            "clickable_cells": clickable,
+            "revealed_items": found,
+            "tool": self.tool,
+            "can_use_big_tool": self.tool_visible("big"),
+            "can_use_small_tool": self.tool_visible("small"),
+            "divinations_left_text": f"{self.left} divinations left",
+            "can_proceed": self.can_proceed,
+        }
 
     @property
     def can_proceed(self) -> bool:
@@ -115,8 +136,9 @@ class CrystalSphere(Screen):
         if self.tool == "small":
             area = {(x, y)}
         else:
-            area = {(a, b) for a in range(x - 1, x + 2) for b in range(y - 1, y + 2)
-                    if 0 <= a < WIDTH and 0 <= b < HEIGHT}
+            area = {
+                (a, b) for a in range(x - 1, x + 2) for b in range(y - 1, y + 2) if 0 <= a < WIDTH and 0 <= b < HEIGHT
+            }
         self.revealed |= area
         self.left -= COST[self.tool]
         if not self.tool_visible(self.tool):
@@ -186,4 +208,5 @@ def crystal_proceed(game: World, p):
         game.pop_overlay(cs)
         game.run.lingering = cs
         open_map(game)
+
     return "Proceeding from Crystal Sphere", effect

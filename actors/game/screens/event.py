@@ -40,9 +40,14 @@ class Option:
     was_chosen: bool = False
 
     def view(self, index: int) -> dict:
-        view = {"index": index, "title": self.title, "description": self.description,
-                "is_locked": self.locked, "is_proceed": self.apply is None,
-                "was_chosen": self.was_chosen}
+        view = {
+            "index": index,
+            "title": self.title,
+            "description": self.description,
+            "is_locked": self.locked,
+            "is_proceed": self.apply is None,
+            "was_chosen": self.was_chosen,
+        }
         if self.relic is not None:
             view["relic_name"] = RELICS[self.relic].name
             view["relic_description"] = RELICS[self.relic].description
@@ -81,10 +86,14 @@ class EventRoom(Screen):
         return self.options
 
     def block(self, game: World) -> dict:
-        return {"event_id": self.event_id, "event_name": self.name,
-                "is_ancient": self.is_ancient, "in_dialogue": self.in_dialogue,
-                "body": self.body,
-                "options": [o.view(i) for i, o in enumerate(self.buttons(game))]}
+        return {
+            "event_id": self.event_id,
+            "event_name": self.name,
+            "is_ancient": self.is_ancient,
+            "in_dialogue": self.in_dialogue,
+            "body": self.body,
+            "options": [o.view(i) for i, o in enumerate(self.buttons(game))],
+        }
 
     def turn_page(self, body: str) -> None:
         self.body = body
@@ -106,8 +115,7 @@ def choose_event_option(game: World, p):
     buttons = room.buttons(game) if isinstance(room, EventRoom) else []
     if not buttons:
         raise ActionRefused("No event options available")
-    opt = in_range(buttons, index, f"Event option index {index} out of range "
-                                   f"({len(buttons)} options)")
+    opt = in_range(buttons, index, f"Event option index {index} out of range ({len(buttons)} options)")
     if opt.locked:
         raise ActionRefused(f"Event option {index} is locked")
 
@@ -119,6 +127,7 @@ def choose_event_option(game: World, p):
         room.picks -= 1
         opt.locked = room.picks > 0
         opt.apply(game, room)
+
     return f"Choosing event option: {opt.title}", effect
 
 

@@ -22,6 +22,7 @@ def _gold(amount: int):
     def apply(game: World, room: EventRoom) -> None:
         game.run.gold += amount
         room.turn_page(f"You gain {amount} gold.")
+
     return apply
 
 
@@ -30,6 +31,7 @@ def _max_hp(amount: int):
         game.run.max_hp += amount
         game.run.hp += amount
         room.turn_page(f"Your Max HP rises by {amount}.")
+
     return apply
 
 
@@ -37,6 +39,7 @@ def _potion(pid: str):
     def apply(game: World, room: EventRoom) -> None:
         game.run.add_potion(pid)
         room.turn_page("You pocket a potion.")
+
     return apply
 
 
@@ -44,6 +47,7 @@ def _relic(rid: str):
     def apply(game: World, room: EventRoom) -> None:
         game.run.add_relic(rid)
         room.turn_page("The relic is yours.")
+
     return apply
 
 
@@ -51,6 +55,7 @@ def _heal(amount: int):
     def apply(game: World, room: EventRoom) -> None:
         game.run.heal(amount)
         room.turn_page(f"You heal {amount} HP.")
+
     return apply
 
 
@@ -73,28 +78,37 @@ def lantern_keeper(game: World) -> EventRoom:
     simple = [
         Option("Gift of Coin", "Gain 75 gold.", _gold(75)),
         Option("Vigor", "Raise your Max HP by 6.", _max_hp(6)),
-        Option("Trinket", "Obtain a Healing Salve.", _potion("HEALING_SALVE"),
-               keywords=("Heal",)),
+        Option("Trinket", "Obtain a Healing Salve.", _potion("HEALING_SALVE"), keywords=("Heal",)),
         Option("Keeper's Charm", "Obtain a relic.", _relic(charm), relic=charm),
     ]
     options = r.sample(extra_boons(), 2)
     options.insert(r.randrange(3), r.choice(simple))  # always one boon with no screen
-    return EventRoom("LANTERN_KEEPER", "The Lantern Keeper",
-                     "The keeper offers you a boon for the road.", options,
-                     dialogue=["A lantern flickers in the dark.",
-                               "\"Traveller, take something for the road.\""],
-                     is_ancient=True)
+    return EventRoom(
+        "LANTERN_KEEPER",
+        "The Lantern Keeper",
+        "The keeper offers you a boon for the road.",
+        options,
+        dialogue=["A lantern flickers in the dark.", '"Traveller, take something for the road."'],
+        is_ancient=True,
+    )
 
 
 def tide_warden(game: World) -> EventRoom:
     """Act 2 onwards: one line of dialogue, then two of three boons."""
     shell = _unowned_relic(game, "tide_shell")
-    return EventRoom("TIDE_WARDEN", "The Tide Warden",
-                     "The tide brings gifts to those who came this far.", [
-                         Option("Still Waters", "Heal 25 HP.", _heal(25), keywords=("Heal",)),
-                         Option("Sea Shell", "Obtain a relic.", _relic(shell), relic=shell),
-                         Option("Sunken Coin", "Gain 50 gold.", _gold(50)),
-                     ], dialogue=["The water rises to meet you."], is_ancient=True, picks=2)
+    return EventRoom(
+        "TIDE_WARDEN",
+        "The Tide Warden",
+        "The tide brings gifts to those who came this far.",
+        [
+            Option("Still Waters", "Heal 25 HP.", _heal(25), keywords=("Heal",)),
+            Option("Sea Shell", "Obtain a relic.", _relic(shell), relic=shell),
+            Option("Sunken Coin", "Gain 50 gold.", _gold(50)),
+        ],
+        dialogue=["The water rises to meet you."],
+        is_ancient=True,
+        picks=2,
+    )
 
 
 def extra_boons() -> list[Option]:
@@ -122,38 +136,49 @@ def _relic_choice(game: World, room: EventRoom) -> None:
 
 def _select(kind: str):
     """An option opening card_select ``kind`` over the deck."""
+
     def apply(game: World, room: EventRoom) -> None:
         run = game.run
         r = rng.stream(run.seed, "event_select", run.floor)
         room.turn_page("It is done.")
         if kind == "transform":
+
             def done(game, chosen):
                 for card in chosen:
                     card.cid = r.choice([c for c in REWARD_POOL if c != card.cid])
                     card.upgraded = False
-            screen = CardSelect("transform", "Choose a card to transform.", list(run.deck),
-                                1, done, can_cancel=True)
+
+            screen = CardSelect("transform", "Choose a card to transform.", list(run.deck), 1, done, can_cancel=True)
         elif kind == "upgrade":
+
             def up(game, chosen):
                 for card in chosen:
                     card.upgraded = True
-            screen = CardSelect("upgrade", "Choose a card to upgrade.",
-                                [c for c in run.deck if c.upgradable], 1, up, can_cancel=True)
+
+            screen = CardSelect(
+                "upgrade", "Choose a card to upgrade.", [c for c in run.deck if c.upgradable], 1, up, can_cancel=True
+            )
         elif kind == "simple_select":
+
             def purge(game, chosen):
                 for card in chosen:
                     if card in run.deck:
                         run.deck.remove(card)
                         run.hp = max(1, run.hp - 3)
-            screen = CardSelect("simple_select", "Choose up to 2 cards to remove.",
-                                list(run.deck), 2, purge, can_cancel=True)
+
+            screen = CardSelect(
+                "simple_select", "Choose up to 2 cards to remove.", list(run.deck), 2, purge, can_cancel=True
+            )
         else:  # choose
+
             def take(game, chosen):
                 for card in chosen:
                     run.add_card(card.cid)
+
             cards = [Card(0, cid) for cid in r.sample(REWARD_POOL, 3)]
             screen = CardSelect("choose", "Choose a card.", cards, 1, take, can_skip=True)
         game.push_overlay(screen)
+
     return apply
 
 
@@ -165,22 +190,39 @@ def _crystal(game: World, room: EventRoom) -> None:
 def pool_event(game: World, event_id: str) -> EventRoom:
     """The "?" room event ``event_id``."""
     if event_id == "SHIFTING_ALTAR":
-        return EventRoom(event_id, "Shifting Altar", "The altar hums, ready to reshape.", [
-            Option("Reshape", "Transform a card.", _select("transform")),
-            Option("Refine", "Upgrade a card.", _select("upgrade")),
-            proceed_option()])
+        return EventRoom(
+            event_id,
+            "Shifting Altar",
+            "The altar hums, ready to reshape.",
+            [
+                Option("Reshape", "Transform a card.", _select("transform")),
+                Option("Refine", "Upgrade a card.", _select("upgrade")),
+                proceed_option(),
+            ],
+        )
     if event_id == "WISHING_WELL":
-        return EventRoom(event_id, "Wishing Well", "Old coins glint below.", [
-            Option("Cast away", "Remove up to 2 cards; lose 3 HP each.",
-                   _select("simple_select")),
-            proceed_option()])
+        return EventRoom(
+            event_id,
+            "Wishing Well",
+            "Old coins glint below.",
+            [Option("Cast away", "Remove up to 2 cards; lose 3 HP each.", _select("simple_select")), proceed_option()],
+        )
     if event_id == "OLD_LIBRARY":
-        return EventRoom(event_id, "Old Library", "Dusty tomes line the walls.", [
-            Option("Read", "Choose 1 of 3 cards to add to your deck.", _select("choose")),
-            Option("Nap", "Heal 10 HP.", _heal(10), keywords=("Heal",))])
-    return EventRoom("CRYSTAL_SPHERE", "Crystal Sphere", "A sphere shows hidden treasures.", [
-        Option("Divine", "Search the sphere for prizes.", _crystal),
-        proceed_option()])
+        return EventRoom(
+            event_id,
+            "Old Library",
+            "Dusty tomes line the walls.",
+            [
+                Option("Read", "Choose 1 of 3 cards to add to your deck.", _select("choose")),
+                Option("Nap", "Heal 10 HP.", _heal(10), keywords=("Heal",)),
+            ],
+        )
+    return EventRoom(
+        "CRYSTAL_SPHERE",
+        "Crystal Sphere",
+        "A sphere shows hidden treasures.",
+        [Option("Divine", "Search the sphere for prizes.", _crystal), proceed_option()],
+    )
 
 
 POOL = ("SHIFTING_ALTAR", "WISHING_WELL", "OLD_LIBRARY", "CRYSTAL_SPHERE")

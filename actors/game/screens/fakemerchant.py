@@ -38,8 +38,9 @@ class FakeMerchantRoom(Screen):
     def __init__(self, game: World) -> None:
         run = game.run
         r = rng.stream(run.seed, "fake_merchant", run.floor)
-        self.entries = [{"category": "relic", "id": rid, "cost": 40 + r.randint(0, 30),
-                         "stocked": True} for rid in FAKE_RELICS]
+        self.entries = [
+            {"category": "relic", "id": rid, "cost": 40 + r.randint(0, 30), "stocked": True} for rid in FAKE_RELICS
+        ]
         self.ready = False
         self.started_fight = False
         game.after_reads(game.waiting + 1, lambda: setattr(self, "ready", True))
@@ -50,8 +51,7 @@ class FakeMerchantRoom(Screen):
         return self.entries if self.ready and not self.started_fight else None
 
     def block(self, game: World) -> dict:
-        view = {"event_id": self.event_id, "event_name": self.name,
-                "started_fight": self.started_fight}
+        view = {"event_id": self.event_id, "event_name": self.name, "started_fight": self.started_fight}
         if self.started_fight:
             view["shop"] = {"items": [], "can_proceed": True}
             view["message"] = DEFEATED
@@ -59,8 +59,7 @@ class FakeMerchantRoom(Screen):
         if not self.ready:
             shop: dict = {"items": [], "error": NOT_READY}
         else:
-            shop = {"items": [relic_item(e, i, game.run.gold)
-                              for i, e in enumerate(self.entries)]}
+            shop = {"items": [relic_item(e, i, game.run.gold) for i, e in enumerate(self.entries)]}
         shop["can_proceed"] = False  # the open inventory disables the proceed button
         view["shop"] = shop
         return view
@@ -69,7 +68,14 @@ class FakeMerchantRoom(Screen):
 def relic_item(entry: dict, index: int, gold: int) -> dict:
     """A relic entry as ``BuildShopState`` / ``BuildFakeMerchantShopItems`` shape it."""
     d = RELICS[entry["id"]]
-    return {"index": index, "category": "relic", "price": entry["cost"],
-            "is_stocked": entry["stocked"], "can_afford": gold >= entry["cost"],
-            "relic_id": d.id, "relic_name": d.name, "relic_description": d.description,
-            "keywords": hover_tips(d.keywords)}
+    return {
+        "index": index,
+        "category": "relic",
+        "price": entry["cost"],
+        "is_stocked": entry["stocked"],
+        "can_afford": gold >= entry["cost"],
+        "relic_id": d.id,
+        "relic_name": d.name,
+        "relic_description": d.description,
+        "keywords": hover_tips(d.keywords),
+    }

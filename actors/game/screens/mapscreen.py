@@ -30,8 +30,7 @@ def _pos(node: MapNode) -> dict:
 
 
 def _node(node: MapNode) -> dict:
-    return {"col": node.col, "row": node.row, "type": node.type,
-            "children": [[c, r] for c, r in sorted(node.children)]}
+    return {"col": node.col, "row": node.row, "type": node.type, "children": [[c, r] for c, r in sorted(node.children)]}
 
 
 def map_block(run: Run) -> dict:
@@ -50,8 +49,7 @@ def map_block(run: Run) -> dict:
     view["next_options"] = options
     boss = boss_of(run.act)
     identity = {"id": boss.id, "name": boss.name}
-    view["nodes"] = ([_node(m.start)] + [_node(n) for n in m.nodes.values()]
-                     + [{**_node(m.boss), **identity}])
+    view["nodes"] = [_node(m.start)] + [_node(n) for n in m.nodes.values()] + [{**_node(m.boss), **identity}]
     info = {"col": m.boss.col, "row": m.boss.row, **identity}
     view["boss"] = info
     view["bosses"] = [dict(info)]
@@ -67,7 +65,5 @@ def choose_map_node(game: World, p):
     options = run.act_map.children_of(run.position)
     if not options:
         raise ActionRefused("No travelable map nodes available")
-    node = in_range(options, index, f"Map node index {index} out of range "
-                                    f"({len(options)} options available)")
-    return (f"Traveling to {node.type} at ({node.col},{node.row})",
-            lambda: enter_node(game, node))
+    node = in_range(options, index, f"Map node index {index} out of range ({len(options)} options available)")
+    return (f"Traveling to {node.type} at ({node.col},{node.row})", lambda: enter_node(game, node))

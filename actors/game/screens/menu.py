@@ -32,21 +32,26 @@ from .gameover import GameOver
 from .popups import maybe_first_run_warning
 from .saves import TIMELINE_BLOCKED, ask_abandon, continue_run, embark, pending_epoch_ids, timeline_fields
 
-MAIN_BUTTONS = ("continue", "abandon_run", "singleplayer", "multiplayer", "compendium",
-                "timeline", "settings", "quit")
+MAIN_BUTTONS = ("continue", "abandon_run", "singleplayer", "multiplayer", "compendium", "timeline", "settings", "quit")
 SUBMENU = (("standard", True), ("daily", False), ("custom", False))
 MP_SUBMENU = (("host", False), ("join", False))  # no network play in the built-in game
-MESSAGES = {"main": "Main menu.", "singleplayer": "Select game mode.",
-            "multiplayer": "Multiplayer menu.", "compendium": "Compendium screen.",
-            "settings": "Settings screen.", "timeline": "Timeline screen.",
-            "character_select": "Select a character.",
-            "profile_select": "Profile select screen."}
-BLURBS = {"ironbound": "A warrior who mends between fights.",
-          "wanderer": "A traveller with a lucky streak."}
+MESSAGES = {
+    "main": "Main menu.",
+    "singleplayer": "Select game mode.",
+    "multiplayer": "Multiplayer menu.",
+    "compendium": "Compendium screen.",
+    "settings": "Settings screen.",
+    "timeline": "Timeline screen.",
+    "character_select": "Select a character.",
+    "profile_select": "Profile select screen.",
+}
+BLURBS = {"ironbound": "A warrior who mends between fights.", "wanderer": "A traveller with a lucky streak."}
 # McpMod.Actions.cs ExecuteCharacterSelectMenuOption: a seeded embark without a lobby; one whose
 # Lobby.SetSeed threw (the exception's message follows); one a lobby took
-SEEDED = ("Seeded embark is not supported for standard singleplayer from this API. "
-          "Seed was not applied and the run was not started.")
+SEEDED = (
+    "Seeded embark is not supported for standard singleplayer from this API. "
+    "Seed was not applied and the run was not started."
+)
 SEED_FAILED = "Seeded embark failed before starting the run: "
 # the message of the exception the game's standard-mode character select throws when its
 # lobby's seed changes (NCharacterSelectScreen.SeedChanged: the game's code, not the mod's)
@@ -68,17 +73,16 @@ def menu_view(game: World) -> TopLevel:
             view["blocked_options"] = blocked
     elif screen in ("singleplayer", "multiplayer"):
         rows = SUBMENU if screen == "singleplayer" else MP_SUBMENU
-        view["options"] = [{"name": n, "enabled": e} for n, e in rows] + [
-            {"name": "back", "enabled": True}]
+        view["options"] = [{"name": n, "enabled": e} for n, e in rows] + [{"name": "back", "enabled": True}]
     elif screen == "character_select":
         view.update(character_select_view(game))
     elif screen == "profile_select":
         view["current_profile_id"] = game.profile.profile_id
         view["options"] = [{"name": f"profile_{i}", "enabled": True} for i in PROFILE_IDS] + [
-            {"name": "back", "enabled": True}]
+            {"name": "back", "enabled": True}
+        ]
     elif screen == "timeline":
-        view["options"] = [{"name": "advance", "enabled": True},
-                           {"name": "back", "enabled": True}]
+        view["options"] = [{"name": "advance", "enabled": True}, {"name": "back", "enabled": True}]
         view.update(timeline_fields(game))
     return view
 
@@ -92,9 +96,14 @@ def main_options(game: World) -> tuple[list[str], list[dict]]:
         if label in ("continue", "abandon_run") and game.saved is None:
             continue
         if label == "timeline" and pending:
-            blocked.append({"name": "timeline", "enabled": False,
-                            "reason": "manual_epoch_reveal_required",
-                            "pending_epoch_ids": pending})
+            blocked.append(
+                {
+                    "name": "timeline",
+                    "enabled": False,
+                    "reason": "manual_epoch_reveal_required",
+                    "pending_epoch_ids": pending,
+                }
+            )
             continue
         options.append(label)
     return options, blocked
@@ -103,18 +112,29 @@ def main_options(game: World) -> tuple[list[str], list[dict]]:
 def character_select_view(game: World) -> dict:
     chosen = game.selected_character is not None
     options = [{"name": c.id.upper(), "enabled": not c.locked} for c in CHARACTERS.values()]
-    options += [{"name": "confirm", "enabled": chosen}, {"name": "embark", "enabled": chosen},
-                {"name": "back", "enabled": True}]
+    options += [
+        {"name": "confirm", "enabled": chosen},
+        {"name": "embark", "enabled": chosen},
+        {"name": "back", "enabled": True},
+    ]
     return {"characters": [character_view(cid) for cid in CHARACTERS], "options": options}
 
 
 def character_view(cid: str) -> dict:
     c = CHARACTERS[cid]
-    view = {"name": c.name, "id": c.id.upper(), "locked": c.locked, "hp": c.hp,
-            "gold": c.gold, "energy": c.energy, "description": BLURBS.get(cid)}
+    view = {
+        "name": c.name,
+        "id": c.id.upper(),
+        "locked": c.locked,
+        "hp": c.hp,
+        "gold": c.gold,
+        "energy": c.energy,
+        "description": BLURBS.get(cid),
+    }
     if c.starting_relics:
-        view["starting_relics"] = [{"name": RELICS[r].name, "description": RELICS[r].description}
-                                   for r in c.starting_relics]
+        view["starting_relics"] = [
+            {"name": RELICS[r].name, "description": RELICS[r].description} for r in c.starting_relics
+        ]
     if c.starting_deck:
         view["starting_deck"] = [CARDS[x].name for x in c.starting_deck]
     view["total_cards"] = sum(1 for d in CARDS.values() if d.type not in ("Status", "Curse"))
@@ -164,6 +184,7 @@ def _goto(game: World, screen: str) -> Callable[[], None]:
             game.selected_character = None
             maybe_first_run_warning(game)
         game.lobby_seed = None  # a lobby lives while its character select is shown
+
     return effect
 
 
@@ -181,8 +202,9 @@ def _submenus(game: World, option: str) -> Reply:
             use = ", ".join(names + ["back"])
             raise ActionRefused(f"Unknown {screen} option: {option}. Use: {use}")
         if not rows.get(low, False):
-            raise ActionRefused(f"Option '{option}' is not available"
-                                + (" (locked)" if screen == "singleplayer" else ""))
+            raise ActionRefused(
+                f"Option '{option}' is not available" + (" (locked)" if screen == "singleplayer" else "")
+            )
         return f"Selected {option}", _goto(game, "character_select")
     return _main_button(game, option)
 
@@ -191,8 +213,7 @@ def _main_button(game: World, option: str) -> Reply:
     low = option.lower()
     pending = pending_epoch_ids(game)
     if low == "timeline" and pending:
-        raise ActionRefused(TIMELINE_BLOCKED, {"pending_epoch_ids": pending,
-                                                     "manual_action_required": True})
+        raise ActionRefused(TIMELINE_BLOCKED, {"pending_epoch_ids": pending, "manual_action_required": True})
     if low not in MAIN_BUTTONS:
         raise ActionRefused(f"Unknown menu option: {option}")
     if game.menu_screen != "main" or low not in main_options(game)[0]:
@@ -220,11 +241,9 @@ def _profile_select(game: World, option: str) -> Reply:
     low = option.lower()
     if low == "back":
         return "Going back from profile select", _goto(game, "main")
-    number = low.removeprefix("profile_") if low.startswith("profile_") else \
-        low.removeprefix("slot_")
+    number = low.removeprefix("profile_") if low.startswith("profile_") else low.removeprefix("slot_")
     if not number.strip().lstrip("+-").isdigit():
-        raise ActionRefused(f"Unknown profile select option: {option}. "
-                            "Use: profile_1, profile_2, profile_3, back")
+        raise ActionRefused(f"Unknown profile select option: {option}. Use: profile_1, profile_2, profile_3, back")
     return profile_action(game, "switch", int(number))
 
 
@@ -251,8 +270,7 @@ def _char_select(game: World, option: str, seed: str | None) -> Reply:
         if low in (c.id.lower(), c.name.lower()):
             if c.locked:
                 raise ActionRefused(f"Character '{option}' is locked")
-            return (f"Selected {c.name}. Use 'confirm' to embark.",
-                    lambda: setattr(game, "selected_character", c.id))
+            return (f"Selected {c.name}. Use 'confirm' to embark.", lambda: setattr(game, "selected_character", c.id))
     available = ", ".join(c.id.upper() for c in CHARACTERS.values() if not c.locked)
     raise ActionRefused(f"Character '{option}' not found. Available: {available}")
 

@@ -31,9 +31,10 @@ class GenericOverlay(Screen):
         self.reads_left = DEFAULT_READS
 
     def block(self, game: World) -> dict:
-        return {"screen_type": self.screen_type,
-                "message": f"An overlay ({self.screen_type}) is active. It may require "
-                           "manual interaction in-game."}
+        return {
+            "screen_type": self.screen_type,
+            "message": f"An overlay ({self.screen_type}) is active. It may require manual interaction in-game.",
+        }
 
 
 def show_overlay(game: World, screen_type: str, then: Callable[[], None]) -> GenericOverlay:

@@ -26,25 +26,22 @@ from .. import rng
 from ..errors import ActionRefused
 from ..world import World
 
-FTUE_SCREENS = ("map", "monster", "elite", "boss", "rewards", "card_reward", "shop",
-                "rest_site", "event", "treasure")
+FTUE_SCREENS = ("map", "monster", "elite", "boss", "rewards", "card_reward", "shop", "rest_site", "event", "treasure")
 PROMPT_MESSAGE = "Enable Tutorials? Choose yes or no."
 FTUE_MESSAGE = "Tutorial popup active. Use advance to dismiss."
-NO_ADVANCE = ("Tutorial popup visible but no actionable advance/proceed control is "
-              "available; retry after the next state poll")
+NO_ADVANCE = (
+    "Tutorial popup visible but no actionable advance/proceed control is available; retry after the next state poll"
+)
 # invented notices (title, body, options as (name, enabled)); a disabled option included
 NOTICES = (
-    ("Cloud Sync", "Your progress could not be synced. It will be retried later.",
-     (("ok", True),)),
+    ("Cloud Sync", "Your progress could not be synced. It will be retried later.", (("ok", True),)),
     ("Popup active.", None, (("ok", True),)),  # loose popup buttons, no NVerticalPopup
     ("Feedback", "Would you like to tell us about this run?", (("yes", True), ("no", True))),
-    ("Early Access", "This content is still in development.",
-     (("ignore", True), ("report", False))),
+    ("Early Access", "This content is still in development.", (("ignore", True), ("report", False))),
 )
 
 
-FIRST_RUN = ("Early Access", "Content, balance and save data may change between updates.",
-             (("continue", True),))
+FIRST_RUN = ("Early Access", "Content, balance and save data may change between updates.", (("continue", True),))
 
 
 @dataclass
@@ -59,16 +56,24 @@ class Popup:
     def view(self) -> dict:
         """The state's fields (``state_type`` is added by the engine)."""
         if self.kind == "tutorial_prompt":
-            return {"menu_screen": "tutorial_prompt", "message": PROMPT_MESSAGE,
-                    "options": [{"name": "no", "enabled": True},
-                                {"name": "yes", "enabled": True}]}
+            return {
+                "menu_screen": "tutorial_prompt",
+                "message": PROMPT_MESSAGE,
+                "options": [{"name": "no", "enabled": True}, {"name": "yes", "enabled": True}],
+            }
         if self.kind == "tutorial":
             can = self.unready_reads <= 0
-            return {"menu_screen": "tutorial", "message": FTUE_MESSAGE,
-                    "options": [{"name": "advance", "enabled": can},
-                                {"name": "proceed", "enabled": can}]}
-        return {"menu_screen": "popup", "message": self.message, "body": self.body,
-                "options": [{"name": n, "enabled": e} for n, e in self.options]}
+            return {
+                "menu_screen": "tutorial",
+                "message": FTUE_MESSAGE,
+                "options": [{"name": "advance", "enabled": can}, {"name": "proceed", "enabled": can}],
+            }
+        return {
+            "menu_screen": "popup",
+            "message": self.message,
+            "body": self.body,
+            "options": [{"name": n, "enabled": e} for n, e in self.options],
+        }
 
     def select(self, game: World, option: str) -> tuple[str, Callable[[], None]]:
         """Validate ``menu_select`` of ``option``; return (message, effect)."""
@@ -76,12 +81,10 @@ class Popup:
         if self.kind == "tutorial_prompt":
             if low not in ("yes", "no"):
                 raise ActionRefused(f"Unknown tutorial prompt option: {option}. Use: yes, no")
-            return (f"Tutorials: {'enabled' if low == 'yes' else 'disabled'}",
-                    lambda: self._close(game, low))
+            return (f"Tutorials: {'enabled' if low == 'yes' else 'disabled'}", lambda: self._close(game, low))
         if self.kind == "tutorial":
             if low not in ("advance", "proceed"):
-                raise ActionRefused(f"Unknown tutorial option: {option}. "
-                                    "Use: advance, proceed")
+                raise ActionRefused(f"Unknown tutorial option: {option}. Use: advance, proceed")
             if self.unready_reads > 0:
                 raise ActionRefused(NO_ADVANCE)
             return "Dismissed tutorial popup", lambda: self._close(game, low)
@@ -105,23 +108,26 @@ def show_tutorial_prompt(game: World) -> None:
 
     def answer(option: str) -> None:
         game.profile.tutorials = option == "yes"
+
     game.popup = Popup("tutorial_prompt", PROMPT_MESSAGE, on_choose=answer)
 
 
 def maybe_ftue(game: World, state_type: str) -> None:
     """Open the first-time tutorial for ``state_type`` when it is due."""
     key = "combat" if state_type in ("monster", "elite", "boss") else state_type
-    if (not game.profile.tutorials or state_type not in FTUE_SCREENS
-            or key in game.profile.seen):
+    if not game.profile.tutorials or state_type not in FTUE_SCREENS or key in game.profile.seen:
         return
     game.profile.seen.add(key)
-    game.popup = Popup("tutorial", FTUE_MESSAGE,
-                       unready_reads=game.knobs.ftue_unready_reads)
+    game.popup = Popup("tutorial", FTUE_MESSAGE, unready_reads=game.knobs.ftue_unready_reads)
 
 
-def show_popup(game: World, title: str, body: str | None,
-               options: tuple[tuple[str, bool], ...],
-               on_choose: Callable[[str], None] = lambda option: None) -> None:
+def show_popup(
+    game: World,
+    title: str,
+    body: str | None,
+    options: tuple[tuple[str, bool], ...],
+    on_choose: Callable[[str], None] = lambda option: None,
+) -> None:
     game.popup = Popup("popup", title, body, options, on_choose)
 
 
@@ -140,7 +146,6 @@ def on_read(game: World) -> None:
         popup.unready_reads -= 1
         return
     n = game.knobs.popup_every_reads
-    if (n and popup is None and game.run is not None and game.waiting == 0
-            and game.reads % n == 0):
+    if n and popup is None and game.run is not None and game.waiting == 0 and game.reads % n == 0:
         title, body, options = rng.stream(game.seed, "popup", game.reads).choice(NOTICES)
         show_popup(game, title, body, options)

@@ -29,8 +29,7 @@ def _slot(game: World, p) -> tuple[int, str]:
     assert run is not None
     slot = p.int("slot", SLOT_MISSING)
     if not 0 <= slot < len(run.potions):
-        raise ActionRefused(f"Potion slot {slot} out of range "
-                            f"(player has {len(run.potions)} slots)")
+        raise ActionRefused(f"Potion slot {slot} out of range (player has {len(run.potions)} slots)")
     pid = run.potions[slot]
     if pid is None:
         raise ActionRefused(f"No potion in slot {slot}")
@@ -79,8 +78,7 @@ def use_potion(game: World, p):
     target = None
     suffix = ""
     if potion.target_type == "AnyEnemy":
-        tid = p.str("target", "Potion requires a target enemy. Provide 'target' with an "
-                              "entity_id.")
+        tid = p.str("target", "Potion requires a target enemy. Provide 'target' with an entity_id.")
         if run.combat is None:
             raise ActionRefused("No combat state for target resolution")
         target = resolve_target(run.combat, tid)
@@ -94,6 +92,7 @@ def use_potion(game: World, p):
         run.potions[slot] = None
         _drink(game, potion, target)
         after_combat_change(game)
+
     return f"Using potion '{potion.name}' from slot {slot}{suffix}", effect
 
 
@@ -128,5 +127,4 @@ def discard_potion(game: World, p):
     run = game.run
     slot, pid = _slot(game, p)
     name = POTIONS[pid].name
-    return (f"Discarded potion '{name}' from slot {slot}",
-            lambda: run.potions.__setitem__(slot, None))
+    return (f"Discarded potion '{name}' from slot {slot}", lambda: run.potions.__setitem__(slot, None))

@@ -28,11 +28,20 @@ class RestRoom(Screen):
     def options(self, game: World) -> list[dict]:
         can_smith = any(c.upgradable for c in game.run.deck)
         return [
-            {"index": 0, "id": "HEAL", "name": "Rest",
-             "description": "Heal 30% of your max HP.", "is_enabled": not self.used},
-            {"index": 1, "id": "SMITH", "name": "Smith",
-             "description": "Upgrade a card in your deck.",
-             "is_enabled": not self.used and can_smith},
+            {
+                "index": 0,
+                "id": "HEAL",
+                "name": "Rest",
+                "description": "Heal 30% of your max HP.",
+                "is_enabled": not self.used,
+            },
+            {
+                "index": 1,
+                "id": "SMITH",
+                "name": "Smith",
+                "description": "Upgrade a card in your deck.",
+                "is_enabled": not self.used and can_smith,
+            },
         ]
 
     def block(self, game: World) -> dict:
@@ -47,23 +56,26 @@ def choose_rest_option(game: World, p):
     if not isinstance(room, RestRoom):
         raise ActionRefused("Rest site room is not open")
     options = room.options(game)
-    opt = in_range(options, index, f"Rest option index {index} out of range "
-                                   f"({len(options)} options)")
+    opt = in_range(options, index, f"Rest option index {index} out of range ({len(options)} options)")
     if not opt["is_enabled"]:
         if room.used:
             game.note_duplicate()
         raise ActionRefused(f"Rest option {index} ({opt['id']}) is disabled")
     message = f"Selecting rest site option: {opt['name']}"
     if opt["id"] == "HEAL":
+
         def rest() -> None:
             room.used = True
             run.heal(run.max_hp * 3 // 10)
+
         return message, rest
 
     def confirm(game: World, chosen: list[Card]) -> None:
         room.used = True
         for card in chosen:
             card.upgraded = True
+
     cards = [c for c in run.deck if c.upgradable]
-    return message, lambda: game.push_overlay(CardSelect(
-        "upgrade", "Choose a card to upgrade.", cards, 1, confirm, can_cancel=True))
+    return message, lambda: game.push_overlay(
+        CardSelect("upgrade", "Choose a card to upgrade.", cards, 1, confirm, can_cancel=True)
+    )

@@ -42,22 +42,19 @@ def item_view(item: dict, index: int) -> dict:
         view["gold_amount"] = item["gold"]
     elif item["type"] == "potion":
         d = POTIONS[item["potion"]]
-        view.update({"potion_id": d.id, "potion_name": d.name,
-                     "potion_description": d.description})
+        view.update({"potion_id": d.id, "potion_name": d.name, "potion_description": d.description})
     return view
 
 
 class Rewards(Screen):
     state_type = "rewards"
 
-    def __init__(self, items: list[dict],
-                 after: Callable[[World], None] | None = None) -> None:
+    def __init__(self, items: list[dict], after: Callable[[World], None] | None = None) -> None:
         self.items = items
         self.after = after
 
     def block(self, game: World) -> dict:
-        return {"items": [item_view(x, i) for i, x in enumerate(self.items)],
-                "can_proceed": True}
+        return {"items": [item_view(x, i) for i, x in enumerate(self.items)], "can_proceed": True}
 
     def leave(self, game: World) -> None:
         game.pop_overlay(self)
@@ -76,8 +73,7 @@ class CardReward(Screen):
         self.cards = [Card(0, cid) for cid in item["cards"]]
 
     def block(self, game: World) -> dict:
-        return {"cards": [card_view(c, i) for i, c in enumerate(self.cards)],
-                "can_skip": True}
+        return {"cards": [card_view(c, i) for i, c in enumerate(self.cards)], "can_skip": True}
 
     def close(self, game: World) -> None:
         game.pop_overlay(self)
@@ -108,8 +104,9 @@ def claim_reward(game: World, p):
     rewards = _top(game, Rewards, "Rewards screen is not open")
     run = game.run
     index = p.int("index", "Missing 'index' (reward index)")
-    item = in_range(rewards.items, index, f"Reward index {index} out of range (screen has "
-                                          f"{len(rewards.items)} claimable rewards)")
+    item = in_range(
+        rewards.items, index, f"Reward index {index} out of range (screen has {len(rewards.items)} claimable rewards)"
+    )
     kind = item["type"]
 
     def effect() -> None:
@@ -126,6 +123,7 @@ def claim_reward(game: World, p):
             run.add_potion(item["potion"])
         elif kind == "relic":
             run.add_relic(item["relic"])
+
     return f"Claiming reward: {_claim_text(item)}", effect
 
 
@@ -133,12 +131,12 @@ def claim_reward(game: World, p):
 def select_card_reward(game: World, p):
     screen = _top(game, CardReward, "Card reward selection screen is not open")
     index = p.int("card_index", "Missing 'card_index'")
-    card = in_range(screen.cards, index, f"Card index {index} out of range "
-                                         f"(screen has {len(screen.cards)} cards)")
+    card = in_range(screen.cards, index, f"Card index {index} out of range (screen has {len(screen.cards)} cards)")
 
     def effect() -> None:
         game.run.add_card(card.cid, card.upgraded)
         screen.close(game)
+
     return f"Selecting card: {card.name}", effect
 
 

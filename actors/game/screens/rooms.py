@@ -27,8 +27,7 @@ if TYPE_CHECKING:
     from ..model import Run
 
 COMBAT_KINDS = {"Monster": "monster", "Elite": "elite", "Boss": "boss"}
-UNKNOWN_OUTCOMES = ("Event", "Event", "Event", "FakeMerchant", "Monster", "Treasure",
-                    "Empty")
+UNKNOWN_OUTCOMES = ("Event", "Event", "Event", "FakeMerchant", "Monster", "Treasure", "Empty")
 EMPTY_READS = 2
 
 
@@ -40,8 +39,7 @@ class EmptyRoom(Screen):
 
     def __init__(self, game: World) -> None:
         run = game.run
-        game.after_reads(game.waiting + EMPTY_READS,
-                         lambda: open_map(game) if run.room is self else None)
+        game.after_reads(game.waiting + EMPTY_READS, lambda: open_map(game) if run.room is self else None)
 
 
 def roll_unknown(run: Run) -> str:

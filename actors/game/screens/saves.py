@@ -29,12 +29,19 @@ from .popups import show_popup, show_tutorial_prompt
 if TYPE_CHECKING:
     from ..model import Run
 
-TIMELINE_BLOCKED = ("Timeline has obtained epochs that still need to be revealed manually; "
-                    "not opening Timeline because this game state logs invalid unlock-state "
-                    "errors when entered through automation")
+TIMELINE_BLOCKED = (
+    "Timeline has obtained epochs that still need to be revealed manually; "
+    "not opening Timeline because this game state logs invalid unlock-state "
+    "errors when entered through automation"
+)
 # (id, state) of the invented epochs; knob pending_epochs turns NotObtained into Obtained
-EPOCHS = (("Neow1", "Revealed"), ("TheIronbound1", "Revealed"), ("TheWanderer1", "NotObtained"),
-          ("TheHollow1", "NotObtained"), ("TheUnderdocks2", "NotObtained"))
+EPOCHS = (
+    ("Neow1", "Revealed"),
+    ("TheIronbound1", "Revealed"),
+    ("TheWanderer1", "NotObtained"),
+    ("TheHollow1", "NotObtained"),
+    ("TheUnderdocks2", "NotObtained"),
+)
 EPOCH_TIME = 1_750_000_000
 
 
@@ -66,8 +73,10 @@ def ask_abandon(game: World) -> None:
         if option == "yes" and game.saved is not None:
             record_end(game, game.saved, False)
             game.saved = None
-    show_popup(game, "Abandon Run?", "Are you sure you want to abandon this run?",
-                      (("yes", True), ("no", True)), answer)
+
+    show_popup(
+        game, "Abandon Run?", "Are you sure you want to abandon this run?", (("yes", True), ("no", True)), answer
+    )
 
 
 def _loading(game: World) -> None:
@@ -117,14 +126,24 @@ def timeline_fields(game: World) -> dict:
     epochs = []
     for i, (eid, state) in enumerate(_epoch_states(game)):
         name = re.sub(r"(?<=[a-z])(?=[A-Z])", " ", re.sub(r"(\d+)$", "", eid))
-        epochs.append({"id": eid, "name": name, "state": state,
-                       "obtained": 0 if state == "NotObtained" else EPOCH_TIME + i * 3600})
-    count = {s: sum(1 for e in epochs if e["state"] == s)
-             for s in ("Revealed", "Obtained", "NotObtained", "NoSlot")}
-    return {"epochs": epochs, "total_slots": len(epochs),
-            "completed_count": count["Revealed"], "revealed_count": count["Revealed"],
-            "obtained_unrevealed_count": count["Obtained"],
-            "locked_count": count["NotObtained"], "no_slot_count": count["NoSlot"]}
+        epochs.append(
+            {
+                "id": eid,
+                "name": name,
+                "state": state,
+                "obtained": 0 if state == "NotObtained" else EPOCH_TIME + i * 3600,
+            }
+        )
+    count = {s: sum(1 for e in epochs if e["state"] == s) for s in ("Revealed", "Obtained", "NotObtained", "NoSlot")}
+    return {
+        "epochs": epochs,
+        "total_slots": len(epochs),
+        "completed_count": count["Revealed"],
+        "revealed_count": count["Revealed"],
+        "obtained_unrevealed_count": count["Obtained"],
+        "locked_count": count["NotObtained"],
+        "no_slot_count": count["NoSlot"],
+    }
 
 
 # ----- start knobs ------------------------------------------------------------------------

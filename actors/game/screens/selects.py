@@ -27,14 +27,18 @@ class BundleSelect(Screen):
 
     def block(self, game: World) -> dict:
         preview = self.bundles[self.selected] if self.selected is not None else []
-        return {"screen_type": "bundle", "prompt": "Choose a bundle.",
-                "bundles": [{"index": i, "card_count": len(b),
-                             "cards": [card_view(c, j) for j, c in enumerate(b)]}
-                            for i, b in enumerate(self.bundles)],
-                "preview_showing": self.selected is not None,
-                "preview_cards": [card_view(c, j) for j, c in enumerate(preview)],
-                "can_cancel": self.selected is not None,
-                "can_confirm": self.selected is not None}
+        return {
+            "screen_type": "bundle",
+            "prompt": "Choose a bundle.",
+            "bundles": [
+                {"index": i, "card_count": len(b), "cards": [card_view(c, j) for j, c in enumerate(b)]}
+                for i, b in enumerate(self.bundles)
+            ],
+            "preview_showing": self.selected is not None,
+            "preview_cards": [card_view(c, j) for j, c in enumerate(preview)],
+            "can_cancel": self.selected is not None,
+            "can_confirm": self.selected is not None,
+        }
 
 
 class RelicSelect(Screen):
@@ -44,9 +48,11 @@ class RelicSelect(Screen):
         self.relics = relics
 
     def block(self, game: World) -> dict:
-        return {"prompt": "Choose a relic.",
-                "relics": [relic_choice_view(r, i) for i, r in enumerate(self.relics)],
-                "can_skip": True}
+        return {
+            "prompt": "Choose a relic.",
+            "relics": [relic_choice_view(r, i) for i, r in enumerate(self.relics)],
+            "can_skip": True,
+        }
 
 
 def _top(game: World, cls: type, what: str):
@@ -63,8 +69,7 @@ def select_bundle(game: World, p):
     if bs.selected is not None:
         game.note_duplicate()
         raise ActionRefused("A bundle preview is already open - confirm or cancel it first")
-    in_range(bs.bundles, index, f"Bundle index {index} out of range "
-                                f"({len(bs.bundles)} bundles available)")
+    in_range(bs.bundles, index, f"Bundle index {index} out of range ({len(bs.bundles)} bundles available)")
     return f"Selecting bundle {index}", lambda: setattr(bs, "selected", index)
 
 
@@ -79,6 +84,7 @@ def confirm_bundle_selection(game: World, p):
         game.pop_overlay(bs)
         for card in cards:
             game.run.add_card(card.cid)
+
     return "Confirming bundle selection", effect
 
 
@@ -94,12 +100,12 @@ def cancel_bundle_selection(game: World, p):
 def select_relic(game: World, p):
     rs = _top(game, RelicSelect, "relic")
     index = p.int("index", "Missing 'index' (relic index)")
-    rid = in_range(rs.relics, index, f"Relic index {index} out of range "
-                                     f"({len(rs.relics)} relics available)")
+    rid = in_range(rs.relics, index, f"Relic index {index} out of range ({len(rs.relics)} relics available)")
 
     def effect() -> None:
         game.pop_overlay(rs)
         game.run.add_relic(rid)
+
     return f"Selecting relic: {relic_choice_view(rid, index)['name']}", effect
 
 

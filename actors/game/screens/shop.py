@@ -35,8 +35,10 @@ if TYPE_CHECKING:
     from ..model import Run
 
 CARD_PRICES = {"Common": 50, "Uncommon": 70, "Rare": 95}
-NOT_READY = ("Shop inventory is not ready yet (null). Often happens right after entering "
-             "the merchant from the map; retry in a moment.")
+NOT_READY = (
+    "Shop inventory is not ready yet (null). Often happens right after entering "
+    "the merchant from the map; retry in a moment."
+)
 
 
 class ShopRoom(Screen):
@@ -48,18 +50,16 @@ class ShopRoom(Screen):
         r = rng.stream(run.seed, "shop", run.floor)
         self.entries: list[dict] = []
         sale = r.randrange(3)
-        for i, cid in enumerate(r.sample(("CLEAVE", "JAB", "BULWARK", "SAP", "HONE", "SIFT",
-                                          "FLEX", "CYCLONE"), 3)):
+        for i, cid in enumerate(r.sample(("CLEAVE", "JAB", "BULWARK", "SAP", "HONE", "SIFT", "FLEX", "CYCLONE"), 3)):
             price = CARD_PRICES[CARDS[cid].rarity] + r.randint(-5, 5)
-            self.entries.append({"category": "card", "id": cid, "on_sale": i == sale,
-                                 "cost": price // 2 if i == sale else price})
+            self.entries.append(
+                {"category": "card", "id": cid, "on_sale": i == sale, "cost": price // 2 if i == sale else price}
+            )
         owned = {x.rid for x in run.relics}
         relics = [x for x in RELIC_POOL if x not in owned] or list(RELIC_POOL)
-        self.entries.append({"category": "relic", "id": r.choice(relics),
-                             "cost": 140 + r.randint(0, 20)})
+        self.entries.append({"category": "relic", "id": r.choice(relics), "cost": 140 + r.randint(0, 20)})
         for pid in r.sample(POTION_POOL, 2):
-            self.entries.append({"category": "potion", "id": pid,
-                                 "cost": 45 + r.randint(0, 10)})
+            self.entries.append({"category": "potion", "id": pid, "cost": 45 + r.randint(0, 10)})
         self.entries.append({"category": "card_removal", "id": None, "cost": run.removal_cost})
         for entry in self.entries:
             entry["stocked"] = True
@@ -74,16 +74,20 @@ class ShopRoom(Screen):
         if not self.ready:
             return {"items": [], "can_proceed": True, "error": NOT_READY}
         gold = game.run.gold
-        return {"items": [shop_item(e, i, gold) for i, e in enumerate(self.entries)],
-                "can_proceed": False}
+        return {"items": [shop_item(e, i, gold) for i, e in enumerate(self.entries)], "can_proceed": False}
 
 
 def shop_item(entry: dict, index: int, gold: int) -> dict:
     cat = entry["category"]
     if cat == "relic":
         return relic_item(entry, index, gold)
-    item = {"index": index, "category": cat, "price": entry["cost"],
-            "is_stocked": entry["stocked"], "can_afford": gold >= entry["cost"]}
+    item = {
+        "index": index,
+        "category": cat,
+        "price": entry["cost"],
+        "is_stocked": entry["stocked"],
+        "can_afford": gold >= entry["cost"],
+    }
     if cat == "card":
         info = card_info(Card(0, entry["id"]))
         item["on_sale"] = entry["on_sale"]
@@ -92,8 +96,14 @@ def shop_item(entry: dict, index: int, gold: int) -> dict:
         item["keywords"] = info["keywords"]
     elif cat == "potion":
         d = POTIONS[entry["id"]]
-        item.update({"potion_id": d.id, "potion_name": d.name,
-                     "potion_description": d.description, "keywords": hover_tips(d.keywords)})
+        item.update(
+            {
+                "potion_id": d.id,
+                "potion_name": d.name,
+                "potion_description": d.description,
+                "keywords": hover_tips(d.keywords),
+            }
+        )
     return item
 
 
@@ -111,8 +121,7 @@ def shop_purchase(game: World, p):
     run = game.run
     entries = _inventory(game)
     index = p.int("index", "Missing 'index' (shop item index)")
-    entry = in_range(entries, index, f"Shop item index {index} out of range "
-                                     f"({len(entries)} items)")
+    entry = in_range(entries, index, f"Shop item index {index} out of range ({len(entries)} items)")
     if not entry["stocked"]:
         game.note_duplicate()
         raise ActionRefused("Item is sold out")
@@ -147,5 +156,5 @@ def _removal_select(run: Run, entry: dict) -> CardSelect:
         run.gold -= entry["cost"]
         entry["stocked"] = False
         run.removal_cost += 25
-    return CardSelect("select", "Choose a card to remove.", list(run.deck), 1, remove,
-                      can_cancel=True)
+
+    return CardSelect("select", "Choose a card to remove.", list(run.deck), 1, remove, can_cancel=True)

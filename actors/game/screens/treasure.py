@@ -62,10 +62,10 @@ def claim_treasure_relic(game: World, p):
             game.note_duplicate()
         raise ActionRefused("Relic collection is not visible - chest may not be opened yet")
     index = p.int("index", "Missing 'index' (relic index)")
-    rid = in_range(room.relics, index, f"Relic index {index} out of range "
-                                       f"({len(room.relics)} relics available)")
+    rid = in_range(room.relics, index, f"Relic index {index} out of range ({len(room.relics)} relics available)")
 
     def effect() -> None:
         room.claimed = True
         run.add_relic(rid)
+
     return f"Claiming treasure relic: {RELICS[rid].name}", effect

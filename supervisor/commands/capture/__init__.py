@@ -21,6 +21,7 @@ Example:
   supervisor capture review RECORDING --session ID --branch B --from N --to M --contact-sheet
   supervisor capture clip RECORDING --out artifacts/clips/x.gif --start-frame N --end-frame M
 """
+
 # For developers: each subcommand is one module of this package with a Command class whose
 # docstring is its help, built on the capture library (supervisor/capture/); SUBCOMMANDS below
 # is the only listing of them.
@@ -55,9 +56,12 @@ class Capture(Command):
         for cls in SUBCOMMANDS:
             cmd = cls()
             doc = inspect.cleandoc(cls.__doc__ or "")
-            sp = sub.add_parser(cmd.name, help=doc.splitlines()[0] if doc else "",
-                                description=doc,
-                                formatter_class=argparse.RawDescriptionHelpFormatter)
+            sp = sub.add_parser(
+                cmd.name,
+                help=doc.splitlines()[0] if doc else "",
+                description=doc,
+                formatter_class=argparse.RawDescriptionHelpFormatter,
+            )
             cmd.add_arguments(sp)
             sp.set_defaults(_capture_cmd=cmd)
 

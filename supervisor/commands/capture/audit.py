@@ -4,6 +4,7 @@ fresh policy (``supervisor.capture.audit``) and print what it found.
 Exit codes: 0 no exception, 1 at least one exception, 2 PATH is not a capture (or the
 policy cannot be loaded).
 """
+
 from __future__ import annotations
 
 import os
@@ -17,6 +18,7 @@ from supervisor.commands.base import Command, emit
 
 class Audit(Command):
     """Replay a capture's observations through the policy: exceptions and decisions per screen."""
+
     name = "audit"
 
     def add_arguments(self, p) -> None:
@@ -55,13 +57,16 @@ def _human(reports: list[dict], failed: int) -> str:
         if "error" in r:
             lines.append(f"{r['session']}: unreadable: {r['error']}")
             continue
-        lines.append(f"{r['session']}: {r['observations']} observations, policy {r['policy']}, "
-                     f"{len(r['exceptions'])} exceptions, {r['divergences']} divergent decisions")
+        lines.append(
+            f"{r['session']}: {r['observations']} observations, policy {r['policy']}, "
+            f"{len(r['exceptions'])} exceptions, {r['divergences']} divergent decisions"
+        )
         for screen, counts in r["by_screen"].items():
             lines.append(f"  {screen:<15} " + ", ".join(f"{k} {v}" for k, v in sorted(counts.items())))
         if r.get("model", {}).get("errors"):
-            lines.append(f"  MODEL: {r['model_line']}"
-                         + ("; the model never answered" if r["model"]["never_answered"] else ""))
+            lines.append(
+                f"  MODEL: {r['model_line']}" + ("; the model never answered" if r["model"]["never_answered"] else "")
+            )
         for e in r["exceptions"][:20]:
             lines.append(f"  EXCEPTION at {e['observation_id']} ({e['state_type']}): {e['error']}")
     lines.append(f"{'no exceptions' if not failed else f'{failed} exceptions'} in {len(reports)} sessions")

@@ -7,6 +7,7 @@ workspace) and must lie inside the recording directory or the workspace's top-le
 ``artifacts/``; it is never overwritten, and its bytes are charged to the recording's
 ``quota-ledger.jsonl``. Prints the GIF's path.
 """
+
 from __future__ import annotations
 
 import re
@@ -52,17 +53,23 @@ def build_request(args) -> dict:
 def render(meta: dict) -> str:
     timing = meta["timing"]
     ledger = meta["ledger"]
-    lines = [f"clip: {meta['outputPath']}",
-             f"  {meta['sourceImages']} source images ({timing['gifFrames']} GIF frames after merging identical "
-             f"ones), {timing['nativeFrames']} native frames = {timing['nativeMs']} ms of game time "
-             f"(GIF {timing['durationMs']} ms)"]
+    lines = [
+        f"clip: {meta['outputPath']}",
+        f"  {meta['sourceImages']} source images ({timing['gifFrames']} GIF frames after merging identical "
+        f"ones), {timing['nativeFrames']} native frames = {timing['nativeMs']} ms of game time "
+        f"(GIF {timing['durationMs']} ms)",
+    ]
     for cut in meta["cuts"]:
         unsampled = sum(g["frames"] for g in cut["gaps"])
-        lines.append(f"  cut {cut['cut']}  {cut['branchId']} frames {cut['startFrame']}..{cut['endFrame']} -> "
-                     f"{cut['outputStartMs']}..{cut['outputEndMs']} ms, {cut['sourceImages']} images, "
-                     f"{len(cut['gaps'])} gaps ({unsampled} unsampled frames)")
+        lines.append(
+            f"  cut {cut['cut']}  {cut['branchId']} frames {cut['startFrame']}..{cut['endFrame']} -> "
+            f"{cut['outputStartMs']}..{cut['outputEndMs']} ms, {cut['sourceImages']} images, "
+            f"{len(cut['gaps'])} gaps ({unsampled} unsampled frames)"
+        )
     where = "outside the recording" if ledger["outside"] else "inside the recording"
-    lines.append(f"  {ledger['bytes']:,} bytes ({where}) charged to {Path(meta['recordingPath'], 'quota-ledger.jsonl')}")
+    lines.append(
+        f"  {ledger['bytes']:,} bytes ({where}) charged to {Path(meta['recordingPath'], 'quota-ledger.jsonl')}"
+    )
     lines.append("  nothing interpolated or replayed; semantic validity: not adjudicated")
     return "\n".join(lines)
 
@@ -85,11 +92,14 @@ class Clip(Command):
           --start-frame 240 --end-frame 480
       supervisor capture clip PATH --out artifacts/clips/montage.gif --cut 240:480 --cut 240:300
     """
+
     name = "clip"
 
     def add_arguments(self, p) -> None:
         p.add_argument("path", metavar="PATH", help="a recording directory, or a session directory holding recording/")
-        p.add_argument("--out", required=True, metavar="FILE", help="the GIF to create (inside the recording or artifacts/)")
+        p.add_argument(
+            "--out", required=True, metavar="FILE", help="the GIF to create (inside the recording or artifacts/)"
+        )
         p.add_argument("--start-frame", type=int, help="first native frame (an exact retained frame)")
         p.add_argument("--end-frame", type=int, help="last native frame (an exact retained frame)")
         p.add_argument("--max-frames", type=int, help=f"most source images (1..{MAX_SOURCE_IMAGES})")

@@ -9,6 +9,7 @@ Example:
   supervisor capture coverage run/capture --json --expect vendor/sts2mcp
   supervisor capture coverage /tmp/campaign/seed-*/capture
 """
+
 from __future__ import annotations
 
 from supervisor.capture.coverage import expected_variants, render, scan
@@ -23,12 +24,16 @@ class Coverage(Command):
       supervisor capture coverage run/capture
       supervisor capture coverage run/capture --expect vendor/sts2mcp --json
     """
+
     name = "coverage"
 
     def add_arguments(self, p) -> None:
         p.add_argument("path", nargs="+", help="capture roots or session directories (all counted together)")
-        p.add_argument("--expect", help="variants that must appear: a samples directory "
-                       "(vendor/sts2mcp) or a file with one name per line; exit 1 if any is missing")
+        p.add_argument(
+            "--expect",
+            help="variants that must appear: a samples directory "
+            "(vendor/sts2mcp) or a file with one name per line; exit 1 if any is missing",
+        )
         p.add_argument("--json", action="store_true", help="machine-readable output")
 
     def run(self, args) -> int:

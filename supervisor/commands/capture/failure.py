@@ -6,6 +6,7 @@ session/branch/pin mismatch, output path, a recording that is live or leased by 
 holder); 2 usage error (a bad option value, a PATH that is not a recording); 4 damaged
 evidence (the journal's chain, or a retained PNG that does not verify).
 """
+
 from __future__ import annotations
 
 import sys
@@ -22,8 +23,9 @@ def fail(args, exc: Exception) -> int:
     """Report ``exc`` (stderr, and as JSON with --json); return its exit code."""
     if isinstance(exc, RecordingCorrupt):
         code = EXIT_DAMAGED
-    elif isinstance(exc, (InvalidOption, ValueError)) or (isinstance(exc, IntervalRefused)
-                                                          and exc.field == "recordingPath"):
+    elif isinstance(exc, (InvalidOption, ValueError)) or (
+        isinstance(exc, IntervalRefused) and exc.field == "recordingPath"
+    ):
         code = EXIT_USAGE
     else:
         code = EXIT_REFUSED

@@ -4,6 +4,7 @@
 Exit codes: 0 listed; 2 a PATH that is not a recording; 4 the recording's journal does not
 verify.
 """
+
 from __future__ import annotations
 
 import os
@@ -17,18 +18,27 @@ from .failure import EXIT_OK, EXIT_USAGE, HANDLED, fail
 
 
 def render(data: dict) -> str:
-    lines = [f"recording {data['recordingPath']} (session {data['sessionId']}, {data['status']}): "
-             f"{len(data['frames'])} retained frames, every {data['sampleEveryFrames']} frames; "
-             f"branches {', '.join(b for b in data['branches'] if b)}",
-             f"{'branch':<12} {'frame':>7} {'action':>7}  png"]
+    lines = [
+        f"recording {data['recordingPath']} (session {data['sessionId']}, {data['status']}): "
+        f"{len(data['frames'])} retained frames, every {data['sampleEveryFrames']} frames; "
+        f"branches {', '.join(b for b in data['branches'] if b)}",
+        f"{'branch':<12} {'frame':>7} {'action':>7}  png",
+    ]
     lines += [f"{f['branchId']:<12} {f['frame']:>7} {f['actionIndex']:>7}  {f['png']}" for f in data["frames"]]
     if data["checkpoints"]:
-        lines.append("checkpoints: " + ", ".join(f"{c['checkpointId']} (frame {c['frame']}, action "
-                                                  f"{c['actionIndex']}, {c['branchId']})" for c in data["checkpoints"]))
+        lines.append(
+            "checkpoints: "
+            + ", ".join(
+                f"{c['checkpointId']} (frame {c['frame']}, action {c['actionIndex']}, {c['branchId']})"
+                for c in data["checkpoints"]
+            )
+        )
     if data["frames"]:
         a, b = data["frames"][0], data["frames"][min(len(data["frames"]) - 1, 4)]
-        lines.append(f"e.g. supervisor capture clip PATH --out artifacts/clips/x.gif --start-frame {a['frame']} "
-                     f"--end-frame {b['frame']}")
+        lines.append(
+            f"e.g. supervisor capture clip PATH --out artifacts/clips/x.gif --start-frame {a['frame']} "
+            f"--end-frame {b['frame']}"
+        )
     return "\n".join(lines)
 
 
@@ -41,6 +51,7 @@ class Frames(Command):
       supervisor capture frames run/capture/sessions/<session-id>
       supervisor capture frames RECORDING --branch branch-0002 --json
     """
+
     name = "frames"
 
     def add_arguments(self, p) -> None:
@@ -50,8 +61,9 @@ class Frames(Command):
 
     def run(self, args) -> int:
         if not os.path.isfile(os.path.join(recording_dir(args.path), MANIFEST)):
-            sys.stderr.write(f"error: {args.path} is not a recording (no {MANIFEST}) nor a session directory "
-                             "holding recording/\n")
+            sys.stderr.write(
+                f"error: {args.path} is not a recording (no {MANIFEST}) nor a session directory holding recording/\n"
+            )
             return EXIT_USAGE
         try:
             data = listing(args.path, args.branch)

@@ -5,6 +5,7 @@ does the work, session by session; these commands report each session and the ex
 Exit codes: 0 done (or nothing to do); 1 refused (named); 2 a PATH that is not a capture;
 4 a pack that cannot prove its files (damaged or cut short).
 """
+
 from __future__ import annotations
 
 import os
@@ -19,10 +20,12 @@ from supervisor.commands.base import Command, emit
 def _line(r: dict) -> str:
     if r["done"] != "packed":
         return f"{r['session']}: {r['done']}" + (f" ({r['observations']} observations)" if "observations" in r else "")
-    return (f"{r['session']}: packed {r['observations']} observations, {r['bytes_before'] / 1e6:.2f} MB into "
-            f"{obspack.PACK} ({r['pack_bytes'] / 1e6:.2f} MB, {r['segments']} segments): "
-            f"{r['bytes_before'] / max(1, r['observations']):.0f} -> {r['pack_bytes'] / max(1, r['observations']):.0f} "
-            "bytes per observation")
+    return (
+        f"{r['session']}: packed {r['observations']} observations, {r['bytes_before'] / 1e6:.2f} MB into "
+        f"{obspack.PACK} ({r['pack_bytes'] / 1e6:.2f} MB, {r['segments']} segments): "
+        f"{r['bytes_before'] / max(1, r['observations']):.0f} -> {r['pack_bytes'] / max(1, r['observations']):.0f} "
+        "bytes per observation"
+    )
 
 
 def _run(args, what) -> int:
@@ -65,6 +68,7 @@ class PackCommand(Command):
       supervisor capture pack run/capture
       supervisor capture pack run/capture/sessions/<session-id> --json
     """
+
     name = "pack"
 
     def add_arguments(self, p) -> None:
@@ -86,6 +90,7 @@ class UnpackCommand(Command):
     Example:
       supervisor capture unpack run/capture/sessions/<session-id>
     """
+
     name = "unpack"
 
     def add_arguments(self, p) -> None:

@@ -10,6 +10,7 @@ Exit codes (archive, retrieve, restore):
      reconciliation, do not repeat the call
 diagnose always exits 0 (it reports an observation), or 2 for a PATH outside --workspace.
 """
+
 from __future__ import annotations
 
 import os
@@ -26,8 +27,12 @@ EXIT_REFUSED, EXIT_USAGE, EXIT_INTERRUPTED = 1, 2, 3
 def _error(args, action: str, exc: RecordingError) -> int:
     code = EXIT_INTERRUPTED if isinstance(exc, MaintenanceInterrupted) else EXIT_REFUSED
     if args.json:
-        body = {"action": action, "path": args.path, "exit_code": code,
-                "error": {"code": exc.code, "message": str(exc)}}
+        body = {
+            "action": action,
+            "path": args.path,
+            "exit_code": code,
+            "error": {"code": exc.code, "message": str(exc)},
+        }
         if isinstance(exc, AccessRefused):
             body["recordingAccessFailure"] = exc.failure
         if isinstance(exc, MaintenanceInterrupted):
@@ -43,10 +48,17 @@ class _Maintenance(Command):
     def add_arguments(self, p) -> None:
         p.add_argument("path", metavar="PATH", help="the recording's original path (or its archive path)")
         default = self.workspace_default
-        p.add_argument("--workspace", metavar="DIR", default=default,
-                       help="the project whose artifacts/recording-archives/ holds archives "
-                            + ("(default: the current directory)" if default else "(default: the one the "
-                               "mapping names; if given, it must match)"))
+        p.add_argument(
+            "--workspace",
+            metavar="DIR",
+            default=default,
+            help="the project whose artifacts/recording-archives/ holds archives "
+            + (
+                "(default: the current directory)"
+                if default
+                else "(default: the one the mapping names; if given, it must match)"
+            ),
+        )
         p.add_argument("--json", action="store_true", help="print the full result as JSON")
 
     def call(self, args) -> dict:
@@ -75,6 +87,7 @@ class Archive(_Maintenance):
     Example:
       supervisor capture archive run/capture/sessions/<id>/recording --workspace . --json
     """
+
     name = "archive"
     workspace_default = "."
 
@@ -82,13 +95,15 @@ class Archive(_Maintenance):
         return archive(args.path, args.workspace)
 
     def human(self, r: dict) -> str:
-        return (f"archived {r['originalPath']}\n"
-                f"  archive      {r['archivePath']}\n"
-                f"  session      {r['sessionId']}  status {r['status']}\n"
-                f"  members      {r['memberCount']} ({r['totalBytes']:,} bytes)  inventory {r['inventoryDigest']}\n"
-                f"  the parent's reservation of {r['reservationReleased']:,} bytes is released; "
-                f"bytesReclaimed {r['bytesReclaimed']} (no disk space is freed)\n"
-                f"  keep {r['originalPath']} (the mapping) and the archive container together")
+        return (
+            f"archived {r['originalPath']}\n"
+            f"  archive      {r['archivePath']}\n"
+            f"  session      {r['sessionId']}  status {r['status']}\n"
+            f"  members      {r['memberCount']} ({r['totalBytes']:,} bytes)  inventory {r['inventoryDigest']}\n"
+            f"  the parent's reservation of {r['reservationReleased']:,} bytes is released; "
+            f"bytesReclaimed {r['bytesReclaimed']} (no disk space is freed)\n"
+            f"  keep {r['originalPath']} (the mapping) and the archive container together"
+        )
 
 
 class Retrieve(_Maintenance):
@@ -101,6 +116,7 @@ class Retrieve(_Maintenance):
     Example:
       supervisor capture retrieve run/capture/sessions/<id>/recording
     """
+
     name = "retrieve"
 
     def call(self, args) -> dict:
@@ -108,12 +124,14 @@ class Retrieve(_Maintenance):
 
     def human(self, r: dict) -> str:
         rec = r["recording"]
-        return (f"verified archived recording {r['sessionId']} ({r['status']}, outcome {r['outcome'] or 'none'})\n"
-                f"  original     {r['originalPath']}\n"
-                f"  archive      {r['archivePath']}\n"
-                f"  checked      {', '.join(r['verified'])}\n"
-                f"  journal      {r['prefixPin']}  actions {rec['actionCount']}  evidence {rec['evidenceCount']}"
-                f"  checkpoints {rec['checkpointCount']}")
+        return (
+            f"verified archived recording {r['sessionId']} ({r['status']}, outcome {r['outcome'] or 'none'})\n"
+            f"  original     {r['originalPath']}\n"
+            f"  archive      {r['archivePath']}\n"
+            f"  checked      {', '.join(r['verified'])}\n"
+            f"  journal      {r['prefixPin']}  actions {rec['actionCount']}  evidence {rec['evidenceCount']}"
+            f"  checkpoints {rec['checkpointCount']}"
+        )
 
 
 class Restore(_Maintenance):
@@ -126,16 +144,19 @@ class Restore(_Maintenance):
     Example:
       supervisor capture restore run/capture/sessions/<id>/recording
     """
+
     name = "restore"
 
     def call(self, args) -> dict:
         return restore(args.path, args.workspace)
 
     def human(self, r: dict) -> str:
-        return (f"restored {r['originalPath']} (session {r['sessionId']}, {r['status']})\n"
-                f"  parked mapping {r['parkedMappingPath']}\n"
-                f"  the parent's reservation of {r['reservationCharged']:,} bytes is charged again; "
-                f"bytesReclaimed {r['bytesReclaimed']}")
+        return (
+            f"restored {r['originalPath']} (session {r['sessionId']}, {r['status']})\n"
+            f"  parked mapping {r['parkedMappingPath']}\n"
+            f"  the parent's reservation of {r['reservationCharged']:,} bytes is charged again; "
+            f"bytesReclaimed {r['bytesReclaimed']}"
+        )
 
 
 class Diagnose(Command):
@@ -149,6 +170,7 @@ class Diagnose(Command):
     Example:
       supervisor capture diagnose run/capture/sessions/<id>/recording --json
     """
+
     name = "diagnose"
 
     def add_arguments(self, p) -> None:
@@ -175,9 +197,14 @@ def _diagnosis(r: dict) -> str:
     else:
         state = obs["state"] + (f": {obs['problem']}" if obs.get("problem") else "")
     failure = r["lastAcquisitionFailure"]
-    last = (f"{failure['operation']} at {failure['at']}: {failure['category']}" if failure
-            else "none recorded by this service (a new service cannot reconstruct earlier failures)")
-    return (f"lease {r['leasePath']}\n"
-            f"  observed     {state}\n"
-            f"  last failure {last}\n"
-            f"  recoveryAuthorized false: {r['note']}")
+    last = (
+        f"{failure['operation']} at {failure['at']}: {failure['category']}"
+        if failure
+        else "none recorded by this service (a new service cannot reconstruct earlier failures)"
+    )
+    return (
+        f"lease {r['leasePath']}\n"
+        f"  observed     {state}\n"
+        f"  last failure {last}\n"
+        f"  recoveryAuthorized false: {r['note']}"
+    )

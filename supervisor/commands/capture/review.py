@@ -9,6 +9,7 @@ from step counts. The review reads the recording and writes nothing into it
 recording; ``--contact-sheet`` saves the returned sheet under ``artifacts/review/`` (or
 ``--sheet-out FILE`` inside ``artifacts/``, never inside the recording) and prints its path.
 """
+
 from __future__ import annotations
 
 import json
@@ -22,8 +23,16 @@ from supervisor.commands.base import Command, emit
 
 from .failure import EXIT_DAMAGED, EXIT_OK, HANDLED, fail
 
-_SPAN_FIELDS = ("recordingPath", "sessionId", "branchId", "fromActionIndex", "toActionIndex", "fromFrame",
-                "toFrame", "prefixPin")
+_SPAN_FIELDS = (
+    "recordingPath",
+    "sessionId",
+    "branchId",
+    "fromActionIndex",
+    "toActionIndex",
+    "fromFrame",
+    "toFrame",
+    "prefixPin",
+)
 
 
 def build_request(args) -> dict:
@@ -34,23 +43,38 @@ def build_request(args) -> dict:
         span = json.loads(args.span)
         if not isinstance(span, dict):
             raise ValueError("--span must be a recordingSpan JSON object")
-        request = {k: span[k] for k in _SPAN_FIELDS if k in span}   # fromPrefixPin is kept apart
+        request = {k: span[k] for k in _SPAN_FIELDS if k in span}  # fromPrefixPin is kept apart
     else:
-        missing = [flag for flag, v in (("PATH", args.path), ("--session", args.session_id),
-                                        ("--branch", args.branch), ("--from", args.from_index),
-                                        ("--to", args.to_index)) if v is None]
+        missing = [
+            flag
+            for flag, v in (
+                ("PATH", args.path),
+                ("--session", args.session_id),
+                ("--branch", args.branch),
+                ("--from", args.from_index),
+                ("--to", args.to_index),
+            )
+            if v is None
+        ]
         if missing:
             raise ValueError(f"missing {', '.join(missing)} (or give the step's span with --span)")
-        request = {"recordingPath": recording_dir(args.path), "sessionId": args.session_id,
-                   "branchId": args.branch, "fromActionIndex": args.from_index, "toActionIndex": args.to_index}
-        for key, value in (("fromFrame", args.from_frame), ("toFrame", args.to_frame),
-                           ("prefixPin", args.prefix_pin)):
+        request = {
+            "recordingPath": recording_dir(args.path),
+            "sessionId": args.session_id,
+            "branchId": args.branch,
+            "fromActionIndex": args.from_index,
+            "toActionIndex": args.to_index,
+        }
+        for key, value in (("fromFrame", args.from_frame), ("toFrame", args.to_frame), ("prefixPin", args.prefix_pin)):
             if value is not None:
                 request[key] = value
     if args.sheet_out and not args.contact_sheet:
         raise ValueError("--sheet-out needs --contact-sheet")
-    request.update(maxImages=args.max_images, includeImages=not args.no_images,
-                   imageLayout="contact-sheet" if args.contact_sheet else "individual")
+    request.update(
+        maxImages=args.max_images,
+        includeImages=not args.no_images,
+        imageLayout="contact-sheet" if args.contact_sheet else "individual",
+    )
     return request
 
 
@@ -58,8 +82,10 @@ def save_sheet(result: ReviewResult, out: str | None) -> str:
     """Write the returned sheet under artifacts/ (no-clobber); return its path."""
     meta = result.metadata
     interval = meta["interval"]
-    name = out or (f"artifacts/review/{meta['sessionId'][:8]}-{meta['branchId']}-{interval['fromActionIndex']}-"
-                   f"{interval['toActionIndex']}-{secrets.token_hex(3)}.png")
+    name = out or (
+        f"artifacts/review/{meta['sessionId'][:8]}-{meta['branchId']}-{interval['fromActionIndex']}-"
+        f"{interval['toActionIndex']}-{secrets.token_hex(3)}.png"
+    )
     target = authorize_output(name, Path(meta["recordingPath"]), Path.cwd(), ".png", allow_recording=False)
     write_no_clobber(target.path, result.sheet)
     return str(target.path)
@@ -78,10 +104,11 @@ def _input_lines(meta: dict, shown: int = 12) -> list[str]:
     lines = []
     for item in meta["inputs"][:shown]:
         done = physical.get(item["actionIndex"])
-        delivered = (f"pressed {done['pressed']} released {done['released']}" if done
-                     else "delivery not recorded")
-        lines.append(f"  action {item['actionIndex']}: hold {item['buttons']} for {item['frames']} frames "
-                     f"({item['fromFrame']}->{item['toFrame']}); {delivered}")
+        delivered = f"pressed {done['pressed']} released {done['released']}" if done else "delivery not recorded"
+        lines.append(
+            f"  action {item['actionIndex']}: hold {item['buttons']} for {item['frames']} frames "
+            f"({item['fromFrame']}->{item['toFrame']}); {delivered}"
+        )
     if len(meta["inputs"]) > shown:
         lines.append(f"  ... {len(meta['inputs']) - shown} more (--json lists them all)")
     return lines
@@ -89,16 +116,18 @@ def _input_lines(meta: dict, shown: int = 12) -> list[str]:
 
 def render(meta: dict, sheet_path: str | None) -> str:
     iv, cov, auth = meta["interval"], meta["coverage"], meta["authentication"]
-    lines = [f"review  session {meta['sessionId']}  {meta['branchId']}  actions ({iv['fromActionIndex']},"
-             f"{iv['toActionIndex']}]  frames ({iv['fromFrame']},{iv['toFrame']}]  recording {meta['recordingStatus']}",
-             f"inputs {len(meta['inputs'])}  physical events {len(meta['physicalEvents'])}  "
-             f"missing physical events {len(cov['physicalEventsMissing'])}  lost intervals {len(cov['lostIntervals'])}",
-             *_input_lines(meta),
-             f"retained frames {cov['retainedFrames']} (sampled every {cov['sampleEveryFrames']} frames), "
-             f"selected {cov['selectedFrames']}, verified {cov['verifiedFrames']}",
-             f"coverage: {_gaps_line(cov)}",
-             f"authenticated: chain verified; interval pin {auth['intervalPrefixPin']}"
-             + (f"; requested pin {auth['requestedPrefixPin']} covers it" if auth["requestedPrefixPin"] else "")]
+    lines = [
+        f"review  session {meta['sessionId']}  {meta['branchId']}  actions ({iv['fromActionIndex']},"
+        f"{iv['toActionIndex']}]  frames ({iv['fromFrame']},{iv['toFrame']}]  recording {meta['recordingStatus']}",
+        f"inputs {len(meta['inputs'])}  physical events {len(meta['physicalEvents'])}  "
+        f"missing physical events {len(cov['physicalEventsMissing'])}  lost intervals {len(cov['lostIntervals'])}",
+        *_input_lines(meta),
+        f"retained frames {cov['retainedFrames']} (sampled every {cov['sampleEveryFrames']} frames), "
+        f"selected {cov['selectedFrames']}, verified {cov['verifiedFrames']}",
+        f"coverage: {_gaps_line(cov)}",
+        f"authenticated: chain verified; interval pin {auth['intervalPrefixPin']}"
+        + (f"; requested pin {auth['requestedPrefixPin']} covers it" if auth["requestedPrefixPin"] else ""),
+    ]
     for bad in cov["unverifiedFrames"]:
         lines.append(f"NOT VERIFIED frame {bad['frame']}: {bad['status']}: {bad['problem']}")
     if sheet_path:
@@ -106,7 +135,9 @@ def render(meta: dict, sheet_path: str | None) -> str:
     elif meta["contactSheet"] is not None:
         lines.append(f"contact sheet: none ({meta['contactSheet']['reason']})")
     elif meta["images"]["includeImages"]:
-        lines += [f"frame {f['frame']} (action {f['actionIndex']}): {f['path']}" for f in meta["frames"] if f["verified"]]
+        lines += [
+            f"frame {f['frame']} (action {f['actionIndex']}): {f['path']}" for f in meta["frames"] if f["verified"]
+        ]
     lines.append("semantic validity: not adjudicated (inspect the evidence before claiming an outcome)")
     return "\n".join(lines)
 
@@ -128,11 +159,13 @@ class Review(Command):
       supervisor capture review run/capture/sessions/<id>/recording --session <sessionId> \\
           --branch branch-0001 --from 40 --to 48 --contact-sheet
     """
+
     name = "review"
 
     def add_arguments(self, p) -> None:
-        p.add_argument("path", metavar="PATH", nargs="?",
-                       help="a recording directory, or a session directory holding recording/")
+        p.add_argument(
+            "path", metavar="PATH", nargs="?", help="a recording directory, or a session directory holding recording/"
+        )
         p.add_argument("--span", help="a step's recordingSpan JSON (replaces PATH and the interval options)")
         p.add_argument("--session", dest="session_id", help="the span's sessionId")
         p.add_argument("--branch", help="the span's branchId")

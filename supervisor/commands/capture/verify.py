@@ -1,5 +1,6 @@
 """``supervisor capture verify PATH [--json]``: print the verifier's report
 (``supervisor.capture.verify``) and exit with its code."""
+
 from __future__ import annotations
 
 import sys
@@ -36,6 +37,7 @@ class Verify(Command):
       supervisor capture verify run/capture
       supervisor capture verify run/capture/sessions/<session-id> --json
     """
+
     name = "verify"
 
     def add_arguments(self, p) -> None:
@@ -49,8 +51,7 @@ class Verify(Command):
             report = verify_path(args.path, progress)
         except NotACapture as exc:
             if args.json:
-                emit(args, {"report_version": 1, "path": exc.path, "error": exc.problem,
-                            "exit_code": EXIT_USAGE}, "")
+                emit(args, {"report_version": 1, "path": exc.path, "error": exc.problem, "exit_code": EXIT_USAGE}, "")
             sys.stderr.write(f"error: {exc}\n")
             return EXIT_USAGE
         emit(args, report.to_dict(), render(report))

@@ -11,6 +11,7 @@ a clip is charged to.
 
 Every path is checked against the authorized workspace first (:mod:`supervisor.mcp.shared.workspace`).
 """
+
 from __future__ import annotations
 
 import json
@@ -37,19 +38,27 @@ def _current(tools, a: Args) -> Path:
     if a.has("recordingPath"):
         return tools.ws.recording(a.get("recordingPath"))
     if tools.last_recording is None:
-        raise ToolRefused("no-recording", "no recording yet in this server: pass recordingPath, or start one "
-                          "with emulator_run {\"recording\": {}}")
+        raise ToolRefused(
+            "no-recording",
+            'no recording yet in this server: pass recordingPath, or start one with emulator_run {"recording": {}}',
+        )
     return tools.last_recording
 
 
 def recording(tools, a: Args) -> Answer:
-    action = a.text("action", choices=("status", "export", "stop", "access_diagnostic", "archive", "retrieve",
-                                       "restore"))
+    action = a.text(
+        "action", choices=("status", "export", "stop", "access_diagnostic", "archive", "retrieve", "restore")
+    )
     if action == "status":
         a.only("action", "recordingPath")
         reader, resolved = maintenance.open_reader(_current(tools, a))
-        return Answer({**reader.status(), "archived": resolved.archived,
-                       "archivePath": str(resolved.recording_path) if resolved.archived else None})
+        return Answer(
+            {
+                **reader.status(),
+                "archived": resolved.archived,
+                "archivePath": str(resolved.recording_path) if resolved.archived else None,
+            }
+        )
     if action == "export":
         a.only("action", "recordingPath", "actionOffset", "limit")
         reader, _ = maintenance.open_reader(_current(tools, a))
@@ -65,8 +74,9 @@ def recording(tools, a: Args) -> Answer:
     try:
         return Answer(operation[action](path, tools.ws.root))
     except AccessRefused as exc:
-        raise ToolRefused(exc.code, f"{exc}; recordingAccessFailure: "
-                          f"{json.dumps(lease.SERVICE.last_failure, sort_keys=True)}") from exc
+        raise ToolRefused(
+            exc.code, f"{exc}; recordingAccessFailure: {json.dumps(lease.SERVICE.last_failure, sort_keys=True)}"
+        ) from exc
 
 
 def _stop(tools, a: Args) -> Answer:
@@ -74,8 +84,7 @@ def _stop(tools, a: Args) -> Answer:
     outcome = a.text("outcome", None, tuple(OUTCOMES))
     reason = a.text("reason", None)
     if reason is not None and len(reason) > 1000:
-        raise ToolRefused("invalid-argument", f"emulator_recording: reason has {len(reason)} characters; "
-                          "at most 1,000")
+        raise ToolRefused("invalid-argument", f"emulator_recording: reason has {len(reason)} characters; at most 1,000")
     if tools.playtest is None or tools.playtest.recording_path is None:
         raise ToolRefused("no-recording", "no recorded playtest is running (emulator_run with recording: {})")
     rows = tools.act("stop_recording", {"outcome": outcome, "reason": reason}, "emulator_recording")
@@ -103,13 +112,26 @@ def clip(tools, a: Args) -> Answer:
     path = ws.recording(a.get("recordingPath"))
     body = {**a.values, "recordingPath": str(path), "outputPath": str(ws.clip_output(a.get("outputPath"), path))}
     p = tools.playtest
-    if p is not None and p.alive() and p.stopping is None and p.recording_path is not None \
-            and os.path.realpath(p.recording_path) == os.path.realpath(path):
+    if (
+        p is not None
+        and p.alive()
+        and p.stopping is None
+        and p.recording_path is not None
+        and os.path.realpath(p.recording_path) == os.path.realpath(path)
+    ):
         request = {k: v for k, v in body.items() if k != "recordingPath"}
         rows = tools.act("clip", {"request": request, "workspace": str(ws.root)}, "emulator_clip", CLIP_TIMEOUT_S)
-        return Answer({**rows["result"]["response"]["clip"], "madeBy": "the live recording's emulator",
-                       "journal": tools.journal_of(rows)})
+        return Answer(
+            {
+                **rows["result"]["response"]["clip"],
+                "madeBy": "the live recording's emulator",
+                "journal": tools.journal_of(rows),
+            }
+        )
     if writer_alive(path):
-        raise ToolRefused("recording-busy", f"{path} is live, written by an emulator that is not this server's "
-                          "running playtest; only its own session can clip it (or clip it after it stops)")
+        raise ToolRefused(
+            "recording-busy",
+            f"{path} is live, written by an emulator that is not this server's "
+            "running playtest; only its own session can clip it (or clip it after it stops)",
+        )
     return Answer({**clips.clip(body, ws.root), "madeBy": "the MCP server, from the recording on disk"})

@@ -10,6 +10,7 @@ State-changing requests go through the pipeline (the bridge); before one is hand
 emulator exit or crash resume since the last call is reported as the ``emulator-restarted``
 refusal and nothing is sent.
 """
+
 from __future__ import annotations
 
 import os
@@ -32,26 +33,30 @@ from .schemas import LIMITS, TOOLS
 MAX_STEP_FRAMES = 216_000
 MAX_SAMPLES = 64
 ACTORS = ("recorder", "emulator", "policy", "actuator", "observer")
-INSTRUCTIONS = ("Playtest Game Boy ROMs of this workspace through gamerig's supervised pipeline: "
-                "emulator_run, then emulator_step / emulator_observe / emulator_checkpoint; review and clip "
-                "retained evidence with emulator_review / emulator_clip; emulator_recording stop, then "
-                "emulator_close. Refusals start with a code; read them, do not retry blindly.")
+INSTRUCTIONS = (
+    "Playtest Game Boy ROMs of this workspace through gamerig's supervised pipeline: "
+    "emulator_run, then emulator_step / emulator_observe / emulator_checkpoint; review and clip "
+    "retained evidence with emulator_review / emulator_clip; emulator_recording stop, then "
+    "emulator_close. Refusals start with a code; read them, do not retry blindly."
+)
 
 
-def profile_for(rom: Path, attempt: Path, runtime_dir: Path, bridge: str, record: bool,
-                limits: dict) -> dict:
+def profile_for(rom: Path, attempt: Path, runtime_dir: Path, bridge: str, record: bool, limits: dict) -> dict:
     """The session profile of one playtest (docs/mcp.md lists it)."""
     restart = {"restart": "permanent", "max_restarts": 5, "period_s": 30}
     return {
         "name": "mcp-playtest",
         "game": {"backend": "pyboy", "rom": str(rom), "timeout_s": 5, "poll_interval_s": 0.05},
-        "policy": {"module": "mcp_pyboy",
-                   "settings": {"bridge": bridge, "server_pid": os.getpid()}},
+        "policy": {"module": "mcp_pyboy", "settings": {"bridge": bridge, "server_pid": os.getpid()}},
         "capture": {"root": str(attempt)},
         "session": {"stop_on_run_end": False, "max_steps": None, "stuck_seconds": 0},
         "supervisor": {"runtime_dir": str(runtime_dir), "progress": "off"},
-        "emulator": {"record": record, "recording_limits": limits, "checkpoint_every_frames": None,
-                     "step_timeout_s": 5},
+        "emulator": {
+            "record": record,
+            "recording_limits": limits,
+            "checkpoint_every_frames": None,
+            "step_timeout_s": 5,
+        },
         "actors": {name: dict(restart) for name in ACTORS},
     }
 
@@ -66,10 +71,16 @@ class Tools:
         self.bridge = Bridge(self.zctx, f"ipc://{self.private / 'agent.sock'}")
         self.playtest: Playtest | None = None
         self.last_recording: Path | None = None
-        self.handlers = {"emulator_run": self.run, "emulator_step": self.step, "emulator_observe": self.observe,
-                         "emulator_checkpoint": self.checkpoint, "emulator_close": self.close,
-                         "emulator_recording": self.recording, "emulator_review": self.review,
-                         "emulator_clip": self.clip}
+        self.handlers = {
+            "emulator_run": self.run,
+            "emulator_step": self.step,
+            "emulator_observe": self.observe,
+            "emulator_checkpoint": self.checkpoint,
+            "emulator_close": self.close,
+            "emulator_recording": self.recording,
+            "emulator_review": self.review,
+            "emulator_clip": self.clip,
+        }
         assert set(self.handlers) == set(TOOLS)
 
     def listing(self) -> list[tuple[str, str, dict]]:
@@ -99,13 +110,18 @@ class Tools:
         if p is None:
             raise SessionGone("no playtest is running; start one with emulator_run")
         if not p.alive() or p.stopping is not None:
-            raise SessionGone(f"the playtest session has ended ({p.ended_reason()}); start a new one with "
-                              "emulator_run (its evidence stays readable: emulator_recording, emulator_review)")
+            raise SessionGone(
+                f"the playtest session has ended ({p.ended_reason()}); start a new one with "
+                "emulator_run (its evidence stays readable: emulator_recording, emulator_review)"
+            )
         p.catch_up()
         notice = p.take_notices()
         if notice:
-            raise ToolRefused("emulator-restarted", f"{notice}. Not sent. Check the state with emulator_observe, "
-                              "or start over with emulator_run {\"restart\": true}")
+            raise ToolRefused(
+                "emulator-restarted",
+                f"{notice}. Not sent. Check the state with emulator_observe, "
+                'or start over with emulator_run {"restart": true}',
+            )
         return p
 
     def act(self, kind: str, parameters: dict, tool: str, timeout_s: float = 30.0) -> dict:
@@ -119,35 +135,59 @@ class Tools:
         if result["outcome"] == "rejected":
             code = response.get("error_code") or "rejected"
             error = str(result.get("error"))
-            error = error[len(code) + 2:] if error.startswith(f"{code}: ") else error
+            error = error[len(code) + 2 :] if error.startswith(f"{code}: ") else error
             raise ToolRefused(code, f"{error} (attempt {result['attempt_id']}, recorded rejected)")
         notice = p.take_notices()
-        raise ToolRefused("outcome-unknown", f"{result.get('error')} (attempt {result['attempt_id']}, recorded "
-                          f"unknown; never resent){'; ' + notice if notice else ''}")
+        raise ToolRefused(
+            "outcome-unknown",
+            f"{result.get('error')} (attempt {result['attempt_id']}, recorded "
+            f"unknown; never resent){'; ' + notice if notice else ''}",
+        )
 
     def _after(self, rows: dict) -> dict:
         """The observation the observer took after this request's result."""
         p = self.playtest
         attempt = rows["attempt"]["attempt_id"]
-        p.wait(lambda: p.observation.get("after_attempt_id") == attempt
-               or p.observation["sequence"] > rows["result"]["sequence"], 30, "the observation after the result")
+        p.wait(
+            lambda: (
+                p.observation.get("after_attempt_id") == attempt
+                or p.observation["sequence"] > rows["result"]["sequence"]
+            ),
+            30,
+            "the observation after the result",
+        )
         return p.observation
 
     def _observed(self, obs: dict) -> tuple[dict, list[bytes]]:
         st = obs["state"]
         png = Path(self.playtest.record["capture_root"]) / st["frame_png"] if st.get("frame_png") else None
-        data = {"frame": st["frame"], "held": st["held"], "memory": st["memory"], "branchId": st["branch_id"],
-                "actionIndex": st["action_index"], "framePng": str(png) if png else None,
-                "frameRgbaSha256": st["frame_rgba_sha256"], "rom": st["rom"], "cgb": st["cgb"],
-                "observationId": obs["observation_id"]}
+        data = {
+            "frame": st["frame"],
+            "held": st["held"],
+            "memory": st["memory"],
+            "branchId": st["branch_id"],
+            "actionIndex": st["action_index"],
+            "framePng": str(png) if png else None,
+            "frameRgbaSha256": st["frame_rgba_sha256"],
+            "rom": st["rom"],
+            "cgb": st["cgb"],
+            "observationId": obs["observation_id"],
+        }
         return data, [png.read_bytes()] if png and png.is_file() else []
 
     def journal_of(self, rows: dict) -> dict:
-        out = {"sessionDir": str(self.playtest.session_dir), "proposalId": rows["proposal"]["proposal_id"],
-               "agentRequest": rows["request"]}
+        out = {
+            "sessionDir": str(self.playtest.session_dir),
+            "proposalId": rows["proposal"]["proposal_id"],
+            "agentRequest": rows["request"],
+        }
         if "attempt" in rows:
-            out.update(attemptId=rows["attempt"]["attempt_id"], outcome=rows["result"]["outcome"],
-                       intentSequence=rows["attempt"]["sequence"], resultSequence=rows["result"]["sequence"])
+            out.update(
+                attemptId=rows["attempt"]["attempt_id"],
+                outcome=rows["result"]["outcome"],
+                intentSequence=rows["attempt"]["sequence"],
+                resultSequence=rows["result"]["sequence"],
+            )
         return out
 
     def end_session(self, reason: str, tool: str = "emulator_close", cancel: bool = True) -> dict:
@@ -163,9 +203,12 @@ class Tools:
         status = None
         if p.recording_path is not None and p.recording_path.is_dir():
             status = RecordingReader(p.recording_path).status()
-        return {"sessionDir": str(p.session_dir) if p.record else None,
-                "journal": str(p.session_dir / "events.jsonl") if p.record else None,
-                "endedBy": p.ended_reason(), "recording": status}
+        return {
+            "sessionDir": str(p.session_dir) if p.record else None,
+            "journal": str(p.session_dir / "events.jsonl") if p.record else None,
+            "endedBy": p.ended_reason(),
+            "recording": status,
+        }
 
     # -- the tools ------------------------------------------------------------------------
     def run(self, a: Args) -> Answer:
@@ -175,8 +218,11 @@ class Tools:
         limits, budget = _recording_limits(recording)
         RomIdentity.from_bytes(rom.read_bytes())  # RomError: not a cartridge PyBoy runs
         if self.playtest is not None and self.playtest.alive() and self.playtest.stopping is None and not restart:
-            raise ToolRefused("session-running", "a playtest is already running; pass restart: true to replace "
-                              "it (its recording is cancelled, never deleted) or call emulator_close first")
+            raise ToolRefused(
+                "session-running",
+                "a playtest is already running; pass restart: true to replace "
+                "it (its recording is cancelled, never deleted) or call emulator_close first",
+            )
         target = self.ws.attempt_target((recording or {}).get("outputPath"))
         if recording is not None:
             admit(target.parent, budget)  # before a running session is replaced (again when created)
@@ -195,40 +241,67 @@ class Tools:
         self.last_recording = self.playtest.recording_path
         data, images = self._observed(self.playtest.observation)
         if initial:
-            rows = self.act("step", {"buttons": [], "frames": initial, "samples": 0}, "emulator_run",
-                             30 + initial / 1000)
+            rows = self.act(
+                "step", {"buttons": [], "frames": initial, "samples": 0}, "emulator_run", 30 + initial / 1000
+            )
             data, images = self._observed(self._after(rows))
         rec = RecordingReader(self.last_recording).status() if self.last_recording else None
-        return Answer({"romPath": str(rom), "attemptPath": str(attempt), "recordingPath":
-                       str(self.last_recording) if self.last_recording else None,
-                       "recording": rec and {k: rec[k] for k in ("sessionId", "status", "branchId", "limits")},
-                       "session": {"sessionDir": str(self.playtest.session_dir),
-                                   "journal": str(self.playtest.session_dir / "events.jsonl")},
-                       "replaced": replaced, **data}, images)
+        return Answer(
+            {
+                "romPath": str(rom),
+                "attemptPath": str(attempt),
+                "recordingPath": str(self.last_recording) if self.last_recording else None,
+                "recording": rec and {k: rec[k] for k in ("sessionId", "status", "branchId", "limits")},
+                "session": {
+                    "sessionDir": str(self.playtest.session_dir),
+                    "journal": str(self.playtest.session_dir / "events.jsonl"),
+                },
+                "replaced": replaced,
+                **data,
+            },
+            images,
+        )
 
     def step(self, a: Args) -> Answer:
         buttons = a.names("buttons", [])
         frames = a.integer("frames", 1, 1, MAX_STEP_FRAMES)
         samples = a.integer("sampleCount", 0, 0, MAX_SAMPLES)
-        rows = self.act("step", {"buttons": buttons, "frames": frames, "samples": samples}, "emulator_step",
-                         30 + frames / 1000)
+        rows = self.act(
+            "step", {"buttons": buttons, "frames": frames, "samples": samples}, "emulator_step", 30 + frames / 1000
+        )
         response = rows["result"]["response"]
         span = dict(response.get("recording_span") or {})
         from_pin = span.pop("fromPrefixPin", None)
         root = Path(self.playtest.record["capture_root"])
-        sampled = [{"frame": s.get("frame"), "rgbaSha256": s.get("rgbaSha256"),
-                    "png": str(root / s["png"]) if s.get("png") else None} for s in response.get("samples") or []]
+        sampled = [
+            {
+                "frame": s.get("frame"),
+                "rgbaSha256": s.get("rgbaSha256"),
+                "png": str(root / s["png"]) if s.get("png") else None,
+            }
+            for s in response.get("samples") or []
+        ]
         data, images = self._observed(self._after(rows))
         seen = {data["frameRgbaSha256"]}
         for s in sampled:
             if s["png"] and s["rgbaSha256"] not in seen and Path(s["png"]).is_file():
                 seen.add(s["rgbaSha256"])
                 images.append(Path(s["png"]).read_bytes())
-        return Answer({"frame": response["frame"], "held": response["held"], "pressed": response["pressed"],
-                       "released": response["released"], "samples": sampled,
-                       "recordingSpan": span or None, "fromPrefixPin": from_pin,
-                       "automaticCheckpoint": response.get("checkpoint"), "observation": data,
-                       "journal": self.journal_of(rows)}, images)
+        return Answer(
+            {
+                "frame": response["frame"],
+                "held": response["held"],
+                "pressed": response["pressed"],
+                "released": response["released"],
+                "samples": sampled,
+                "recordingSpan": span or None,
+                "fromPrefixPin": from_pin,
+                "automaticCheckpoint": response.get("checkpoint"),
+                "observation": data,
+                "journal": self.journal_of(rows),
+            },
+            images,
+        )
 
     def observe(self, a: Args) -> Answer:
         rows = self._live().request("observe", {}, "emulator_observe", now=True)
@@ -245,16 +318,24 @@ class Tools:
         a.only("action", "checkpointId")
         rows = self.act("restore", {"checkpoint_id": a.text("checkpointId")}, "emulator_checkpoint")
         data, images = self._observed(self._after(rows))
-        return Answer({"branch": rows["result"]["response"]["branch"], "observation": data,
-                       "journal": self.journal_of(rows)}, images)
+        return Answer(
+            {"branch": rows["result"]["response"]["branch"], "observation": data, "journal": self.journal_of(rows)},
+            images,
+        )
 
     def close(self, a: Args) -> Answer:
         if self.playtest is None:
-            return Answer({"closed": False, "detail": "no playtest was running", "recordingPath":
-                           str(self.last_recording) if self.last_recording else None})
+            return Answer(
+                {
+                    "closed": False,
+                    "detail": "no playtest was running",
+                    "recordingPath": str(self.last_recording) if self.last_recording else None,
+                }
+            )
         ended = self.end_session("closed by emulator_close")
-        return Answer({"closed": True, "recordingPath": str(self.last_recording) if self.last_recording else None,
-                       **ended})
+        return Answer(
+            {"closed": True, "recordingPath": str(self.last_recording) if self.last_recording else None, **ended}
+        )
 
     def recording(self, a: Args) -> Answer:
         return evidence.recording(self, a)
@@ -272,7 +353,10 @@ def _recording_limits(recording: dict | None) -> tuple[dict, int]:
     if recording is not None:
         unknown = sorted(set(recording) - set(LIMITS) - {"outputPath"})
         if unknown:
-            raise ToolRefused("invalid-argument", f"emulator_run: recording.{unknown[0]} is not a recording "
-                              f"option (known: outputPath, {', '.join(LIMITS)})")
+            raise ToolRefused(
+                "invalid-argument",
+                f"emulator_run: recording.{unknown[0]} is not a recording "
+                f"option (known: outputPath, {', '.join(LIMITS)})",
+            )
     limits = {k: v for k, v in (recording or {}).items() if k != "outputPath"}
     return limits, RecordingLimits.from_options(limits).max_bytes  # InvalidOption names the bad key

@@ -4,6 +4,7 @@
 value of the wrong kind, naming the tool, the field and what it got. :class:`Answer` is a
 JSON object plus images (PNG bytes), which the server sends as MCP text and image content.
 """
+
 from __future__ import annotations
 
 import dataclasses
@@ -17,6 +18,7 @@ MISSING = object()
 class Answer:
     """``data`` (JSON) and images; with ``text``, the answer's first content is that text as it
     is (a game tool's answer in the mod server's words) and ``data`` follows it as JSON."""
+
     data: dict
     images: list[bytes] = dataclasses.field(default_factory=list)
     text: str | None = None
@@ -30,8 +32,9 @@ class Args:
             raise ToolRefused("invalid-argument", f"{tool}: arguments must be an object, got {arguments!r}")
         unknown = sorted(set(arguments) - set(known))
         if unknown:
-            raise ToolRefused("invalid-argument", f"{tool}: unknown argument {unknown[0]!r} "
-                              f"(known: {', '.join(known) or 'none'})")
+            raise ToolRefused(
+                "invalid-argument", f"{tool}: unknown argument {unknown[0]!r} (known: {', '.join(known) or 'none'})"
+            )
         self.tool, self.values = tool, arguments
 
     def _bad(self, name: str, value: object, wanted: str) -> ToolRefused:
@@ -88,5 +91,7 @@ class Args:
         """Refuse any field beyond ``allowed`` (for actions that take fewer than the tool)."""
         extra = sorted(set(self.values) - set(allowed))
         if extra:
-            raise ToolRefused("invalid-argument", f"{self.tool} {self.values.get('action')!r} accepts no "
-                              f"{extra[0]!r} (it takes {', '.join(allowed)})")
+            raise ToolRefused(
+                "invalid-argument",
+                f"{self.tool} {self.values.get('action')!r} accepts no {extra[0]!r} (it takes {', '.join(allowed)})",
+            )

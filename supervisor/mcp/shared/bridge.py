@@ -6,6 +6,7 @@ policy's asks (each a :class:`~protocol.mcp_bridge.Next` for an observation), an
 ``delivered`` once its proposal row is in the journal. Until then it is handed out again to a
 restarted policy asking for the same observation, so it is proposed once.
 """
+
 from __future__ import annotations
 
 import time

@@ -8,6 +8,7 @@ starts with its stable ``code``; none ever ends the server.
 The emulator library's own errors (``actors.emulator.recording.errors.EmulatorError``, each with a
 stable ``code`` such as ``checkpoint-stale`` or ``access-refused``) pass through unchanged.
 """
+
 from __future__ import annotations
 
 

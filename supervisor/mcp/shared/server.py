@@ -11,6 +11,7 @@ refusal — :class:`.errors.ToolRefused`, the emulator library's ``EmulatorError
 exception — becomes a tool error (``isError: true``) whose text starts with a stable code; the server keeps serving. When the client closes the
 connection, a running session is ended (its live recording cancelled, never deleted).
 """
+
 from __future__ import annotations
 
 import base64
@@ -36,6 +37,7 @@ log = logging.getLogger("mcp")
 class Toolset(Protocol):
     """What a server serves: the Game Boy tools (``gameboy.tools.Tools``) or the Slay the Spire 2
     tools (``sts2.tools.GameTools``)."""
+
     INSTRUCTIONS: str
 
     def listing(self) -> list[tuple[str, str, dict]]:
@@ -57,8 +59,10 @@ def _result(answer: Answer) -> types.CallToolResult:
     content: list = [types.TextContent(type="text", text=json.dumps(data, indent=2, sort_keys=True))]
     if answer.text is not None:  # a game tool: the mod server's text first, our evidence after it
         return types.CallToolResult(content=[types.TextContent(type="text", text=answer.text), *content])
-    content += [types.ImageContent(type="image", data=base64.b64encode(png).decode(), mime_type="image/png")
-                for png in answer.images]
+    content += [
+        types.ImageContent(type="image", data=base64.b64encode(png).decode(), mime_type="image/png")
+        for png in answer.images
+    ]
     return types.CallToolResult(content=content, structured_content=data)
 
 
@@ -94,8 +98,9 @@ def build(tools: Toolset) -> Server:
         version = metadata.version("gamerig")
     except metadata.PackageNotFoundError:
         version = "0"
-    return Server("gamerig", version=version, instructions=tools.INSTRUCTIONS,
-                  on_list_tools=list_tools, on_call_tool=call_tool)
+    return Server(
+        "gamerig", version=version, instructions=tools.INSTRUCTIONS, on_list_tools=list_tools, on_call_tool=call_tool
+    )
 
 
 async def serve(tools: Toolset) -> None:

@@ -18,6 +18,7 @@ The emulator actor's exits (``actor_exit``) and crash resumes (``emulator_resume
 kept as *notices*: the agent's next request is refused once with a message describing them
 (nothing is sent), so no agent plays on a resumed branch without being told.
 """
+
 from __future__ import annotations
 
 import os
@@ -96,13 +97,13 @@ class Playtest:
         self.follower: Follower | None = None
         self.log_path = private / f"supervisor-{self.token}.log"
         self.observation: dict | None = None  # the newest observation row, its state under "state"
-        self.started: dict | None = None      # the emulator_started row
+        self.started: dict | None = None  # the emulator_started row
         self.proposals: dict[str, dict] = {}  # agent request id -> proposal row
-        self.status: dict[str, dict] = {}     # proposal id -> proposal_status row
-        self.attempts: dict[str, dict] = {}   # proposal id -> action_attempt row
-        self.results: dict[str, dict] = {}    # attempt id -> action_result row
-        self.notices: list[dict] = []         # emulator exits and resumes not yet told
-        self.stopping: dict | None = None     # the session_stopping row
+        self.status: dict[str, dict] = {}  # proposal id -> proposal_status row
+        self.attempts: dict[str, dict] = {}  # proposal id -> action_attempt row
+        self.results: dict[str, dict] = {}  # attempt id -> action_result row
+        self.notices: list[dict] = []  # emulator exits and resumes not yet told
+        self.stopping: dict | None = None  # the session_stopping row
 
     # -- start ----------------------------------------------------------------------------
     def start(self) -> None:
@@ -110,9 +111,14 @@ class Playtest:
         path = self.private / f"profile-{self.token}.yaml"
         path.write_text(yaml.safe_dump(self.profile, sort_keys=False), encoding="utf-8")
         with open(self.log_path, "wb") as log:
-            self.proc = subprocess.Popen([sys.executable, "-m", "supervisor", "start", str(path)],
-                                         stdin=subprocess.DEVNULL, stdout=log, stderr=log,
-                                         cwd=str(REPO), start_new_session=True)
+            self.proc = subprocess.Popen(
+                [sys.executable, "-m", "supervisor", "start", str(path)],
+                stdin=subprocess.DEVNULL,
+                stdout=log,
+                stderr=log,
+                cwd=str(REPO),
+                start_new_session=True,
+            )
         deadline = time.monotonic() + START_TIMEOUT_S
         while self.record is None:
             found = running_sessions(self.profile["supervisor"]["runtime_dir"])
@@ -122,9 +128,16 @@ class Playtest:
                 raise SessionGone(f"the session did not start: {self.log_tail()}")
             else:
                 time.sleep(0.05)
-        socks = os.path.dirname(self.record["control"][len("ipc://"):])
-        self.follower = Follower(self.zctx, f"ipc://{socks}/recorder.sock", session=self.record["session_id"],
-                                 sender="mcp", counters=Counters(), with_states=True, wait_ms=200)
+        socks = os.path.dirname(self.record["control"][len("ipc://") :])
+        self.follower = Follower(
+            self.zctx,
+            f"ipc://{socks}/recorder.sock",
+            session=self.record["session_id"],
+            sender="mcp",
+            counters=Counters(),
+            with_states=True,
+            wait_ms=200,
+        )
         self.wait(self.ready, deadline - time.monotonic(), "the session's first observation")
 
     def ready(self) -> bool:
@@ -205,8 +218,9 @@ class Playtest:
             if self.stopping is not None and not until_stopped:
                 raise SessionGone(f"the session is stopping while waiting for {what}: {self.ended_reason()}")
             if time.monotonic() > deadline:
-                raise ToolRefused("timeout", f"no {what} within {seconds:.0f}s; the journal is "
-                                  f"{self.session_dir}/events.jsonl")
+                raise ToolRefused(
+                    "timeout", f"no {what} within {seconds:.0f}s; the journal is {self.session_dir}/events.jsonl"
+                )
             self.pump(0.05)
 
     def drain(self) -> None:
@@ -227,8 +241,9 @@ class Playtest:
         return f"the supervisor exited with {code}" if code is not None else "still running"
 
     # -- requests -------------------------------------------------------------------------
-    def request(self, kind: str, parameters: dict, tool: str, timeout_s: float = 30.0, *,
-                unexecuted_ok: bool = False, **fields) -> dict:
+    def request(
+        self, kind: str, parameters: dict, tool: str, timeout_s: float = 30.0, *, unexecuted_ok: bool = False, **fields
+    ) -> dict:
         """Hand one request to the policy and return its journal rows (module docstring);
         ``fields`` go into the request as they are (the game's policy reads them). A proposal
         not executed is refused (``not-executed``) unless ``unexecuted_ok``: then its rows are
@@ -238,8 +253,9 @@ class Playtest:
         self.count += 1
         rid = f"{self.token}-{self.count:06d}"
         self.bridge.submit({"id": rid, "kind": kind, "tool": tool, "parameters": parameters, **fields})
-        self.wait(lambda: rid in self.proposals, timeout_s, f"the policy to take request {rid}",
-                  until_stopped=kind == "end")
+        self.wait(
+            lambda: rid in self.proposals, timeout_s, f"the policy to take request {rid}", until_stopped=kind == "end"
+        )
         proposal = self.proposals[rid]
         pid = proposal["proposal_id"]
         self.wait(lambda: pid in self.status, timeout_s, f"the disposition of {pid}", until_stopped=kind == "end")
@@ -252,12 +268,16 @@ class Playtest:
         if kind == "end" or (status["status"] != "execute" and unexecuted_ok):
             return out
         if status["status"] != "execute":
-            raise ToolRefused("not-executed", f"proposal {pid} was not executed: {status['status']} "
-                              f"({status.get('stop_reason') or 'no reason recorded'})")
+            raise ToolRefused(
+                "not-executed",
+                f"proposal {pid} was not executed: {status['status']} "
+                f"({status.get('stop_reason') or 'no reason recorded'})",
+            )
         self.wait(lambda: pid in self.attempts, timeout_s, f"the recorded intent of {pid}")
         attempt = self.attempts[pid]
-        self.wait(lambda: attempt["attempt_id"] in self.results, timeout_s,
-                  f"the result of attempt {attempt['attempt_id']}")
+        self.wait(
+            lambda: attempt["attempt_id"] in self.results, timeout_s, f"the result of attempt {attempt['attempt_id']}"
+        )
         return {**out, "attempt": attempt, "result": self.results[attempt["attempt_id"]]}
 
     def take_notices(self) -> str | None:
@@ -266,8 +286,9 @@ class Playtest:
         if not self.notices:
             return None
         deadline = time.monotonic() + RESUME_WAIT_S
-        while "resumed" not in self.notices[-1] and self.alive() and self.stopping is None \
-                and time.monotonic() < deadline:
+        while (
+            "resumed" not in self.notices[-1] and self.alive() and self.stopping is None and time.monotonic() < deadline
+        ):
             self.pump(0.05)
         notices, self.notices = self.notices, []
         return "; ".join(describe_notice(n) for n in notices)
@@ -299,8 +320,9 @@ class Playtest:
     def control_stop(self) -> None:
         if self.record is None:
             return
-        client = Client(self.zctx, self.record["control"], session=self.record["session_id"], sender="mcp",
-                        counters=Counters())
+        client = Client(
+            self.zctx, self.record["control"], session=self.record["session_id"], sender="mcp", counters=Counters()
+        )
         try:
             client.request(StopRequest(token=self.record["token"]), deadline_s=5, try_s=5)
         except RequestFailed:
@@ -313,12 +335,19 @@ def describe_notice(notice: dict) -> str:
     if "exit" in notice:
         row = notice["exit"]
         how = f"signal {row['signal']}" if row.get("signal") else f"exit code {row.get('code')}"
-        return (f"the emulator actor (pid {row.get('pid')}) exited with {how}; the supervisor restarts it "
-                "and nothing in flight was resent")
+        return (
+            f"the emulator actor (pid {row.get('pid')}) exited with {how}; the supervisor restarts it "
+            "and nothing in flight was resent"
+        )
     row = notice["resumed"]
     lost, branch = row.get("lost_interval") or {}, row.get("branch") or {}
-    where = (f"checkpoint {branch.get('checkpointId')}" if branch.get("checkpointId")
-             else f"boot (frame {branch.get('fromFrame', 0)})")
-    return (f"the restarted emulator resumed the recording on {branch.get('branchId')} from {where}, losing "
-            f"actions {lost.get('fromActionIndex')}..{lost.get('toActionIndex')} (frames "
-            f"{lost.get('fromFrame')}..{lost.get('toFrame')})")
+    where = (
+        f"checkpoint {branch.get('checkpointId')}"
+        if branch.get("checkpointId")
+        else f"boot (frame {branch.get('fromFrame', 0)})"
+    )
+    return (
+        f"the restarted emulator resumed the recording on {branch.get('branchId')} from {where}, losing "
+        f"actions {lost.get('fromActionIndex')}..{lost.get('toActionIndex')} (frames "
+        f"{lost.get('fromFrame')}..{lost.get('toFrame')})"
+    )

@@ -16,6 +16,7 @@ with (``supervisor mcp --workspace DIR``; relative paths are taken from it) and 
 The checks are lexical plus ``lstat`` on each existing component; the root itself is taken
 through ``realpath`` once, at start.
 """
+
 from __future__ import annotations
 
 import datetime as dt
@@ -62,8 +63,9 @@ class Workspace:
             except FileNotFoundError:
                 break
             if stat.S_ISLNK(info.st_mode):
-                raise PathRefused(argument, value, f"{current} is a symlink; the workspace is never left "
-                                  "or entered through one")
+                raise PathRefused(
+                    argument, value, f"{current} is a symlink; the workspace is never left or entered through one"
+                )
         return path
 
     def under(self, argument: str, value: object, *areas: Path) -> Path:
@@ -85,8 +87,9 @@ class Workspace:
         if not stat.S_ISREG(info.st_mode):
             raise PathRefused("romPath", value, f"{path} is not a regular file")
         if info.st_size > MAX_ROM_BYTES:
-            raise PathRefused("romPath", value, f"{info.st_size:,} bytes is larger than any Game Boy ROM "
-                              f"({MAX_ROM_BYTES:,})")
+            raise PathRefused(
+                "romPath", value, f"{info.st_size:,} bytes is larger than any Game Boy ROM ({MAX_ROM_BYTES:,})"
+            )
         return path
 
     def attempt_target(self, value: object | None) -> Path:
@@ -113,8 +116,11 @@ class Workspace:
             except FileExistsError:
                 info = os.lstat(path)
                 if not stat.S_ISDIR(info.st_mode) or any(os.scandir(path)):
-                    raise PathRefused("recording.outputPath", str(path), "it exists and is not an empty "
-                                      "directory (attempts are never written over)") from None
+                    raise PathRefused(
+                        "recording.outputPath",
+                        str(path),
+                        "it exists and is not an empty directory (attempts are never written over)",
+                    ) from None
         finally:
             os.close(fd)
         return path
@@ -129,8 +135,9 @@ class Workspace:
             except FileExistsError:
                 mode = os.lstat(current).st_mode
                 if stat.S_ISLNK(mode):
-                    raise PathRefused(argument, str(path), f"{current} is a symlink; artifacts are never "
-                                      "redirected") from None
+                    raise PathRefused(
+                        argument, str(path), f"{current} is a symlink; artifacts are never redirected"
+                    ) from None
                 if not stat.S_ISDIR(mode):
                     raise PathRefused(argument, str(path), f"{current} is not a directory") from None
 

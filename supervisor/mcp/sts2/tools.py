@@ -24,6 +24,7 @@ it ended; its profile: :func:`game_profile`) and answers the tools of :mod:`.sch
 Sessions are captured under ``<workspace>/artifacts/sts2/`` (a capture root: ``supervisor view``,
 ``capture verify`` and the rest read it as any other).
 """
+
 from __future__ import annotations
 
 import hashlib
@@ -54,30 +55,49 @@ UNREACHABLE_S = 5.0  # a session without any observation this long after its fir
 MAX_WAIT_S = 600.0
 BODY_MAX = 512 * 1024  # the most of a read's body kept in its journal row
 STEP_TIMEOUT_S = 30.0
-MULTIPLAYER = ("mp-refused: gamerig does not drive multiplayer runs: its built-in game has no multiplayer, "
-               "and no multiplayer flow (votes, bids, the end-turn barrier) was checked against the mod. "
-               "Nothing was sent. Use the mod's own MCP server for co-op runs.")
+MULTIPLAYER = (
+    "mp-refused: gamerig does not drive multiplayer runs: its built-in game has no multiplayer, "
+    "and no multiplayer flow (votes, bids, the end-turn barrier) was checked against the mod. "
+    "Nothing was sent. Use the mod's own MCP server for co-op runs."
+)
 ACTORS = ("recorder", "policy", "actuator", "observer")
 CAPTURE = Path("artifacts") / "sts2"  # the sessions' capture root, in the workspace
 CHOICES = {"format": ("markdown", "json"), "item_type": ("all", "card", "relic"), "tool": ("big", "small")}
-INSTRUCTIONS = ("Play Slay the Spire 2 through gamerig: the STS2MCP mod's tools (get_game_state, menu_select, "
-                "combat_play_card, ...), each action recorded and its intent fsynced before it reaches the "
-                "game. After an action, wait_until_actionable returns the next state you can act on. "
-                "Refusals start with a code (duplicate-refused, invalid-argument, outcome-unknown, "
-                "mp-refused); nothing refused was sent.")
+INSTRUCTIONS = (
+    "Play Slay the Spire 2 through gamerig: the STS2MCP mod's tools (get_game_state, menu_select, "
+    "combat_play_card, ...), each action recorded and its intent fsynced before it reaches the "
+    "game. After an action, wait_until_actionable returns the next state you can act on. "
+    "Refusals start with a code (duplicate-refused, invalid-argument, outcome-unknown, "
+    "mp-refused); nothing refused was sent."
+)
 
 
-def game_profile(base_url: str, builtin: bool, seed: int, capture_root: Path, runtime_dir: Path,
-                 bridge: str, server_pid: int, poll_s: float, knobs: dict) -> dict:
+def game_profile(
+    base_url: str,
+    builtin: bool,
+    seed: int,
+    capture_root: Path,
+    runtime_dir: Path,
+    bridge: str,
+    server_pid: int,
+    poll_s: float,
+    knobs: dict,
+) -> dict:
     """The session profile of ``supervisor mcp --game`` (docs/mcp.md lists it)."""
     restart = {"restart": "permanent", "max_restarts": 5, "period_s": 30}
     actors = {name: dict(restart) for name in (*ACTORS, *(("game",) if builtin else ()))}
     return {
         "name": "mcp-agent",
-        "game": {"backend": "http", "builtin": builtin, "base_url": base_url, "seed": seed, "timeout_s": 5,
-                 "poll_interval_s": poll_s, "knobs": knobs},
-        "policy": {"module": "mcp_sts2",
-                   "settings": {"bridge": bridge, "server_pid": server_pid}},
+        "game": {
+            "backend": "http",
+            "builtin": builtin,
+            "base_url": base_url,
+            "seed": seed,
+            "timeout_s": 5,
+            "poll_interval_s": poll_s,
+            "knobs": knobs,
+        },
+        "policy": {"module": "mcp_sts2", "settings": {"bridge": bridge, "server_pid": server_pid}},
         "capture": {"root": str(capture_root)},
         "session": {"stop_on_run_end": False, "max_steps": None, "stuck_seconds": 0},
         "supervisor": {"runtime_dir": str(runtime_dir), "progress": "off"},
@@ -100,13 +120,21 @@ def actionable(state: dict) -> str | None:
     if kind == "game_over":
         return "the run is over" if block.get("options") else None
     if kind == "event":
-        return "event" if block.get("in_dialogue") or any(
-            isinstance(o, dict) and not o.get("is_locked") for o in block.get("options") or []) else None
+        return (
+            "event"
+            if block.get("in_dialogue")
+            or any(isinstance(o, dict) and not o.get("is_locked") for o in block.get("options") or [])
+            else None
+        )
     if kind in (None, "unknown", "overlay"):
         return None
     lists = ("items", "cards", "next_options", "options", "relics", "bundles", "clickable_cells")
-    if block.get("can_proceed") or block.get("can_skip") or block.get("can_confirm") or \
-            any(block.get(k) for k in lists):
+    if (
+        block.get("can_proceed")
+        or block.get("can_skip")
+        or block.get("can_confirm")
+        or any(block.get(k) for k in lists)
+    ):
         return kind
     return None
 
@@ -136,11 +164,17 @@ class GameSession(Playtest):
         return f"{pending.action} {json.dumps(pending.parameters)} ({RELEASES.get(pending.kind, pending.kind)})"
 
     def ready(self) -> bool:
-        if self.observation is None and self.read_error is not None and \
-                time.monotonic() - self.first_error_at > UNREACHABLE_S:
-            raise ToolRefused("game-unreachable", f"Cannot connect to STS2_MCP mod at "
-                              f"{self.profile['game']['base_url']}: {self.read_error.get('error')}. Is the game "
-                              "running with the mod enabled? (the session keeps trying; call again)")
+        if (
+            self.observation is None
+            and self.read_error is not None
+            and time.monotonic() - self.first_error_at > UNREACHABLE_S
+        ):
+            raise ToolRefused(
+                "game-unreachable",
+                f"Cannot connect to STS2_MCP mod at "
+                f"{self.profile['game']['base_url']}: {self.read_error.get('error')}. Is the game "
+                "running with the mod enabled? (the session keeps trying; call again)",
+            )
         return self.observation is not None
 
     def feed(self, row: dict) -> None:
@@ -170,8 +204,15 @@ class GameSession(Playtest):
 class GameTools:
     INSTRUCTIONS = INSTRUCTIONS
 
-    def __init__(self, workspace: Workspace, base_url: str, builtin: bool = False, seed: int = 1,
-                 poll_s: float = 0.1, knobs: dict | None = None):
+    def __init__(
+        self,
+        workspace: Workspace,
+        base_url: str,
+        builtin: bool = False,
+        seed: int = 1,
+        poll_s: float = 0.1,
+        knobs: dict | None = None,
+    ):
         self.ws, self.base_url, self.builtin, self.seed, self.poll_s = workspace, base_url, builtin, seed, poll_s
         self.knobs = dict(knobs or {})
         self.capture_root = workspace.root / CAPTURE
@@ -192,13 +233,17 @@ class GameTools:
     def call(self, name: str, arguments: object) -> Answer:
         tool = ALL.get(name)
         if tool is None:
-            raise ToolRefused("unknown-tool", f"no tool {name!r} (the STS2MCP tools: get_game_state, "
-                              "menu_select, combat_play_card, ...; see tools/list)")
+            raise ToolRefused(
+                "unknown-tool",
+                f"no tool {name!r} (the STS2MCP tools: get_game_state, "
+                "menu_select, combat_play_card, ...; see tools/list)",
+            )
         args = check_args(tool, arguments)
         if tool.how == "mp":
             raise ToolRefused(*MULTIPLAYER.split(": ", 1))
-        handler = {"act": self.act, "profile": self.act, "state": self.state, "read": self.read,
-                   "wait": self.wait}[tool.how]
+        handler = {"act": self.act, "profile": self.act, "state": self.state, "read": self.read, "wait": self.wait}[
+            tool.how
+        ]
         return handler(tool, args)
 
     def shutdown(self) -> None:
@@ -227,8 +272,17 @@ class GameTools:
             self.end("ended under the server")
         self.sessions += 1
         runtime = self.private / f"runtime-{self.sessions}"
-        profile = game_profile(self.base_url, self.builtin, self.seed, self.capture_root, runtime,
-                               self.bridge.endpoint, os.getpid(), self.poll_s, self.knobs)
+        profile = game_profile(
+            self.base_url,
+            self.builtin,
+            self.seed,
+            self.capture_root,
+            runtime,
+            self.bridge.endpoint,
+            os.getpid(),
+            self.poll_s,
+            self.knobs,
+        )
         s = self.session = GameSession(self.private, self.capture_root, profile, self.bridge, self.zctx)
         self.shown = None
         try:
@@ -250,14 +304,22 @@ class GameTools:
         """Append an open row to the session's journal through its recorder; its sequence."""
         s = self.session
         if self.recorder is None:
-            socks = Path(s.record["control"][len("ipc://"):]).parent
-            self.recorder = RecorderClient(self.zctx, f"ipc://{socks}/recorder.sock", session=s.record["session_id"],
-                                           sender="mcp", counters=Counters())
+            socks = Path(s.record["control"][len("ipc://") :]).parent
+            self.recorder = RecorderClient(
+                self.zctx,
+                f"ipc://{socks}/recorder.sock",
+                session=s.record["session_id"],
+                sender="mcp",
+                counters=Counters(),
+            )
         try:
             reply = self.recorder.record_event(event, fields, deadline_s=10.0)
         except RequestFailed as exc:
-            raise ToolRefused("not-recorded", f"the {event} row could not be recorded ({exc}); its answer is "
-                              "withheld, since nothing unrecorded is answered") from None
+            raise ToolRefused(
+                "not-recorded",
+                f"the {event} row could not be recorded ({exc}); its answer is "
+                "withheld, since nothing unrecorded is answered",
+            ) from None
         return {"sequence": getattr(reply, "sequence", None)}
 
     def fresh(self, tool: str, s: GameSession, now: bool = True) -> dict:
@@ -272,13 +334,18 @@ class GameTools:
         s = self.live(catch_up=False)
         obs = self.fresh(tool.name, s)
         self.shown = digest(obs["state"])
-        evidence = {"session_dir": str(s.session_dir), "observation_id": obs["observation_id"],
-                    "sequence": obs["sequence"], "sha256": obs.get("sha256")}
+        evidence = {
+            "session_dir": str(s.session_dir),
+            "observation_id": obs["observation_id"],
+            "sequence": obs["sequence"],
+            "sha256": obs.get("sha256"),
+        }
         if args["format"] == "json":
             return Answer({"gamerig": evidence}, text=json.dumps(obs["state"], indent=2, ensure_ascii=False))
         status, text = self.client.read_text("/api/v1/singleplayer", {"format": "markdown"})
-        evidence["read"] = self._read_row("get_game_state", args, "/api/v1/singleplayer?format=markdown",
-                                          status, text, obs["observation_id"])
+        evidence["read"] = self._read_row(
+            "get_game_state", args, "/api/v1/singleplayer?format=markdown", status, text, obs["observation_id"]
+        )
         return Answer({"gamerig": evidence}, text=mod_text(status, text))
 
     def read(self, tool: GameTool, args: dict) -> Answer:
@@ -290,14 +357,25 @@ class GameTools:
 
     def _read_row(self, name: str, args: dict, path: str, status: int | None, text: str, obs_id: str) -> dict:
         data = text.encode("utf-8")
-        fields = {"tool": name, "arguments": args, "path": path, "http_status": status, "bytes": len(data),
-                  "sha256": hashlib.sha256(data).hexdigest(), "after_observation_id": obs_id,
-                  "body": text if len(data) <= BODY_MAX else data[:BODY_MAX].decode("utf-8", "ignore")}
+        fields = {
+            "tool": name,
+            "arguments": args,
+            "path": path,
+            "http_status": status,
+            "bytes": len(data),
+            "sha256": hashlib.sha256(data).hexdigest(),
+            "after_observation_id": obs_id,
+            "body": text if len(data) <= BODY_MAX else data[:BODY_MAX].decode("utf-8", "ignore"),
+        }
         if len(data) > BODY_MAX:
             fields["body_truncated"] = True
         recorded = self.record("agent_read", fields)
-        return {"event": "agent_read", "sequence": recorded["sequence"], "http_status": status,
-                "sha256": fields["sha256"]}
+        return {
+            "event": "agent_read",
+            "sequence": recorded["sequence"],
+            "http_status": status,
+            "sha256": fields["sha256"],
+        }
 
     def act(self, tool: GameTool, args: dict) -> Answer:
         s = self.live(catch_up=False)
@@ -313,36 +391,60 @@ class GameTools:
             return self._switch_profile(s, tool, args, reason, answer)
         return answer
 
-    def _step(self, s: GameSession, tool: GameTool, action: str, params: dict, args: dict,
-              reason: str | None) -> Answer:
+    def _step(
+        self, s: GameSession, tool: GameTool, action: str, params: dict, args: dict, reason: str | None
+    ) -> Answer:
         obs = self.fresh(tool.name, s)
-        rows = s.request("act", params, tool.name, STEP_TIMEOUT_S, unexecuted_ok=True, action=action,
-                         indexed=tool.indexed, arguments=args, reason=reason)
+        rows = s.request(
+            "act",
+            params,
+            tool.name,
+            STEP_TIMEOUT_S,
+            unexecuted_ok=True,
+            action=action,
+            indexed=tool.indexed,
+            arguments=args,
+            reason=reason,
+        )
         prop, status = rows["proposal"], rows["status"]["status"]
-        ids = {"session_dir": str(s.session_dir), "observation_id": obs["observation_id"],
-               "proposal_id": prop["proposal_id"], "proposal_sequence": prop["sequence"], "status": status}
+        ids = {
+            "session_dir": str(s.session_dir),
+            "observation_id": obs["observation_id"],
+            "proposal_id": prop["proposal_id"],
+            "proposal_sequence": prop["sequence"],
+            "status": status,
+        }
         if status != "execute":
             raise refusal(prop, status, ids)
         attempt, result = rows["attempt"], rows["result"]
-        ids.update(attempt_id=attempt["attempt_id"], intent_sequence=attempt["sequence"],
-                   result_sequence=result["sequence"], outcome=result["outcome"])
+        ids.update(
+            attempt_id=attempt["attempt_id"],
+            intent_sequence=attempt["sequence"],
+            result_sequence=result["sequence"],
+            outcome=result["outcome"],
+        )
         after = self._after(s, attempt["attempt_id"], result["sequence"])
         ids["next_observation_id"] = after["observation_id"]
         if result["outcome"] == "unknown":
-            raise ToolRefused("outcome-unknown", f"the game gave no usable answer to {action} "
-                              f"({result.get('error')}): it may or may not have happened, and it was not sent "
-                              f"again. Read the state (get_game_state) before acting. Journal: {json.dumps(ids)}")
+            raise ToolRefused(
+                "outcome-unknown",
+                f"the game gave no usable answer to {action} "
+                f"({result.get('error')}): it may or may not have happened, and it was not sent "
+                f"again. Read the state (get_game_state) before acting. Journal: {json.dumps(ids)}",
+            )
         text = mod_text(result.get("http_status"), json.dumps(result.get("response"), indent=2, ensure_ascii=False))
         return Answer({"gamerig": ids}, text=text)
 
     def _after(self, s: GameSession, attempt_id: str, result_seq: int) -> dict:
         """The observation the observer took after this attempt's result."""
-        s.wait(lambda: s.observation.get("after_attempt_id") == attempt_id or s.observation["sequence"] > result_seq,
-               STEP_TIMEOUT_S, "the observation after the result")
+        s.wait(
+            lambda: s.observation.get("after_attempt_id") == attempt_id or s.observation["sequence"] > result_seq,
+            STEP_TIMEOUT_S,
+            "the observation after the result",
+        )
         return s.observation
 
-    def _switch_profile(self, s: GameSession, tool: GameTool, args: dict, reason: str | None,
-                        answer: Answer) -> Answer:
+    def _switch_profile(self, s: GameSession, tool: GameTool, args: dict, reason: str | None, answer: Answer) -> Answer:
         """The mod server's ``switch_profile``: a first POST may only open the profile screen
         (then, once the state shows it, the same POST again); then it waits for the slot to be
         the active one (``list_profiles`` reads, journalled) and answers as the mod does."""
@@ -368,14 +470,32 @@ class GameTools:
             except ValueError:
                 continue
             if isinstance(last, dict) and last.get("current_profile_id") == pid:
-                return Answer(answer.data, text=json.dumps({"status": "ok", "message": f"Switched to profile {pid}",
-                                                            "current_profile_id": pid,
-                                                            "profiles": last.get("profiles", [])}, indent=2))
+                return Answer(
+                    answer.data,
+                    text=json.dumps(
+                        {
+                            "status": "ok",
+                            "message": f"Switched to profile {pid}",
+                            "current_profile_id": pid,
+                            "profiles": last.get("profiles", []),
+                        },
+                        indent=2,
+                    ),
+                )
         last = last if isinstance(last, dict) else {}
-        return Answer(answer.data, text=json.dumps({
-            "status": "error", "error": f"Timed out waiting for profile {pid} to become active",
-            "current_profile_id": last.get("current_profile_id"), "profiles": last.get("profiles", []),
-            "initial_response": answer.text}, indent=2))
+        return Answer(
+            answer.data,
+            text=json.dumps(
+                {
+                    "status": "error",
+                    "error": f"Timed out waiting for profile {pid} to become active",
+                    "current_profile_id": last.get("current_profile_id"),
+                    "profiles": last.get("profiles", []),
+                    "initial_response": answer.text,
+                },
+                indent=2,
+            ),
+        )
 
     def wait(self, tool: GameTool, args: dict) -> Answer:
         s = self.live()
@@ -395,9 +515,14 @@ class GameTools:
             obs, reads = self.fresh(tool.name, s, now=False), reads + 1
             why = met(obs)
         self.shown = digest(obs["state"])
-        evidence = {"session_dir": str(s.session_dir), "observation_id": obs["observation_id"],
-                    "sequence": obs["sequence"], "reads": reads, "waited_s": round(time.monotonic() - start, 3),
-                    ("actionable" if until == "actionable" else "changed"): why is not None}
+        evidence = {
+            "session_dir": str(s.session_dir),
+            "observation_id": obs["observation_id"],
+            "sequence": obs["sequence"],
+            "reads": reads,
+            "waited_s": round(time.monotonic() - start, 3),
+            ("actionable" if until == "actionable" else "changed"): why is not None,
+        }
         if why is not None and until == "actionable":
             evidence["why"] = why
         elif until == "actionable" and s.awaited():
@@ -423,14 +548,21 @@ def refusal(prop: dict, status: str, ids: dict) -> ToolRefused:
     if guard:
         when = f" (attempt {guard['attempt_id']})" if guard.get("attempt_id") else ""
         lapse = guard.get("lapses_after") or {}
-        return ToolRefused("duplicate-refused", (
-            f"not sent: {guard['pending_action']} {json.dumps(guard['pending_parameters'])} was accepted{when} on "
-            f"this very state, which has not changed since, and still awaits its effect ('ok' means queued). It is "
-            f"released by {guard['released_by']}; or, if nothing changes, after {lapse.get('reads')} reads over "
-            f"{lapse.get('seconds')} s it may be sent again. Wait with wait_for_change or wait_until_actionable. "
-            f"Journal: {json.dumps(ids)}"))
-    return ToolRefused("not-executed", f"the proposal was not executed ({status}: "
-                       f"{prop.get('reason') or 'no reason recorded'}). Journal: {json.dumps(ids)}")
+        return ToolRefused(
+            "duplicate-refused",
+            (
+                f"not sent: {guard['pending_action']} {json.dumps(guard['pending_parameters'])} was accepted{when} on "
+                f"this very state, which has not changed since, and still awaits its effect ('ok' means queued). It is "
+                f"released by {guard['released_by']}; or, if nothing changes, after {lapse.get('reads')} reads over "
+                f"{lapse.get('seconds')} s it may be sent again. Wait with wait_for_change or wait_until_actionable. "
+                f"Journal: {json.dumps(ids)}"
+            ),
+        )
+    return ToolRefused(
+        "not-executed",
+        f"the proposal was not executed ({status}: "
+        f"{prop.get('reason') or 'no reason recorded'}). Journal: {json.dumps(ids)}",
+    )
 
 
 def check_args(tool: GameTool, arguments: object) -> dict:
@@ -443,8 +575,10 @@ def check_args(tool: GameTool, arguments: object) -> dict:
     known = known_args(tool)
     unknown = sorted(set(arguments) - set(known))
     if unknown:
-        raise ToolRefused("invalid-argument", f"{tool.name}: unknown argument {unknown[0]!r} "
-                          f"(known: {', '.join(known) or 'none'}); nothing was sent")
+        raise ToolRefused(
+            "invalid-argument",
+            f"{tool.name}: unknown argument {unknown[0]!r} (known: {', '.join(known) or 'none'}); nothing was sent",
+        )
     out = {}
     for p in tool.params:
         if p.name not in arguments or (arguments[p.name] is None and p.default is None):
@@ -457,16 +591,17 @@ def check_args(tool: GameTool, arguments: object) -> dict:
         out[p.name] = _checked(tool, p.name, p.kind, value)
     if arguments.get("reason") is not None:
         if not isinstance(arguments["reason"], str) or len(arguments["reason"]) > 2000:
-            raise ToolRefused("invalid-argument", f"{tool.name}: reason must be a string of at most 2000 "
-                              "characters; nothing was sent")
+            raise ToolRefused(
+                "invalid-argument", f"{tool.name}: reason must be a string of at most 2000 characters; nothing was sent"
+            )
         out["reason"] = arguments["reason"]
     return out
 
 
 def _checked(tool: GameTool, name: str, kind: type, value: object) -> object:
     def bad(wanted: str) -> ToolRefused:
-        return ToolRefused("invalid-argument", f"{tool.name}: {name} must be {wanted}, got {value!r}; nothing "
-                           "was sent")
+        return ToolRefused("invalid-argument", f"{tool.name}: {name} must be {wanted}, got {value!r}; nothing was sent")
+
     if kind is int:
         if isinstance(value, bool) or not isinstance(value, int):
             raise bad("an integer")
@@ -476,8 +611,12 @@ def _checked(tool: GameTool, name: str, kind: type, value: object) -> object:
             raise bad(f"an integer >= {1 if name == 'limit' else 0}")
         return value
     if kind is float:
-        if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value) \
-                or not 0 < value <= MAX_WAIT_S:
+        if (
+            isinstance(value, bool)
+            or not isinstance(value, (int, float))
+            or not math.isfinite(value)
+            or not 0 < value <= MAX_WAIT_S
+        ):
             raise bad(f"a number of seconds in (0, {MAX_WAIT_S:g}]")
         return float(value)
     if not isinstance(value, str):
@@ -485,4 +624,3 @@ def _checked(tool: GameTool, name: str, kind: type, value: object) -> object:
     if name in CHOICES and value not in CHOICES[name]:
         raise bad("one of " + ", ".join(repr(c) for c in CHOICES[name]))
     return value
-

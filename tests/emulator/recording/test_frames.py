@@ -1,4 +1,5 @@
 """Frame PNGs: whatever the palette path, the stored PNG decodes to exactly the recorded pixels."""
+
 from __future__ import annotations
 
 import numpy as np

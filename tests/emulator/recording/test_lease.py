@@ -48,7 +48,7 @@ def test_a_live_emulator_holds_the_lease_and_competitors_are_refused(workspace):
         with pytest.raises(AccessRefused, match="leased by emulator"):
             acquire(path, ARTIFACT_WORKER, "clip", service=LeaseService())
         with pytest.raises(RecordingBusy):
-            resume_from_latest_checkpoint(path, demo_rom())       # a second writer: the writer lock refuses
+            resume_from_latest_checkpoint(path, demo_rom())  # a second writer: the writer lock refuses
         assert RecordingReader(path).status()["status"] == "live"
     finally:
         assert holder.finish() == 0
@@ -76,7 +76,7 @@ def test_a_stale_lease_is_never_cleared_but_the_emulators_own_resume_continues_i
     holder = Holder("record", path)
     dead_pid = holder.pid
     holder.kill()
-    for _ in range(2):                                  # refused again: nothing clears it
+    for _ in range(2):  # refused again: nothing clears it
         with pytest.raises(AccessRefused, match=f"pid {dead_pid}"):
             archive(path, workspace)
     assert json.loads((path / LEASE_FILE).read_text())["pid"] == dead_pid
@@ -104,8 +104,13 @@ def test_release_leaves_a_lease_file_that_is_no_longer_its_own(workspace):
 
 
 def _cli_diagnose(path) -> dict:
-    done = subprocess.run([sys.executable, "-m", "supervisor", "capture", "diagnose", str(path), "--json"],
-                          cwd=REPO, capture_output=True, text=True, timeout=60)
+    done = subprocess.run(
+        [sys.executable, "-m", "supervisor", "capture", "diagnose", str(path), "--json"],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert done.returncode == 0, done.stderr
     return json.loads(done.stdout)
 
@@ -123,17 +128,29 @@ def test_the_diagnostic_changes_nothing_in_any_state(workspace):
         missing = parent / "never-created"
         service = LeaseService()
         before = snapshot(workspace)
-        results = {name: access_diagnostic(path, service=service) for name, path in
-                   [("live", live), ("finished", finished), ("malformed", malformed),
-                    ("redirected", redirected), ("missing", missing)]}
+        results = {
+            name: access_diagnostic(path, service=service)
+            for name, path in [
+                ("live", live),
+                ("finished", finished),
+                ("malformed", malformed),
+                ("redirected", redirected),
+                ("missing", missing),
+            ]
+        }
         cli = _cli_diagnose(live)
         assert snapshot(workspace) == before, "the tree is byte-identical, mtimes included"
         assert not missing.exists() and service.held == {} and service.last_failure is None
     finally:
         assert holder.finish() == 0
     states = {name: r["observation"]["state"] for name, r in results.items()}
-    assert states == {"live": "present", "finished": "absent", "malformed": "unresolved",
-                      "redirected": "unresolved", "missing": "absent"}
+    assert states == {
+        "live": "present",
+        "finished": "absent",
+        "malformed": "unresolved",
+        "redirected": "unresolved",
+        "missing": "absent",
+    }
     observed = results["live"]["observation"]
     assert observed["claim"]["pid"] == holder.pid and observed["pidVerified"] is False
     assert observed["match"] == "no-saved-lease-in-this-service" and "token" not in observed["claim"]
@@ -158,13 +175,14 @@ def test_the_diagnostic_keeps_the_last_failure_apart_from_the_observation(worksp
         failure = result["lastAcquisitionFailure"]
         assert failure["operation"] == "archive" and failure["category"] == "already-exists"
         assert failure["code"] == "EEXIST" and failure["root"] == str(path)
-    assert access_diagnostic(path, service=LeaseService())["lastAcquisitionFailure"] is None, \
+    assert access_diagnostic(path, service=LeaseService())["lastAcquisitionFailure"] is None, (
         "a new service cannot reconstruct an earlier failure"
+    )
     own = acquire(path, MAINTENANCE, "archive", service=service)
     try:
-        assert access_diagnostic(path, service=service)["observation"]["match"] == \
-            "matches-this-services-saved-lease"
-        assert access_diagnostic(path, service=LeaseService())["observation"]["match"] == \
-            "no-saved-lease-in-this-service"
+        assert access_diagnostic(path, service=service)["observation"]["match"] == "matches-this-services-saved-lease"
+        assert (
+            access_diagnostic(path, service=LeaseService())["observation"]["match"] == "no-saved-lease-in-this-service"
+        )
     finally:
         own.release()

@@ -43,8 +43,7 @@ def test_unknown_option_is_refused():
 
 
 def _session(rom, parent, **limits):
-    return EmulatorSession(rom, recording=RecordingOptions(parent=parent,
-                                                           limits=RecordingLimits.from_options(limits)))
+    return EmulatorSession(rom, recording=RecordingOptions(parent=parent, limits=RecordingLimits.from_options(limits)))
 
 
 def test_max_frames_counts_work_across_branches(demo_rom, parent):
@@ -52,7 +51,7 @@ def test_max_frames_counts_work_across_branches(demo_rom, parent):
         session.step([], 50)
         info = session.checkpoint()
         session.step([], 30)
-        session.restore(info.checkpoint_id)           # back to frame 50, but 80 frames of work done
+        session.restore(info.checkpoint_id)  # back to frame 50, but 80 frames of work done
         with pytest.raises(LimitExceeded) as refused:
             session.step([], 21)
         assert refused.value.limit == "maxFrames" and refused.value.used == 80
@@ -82,14 +81,14 @@ def test_checkpoints_and_frames_are_charged_to_the_budget(demo_rom, parent):
 
 def test_wall_time_limit_counts_execution_not_idle_time(demo_rom, parent):
     with _session(demo_rom, parent, maxWallTimeMs=1) as session:
-        session.step([], 600)                          # surely longer than 1 ms of work
+        session.step([], 600)  # surely longer than 1 ms of work
         with pytest.raises(LimitExceeded) as refused:
             session.step([], 1)
         assert refused.value.limit == "maxWallTimeMs"
     with _session(demo_rom, parent) as session:
         session.step([], 10)
         idle_started = time.monotonic()
-        time.sleep(0.3)                                # idle between calls is not execution
+        time.sleep(0.3)  # idle between calls is not execution
         session.step([], 10)
         idle = (time.monotonic() - idle_started) * 1000
         assert session.status()["recording"]["executionWallTimeMs"] < idle - 250
@@ -119,7 +118,7 @@ def test_parent_refuses_the_65th_directory(demo_rom, parent):
     for i in range(63):
         _fake_recording(parent, f"r{i:02d}", 64 * KIB)
     with _session(demo_rom, parent, maxBytes=64 * KIB):
-        pass                                           # the 64th is admitted
+        pass  # the 64th is admitted
     with pytest.raises(AdmissionRefused) as refused:
         _session(demo_rom, parent, maxBytes=64 * KIB)
     assert refused.value.rule == "recording directories" and refused.value.current == 64
@@ -129,7 +128,7 @@ def test_parent_refuses_reservations_beyond_one_gib(demo_rom, parent):
     _fake_recording(parent, "a", 512 * MIB)
     _fake_recording(parent, "b", 448 * MIB)
     with _session(demo_rom, parent, maxBytes=64 * MIB):
-        pass                                           # exactly 1 GiB reserved is admitted
+        pass  # exactly 1 GiB reserved is admitted
     with pytest.raises(AdmissionRefused) as refused:
         _session(demo_rom, parent, maxBytes=64 * KIB)
     assert refused.value.rule == "reserved bytes" and refused.value.current == GIB

@@ -46,20 +46,31 @@ def test_journal_chain_detects_edits_and_pins_stay_valid(recorded):
     path.write_bytes(b"".join(lines[:1] + [edited] + lines[2:]))
     with pytest.raises(RecordingCorrupt):
         j.read_journal(path)
-    path.write_bytes(b"".join(lines[:2] + lines[3:]))      # a deleted line breaks the chain too
+    path.write_bytes(b"".join(lines[:2] + lines[3:]))  # a deleted line breaks the chain too
     with pytest.raises(RecordingCorrupt):
         j.read_journal(path)
 
 
 def _summary(actions: int, samples: int) -> Summary:
-    return Summary(actions=[{"actionIndex": i + 1, "branchId": "branch-0001"} for i in range(actions)],
-                   samples=[{"frame": i, "rgbaSha256": str(i)} for i in range(samples)])
+    return Summary(
+        actions=[{"actionIndex": i + 1, "branchId": "branch-0001"} for i in range(actions)],
+        samples=[{"frame": i, "rgbaSha256": str(i)} for i in range(samples)],
+    )
 
 
-@pytest.mark.parametrize("actions,samples,offset,limit", [
-    (0, 0, 0, 64), (10, 100, 0, 64), (100, 5, 0, 64), (100, 100, 64, 64), (130, 40, 128, 64),
-    (5, 50, 10, 3), (200, 200, 7, 1), (64, 64, 0, 64),
-])
+@pytest.mark.parametrize(
+    "actions,samples,offset,limit",
+    [
+        (0, 0, 0, 64),
+        (10, 100, 0, 64),
+        (100, 5, 0, 64),
+        (100, 100, 64, 64),
+        (130, 40, 128, 64),
+        (5, 50, 10, 3),
+        (200, 200, 7, 1),
+        (64, 64, 0, 64),
+    ],
+)
 def test_export_paging_arithmetic(actions, samples, offset, limit):
     page = export_page(_summary(actions, samples), offset, limit)
     expected = list(range(offset + 1, min(actions, offset + limit) + 1))
@@ -92,9 +103,16 @@ def test_pages_chain_through_a_real_recording(recorded):
     assert seen == list(range(1, 11))
 
 
-@pytest.mark.parametrize("outcome,status", [
-    ("passed", "stopped"), ("needs-review", "stopped"), (None, "stopped"),
-    ("failed", "failed"), ("cancelled", "cancelled")])
+@pytest.mark.parametrize(
+    "outcome,status",
+    [
+        ("passed", "stopped"),
+        ("needs-review", "stopped"),
+        (None, "stopped"),
+        ("failed", "failed"),
+        ("cancelled", "cancelled"),
+    ],
+)
 def test_stop_outcomes_give_statuses_and_survive_close(demo_rom, parent, outcome, status):
     session = EmulatorSession(demo_rom, recording=RecordingOptions(parent=parent))
     session.step(["a"], 10, samples=2)
@@ -129,6 +147,7 @@ def test_measuring_a_live_recording_skips_files_renamed_while_it_walks(tmp_path,
     import os as os_module
 
     from actors.emulator.recording import reader
+
     (tmp_path / "frames").mkdir()
     (tmp_path / "frames" / "kept.png").write_bytes(b"x" * 10)
     (tmp_path / "frames" / ".gone.tmp").write_bytes(b"y" * 7)
@@ -139,5 +158,6 @@ def test_measuring_a_live_recording_skips_files_renamed_while_it_walks(tmp_path,
             if (tmp_path / "frames" / ".gone.tmp").exists():
                 os_module.replace(tmp_path / "frames" / ".gone.tmp", tmp_path / "elsewhere.bin")
             yield root, dirs, files
+
     monkeypatch.setattr(reader.os, "walk", walk_then_rename)
     assert reader.directory_bytes(tmp_path / "frames") == 10

@@ -16,14 +16,18 @@ from actors.policy.pyboy import DEMO_STEP_FRAMES, demo_next_buttons
 
 def main() -> None:
     path, steps = Path(sys.argv[1]), int(sys.argv[2])
-    session = EmulatorSession(build_rom(), memory_regions=DEMO_REGIONS,
-                              recording=RecordingOptions(path=path), checkpoint_every_frames=40)
+    session = EmulatorSession(
+        build_rom(), memory_regions=DEMO_REGIONS, recording=RecordingOptions(path=path), checkpoint_every_frames=40
+    )
     session.step([], 120)
     for _ in range(steps):
         session.step(demo_next_buttons(session.observe().memory), DEMO_STEP_FRAMES)
     status = session.status()
-    print("READY", json.dumps({"frame": status["frame"], "actionIndex": status["actionIndex"],
-                               "branchId": status["branchId"]}), flush=True)
+    print(
+        "READY",
+        json.dumps({"frame": status["frame"], "actionIndex": status["actionIndex"], "branchId": status["branchId"]}),
+        flush=True,
+    )
     sys.stdin.read()
 
 

@@ -21,8 +21,12 @@ from actors.policy.pyboy import DEMO_STEP_FRAMES, demo_next_buttons
 def main() -> None:
     rom, path, plan = Path(sys.argv[1]).read_bytes(), Path(sys.argv[2]), json.loads(sys.argv[3])
     battery = BatterySave.read(sys.argv[4], battery_ram_size(rom)) if len(sys.argv) > 4 else None
-    session = EmulatorSession(rom, memory_regions=DEMO_REGIONS, battery=battery,
-                              recording=RecordingOptions(path=path, limits=RecordingLimits(sample_every_frames=1)))
+    session = EmulatorSession(
+        rom,
+        memory_regions=DEMO_REGIONS,
+        battery=battery,
+        recording=RecordingOptions(path=path, limits=RecordingLimits(sample_every_frames=1)),
+    )
     session.step([], 120)
     for _ in range(6):
         session.step(demo_next_buttons(session.observe().memory), DEMO_STEP_FRAMES)

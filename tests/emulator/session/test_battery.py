@@ -51,8 +51,9 @@ def test_without_a_save_the_ram_starts_empty_and_nothing_is_claimed_loaded(batte
 
 
 def test_battery_bytes_are_counted_in_bytes_used(battery_rom, battery_pattern, parent):
-    session = EmulatorSession(battery_rom, recording=RecordingOptions(parent=parent),
-                              battery=BatterySave(battery_pattern, "pattern"))
+    session = EmulatorSession(
+        battery_rom, recording=RecordingOptions(parent=parent), battery=BatterySave(battery_pattern, "pattern")
+    )
     session.step([], 60)
     live = session.status()["recording"]["bytesUsed"]
     assert live >= 2 * 8192, "start.ram and battery.ram are counted from the start"
@@ -78,13 +79,26 @@ def test_a_battery_save_of_the_wrong_size_is_refused_before_anything_is_created(
 
 
 def test_a_crash_resume_without_a_checkpoint_boots_with_the_battery_it_started_with(
-        battery_rom, battery_pattern, tmp_path):
+    battery_rom, battery_pattern, tmp_path
+):
     rom_path, save, path = tmp_path / "battery.gb", tmp_path / "demo.ram", tmp_path / "attempt"
     rom_path.write_bytes(battery_rom)
     save.write_bytes(battery_pattern)
-    worker = subprocess.Popen([sys.executable, str(Path(__file__).with_name("restore_worker.py")), str(rom_path),
-                               str(path), json.dumps([[[], 30]]), str(save)], cwd=Path(__file__).resolve().parents[3],
-                              stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+    worker = subprocess.Popen(
+        [
+            sys.executable,
+            str(Path(__file__).with_name("restore_worker.py")),
+            str(rom_path),
+            str(path),
+            json.dumps([[[], 30]]),
+            str(save),
+        ],
+        cwd=Path(__file__).resolve().parents[3],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        text=True,
+    )
     try:
         assert worker.stdout.readline().startswith("READY "), "the worker recorded its steps"
     finally:
@@ -92,7 +106,7 @@ def test_a_crash_resume_without_a_checkpoint_boots_with_the_battery_it_started_w
         worker.wait(timeout=30)
         worker.stdin.close()
         worker.stdout.close()
-    save.write_bytes(bytes(8192))          # the source file changing later must not matter
+    save.write_bytes(bytes(8192))  # the source file changing later must not matter
     session = resume_from_latest_checkpoint(path, battery_rom)
     try:
         assert session.resume_info["branch"]["checkpointId"] is None and session.frame == 0, "booted again"

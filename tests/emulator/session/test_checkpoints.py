@@ -48,8 +48,12 @@ def test_restore_starts_a_new_branch_and_preserves_the_original_route(recorded):
     assert after.span.branch_id == "branch-0002" and after.span.to_action_index == info.action_index + 1
     actions = recorded.export(0, 100)["actions"]
     assert [(a["branchId"], a["actionIndex"]) for a in actions] == [
-        ("branch-0001", 1), ("branch-0001", 2), ("branch-0001", 3), ("branch-0001", 4),
-        ("branch-0002", 3)]
+        ("branch-0001", 1),
+        ("branch-0001", 2),
+        ("branch-0001", 3),
+        ("branch-0001", 4),
+        ("branch-0002", 3),
+    ]
 
 
 def test_restored_play_is_deterministic(recorded):
@@ -100,7 +104,7 @@ def test_consistent_but_rewritten_file_is_refused_by_the_journal_hash(recorded):
     info = _saved(recorded)
     path = recorded.recording_path / info.path
     header, state = ck.decode(path.read_bytes(), path)
-    header["frame"] = 1                      # self-consistent forgery: only the journal notices
+    header["frame"] = 1  # self-consistent forgery: only the journal notices
     path.write_bytes(ck.encode(header, state))
     with pytest.raises(CheckpointTampered):
         recorded.restore(info.checkpoint_id)
@@ -125,7 +129,7 @@ def test_a_state_that_does_not_reload_identically_is_refused(recorded, tmp_path)
     path.write_bytes(ck.encode(header, state[: len(state) // 2]))
     with pytest.raises(CheckpointDamaged):
         recorded.restore(path)
-    path.write_bytes(ck.encode(header, state + bytes(16)))   # loads, but saves back differently
+    path.write_bytes(ck.encode(header, state + bytes(16)))  # loads, but saves back differently
     with pytest.raises(CheckpointDamaged, match="byte-identical"):
         recorded.restore(path)
     assert recorded.branch_id == "branch-0001", "a refused restore must not start a branch"
@@ -142,10 +146,9 @@ def test_unknown_id_and_identity_fields(recorded, demo_rom):
 
 
 def test_automatic_checkpoints_follow_the_interval_and_wait_for_neutral(demo_rom, parent):
-    with EmulatorSession(demo_rom, recording=RecordingOptions(parent=parent),
-                         checkpoint_every_frames=100) as session:
+    with EmulatorSession(demo_rom, recording=RecordingOptions(parent=parent), checkpoint_every_frames=100) as session:
         assert session.step([], 60).checkpoint is None
-        assert session.step({"a"}, 60).checkpoint is None      # due, but a button is held
+        assert session.step({"a"}, 60).checkpoint is None  # due, but a button is held
         auto = session.step([], 10).checkpoint
         assert auto is not None and auto.automatic and auto.frame == 130
         assert session.step([], 60).checkpoint is None

@@ -21,12 +21,17 @@ REPO = Path(__file__).resolve().parents[3]
 
 
 def _start_worker(path: Path, steps: int) -> tuple[subprocess.Popen, dict]:
-    worker = subprocess.Popen([sys.executable, str(Path(__file__).with_name("crash_worker.py")), str(path),
-                               str(steps)], cwd=REPO, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                              stderr=subprocess.DEVNULL, text=True)
-    line = worker.stdout.readline()             # blocks until the worker has recorded its steps
+    worker = subprocess.Popen(
+        [sys.executable, str(Path(__file__).with_name("crash_worker.py")), str(path), str(steps)],
+        cwd=REPO,
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        text=True,
+    )
+    line = worker.stdout.readline()  # blocks until the worker has recorded its steps
     assert line.startswith("READY "), f"worker failed: {line!r}"
-    return worker, json.loads(line[len("READY "):])
+    return worker, json.loads(line[len("READY ") :])
 
 
 def _kill(worker: subprocess.Popen) -> None:
@@ -38,16 +43,16 @@ def _kill(worker: subprocess.Popen) -> None:
 
 def test_resume_after_sigkill_continues_on_a_new_branch(demo_rom, tmp_path):
     path = tmp_path / "attempt"
-    worker, before = _start_worker(path, steps=41)   # odd: ends on a press, after the last checkpoint
+    worker, before = _start_worker(path, steps=41)  # odd: ends on a press, after the last checkpoint
     try:
         with pytest.raises(RecordingBusy):
-            resume_from_latest_checkpoint(path, demo_rom)   # the owner is alive: refused
+            resume_from_latest_checkpoint(path, demo_rom)  # the owner is alive: refused
         assert RecordingReader(path).status()["status"] == "live"
     finally:
         _kill(worker)
     assert RecordingReader(path).status()["status"] == "interrupted"
     with open(path / "events.jsonl", "ab") as fh:
-        fh.write(b'{"hash":"torn mid-wri')        # what a kill during a write can leave
+        fh.write(b'{"hash":"torn mid-wri')  # what a kill during a write can leave
 
     session = resume_from_latest_checkpoint(path, demo_rom, memory_regions=DEMO_REGIONS)
     try:

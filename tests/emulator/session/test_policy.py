@@ -28,8 +28,7 @@ def test_pure_decisions():
 
 
 def test_demo_policy_reaches_the_win_flag(demo_rom, parent):
-    with EmulatorSession(demo_rom, memory_regions=DEMO_REGIONS,
-                         recording=RecordingOptions(parent=parent)) as session:
+    with EmulatorSession(demo_rom, memory_regions=DEMO_REGIONS, recording=RecordingOptions(parent=parent)) as session:
         assert is_demo_cartridge(session.rom.title)
         session.step([], 60)
         for _ in range(400):

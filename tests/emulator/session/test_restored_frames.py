@@ -52,8 +52,9 @@ def _walk_to_checkpoint(session: EmulatorSession):
 
 def test_restored_frames_are_the_original_routes_frames_on_a_window_cartridge(window_rom, parent):
     regions = {**DEMO_REGIONS, "lcdc": (0xFF40, 1)}
-    with EmulatorSession(window_rom, memory_regions=regions,
-                         recording=RecordingOptions(parent=parent, limits=EVERY_FRAME)) as session:
+    with EmulatorSession(
+        window_rom, memory_regions=regions, recording=RecordingOptions(parent=parent, limits=EVERY_FRAME)
+    ) as session:
         saved = _walk_to_checkpoint(session)
         assert session.observe().memory["lcdc"][0] & LCDC_WINDOW, "the window is on in this cartridge"
         original = _frames(session, PLAN)
@@ -61,7 +62,7 @@ def test_restored_frames_are_the_original_routes_frames_on_a_window_cartridge(wi
         session.restore(saved.checkpoint_id)
         restored = _frames(session, PLAN)
         assert _mismatches(original, restored) == [], "restored frames differ from the original route"
-        session.restore(saved.checkpoint_id)   # a restore whose first step is a batch of frames
+        session.restore(saved.checkpoint_id)  # a restore whose first step is a batch of frames
         assert session.step(*PLAN[0]).frame == original[PLAN[0][1] - 1][0]
         assert session.observe().rgba_sha256 == original[PLAN[0][1] - 1][1]
 
@@ -69,13 +70,24 @@ def test_restored_frames_are_the_original_routes_frames_on_a_window_cartridge(wi
 def test_first_frames_after_a_crash_resume_are_the_original_routes(window_rom, tmp_path):
     rom_path, path = tmp_path / "window.gb", tmp_path / "attempt"
     rom_path.write_bytes(window_rom)
-    worker = subprocess.Popen([sys.executable, str(Path(__file__).with_name("restore_worker.py")), str(rom_path),
-                               str(path), json.dumps(PLAN)], cwd=REPO, stdin=subprocess.PIPE,
-                              stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+    worker = subprocess.Popen(
+        [
+            sys.executable,
+            str(Path(__file__).with_name("restore_worker.py")),
+            str(rom_path),
+            str(path),
+            json.dumps(PLAN),
+        ],
+        cwd=REPO,
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        text=True,
+    )
     try:
-        line = worker.stdout.readline()     # blocks until the worker has played the plan
+        line = worker.stdout.readline()  # blocks until the worker has played the plan
         assert line.startswith("READY "), f"worker failed: {line!r}"
-        original = [tuple(pair) for pair in json.loads(line[len("READY "):])]
+        original = [tuple(pair) for pair in json.loads(line[len("READY ") :])]
     finally:
         os.kill(worker.pid, signal.SIGKILL)
         worker.wait(timeout=30)
@@ -94,7 +106,7 @@ def test_rex_runner_frames_after_a_restore_match_the_original_route(rex_rom, par
     with EmulatorSession(rex_rom, cgb=False, recording=RecordingOptions(parent=parent, limits=EVERY_FRAME)) as s:
         s.step([], 600)
         s.step(["a"], 2)
-        s.step([], 200)              # playing: the runner moves, the score bar is the window
+        s.step([], 200)  # playing: the runner moves, the score bar is the window
         saved = s.checkpoint("running")
         plan = [([], 30), (["a"], 4), ([], 30)]
         original = _frames(s, plan)

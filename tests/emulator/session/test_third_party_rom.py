@@ -30,7 +30,7 @@ def test_rex_runner_in_dmg_mode_reloads_battery_from_the_session_dir(rex_rom, tm
     battery_dir = tmp_path / "session"
     with EmulatorSession(rex_rom, cgb=False, battery_dir=battery_dir) as session:
         assert session.battery_ram() == bytes(8192), "a new cartridge's RAM is empty"
-        session.step([], 700)          # the game writes its save (scoreboard) during start-up
+        session.step([], 700)  # the game writes its save (scoreboard) during start-up
     saved = (battery_dir / "battery.ram").read_bytes()
     assert len(saved) == 8192 and any(saved), "rex-runner wrote a save"
     with EmulatorSession(rex_rom, cgb=False, battery_dir=battery_dir) as again:

@@ -27,22 +27,27 @@ def kill_when_written(journal: Path, marker: bytes) -> None:
     with open(journal, "rb") as fh:
         seen = b""
         while marker not in seen:
-            seen = seen[-len(marker):] + fh.read()
+            seen = seen[-len(marker) :] + fh.read()
     os.kill(os.getpid(), signal.SIGKILL)
 
 
 def main() -> None:
     path, steps, long_frames = Path(sys.argv[1]), int(sys.argv[2]), int(sys.argv[3])
     limits = RecordingLimits.from_options({"sampleEveryFrames": 1})
-    session = EmulatorSession(build_rom(), memory_regions=DEMO_REGIONS, checkpoint_every_frames=40, sound=True,
-                              recording=RecordingOptions(path=path, limits=limits))
+    session = EmulatorSession(
+        build_rom(),
+        memory_regions=DEMO_REGIONS,
+        checkpoint_every_frames=40,
+        sound=True,
+        recording=RecordingOptions(path=path, limits=limits),
+    )
     session.step([], 120)
     for _ in range(steps):
         session.step(demo_next_buttons(session.observe().memory), DEMO_STEP_FRAMES)
     session.step([], 1)
     marker = f'"frames":{long_frames},'.encode()
     threading.Thread(target=kill_when_written, args=(path / "events.jsonl", marker), daemon=True).start()
-    session.step(["down", "right"], long_frames)   # killed while these frames run
+    session.step(["down", "right"], long_frames)  # killed while these frames run
     print("FINISHED", flush=True)
 
 

@@ -25,7 +25,7 @@ from actors.policy.pyboy import DEMO_STEP_FRAMES, demo_next_buttons
 class Played:
     path: Path
     session_id: str
-    spans: list[dict] = field(default_factory=list)       # recordingSpan of every step, in order
+    spans: list[dict] = field(default_factory=list)  # recordingSpan of every step, in order
 
     def span(self, index: int) -> dict:
         """The span whose toActionIndex is ``index`` on branch-0001."""

@@ -22,11 +22,12 @@ from actors.emulator.tools.archive import archive
 def main() -> None:
     mode, path = sys.argv[1], Path(sys.argv[2])
     if mode == "record":
-        session = EmulatorSession(build_rom(), memory_regions=DEMO_REGIONS, recording=RecordingOptions(path=path),
-                                  checkpoint_every_frames=40)
+        session = EmulatorSession(
+            build_rom(), memory_regions=DEMO_REGIONS, recording=RecordingOptions(path=path), checkpoint_every_frames=40
+        )
         session.step([], 120)
         session.step([], 1)
-        session.flush_evidence()                 # frames on disk before READY: the tree is quiet
+        session.flush_evidence()  # frames on disk before READY: the tree is quiet
         print("READY", flush=True)
         sys.stdin.read()
         session.stop("passed", "the holder closed its recording")

@@ -25,12 +25,14 @@ def demo_rom() -> bytes:
     return build_rom()
 
 
-def play_demo(parent: Path, *, steps: int = 400, outcome: str | None = "passed",
-              reason: str = "the player walked out of the room") -> Path:
+def play_demo(
+    parent: Path, *, steps: int = 400, outcome: str | None = "passed", reason: str = "the player walked out of the room"
+) -> Path:
     """Record the demo cartridge played to its win (automatic checkpoints every 120 frames),
     stop with ``outcome`` and close; return the finalized recording directory."""
-    session = EmulatorSession(demo_rom(), memory_regions=DEMO_REGIONS, recording=RecordingOptions(parent=parent),
-                              checkpoint_every_frames=120)
+    session = EmulatorSession(
+        demo_rom(), memory_regions=DEMO_REGIONS, recording=RecordingOptions(parent=parent), checkpoint_every_frames=120
+    )
     try:
         session.step([], 120)
         for _ in range(steps):
@@ -73,7 +75,7 @@ def content(root: Path) -> dict:
             info = os.lstat(path)
             regular = stat.S_ISREG(info.st_mode)
             if regular and info.st_size > BIG:
-                data = (info.st_size, info.st_blocks)     # a huge sparse file: its size and allocation
+                data = (info.st_size, info.st_blocks)  # a huge sparse file: its size and allocation
             else:
                 data = path.read_bytes() if regular else os.readlink(path) if stat.S_ISLNK(info.st_mode) else None
             out[str(path.relative_to(root))] = (info.st_mode, data, info.st_mtime_ns if regular else None)
@@ -86,9 +88,14 @@ class Holder:
     after its rename). Released when its stdin closes; SIGKILL leaves it stale."""
 
     def __init__(self, mode: str, path: Path, *extra: str):
-        self.proc = subprocess.Popen([sys.executable, str(WORKER), mode, str(path), *extra], cwd=REPO,
-                                     stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
-        line = self.proc.stdout.readline()        # blocks until the lease is held
+        self.proc = subprocess.Popen(
+            [sys.executable, str(WORKER), mode, str(path), *extra],
+            cwd=REPO,
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            text=True,
+        )
+        line = self.proc.stdout.readline()  # blocks until the lease is held
         assert line.startswith("READY"), f"lease worker failed: {line!r}"
         self.pid = self.proc.pid
 

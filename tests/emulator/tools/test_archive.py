@@ -60,8 +60,8 @@ def test_archive_retrieve_restore_round_trip_keeps_every_byte(recording, workspa
     assert sorted(os.listdir(recording)) == [".gitignore", ".npmignore", "archive-mapping.json"]
     assert stat.S_IMODE(os.stat(recording).st_mode) == 0o555
     assert (recording / "archive-mapping.json").read_bytes() == (archived.parent / "mapping.json").read_bytes()
-    check_admission(recording.parent, 1024 * MIB)       # the parent's reservation is released
-    for path in (recording, archived):                   # both paths resolve through the verified mapping
+    check_admission(recording.parent, 1024 * MIB)  # the parent's reservation is released
+    for path in (recording, archived):  # both paths resolve through the verified mapping
         found = retrieve(path)
         assert (found["originalPath"], found["archivePath"]) == (str(recording), str(archived))
         assert found["sessionId"] == done["sessionId"] and found["recording"]["status"] == "stopped"
@@ -69,7 +69,7 @@ def test_archive_retrieve_restore_round_trip_keeps_every_byte(recording, workspa
     assert resolved.archived and resolved.original_path == recording and resolved.recording_path == archived
     assert reader.export(0, 4)["actionCount"] > 0 and reader.verify_frames() == []
     with pytest.raises(MaintenanceRefused, match="already archived"):
-        archive(archived, workspace)                     # not an archive of an archive
+        archive(archived, workspace)  # not an archive of an archive
     back = restore(recording, workspace)
     assert content(recording) == before, "restored byte-identical to the original"
     parked = Path(back["parkedMappingPath"])
@@ -78,13 +78,14 @@ def test_archive_retrieve_restore_round_trip_keeps_every_byte(recording, workspa
     assert RecordingReader(recording).status()["status"] == "stopped"
     with pytest.raises(MaintenanceRefused, match="not archived"):
         retrieve(recording)
-    again = archive(recording, workspace)                # a second archive gets a new container
+    again = archive(recording, workspace)  # a second archive gets a new container
     assert again["archiveId"] != done["archiveId"] and len(_containers(workspace)) == 2
 
 
 def _run(*args: str) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "supervisor", "capture", *args], cwd=REPO,
-                          capture_output=True, text=True, timeout=120)
+    return subprocess.run(
+        [sys.executable, "-m", "supervisor", "capture", *args], cwd=REPO, capture_output=True, text=True, timeout=120
+    )
 
 
 def test_the_commands_archive_retrieve_restore_and_refuse(recording, workspace):
@@ -150,7 +151,7 @@ def _many_members(path: Path) -> None:
 
 
 def _huge_sparse_file(path: Path) -> None:
-    with open(path / "battery" / "big.ram", "wb") as fh:    # sparse: 512 MiB + 1 byte, no disk used
+    with open(path / "battery" / "big.ram", "wb") as fh:  # sparse: 512 MiB + 1 byte, no disk used
         fh.truncate(512 * MIB + 1)
 
 
@@ -178,7 +179,7 @@ def test_each_archive_refusal_names_its_reason_and_path(recording, workspace, re
 
 
 def test_a_live_writer_without_a_lease_is_refused(recording, workspace):
-    fd = os.open(recording / ".writer.lock", os.O_RDWR)       # an older client: writer lock, no lease
+    fd = os.open(recording / ".writer.lock", os.O_RDWR)  # an older client: writer lock, no lease
     try:
         fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         _refused(recording, workspace, "a live writer holds .writer.lock")
@@ -204,10 +205,12 @@ def test_a_change_during_inspection_is_refused(recording, workspace, change):
     """The change is made between the inspection's two passes (the hook's ``inspected`` point),
     as a writer that ignores leases could at any moment."""
     ledger = recording / "quota-ledger.jsonl"
-    edits = {"append": lambda: ledger.open("ab").write(b"{}\n"),
-             "touch": lambda: os.utime(ledger, ns=(1, 1)),
-             "add": lambda: (recording / "frames" / "late.png").write_bytes(b"late"),
-             "remove": lambda: (recording / ".npmignore").unlink()}
+    edits = {
+        "append": lambda: ledger.open("ab").write(b"{}\n"),
+        "touch": lambda: os.utime(ledger, ns=(1, 1)),
+        "add": lambda: (recording / "frames" / "late.png").write_bytes(b"late"),
+        "remove": lambda: (recording / ".npmignore").unlink(),
+    }
 
     def hook(step: str) -> None:
         if step == "inspected":
@@ -248,9 +251,12 @@ def test_restore_refuses_unrelated_content_and_a_filled_quota(recording, workspa
     (recording / "notes.txt").unlink()
     os.chmod(recording, 0o555)
     newer = []
-    for _ in range(2):                                   # two newer attempts reserve 2 x 512 MiB = 1 GiB
-        session = EmulatorSession(demo_rom(), memory_regions=DEMO_REGIONS, recording=RecordingOptions(
-            parent=recording.parent, limits=RecordingLimits(max_bytes=512 * MIB)))
+    for _ in range(2):  # two newer attempts reserve 2 x 512 MiB = 1 GiB
+        session = EmulatorSession(
+            demo_rom(),
+            memory_regions=DEMO_REGIONS,
+            recording=RecordingOptions(parent=recording.parent, limits=RecordingLimits(max_bytes=512 * MIB)),
+        )
         session.close()
         newer.append(session.recording_path)
     with pytest.raises(MaintenanceRefused, match="quota is filled by newer recordings"):
@@ -288,9 +294,9 @@ def test_an_archive_interrupted_mid_move_keeps_every_byte_and_the_lease(recordin
     with pytest.raises(AccessRefused, match="leased by maintenance"):
         restore(archived)
     with pytest.raises(MaintenanceRefused):
-        retrieve(archived)                               # the mapping was never published
+        retrieve(archived)  # the mapping was never published
     with pytest.raises(MaintenanceRefused):
-        archive(recording, workspace)                    # nothing at the original path to archive
+        archive(recording, workspace)  # nothing at the original path to archive
 
 
 def test_a_restore_interrupted_mid_move_keeps_every_byte_and_the_lease(recording, workspace):
@@ -307,12 +313,12 @@ def test_a_restore_interrupted_mid_move_keeps_every_byte_and_the_lease(recording
     assert json.loads(moved.pop(LEASE_FILE)[1])["operation"] == "restore"
     assert moved == before
     with pytest.raises(MaintenanceRefused):
-        retrieve(archived)                               # no mapping at the original path any more
+        retrieve(archived)  # no mapping at the original path any more
 
 
 def test_an_archiver_killed_mid_move_keeps_every_byte_and_the_lease(recording, workspace):
     before = content(recording)
-    archiver = Holder("archive", recording, str(workspace))   # a real process, SIGKILLed after the rename
+    archiver = Holder("archive", recording, str(workspace))  # a real process, SIGKILLed after the rename
     archiver.kill()
     [container] = _containers(workspace)
     archived = container / "recording"

@@ -36,7 +36,7 @@ from actors.emulator.tools.review import review
 from .evidence_helpers import copy_recording, play_demo, play_sparse, tree
 
 REPO = Path(__file__).resolve().parents[3]
-FRAME = Fraction(70_224, 4_194_304)            # seconds per native frame (docs: 70,224 dots at 4,194,304 Hz)
+FRAME = Fraction(70_224, 4_194_304)  # seconds per native frame (docs: 70,224 dots at 4,194,304 Hz)
 
 
 @pytest.fixture(scope="module")
@@ -83,7 +83,7 @@ def test_one_interval_maps_source_frames_to_native_time(played):
     for source in cut["sources"]:
         pixels = Image.open(rec / f"frames/{source['rgbaSha256']}.png").convert("RGB").tobytes()
         if expected and expected[-1][0] == pixels:
-            expected[-1][1] += source["gifDelayMs"]              # identical neighbours merge
+            expected[-1][1] += source["gifDelayMs"]  # identical neighbours merge
         else:
             expected.append([pixels, source["gifDelayMs"]])
     assert [(p, d) for p, d in encoded] == [tuple(e) for e in expected]
@@ -93,14 +93,22 @@ def test_one_interval_maps_source_frames_to_native_time(played):
 
 def test_cuts_keep_order_and_repeats(played):
     rec, ws = played
-    cuts = [{"startFrame": 400, "endFrame": 420}, {"startFrame": 360, "endFrame": 372},
-            {"startFrame": 400, "endFrame": 420}]
+    cuts = [
+        {"startFrame": 400, "endFrame": 420},
+        {"startFrame": 360, "endFrame": 372},
+        {"startFrame": 400, "endFrame": 420},
+    ]
     meta = make(rec, ws, "artifacts/montage.gif", cuts=cuts)
     assert [[s["frame"] for s in c["sources"]] for c in meta["cuts"]] == [
-        list(range(400, 421, 4)), list(range(360, 373, 4)), list(range(400, 421, 4))]
+        list(range(400, 421, 4)),
+        list(range(360, 373, 4)),
+        list(range(400, 421, 4)),
+    ]
     assert meta["sourceImages"] == 6 + 4 + 6
     starts = [c["outputStartMs"] for c in meta["cuts"]]
-    assert starts[0] == 0 and starts[1] == meta["cuts"][0]["outputEndMs"] and starts[2] == meta["cuts"][1]["outputEndMs"]
+    assert (
+        starts[0] == 0 and starts[1] == meta["cuts"][0]["outputEndMs"] and starts[2] == meta["cuts"][1]["outputEndMs"]
+    )
     assert meta["cuts"][2]["outputEndMs"] == round(float((21 + 13 + 21) * FRAME * 1000), 3)
 
 
@@ -109,8 +117,15 @@ def test_endpoints_must_be_exact_retained_frames(played):
     with pytest.raises(IntervalRefused, match="361 before.*364 after|360 before, 364 after"):
         make(rec, ws, "artifacts/a.gif", startFrame=361, endFrame=400)
     with pytest.raises(IntervalRefused, match="cuts\\[1\\].endFrame"):
-        make(rec, ws, "artifacts/a.gif", cuts=[{"startFrame": 360, "endFrame": 364},
-                                               {"startFrame": 360, "endFrame": 363, "branchId": "branch-0001"}])
+        make(
+            rec,
+            ws,
+            "artifacts/a.gif",
+            cuts=[
+                {"startFrame": 360, "endFrame": 364},
+                {"startFrame": 360, "endFrame": 363, "branchId": "branch-0001"},
+            ],
+        )
     with pytest.raises(IntervalRefused, match="known branches"):
         make(rec, ws, "artifacts/a.gif", startFrame=360, endFrame=400, branchId="branch-0002")
     with pytest.raises(InvalidOption, match="exactly one form"):
@@ -124,7 +139,7 @@ def test_clip_limits_refuse_instead_of_downsampling(played, tmp_path):
     rec, ws = played
     with pytest.raises(EvidenceLimitExceeded, match="17 cuts exceed the limit of 16"):
         make(rec, ws, "artifacts/a.gif", cuts=[{"startFrame": 360, "endFrame": 364}] * 17)
-    whole = {"startFrame": 124, "endFrame": 560}                   # 110 retained images each
+    whole = {"startFrame": 124, "endFrame": 560}  # 110 retained images each
     with pytest.raises(EvidenceLimitExceeded, match="660 source image occurrences .* limit of 600"):
         make(rec, ws, "artifacts/a.gif", cuts=[whole] * 6)
     assert make(rec, ws, "artifacts/five.gif", cuts=[whole] * 5)["sourceImages"] == 550
@@ -132,16 +147,26 @@ def test_clip_limits_refuse_instead_of_downsampling(played, tmp_path):
         make(rec, ws, "artifacts/a.gif", startFrame=360, endFrame=400, maxFrames=10)
     with pytest.raises(InvalidOption, match="maxFrames"):
         make(rec, ws, "artifacts/a.gif", startFrame=360, endFrame=400, maxFrames=601)
-    sparse = play_sparse(tmp_path / "sparse")                     # retained frames 1, 3583, 3584 only
-    ok = clip({"recordingPath": str(sparse.path), "outputPath": "artifacts/edge.gif", "startFrame": 1,
-               "endFrame": 3583}, workspace=ws)
+    sparse = play_sparse(tmp_path / "sparse")  # retained frames 1, 3583, 3584 only
+    ok = clip(
+        {"recordingPath": str(sparse.path), "outputPath": "artifacts/edge.gif", "startFrame": 1, "endFrame": 3583},
+        workspace=ws,
+    )
     assert ok["timing"]["nativeFrames"] == 3583 and ok["timing"]["nativeMs"] <= 60_000
     with pytest.raises(EvidenceLimitExceeded, match="3,584 native frames of summed game time"):
-        clip({"recordingPath": str(sparse.path), "outputPath": "artifacts/over.gif", "startFrame": 1,
-              "endFrame": 3584}, workspace=ws)
+        clip(
+            {"recordingPath": str(sparse.path), "outputPath": "artifacts/over.gif", "startFrame": 1, "endFrame": 3584},
+            workspace=ws,
+        )
     with pytest.raises(EvidenceLimitExceeded, match="summed game time"):
-        clip({"recordingPath": str(sparse.path), "outputPath": "artifacts/over.gif",
-              "cuts": [{"startFrame": 3583, "endFrame": 3584}, {"startFrame": 1, "endFrame": 3583}]}, workspace=ws)
+        clip(
+            {
+                "recordingPath": str(sparse.path),
+                "outputPath": "artifacts/over.gif",
+                "cuts": [{"startFrame": 3583, "endFrame": 3584}, {"startFrame": 1, "endFrame": 3583}],
+            },
+            workspace=ws,
+        )
     assert sorted(p.name for p in (ws / "artifacts").iterdir()) == ["edge.gif", "five.gif"]
 
 
@@ -164,7 +189,7 @@ def test_outputs_outside_the_allowed_places_are_refused(played, tmp_path):
     (tmp_path / "elsewhere").mkdir()
     (ws / "artifacts" / "out").symlink_to(tmp_path / "elsewhere")
     (ws / "other").mkdir()
-    other_rec = copy_recording(rec, ws / "artifacts" / "playtests" / "other")    # another recording
+    other_rec = copy_recording(rec, ws / "artifacts" / "playtests" / "other")  # another recording
     (ws / "artifacts" / "recording-archives" / "some-id").mkdir(parents=True)
     refused = [
         (str(tmp_path / "elsewhere" / "x.gif"), "only the recording directory"),
@@ -186,10 +211,13 @@ def test_outputs_outside_the_allowed_places_are_refused(played, tmp_path):
         with pytest.raises(OutputRefused, match=reason):
             make(rec, ws, out, startFrame=360, endFrame=400)
     assert tree(rec) == before_rec and tree(tmp_path / "elsewhere") == before_elsewhere
-    assert tree(other_rec) == before_other and not (ws / "artifacts" / "recording-archives" / "some-id" / "recording").exists()
+    assert (
+        tree(other_rec) == before_other
+        and not (ws / "artifacts" / "recording-archives" / "some-id" / "recording").exists()
+    )
     linked_ws = tmp_path / "ws2"
     linked_ws.mkdir()
-    (linked_ws / "artifacts").symlink_to(tmp_path / "elsewhere")       # artifacts/ itself redirected
+    (linked_ws / "artifacts").symlink_to(tmp_path / "elsewhere")  # artifacts/ itself redirected
     with pytest.raises(OutputRefused, match="symlink"):
         make(rec, linked_ws, "artifacts/x.gif", startFrame=360, endFrame=400)
     assert tree(tmp_path / "elsewhere") == before_elsewhere
@@ -212,9 +240,10 @@ def test_bytes_are_charged_to_the_quota_ledger(played):
 
 
 def test_a_clip_that_does_not_fit_the_byte_budget_is_refused(tmp_path):
-    limits = RecordingLimits.from_options({"maxBytes": 64 * 1024})      # the smallest budget allowed
-    session = EmulatorSession(build_rom(), memory_regions=DEMO_REGIONS,
-                              recording=RecordingOptions(parent=tmp_path / "p", limits=limits))
+    limits = RecordingLimits.from_options({"maxBytes": 64 * 1024})  # the smallest budget allowed
+    session = EmulatorSession(
+        build_rom(), memory_regions=DEMO_REGIONS, recording=RecordingOptions(parent=tmp_path / "p", limits=limits)
+    )
     for _ in range(3):
         session.step([], 40)
     for buttons in (["right"], ["down"], ["left"], ["up"]) * 3:
@@ -226,10 +255,14 @@ def test_a_clip_that_does_not_fit_the_byte_budget_is_refused(tmp_path):
     made = []
     with pytest.raises(LimitExceeded, match="maxBytes"):
         for i in range(200):
-            made.append(clip({"recordingPath": str(rec), "outputPath": f"artifacts/{i}.gif", "startFrame": 4,
-                              "endFrame": 240}, workspace=tmp_path))
+            made.append(
+                clip(
+                    {"recordingPath": str(rec), "outputPath": f"artifacts/{i}.gif", "startFrame": 4, "endFrame": 240},
+                    workspace=tmp_path,
+                )
+            )
     assert made, "the first clip should have fitted"
-    assert len(list((tmp_path / "artifacts").iterdir())) == len(made)      # the refused one was not written
+    assert len(list((tmp_path / "artifacts").iterdir())) == len(made)  # the refused one was not written
     assert RecordingReader(rec).status()["bytesUsed"] <= 64 * 1024
 
 
@@ -240,8 +273,15 @@ def test_live_and_archived_recordings_are_refused(played, tmp_path):
         session.step([], 8)
         session.flush_evidence()
         with pytest.raises((AccessRefused, RecordingBusy)):
-            clip({"recordingPath": str(session.recording_path), "outputPath": "artifacts/live.gif",
-                  "startFrame": 4, "endFrame": 8}, workspace=ws)
+            clip(
+                {
+                    "recordingPath": str(session.recording_path),
+                    "outputPath": "artifacts/live.gif",
+                    "startFrame": 4,
+                    "endFrame": 8,
+                },
+                workspace=ws,
+            )
     finally:
         session.close()
     moved = archive(rec, ws)
@@ -257,8 +297,14 @@ def test_review_resolves_an_archived_recording_and_writes_nothing(played):
     moved = archive(rec, ws)
     archive_root = ws / "artifacts" / "recording-archives"
     before_original, before_archive = tree(rec), tree(archive_root)
-    body = {"recordingPath": str(rec), "sessionId": moved["sessionId"], "branchId": "branch-0001",
-            "fromActionIndex": 60, "toActionIndex": 70, "imageLayout": "contact-sheet"}
+    body = {
+        "recordingPath": str(rec),
+        "sessionId": moved["sessionId"],
+        "branchId": "branch-0001",
+        "fromActionIndex": 60,
+        "toActionIndex": 70,
+        "imageLayout": "contact-sheet",
+    }
     meta = review(body).metadata
     assert meta["archive"]["archived"] and meta["archive"]["originalPath"] == str(rec)
     assert meta["recordingPath"] == moved["archivePath"] and meta["coverage"]["verifiedFrames"] == 4
@@ -269,8 +315,16 @@ def test_review_resolves_an_archived_recording_and_writes_nothing(played):
 def test_a_tampered_source_refuses_the_clip(played):
     rec, ws = played
     session_id = json.loads((rec / "recording.json").read_text())["sessionId"]
-    frame = review({"recordingPath": str(rec), "sessionId": session_id, "branchId": "branch-0001",
-                    "fromActionIndex": 60, "toActionIndex": 61, "maxImages": 1}).metadata["frames"][0]
+    frame = review(
+        {
+            "recordingPath": str(rec),
+            "sessionId": session_id,
+            "branchId": "branch-0001",
+            "fromActionIndex": 60,
+            "toActionIndex": 61,
+            "maxImages": 1,
+        }
+    ).metadata["frames"][0]
     assert 300 <= frame["frame"] <= 400
     victim = rec / frame["png"]
     os.chmod(victim, 0o644)
@@ -282,11 +336,14 @@ def test_a_tampered_source_refuses_the_clip(played):
 
 def test_clips_need_no_pyboy(played):
     rec, ws = played
-    script = ("import json, sys\nfrom actors.emulator.tools.clips import clip\n"
-              "meta = clip(json.loads(sys.argv[1]), workspace=sys.argv[2])\n"
-              "assert 'pyboy' not in sys.modules, 'clip imported PyBoy'\nprint(meta['sourceImages'])\n")
+    script = (
+        "import json, sys\nfrom actors.emulator.tools.clips import clip\n"
+        "meta = clip(json.loads(sys.argv[1]), workspace=sys.argv[2])\n"
+        "assert 'pyboy' not in sys.modules, 'clip imported PyBoy'\nprint(meta['sourceImages'])\n"
+    )
     body = {"recordingPath": str(rec), "outputPath": "artifacts/np.gif", "startFrame": 360, "endFrame": 400}
-    proc = subprocess.run([sys.executable, "-c", script, json.dumps(body), str(ws)], cwd=REPO,
-                          capture_output=True, text=True, timeout=60)
+    proc = subprocess.run(
+        [sys.executable, "-c", script, json.dumps(body), str(ws)], cwd=REPO, capture_output=True, text=True, timeout=60
+    )
     assert proc.returncode == 0, proc.stderr
     assert int(proc.stdout) == 11 and Image.open(io.BytesIO((ws / "artifacts" / "np.gif").read_bytes())).format == "GIF"

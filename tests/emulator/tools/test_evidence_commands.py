@@ -50,8 +50,9 @@ def test_review_prints_a_contact_sheet_to_open(played_once, ws, capsys):
     assert code == 0 and meta["sheetPath"] is None and len(meta["frames"]) == 4
     for frame in meta["frames"]:
         assert Path(frame["path"]).is_file()
-    code, out, _err = run(capsys, "capture", "review", str(rec), *interval(played_once, 40, 48), "--no-images",
-                          "--contact-sheet")
+    code, out, _err = run(
+        capsys, "capture", "review", str(rec), *interval(played_once, 40, 48), "--no-images", "--contact-sheet"
+    )
     assert code == 0 and "contact sheet" not in out and len(list((ws / "artifacts" / "review").iterdir())) == 1
     assert tree(rec) == before
 
@@ -83,16 +84,48 @@ def test_review_exit_codes(played_once, ws, capsys):
 
 
 def test_clip_prints_the_gif_path_and_refuses_clobbering(ws, capsys):
-    code, out, _err = run(capsys, "capture", "clip", "sessions/s1", "--out", "artifacts/clips/door.gif",
-                          "--start-frame", "360", "--end-frame", "400")
+    code, out, _err = run(
+        capsys,
+        "capture",
+        "clip",
+        "sessions/s1",
+        "--out",
+        "artifacts/clips/door.gif",
+        "--start-frame",
+        "360",
+        "--end-frame",
+        "400",
+    )
     assert code == 0 and out.startswith(f"clip: {ws / 'artifacts' / 'clips' / 'door.gif'}\n")
     assert "11 source images" in out and "charged to" in out
     data = (ws / "artifacts" / "clips" / "door.gif").read_bytes()
-    code, _out, err = run(capsys, "capture", "clip", "sessions/s1", "--out", "artifacts/clips/door.gif",
-                          "--cut", "360:372", "--cut", "360:372@branch-0001", "--json")
+    code, _out, err = run(
+        capsys,
+        "capture",
+        "clip",
+        "sessions/s1",
+        "--out",
+        "artifacts/clips/door.gif",
+        "--cut",
+        "360:372",
+        "--cut",
+        "360:372@branch-0001",
+        "--json",
+    )
     assert code == 1 and "already exists" in err and (ws / "artifacts" / "clips" / "door.gif").read_bytes() == data
-    code, out, _err = run(capsys, "capture", "clip", "sessions/s1", "--out", "artifacts/clips/twice.gif",
-                          "--cut", "360:372", "--cut", "360:372@branch-0001", "--json")
+    code, out, _err = run(
+        capsys,
+        "capture",
+        "clip",
+        "sessions/s1",
+        "--out",
+        "artifacts/clips/twice.gif",
+        "--cut",
+        "360:372",
+        "--cut",
+        "360:372@branch-0001",
+        "--json",
+    )
     meta = json.loads(out)
     assert code == 0 and meta["sourceImages"] == 8 and [c["startFrame"] for c in meta["cuts"]] == [360, 360]
 
@@ -100,13 +133,24 @@ def test_clip_prints_the_gif_path_and_refuses_clobbering(ws, capsys):
 def test_clip_exit_codes(ws, capsys):
     code, _out, err = run(capsys, "capture", "clip", "sessions/s1", "--out", "artifacts/x.gif", "--cut", "360-372")
     assert code == 2 and "START:END" in err
-    code, _out, err = run(capsys, "capture", "clip", "sessions/s1", "--out", "../x.gif", "--start-frame", "360",
-                          "--end-frame", "400")
+    code, _out, err = run(
+        capsys, "capture", "clip", "sessions/s1", "--out", "../x.gif", "--start-frame", "360", "--end-frame", "400"
+    )
     assert code == 1 and "'..'" in err
     rec = ws / "sessions" / "s1" / "recording"
     for png in (rec / "frames").glob("*.png"):
         os.chmod(png, 0o644)
         png.write_bytes(png.read_bytes()[:-1])
-    code, _out, err = run(capsys, "capture", "clip", "sessions/s1", "--out", "artifacts/x.gif", "--start-frame", "360",
-                          "--end-frame", "400")
+    code, _out, err = run(
+        capsys,
+        "capture",
+        "clip",
+        "sessions/s1",
+        "--out",
+        "artifacts/x.gif",
+        "--start-frame",
+        "360",
+        "--end-frame",
+        "400",
+    )
     assert code == 4 and "does not verify" in err and not (ws / "artifacts" / "x.gif").exists()

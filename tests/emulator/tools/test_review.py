@@ -26,8 +26,16 @@ from actors.emulator.tools.review import MAX_METADATA_BYTES, enforce_metadata_li
 from .evidence_helpers import copy_recording, play_branched, play_demo, play_long, tree
 
 REPO = Path(__file__).resolve().parents[3]
-SPAN_INPUTS = ("recordingPath", "sessionId", "branchId", "fromActionIndex", "toActionIndex", "fromFrame",
-               "toFrame", "prefixPin")
+SPAN_INPUTS = (
+    "recordingPath",
+    "sessionId",
+    "branchId",
+    "fromActionIndex",
+    "toActionIndex",
+    "fromFrame",
+    "toFrame",
+    "prefixPin",
+)
 
 
 @pytest.fixture(scope="module")
@@ -46,8 +54,14 @@ def long_played(tmp_path_factory):
 
 
 def request(played, start: int, end: int, branch: str = "branch-0001", **extra) -> dict:
-    return {"recordingPath": str(played.path), "sessionId": played.session_id, "branchId": branch,
-            "fromActionIndex": start, "toActionIndex": end, **extra}
+    return {
+        "recordingPath": str(played.path),
+        "sessionId": played.session_id,
+        "branchId": branch,
+        "fromActionIndex": start,
+        "toActionIndex": end,
+        **extra,
+    }
 
 
 def from_span(span: dict, **extra) -> dict:
@@ -63,8 +77,12 @@ def test_a_steps_span_reviews_exactly_that_step(played):
     assert meta["inputs"][0]["buttons"] == step["buttons"] and meta["inputs"][0]["frames"] == step["frames"]
     assert [p["actionIndex"] for p in meta["physicalEvents"]] == [30]
     assert meta["physicalEvents"][0]["pressed"] == step["pressed"]
-    assert meta["interval"] == {"fromActionIndex": 29, "toActionIndex": 30, "fromFrame": span["fromFrame"],
-                                "toFrame": span["toFrame"]}
+    assert meta["interval"] == {
+        "fromActionIndex": 29,
+        "toActionIndex": 30,
+        "fromFrame": span["fromFrame"],
+        "toFrame": span["toFrame"],
+    }
     assert meta["authentication"]["requestedPrefixPin"] == span["prefixPin"]
     assert meta["authentication"]["intervalPrefixPin"] == span["prefixPin"]  # the step's own last line
     assert meta["semanticValidity"] == "not-adjudicated"
@@ -81,7 +99,7 @@ def test_interval_arithmetic_follows_the_journal(played, start, end):
     cov = meta["coverage"]
     assert cov["nativeFrames"] == to_frame - from_frame
     assert cov["nativeMs"] == round(float((to_frame - from_frame) * FRAME_SECONDS * 1000), 3)
-    retained = to_frame // 4 - from_frame // 4        # the default keeps every 4th frame
+    retained = to_frame // 4 - from_frame // 4  # the default keeps every 4th frame
     assert cov["retainedFrames"] == retained
     assert sum(g["frames"] for g in cov["gaps"]) + retained == to_frame - from_frame
     assert all(from_frame < g["fromFrame"] <= g["toFrame"] <= to_frame for g in cov["gaps"])
@@ -106,11 +124,17 @@ def test_requests_that_do_not_match_the_recording_are_refused(played):
         (request(played, 5, 6, fromFrame=played.span(5)["toFrame"] + 1), IntervalRefused, "fromFrame"),
         (request(played, 5, 6, toFrame=0), IntervalRefused, "toFrame"),
         (request(played, 6, 5), InvalidOption, "toActionIndex"),
-        ({**from_span(played.span(6)), "fromPrefixPin": played.span(6)["fromPrefixPin"]}, InvalidOption,
-         "fromPrefixPin"),
+        (
+            {**from_span(played.span(6)), "fromPrefixPin": played.span(6)["fromPrefixPin"]},
+            InvalidOption,
+            "fromPrefixPin",
+        ),
         ({**request(played, 5, 6), "steps": 1}, InvalidOption, "steps"),
-        ({**request(played, 5, 6), "recordingPath": str(played.path / "frames")}, IntervalRefused,
-         "not a recording directory"),
+        (
+            {**request(played, 5, 6), "recordingPath": str(played.path / "frames")},
+            IntervalRefused,
+            "not a recording directory",
+        ),
     ]
     for body, error, text in cases:
         with pytest.raises(error, match=text):
@@ -126,7 +150,7 @@ def test_limits_name_the_limit_and_the_value(long_played):
         review(from_span(over_frames))
     at_frames = next(s for s in long_played.spans if s["toFrame"] - s["fromFrame"] == 3600)
     assert review(from_span(at_frames)).metadata["coverage"]["nativeFrames"] == 3600
-    most = review(request(long_played, 1, 3601)).metadata          # 3,600 one-frame actions: both fit
+    most = review(request(long_played, 1, 3601)).metadata  # 3,600 one-frame actions: both fit
     assert len(most["inputs"]) == 3600
     assert enforce_metadata_limit(most) <= MAX_METADATA_BYTES
     size = enforce_metadata_limit(most)
@@ -158,7 +182,7 @@ def test_image_selection_and_delivery(played):
         assert [pair[0]["frame"] for pair in result.images] == frames
         assert all(Image.open(io.BytesIO(png)).size == (160, 144) for _meta, png in result.images)
         hidden = review(request(played, 20, 60, maxImages=k, includeImages=False))
-        assert hidden.metadata["frames"] == result.metadata["frames"]   # only delivery changes
+        assert hidden.metadata["frames"] == result.metadata["frames"]  # only delivery changes
         assert hidden.images == () and hidden.sheet is None and hidden.metadata["images"]["delivered"] == 0
     for bad in (0, 9, True, "4"):
         with pytest.raises(InvalidOption, match="maxImages"):
@@ -173,8 +197,11 @@ def test_contact_sheet_is_composed_from_the_verified_sources(played):
     assert sheet.size == (meta["width"], meta["height"])
     assert len(meta["tiles"]) == 6 and meta["columns"] == 4 and meta["rows"] == 2
     for tile, frame in zip(meta["tiles"], result.metadata["frames"]):
-        assert (tile["frame"], tile["rgbaSha256"], tile["pngSha256"]) == (frame["frame"], frame["rgbaSha256"],
-                                                                          frame["pngSha256"])
+        assert (tile["frame"], tile["rgbaSha256"], tile["pngSha256"]) == (
+            frame["frame"],
+            frame["rgbaSha256"],
+            frame["pngSha256"],
+        )
         assert f"f{frame['frame']} a{frame['actionIndex']}" in tile["label"]
         source = Image.open(played.path / frame["png"]).convert("RGB")
         crop = sheet.crop((tile["x"], tile["y"], tile["x"] + tile["width"], tile["y"] + tile["height"]))
@@ -193,8 +220,8 @@ def test_a_tampered_png_is_reported_and_never_shown(played, tmp_path):
     before = review(body).metadata["frames"]
     victim, donor = copy / before[1]["png"], copy / before[2]["png"]
     assert victim != donor
-    _replace_png(victim, donor)                                    # a valid PNG of another picture
-    (copy / before[3]["png"]).unlink()                             # and a missing one
+    _replace_png(victim, donor)  # a valid PNG of another picture
+    (copy / before[3]["png"]).unlink()  # and a missing one
     for layout in ("individual", "contact-sheet"):
         result = review({**body, "imageLayout": layout})
         frames = result.metadata["frames"]
@@ -202,8 +229,11 @@ def test_a_tampered_png_is_reported_and_never_shown(played, tmp_path):
         assert "pngSha256" in frames[1]["problem"] and frames[1]["verified"] is False
         bad = {f["frame"] for f in result.metadata["coverage"]["unverifiedFrames"]}
         assert bad == {before[1]["frame"], before[3]["frame"]}
-        shown = ([m["frame"] for m, _png in result.images] if layout == "individual"
-                 else [t["frame"] for t in result.metadata["contactSheet"]["tiles"]])
+        shown = (
+            [m["frame"] for m, _png in result.images]
+            if layout == "individual"
+            else [t["frame"] for t in result.metadata["contactSheet"]["tiles"]]
+        )
         assert shown == [before[0]["frame"], before[2]["frame"]]
 
 
@@ -244,7 +274,7 @@ def test_prefix_pins_authenticate_committed_bytes(played, tmp_path):
     at = next(i for i, line in enumerate(lines) if b'"actionIndex":5,' in line and b'"kind":"input"' in line)
     edited = lines[at].replace(b'"frames":4', b'"frames":5')
     assert edited != lines[at]
-    (copy / "events.jsonl").write_bytes(b"".join(lines[:at] + [edited] + lines[at + 1:]))
+    (copy / "events.jsonl").write_bytes(b"".join(lines[:at] + [edited] + lines[at + 1 :]))
     with pytest.raises(RecordingCorrupt):
         review({**from_span(early), "recordingPath": str(copy)})
 
@@ -253,11 +283,17 @@ def test_branches_are_kept_apart(branched):
     played, checkpoint_action = branched
     second = [s for s in played.spans if s["branchId"] == "branch-0002"]
     assert second and second[0]["fromActionIndex"] == checkpoint_action
-    meta = review(from_span(second[0], toActionIndex=second[4]["toActionIndex"],
-                            toFrame=second[4]["toFrame"], prefixPin=second[4]["prefixPin"])).metadata
+    meta = review(
+        from_span(
+            second[0],
+            toActionIndex=second[4]["toActionIndex"],
+            toFrame=second[4]["toFrame"],
+            prefixPin=second[4]["prefixPin"],
+        )
+    ).metadata
     assert [i["actionIndex"] for i in meta["inputs"]] == list(range(checkpoint_action + 1, checkpoint_action + 6))
     assert all(f["branchId"] == "branch-0002" for f in meta["frames"])
-    first = review(request(played, checkpoint_action, checkpoint_action + 5)).metadata   # the original route
+    first = review(request(played, checkpoint_action, checkpoint_action + 5)).metadata  # the original route
     assert [i["actionIndex"] for i in first["inputs"]] == [i["actionIndex"] for i in meta["inputs"]]
     assert not {i["seq"] for i in first["inputs"]} & {i["seq"] for i in meta["inputs"]}
     assert all(f["branchId"] == "branch-0001" for f in first["frames"])
@@ -272,13 +308,20 @@ def test_an_imported_checkpoint_prefix_has_no_inputs_here(tmp_path):
         info = first.checkpoint("for the next session")
         first.stop("passed", "checkpoint source")
     source, source_session, at = first.recording_path / info.path, first.session_id, info.action_index
-    with EmulatorSession(build_rom(), memory_regions=DEMO_REGIONS,
-                         recording=RecordingOptions(parent=tmp_path / "b")) as later:
+    with EmulatorSession(
+        build_rom(), memory_regions=DEMO_REGIONS, recording=RecordingOptions(parent=tmp_path / "b")
+    ) as later:
         later.start_from_checkpoint(source)
         spans = [later.step(["right"], 4).span.to_json() for _ in range(3)]
         later.stop("passed", "continued from a checkpoint")
-    meta = review(from_span(spans[0], toActionIndex=spans[-1]["toActionIndex"], toFrame=spans[-1]["toFrame"],
-                            prefixPin=spans[-1]["prefixPin"])).metadata
+    meta = review(
+        from_span(
+            spans[0],
+            toActionIndex=spans[-1]["toActionIndex"],
+            toFrame=spans[-1]["toFrame"],
+            prefixPin=spans[-1]["prefixPin"],
+        )
+    ).metadata
     assert meta["branch"]["reason"] == "start-checkpoint" and meta["branch"]["startActionIndex"] == at
     assert meta["branch"]["importedFrom"]["sourceSessionId"] == source_session
     assert [i["actionIndex"] for i in meta["inputs"]] == [at + 1, at + 2, at + 3]
@@ -293,12 +336,19 @@ def test_review_writes_nothing_and_needs_no_pyboy(played, tmp_path):
             review(request(played, 0, 112, maxImages=8, imageLayout=layout, includeImages=include))
     review(request(played, 3, 3))
     assert tree(played.path) == before
-    script = ("import json, sys\nfrom actors.emulator.tools.review import review\n"
-              "meta = review(json.loads(sys.argv[1])).metadata\n"
-              "assert 'pyboy' not in sys.modules, 'review imported PyBoy'\n"
-              "print(meta['coverage']['verifiedFrames'])\n")
-    proc = subprocess.run([sys.executable, "-c", script, json.dumps(request(played, 0, 20))], cwd=REPO,
-                          capture_output=True, text=True, timeout=60)
+    script = (
+        "import json, sys\nfrom actors.emulator.tools.review import review\n"
+        "meta = review(json.loads(sys.argv[1])).metadata\n"
+        "assert 'pyboy' not in sys.modules, 'review imported PyBoy'\n"
+        "print(meta['coverage']['verifiedFrames'])\n"
+    )
+    proc = subprocess.run(
+        [sys.executable, "-c", script, json.dumps(request(played, 0, 20))],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert proc.returncode == 0, proc.stderr
     assert int(proc.stdout) == 4
     assert tree(played.path) == before
@@ -324,18 +374,22 @@ def test_a_live_frame_not_yet_on_disk_is_pending_not_damaged(tmp_path):
         session.flush_evidence()
         body = from_span(span, maxImages=1)
         frame = review(body).metadata["frames"][0]
-        (session.recording_path / frame["png"]).unlink()        # as if the frame writer had not run yet
+        (session.recording_path / frame["png"]).unlink()  # as if the frame writer had not run yet
         pending = review(body).metadata["frames"][0]
         assert pending["status"] == "pending" and not pending["verified"]
     finally:
         session.close()
-    assert review(body).metadata["frames"][0]["status"] == "missing"   # finalized: absent means missing
+    assert review(body).metadata["frames"][0]["status"] == "missing"  # finalized: absent means missing
 
 
 def test_lost_work_and_missing_physical_events_stay_unavailable(tmp_path):
     path = tmp_path / "crashed"
-    worker = subprocess.run([sys.executable, "-m", "tests.emulator.tools.crash_worker", str(path), "12", "3590"],
-                            cwd=REPO, capture_output=True, timeout=120)
+    worker = subprocess.run(
+        [sys.executable, "-m", "tests.emulator.tools.crash_worker", str(path), "12", "3590"],
+        cwd=REPO,
+        capture_output=True,
+        timeout=120,
+    )
     assert worker.returncode == -signal.SIGKILL, worker.stderr.decode()[-2000:]
     assert b"FINISHED" not in worker.stdout, "the long step ended before the kill; the test proves nothing"
     session = resume_from_latest_checkpoint(path, build_rom(), memory_regions=DEMO_REGIONS)
@@ -344,8 +398,15 @@ def test_lost_work_and_missing_physical_events_stay_unavailable(tmp_path):
     session.close()
     session_id = json.loads((path / "recording.json").read_text())["sessionId"]
     last = lost["toActionIndex"]
-    meta = review({"recordingPath": str(path), "sessionId": session_id, "branchId": "branch-0001",
-                   "fromActionIndex": last - 2, "toActionIndex": last}).metadata
+    meta = review(
+        {
+            "recordingPath": str(path),
+            "sessionId": session_id,
+            "branchId": "branch-0001",
+            "fromActionIndex": last - 2,
+            "toActionIndex": last,
+        }
+    ).metadata
     cov = meta["coverage"]
     assert [i["actionIndex"] for i in meta["inputs"]] == [last - 1, last]
     assert [p["actionIndex"] for p in meta["physicalEvents"]] == [last - 1]
@@ -357,14 +418,14 @@ def test_lost_work_and_missing_physical_events_stay_unavailable(tmp_path):
 def test_a_one_tile_sheet_carries_its_whole_title(played):
     result = review(request(played, 20, 60, maxImages=1, imageLayout="contact-sheet"))
     meta = result.metadata["contactSheet"]
-    assert meta["columns"] == 1 and len(meta["titleLines"]) > 1      # 168 px: the title wraps
+    assert meta["columns"] == 1 and len(meta["titleLines"]) > 1  # 168 px: the title wraps
     assert " ".join(meta["titleLines"]) == meta["title"]
     font = ImageFont.load_default(size=10)
     assert all(font.getlength(line) <= meta["width"] - 8 for line in meta["titleLines"])
     sheet = Image.open(io.BytesIO(result.sheet)).convert("RGB")
     assert sheet.size == (meta["width"], meta["height"])
     tile = meta["tiles"][0]
-    assert tile["y"] >= 16 * len(meta["titleLines"])                # the tile starts below the title
+    assert tile["y"] >= 16 * len(meta["titleLines"])  # the tile starts below the title
     source = Image.open(played.path / tile["png"]).convert("RGB")
     crop = sheet.crop((tile["x"], tile["y"], tile["x"] + tile["width"], tile["y"] + tile["height"]))
     assert crop.tobytes() == source.tobytes()
