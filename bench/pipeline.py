@@ -142,7 +142,7 @@ def pct(values: list[float], q: float) -> float:
     if not values:
         return float("nan")
     s = sorted(values)
-    return s[min(len(s) - 1, max(0, int(round(q / 100 * len(s) + 0.5)) - 1))]
+    return s[min(len(s) - 1, max(0, round(q / 100 * len(s) + 0.5) - 1))]
 
 
 def rate(rows: list[dict]) -> tuple[int, float]:

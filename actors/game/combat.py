@@ -248,11 +248,10 @@ class Combat:
             cards = [c for c in self.hand if c.upgradable]
             if cards:
                 self.hand_select = HandSelect("upgrade_select", "Choose a card to upgrade.", 1, cards)
-        elif op == "hand_discard":
-            if self.hand:
-                self.hand_select = HandSelect(
-                    "simple_select", f"Choose {value} card(s) to discard.", min(value, len(self.hand)), list(self.hand)
-                )
+        elif op == "hand_discard" and self.hand:
+            self.hand_select = HandSelect(
+                "simple_select", f"Choose {value} card(s) to discard.", min(value, len(self.hand)), list(self.hand)
+            )
 
     def count_play(self) -> None:
         quill = self.run.relic("INK_QUILL")

@@ -111,7 +111,10 @@ class Sts2Heuristic(Policy):
             return self.stall.check(waiting, screen, list, escape_ok)
         rule = screens.RULES.get(kind)
         if not is_blocking_popup(st) and self.ctx.grid_is_stale():
-            rule = lambda *_: [Proposal.wait("the grid changed while accepted toggles are in use")]
+
+            def rule(*_):
+                return [Proposal.wait("the grid changed while accepted toggles are in use")]
+
         if rule is None:
             return self.stall.check(
                 Proposal.wait(f"no rule for screen {kind!r}: read again"), screen, escapes, escape_ok

@@ -40,7 +40,7 @@ def _index(item: dict, position: int) -> Any:
 
 
 def _entry(action: str, about: str = "", **args: list) -> dict:
-    return {"action": action, "args": {k: v for k, v in args.items()}, "about": about}
+    return {"action": action, "args": dict(args), "about": about}
 
 
 def _legend(items: list[dict], key: str, name) -> str:
@@ -174,9 +174,10 @@ def _shop(policy, st: dict, sh: dict) -> list[dict]:
         for i in _listed(sh.get("items"))
         if i.get("is_stocked") and i.get("can_afford") and not (i.get("category") == "potion" and belt_full)
     ]
-    label = lambda i: (
-        f"{i.get('card_name') or i.get('relic_name') or i.get('potion_name') or i.get('category')} for {i.get('price')}"
-    )
+
+    def label(i):
+        return f"{i.get('card_name') or i.get('relic_name') or i.get('potion_name') or i.get('category')} for {i.get('price')}"
+
     out = _choose("shop_purchase", items, label=label)
     out.append(_entry("proceed", "leave"))  # the mod's proceed closes the inventory first
     return out
@@ -309,7 +310,7 @@ def summary(state: dict) -> dict:
     player = state.get("player") if isinstance(state.get("player"), dict) else {}
     run = state.get("run") if isinstance(state.get("run"), dict) else {}
     battle = state.get("battle") if isinstance(state.get("battle"), dict) else {}
-    enemies = [e for e in _listed(battle.get("enemies"))]
+    enemies = list(_listed(battle.get("enemies")))
     out = {
         "screen": state.get("state_type"),
         "floor": run.get("floor"),

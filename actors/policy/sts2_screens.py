@@ -168,7 +168,10 @@ def rest_site(policy, st: dict, rs: dict) -> list[Proposal]:
     p = st.get("player") or {}
     hurt = p.get("hp", 0) < 0.7 * (p.get("max_hp", 0) or 0)
     opts = [o for o in rs.get("options") or [] if isinstance(o, dict) and o.get("is_enabled")]
-    kind = lambda o: f"{o.get('id')} {o.get('name')}".lower()
+
+    def kind(o):
+        return f"{o.get('id')} {o.get('name')}".lower()
+
     first = ("heal", "rest") if hurt else ("smith", "upgrade")
     opts.sort(key=lambda o: (not any(w in kind(o) for w in first), o.get("index", 0)))
     out = [

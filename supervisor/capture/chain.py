@@ -106,7 +106,11 @@ class Chain:
     def _common(self, line: Line) -> None:
         row, n = line.row, line.number
         seq, event = row.get("sequence"), row.get("event")
-        where = dict(line=n, sequence=seq if _is_int(seq) else None, event=event if isinstance(event, str) else None)
+        where = {
+            "line": n,
+            "sequence": seq if _is_int(seq) else None,
+            "event": event if isinstance(event, str) else None,
+        }
         missing = [f for f in COMMON_FIELDS if f not in row]
         if missing:
             self.add(DAMAGED, "missing_field", f"line {n} lacks {', '.join(missing)}", **where)

@@ -133,7 +133,7 @@ def session_row(
             "detail": detail or last.get("error") or "",
         }
     )
-    row.update({k: v for k, v in plan.cell.items()})
+    row.update(plan.cell)
     ids = last.get("session_ids") or []
     if last.get("started_at") and last.get("ended_at"):
         row["started_at"], row["ended_at"] = last["started_at"], last["ended_at"]

@@ -24,7 +24,7 @@ def load(name: str) -> dict:
 def test_state_samples_are_found_and_replies_left_out():
     names = expected_variants(SAMPLES)
     assert "menu__main" in names and "monster__combat_ended" in names
-    assert not [n for n in names if n.startswith("reply__") or n.startswith("compendium")]
+    assert not [n for n in names if n.startswith(("reply__", "compendium"))]
 
 
 @pytest.mark.parametrize("name", expected_variants(SAMPLES))

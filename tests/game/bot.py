@@ -63,10 +63,7 @@ def _menu(state: dict, mem: Memory) -> dict | None:
         pick = "standard"
     elif screen == "character_select":
         embark = next((o for o in options if o["name"] == "embark"), {})
-        if embark.get("enabled"):
-            pick = "embark"
-        else:
-            pick = next(c["id"] for c in state["characters"] if not c["locked"])
+        pick = "embark" if embark.get("enabled") else next(c["id"] for c in state["characters"] if not c["locked"])
     else:  # tutorial prompt, tutorial page, popup: the first enabled button
         pick = _first_enabled(options)
     return {"action": "menu_select", "option": pick} if pick else None

@@ -182,7 +182,7 @@ def test_unusable_answers_are_never_sent_asked_again_then_the_heuristic_decides(
     attempts = [r for r in rows if r["event"] == "action_attempt"]
     executed = {r["proposal_id"] for r in rows if r["event"] == "proposal_status" and r["status"] == "execute"}
     assert {a["proposal_id"] for a in attempts} <= executed and len(attempts) == len(
-        set(a["proposal_id"] for a in attempts)
+        {a["proposal_id"] for a in attempts}
     )
     assert not [a for a in attempts if 97 in (a.get("parameters") or {}).values()]
     later = [p for p in proposals if p["source"] == "model"]

@@ -238,7 +238,10 @@ def test_joining_through_continue_on_a_saved_run():
 def test_the_supervisor_names_the_screen_and_the_last_refusals_of_a_stuck_session():
     w = StreamWatch(None)
     seq = iter(range(1, 100))
-    feed = lambda **row: w.feed({"sequence": next(seq), **row})
+
+    def feed(**row):
+        return w.feed({"sequence": next(seq), **row})
+
     feed(event="observation", observation_id="o-1", step=1, state_type="rest_site")
     feed(event="proposal", proposal_id="p-1", observation_id="o-1", action="proceed", parameters={})
     feed(

@@ -131,13 +131,16 @@ def test_the_documented_example_policy_plays_a_run_to_game_over(session_factory)
 def test_audit_replays_a_capture_and_reports_exceptions(session_factory):
     s = session_factory(args=("--max-steps", "40"))
     assert s.wait(120) == 0, s.stderr
-    run = lambda *a: subprocess.run(
-        [sys.executable, "-m", "supervisor", "capture", "audit", *a],
-        cwd=REPO,
-        capture_output=True,
-        text=True,
-        timeout=60,
-    )
+
+    def run(*a):
+        return subprocess.run(
+            [sys.executable, "-m", "supervisor", "capture", "audit", *a],
+            cwd=REPO,
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
+
     ok = run(s.capture, "--json")
     assert ok.returncode == 0, ok.stderr
     report = json.loads(ok.stdout)["sessions"][0]

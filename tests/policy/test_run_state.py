@@ -5,7 +5,9 @@ from __future__ import annotations
 from actors.policy.context import PolicyContext
 from actors.policy.run_state import RunContext
 
-OK = lambda rid, seed="S1": {"status": "ok", "run_id": rid, "seed": seed}
+
+def OK(rid, seed="S1"):
+    return {"status": "ok", "run_id": rid, "seed": seed}
 
 
 def combat(act=1, floor=3):

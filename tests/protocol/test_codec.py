@@ -40,18 +40,18 @@ def test_round_trip(name):
 
 
 def _frame(**over):
-    parts = dict(
-        magic="gamerig",
-        major=1,
-        minor=0,
-        type="heartbeat",
-        tv=1,
-        id="i",
-        session="s",
-        sender="x",
-        sent_at=1.0,
-        body={"actor": "a"},
-    )
+    parts = {
+        "magic": "gamerig",
+        "major": 1,
+        "minor": 0,
+        "type": "heartbeat",
+        "tv": 1,
+        "id": "i",
+        "session": "s",
+        "sender": "x",
+        "sent_at": 1.0,
+        "body": {"actor": "a"},
+    }
     parts.update(over)
     return msgpack.packb(list(parts.values()), use_bin_type=True)
 

@@ -28,7 +28,7 @@ class FakeFcntl:
 def test_full_fsync_where_the_platform_has_it(monkeypatch, tmp_path):
     fake, fsyncs = FakeFcntl(), []
     monkeypatch.setattr(durable, "fcntl", fake)
-    monkeypatch.setattr(durable.os, "fsync", lambda fd: fsyncs.append(fd))
+    monkeypatch.setattr(durable.os, "fsync", fsyncs.append)
     with open(tmp_path / "f", "wb") as fh:
         durable.sync(fh.fileno())
         assert fake.calls == [(fh.fileno(), 51)] and fsyncs == []
@@ -37,7 +37,7 @@ def test_full_fsync_where_the_platform_has_it(monkeypatch, tmp_path):
 def test_fsync_when_refused_or_absent(monkeypatch, tmp_path):
     fake, fsyncs = FakeFcntl(refuse=True), []
     monkeypatch.setattr(durable, "fcntl", fake)
-    monkeypatch.setattr(durable.os, "fsync", lambda fd: fsyncs.append(fd))
+    monkeypatch.setattr(durable.os, "fsync", fsyncs.append)
     with open(tmp_path / "f", "wb") as fh:
         durable.sync(fh.fileno())
         assert fake.calls and fsyncs == [fh.fileno()]

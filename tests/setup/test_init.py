@@ -64,7 +64,7 @@ def test_what_init_says_to_run_next_are_real_commands(inited):
         words = shlex.split(cmd)
         assert words[0] == "supervisor"
         parser.parse_args(words[1:])  # exits (fails the test) on an unknown command or option
-        paths = [w for w in words if w.startswith("run/profiles/") or w.startswith("run/fleets/")]
+        paths = [w for w in words if w.startswith(("run/profiles/", "run/fleets/"))]
         assert all(p in installed.STARTER for p in paths), paths
 
 

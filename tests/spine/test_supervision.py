@@ -156,13 +156,15 @@ def test_a_foreign_protocol_version_is_refused_at_the_handshake(session_factory)
 def test_status_and_stop_commands_drive_a_running_session(session_factory):
     s = session_factory(*LONG)
     wait_for(lambda: len(s.events("action_result")) >= 3, 60, "three results")
-    run = lambda *a: subprocess.run(
-        [sys.executable, "-m", "supervisor", *a, "--runtime-dir", s.runtime],
-        cwd=REPO,
-        capture_output=True,
-        text=True,
-        timeout=30,
-    )
+
+    def run(*a):
+        return subprocess.run(
+            [sys.executable, "-m", "supervisor", *a, "--runtime-dir", s.runtime],
+            cwd=REPO,
+            capture_output=True,
+            text=True,
+            timeout=30,
+        )
 
     def status() -> dict:
         st = run("status", "--json")

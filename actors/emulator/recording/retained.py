@@ -214,7 +214,7 @@ def verify_sample(root: Path, sample: dict) -> CheckedFrame:
 def gaps(frames: list[int], low: int, high: int) -> list[dict]:
     """Maximal runs of native frames in ``[low, high]`` with no retained frame in ``frames``."""
     out, expect = [], low
-    for frame in sorted(set(f for f in frames if low <= f <= high)):
+    for frame in sorted({f for f in frames if low <= f <= high}):
         if frame > expect:
             out.append({"fromFrame": expect, "toFrame": frame - 1, "frames": frame - expect})
         expect = frame + 1

@@ -145,9 +145,12 @@ class EmulatorActor:
         """Resume the session's recording after a crash, or open a fresh session: from the
         battery save and the start checkpoint of the profile, when it names them."""
         c = self.config
-        common = dict(
-            sound=c.sound, memory_regions=regions, checkpoint_every_frames=c.checkpoint_every_frames, score=c.score
-        )
+        common = {
+            "sound": c.sound,
+            "memory_regions": regions,
+            "checkpoint_every_frames": c.checkpoint_every_frames,
+            "score": c.score,
+        }
         if c.record and (self.recording_dir / "events.jsonl").exists():
             return resume_from_latest_checkpoint(self.recording_dir, c.rom, fsync_inputs=c.fsync_inputs, **common)
         if c.record:

@@ -73,7 +73,7 @@ def compose(frames: list[CheckedFrame], title: str) -> tuple[bytes, dict]:
         raise ValueError("a contact sheet is composed only from verified frames")
     font = ImageFont.load_default(size=10)
     columns = min(COLUMNS, len(frames))
-    lines = wrap(title, PAD + columns * (WIDTH + PAD) - 2 * PAD, lambda text: font.getlength(text))
+    lines = wrap(title, PAD + columns * (WIDTH + PAD) - 2 * PAD, font.getlength)
     columns, rows, width, height = layout(len(frames), len(lines))
     sheet = Image.new("RGB", (width, height), BACKGROUND)
     draw = ImageDraw.Draw(sheet)

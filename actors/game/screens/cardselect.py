@@ -146,7 +146,7 @@ def cancel_selection(game: World, p):
     if cs is None:
         raise ActionRefused(NOT_OPEN)
     if cs.preview_showing:
-        return ("Cancelling preview - returning to card selection", lambda: cs.selected.clear())
+        return ("Cancelling preview - returning to card selection", cs.selected.clear)
     if not cs.can_cancel:
         raise ActionRefused("No cancel/close button is currently enabled - selection may be mandatory")
     return "Closing card selection screen", lambda: game.pop_overlay(cs)

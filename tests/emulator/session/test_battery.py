@@ -39,7 +39,7 @@ def test_a_loaded_battery_save_is_the_cartridges_ram_and_is_journalled(battery_r
     assert header["batteryStart"]["sha256"] == _sha(battery_pattern)
     assert (path / "battery" / "start.ram").read_bytes() == battery_pattern
     assert (path / "battery" / "battery.ram").read_bytes() == battery_pattern, "carried to the next session"
-    stop = [e for e in RecordingReader(path).scan.events if e["kind"] == "stop"][0]
+    stop = next(e for e in RecordingReader(path).scan.events if e["kind"] == "stop")
     assert stop["battery"] == {"sha256": _sha(battery_pattern), "bytes": 8192}
 
 

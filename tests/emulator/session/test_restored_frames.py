@@ -58,7 +58,7 @@ def test_restored_frames_are_the_original_routes_frames_on_a_window_cartridge(wi
         saved = _walk_to_checkpoint(session)
         assert session.observe().memory["lcdc"][0] & LCDC_WINDOW, "the window is on in this cartridge"
         original = _frames(session, PLAN)
-        assert len(set(h for _, h in original)) > 3, "the picture changes during the plan"
+        assert len({h for _, h in original}) > 3, "the picture changes during the plan"
         session.restore(saved.checkpoint_id)
         restored = _frames(session, PLAN)
         assert _mismatches(original, restored) == [], "restored frames differ from the original route"

@@ -209,7 +209,7 @@ def test_a_change_during_inspection_is_refused(recording, workspace, change):
         "append": lambda: ledger.open("ab").write(b"{}\n"),
         "touch": lambda: os.utime(ledger, ns=(1, 1)),
         "add": lambda: (recording / "frames" / "late.png").write_bytes(b"late"),
-        "remove": lambda: (recording / ".npmignore").unlink(),
+        "remove": (recording / ".npmignore").unlink,
     }
 
     def hook(step: str) -> None:
