@@ -1,29 +1,14 @@
-"""The viewer's answers, by path: ``answer(catalog, "api/session/KEY/page/0")``.
+"""The viewer's answers, by path: ``Api(catalog).answer("api/session/KEY/page/0")``.
 
 The live server and the static bundle both call ``answer``, so a bundle holds exactly what the
-server would have said. Paths are plain segments (no query strings) so that every answer a
-bundle holds is one file (``bundle_name``):
-
-    api/meta                                  what was given, live or bundle
-    api/sessions                              every session's list entry
-    api/session/KEY                           the summary: groups, markers, runs, verdict
-    api/session/KEY/page/OFFSET               PAGE steps from OFFSET
-    api/session/KEY/series[/FIRST/LAST]       the chart columns (thinned to MAX_POINTS)
-    api/session/KEY/step/I                    one step's observation (hash checked) and rows
-    api/session/KEY/verify                    the verifier's findings
-    api/session/KEY/emulator                  the recording: status, checkpoints, branches, frames
-    api/session/KEY/frame/NAME.png            a retained frame (image/png)
-    api/session/KEY/sheet/BRANCH/FROM/TO      a contact sheet of actions (FROM, TO] (image/png)
-    api/session/KEY/gif/BRANCH/START/END      a GIF of retained frames START..END (image/gif)
-    api/fleets                                every fleet
-    api/fleet/KEY                             its matrix, aggregates and flagged sessions
-    api/compare/fleets/A/B                    fleet A against fleet B
-    api/compare/group/FLEET/COLUMN/VA/VB      two values of one matrix key in one fleet
-    api/pair/A/B/RUN                          run RUN of sessions A and B side by side (pairs.py)
+server would have said. Which paths there are is ``routes.ROUTES`` (the one description the page
+reads too): ``answer`` finds the route a path has the shape of and calls its handler here, one
+per route (``HANDLERS``, by the route's name; a handler is named for what it answers).
 
 An answer is ``Answer(status, content_type, body)``. A path that names nothing is a 404 with
 a JSON error naming it; a refused interval is a 422 with the emulator code's own message; a
-comparison of an arm with no session or no run is a 400 naming the arm (``compare.CompareError``).
+comparison of an arm with no session or no run is a 400 naming the arm (``compare.CompareError``);
+a contact sheet or GIF asked of a bundle is a 409.
 """
 
 from __future__ import annotations
@@ -33,18 +18,20 @@ import importlib.metadata
 import json
 import urllib.parse
 from collections.abc import Callable
-from typing import Any
+from typing import Any, Final
 
 from supervisor.fleet.compare import CompareError
 
-from . import emulator, fleets, pages, pairs
-from .catalog import Catalog, public_verdict
+from . import emulator, fleets, pairs, routes, sessions
+from .catalog import Catalog, Fleet, public_verdict
+from .routes import PAGE, Route
+from .track import Track
 
-PAGE = 100
-JSON = "application/json; charset=utf-8"
+JSON: Final = "application/json; charset=utf-8"
+TYPES: Final = {"json": JSON, "png": "image/png", "gif": "image/gif"}
 
 
-@dataclasses.dataclass
+@dataclasses.dataclass(frozen=True)
 class Answer:
     status: int
     content_type: str
@@ -63,110 +50,133 @@ def error(status: int, message: str, code: str = "not_found") -> Answer:
     return as_json({"error": message, "code": code}, status)
 
 
-def bundle_name(path: str) -> str:
-    """The file a bundle keeps ``path``'s answer in (the same rule as app.js's ``bundleName``):
-    every character outside ``[A-Za-z0-9-]`` becomes ``_`` and its code in hex, so two paths
-    never share a file."""
-    return "".join(c if (c.isascii() and (c.isalnum() or c == "-")) else f"_{ord(c):x}_" for c in path)
+@dataclasses.dataclass(frozen=True)
+class Args:
+    """A matched path's parameters (decoded), whole numbers already checked by ``Route.match``."""
+
+    route: Route
+    values: dict[str, str]
+
+    def text(self, name: str) -> str:
+        return self.values[name]
+
+    def number(self, name: str) -> int:
+        if not self.route.params.get(name):
+            raise KeyError(f"{self.route.name} has no whole-number parameter {name!r}")
+        return int(self.values[name])
 
 
-def _int(text: str, name: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise LookupError(f"{name} {text!r} is not a whole number") from None
-    if value < 0:
-        raise LookupError(f"{name} {value} is negative")
-    return value
+Handler = Callable[["Api", Args], Answer]
 
 
 class Api:
-    def __init__(self, catalog: Catalog, mode: str = "live"):
+    def __init__(self, catalog: Catalog, mode: str = "live") -> None:
         self.catalog = catalog
         self.mode = mode
 
     def answer(self, path: str) -> Answer:
+        shown = "/" + path.strip("/")
         parts = [urllib.parse.unquote(p) for p in path.strip("/").split("/")]
-        if len(parts) < 2 or parts[0] != "api":
-            return error(404, f"no such page: /{path.strip('/')}")
-        handler = _ROUTES.get(parts[1])
-        if handler is None:
-            return error(404, f"no such answer: /{path.strip('/')}")
         try:
-            return handler(self, parts[2:])
+            found = routes.find(parts)
+            if found is None:
+                near = routes.under(parts)
+                raise LookupError(f"no such answer: {shown}" + (f" (there are {', '.join(near)})" if near else ""))
+            route, values = found
+            return HANDLERS[route.name](self, Args(route, values))
         except CompareError as exc:
             return error(400, str(exc), "bad_compare")
         except LookupError as exc:
             return error(404, str(exc).strip("'\""))
 
     # -- sessions ---------------------------------------------------------------------------
-    def meta(self, rest: list[str]) -> Answer:
+    def meta(self, args: Args) -> Answer:
         return as_json(
             {
                 "mode": self.mode,
                 "version": _version(),
-                "given": [{"kind": k, "path": pages.shown_path(p)} for k, p in self.catalog.given],
+                "given": [{"kind": k, "path": sessions.shown_path(p)} for k, p in self.catalog.given],
             }
         )
 
-    def sessions(self, rest: list[str]) -> Answer:
-        out = [pages.entry(t, public_verdict(self.catalog.verdict(t.key))) for t in self.catalog.all_tracks()]
-        out.sort(key=lambda e: e.get("started") or "", reverse=True)
+    def session_list(self, args: Args) -> Answer:
+        out = [sessions.entry(t, public_verdict(self.catalog.verdict(t.key))) for t in self.catalog.all_tracks()]
+        out.sort(key=lambda e: str(e.get("started") or ""), reverse=True)
         return as_json({"sessions": out})
 
-    def session(self, rest: list[str]) -> Answer:
-        if not rest:
-            raise LookupError("which session? /api/session/KEY")
-        track = self.catalog.track(rest[0])
+    def _track(self, args: Args) -> Track:
+        """The session ``args`` names, marked looked at (it is read first), its journal begun."""
+        key = args.text("key")
+        track = self.catalog.track(key)
         if track is None:
-            raise LookupError(f"no session {rest[0]!r} in the paths this viewer was given")
+            raise LookupError(f"no session {key!r} in the paths this viewer was given")
         self.catalog.looked_at(track.key)
         if track.offset == 0:  # asked before the background thread reached it
             track.follow()
-        verdict = public_verdict(self.catalog.verdict(track.key))
-        sub, args = (rest[1], rest[2:]) if len(rest) > 1 else ("", [])
-        if sub == "":
-            return as_json(pages.summary(track, _short(verdict)))
-        if sub == "page" and len(args) == 1:
-            return as_json(pages.page(track, _int(args[0], "offset"), PAGE))
-        if sub == "series" and not args:
-            return as_json(pages.series(track))
-        if sub == "series" and len(args) == 2:
-            return as_json(pages.series(track, _int(args[0], "first"), _int(args[1], "last")))
-        if sub == "step" and len(args) == 1:
-            detail = pages.step_detail(track, _int(args[0], "step index"))
-            if detail is None:
-                raise LookupError(f"session {track.key} has no step index {args[0]} (it has {track.steps})")
-            return as_json(detail)
-        if sub == "verify" and not args:
-            return as_json(verdict or {"state": "waiting"})
-        if sub == "emulator" and not args:
-            return as_json(emulator.info(track))
-        if sub == "frame" and len(args) == 1:
-            path = emulator.frame_file(track, args[0])
-            if path is None:
-                raise LookupError(f"no retained frame {args[0]!r} in session {track.key}")
-            with open(path, "rb") as fh:
-                return Answer(200, "image/png", fh.read())
-        if sub in ("sheet", "gif") and len(args) == 3:
-            return self._interval(track, sub, args)
-        raise LookupError(f"no such answer: /api/session/{'/'.join(rest)}")
+        return track
 
-    def _interval(self, track, sub: str, args: list[str]) -> Answer:
+    def _verdict(self, track: Track) -> dict[str, Any] | None:
+        return public_verdict(self.catalog.verdict(track.key))
+
+    def session(self, args: Args) -> Answer:
+        track = self._track(args)
+        return as_json(sessions.summary(track, _short(self._verdict(track))))
+
+    def page(self, args: Args) -> Answer:
+        return as_json(sessions.page(self._track(args), args.number("offset"), PAGE))
+
+    def series(self, args: Args) -> Answer:
+        return as_json(sessions.series(self._track(args)))
+
+    def series_range(self, args: Args) -> Answer:
+        return as_json(sessions.series(self._track(args), args.number("first"), args.number("last")))
+
+    def step(self, args: Args) -> Answer:
+        track = self._track(args)
+        detail = sessions.step_detail(track, args.number("index"))
+        if detail is None:
+            raise LookupError(f"session {track.key} has no step index {args.text('index')} (it has {track.steps})")
+        return as_json(detail)
+
+    def verify(self, args: Args) -> Answer:
+        track = self._track(args)
+        return as_json(self._verdict(track) or {"state": "waiting"})
+
+    def recording(self, args: Args) -> Answer:
+        return as_json(emulator.info(self._track(args)))
+
+    def frame(self, args: Args) -> Answer:
+        track = self._track(args)
+        path = emulator.frame_file(track, args.text("name"))
+        if path is None:
+            raise LookupError(f"no retained frame {args.text('name')!r} in session {track.key}")
+        with open(path, "rb") as fh:
+            return Answer(200, TYPES[args.route.holds], fh.read())
+
+    def sheet(self, args: Args) -> Answer:
+        track = self._track(args)
+        return self._interval(
+            args, lambda: emulator.sheet(track, args.text("branch"), args.number("first"), args.number("last"), 8)[1]
+        )
+
+    def gif(self, args: Args) -> Answer:
+        track = self._track(args)
+        branch = args.text("branch")
+        return self._interval(
+            args,
+            lambda: emulator.gif(track, branch if branch != "-" else None, args.number("start"), args.number("end"))[1],
+        )
+
+    def _interval(self, args: Args, make: Callable[[], bytes]) -> Answer:
         if self.mode != "live":
             return error(409, "contact sheets and GIFs are made by the live viewer", "bundle")
-        first, last = _int(args[1], "from"), _int(args[2], "to")
         try:
-            if sub == "sheet":
-                _meta, data = emulator.sheet(track, args[0], first, last, 8)
-                return Answer(200, "image/png", data)
-            _meta, data = emulator.gif(track, args[0] if args[0] != "-" else None, first, last)
-            return Answer(200, "image/gif", data)
+            return Answer(200, TYPES[args.route.holds], make())
         except emulator.Refused as exc:
             return error(422, str(exc), exc.code)
 
     # -- fleets ----------------------------------------------------------------------------
-    def fleets_list(self, rest: list[str]) -> Answer:
+    def fleet_list(self, args: Args) -> Answer:
         out = []
         for f in self.catalog.fleets.values():
             info = f.info()
@@ -184,38 +194,35 @@ class Api:
             )
         return as_json({"fleets": out})
 
-    def fleet(self, rest: list[str]) -> Answer:
-        f = self.catalog.fleets.get(rest[0]) if rest else None
+    def _fleet(self, key: str) -> Fleet:
+        f = self.catalog.fleets.get(key)
         if f is None:
-            raise LookupError(f"no fleet {rest[0] if rest else ''!r} in the paths this viewer was given")
+            raise LookupError(f"no fleet {key!r} in the paths this viewer was given")
+        return f
+
+    def fleet(self, args: Args) -> Answer:
+        f = self._fleet(args.text("key"))
         for t in self.catalog.fleet_tracks(f.key):
             self.catalog.looked_at(t.key)
         return as_json(fleets.fleet_page(self.catalog, f))
 
-    def compare(self, rest: list[str]) -> Answer:
-        get = self.catalog.fleets.get
-        if len(rest) == 3 and rest[0] == "fleets":
-            fa, fb = get(rest[1]), get(rest[2])
-            if fa is None or fb is None:
-                raise LookupError(f"no fleet {rest[1] if fa is None else rest[2]!r}")
-            return as_json(fleets.compare_fleets(self.catalog, fa, fb))
-        if len(rest) == 5 and rest[0] == "group":
-            f = get(rest[1])
-            if f is None:
-                raise LookupError(f"no fleet {rest[1]!r}")
-            return as_json(fleets.compare_groups(self.catalog, f, rest[2], rest[3], rest[4]))
-        raise LookupError("compare what? /api/compare/fleets/A/B or /api/compare/group/FLEET/COLUMN/A/B")
+    def compare_fleets(self, args: Args) -> Answer:
+        fa, fb = self._fleet(args.text("a")), self._fleet(args.text("b"))
+        return as_json(fleets.compare_fleets(self.catalog, fa, fb))
 
-    def pair(self, rest: list[str]) -> Answer:
-        if len(rest) != 3:
-            raise LookupError("which runs? /api/pair/SESSION_A/SESSION_B/RUN (RUN from 1)")
-        run = _int(rest[2], "run")
+    def compare_group(self, args: Args) -> Answer:
+        f = self._fleet(args.text("fleet"))
+        return as_json(fleets.compare_groups(self.catalog, f, args.text("column"), args.text("a"), args.text("b")))
+
+    def pair(self, args: Args) -> Answer:
+        run = args.number("run")
         if run < 1:
             raise LookupError("run 0: runs are counted from 1")
-        for key in rest[:2]:
+        a, b = args.text("a"), args.text("b")
+        for key in (a, b):
             if self.catalog.track(key) is not None:
                 self.catalog.looked_at(key)
-        return as_json(pairs.side_by_side(self.catalog, rest[0], rest[1], run))
+        return as_json(pairs.side_by_side(self.catalog, a, b, run))
 
 
 def _version() -> str:
@@ -225,16 +232,33 @@ def _version() -> str:
         return "unknown"
 
 
-def _short(verdict: dict | None) -> dict | None:
+def _short(verdict: dict[str, Any] | None) -> dict[str, Any] | None:
     return None if verdict is None else {k: v for k, v in verdict.items() if k != "findings"}
 
 
-_ROUTES: dict[str, Callable[[Api, list[str]], Answer]] = {
+#: every route's handler, by the route's name (``routes.ROUTES``); a route without one, or a
+#: handler without a route, stops the import
+HANDLERS: Final[dict[str, Handler]] = {
     "meta": Api.meta,
-    "sessions": Api.sessions,
+    "sessions": Api.session_list,
     "session": Api.session,
-    "fleets": Api.fleets_list,
+    "page": Api.page,
+    "series": Api.series,
+    "series_range": Api.series_range,
+    "step": Api.step,
+    "verify": Api.verify,
+    "emulator": Api.recording,
+    "frame": Api.frame,
+    "sheet": Api.sheet,
+    "gif": Api.gif,
+    "fleets": Api.fleet_list,
     "fleet": Api.fleet,
-    "compare": Api.compare,
+    "compare_fleets": Api.compare_fleets,
+    "compare_group": Api.compare_group,
     "pair": Api.pair,
 }
+if set(HANDLERS) != set(routes.BY_NAME):
+    raise ImportError(
+        f"routes without a handler: {sorted(set(routes.BY_NAME) - set(HANDLERS))}; "
+        f"handlers without a route: {sorted(set(HANDLERS) - set(routes.BY_NAME))}"
+    )

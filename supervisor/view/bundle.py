@@ -2,9 +2,11 @@
 
 The bundle holds the page (``index.html`` marked ``data-mode="bundle"``), its static files,
 and every answer the pages ask for (the side-by-side runs of every pair a comparison lists
-among them), each as ``data/<api.bundle_name(path)>.js`` calling
+among them), each as ``data/<routes.bundle_name(path)>.js`` calling
 ``gamerigData(path, answer)`` (a script, not a fetched file, so the folder opens from disk
-as well as from any static server), and every retained frame as its PNG. The answers are
+as well as from any static server), and every retained frame as its PNG; the paths are built
+and the files named by ``routes`` (``Route.path``, ``bundle_name``, ``BUNDLE``), the same
+description the page reads. The answers are
 the live server's own (``api.Api.answer``) once every journal was followed to its end, every
 observation figure read and every session verified.
 
@@ -21,12 +23,12 @@ import json
 import os
 import sys
 import time
-import urllib.parse
 from collections.abc import Callable, Iterable
 
-from .api import PAGE, Api, bundle_name
+from .api import Api
 from .catalog import Catalog, Verifier
 from .fleets import all_group_pairs
+from .routes import BUNDLE, PAGE, bundle_name, route
 from .server import static_files
 
 DEFAULT_MAX_STEPS = 5000
@@ -34,11 +36,6 @@ DEFAULT_MAX_STEPS = 5000
 
 class BundleError(Exception):
     pass
-
-
-def q(text: str) -> str:
-    """``encodeURIComponent`` as app.js applies it to a path segment."""
-    return urllib.parse.quote(str(text), safe="!~*'()")
 
 
 def check_out(out: str, catalog: Catalog) -> str:
@@ -75,30 +72,28 @@ def settle(catalog: Catalog, progress: Callable[[str], None]) -> None:
 
 
 def paths(catalog: Catalog, api: Api, max_steps: int) -> Iterable[str]:
-    yield "api/meta"
-    yield "api/sessions"
-    yield "api/fleets"
+    yield route("meta").path()
+    yield route("sessions").path()
+    yield route("fleets").path()
     for t in catalog.all_tracks():
-        base = f"api/session/{q(t.key)}"
-        yield base
-        yield base + "/series"
-        yield base + "/verify"
+        key = t.key
+        yield route("session").path(key=key)
+        yield route("series").path(key=key)
+        yield route("verify").path(key=key)
         for offset in range(0, max(1, t.steps), PAGE):
-            yield f"{base}/page/{offset}"
+            yield route("page").path(key=key, offset=offset)
         for i in range(min(t.steps, max_steps)):
-            yield f"{base}/step/{i}"
+            yield route("step").path(key=key, index=i)
         if t.emulator is not None:
-            yield base + "/emulator"
+            yield route("emulator").path(key=key)
     keys = list(catalog.fleets)
     compared = []
+    group = route("compare_group")
     for k in keys:
-        yield f"api/fleet/{q(k)}"
+        yield route("fleet").path(key=k)
         for column, va, vb in all_group_pairs(catalog.fleets[k]):
-            compared += [
-                f"api/compare/group/{q(k)}/{q(column)}/{q(va)}/{q(vb)}",
-                f"api/compare/group/{q(k)}/{q(column)}/{q(vb)}/{q(va)}",
-            ]
-    compared += [f"api/compare/fleets/{q(a)}/{q(b)}" for a in keys for b in keys if a != b]
+            compared += [group.path(fleet=k, column=column, a=va, b=vb), group.path(fleet=k, column=column, a=vb, b=va)]
+    compared += [route("compare_fleets").path(a=a, b=b) for a in keys for b in keys if a != b]
     sides: dict[str, None] = {}
     for path in compared:
         yield path
@@ -114,7 +109,7 @@ def pairs_of(api: Api, compare_path: str) -> list[str]:
         return []
     arms = json.loads(a.body).get("arms") or {}
     return [
-        f"api/pair/{q(p['a']['session'])}/{q(p['b']['session'])}/1"
+        route("pair").path(a=p["a"]["session"], b=p["b"]["session"], run=1)
         for p in arms.get("pair_list") or ()
         if p["a"].get("session") and p["b"].get("session")
     ]
@@ -124,7 +119,7 @@ def frames(catalog: Catalog, api: Api) -> Iterable[str]:
     for t in catalog.all_tracks():
         if t.emulator is None:
             continue
-        info = json.loads(api.answer(f"api/session/{q(t.key)}/emulator").body)
+        info = json.loads(api.answer(route("emulator").path(key=t.key)).body)
         names = {s["png"] for s in info.get("samples") or [] if s.get("png")}
         frames_dir = os.path.join(t.dir, "recording", "frames")
         try:
@@ -132,7 +127,7 @@ def frames(catalog: Catalog, api: Api) -> Iterable[str]:
         except OSError:
             pass
         for name in sorted(names):
-            yield f"api/session/{t.key}/frame/{name}"
+            yield route("frame").path(key=t.key, name=name)
 
 
 def write(
@@ -148,7 +143,8 @@ def write(
     out = check_out(out, catalog)
     settle(catalog, say)
     api = Api(catalog, "bundle")
-    os.makedirs(os.path.join(out, "data"), exist_ok=True)
+    folder = os.path.join(out, BUNDLE["folder"])
+    os.makedirs(folder, exist_ok=True)
     files = static_files()
     for name, data in files.items():
         if name == "index.html":
@@ -160,8 +156,8 @@ def write(
     answers, size, started = 0, 0, time.monotonic()
     for path in paths(catalog, api, max_steps):
         a = api.answer(path)
-        body = b"gamerigData(" + json.dumps(path).encode() + b"," + a.body + b");\n"
-        with open(os.path.join(out, "data", bundle_name(path) + ".js"), "wb") as fh:
+        body = BUNDLE["callback"].encode() + b"(" + json.dumps(path).encode() + b"," + a.body + b");\n"
+        with open(os.path.join(folder, bundle_name(path) + BUNDLE["script"]), "wb") as fh:
             fh.write(body)
         answers += 1
         size += len(body)
@@ -172,7 +168,7 @@ def write(
         a = api.answer(path)
         if a.status != 200:
             continue
-        with open(os.path.join(out, "data", bundle_name(path)), "wb") as fh:
+        with open(os.path.join(folder, bundle_name(path)), "wb") as fh:
             fh.write(a.body)
         images += 1
         size += len(a.body)

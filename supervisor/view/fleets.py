@@ -28,7 +28,7 @@ from supervisor.fleet.results import OUTCOMES
 
 from . import metrics
 from .catalog import Catalog, Fleet, public_verdict
-from .pages import shown_path
+from .sessions import shown_path
 from .track import Track
 
 FLAGGED = ("failed", "needs_review", "timed_out")

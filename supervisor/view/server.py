@@ -29,6 +29,7 @@ import threading
 import time
 from importlib import resources
 
+from . import routes
 from .api import Api, error
 from .catalog import Catalog, Verifier
 
@@ -51,8 +52,9 @@ IDLE_S = 0.25  # the background thread's pause when there is nothing to read
 
 
 def static_files() -> dict[str, bytes]:
-    """Every file under ``static/`` by its path relative to it."""
-    out: dict[str, bytes] = {}
+    """Every file under ``static/`` by its path relative to it, and ``api.js``: the API's
+    description the page reads (``routes.script``)."""
+    out: dict[str, bytes] = {"api.js": routes.script()}
 
     def walk(node, prefix: str) -> None:
         for child in node.iterdir():

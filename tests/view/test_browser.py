@@ -11,12 +11,14 @@ import hashlib
 import json
 import os
 import signal
+import subprocess
+import sys
 
 from selenium.common.exceptions import StaleElementReferenceException
 from selenium.webdriver.common.by import By
 from selenium.webdriver.support.ui import WebDriverWait
 
-from tests.harness import Session
+from tests.harness import REPO, Session
 
 from .helpers import Viewer, edit_row, journal_rows, shot
 
@@ -234,5 +236,73 @@ def test_text_from_a_capture_is_shown_as_text_never_run(copy_capture, driver):
         driver.get(v.url + f"#/session/{os.path.basename(session)}")
         wait(driver, lambda d: evil in d.find_element(By.ID, "timeline").text, "the reason as text")
         assert not driver.find_elements(By.ID, "pwned") and driver.title != "pwned"
+    finally:
+        v.close()
+
+
+MARKUP = "<img src=x onerror=window.__pwned=1><b>bold</b>"
+
+
+def _shown_as_text(driver, where: str, css: str) -> None:
+    """Each element ``css`` matches shows MARKUP literally, holds no element made from it, and
+    no script of it ran."""
+    found = driver.execute_script(
+        """
+        const els = [...document.querySelectorAll(arguments[0])];
+        return {n: els.length, text: els.map(e => e.textContent.includes(arguments[1])),
+                made: els.map(e => e.querySelectorAll('img, b').length), pwned: window.__pwned === 1};""",
+        css,
+        MARKUP,
+    )
+    assert found["n"] and all(found["text"]), (where, css, found)
+    assert not any(found["made"]) and not found["pwned"], (where, css, found)
+
+
+def test_text_from_a_capture_is_shown_as_text_on_the_step_page(copy_capture, driver, tmp_path):
+    """The observation, the model's evidence and the journal rows of a step, live and in a
+    bundle opened from disk (where no Content Security Policy would stop an inline handler)."""
+    capture = copy_capture()
+    session = demo_session(capture)
+    rows = journal_rows(session)
+    index = 3
+    obs = [r for r in rows if r["event"] == "observation"][index]
+    proposal = next(r for r in rows if r["event"] == "proposal" and r["observation_id"] == obs["observation_id"])
+    with open(os.path.join(capture, obs["path"]), encoding="utf-8") as fh:
+        state = json.load(fh)
+    state["label"] = MARKUP
+    with open(os.path.join(capture, obs["path"]), "w", encoding="utf-8") as fh:
+        json.dump(state, fh)
+    evidence = {
+        "call_id": "c-1",
+        "backend": MARKUP,
+        "attempts": 1,
+        "message": MARKUP,
+        "request": {"model": MARKUP, "question_kind": MARKUP, "questions": [MARKUP]},
+        "answers": [MARKUP],
+        "usage": {"total_tokens": 1, "cost_unknown": MARKUP},
+    }
+    edit_row(
+        session,
+        lambda lines: next(k for k, ln in enumerate(lines) if json.loads(ln).get("sequence") == proposal["sequence"]),
+        lambda row: row.update(reason=MARKUP, model_evidence=[evidence], note=MARKUP),
+    )
+    out = str(tmp_path / "bundle")
+    r = subprocess.run(
+        [sys.executable, "-m", "supervisor", "view", "--bundle", out, "--bundle-max-steps", str(index + 1), capture],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert r.returncode == 0, r.stdout + r.stderr
+    v = Viewer(capture)
+    try:
+        for where, base in (("server", v.url), ("bundle", "file://" + out + "/index.html")):
+            driver.get(base + f"#/session/{os.path.basename(session)}/step/{index}")
+            wait(driver, lambda d: d.find_elements(By.CSS_SELECTOR, "#rows pre"), f"the step ({where})")
+            _shown_as_text(driver, where, "#observation")
+            _shown_as_text(driver, where, ".model-evidence")
+            _shown_as_text(driver, where, "#rows")
+            shot(driver, f"step-markup-{where}")
     finally:
         v.close()

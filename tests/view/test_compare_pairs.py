@@ -48,12 +48,13 @@ def viewer(fleet_root):
 
 @pytest.fixture(scope="module")
 def bundle(fleet_root, tmp_path_factory) -> str:
-    """The fleet's bundle, written once for every worker (read only)."""
+    """The fleet's bundle, written once for every worker (read only); no step is opened from
+    it here (test_fleet_and_bundle does), so it keeps none."""
 
     def write(directory: str) -> dict:
         out = os.path.join(directory, "bundle")
         r = subprocess.run(
-            [sys.executable, "-m", "supervisor", "view", "--bundle", out, fleet_root],
+            [sys.executable, "-m", "supervisor", "view", "--bundle", out, "--bundle-max-steps", "0", fleet_root],
             cwd=REPO,
             capture_output=True,
             text=True,

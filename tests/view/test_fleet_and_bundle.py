@@ -29,8 +29,12 @@ CELLS = {"policy.module": ["sts2", "actors.policy.example_first_choice"], "game.
 
 
 def _run_fleet(directory: str) -> dict:
+    """The smallest fleet the tests here and in test_compare_pairs need: two policies over two
+    seeds (two pairs by seed), seed 1's run ended under both policies (by step 182 on the
+    built-in game), seed 2's cut at the step cap. Waits re-read after 10 ms, not 50 (the
+    example policy waits through most of seed 2's steps)."""
     tmp = pathlib.Path(directory)
-    fleet = write_fleet(tmp, set={"session.max_steps": 200}, matrix=CELLS)  # seed 1 ends its run
+    fleet = write_fleet(tmp, set={"session.max_steps": 190, "game.poll_interval_s": 0.01}, matrix=CELLS)
     root = str(tmp / "root")
     code, out = finish(start_fleet(fleet, root, "--concurrency", "2"), timeout=200)
     assert code == 0, out

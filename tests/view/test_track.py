@@ -6,7 +6,7 @@ from __future__ import annotations
 import os
 import shutil
 
-from supervisor.view import pages
+from supervisor.view import sessions
 from supervisor.view.track import Track
 
 from .helpers import journal_rows
@@ -42,7 +42,7 @@ def test_a_growing_journal_is_followed_from_where_it_stopped(demo_capture, tmp_p
     assert t.facts.facts()["accepted"] == sum(
         r["event"] == "action_result" and r["outcome"] == "accepted" for r in rows
     )
-    page = pages.page(t, 100, 100)
+    page = sessions.page(t, 100, 100)
     want = [r["observation_id"] for r in rows if r["event"] == "observation"][100:200]
     assert [s["observation_id"] for s in page["steps"]] == want
     results = {r["attempt_id"]: r["outcome"] for r in rows if r["event"] == "action_result"}

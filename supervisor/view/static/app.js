@@ -3,28 +3,39 @@
  * Every string from a capture (the game's text, a model's answer, a policy's reason) reaches
  * the document through text nodes (el() below), never as markup: a capture cannot run script
  * here. Live: answers are fetched from the server and the pages poll every second. Bundle
- * (supervisor view --bundle): each answer is a script file data/<bundleName(path)>.js that
- * calls gamerigData(path, answer).
+ * (supervisor view --bundle): each answer is a script file in the bundle's folder, named by
+ * bundleName(path), that calls gamerigData(path, answer).
+ *
+ * Which answers there are, their paths, the size of a page of steps and how a bundle names
+ * its files come from static/api.js (gamerigApi, written by supervisor/view/routes.py, by
+ * which the server routes and the bundle names its files): this file keeps none of those rules.
  */
 "use strict";
 
 const MODE = document.documentElement.dataset.mode || "live";
 const POLL_MS = 1000;
-const PAGE = 100;
+const API = window.gamerigApi;
+const PAGE = API.page;
 let pollTimer = null;
 let charts = [];
 let navigation = 0;   // counted by route(): a page whose answers arrive after it was left draws nothing
 
 // ---- data ------------------------------------------------------------------------------
-function bundleName(path) {   // the same rule as api.bundle_name
+function apiPath(name, params) {   // route NAME's path with PARAMS, each encoded as one segment
+  const r = API.routes[name];
+  if (!r) throw new Error("the viewer has no answer " + name);
+  const given = Object.keys(params || {}).sort().join(","), wanted = r.params.slice().sort().join(",");
+  if (given !== wanted) throw new Error(name + " takes " + (wanted || "nothing") + ", not " + (given || "nothing"));
+  return r.path.replace(/\{([a-z_]+)\}/g, (_, p) => enc(params[p]));
+}
+const KEEP = new RegExp("^[" + API.bundle.keep + "]$");
+function bundleName(path) {   // the file a bundle keeps PATH's answer in (API.bundle)
   let out = "";
-  for (const c of path) {
-    out += /^[A-Za-z0-9-]$/.test(c) ? c : "_" + c.codePointAt(0).toString(16) + "_";
-  }
+  for (const c of path) out += KEEP.test(c) ? c : API.bundle.escape.replace("{hex}", c.codePointAt(0).toString(16));
   return out;
 }
 const waiting = {};
-window.gamerigData = function (path, data) {
+window[API.bundle.callback] = function (path, data) {
   const w = waiting[path];
   if (!w) return;
   delete waiting[path];
@@ -36,7 +47,7 @@ function api(path) {
     return new Promise((resolve, reject) => {
       waiting[path] = { resolve, reject };
       const s = document.createElement("script");
-      s.src = "data/" + bundleName(path) + ".js";
+      s.src = API.bundle.folder + bundleName(path) + API.bundle.script;
       s.onerror = () => { delete waiting[path]; reject(new Error("not in this bundle: " + path)); };
       document.head.appendChild(s);
       s.remove();
@@ -49,7 +60,7 @@ function api(path) {
   });
 }
 function asset(path) {   // an image answer
-  return MODE === "bundle" ? "data/" + bundleName(path) : path;
+  return MODE === "bundle" ? API.bundle.folder + bundleName(path) : path;
 }
 function enc(s) { return encodeURIComponent(String(s)); }
 
@@ -160,7 +171,7 @@ function costTitle(c) {   // why a cost is a lower bound or unknown
 const listState = { key: "started", dir: -1, filter: "", verdict: "" };
 async function sessionsPage() {
   const nav = navigation;
-  const data = await api("api/sessions");
+  const data = await api(apiPath("sessions"));
   if (nav !== navigation) return;
   const rows = data.sessions.map(s => ({ ...s, verdictText: s.live ? "running" : (s.verdict && s.verdict.verdict) || "" }));
   const f = listState.filter.toLowerCase();
@@ -277,7 +288,7 @@ function stepRows(key, pageData, groups, sel, emu) {
     const inputs = emu && p && p.parameters ? [(p.parameters.buttons || []).join("+") || "no buttons", " × ", p.parameters.frames ?? "?", " frames"] : null;
     out.push(el("tr", { class: "step" + (String(s.index) === String(sel) ? " sel" : ""), id: "step-" + s.index },
       el("td", { class: "num" }, el("a", { href: "#/session/" + enc(key) + "/step/" + s.index, class: "step-link" }, s.step)),
-      el("td", {}, s.state_type ?? "–", emu && s.frame ? el("div", {}, el("img", { class: "thumb", alt: "frame " + s.frame.frame, src: asset("api/session/" + key + "/frame/" + s.frame.name) })) : null),
+      el("td", {}, s.state_type ?? "–", emu && s.frame ? el("div", {}, el("img", { class: "thumb", alt: "frame " + s.frame.frame, src: asset(apiPath("frame", { key, name: s.frame.name })) })) : null),
       el("td", {}, p ? (p.action ?? el("span", { class: "muted" }, "(none)")) : "–"),
       el("td", { class: "params" }, inputs || (p && p.parameters && Object.keys(p.parameters).length ? JSON.stringify(p.parameters) : "")),
       el("td", { class: "reason" }, p ? p.reason : "", p && p.model_evidence && p.model_evidence.length ? el("div", {}, badge("model ×" + p.model_evidence.length, "waiting")) : null),
@@ -311,24 +322,24 @@ function runRows(s) {   // the ended runs, numbered, and the one being played
   return rows;
 }
 async function runPage(key, n) {   // #/session/KEY/run/N: the session page at run N's first step, its row marked
-  const s = await api("api/session/" + enc(key));
+  const s = await api(apiPath("session", { key }));
   const start = (s.run_starts || [])[n - 1];
   const idx = start ? start.index : null;
   return sessionPage(key, idx === null ? 0 : Math.floor(idx / PAGE), idx, false, n);
 }
 async function sessionPage(key, pageNo, sel, polled, runSel) {
   const here = navigation;
-  const s0 = await api("api/session/" + enc(key));
+  const s0 = await api(apiPath("session", { key }));
   if (polled && shownSession.key === key && shownSession.sig === signature(s0)) {   // nothing new
     poll(() => sessionPage(key, pageNo, sel, true, runSel));
     return;
   }
   const s = s0;
-  const series = await api("api/session/" + enc(key) + "/series");
+  const series = await api(apiPath("series", { key }));
   const total = s.steps === undefined ? 0 : Math.max(s.steps, series.total);
   const pages = Math.max(1, Math.ceil(series.total / PAGE));
   pageNo = Math.min(Math.max(0, pageNo), pages - 1);
-  const pageData = await api("api/session/" + enc(key) + "/page/" + pageNo * PAGE);
+  const pageData = await api(apiPath("page", { key, offset: pageNo * PAGE }));
   if (here !== navigation) return;
   const emu = s.backend === "pyboy" || !!s.emulator;
   const v = s.verdict;
@@ -406,7 +417,7 @@ async function sessionPage(key, pageNo, sel, polled, runSel) {
 }
 
 async function emulatorPanel(key, box) {
-  const e = await api("api/session/" + enc(key) + "/emulator");
+  const e = await api(apiPath("emulator", { key }));
   if (!e.recording) { box.appendChild(el("p", { class: "muted" }, e.problem)); return; }
   const r = e.recording;
   box.appendChild(el("h2", {}, "Recording"));
@@ -414,7 +425,7 @@ async function emulatorPanel(key, box) {
     ["retained frames", e.samples_total], ["checkpoints", r.checkpointCount], ["branches", r.branchCount], ["lost intervals", r.lostIntervals.length]].map(([k, v]) => el("div", {}, el("span", {}, k), v))));
   box.appendChild(el("h2", {}, "Retained frames along the timeline"));
   box.appendChild(el("div", { class: "strip", id: "strip" }, e.samples.filter(x => x.png).slice(0, 400).map(x =>
-    el("figure", {}, el("img", { src: asset("api/session/" + key + "/frame/" + x.png), alt: "frame " + x.frame, title: x.branchId + " action " + x.actionIndex }),
+    el("figure", {}, el("img", { src: asset(apiPath("frame", { key, name: x.png })), alt: "frame " + x.frame, title: x.branchId + " action " + x.actionIndex }),
       el("figcaption", {}, "frame " + x.frame + " · action " + x.actionIndex)))));
   if (e.checkpoints.length) box.appendChild(table(Object.keys(e.checkpoints[0]).map(k => ({ key: k, label: k, cell: c => num(c[k]) })), e.checkpoints, { id: "checkpoints" }));
   if (e.branches.length) box.appendChild(table(Object.keys(e.branches[0]).map(k => ({ key: k, label: k, cell: c => num(c[k]) })), e.branches, { id: "branches" }));
@@ -434,9 +445,9 @@ async function emulatorPanel(key, box) {
     out.replaceChildren(el("img", { class: "sheet", id: "iv-image", alt, src: URL.createObjectURL(blob) }));
   }
   const sheetBtn = el("button", { id: "iv-sheet" }, "contact sheet");
-  sheetBtn.addEventListener("click", () => show("api/session/" + enc(key) + "/sheet/" + enc(bsel.value) + "/" + from.value + "/" + to.value, "contact sheet"));
+  sheetBtn.addEventListener("click", () => show(apiPath("sheet", { key, branch: bsel.value, first: from.value, last: to.value }), "contact sheet"));
   const gifBtn = el("button", { id: "iv-gif" }, "GIF");
-  gifBtn.addEventListener("click", () => show("api/session/" + enc(key) + "/gif/" + enc(bsel.value) + "/" + sf.value + "/" + ef.value, "GIF"));
+  gifBtn.addEventListener("click", () => show(apiPath("gif", { key, branch: bsel.value, start: sf.value, end: ef.value }), "GIF"));
   box.appendChild(el("h2", {}, "An interval"));
   box.appendChild(el("div", { class: "controls" }, "branch", bsel, "actions (", from, ",", to, "]", sheetBtn, " · retained frames", sf, "to", ef, gifBtn));
   box.appendChild(el("p", { class: "muted kv" }, "The same code, limits and refusals as supervisor capture review --contact-sheet and capture clip; nothing is written."));
@@ -449,8 +460,8 @@ function callCost(u) {   // one call's usage.cost_usd; unknown (with why) is nev
   return typeof u.cost_usd === "number" ? "$" + u.cost_usd.toFixed(6) : "unknown" + (u.cost_unknown ? " (" + u.cost_unknown + ")" : "");
 }
 async function stepPage(key, i) {
-  const [d, s] = await Promise.all([api("api/session/" + enc(key) + "/step/" + i), api("api/session/" + enc(key))]);
-  const verify = location.hash.includes("verify=1") ? await api("api/session/" + enc(key) + "/verify") : null;
+  const [d, s] = await Promise.all([api(apiPath("step", { key, index: i })), api(apiPath("session", { key }))]);
+  const verify = location.hash.includes("verify=1") ? await api(apiPath("verify", { key })) : null;
   const prevNext = el("div", { class: "controls" },
     el("a", { href: "#/session/" + enc(key) + "?page=" + Math.floor(i / PAGE) + "&sel=" + i }, "↑ timeline"),
     i > 0 ? el("a", { href: "#/session/" + enc(key) + "/step/" + (i - 1), id: "prev-step" }, "← step " + i) : null,
@@ -464,9 +475,9 @@ async function stepPage(key, i) {
       { key: "where", label: "where" }, { key: "message", label: "finding" }], verify.findings || [], { id: "findings" })] : null,
     el("h2", {}, "Observation ", el("span", { class: "muted" }, d.observation_path || "")),
     el("p", { id: "hash-status", class: d.hash_ok ? "" : "error" }, d.hash_ok ? "✓ sha256 " + d.sha256.slice(0, 16) + "… matches the journal row" : "✗ " + (d.problem || "not checked")),
-    d.emulator && d.observation && d.observation.frame_png ? el("img", { class: "sheet", alt: "frame", src: asset("api/session/" + key + "/frame/" + d.observation.frame_png.split("/").pop()) }) : null,
+    d.emulator && d.observation && d.observation.frame_png ? el("img", { class: "sheet", alt: "frame", src: asset(apiPath("frame", { key, name: d.observation.frame_png.split("/").pop() })) }) : null,
     el("pre", { class: "json", id: "observation" }, d.observation === null ? "(not readable)" : json(d.observation)),
-    evidence.length ? [el("h2", {}, "Model evidence"), evidence.map(e => el("div", { class: "panel" },
+    evidence.length ? [el("h2", {}, "Model evidence"), evidence.map(e => el("div", { class: "panel model-evidence" },
       el("div", { class: "kv" }, "model " + ((e.request || {}).model ?? "?") + " · " + ((e.request || {}).question_kind ?? "") + " · tokens " + num((e.usage || {}).total_tokens) + " · cost " + callCost(e.usage) + " · latency " + num((e.usage || {}).latency_ms) + " ms · attempts " + num(e.attempts)),
       el("pre", { class: "json" }, json({ questions: (e.request || {}).questions, answers: e.answers, error: e.message || e.error }))))] : null,
     el("h2", {}, "Journal rows"),
@@ -477,7 +488,7 @@ async function stepPage(key, i) {
 
 // ---- fleets ------------------------------------------------------------------------------
 async function fleetsPage() {
-  const d = await api("api/fleets");
+  const d = await api(apiPath("fleets"));
   main(el("h1", {}, "Fleets"), d.fleets.length ? table([
     { key: "name", label: "fleet", cell: f => el("a", { href: "#/fleet/" + enc(f.key) }, f.name) },
     { key: "state", label: "state", cell: f => f.state ?? "–" }, { key: "finished", label: "finished", num: true, cell: f => f.finished + " / " + num(f.sessions) },
@@ -532,7 +543,7 @@ function pricesText(prices) {
 }
 async function fleetPage(key) {
   const nav = navigation;
-  const [d, all] = await Promise.all([api("api/fleet/" + enc(key)), api("api/fleets")]);
+  const [d, all] = await Promise.all([api(apiPath("fleet", { key })), api(apiPath("fleets"))]);
   if (nav !== navigation) return;
   const cells = {}; for (const s of d.sessions) (cells[s.cell] = cells[s.cell] || []).push(s);
   const matrix = el("table", { class: "matrix", id: "matrix" }, el("thead", {}, el("tr", {}, el("th", {}, "cell"), el("th", {}, "sessions (by outcome)"))),
@@ -575,7 +586,7 @@ async function fleetPage(key) {
 
 async function cellPage(key, cell) {   // #/fleet/KEY/cell/CELL: one cell's aggregates and its sessions with their scores
   const nav = navigation;
-  const d = await api("api/fleet/" + enc(key));
+  const d = await api(apiPath("fleet", { key }));
   if (nav !== navigation) return;
   const agg = d.cells.filter(c => c.cell === cell);
   if (!agg.length) throw new Error("fleet " + d.name + " has no cell " + JSON.stringify(cell) + " (cells: " + d.cells.map(c => c.cell).join("; ") + ")");
@@ -640,7 +651,11 @@ function pairedSection(d) {   // compare.compare: the paired tests and the pairs
 }
 async function comparePage(parts) {
   const nav = navigation;
-  const path = "api/compare/" + parts.map(enc).join("/");
+  const [kind, ...rest] = parts;   // #/compare/fleets/A/B or #/compare/group/FLEET/COLUMN/A/B
+  const path = kind === "fleets" && rest.length === 2 ? apiPath("compare_fleets", { a: rest[0], b: rest[1] })
+    : kind === "group" && rest.length === 4 ? apiPath("compare_group", { fleet: rest[0], column: rest[1], a: rest[2], b: rest[3] })
+    : null;
+  if (path === null) throw new Error("compare what? #/compare/fleets/A/B or #/compare/group/FLEET/KEY/A/B");
   const d = await api(path);
   if (nav !== navigation) return;
   const label = x => typeof x === "number" ? (Math.abs(x) <= 1 && d.metrics && x !== Math.round(x) ? num(x, 3) : num(x, 2)) : "–";
@@ -676,7 +691,7 @@ function decisionBox(x, key) {   // one side of the first difference
 }
 async function pairPage(ka, kb, run) {   // #/pair/A/B/RUN: run RUN of two sessions aligned by floor, and their first difference
   const nav = navigation;
-  const d = await api("api/pair/" + enc(ka) + "/" + enc(kb) + "/" + run);
+  const d = await api(apiPath("pair", { a: ka, b: kb, run }));
   if (nav !== navigation) return;
   const A = d.a, B = d.b, f = d.first_difference;
   const side = (x, k) => x ? [el("span", { class: "f-hp" }, x.hp === null || x.hp === undefined ? "–" : x.hp + (x.max_hp ? "/" + x.max_hp : "")), el("span", { class: "f-gold" }, num(x.gold)), el("span", { class: "f-deck" }, num(x.deck)), el("span", { class: "f-score" }, score3(x.progress_score))].map(n => el("td", { class: "num " + k }, n))
@@ -706,7 +721,7 @@ async function pairPage(ka, kb, run) {   // #/pair/A/B/RUN: run RUN of two sessi
 }
 
 // ---- start -------------------------------------------------------------------------------
-api("api/meta").then(m => {
+api(apiPath("meta")).then(m => {
   document.getElementById("given").textContent = m.given.map(g => g.path).join("  ·  ");
 }).catch(() => {});
 route();

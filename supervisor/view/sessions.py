@@ -1,4 +1,4 @@
-"""The JSON a session's pages show, built from a ``track.Track``: the list entry, the
+"""The JSON answers about sessions, built from a ``track.Track``: the list entry, the
 summary (groups by run, act and floor; markers), a page of steps, the chart series and one
 step's evidence.
 
@@ -43,12 +43,20 @@ SCORE_KEYS = (
 )
 _STATUSES = {v: k for k, v in STATUS_CODES.items()}
 
+Json = dict[str, Any]
+"""A JSON object: a journal row as read, or an answer being built."""
+
+
+def _obj(value: Any) -> Json:
+    """``value`` when it is a JSON object, else an empty one."""
+    return value if isinstance(value, dict) else {}
+
 
 def _finite(x: float) -> float | None:
     return None if x != x or math.isinf(x) else round(x, 3)
 
 
-def shown_path(path):
+def shown_path(path: Any) -> Any:
     """A path inside the current folder as a relative one (what the user typed, usually)."""
     if not isinstance(path, str) or not os.path.isabs(path):
         return path
@@ -56,7 +64,7 @@ def shown_path(path):
     return path if rel.startswith("..") else rel
 
 
-def read_summary(track: Track) -> dict | None:
+def read_summary(track: Track) -> Json | None:
     try:
         with open(os.path.join(track.dir, "session.json"), encoding="utf-8") as fh:
             data = json.load(fh)
@@ -70,15 +78,14 @@ def live(track: Track, now: float | None = None) -> bool:
     return track.end is None and ((now or time.time()) - track.mtime) < LIVE_S
 
 
-def entry(track: Track, verdict: dict | None) -> dict[str, Any]:
+def entry(track: Track, verdict: Json | None) -> Json:
     """The session's row in the list."""
     with track.lock:
-        start = track.start or {}
-        profile = start.get("profile") if isinstance(start.get("profile"), dict) else {}
-        game = profile.get("game") if isinstance(profile.get("game"), dict) else {}
-        facts = track.facts.facts()
-        emulator = track.emulator or {}
-        rom = emulator.get("rom") if isinstance(emulator.get("rom"), dict) else {}
+        start = _obj(track.start)
+        profile = _obj(start.get("profile"))
+        game = _obj(profile.get("game"))
+        facts: Json = track.facts.facts()
+        rom = _obj(_obj(track.emulator).get("rom"))
         return {
             "key": track.key,
             "id": track.id,
@@ -91,7 +98,7 @@ def entry(track: Track, verdict: dict | None) -> dict[str, Any]:
                 else ("built-in game" if game.get("builtin") else str(game.get("base_url") or "http game"))
             ),
             "backend": game.get("backend"),
-            "policy": (profile.get("policy") or {}).get("module") if isinstance(profile.get("policy"), dict) else None,
+            "policy": profile["policy"].get("module") if isinstance(profile.get("policy"), dict) else None,
             "started": start.get("recorded_at"),
             "duration_s": _finite(track.last_at - track.first_at),
             "steps": facts["steps"],
@@ -118,10 +125,10 @@ def entry(track: Track, verdict: dict | None) -> dict[str, Any]:
         }
 
 
-def _money(facts: dict) -> dict[str, Any]:
+def _money(facts: Json) -> Json:
     """A session's model tokens and cost, with the texts the fleet tables use
     (``supervisor.fleet.report.model_figures``): an unknown cost is ``unknown``, never 0."""
-    m = model_figures([facts], facts["runs"], facts["wins"])
+    m: Json = model_figures([facts], facts["runs"], facts["wins"])
     return {
         k: m[k]
         for k in (
@@ -140,7 +147,7 @@ def _money(facts: dict) -> dict[str, Any]:
     }
 
 
-def groups(track: Track) -> list[dict[str, Any]]:
+def groups(track: Track) -> list[Json]:
     """Consecutive steps of one run, act and floor, with the HP and gold they saw."""
     with track.lock:
         n = track.figures_read
@@ -149,9 +156,9 @@ def groups(track: Track) -> list[dict[str, Any]]:
         )
         starts = list(track.run_starts)
         steps = track.step_no
-        out: list[dict] = []
+        out: list[Json] = []
         run, r = 0, 0
-        cur: dict | None = None
+        cur: Json | None = None
         for i in range(n):
             while r < len(starts) and starts[r][0] <= i:
                 run, r = r + 1, r + 1
@@ -190,7 +197,7 @@ def groups(track: Track) -> list[dict[str, Any]]:
         return out
 
 
-def _no_floors(run: dict | None) -> dict | None:
+def _no_floors(run: Json | None) -> Json | None:
     return None if run is None else {k: v for k, v in run.items() if k != "floors"}
 
 
@@ -198,7 +205,7 @@ def _v(x: int) -> int | None:
     return None if x < 0 else x
 
 
-def summary(track: Track, verdict: dict | None) -> dict[str, Any]:
+def summary(track: Track, verdict: Json | None) -> Json:
     """What the session page shows above its timeline."""
     head = entry(track, verdict)
     with track.lock:
@@ -233,7 +240,7 @@ def summary(track: Track, verdict: dict | None) -> dict[str, Any]:
 # -- a page of steps ---------------------------------------------------------------------
 
 
-def page(track: Track, offset: int, limit: int) -> dict[str, Any]:
+def page(track: Track, offset: int, limit: int) -> Json:
     """Steps ``offset .. offset+limit-1`` with their proposal, status, attempt and result."""
     limit = max(1, min(int(limit), MAX_PAGE))
     with track.lock:
@@ -244,11 +251,13 @@ def page(track: Track, offset: int, limit: int) -> dict[str, Any]:
             return {"offset": 0, "limit": limit, "total": total, "steps": []}
         start_byte = track.obs_off[offset]
         stop_byte = track.obs_off[end + PAGE_SLACK] if end + PAGE_SLACK < total else None
-        base = [{"index": i, "step": track.step_no[i], "line": track.obs_line[i]} for i in range(offset, end)]
+        base: list[Json] = [
+            {"index": i, "step": track.step_no[i], "line": track.obs_line[i]} for i in range(offset, end)
+        ]
         offsets = [track.obs_off[i] for i in range(offset, end)]
-    by_obs: dict[str, dict] = {}
-    by_proposal: dict[str, dict] = {}
-    by_attempt: dict[str, dict] = {}
+    by_obs: dict[str, Json] = {}
+    by_proposal: dict[str, Json] = {}
+    by_attempt: dict[str, Json] = {}
     k = 0
     for number, off, row in track.rows_from(start_byte, stop_byte):
         if row is None:
@@ -302,7 +311,7 @@ def _cut(value: Any) -> Any:
     return value if len(text) <= RESPONSE_CHARS else text[:RESPONSE_CHARS] + f"... ({len(text)} characters)"
 
 
-def proposal_view(row: dict) -> dict[str, Any]:
+def proposal_view(row: Json) -> Json:
     known = {
         "proposal_id",
         "observation_id",
@@ -324,7 +333,7 @@ def proposal_view(row: dict) -> dict[str, Any]:
     evidence = []
     for e in row.get("model_evidence") or ():
         if isinstance(e, dict):
-            req = e.get("request") if isinstance(e.get("request"), dict) else {}
+            req = _obj(e.get("request"))
             evidence.append(
                 {
                     "call_id": e.get("call_id"),
@@ -351,7 +360,7 @@ def proposal_view(row: dict) -> dict[str, Any]:
     }
 
 
-def result_view(row: dict) -> dict[str, Any]:
+def result_view(row: Json) -> Json:
     response = row.get("response")
     rejection = None
     if row.get("outcome") == "rejected" and isinstance(response, dict):
@@ -367,7 +376,7 @@ def result_view(row: dict) -> dict[str, Any]:
     }
 
 
-def frame_of(track: Track, i: int) -> dict | None:
+def frame_of(track: Track, i: int) -> Json | None:
     """The retained frame an emulator step's observation names (path inside the session)."""
     with track.lock:
         offset = track.obs_off[i]
@@ -391,7 +400,7 @@ def frame_of(track: Track, i: int) -> dict | None:
 # -- the charts ----------------------------------------------------------------------------
 
 
-def series(track: Track, first: int = 0, last: int | None = None, points: int = MAX_POINTS) -> dict[str, Any]:
+def series(track: Track, first: int = 0, last: int | None = None, points: int = MAX_POINTS) -> Json:
     """The chart columns over steps ``first..last``, at most ``points`` of them (every k-th step,
     each bucket's last step, so a change is never moved, only thinned)."""
     points = max(10, min(int(points), MAX_POINTS))
@@ -406,7 +415,7 @@ def series(track: Track, first: int = 0, last: int | None = None, points: int = 
         if idx[-1] != last:
             idx.append(last)
         read = track.figures_read
-        cols: dict[str, list] = {"index": idx, "step": [track.step_no[i] for i in idx]}
+        cols: dict[str, list[Any]] = {"index": idx, "step": [track.step_no[i] for i in idx]}
         for name, col in zip(metrics.NAMES, track.figs):
             cols[name] = [(col[i] if col[i] >= 0 else None) if i < read else None for i in idx]
         cols["decide_ms"] = [_finite(track.decide_ms[i]) for i in idx]
@@ -430,7 +439,7 @@ def series(track: Track, first: int = 0, last: int | None = None, points: int = 
 # -- one step -------------------------------------------------------------------------------
 
 
-def step_detail(track: Track, i: int) -> dict[str, Any] | None:
+def step_detail(track: Track, i: int) -> Json | None:
     """Step ``i``: its observation (the hash checked against the journal) and its journal rows."""
     with track.lock:
         if not 0 <= i < track.steps:
@@ -439,7 +448,7 @@ def step_detail(track: Track, i: int) -> dict[str, Any] | None:
         stop = track.obs_off[i + 1 + PAGE_SLACK] if i + 1 + PAGE_SLACK < track.steps else None
         oid = f"o-{track.obs_num[i]:06d}"
         step = track.step_no[i]
-    rows: list[dict] = []
+    rows: list[Json] = []
     ids = {oid}
     observation_row = None
     for number, _off, row in track.rows_from(start, stop):
