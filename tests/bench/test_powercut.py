@@ -179,10 +179,10 @@ def send_before_its_intent_is_durable(text: str) -> tuple[str, str]:
         elif post(call):
             assert fsync_at is not None, "a POST before any journal fsync"
             attempt = ATTEMPT.search(unhex(call[call.index('"') + 1 : call.index('"', call.index('"') + 1)]))
+            assert attempt is not None, f"a POST without an attempt id: {call}"
             moved = lines[fsync_at]
-            return "\n".join(lines[:fsync_at] + lines[fsync_at + 1 : i + 1] + [moved] + lines[i + 1 :]), attempt.group(
-                1
-            ).decode()
+            edited = lines[:fsync_at] + lines[fsync_at + 1 : i + 1] + [moved] + lines[i + 1 :]
+            return "\n".join(edited), attempt.group(1).decode()
     raise AssertionError("the trace has no action POST")
 
 
