@@ -51,7 +51,7 @@ lint: $(TEST_STAMP)
 	$(VENV)/bin/ruff check . || fail=1; \
 	echo "== ruff format --check: layout (fix: $(VENV)/bin/ruff format .)"; \
 	$(VENV)/bin/ruff format --check . || fail=1; \
-	echo "== mypy: types (protocol/ strict; pyproject.toml [tool.mypy])"; \
+	echo "== mypy: types (protocol/ and the viewer's API strict; pyproject.toml [tool.mypy])"; \
 	$(VENV)/bin/mypy || fail=1; \
 	exit $$fail
 
