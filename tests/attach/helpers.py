@@ -71,7 +71,7 @@ class InProcess:
     def _run(self) -> None:
         try:
             self.reason = self.runner.run()
-        except BaseException as exc:  # surfaced by stop()
+        except BaseException as exc:  # noqa: BLE001 - any failure of the tap is surfaced by stop()
             self.error = exc
 
     def stop(self, timeout: float = 15) -> str:

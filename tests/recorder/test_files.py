@@ -29,7 +29,7 @@ def outcome(encode, value):
     """What ``encode(value)`` gives: ("text", text) or (error type, message)."""
     try:
         return "text", encode(value)
-    except Exception as exc:  # the comparison is of whatever each raises
+    except Exception as exc:  # noqa: BLE001 - the comparison is of whatever each raises
         return type(exc), str(exc)
 
 
