@@ -250,7 +250,7 @@ def page(track: Track, offset: int, limit: int) -> dict[str, Any]:
     by_proposal: dict[str, dict] = {}
     by_attempt: dict[str, dict] = {}
     k = 0
-    for number, off, row in track.rows_from(start_byte, stop_byte):
+    for _number, off, row in track.rows_from(start_byte, stop_byte):
         if row is None:
             continue
         event = row.get("event")
