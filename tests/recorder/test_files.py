@@ -87,7 +87,8 @@ class Level(enum.IntEnum):
     "value",
     [
         (1, [2, "x"]),
-        {1: "int key", None: "null key", True: "bool key", 1.5: "float key"},
+        {1: "int key", None: "null key", 1.5: "float key"},
+        {True: "bool key", False: "false key"},  # apart: True and 1 are one dict key
         Level.HIGH,
         {"level": Level.HIGH},
         float("nan"),
@@ -101,6 +102,7 @@ class Level(enum.IntEnum):
     ids=[
         "tuple",
         "odd_keys",
+        "bool_keys",
         "int_enum",
         "int_enum_value",
         "nan",
