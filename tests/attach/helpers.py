@@ -46,7 +46,7 @@ class Attached:
             return self.proc.wait(timeout)
         except subprocess.TimeoutExpired:
             self.proc.kill()
-            raise AssertionError(f"tap did not exit: {''.join(self.err)[-2000:]}")
+            raise AssertionError(f"tap did not exit: {''.join(self.err)[-2000:]}") from None
 
 
 class InProcess:
