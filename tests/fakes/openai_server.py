@@ -245,7 +245,7 @@ def _make_handler(server: FakeOpenAIServer) -> type[BaseHTTPRequestHandler]:
     class Handler(BaseHTTPRequestHandler):
         protocol_version = "HTTP/1.1"
 
-        def log_message(self, format: str, *args: Any) -> None:  # keep test output clean
+        def log_message(self, fmt: str, *args: Any) -> None:  # keep test output clean
             pass
 
         def do_POST(self) -> None:
