@@ -36,8 +36,9 @@ the supervisor ended. A table per run, the totals; exit 1 on any violation.
 For every ``kill:<actor>`` the report gives the **recovery** (``chaos_judge.measure_recovery``):
 from the kill to the first ``action_attempt`` row stamped after it that the killed actor did not
 hold, and to the first one the game answered (accepted or rejected), as median, p99 and max
-per target and actor, beside the same sessions' median gap between attempts. ``--recovery N`` runs N kills of each actor kind on
-the ``demo`` target (recorder first) and prints only that table.
+per target and actor, beside the same sessions' median gap between attempts. ``--recovery N``
+runs N kills of each actor kind on the ``demo`` target (recorder first) and prints only that
+table.
 
 The quick variant runs in the test suite (``tests/chaos/``); the full campaign is
 ``--runs 200`` (docs/reliability.md, "Fault campaign").

@@ -163,7 +163,8 @@ def main(argv: list[str] | None = None) -> int:
         print(f"two arms of {args.seeds} runs each, {arms['pairs']} pairs by seed (median of {args.rounds} rounds)")
         print(f"  baseline: the unpaired tests alone       {1000 * baseline:9.2f} ms")
         print(
-            f"  compare.compare (paired and unpaired)    {1000 * paired:9.2f} ms  ({paired / baseline:.1f}x the baseline)"
+            f"  compare.compare (paired and unpaired)    {1000 * paired:9.2f} ms  "
+            f"({paired / baseline:.1f}x the baseline)"
         )
         print(
             f"  the viewer's answer (api/compare/group)  {1000 * answer:9.2f} ms  "

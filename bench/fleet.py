@@ -35,7 +35,7 @@ sys.path.insert(0, REPO)
 
 from supervisor.fleet import control  # noqa: E402
 from supervisor.fleet.ray_head import LocalRayHead  # noqa: E402
-from supervisor.fleet.results import read_fleet, read_rows  # noqa: E402
+from supervisor.fleet.results import read_fleet  # noqa: E402
 
 WORKLOADS = {
     "builtin": {"profile": "run/profiles/demo.yaml", "rate": "steps", "set": {}},
@@ -107,8 +107,7 @@ def run_fleet(
     sampler.done.set()
     if proc.returncode != 0:
         raise SystemExit(f"fleet failed ({proc.returncode}):\n{proc.stderr[-3000:]}")
-    info, rows = read_fleet(root), read_rows(root)
-    t = info["totals"]
+    t = read_fleet(root)["totals"]
     return {
         "workload": workload,
         "sessions": sessions,

@@ -1,9 +1,12 @@
-"""Power-cut campaign: ``python bench/powercut.py [--game demo|pyboy] [--steps N] [--every K] [--modes strict,appends,torn]``.
+"""Power-cut campaign.
+
+    python bench/powercut.py [--game demo|pyboy] [--steps N] [--every K] [--modes strict,appends,torn]
 
 Plays one session of the built-in game (``run/profiles/demo.yaml``; with ``--game pyboy`` the
 demo cartridge in the emulator, ``run/profiles/pyboy-demo.yaml``, with an automatic checkpoint
 every 20 frames: about one every six steps) under ``strace -f -y -xx``,
-then packs it (``supervisor capture pack``, traced too), then builds, offline (``bench/powercut_model.py``), the state the disk may hold after a power
+then packs it (``supervisor capture pack``, traced too), then builds, offline
+(``bench/powercut_model.py``), the state the disk may hold after a power
 cut at every file-system call that matters (every fsync, create, rename, unlink and mkdir,
 every action POST, and every K-th write), in each mode (strict: every pending thing lost;
 appends: names lost, data kept; torn: half of each file's pending data kept). On every state:
@@ -296,8 +299,8 @@ def campaign(
                 "call": len(calls),
                 "mode": "strict",
                 "violation": (
-                    f"feeds: after finalization decisions.jsonl holds {len(decisions)} durable lines for {len(fed)} decisions "
-                    f"and sessions.jsonl {len(sessions)} rows of the session"
+                    f"feeds: after finalization decisions.jsonl holds {len(decisions)} durable lines "
+                    f"for {len(fed)} decisions and sessions.jsonl {len(sessions)} rows of the session"
                 ),
             }
         )

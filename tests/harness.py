@@ -84,7 +84,7 @@ class Session:
         except subprocess.TimeoutExpired:
             self.proc.kill()
             self.stdout, self.stderr = self.proc.communicate()
-            raise AssertionError(f"session did not end within {timeout}s:\n{self.stderr[-3000:]}")
+            raise AssertionError(f"session did not end within {timeout}s:\n{self.stderr[-3000:]}") from None
         return self.proc.returncode
 
     def signal(self, sig: int) -> None:

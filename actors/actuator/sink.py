@@ -103,7 +103,7 @@ class EmulatorSink:
             reply = self.client.request(msg, deadline_s=deadline, try_s=deadline, max_tries=1)
         except RequestFailed as exc:
             return ActionOutcome("unknown", None, None, f"no reply from the emulator: {exc}", _ms(start))
-        except Exception as exc:  # never raise: an unexpected failure leaves the outcome unknown
+        except Exception as exc:  # noqa: BLE001 - never raise: an unexpected failure leaves the outcome unknown
             return ActionOutcome("unknown", None, None, f"{type(exc).__name__}: {exc}", _ms(start))
         return _outcome(reply, start)
 

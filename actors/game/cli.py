@@ -2,8 +2,8 @@
 
     python -m actors.game --port 15526 --seed 1 [--journal PATH] [--<knob> N ...]
 
-Serves until SIGINT or SIGTERM, or until the main menu's ``quit`` is selected. Every knob of ``knobs.Knobs`` is a flag with dashes
-(``--effect-delay-reads 2``); see docs/game.md.
+Serves until SIGINT or SIGTERM, or until the main menu's ``quit`` is selected. Every knob of
+``knobs.Knobs`` is a flag with dashes (``--effect-delay-reads 2``); see docs/game.md.
 """
 
 from __future__ import annotations

@@ -271,7 +271,7 @@ class Handler(BaseHTTPRequestHandler):
         try:
             with game.lock:
                 state = game.state()
-        except Exception as exc:  # a state-building failure is a 500 with its trace
+        except Exception as exc:  # noqa: BLE001 - a state-building failure is a 500 with its trace
             what = "multiplayer game state" if multiplayer else "game state"
             self._send(
                 500,
@@ -287,7 +287,7 @@ class Handler(BaseHTTPRequestHandler):
         if query.get("format") == "markdown":
             try:
                 return self._send(200, markdown.render(state), "text/markdown")
-            except Exception:  # the mod falls back to JSON when markdown fails
+            except Exception:  # noqa: BLE001 - the mod falls back to JSON when markdown fails
                 pass
         self._send(200, state)
 

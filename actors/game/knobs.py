@@ -104,7 +104,10 @@ class Knobs:
     char_select_lobby: int = field(
         default=0,
         metadata={
-            "help": "a seeded embark meets 0: no lobby (refused), 1: a standard-mode lobby (refused), 2: a lobby that takes the seed",
+            "help": (
+                "a seeded embark meets 0: no lobby (refused), 1: a standard-mode lobby (refused), "
+                "2: a lobby that takes the seed"
+            ),
             "choices": (0, 1, 2),
         },
     )

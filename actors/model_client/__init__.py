@@ -74,7 +74,7 @@ _MODULES = {
     "replay": ("ReplayBackend",),
 }
 _EXPORTS = {name: module for module, names in _MODULES.items() for name in names}
-__all__ = sorted(_EXPORTS)
+__all__ = sorted(_EXPORTS)  # noqa: PLE0605 - the lazy names of _MODULES, listed once there
 
 
 def __getattr__(name: str):

@@ -226,7 +226,7 @@ class ModelClient:
         try:
             reply = self._transport.post_json(self.config.chat_url(), body, headers)
             future.set_result((reply, round((time.monotonic() - sent) * 1000, 3)))
-        except BaseException as exc:  # handed to the waiting caller, never lost
+        except BaseException as exc:  # noqa: BLE001 - handed to the waiting caller, never lost
             future.set_exception(exc)
         finally:
             self._slots.release()

@@ -176,7 +176,8 @@ def _shop(policy, st: dict, sh: dict) -> list[dict]:
     ]
 
     def label(i):
-        return f"{i.get('card_name') or i.get('relic_name') or i.get('potion_name') or i.get('category')} for {i.get('price')}"
+        name = i.get("card_name") or i.get("relic_name") or i.get("potion_name") or i.get("category")
+        return f"{name} for {i.get('price')}"
 
     out = _choose("shop_purchase", items, label=label)
     out.append(_entry("proceed", "leave"))  # the mod's proceed closes the inventory first

@@ -629,7 +629,7 @@ def _ack(att: Attempted) -> IntentAck:
 def version() -> str:
     try:
         return importlib.metadata.version("gamerig")
-    except Exception:
+    except importlib.metadata.PackageNotFoundError:
         return "unknown"
 
 

@@ -206,7 +206,7 @@ def run_actor(name: str, main: Callable[[ActorContext], int | None]) -> None:
     profiler = _start_profiler()
     try:
         code = main(ctx) or 0
-    except Exception:  # the restart policy decides; the traceback is the evidence
+    except Exception:  # noqa: BLE001 - the restart policy decides; the traceback is the evidence
         traceback.print_exc()
         code = 1
     finally:

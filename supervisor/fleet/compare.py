@@ -215,7 +215,10 @@ def compare(rows: Sequence[dict], arm_key: str, a: str, b: str, matrix_keys: Seq
 
 def lines(result: dict[str, Any]) -> list[str]:
     """The comparison as ``fleet report --compare`` prints it."""
-    head = f"{result['arm_key']}: {result['a']} against {result['b']} ({result['sessions'][0]} and {result['sessions'][1]} sessions)"
+    head = (
+        f"{result['arm_key']}: {result['a']} against {result['b']} "
+        f"({result['sessions'][0]} and {result['sessions'][1]} sessions)"
+    )
     out = [head]
     if result["paired"]:
         t = result["paired_tests"]

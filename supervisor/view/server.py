@@ -130,7 +130,8 @@ class Handler(http.server.BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"
 
     def log_message(self, fmt, *args):  # the terminal shows the address, not every request
-        log.debug("%s " + fmt, self.address_string(), *args)
+        if log.isEnabledFor(logging.DEBUG):
+            log.debug("%s %s", self.address_string(), fmt % args)
 
     def do_HEAD(self):
         self._serve(head=True)

@@ -259,7 +259,7 @@ def page(track: Track, offset: int, limit: int) -> Json:
     by_proposal: dict[str, Json] = {}
     by_attempt: dict[str, Json] = {}
     k = 0
-    for number, off, row in track.rows_from(start_byte, stop_byte):
+    for _number, off, row in track.rows_from(start_byte, stop_byte):
         if row is None:
             continue
         event = row.get("event")

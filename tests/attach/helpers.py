@@ -46,7 +46,7 @@ class Attached:
             return self.proc.wait(timeout)
         except subprocess.TimeoutExpired:
             self.proc.kill()
-            raise AssertionError(f"tap did not exit: {''.join(self.err)[-2000:]}")
+            raise AssertionError(f"tap did not exit: {''.join(self.err)[-2000:]}") from None
 
 
 class InProcess:
@@ -71,7 +71,7 @@ class InProcess:
     def _run(self) -> None:
         try:
             self.reason = self.runner.run()
-        except BaseException as exc:  # surfaced by stop()
+        except BaseException as exc:  # noqa: BLE001 - any failure of the tap is surfaced by stop()
             self.error = exc
 
     def stop(self, timeout: float = 15) -> str:

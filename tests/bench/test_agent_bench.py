@@ -1,7 +1,8 @@
 """``bench/agent.py``'s quick variant, as its users run it: 40 model decisions of the agent
-policy against the stand-in, then the heuristic for as many steps (one pair, no rounds). Its parts must work and print sane
-figures; the speed goal itself is the bench's to print, not this test's to assert. The
-figures are checked against the kept journal, counted by this test from its own rows."""
+policy against the stand-in, then the heuristic for as many steps (one pair, no rounds). Its
+parts must work and print sane figures; the speed goal itself is the bench's to print, not
+this test's to assert. The figures are checked against the kept journal, counted by this test
+from its own rows."""
 
 from __future__ import annotations
 

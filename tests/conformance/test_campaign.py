@@ -4,9 +4,9 @@ and its last figures are in docs/game.md, "Conformance campaign").
 Two whole-pipeline sessions at once (real ``supervisor start`` processes: recorder, observer,
 policy, actuator, the built-in game over real HTTP) with the hostile knobs on, one act per run,
 one starting on the main menu and one on a main menu with a saved run, each ending when its run
-ends. (A session joining a run in progress is tests/policy/test_play_sessions.py's.) The command itself judges each session from its evidence (capture verify,
-the game's counters, the exit reason); this test runs that documented command and checks its
-report.
+ends. (A session joining a run in progress is tests/policy/test_play_sessions.py's.) The
+command itself judges each session from its evidence (capture verify, the game's counters,
+the exit reason); this test runs that documented command and checks its report.
 """
 
 from __future__ import annotations

@@ -11,9 +11,10 @@ A real ``ThreadingHTTPServer`` on an ephemeral port speaking the real wire forma
 ``Reply`` (or ``default``; with neither, a 500 saying the script ran out). Replies can be
 slow (``delay_s``), ``held`` until ``release()``, drip-fed (``drip(every_s)``: one byte at a
 time) or ``endless_body()`` (chunks until the client hangs up); all end at once when the
-server stops. A body may be a dict (sent as JSON), a str or bytes (sent verbatim). With ``reject_response_format=True`` any request
-carrying ``response_format`` gets the 400 real servers send, without consuming the script
-(or pass the ``Reply`` to send instead, e.g. ``LITELLM_REJECT_RESPONSE_FORMAT``).
+server stops. A body may be a dict (sent as JSON), a str or bytes (sent verbatim). With
+``reject_response_format=True`` any request carrying ``response_format`` gets the 400 real
+servers send, without consuming the script (or pass the ``Reply`` to send instead, e.g.
+``LITELLM_REJECT_RESPONSE_FORMAT``).
 
 Every request is recorded (headers — including ``Authorization`` — body, arrival time on
 ``time.monotonic()``), and the number of requests in flight is tracked (``max_inflight``).
@@ -244,7 +245,7 @@ def _make_handler(server: FakeOpenAIServer) -> type[BaseHTTPRequestHandler]:
     class Handler(BaseHTTPRequestHandler):
         protocol_version = "HTTP/1.1"
 
-        def log_message(self, format: str, *args: Any) -> None:  # keep test output clean
+        def log_message(self, fmt: str, *args: Any) -> None:  # keep test output clean
             pass
 
         def do_POST(self) -> None:

@@ -93,7 +93,7 @@ def finish(proc: subprocess.Popen, timeout: float = 60) -> tuple[int, str]:
     except subprocess.TimeoutExpired:
         proc.kill()
         out, err = proc.communicate()
-        raise AssertionError(f"the fleet did not end within {timeout}s:\n{err[-3000:]}")
+        raise AssertionError(f"the fleet did not end within {timeout}s:\n{err[-3000:]}") from None
     return proc.returncode, out + err
 
 

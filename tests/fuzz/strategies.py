@@ -15,7 +15,11 @@ HOSTILE_LEAVES = (
 )
 
 
-def trees(leaves=HOSTILE_LEAVES, keys=st.text(max_size=10), max_leaves: int = 25):
+#: The keys of ``trees``' maps by default: short text, empty and odd characters included.
+SHORT_KEYS = st.text(max_size=10)
+
+
+def trees(leaves=HOSTILE_LEAVES, keys=SHORT_KEYS, max_leaves: int = 25):
     """Nested lists and string-keyed maps of ``leaves``."""
     return st.recursive(
         leaves,

@@ -46,7 +46,7 @@ def test_sigint_and_sigterm_finalize_the_session(tmp_path):
         else:
             shutil.rmtree(outcomes)  # attribution will fail
         proc.send_signal(sig)
-    for sig, (root, outcomes, proc) in runs.items():
+    for sig, (root, _outcomes, proc) in runs.items():
         code, out = finish(proc)
         sd = session_dirs(root)[0]
         rows = read_rows(sd)

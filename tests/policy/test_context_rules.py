@@ -289,7 +289,7 @@ def test_a_repeated_rejection_on_the_same_state_is_given_up_after_three():
     ctx = PolicyContext()
     s = sample("event")
     ctx.reconcile(s)
-    for n in range(3):
+    for _ in range(3):
         assert not ctx.was_rejected_here(digest(s), "choose_event_option", {"index": 0})
         accept(ctx, s, "choose_event_option", {"index": 0}, outcome="rejected")
         accept(ctx, s, "choose_event_option", {"index": 1})  # interleaved: not "in a row"

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import os
+from typing import ClassVar
 
 import pytest
 
@@ -14,7 +15,7 @@ from tests.harness import REPO
 
 
 class Memory:
-    toggles: set = set()
+    toggles: ClassVar[set] = set()
     skipped_reward = False
 
 

@@ -354,7 +354,7 @@ class ScoreSpec:
                     numbers[v.name] = got
                 else:
                     numbers[v.name] = v.decode(read(v.address, v.width, v.bank))
-            except Exception as exc:  # one unreadable value never stops a step
+            except Exception as exc:  # noqa: BLE001 - one unreadable value never stops a step
                 numbers[v.name] = None
                 unread[v.name] = str(exc) or type(exc).__name__
         block: dict[str, Any] = {

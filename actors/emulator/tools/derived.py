@@ -105,7 +105,7 @@ def authorize_output(
     if not text.lower().endswith(suffix):
         raise OutputRefused(text, f"the output must end with {suffix}")
     target = Path(os.path.normpath(Path(workspace, text) if not os.path.isabs(text) else text))
-    for kind, root, base in _roots(recording, workspace):
+    for kind, root, base in _roots(recording, workspace):  # noqa: B007 - base is read after the loop's break
         if kind == "recording" and target.is_relative_to(root) and not allow_recording:
             raise OutputRefused(text, "a review writes nothing inside the recording; use artifacts/")
         if target.is_relative_to(root) and target != root:

@@ -224,7 +224,7 @@ def _check_evidence(operation: str, root: Path, events: list[dict]) -> None:
             raise MaintenanceRefused(operation, root / name, "the PNG differs from its journal pngSha256")
         try:
             pixels = decode_rgba(data)
-        except Exception as exc:  # PIL raises several unrelated types for damaged PNGs
+        except Exception as exc:  # noqa: BLE001 - PIL raises several unrelated types for damaged PNGs
             raise MaintenanceRefused(operation, root / name, f"the PNG does not decode ({exc})") from None
         if rgba_sha256(pixels) != ev["rgbaSha256"]:
             raise MaintenanceRefused(operation, root / name, "the pixels differ from the journal rgbaSha256")

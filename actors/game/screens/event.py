@@ -8,8 +8,9 @@ keywords}]}``. Only an ancient (an act's opening event) has dialogue; while it r
 option buttons are not shown (``options: []``). Choosing an option applies it and turns
 the page: ``body`` becomes the outcome and a single ``Proceed`` option
 (``is_proceed: true``) is left - unless the event grants more picks (``picks``, the act-2
-ancient: two), when the options stay, the chosen one ``was_chosen`` and locked; a proceed option opens the map (events do not take the
-``proceed`` action: ``ExecuteProceed`` has no event branch). An option that opens a
+ancient: two), when the options stay, the chosen one ``was_chosen`` and locked; a proceed
+option opens the map (events do not take the ``proceed`` action: ``ExecuteProceed`` has no
+event branch). An option that opens a
 selection (bundle, relic, card select, crystal sphere) puts it on top; while it is open
 the event shows no option buttons.
 """

@@ -8,8 +8,9 @@ worker thread, one call at a time (the session is one pipeline). An answer becom
 content (the JSON answer, also sent as ``structuredContent``) followed by one image content per
 PNG; a game tool's answer is the mod server's text followed by the JSON evidence. Every
 refusal — :class:`.errors.ToolRefused`, the emulator library's ``EmulatorError``, and any other
-exception — becomes a tool error (``isError: true``) whose text starts with a stable code; the server keeps serving. When the client closes the
-connection, a running session is ended (its live recording cancelled, never deleted).
+exception — becomes a tool error (``isError: true``) whose text starts with a stable code; the
+server keeps serving. When the client closes the connection, a running session is ended (its
+live recording cancelled, never deleted).
 """
 
 from __future__ import annotations
