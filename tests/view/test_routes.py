@@ -96,7 +96,9 @@ def test_the_page_builds_every_path_and_bundle_file_name_as_the_server_does(view
     refused = driver.execute_script(
         """
         const out = [];
-        for (const [name, params] of arguments[0]) { try { apiPath(name, params); out.push(null); } catch (e) { out.push(e.message); } }
+        for (const [name, params] of arguments[0]) {
+          try { apiPath(name, params); out.push(null); } catch (e) { out.push(e.message); }
+        }
         return out;""",
         [["nope", {}], ["step", {"key": "k"}], ["meta", {"key": "k"}]],
     )

@@ -7,7 +7,7 @@ Exit codes: 0 every expected variant reached (or none expected), 1 some never re
 Example:
   supervisor capture coverage run/capture
   supervisor capture coverage run/capture --json --expect vendor/sts2mcp
-  supervisor capture coverage /tmp/campaign/seed-*/capture
+  supervisor capture coverage campaign/seed-*/capture
 """
 
 from __future__ import annotations
