@@ -56,7 +56,7 @@ lint: $(TEST_STAMP)
 	exit $$fail
 
 test: $(TEST_STAMP) lint
-	$(PY) -m pytest -n 2
+	$(PY) -m pytest -n 3 --dist worksteal
 
 clean:
 	rm -rf $(VENV) run/capture run/runtime
