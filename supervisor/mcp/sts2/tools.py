@@ -1,7 +1,8 @@
 """``supervisor mcp --game``: the STS2MCP mod's MCP tools, each call a step of a supervised session.
 
-:class:`GameTools` owns one :class:`GameSession` (started at the first call, started again if
-it ended; its profile: :func:`game_profile`) and answers the tools of :mod:`.schemas`:
+:class:`GameTools` owns one :class:`~.session.GameSession` (started at the first call, started
+again if it ended; its profile: :func:`~.session.game_profile`) and answers the tools of
+:mod:`.schemas`, their arguments checked by :mod:`.arguments`:
 
 * **acting tools** (``combat_play_card``...; ``switch_profile``/``delete_profile`` as
   ``profiles:<verb>`` actions): the game is read afresh (an ``observe`` request: a journalled
@@ -10,7 +11,7 @@ it ended; its profile: :func:`game_profile`) and answers the tools of :mod:`.sch
   (``mcp_sts2``: :class:`actors.policy.mcp_sts2.Sts2AgentPolicy`) as the agent's proposal on that observation; the
   pipeline records it, fsyncs the intent, POSTs it once and records the result, and the
   observer reads the state after it. The answer is the game's reply in the mod server's words
-  (the reply's JSON; ``Error: HTTP <status> — <body>`` for an HTTP error) and a second text,
+  (the reply's JSON; ``Error: HTTP <status> — <body>`` for an HTTP error; :mod:`.replies`) and a second text,
   ``{"gamerig": ...}``, with the step's journal ids. A refused index or a guarded duplicate is
   a tool error (nothing sent); an unknown outcome is a tool error saying so (never resent).
 * **reads**: ``get_game_state`` is a fresh observation, read at once (``format: "markdown"``
@@ -21,48 +22,36 @@ it ended; its profile: :func:`game_profile`) and answers the tools of :mod:`.sch
   (``game.poll_interval_s``) until their condition holds or ``timeout_seconds`` pass.
 * **multiplayer** (``mp_*``): refused, nothing sent.
 
-Sessions are captured under ``<workspace>/artifacts/sts2/`` (a capture root: ``supervisor view``,
-``capture verify`` and the rest read it as any other).
+Sessions are captured under ``<workspace>/artifacts/sts2/`` (:mod:`.session`).
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
-import math
 import os
 import time
 from pathlib import Path
 
 import zmq
 
-from actors.policy.context import PolicyContext, digest, is_blocking_popup
-from actors.policy.mcp_sts2 import RELEASES
-from actors.policy.run_state import RunContext
+from actors.policy.context import digest
 from actors.runtime.recorder_client import RecorderClient
 from actors.runtime.transport import Counters, RequestFailed
 from actors.sts2mcp import PROFILE_PREFIX, GameClient
-from protocol.events import ActionAttempt, ActionResult, Observation, ObservationError, Proposal, ProposalStatus
 
 from ..shared.args import Answer
 from ..shared.bridge import Bridge
 from ..shared.errors import SessionGone, ToolRefused
-from ..shared.session import Playtest, private_dir, remove_private
+from ..shared.session import private_dir, remove_private
 from ..shared.workspace import Workspace
-from .schemas import ALL, REQUIRED, GameTool, known_args, schema
+from .arguments import check_args
+from .replies import MULTIPLAYER, mod_text, refusal
+from .schemas import ALL, GameTool, schema
+from .session import CAPTURE, GameSession, actionable, game_profile
 
-UNREACHABLE_S = 5.0  # a session without any observation this long after its first failed read
-MAX_WAIT_S = 600.0
 BODY_MAX = 512 * 1024  # the most of a read's body kept in its journal row
 STEP_TIMEOUT_S = 30.0
-MULTIPLAYER = (
-    "mp-refused: gamerig does not drive multiplayer runs: its built-in game has no multiplayer, "
-    "and no multiplayer flow (votes, bids, the end-turn barrier) was checked against the mod. "
-    "Nothing was sent. Use the mod's own MCP server for co-op runs."
-)
-ACTORS = ("recorder", "policy", "actuator", "observer")
-CAPTURE = Path("artifacts") / "sts2"  # the sessions' capture root, in the workspace
-CHOICES = {"format": ("markdown", "json"), "item_type": ("all", "card", "relic"), "tool": ("big", "small")}
 INSTRUCTIONS = (
     "Play Slay the Spire 2 through gamerig: the STS2MCP mod's tools (get_game_state, menu_select, "
     "combat_play_card, ...), each action recorded and its intent fsynced before it reaches the "
@@ -70,135 +59,6 @@ INSTRUCTIONS = (
     "Refusals start with a code (duplicate-refused, invalid-argument, outcome-unknown, "
     "mp-refused); nothing refused was sent."
 )
-
-
-def game_profile(
-    base_url: str,
-    builtin: bool,
-    seed: int,
-    capture_root: Path,
-    runtime_dir: Path,
-    bridge: str,
-    server_pid: int,
-    poll_s: float,
-    knobs: dict,
-) -> dict:
-    """The session profile of ``supervisor mcp --game`` (docs/mcp.md lists it)."""
-    restart = {"restart": "permanent", "max_restarts": 5, "period_s": 30}
-    actors = {name: dict(restart) for name in (*ACTORS, *(("game",) if builtin else ()))}
-    return {
-        "name": "mcp-agent",
-        "game": {
-            "backend": "http",
-            "builtin": builtin,
-            "base_url": base_url,
-            "seed": seed,
-            "timeout_s": 5,
-            "poll_interval_s": poll_s,
-            "knobs": knobs,
-        },
-        "policy": {"module": "mcp_sts2", "settings": {"bridge": bridge, "server_pid": server_pid}},
-        "capture": {"root": str(capture_root)},
-        "session": {"stop_on_run_end": False, "max_steps": None, "stuck_seconds": 0},
-        "supervisor": {"runtime_dir": str(runtime_dir), "progress": "off"},
-        "actors": actors,
-    }
-
-
-def actionable(state: dict) -> str | None:
-    """Why the agent can act on this state (a few words), or None when it cannot (a transition,
-    the enemies' turn, a combat that ended and awaits its rewards, a shop not ready)."""
-    kind = state.get("state_type")
-    block = state.get(kind) if isinstance(state.get(kind), dict) else {}
-    if kind in ("monster", "elite", "boss"):
-        battle = state.get("battle") if isinstance(state.get("battle"), dict) else {}
-        return "your turn" if battle.get("is_play_phase") else None
-    if kind == "fake_merchant":
-        block = block.get("shop") if isinstance(block.get("shop"), dict) else {}
-    if kind == "menu":
-        return "menu options" if state.get("options") else None
-    if kind == "game_over":
-        return "the run is over" if block.get("options") else None
-    if kind == "event":
-        return (
-            "event"
-            if block.get("in_dialogue")
-            or any(isinstance(o, dict) and not o.get("is_locked") for o in block.get("options") or [])
-            else None
-        )
-    if kind in (None, "unknown", "overlay"):
-        return None
-    lists = ("items", "cards", "next_options", "options", "relics", "bundles", "clickable_cells")
-    if (
-        block.get("can_proceed")
-        or block.get("can_skip")
-        or block.get("can_confirm")
-        or any(block.get(k) for k in lists)
-    ):
-        return kind
-    return None
-
-
-class GameSession(Playtest):
-    """A session for an agent playing over HTTP: ready at its first observation; a failed read
-    before it is kept to say why the game cannot be reached. It keeps the policy's memory of
-    accepted actions (``PolicyContext`` and ``RunContext`` fed the journal's rows in order, as
-    the policy feeds its own), so that waiting knows what an accepted action still awaits."""
-
-    def __init__(self, *args):
-        super().__init__(*args)
-        self.read_error: dict | None = None
-        self.first_error_at: float | None = None
-        self.memory = PolicyContext()
-        self.run = RunContext(self.memory, stop_on_run_end=False)
-        self.by_id: dict[str, dict] = {}  # proposal id -> proposal row, until its result
-        self.attempted: dict[str, str] = {}  # attempt id -> proposal id, until its result
-
-    def awaited(self) -> str | None:
-        """The accepted action whose evidence has not shown yet (None when there is none, or it
-        waited in vain past the policy's no-effect limits)."""
-        popup = is_blocking_popup(self.observation["state"])
-        pending = self.memory.popup_pending if popup else self.memory.pending
-        if pending is None or self.memory.overdue(popup):
-            return None
-        return f"{pending.action} {json.dumps(pending.parameters)} ({RELEASES.get(pending.kind, pending.kind)})"
-
-    def ready(self) -> bool:
-        if (
-            self.observation is None
-            and self.read_error is not None
-            and time.monotonic() - self.first_error_at > UNREACHABLE_S
-        ):
-            raise ToolRefused(
-                "game-unreachable",
-                f"Cannot connect to STS2_MCP mod at "
-                f"{self.profile['game']['base_url']}: {self.read_error.get('error')}. Is the game "
-                "running with the mod enabled? (the session keeps trying; call again)",
-            )
-        return self.observation is not None
-
-    def feed(self, row: dict) -> None:
-        event = row["event"]
-        if event == ObservationError.KIND:
-            self.read_error = row
-            self.first_error_at = self.first_error_at or time.monotonic()
-        super().feed(row)
-        if event == Observation.KIND:
-            self.run.observe(self.observation["state"], row)
-            self.memory.reconcile(self.observation["state"])
-        elif event == Proposal.KIND:
-            self.by_id[row["proposal_id"]] = row
-            if row.get("released_no_effect"):
-                self.memory.apply_release(row["released_no_effect"])
-        elif event == ProposalStatus.KIND and row["status"] != "execute":
-            self.by_id.pop(row["proposal_id"], None)
-        elif event == ActionAttempt.KIND:
-            self.attempted[row["attempt_id"]] = row["proposal_id"]
-        elif event == ActionResult.KIND:
-            proposal = self.by_id.pop(self.attempted.pop(row["attempt_id"], ""), None)
-            if proposal is not None:
-                self.memory.record_result(proposal, row)
-                self.run.record_result(proposal, row)
 
 
 class GameTools:
@@ -528,99 +388,3 @@ class GameTools:
         elif until == "actionable" and s.awaited():
             evidence["awaiting"] = s.awaited()
         return Answer({"gamerig": evidence}, text=json.dumps(obs["state"], indent=2, ensure_ascii=False))
-
-
-def mod_text(status: int | None, text: str) -> str:
-    """An answer in the mod server's words: the body of a 2xx answer as it is; ``Error: HTTP
-    <status> — <body>`` otherwise (its ``_handle_error``); no answer at all is its connect error."""
-    if status is None:
-        return f"Error: Cannot connect to STS2_MCP mod. Is the game running with the mod enabled? ({text})"
-    if 200 <= status < 300:
-        return text
-    return f"Error: HTTP {status} — {text}"
-
-
-def refusal(prop: dict, status: str, ids: dict) -> ToolRefused:
-    """The tool error of a proposal the pipeline did not execute."""
-    if prop.get("refused"):
-        return ToolRefused(prop["refused"]["code"], f"{prop['refused']['detail']}. Journal: {json.dumps(ids)}")
-    guard = prop.get("guard")
-    if guard:
-        when = f" (attempt {guard['attempt_id']})" if guard.get("attempt_id") else ""
-        lapse = guard.get("lapses_after") or {}
-        return ToolRefused(
-            "duplicate-refused",
-            (
-                f"not sent: {guard['pending_action']} {json.dumps(guard['pending_parameters'])} was accepted{when} on "
-                f"this very state, which has not changed since, and still awaits its effect ('ok' means queued). It is "
-                f"released by {guard['released_by']}; or, if nothing changes, after {lapse.get('reads')} reads over "
-                f"{lapse.get('seconds')} s it may be sent again. Wait with wait_for_change or wait_until_actionable. "
-                f"Journal: {json.dumps(ids)}"
-            ),
-        )
-    return ToolRefused(
-        "not-executed",
-        f"the proposal was not executed ({status}: "
-        f"{prop.get('reason') or 'no reason recorded'}). Journal: {json.dumps(ids)}",
-    )
-
-
-def check_args(tool: GameTool, arguments: object) -> dict:
-    """The call's arguments, checked against the tool's parameters (types, required, choices),
-    with the mod's defaults filled in; a refusal names the tool, the argument and the value."""
-    if arguments is None:
-        arguments = {}
-    if not isinstance(arguments, dict):
-        raise ToolRefused("invalid-argument", f"{tool.name}: arguments must be an object, got {arguments!r}")
-    known = known_args(tool)
-    unknown = sorted(set(arguments) - set(known))
-    if unknown:
-        raise ToolRefused(
-            "invalid-argument",
-            f"{tool.name}: unknown argument {unknown[0]!r} (known: {', '.join(known) or 'none'}); nothing was sent",
-        )
-    out = {}
-    for p in tool.params:
-        if p.name not in arguments or (arguments[p.name] is None and p.default is None):
-            if p.default is REQUIRED:
-                raise ToolRefused("invalid-argument", f"{tool.name}: {p.name} is required; nothing was sent")
-            if p.default is not None:
-                out[p.name] = p.default
-            continue
-        value = arguments[p.name]
-        out[p.name] = _checked(tool, p.name, p.kind, value)
-    if arguments.get("reason") is not None:
-        if not isinstance(arguments["reason"], str) or len(arguments["reason"]) > 2000:
-            raise ToolRefused(
-                "invalid-argument", f"{tool.name}: reason must be a string of at most 2000 characters; nothing was sent"
-            )
-        out["reason"] = arguments["reason"]
-    return out
-
-
-def _checked(tool: GameTool, name: str, kind: type, value: object) -> object:
-    def bad(wanted: str) -> ToolRefused:
-        return ToolRefused("invalid-argument", f"{tool.name}: {name} must be {wanted}, got {value!r}; nothing was sent")
-
-    if kind is int:
-        if isinstance(value, bool) or not isinstance(value, int):
-            raise bad("an integer")
-        if name == "profile_id" and value not in (1, 2, 3):
-            raise bad("1, 2 or 3")
-        if value < (1 if name == "limit" else 0):
-            raise bad(f"an integer >= {1 if name == 'limit' else 0}")
-        return value
-    if kind is float:
-        if (
-            isinstance(value, bool)
-            or not isinstance(value, (int, float))
-            or not math.isfinite(value)
-            or not 0 < value <= MAX_WAIT_S
-        ):
-            raise bad(f"a number of seconds in (0, {MAX_WAIT_S:g}]")
-        return float(value)
-    if not isinstance(value, str):
-        raise bad("a string")
-    if name in CHOICES and value not in CHOICES[name]:
-        raise bad("one of " + ", ".join(repr(c) for c in CHOICES[name]))
-    return value
