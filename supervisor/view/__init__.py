@@ -17,8 +17,9 @@
     api.py       the answers by path (one handler per route), shared by the server and the bundle
     server.py    the HTTP server on loopback (standard library), its Host check and headers
     bundle.py    ``--bundle``: the same answers as a static folder
-    static/      the page: index.html, app.js, app.css, and uPlot (vendor/uplot, MIT); the
-                 server adds api.js (``routes.script``)
+    static/      the page: index.html, its scripts (common.js shared helpers, sessions.js and
+                 fleets.js the pages, app.js the router), app.css, and uPlot (vendor/uplot,
+                 MIT); the server adds api.js (``routes.script``)
 
 It imports the capture tools, the fleet's results and the emulator's reader, review and clip
 code; nothing imports it but ``supervisor/commands/view.py``. Nothing here writes into a

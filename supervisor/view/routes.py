@@ -4,9 +4,9 @@ bundle keeps it, the size of a page of steps, and how a bundle names its files.
 The server routes by it (``api.Api.answer`` matches a path against ``ROUTES``), the bundle
 names its files and builds its paths by it (``bundle_name``, ``Route.path``), and the page
 reads the same description: ``script()`` is ``static/api.js`` (served by the server, written
-into every bundle), which sets ``gamerigApi`` before ``app.js`` runs. ``app.js`` builds every
-answer's path from ``gamerigApi.routes`` and every bundle file name from ``gamerigApi.bundle``;
-it keeps no rule of its own about either.
+into every bundle), which sets ``gamerigApi`` before the page's own scripts run. They build
+every answer's path from ``gamerigApi.routes`` and every bundle file name from
+``gamerigApi.bundle`` (``common.js``); they keep no rule of their own about either.
 
 A template's segments are literal text or a parameter in braces: ``{key}`` any text (one path
 segment, percent-encoded as ``encodeURIComponent`` writes it), ``{index:int}`` a whole number

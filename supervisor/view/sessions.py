@@ -3,7 +3,7 @@ summary (groups by run, act and floor; markers), a page of steps, the chart seri
 step's evidence.
 
 Every string here is copied from the capture as data; the page puts it in the document as
-text, never as markup (static/app.js), so a capture cannot run script in the viewer.
+text, never as markup (static/common.js), so a capture cannot run script in the viewer.
 """
 
 from __future__ import annotations

@@ -2,10 +2,11 @@
 that the server routes by, the bundle names its files by, and the page reads as
 ``static/api.js``.
 
-The page's own functions (``apiPath``, ``bundleName`` in app.js) are run in a real Chromium on
-awkward values and must give what the server's side gives for every route; app.js must hold no
-answer path or bundle file name of its own; every route must have its handler, and every
-route's path must find that route again.
+The page's own functions (``apiPath``, ``bundleName`` in common.js) are run in a real Chromium on
+awkward values and must give what the server's side gives for every route; no page script
+(every ``static/*.js``, each loaded by index.html after api.js) may hold an answer path or a
+bundle file name of its own; every route must have its handler, and every route's path must
+find that route again.
 """
 
 from __future__ import annotations
@@ -55,12 +56,23 @@ def test_the_server_routes_by_the_description_and_names_what_is_under_a_path():
     assert b"is not a whole number" in a.answer("api/pair/A/B/one").body
 
 
-def test_app_js_keeps_no_answer_path_and_no_bundle_name_of_its_own():
-    source = (STATIC / "app.js").read_text(encoding="utf-8")
-    hand_made = re.findall(r"""["'`](?:/?api/|data/)[^"'`]*""", source)
-    assert not hand_made, f"app.js builds these by hand instead of from gamerigApi: {hand_made}"
+def page_scripts(html: str) -> list[str]:
+    """The page's own scripts in the order index.html loads them (not uPlot, not api.js)."""
+    loaded = re.findall(r'<script src="static/([^"]+)"></script>', html)
+    return [name for name in loaded if not name.startswith("vendor/") and name != "api.js"]
+
+
+def test_no_page_script_keeps_an_answer_path_or_a_bundle_name_of_its_own():
     html = (STATIC / "index.html").read_text(encoding="utf-8")
-    assert html.index('src="static/api.js"') < html.index('src="static/app.js"')
+    scripts = page_scripts(html)
+    on_disk = sorted(c.name for c in STATIC.iterdir() if c.name.endswith(".js"))
+    assert sorted(scripts) == on_disk, f"index.html loads {scripts}; static/ holds {on_disk}"
+    assert scripts[-1] == "app.js", scripts  # the router starts the page once every page is defined
+    for name in scripts:
+        assert html.index('src="static/api.js"') < html.index(f'src="static/{name}"'), name
+        source = (STATIC / name).read_text(encoding="utf-8")
+        hand_made = re.findall(r"""["'`](?:/?api/|data/)[^"'`]*""", source)
+        assert not hand_made, f"{name} builds these by hand instead of from gamerigApi: {hand_made}"
 
 
 @pytest.fixture
