@@ -91,7 +91,8 @@ from agent_figures import (  # noqa: E402
     steps_to,
     summary,
 )
-from pipeline import finish_session, machine, start_session  # noqa: E402
+from pipeline_report import machine  # noqa: E402
+from pipeline_sessions import finish_session, start_session  # noqa: E402
 
 from protocol.cli_to_supervisor import StatusRequest, StopRequest  # noqa: E402
 from supervisor.commands.base import RequestFailed, control_request  # noqa: E402

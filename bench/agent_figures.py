@@ -9,7 +9,7 @@ import os
 import statistics
 import time
 
-from pipeline import executed_steps, pct, stamp
+from pipeline_steps import executed_steps, pct, stamp
 
 import protocol
 import protocol.events as ev
