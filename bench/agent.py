@@ -64,24 +64,17 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import re
 import shutil
 import statistics
-import subprocess
 import sys
 import tempfile
-import threading
 import time
-
-import psutil
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, REPO)
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-
 from agent_figures import (  # noqa: E402
-    FLAT_KIB_PER_1000,
-    PARTS,
+    TARGET_MS,
     baseline_steps,
     decisions,
     is_model_decision,
@@ -91,11 +84,9 @@ from agent_figures import (  # noqa: E402
     steps_to,
     summary,
 )
-from pipeline import finish_session, machine, start_session  # noqa: E402
-
-from protocol.cli_to_supervisor import StatusRequest, StopRequest  # noqa: E402
-from supervisor.commands.base import RequestFailed, control_request  # noqa: E402
-from supervisor.rundir import find_sessions  # noqa: E402
+from agent_report import report  # noqa: E402
+from agent_watch import WAIT_S, Standin, watched  # noqa: E402
+from pipeline_report import machine  # noqa: E402
 
 try:  # the MCP SDK is an optional extra (pip install 'gamerig[mcp]'); without it, --no-mcp
     import mcp_step
@@ -107,299 +98,10 @@ except ImportError as exc:
 
 AGENT_PROFILE = "run/profiles/agent-demo.yaml"
 BASELINE_PROFILE = "run/profiles/demo.yaml"
-TARGET_MS = 5.0
 MATCH_MIN = 5  # the heuristic's steps on a screen for their median to be set against the agent's
-WAIT_S = 0.5  # how often the monitor reads the journal's new rows and the processes' RSS
 
 
-# -- the stand-in model server ---------------------------------------------------------------
-class Standin:
-    """``python -m actors.model_client.standin --port 0`` as its own process; its base URL
-    from the line it prints when it listens."""
-
-    def __init__(self, seed: int, log_path: str):
-        self.log = open(log_path, "w+", encoding="utf-8")
-        self.proc = subprocess.Popen(
-            [sys.executable, "-m", "actors.model_client.standin", "--port", "0", "--seed", str(seed)],
-            cwd=REPO,
-            stdout=self.log,
-            stderr=subprocess.STDOUT,
-        )
-        end = time.monotonic() + 30
-        self.url = None
-        while self.url is None:
-            self.log.seek(0)
-            found = re.search(r"(http://127\.0\.0\.1:\d+/v1)", self.log.read())
-            if found:
-                self.url = found.group(1)
-            elif self.proc.poll() is not None or time.monotonic() > end:
-                self.stop()
-                raise RuntimeError(f"the stand-in did not start (exit {self.proc.returncode}); see {log_path}")
-            else:
-                time.sleep(0.05)
-        self.ps = psutil.Process(self.proc.pid)
-
-    def cpu_s(self) -> float:
-        t = self.ps.cpu_times()
-        return t.user + t.system
-
-    def stop(self) -> None:
-        if self.proc.poll() is None:
-            self.proc.terminate()  # (no handler of its own: SIGTERM ends it at once)
-            self.proc.wait(10)
-        self.log.close()
-
-
-# -- watching a session ----------------------------------------------------------------------
-
-
-class Monitor(threading.Thread):
-    """Follows a running session: its journal's new rows (counting model decisions and steps)
-    and the RSS and CPU time of each of its processes, every ``WAIT_S``; asks the supervisor
-    to stop once ``stop_after`` model decisions are journalled (None: it ends by itself)."""
-
-    def __init__(
-        self,
-        workdir: str,
-        supervisor_pid: int,
-        extra: dict[str, psutil.Process] | None = None,
-        stop_after: int | None = None,
-        every: float = WAIT_S,
-    ):
-        super().__init__(daemon=True)
-        self.workdir, self.every, self.stop_after = workdir, every, stop_after
-        self.supervisor = psutil.Process(supervisor_pid)
-        self.extra = dict(extra or {})
-        self.procs: dict[str, psutil.Process] = {}
-        self.done = threading.Event()
-        self.decisions = self.steps = 0
-        #: (time, model decisions, steps, name -> RSS bytes, name -> CPU seconds of all its pids)
-        self.samples: list[tuple[float, int, int, dict[str, int], dict[str, float]]] = []
-        self._cpu: dict[str, dict[int, float]] = {}  # name -> pid -> its newest CPU seconds
-        self.stop_sent: float | None = None
-        self._journal: str | None = None
-        self._offset = 0
-        self._partial = b""
-        self._record: dict | None = None
-        self._pids_at = 0.0
-        self._actors = 1  # actors the status listed (until it answers: at least one)
-
-    def run(self) -> None:
-        while not self.done.wait(self.every):
-            self.tick()
-        self.tick()
-
-    def tick(self) -> None:
-        self._read_journal()
-        self._refresh_pids()
-        now, rss = time.time(), {}
-        for name, p in [("supervisor", self.supervisor), *self.procs.items(), *self.extra.items()]:
-            try:
-                rss[name] = p.memory_info().rss
-                t = p.cpu_times()
-                self._cpu.setdefault(name, {})[p.pid] = t.user + t.system
-            except psutil.Error:
-                pass
-        cpu = {name: sum(by_pid.values()) for name, by_pid in self._cpu.items()}
-        self.samples.append((now, self.decisions, self.steps, rss, cpu))
-        if self.stop_after is not None and self.decisions >= self.stop_after and self.stop_sent is None:
-            self.request_stop()
-
-    def _read_journal(self) -> None:
-        if self._journal is None:
-            root = os.path.join(self.workdir, "capture", "sessions")
-            found = [os.path.join(root, d, "events.jsonl") for d in (os.listdir(root) if os.path.isdir(root) else [])]
-            found = [f for f in found if os.path.exists(f)]
-            if not found:
-                return
-            self._journal = found[0]
-        with open(self._journal, "rb") as fh:
-            fh.seek(self._offset)
-            data = fh.read()
-        self._offset += len(data)
-        lines = (self._partial + data).split(b"\n")
-        self._partial = lines.pop()
-        for line in lines:
-            if b'"event":"observation"' in line:
-                self.steps += 1
-            elif b'"event":"proposal"' in line and b'"agent":' in line and is_model_decision(json.loads(line)):
-                self.decisions += 1
-
-    def _refresh_pids(self) -> None:
-        """The actors' pids from the supervisor's status (until every actor has one, then every
-        5 s: a restarted actor is followed)."""
-        if time.monotonic() - self._pids_at < 5 and len(self.procs) >= self._actors:
-            return
-        if self._record is None:
-            recs, _ = find_sessions(os.path.join(self.workdir, "runtime"))
-            if not recs:
-                return
-            self._record = recs[0]
-        try:
-            status = control_request(self._record, StatusRequest(token=self._record["token"]), 2.0).status
-        except RequestFailed:
-            return
-        self._pids_at = time.monotonic()
-        self._actors = len(status.get("actors", {}))
-        for name, actor in status.get("actors", {}).items():
-            pid = actor.get("pid")
-            if pid and (name not in self.procs or self.procs[name].pid != pid):
-                try:
-                    self.procs[name] = psutil.Process(pid)
-                except psutil.Error:
-                    pass
-
-    def request_stop(self) -> None:
-        self.stop_sent = time.time()
-        try:
-            control_request(self._record, StopRequest(token=self._record["token"], reason="stop_command"))
-        except (RequestFailed, TypeError) as exc:
-            print(f"  the stop request failed ({exc}); interrupting the supervisor", flush=True)
-            self.supervisor.send_signal(2)
-
-    def cpu_per_step(self) -> tuple[dict[str, float], int]:
-        """CPU seconds per process name (a restarted actor's pids summed) from the first sample
-        with a step to the last sample, and the steps in between: start-up left out."""
-        first = next((s for s in self.samples if s[2] > 0), None)
-        if first is None or self.samples[-1][2] <= first[2]:
-            return {}, 0
-        last = self.samples[-1]
-        return {k: v - first[4].get(k, 0.0) for k, v in last[4].items()}, last[2] - first[2]
-
-
-def watched(
-    workdir: str,
-    profile: str,
-    max_steps: int,
-    sets: dict,
-    timeout: float,
-    extra: dict | None = None,
-    stop_after: int | None = None,
-):
-    """A session under a ``Monitor``; (session, monitor) once it has ended."""
-    s = start_session(workdir, profile, max_steps, sets=sets)
-    mon = Monitor(workdir, s.proc.pid, extra, stop_after)
-    mon.start()
-    try:
-        finish_session(s, timeout)
-    finally:
-        mon.done.set()
-        mon.join()
-    return s, mon
-
-
-# -- the figures -----------------------------------------------------------------------------
-# -- the report ------------------------------------------------------------------------------
-def fmt(x: float | None, spec: str = ".2f") -> str:
-    """``format(x, spec)``, or a dash as wide as the spec's width for a figure not taken."""
-    if x is not None:
-        return format(x, spec)
-    width = re.match(r"\d*", spec).group(0)
-    return "-".rjust(int(width) if width else 1)
-
-
-def report(fig: dict) -> list[str]:
-    d, b = fig["agent"], fig["baseline"]
-    lines = [
-        f"Machine: {fig['machine']}",
-        f"Agent session: {d['decisions']} model decisions ({d['executed']} executed) in {d['steps']} steps, "
-        f"seed {fig['seed']}, {d['wall_s']:.1f} s; outcomes {d['outcomes']}; calls per decision: "
-        f"{d['calls']}",
-        "",
-        "Per model decision, ms                      median      p90      n",
-    ]
-    rows = (
-        ("model", "model: client-measured answer time (wall_ms)"),
-        ("http", "  of which the HTTP request (latency_ms)"),
-        ("decide", "policy's decide_ms"),
-        ("policy_extra", "policy extra: decide_ms - model"),
-        ("step", "step: observation -> next observation"),
-        ("own", "pipeline's own: step - model"),
-        ("obs_prop", "  observation row -> proposal row"),
-        ("prop_next", "  proposal row -> next observation row"),
-        ("row_bytes", "proposal row, bytes"),
-    )
-    for key, label in rows:
-        s = d["figures"][key]
-        lines.append(f"  {label:<42}{fmt(s['median'], '9.2f')}{fmt(s['p90'], '9.2f')}{s['n']:7d}")
-    lines.append(f"  stand-in CPU per answer (its process, psutil): {fmt(d['standin_cpu_ms'])} ms")
-    lines.append("")
-    pt = fig["parts"]
-    lines.append(
-        f"The agent's own work, timed in this process on {pt['screen_text']['n']} decisions' screens, "
-        f"µs              median      p90"
-    )
-    for key, what in PARTS.items():
-        lines.append(f"  {key:<17}{what:<70}{fmt(pt[key]['median'], '9.0f')}{fmt(pt[key]['p90'], '9.0f')}")
-    total = sum(pt[k]["median"] or 0 for k in PARTS) + pt["question"]["median"] + pt["request_hash"]["median"]
-    lines.append(f"  per decision, the question and its hash counted twice: {total / 1000:.2f} ms of CPU")
-    lines.append("")
-    lines.append(
-        "The heuristic (policy.module: sts2, no model), same seed, right after the long session, ms"
-        "                   median      p90      n"
-    )
-    for label, s in (
-        ("step: observation -> next observation", b["step"]),
-        ("  observation row -> proposal row", b["obs_prop"]),
-        ("  proposal row -> next observation row", b["prop_next"]),
-    ):
-        lines.append(f"  {label:<86}{fmt(s['median'], '9.2f')}{fmt(s['p90'], '9.2f')}{s['n']:7d}")
-    other = d["other_steps"]
-    lines.append(
-        f"  (the long agent session's steps that asked no model: median {fmt(other['median'])}, "
-        f"p90 {fmt(other['p90'])}, n {other['n']})"
-    )
-    lines.append("")
-    lines.append(
-        "Pairs: an agent session and a heuristic session, one right after the other (ms, medians; "
-        "added and ratio against the heuristic's step on the same screen and action)"
-    )
-    lines.append(
-        f"  {'pair':<10}{'order':<17}{'decisions':>10}{'matched':>9}{'own':>8}{'heuristic':>11}{'added':>8}{'ratio':>7}"
-    )
-    for p in fig["pairs"]:
-        lines.append(
-            f"  {p['name']:<10}{p['order']:<17}{p['decisions']:10d}{p['matched']:9d}{fmt(p['own_ms'], '8.2f')}"
-            f"{fmt(p['heuristic_ms'], '11.2f')}{fmt(p['added_ms'], '8.2f')}{fmt(p['ratio'], '7.2f')}"
-        )
-    v = fig["verdict"]
-    lines.append(
-        f"Verdict: the agent adds {fmt(v['added_ms'])} ms per decision over the model's answer time "
-        f"(the median over the pairs); ratio {fmt(v['ratio'])}x; target <= "
-        f"{TARGET_MS:g} ms: {'MET' if v['met'] else 'NOT MET'}"
-    )
-    lines.append(f"  policy extra alone (decide_ms - model), median {fmt(d['figures']['policy_extra']['median'])} ms")
-    lines.append("")
-    lines.append(
-        f"Memory of the agent session's processes (RSS by psutil every {fig['sample_s']:g} s, MiB; "
-        f"slopes after the first tenth of the decisions)"
-    )
-    lines.append(
-        f"  {'process':<14}{'first tenth':>12}{'last tenth':>11}{'peak':>7}"
-        f"{'slope':>8}{'heuristic':>11}{'excess':>8}  verdict (flat: excess <= {FLAT_KIB_PER_1000:g})"
-    )
-    for name, m in fig["memory"].items():
-        verdict = "-" if m["flat"] is None else ("flat" if m["flat"] else "NOT FLAT")
-        lines.append(
-            f"  {name:<14}{fmt(m['first_mib'], '12.1f')}{fmt(m['last_mib'], '11.1f')}"
-            f"{fmt(m['peak_mib'], '7.1f')}{fmt(m['slope_kib_per_1000'], '8.0f')}"
-            f"{fmt(m['baseline_kib_per_1000_steps'], '11.0f')}{fmt(m['excess_kib_per_1000'], '8.0f')}  {verdict}"
-        )
-    lines.append(
-        "  slope: KiB per 1,000 model decisions; heuristic: the same process in the heuristic session over "
-        "the same steps, KiB per 1,000 steps; excess: slope - heuristic x the agent's steps per decision"
-    )
-    cpu = fig["cpu_ms_per_step"]
-    lines.append(
-        "  CPU ms per step, agent / baseline: "
-        + ", ".join(f"{k} {fmt(cpu['agent'].get(k))} / {fmt(cpu['baseline'].get(k))}" for k in sorted(cpu["agent"]))
-    )
-    if fig.get("mcp") is not None:
-        lines.append("")
-        lines.append(fig["mcp"])
-    return lines
-
-
+# -- the run and its figures ---------------------------------------------------------------
 def run(args) -> dict:
     base = args.workdir
     common = {"game.seed": str(args.seed)}

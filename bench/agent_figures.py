@@ -9,7 +9,7 @@ import os
 import statistics
 import time
 
-from pipeline import executed_steps, pct, stamp
+from pipeline_steps import executed_steps, pct, stamp
 
 import protocol
 import protocol.events as ev
@@ -27,6 +27,8 @@ from protocol.to_recorder import RecordProposal
 #: with its evidence, more as Python objects; a question ~4 KiB) shows far above it; ids and
 #: the allocator's noise stay below
 FLAT_KIB_PER_1000 = 1024.0
+#: the time the agent may add per decision over the model's answer time (ms, medians)
+TARGET_MS = 5.0
 MIN_SPAN = 1000  # decisions a slope must span to be judged
 
 

@@ -28,7 +28,8 @@ REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, REPO)
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
-import pipeline as bench  # noqa: E402
+import pipeline_sessions  # noqa: E402
+from pipeline_steps import action_steps  # noqa: E402
 
 STAGES = ("obs_prop", "prop_att", "att_res", "res_obs", "read_ms", "request_ms")
 
@@ -54,7 +55,7 @@ def cpu_of(proc: subprocess.Popen) -> dict[str, float]:
             for p in [root, *root.children(recursive=True)]:
                 try:
                     t = p.cpu_times()
-                    name = last[p.pid][0] if p.pid in last else bench.proc_name(p.cmdline())
+                    name = last[p.pid][0] if p.pid in last else pipeline_sessions.proc_name(p.cmdline())
                     last[p.pid] = (name, t.user + t.system)
                 except psutil.Error:
                     pass
@@ -68,13 +69,13 @@ def cpu_of(proc: subprocess.Popen) -> dict[str, float]:
 
 
 def one(tree: str, steps: int, workdir: str) -> dict:
-    bench.REPO = tree  # the session's supervisor and actors run from that tree
-    s = bench.start_session(
+    pipeline_sessions.REPO = tree  # the session's supervisor and actors run from that tree
+    s = pipeline_sessions.start_session(
         workdir, os.path.join(tree, "run", "profiles", "demo.yaml"), steps, env={"PYTHONPATH": tree}
     )
     cpu = cpu_of(s.proc)
-    bench.finish_session(s, 120)
-    executed = bench.action_steps(s.rows)
+    pipeline_sessions.finish_session(s, 120)
+    executed = action_steps(s.rows)
     return {
         "median": statistics.median(x["total"] for x in executed),
         "steps": executed,
@@ -118,7 +119,7 @@ def main(argv: list[str] | None = None) -> int:
                     runs[name].append(r)
                     print(f"  {name}, session {n + 1}: median step {r['median']:.2f} ms", flush=True)
         finally:
-            bench.REPO = REPO
+            pipeline_sessions.REPO = REPO
             drop_worktree(base)
         for name, rs in runs.items():
             report(name, rs)

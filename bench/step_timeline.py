@@ -45,8 +45,9 @@ REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, REPO)
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
-from pipeline import executed_steps, finish_session, stamp, start_session  # noqa: E402
 from pipeline_baseline import replay  # noqa: E402
+from pipeline_sessions import finish_session, start_session  # noqa: E402
+from pipeline_steps import executed_steps, stamp  # noqa: E402
 
 from actors.runtime.hoplog import ENV  # noqa: E402
 

@@ -20,9 +20,11 @@ from protocol.journal import scan_file
 from tests.harness import REPO
 
 sys.path.insert(0, os.path.join(REPO, "bench"))  # bench/ is not a package
-import pipeline as bench
+from ack_probe import AckProbe
 from journal_diff import masked
-from pipeline_baseline import AckProbe, DecisionMismatch, replay
+from pipeline_baseline import DecisionMismatch, replay
+from pipeline_sessions import run_one
+from pipeline_steps import action_steps, stamp
 
 pytestmark = pytest.mark.timeout(180)
 
@@ -32,7 +34,7 @@ STEPS = 40
 @pytest.fixture(scope="module")
 def session(tmp_path_factory):
     base = tmp_path_factory.mktemp("pipeline-bench")
-    s, rss = bench.run_one(str(base / "round"), os.path.join(REPO, "run", "profiles", "demo.yaml"), STEPS, 120)
+    s, rss = run_one(str(base / "round"), os.path.join(REPO, "run", "profiles", "demo.yaml"), STEPS, 120)
     return base, s, rss
 
 
@@ -106,7 +108,7 @@ def independent_times(rows: list[dict]) -> dict[str, dict[str, float]]:
 
 def test_the_pipeline_session_yields_executed_steps_with_every_stage(session):
     _, s, rss = session
-    steps = bench.action_steps(s.rows)
+    steps = action_steps(s.rows)
     assert s.code == 0 and len(observation_rows(s.rows)) == STEPS
     assert len(steps) >= STEPS // 2, "most demo steps execute an action"
     assert [st["observation_id"] for st in steps] == independent_steps(s.rows)
@@ -126,7 +128,7 @@ def test_the_baseline_replays_the_session_and_sees_its_states_byte_for_byte(sess
     assert [r["sha256"] for r in theirs] == [r["sha256"] for r in mine]
     kinds = ("proposal", "proposal_status", "action_attempt", "action_result")
     assert [sum(r["event"] == k for r in rows) for k in kinds] == [sum(r["event"] == k for r in s.rows) for k in kinds]
-    assert len(bench.action_steps(rows)) == len(bench.action_steps(s.rows))
+    assert len(action_steps(rows)) == len(action_steps(s.rows))
 
 
 def test_the_baseline_runs_the_sessions_policy_to_the_same_decisions_within_the_step(session, baseline):
@@ -142,7 +144,7 @@ def test_the_baseline_runs_the_sessions_policy_to_the_same_decisions_within_the_
     assert [r["decide_ms"] for r in mine] != [r["decide_ms"] for r in theirs]
     for r in mine:
         assert isinstance(r["decide_ms"], float) and r["decide_ms"] > 0
-        assert bench.stamp(r) - bench.stamp(obs[r["observation_id"]]) >= r["decide_ms"] / 1000 - 1e-6
+        assert stamp(r) - stamp(obs[r["observation_id"]]) >= r["decide_ms"] / 1000 - 1e-6
 
 
 @pytest.mark.parametrize(

@@ -20,7 +20,7 @@ from tests.harness import REPO
 sys.path.insert(0, os.path.join(REPO, "bench"))
 
 import step_timeline
-from pipeline import stamp
+from pipeline_steps import stamp
 
 pytestmark = pytest.mark.timeout(240)
 
