@@ -1,7 +1,8 @@
 """The emulator: one headless PyBoy session with recordings and checkpoints, in three rooms.
 
     session/     the actor and its PyBoy session: what plays (actor, core: EmulatorSession,
-                 machine, checkpoints, battery, buttons, resume, config, the emulator policies)
+                 sampling, machine, checkpoints, battery, buttons, resume, config, the score:
+                 score, score_map, score_tally; the emulator policies)
     recording/   the recording format: what a recording directory holds and how it is written
                  and read (writer, reader, journal, retained frames, frames, limits, results,
                  errors, ROM identity, the access lease, the implementation identity)

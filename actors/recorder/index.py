@@ -22,7 +22,7 @@ import dataclasses
 import logging
 from typing import Any, NamedTuple
 
-from actors.emulator.session.score import ScoreTally
+from actors.emulator.session.score_tally import ScoreTally
 from actors.runtime.bounded import BoundedDict
 from protocol import events as ev
 

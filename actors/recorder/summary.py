@@ -14,7 +14,7 @@ import json
 import logging
 import os
 
-from actors.emulator.session.score import ScoreTally
+from actors.emulator.session.score_tally import ScoreTally
 
 from . import files
 from .index import SessionIndex

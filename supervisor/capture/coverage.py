@@ -33,7 +33,7 @@ import os
 from collections.abc import Callable, Iterable
 from typing import Any
 
-from actors.emulator.session.score import ScoreTally
+from actors.emulator.session.score_tally import ScoreTally
 from protocol.events import ActionAttempt, ActionResult, Observation, SessionEnd
 from protocol.journal import iter_lines
 

@@ -29,7 +29,7 @@ import math
 from collections.abc import Callable
 from typing import Any
 
-from actors.emulator.session.score import ScoreTally
+from actors.emulator.session.score_tally import ScoreTally
 from actors.model_client.errors import ANSWERED_KINDS
 from protocol import obspack
 from protocol.events import (

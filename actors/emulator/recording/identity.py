@@ -29,6 +29,7 @@ EMULATION_MODULES = (
     "session/machine.py",
     "recording/rom.py",
     "session/core.py",
+    "session/sampling.py",
 )  # under actors/emulator/
 
 

@@ -84,3 +84,16 @@ def read_start(recording_path: Path, header: dict) -> bytes | None:
     if hashlib.sha256(data).hexdigest() != recorded["sha256"]:
         raise RecordingCorrupt(recording_path, f"{BATTERY_DIR}/{START_FILE} does not match the header's sha256")
     return data
+
+
+def read_previous(battery_dir: Path | None, size: int) -> bytes | None:
+    """``battery_dir/battery.ram`` when present (the library's reload from a session dir)."""
+    path = Path(battery_dir) / BATTERY_FILE if battery_dir and size else None
+    return BatterySave.read(path, size).data if path is not None and path.is_file() else None
+
+
+def file_sizes(battery: Path | None) -> tuple[int, ...]:
+    """Sizes of ``battery.ram`` and its ``.rtc`` beside it (0 when absent)."""
+    if battery is None:
+        return (0, 0)
+    return tuple(p.stat().st_size if p.is_file() else 0 for p in (battery, battery.with_suffix(".rtc")))

@@ -10,9 +10,12 @@ was taken (frame, branch, action index, prefix pin) and the state's SHA-256 and 
 
 Refusals, in the order they are checked: unreadable or inconsistent bytes →
 :class:`CheckpointDamaged`; ROM or CGB mode differs → :class:`CheckpointIncompatible`;
-PyBoy, protocol or implementation differs → :class:`CheckpointStale`. The session then
-checks the file against the journal's recorded hash (:class:`CheckpointTampered`) and that
-the state reloads byte-identical in a fresh PyBoy.
+PyBoy, protocol or implementation differs → :class:`CheckpointStale`. :func:`load` then
+checks the file against the journal's recorded hash (:class:`CheckpointTampered`), and the
+session that the state reloads byte-identical in a fresh PyBoy.
+
+In a recording, :func:`store` writes a checkpoint (its room checked, its bytes charged) and
+:func:`load` finds one by id (or takes a file of another session) and reads it back checked.
 """
 
 from __future__ import annotations
@@ -25,8 +28,16 @@ from pathlib import Path
 
 from actors.runtime.durable import replace_durably
 
-from ..recording.errors import CheckpointDamaged, CheckpointIncompatible, CheckpointStale
+from ..recording.errors import (
+    CheckpointDamaged,
+    CheckpointIncompatible,
+    CheckpointNotFound,
+    CheckpointStale,
+    CheckpointTampered,
+)
 from ..recording.journal import canonical
+from ..recording.results import CheckpointInfo
+from ..recording.writer import Recording
 
 MAGIC = b"GAMERIG-CKPT\x01\n"
 SUFFIX = ".ckpt"
@@ -85,3 +96,47 @@ def read(path: Path) -> bytes:
         return path.read_bytes()
     except OSError as exc:
         raise CheckpointDamaged(path, f"cannot read ({exc.strerror})") from exc
+
+
+def store(rec: Recording, header: dict, state: bytes) -> CheckpointInfo:
+    """Write the checkpoint ``header`` describes into the recording's ``checkpoints/`` (room
+    checked first, its bytes charged); what the journal's ``checkpoint`` row says of it."""
+    data = encode(header, state)
+    rec.ensure_room(len(data) + 2 * 640)
+    path = write(rec.checkpoint_dir, header["checkpointId"], data)
+    rec.charge(len(data))
+    return CheckpointInfo(
+        header["checkpointId"],
+        f"checkpoints/{path.name}",
+        header["frame"],
+        header["branchId"],
+        header["actionIndex"],
+        header["label"],
+        header["automatic"],
+        hashlib.sha256(data).hexdigest(),
+        len(data),
+    )
+
+
+def load(rec: Recording | None, checkpoint: str | Path, expected: dict) -> tuple[dict, bytes, dict | None, str]:
+    """(header, state, journal row, file SHA-256) of ``checkpoint``: an id of the recording's
+    (``CheckpointNotFound`` without it; checked against the row's hash), or a file path (no
+    row: None). Its identity is checked against ``expected``; a recording must be live."""
+    event = None
+    if isinstance(checkpoint, Path):
+        path = checkpoint
+        if rec is not None:
+            rec.require_live("restore a checkpoint")
+    else:
+        if rec is None or checkpoint not in rec.checkpoints:
+            raise CheckpointNotFound(str(checkpoint))
+        rec.require_live("restore a checkpoint")
+        event = rec.checkpoints[checkpoint]
+        path = rec.path / event["path"]
+    data = read(path)
+    header, state = decode(data, checkpoint)
+    check_identity(header, expected, checkpoint)
+    file_sha = hashlib.sha256(data).hexdigest()
+    if event is not None and file_sha != event["fileSha256"]:
+        raise CheckpointTampered(checkpoint, event["fileSha256"], file_sha)
+    return header, state, event, file_sha

@@ -41,7 +41,8 @@ from ..recording.limits import MANIFEST, RecordingLimits
 from ..recording.rom import RomIdentity, battery_ram_size
 from . import checkpoints as ck
 from .battery import BatterySave
-from .score import ScoreProblem, ScoreSpec, parse_section
+from .score import ScoreSpec, parse_section
+from .score_map import ScoreProblem
 
 BUILTIN_ROM = ("", "builtin")
 BATTERY_MODES = ("load", "load-and-keep")

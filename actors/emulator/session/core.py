@@ -20,20 +20,15 @@ branch at the checkpoint's (action index, frame); earlier branches stay in the j
 
 from __future__ import annotations
 
-import hashlib
 import secrets
 import time
-from collections import deque
 from collections.abc import Iterable, Mapping
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..recording import journal as j
 from ..recording.errors import (
-    CheckpointNotFound,
     CheckpointNotNeutral,
-    CheckpointTampered,
     InvalidOption,
     RecordingError,
     SessionClosed,
@@ -42,13 +37,23 @@ from ..recording.frames import PngEncoder, rgba_sha256
 from ..recording.identity import build_identity
 from ..recording.limits import RecordingLimits
 from ..recording.reader import EXPORT_DEFAULT_LIMIT, export_page, summarize
-from ..recording.results import BranchInfo, CheckpointInfo, ObservedFrame, RecordingSpan, Sample, StepResult
+from ..recording.results import BranchInfo, CheckpointInfo, ObservedFrame, RecordingSpan, StepResult
 from ..recording.rom import RomIdentity, battery_ram_size
 from ..recording.writer import OUTCOMES, Recording, now
 from . import checkpoints as ck
-from .battery import BATTERY_DIR, BATTERY_FILE, START_FILE, BatterySave, describe, write_atomically
+from .battery import (
+    BATTERY_DIR,
+    BATTERY_FILE,
+    START_FILE,
+    BatterySave,
+    describe,
+    file_sizes,
+    read_previous,
+    write_atomically,
+)
 from .buttons import normalize, ordered
 from .machine import Machine
+from .sampling import FrameSampler, sample_points
 from .score import ScoreSpec
 
 MAX_REASON = 1000
@@ -63,33 +68,6 @@ class RecordingOptions:
     parent: Path | None = None
     limits: RecordingLimits = field(default_factory=RecordingLimits)
     fsync_inputs: bool = False  # fsync each input line before its frames run (slower)
-
-
-def sample_points(start: int, frames: int, samples: int, every: int | None) -> tuple[list[int], set[int]]:
-    """Sorted frames to capture in (start, start+frames], and which were requested.
-
-    ``samples`` requested points are evenly spaced and always include the endpoint; a
-    recording also retains every frame divisible by ``every``.
-    """
-    requested = {start + (i * frames) // samples for i in range(1, samples + 1)} if samples else set()
-    points = set(requested)
-    if every:
-        first = (start // every + 1) * every
-        points.update(range(first, start + frames + 1, every))
-    return sorted(points), requested
-
-
-def _previous_battery(battery_dir: Path | None, size: int) -> bytes | None:
-    """``battery_dir/battery.ram`` when present (the library's reload from a session dir)."""
-    path = Path(battery_dir) / BATTERY_FILE if battery_dir and size else None
-    return BatterySave.read(path, size).data if path is not None and path.is_file() else None
-
-
-def _sizes(battery: Path | None) -> tuple[int, int]:
-    """Sizes of ``battery.ram`` and its ``.rtc`` beside it (0 when absent)."""
-    if battery is None:
-        return (0, 0)
-    return tuple(p.stat().st_size if p.is_file() else 0 for p in (battery, battery.with_suffix(".rtc")))
 
 
 def _check_int(name: str, value: object, low: int, high: int) -> int:
@@ -127,7 +105,7 @@ class EmulatorSession:
                 if size
                 else "nothing: this cartridge has no battery",
             )
-        start = battery.data if battery else _previous_battery(battery_dir, size)
+        start = battery.data if battery else read_previous(battery_dir, size)
         rec = None
         if recording is not None:
             cgb_mode = identity.prefers_cgb if cgb is None else bool(cgb)
@@ -197,11 +175,9 @@ class EmulatorSession:
         self._neutral_frames = 0
         self._frames_since_checkpoint = 0
         self._frames_run = 0
-        self._recent: deque = deque(maxlen=rec.limits.recent_frame_count if rec else 12)
-        self._last_rgba, self._last_digest = b"", ""
-        self._hasher: ThreadPoolExecutor | None = None
         self._emulation_before = 0.0  # tick time of machines replaced by restores
         self._png = PngEncoder()
+        self._sampler = FrameSampler(self._png, rec.limits.recent_frame_count if rec else 12)
         self.resume_info: dict | None = None  # set by resume_from_latest_checkpoint
         self.score = score
         self.closed = False
@@ -328,7 +304,7 @@ class EmulatorSession:
             rec.frames_executed += frames
             rec.action_count += 1
         self._machine.hold(wanted)
-        captured = self._run_with_samples(from_frame, frames, points, requested, action)
+        captured = self._sampler.run(self._machine, rec, self.branch_id, from_frame, frames, points, requested, action)
         self._after_step(wanted, frames, action, from_frame + frames)
         span = None
         if rec is not None:
@@ -358,60 +334,6 @@ class EmulatorSession:
             self.frame, tuple(ordered(wanted)), tuple(pressed), tuple(released), tuple(captured), span, auto, score
         )
 
-    def _run_with_samples(
-        self, start: int, frames: int, points: list[int], requested: set[int], action: int
-    ) -> list[Sample]:
-        """Run the frames, grabbing the picture at each sample point. A new picture's SHA-256
-        is computed on a helper thread while the emulation goes on (hashlib releases the GIL),
-        and the samples are recorded, in frame order, once the frames have run."""
-        at, grabbed, previous = start, [], self._last_rgba
-        for point in points:
-            self._machine.run(point - at)
-            at = point
-            rgba = self._machine.rgba()
-            # most samples repeat the previous picture: no hash (None: the previous digest)
-            grabbed.append((point, rgba, None if rgba == previous else self._hash_async(rgba)))
-            previous = rgba
-        if at < start + frames:
-            self._machine.run(start + frames - at)
-        out = []
-        for point, rgba, pending in grabbed:
-            digest = self._last_digest if pending is None else pending.result()
-            self._last_rgba, self._last_digest = rgba, digest  # always a matching pair
-            sample = self._capture(point, action, point in requested, rgba, digest)
-            if sample.requested:
-                out.append(sample)
-        return out
-
-    def _hash_async(self, rgba: bytes):
-        if self._hasher is None:
-            self._hasher = ThreadPoolExecutor(max_workers=1, thread_name_prefix="frame-hash")
-        return self._hasher.submit(rgba_sha256, rgba)
-
-    def _capture(self, frame: int, action: int, requested: bool, rgba: bytes, digest: str) -> Sample:
-        rec = self._recording
-        png = self._png.encode(rgba) if requested or (rec and not rec.frames.has(digest)) else None
-        if rec is None:
-            return Sample(frame, digest, requested, png=png)
-        stored = rec.store_frame(digest, png) if png is not None else rec.frames.has(digest)
-        path = rec.frames.relative(digest) if stored else None
-        png_sha = rec.frames.png_sha256(digest) if stored else None
-        event = {
-            "branchId": self.branch_id,
-            "actionIndex": action,
-            "frame": frame,
-            "rgbaSha256": digest,
-            "png": path,
-            "pngSha256": png_sha,
-            "requested": requested,
-        }
-        if not stored:
-            event["omitted"] = "maxBytes"
-        rec.append(j.SAMPLE, event, defer=True)
-        rec.sample_count += 1
-        self._recent.append({"frame": frame, "branchId": self.branch_id, "rgbaSha256": digest, "png": path})
-        return Sample(frame, digest, requested, path, png_sha, png if requested else None)
-
     def _after_step(self, wanted: frozenset[str], frames: int, action: int, to_frame: int) -> None:
         self.action_index, self.frame = action, to_frame
         self._frames_run += frames
@@ -440,21 +362,7 @@ class EmulatorSession:
             "automatic": automatic,
             "createdAt": now(),
         }
-        data = ck.encode(header, self._machine.save_state())
-        rec.ensure_room(len(data) + 2 * 640)
-        path = ck.write(rec.checkpoint_dir, checkpoint_id, data)
-        rec.charge(len(data))
-        info = CheckpointInfo(
-            checkpoint_id,
-            f"checkpoints/{path.name}",
-            self.frame,
-            self.branch_id,
-            self.action_index,
-            label,
-            automatic,
-            hashlib.sha256(data).hexdigest(),
-            len(data),
-        )
+        info = ck.store(rec, header, self._machine.save_state())
         event = rec.append_synced(j.CHECKPOINT, {**info.to_json(), "executionMs": self._account(started)})
         rec.checkpoints[checkpoint_id] = event
         rec.write_manifest()
@@ -483,7 +391,7 @@ class EmulatorSession:
         """
         self._require_open("restore a checkpoint")
         rec = self._recording
-        header, state, event, file_sha = self._load_checkpoint(checkpoint)
+        header, state, event, file_sha = ck.load(rec, checkpoint, build_identity(self.rom.sha256, self.cgb))
         started = time.perf_counter()
         fresh = Machine(self._rom, cgb=self.cgb, sound=self._sound)
         try:
@@ -516,27 +424,6 @@ class EmulatorSession:
             rec.write_manifest()
             return info
         return BranchInfo(parent, parent, checkpoint_id, self.action_index, self.frame, reason)
-
-    def _load_checkpoint(self, checkpoint: str | Path) -> tuple[dict, bytes, dict | None, str]:
-        rec = self._recording
-        event = None
-        if isinstance(checkpoint, Path):
-            path = checkpoint
-            if rec is not None:
-                rec.require_live("restore a checkpoint")
-        else:
-            if rec is None or checkpoint not in rec.checkpoints:
-                raise CheckpointNotFound(str(checkpoint))
-            rec.require_live("restore a checkpoint")
-            event = rec.checkpoints[checkpoint]
-            path = rec.path / event["path"]
-        data = ck.read(path)
-        header, state = ck.decode(data, checkpoint)
-        ck.check_identity(header, build_identity(self.rom.sha256, self.cgb), checkpoint)
-        file_sha = hashlib.sha256(data).hexdigest()
-        if event is not None and file_sha != event["fileSha256"]:
-            raise CheckpointTampered(checkpoint, event["fileSha256"], file_sha)
-        return header, state, event, file_sha
 
     def start_from_checkpoint(self, path: Path) -> BranchInfo:
         """Continue from a checkpoint file of an earlier session (``game.start_checkpoint``):
@@ -580,7 +467,7 @@ class EmulatorSession:
                 "gameTimeMs": round(rec.frames_executed * 1000 / 59.7275, 1),
                 "bytesUsed": rec.bytes_used,
                 "prefixPin": rec.pin,
-                "recentFrames": list(self._recent),
+                "recentFrames": list(self._sampler.recent),
             }
         return base
 
@@ -630,13 +517,12 @@ class EmulatorSession:
         if rec is not None and rec.status == "live":
             rec.stop("cancelled", "closed before stop", "cancelled", battery=self._save_battery())
         self.closed = True
-        if self._hasher is not None:
-            self._hasher.shutdown(wait=True)
+        self._sampler.close()
         battery = self._battery_path()
-        before = _sizes(battery)
+        before = file_sizes(battery)
         self._machine.close(battery)  # the same RAM again, and the RTC of a cart that has one
         if rec is not None:
-            grown = sum(_sizes(battery)) - sum(before)
+            grown = sum(file_sizes(battery)) - sum(before)
             if grown and self._battery_charged():
                 rec.charge(grown)
                 rec.write_manifest()

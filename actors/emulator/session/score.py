@@ -18,17 +18,11 @@ your cartridge") is the reference for users.
 
   A value that cannot be read or decoded is ``null``, with the reason in ``unread``; a
   condition on it is neither reached nor failed (``game_over: null``). Never a silent zero.
-* :class:`ScoreTally` folds those blocks, in journal order, into what a run reports: final
-  and best score, the frame each milestone was first seen reached, the frame game over was
-  first seen and how often it began. The recorder (``session.json``) and
-  ``supervisor.capture.facts.CapturedSession`` both count with it.
 
-Nothing here imports PyBoy: ``supervisor validate`` checks a section without starting one.
-What PyBoy's game wrappers provide is listed in :data:`PYBOY_WRAPPERS` (PyBoy 2.8.1's
-``pyboy/plugins/manager.py`` ``PluginManager.gamewrapper`` picks the wrapper whose
-``cartridge_title`` equals ``PyBoy.cartridge_title``; the numbers are each wrapper's
-``cdef readonly int`` fields in its ``.pxd``), checked against the installed PyBoy by
-``tests/emulator/session/test_score_wrappers.py``.
+What a cartridge makes readable (its memory map, the game wrappers PyBoy ships) and
+:class:`ScoreProblem` are in ``score_map.py``; what a run reports of these blocks
+(:class:`ScoreTally`) is in ``score_tally.py``. Nothing here imports PyBoy: ``supervisor
+validate`` checks a section without starting one.
 """
 
 from __future__ import annotations
@@ -40,6 +34,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..cartridge import layout
+from .score_map import PYBOY_WRAPPERS, MemoryMap, ScoreProblem, pyboy_title
 
 SECTION = "emulator.score"
 WRAPPER_MODES = ("auto", "off")
@@ -50,24 +45,6 @@ MAX_WIDTH = 8
 MAX_NAMES = 64
 NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]{0,63}\Z")
 
-#: PyBoy 2.8.1's game wrappers with numbers to read: PyBoy's title for the cartridge (see
-#: :func:`pyboy_title`) -> (the wrapper class, its integer attributes). Every one of them also
-#: has ``game_over`` (a method; an attribute in ``GameWrapperPokemonPinball``), read as 1 or 0.
-#: Sources: ``pyboy/plugins/game_wrapper_*.pxd`` (the ``cdef readonly int`` fields) and
-#: ``cartridge_title`` in each ``game_wrapper_*.py``. ``GameWrapperPokemonGen1`` (POKEMON
-#: RED / BLUE) has no numbers and no ``game_over``, so it is not listed.
-PYBOY_WRAPPERS: dict[str, tuple[str, tuple[str, ...]]] = {
-    "SUPER MARIOLAND": ("GameWrapperSuperMarioLand", ("score", "coins", "lives_left", "time_left", "level_progress")),
-    "MARIO DELUXAHY": (
-        "GameWrapperSuperMarioBrosDeluxe",
-        ("score", "coins", "lives_left", "time_left", "level_progress", "level"),
-    ),
-    "TETRIS": ("GameWrapperTetris", ("score", "level", "lines")),
-    "DMGTRIS": ("GameWrapperPandorasBlocks", ("score", "level", "lines")),
-    "KIRBY DREAM LAN": ("GameWrapperKirbyDreamLand", ("score", "health", "lives_left")),
-    "POKEPINBALLVPH": ("GameWrapperPokemonPinball", ("score", "balls_left", "multiplier")),
-    "2048": ("GameWrapper2048", ("score",)),
-}
 GAME_OVER = "game_over"
 
 #: our demo cartridge's section, used when the profile names none (actors/emulator/cartridge/
@@ -88,160 +65,6 @@ DEMO_SECTION = {
     },
     "game_over": {"value": "won", "at_least": 1},
 }
-
-
-class ScoreProblem(Exception):
-    """A section that cannot be used: ``key`` is the dotted profile key, ``problem`` what is wrong."""
-
-    def __init__(self, key: str, problem: str):
-        super().__init__(f"{key}: {problem}")
-        self.key, self.problem = key, problem
-
-
-# ---- the cartridge's memory map -----------------------------------------------------------
-
-#: cartridge types (header byte 0x147) with cartridge RAM at 0xA000..0xBFFF; MBC2 (0x05, 0x06)
-#: has 512 half-bytes of its own at 0xA000..0xA1FF
-RAM_TYPES = {0x02, 0x03, 0x08, 0x09, 0x10, 0x12, 0x13, 0x1A, 0x1B, 0x1D, 0x1E}
-MBC2_TYPES = {0x05, 0x06}
-#: header byte 0x149 -> (bytes of cartridge RAM, 8 KiB banks)
-RAM_SIZES = {0x01: (2048, 1), 0x02: (8192, 1), 0x03: (32768, 4), 0x04: (131072, 16), 0x05: (65536, 8)}
-REFUSED = {
-    "echo": "is echo RAM (0xE000..0xFDFF mirrors 0xC000..0xDDFF): name the address 0x2000 lower",
-    "unusable": "is in the unusable area 0xFEA0..0xFEFF",
-    "io": (
-        "is an I/O register (0xFF00..0xFF7F): hardware state, not game state, and reading some "
-        "of them through PyBoy changes what the game reads next (STAT, 0xFF41)"
-    ),
-    "ie": "is the interrupt-enable register (0xFFFF), not game state",
-}
-
-
-@dataclass(frozen=True)
-class MemoryMap:
-    """What one cartridge makes readable, for checking ``address``/``width``/``bank``."""
-
-    rom_banks: int
-    ram_bytes: int  # 0: no cartridge RAM
-    ram_banks: int
-    cgb: bool
-    title: str  # the header title, for messages
-
-    @classmethod
-    def of(cls, rom: bytes, cgb: bool, title: str) -> MemoryMap:
-        kind, size = rom[0x147], rom[0x149]
-        if kind in MBC2_TYPES:
-            ram_bytes, banks = 512, 1
-        elif kind in RAM_TYPES and size in RAM_SIZES:
-            ram_bytes, banks = RAM_SIZES[size]
-        else:
-            ram_bytes, banks = 0, 0
-        return cls(len(rom) // 0x4000, ram_bytes, banks, cgb, title)
-
-    def check(self, address: int, width: int, bank: int | None, key: str) -> int | None:
-        """The bank to read with (None: the one mapped when read), or a :class:`ScoreProblem`
-        naming ``key`` (the value's key) when the bytes are not all in one readable place."""
-        last = address + width - 1
-        if not 0 <= address <= 0xFFFF:
-            raise ScoreProblem(
-                f"{key}.address", f"{_hex(address)} is outside the Game Boy's address space 0x0000..0xFFFF"
-            )
-        region, start, end = _region(address)
-        if region in REFUSED:
-            raise ScoreProblem(f"{key}.address", f"{_hex(address)} {REFUSED[region]}")
-        if region == "sram":
-            if not self.ram_bytes:
-                raise ScoreProblem(
-                    f"{key}.address",
-                    f"{_hex(address)} is cartridge RAM, and cartridge "
-                    f"{self.title!r} has none (header bytes 0x147/0x149)",
-                )
-            end = 0xA000 + min(self.ram_bytes, 0x2000) - 1
-            if address > end:
-                raise ScoreProblem(
-                    f"{key}.address",
-                    f"{_hex(address)} is past the end of this "
-                    f"cartridge's {self.ram_bytes:,} bytes of RAM (0xA000..{_hex(end)})",
-                )
-        if last > end:
-            raise ScoreProblem(
-                f"{key}.width",
-                f"{width} bytes from {_hex(address)} run past the end of "
-                f"{_WHAT[region]} at {_hex(end)}: a value must lie in one region",
-            )
-        return self._bank(region, bank, key)
-
-    def _bank(self, region: str, bank: int | None, key: str) -> int | None:
-        allowed = {
-            "romx": range(self.rom_banks),
-            "vram": range(2 if self.cgb else 1),
-            "sram": range(max(self.ram_banks, 1)),
-            "wramx": range(1, 8 if self.cgb else 2),
-        }.get(region)
-        if bank is None:
-            return 0 if region == "sram" else None  # cartridge RAM is read by bank, enabled or not
-        if allowed is None:
-            raise ScoreProblem(f"{key}.bank", f"{_WHAT[region]} has no banks: leave bank out")
-        if bank not in allowed:
-            why = {
-                "romx": f"this cartridge has {self.rom_banks} ROM banks",
-                "vram": "video RAM has banks 0..1 in CGB mode only" if not self.cgb else "video RAM has banks 0..1",
-                "sram": f"this cartridge has {self.ram_banks} RAM bank(s)",
-                "wramx": "work RAM banks 2..7 exist in CGB mode only"
-                if not self.cgb
-                else "work RAM at 0xD000 has banks 1..7",
-            }[region]
-            raise ScoreProblem(
-                f"{key}.bank", f"bank {bank} does not exist: {why} ({allowed.start}..{allowed.stop - 1})"
-            )
-        return bank
-
-
-_REGIONS = (  # (name, first, last): the Game Boy's memory map (Pan Docs "Memory Map")
-    ("rom0", 0x0000, 0x3FFF),
-    ("romx", 0x4000, 0x7FFF),
-    ("vram", 0x8000, 0x9FFF),
-    ("sram", 0xA000, 0xBFFF),
-    ("wram0", 0xC000, 0xCFFF),
-    ("wramx", 0xD000, 0xDFFF),
-    ("echo", 0xE000, 0xFDFF),
-    ("oam", 0xFE00, 0xFE9F),
-    ("unusable", 0xFEA0, 0xFEFF),
-    ("io", 0xFF00, 0xFF7F),
-    ("hram", 0xFF80, 0xFFFE),
-    ("ie", 0xFFFF, 0xFFFF),
-)
-_WHAT = {
-    "rom0": "ROM bank 0",
-    "romx": "the switchable ROM bank",
-    "vram": "video RAM",
-    "sram": "cartridge RAM",
-    "wram0": "work RAM bank 0",
-    "wramx": "the switchable work RAM bank",
-    "oam": "object attribute memory",
-    "hram": "high RAM",
-}
-
-
-def _region(address: int) -> tuple[str, int, int]:
-    for name, first, last in _REGIONS:
-        if first <= address <= last:
-            return name, first, last
-    raise AssertionError(address)
-
-
-def _hex(n: int) -> str:
-    return f"0x{n:04X}" if isinstance(n, int) and not isinstance(n, bool) and n >= 0 else repr(n)
-
-
-def pyboy_title(rom: bytes) -> str:
-    """The title PyBoy matches its game wrappers against (``PyBoy.cartridge_title``): header
-    bytes 0x134 up to 0x142 (CGB flag set: up to 0x141, the manufacturer code included), cut at
-    the first NUL, not stripped -- ``getgamename`` in PyBoy 2.8.1's
-    ``pyboy/core/cartridge/base_mbc.py``. (``RomIdentity.title`` differs: it stops earlier for
-    CGB cartridges and strips spaces.)"""
-    end = 0x142 if rom[0x143] >> 7 else 0x143
-    return "".join(chr(b) for b in rom[0x134:end]).split("\0")[0]
 
 
 # ---- the section ------------------------------------------------------------------------
@@ -562,97 +385,3 @@ def _check_name(name: Any, key: str) -> None:
 def _check_ref(name: Any, values: Mapping[str, Value], key: str) -> None:
     if not isinstance(name, str) or name not in values:
         raise ScoreProblem(key, f"{name!r} is not one of the values ({', '.join(values)})")
-
-
-# ---- what a run reports -----------------------------------------------------------------
-
-
-class ScoreTally:
-    """Score evidence folded in journal order (each ``emulator_stepped`` reply's ``score``,
-    as an ``action_result`` row's ``response`` keeps it): ``final`` (the last score read,
-    None when that read failed), ``best`` (the highest read), ``milestones`` (name -> the
-    frame of the first evidence in which it held), ``game_over_frame`` (the first frame game
-    over held) and ``game_overs`` (how often it began: from not holding to holding). A frame
-    is a step's last frame: a milestone reached during a step of N frames was reached up to
-    N - 1 frames earlier.
-
-    The state is a JSON object (``state``), so the recorder keeps it in its checkpoint."""
-
-    def __init__(self, state: dict | None = None):
-        self.state: dict = state if state is not None else {}
-
-    def add(self, block: Any, frame: Any) -> None:
-        if not isinstance(block, dict) or not _is_int(frame):
-            return
-        s = self.state
-        s["evidence"] = s.get("evidence", 0) + 1
-        score = block.get("score")
-        s["final"] = score if _is_int(score) else None
-        if _is_int(score) and (s.get("best") is None or score > s["best"]):
-            s["best"] = score
-        reached = s.setdefault("milestones", {})
-        for name in block.get("milestones") or ():
-            if isinstance(name, str) and name not in reached:
-                reached[name] = frame
-        over = block.get("game_over")
-        if over is True:
-            if s.get("game_over_frame") is None:
-                s["game_over_frame"] = frame
-            if not s.get("over"):
-                s["game_overs"] = s.get("game_overs", 0) + 1
-        s["over"] = over is True
-
-    def add_row(self, row: dict) -> None:
-        """An ``action_result`` row (others are ignored): its response's ``score`` at its ``frame``."""
-        response = row.get("response")
-        if isinstance(response, dict) and "score" in response:
-            self.add(response["score"], response.get("frame"))
-
-    @property
-    def read(self) -> bool:
-        return bool(self.state.get("evidence"))
-
-    def as_dict(self) -> dict | None:
-        """What ``session.json`` says as ``score``; None when nothing was read."""
-        s = self.state
-        if not s.get("evidence"):
-            return None
-        return {
-            "final": s.get("final"),
-            "best": s.get("best"),
-            "milestones": dict(s.get("milestones") or {}),
-            "game_over_frame": s.get("game_over_frame"),
-            "game_overs": s.get("game_overs", 0),
-            "evidence": s["evidence"],
-        }
-
-    def line(self) -> str:
-        """``score 55 (best 55); got_key at frame 262, won at frame 534; game over at frame 534``;
-        empty when nothing was read."""
-        d = self.as_dict()
-        if d is None:
-            return ""
-        final = "unread" if d["final"] is None else str(d["final"])
-        text = f"score {final} (best {'-' if d['best'] is None else d['best']})"
-        if d["milestones"]:
-            text += "; " + ", ".join(f"{name} at frame {frame}" for name, frame in d["milestones"].items())
-        if d["game_over_frame"] is not None:
-            again = f", {d['game_overs']} times" if d["game_overs"] > 1 else ""
-            text += f"; game over at frame {d['game_over_frame']}{again}"
-        return text
-
-    def facts(self) -> dict:
-        """The scalar columns of a results row: None each when the session read no score."""
-        d = self.as_dict()
-        if d is None:
-            return {"score_final": None, "score_best": None, "milestones_reached": None, "game_over_frame": None}
-        return {
-            "score_final": d["final"],
-            "score_best": d["best"],
-            "milestones_reached": len(d["milestones"]),
-            "game_over_frame": d["game_over_frame"],
-        }
-
-
-def _is_int(v: Any) -> bool:
-    return isinstance(v, int) and not isinstance(v, bool)

@@ -19,15 +19,9 @@ import warnings
 import pytest
 
 from actors.emulator.session.core import EmulatorSession, RecordingOptions
-from actors.emulator.session.score import (
-    PYBOY_WRAPPERS,
-    MemoryMap,
-    ScoreProblem,
-    ScoreTally,
-    Value,
-    parse_section,
-    pyboy_title,
-)
+from actors.emulator.session.score import Value, parse_section
+from actors.emulator.session.score_map import PYBOY_WRAPPERS, MemoryMap, ScoreProblem, pyboy_title
+from actors.emulator.session.score_tally import ScoreTally
 from tests.emulator.cartridges import with_header
 
 with warnings.catch_warnings():

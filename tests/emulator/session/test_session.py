@@ -7,7 +7,8 @@ import pytest
 from actors.emulator.cartridge.layout import DEMO_REGIONS
 from actors.emulator.recording.errors import InvalidButton, InvalidOption, RecordingStopped, SessionClosed
 from actors.emulator.recording.frames import decode_rgba, rgba_sha256
-from actors.emulator.session.core import EmulatorSession, RecordingOptions, sample_points
+from actors.emulator.session.core import EmulatorSession, RecordingOptions
+from actors.emulator.session.sampling import sample_points
 from actors.policy.pyboy import ExplorationInputs
 
 
