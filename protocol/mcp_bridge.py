@@ -16,7 +16,7 @@ dropped by the reader (``decode`` returns None).
 A request is ``{"id", "kind", "tool", "parameters", ...}``: ``id`` is what the proposal row
 carries as ``agent_request``, ``tool`` the MCP tool that made it (``agent_tool``). The kinds
 the Game Boy server sends are :data:`GAMEBOY_KINDS`; the Slay the Spire 2 server sends
-:data:`STS2_KINDS` (an ``act`` request adds ``action``, ``indexed``, ``arguments`` and
+``act``, ``observe`` and ``end`` (an ``act`` request adds ``action``, ``indexed``, ``arguments`` and
 ``reason``). Both policies read ``observe`` as a ``wait`` (``now``: the observer reads at once)
 and ``end`` as a ``stop``.
 """
@@ -29,7 +29,6 @@ from typing import Any
 
 VERSION = 1
 GAMEBOY_KINDS = ("step", "checkpoint", "restore", "stop_recording", "clip", "observe", "end")
-STS2_KINDS = ("act", "observe", "end")
 
 
 def _load(data: bytes) -> dict[str, Any] | None:

@@ -32,6 +32,7 @@ calls survives its own crash.
 from __future__ import annotations
 
 import dataclasses
+import warnings
 from typing import Any
 
 
@@ -92,3 +93,17 @@ class Policy:
 
     def pipeline_depth(self, obs: PolicyObservation) -> int:
         return 1
+
+
+def __getattr__(name: str) -> Any:
+    """``Observation``, the name ``PolicyObservation`` had: a policy written against it still
+    loads, with a ``DeprecationWarning`` saying the name to use."""
+    if name == "Observation":
+        warnings.warn(
+            "actors.policy.base.Observation is now PolicyObservation (the journal's observation event "
+            "is protocol.events.Observation)",
+            DeprecationWarning,
+            stacklevel=2,
+        )
+        return PolicyObservation
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

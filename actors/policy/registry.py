@@ -21,8 +21,8 @@ BUILTIN = {
     "mcp_sts2": "actors.policy.mcp_sts2:Sts2AgentPolicy",
 }
 
-#: module strings that recorded profiles of MCP sessions may carry (gamerig 0.1.0's servers wrote
-#: them): a recorded profile naming one still loads its policy, from this package
+#: module paths by which a recorded MCP session's profile may name its agent policy: each loads
+#: the registered policy of this package
 RECORDED_AS = {
     "supervisor.mcp.bridge:AgentPolicy": "mcp_pyboy",
     "supervisor.mcp.sts2_policy:Sts2AgentPolicy": "mcp_sts2",

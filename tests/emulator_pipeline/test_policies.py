@@ -138,3 +138,16 @@ def test_module_strings_of_recorded_mcp_profiles_still_load_their_policies():
     assert load_policy_class("supervisor.mcp.bridge:AgentPolicy") is AgentPolicy
     assert load_policy_class("supervisor.mcp.sts2_policy:Sts2AgentPolicy") is Sts2AgentPolicy
     assert load_policy_class("mcp_pyboy") is AgentPolicy and load_policy_class("mcp_sts2") is Sts2AgentPolicy
+
+
+def test_a_user_policy_written_against_the_old_observation_name_still_loads(tmp_path, monkeypatch):
+    (tmp_path / "olduser.py").write_text(
+        "from actors.policy.base import Observation, Policy, Proposal\n"
+        "class Mine(Policy):\n"
+        "    def decide(self, obs: Observation) -> Proposal:\n"
+        "        return Proposal.wait('x')\n"
+    )
+    monkeypatch.syspath_prepend(str(tmp_path))
+    with pytest.warns(DeprecationWarning, match="PolicyObservation"):
+        cls = load_policy_class("olduser:Mine")
+    assert cls.__name__ == "Mine" and cls({}, {}).decide(obs({})).wish == "wait"
