@@ -15,7 +15,7 @@ SHA-256 the journal's observation row pins, and writes nothing unless all of the
 writes ``observations/`` beside it (each file and the directory made durable), and only then
 removes the pack.
 
-``pack_session`` raises ``Refused`` for a session it cannot pack now; ``unpack_session``
+``pack_session`` raises ``PackRefused`` for a session it cannot pack now; ``unpack_session``
 raises ``obspack.PackDamaged`` for a pack that cannot prove its files (damaged or cut short).
 """
 
@@ -31,14 +31,11 @@ from protocol.events import Observation, SessionEnd
 from protocol.journal import iter_lines
 
 from . import fleetroot
+from .errors import PackRefused
 from .verify import resolve
 
 JOURNAL = "events.jsonl"
 TMP = obspack.PACK + ".tmp"
-
-
-class Refused(Exception):
-    """This session cannot be packed or unpacked now; the message says why."""
 
 
 def sessions_of(path: str) -> list[str]:
@@ -70,18 +67,18 @@ def journal_observations(session_dir: str) -> tuple[dict[str, str], bool]:
 
 
 def pack_session(session_dir: str, progress=None) -> dict:
-    """Pack one finished session; what was done (``Refused`` when it cannot be)."""
+    """Pack one finished session; what was done (``PackRefused`` when it cannot be)."""
     obs_dir = os.path.join(session_dir, obspack.DIRNAME)
     pack_path = os.path.join(session_dir, obspack.PACK)
     if not os.path.exists(os.path.join(session_dir, JOURNAL)):
-        raise Refused("no events.jsonl: not a session directory")
+        raise PackRefused("no events.jsonl: not a session directory")
     if not os.path.isdir(obs_dir):
         if os.path.exists(pack_path):
             return {"session": os.path.basename(session_dir), "done": "already packed"}
-        raise Refused("no observations/ directory and no pack")
+        raise PackRefused("no observations/ directory and no pack")
     _, ended = journal_observations(session_dir)
     if not ended:
-        raise Refused(
+        raise PackRefused(
             "the journal has no session_end row: the session is running or was cut short "
             "(supervisor capture verify says which); only a finished session is packed"
         )
@@ -103,14 +100,14 @@ def pack_session(session_dir: str, progress=None) -> dict:
         sync_path(session_dir)
     pack = obspack.Pack(pack_path)
     if sorted(pack.names()) != names:
-        raise Refused(
+        raise PackRefused(
             f"{obspack.PACK} does not hold exactly the files of observations/; nothing was removed "
             "(remove the pack and pack again)"
         )
     for name in names:
         with open(os.path.join(obs_dir, name), "rb") as fh:
             if fh.read() != pack.read(name):
-                raise Refused(f"{obspack.PACK} gives other bytes for {name} than its file; nothing was removed")
+                raise PackRefused(f"{obspack.PACK} gives other bytes for {name} than its file; nothing was removed")
     shutil.rmtree(obs_dir)
     sync_path(session_dir)
     return {

@@ -12,8 +12,8 @@ import os
 import sys
 
 from protocol import obspack
-from supervisor.capture.errors import NotACapture
-from supervisor.capture.packing import Refused, pack_session, sessions_of, unpack_session
+from supervisor.capture.errors import NotACapture, PackRefused
+from supervisor.capture.packing import pack_session, sessions_of, unpack_session
 from supervisor.commands.base import Command, emit
 
 
@@ -40,7 +40,7 @@ def _run(args, what) -> int:
     for sd in sessions:
         try:
             r = pack_session(sd, progress) if what == "pack" else unpack_session(sd)
-        except Refused as exc:
+        except PackRefused as exc:
             refused += 1
             r = {"session": os.path.basename(sd), "done": "refused", "error": str(exc)}
         except obspack.PackDamaged as exc:
@@ -62,7 +62,8 @@ class PackCommand(Command):
     from it byte for byte; verify, audit, coverage and supervisor view read packed sessions as
     they read unpacked ones, and capture unpack gives the files back.
 
-    Exit codes: 0 packed (or already); 1 a session refused (not finished); 2 not a capture.
+    Exit codes: 0 packed (or already); 1 a session refused (not finished); 2 not a capture;
+    4 a damaged pack or observation file.
 
     Example:
       supervisor capture pack run/capture
