@@ -13,6 +13,10 @@ sts2_settings.py      its ``policy.settings``, checked when it is built
 context.py            its memory: guards, refusals, futile situations (PolicyContext)
 run_state.py          run identity, card evidence, joining a run (RunContext)
 stall.py              no silent stall: stall record, ways out, ``stuck`` (StallWatch)
+llm.py                the Slay the Spire 2 agent (``llm``): the model chooses every decision
+agent.py              what every agent policy shares: settings, prompt template, memory, asking again
+sts2_actions.py       what an agent is shown of a screen and which actions it may answer with
+pyboy_llm.py          the Game Boy agent (``pyboy_llm``): the model presses the buttons
 example_first_choice.py  the documented user policy (docs/policy.md)
 pyboy.py              the Game Boy demo and exploration policies and their inputs
 mcp_bridge.py         the policy's side of the MCP bridge (BridgedPolicy): decisions are an

@@ -7,8 +7,9 @@ Examples (an MCP client starts it; see docs/mcp.md for Claude Code, Codex and ot
 
 Without --game, the tools playtest a Game Boy ROM of the workspace (emulator_run, emulator_step,
 emulator_observe, emulator_checkpoint, emulator_close, emulator_recording, emulator_review,
-emulator_clip). With --game, they play Slay the Spire 2: the STS2MCP mod's own MCP tools (same names and arguments) plus
-wait_until_actionable and wait_for_change; sessions are captured under artifacts/sts2/.
+emulator_clip). With --game, they play Slay the Spire 2: the STS2MCP mod's own MCP tools (same
+names and arguments) plus wait_until_actionable and wait_for_change; sessions are captured
+under artifacts/sts2/.
 
 The server reads ROMs and writes artifacts (artifacts/playtests/, artifacts/clips/,
 artifacts/recording-archives/) only inside the workspace (default: the current directory).

@@ -33,7 +33,7 @@ import re
 from tests.docs.test_no_machine_paths import BELOW, MACHINE
 from tests.harness import REPO
 
-ROOTS = ["actors", "supervisor", "protocol", "bench", "tests", "run", ".ci", "Makefile"]
+ROOTS = ["actors", "supervisor", "protocol", "bench", "tests", "run", ".ci", "Makefile", "setup.py", "pyproject.toml"]
 #: the docs' pattern also after ``scheme://`` (``ipc:///tmp/<name>``: there the path follows a slash)
 IN_URL = re.compile(r"(?<=://)" + BELOW)
 WINDOWS = re.compile(r"(?<![\w\\])[A-Z]:\\{1,2}[A-Za-z][^\s)`\"',;]*")

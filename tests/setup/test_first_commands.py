@@ -32,12 +32,12 @@ def test_make_demo_installs_what_the_demo_needs_and_not_the_test_extras(tmp_path
 
 def test_make_test_installs_the_test_extras_and_runs_the_suite(tmp_path):
     out = planned("test", tmp_path)
-    assert "-e '.[test]'" in out and "pytest -n 2" in out and "--quiet" not in out
+    assert "-e '.[test]'" in out and "pytest -n 3 --dist worksteal" in out and "--quiet" not in out
 
 
 def test_make_test_runs_the_lint_checks_before_the_suite(tmp_path):
     out = planned("test", tmp_path)
-    checks = [out.index(cmd) for cmd in ("ruff check .", "ruff format --check .", "bin/mypy", "pytest -n 2")]
+    checks = [out.index(cmd) for cmd in ("ruff check .", "ruff format --check .", "bin/mypy", "pytest -n 3 --dist worksteal")]
     assert checks == sorted(checks), out
 
 

@@ -121,3 +121,16 @@ def test_actors_and_protocol_import_nothing_of_the_supervisor():
         if target.split(".")[0] == "supervisor"
     ]
     assert offending == [], "\n" + "\n".join(offending)
+
+
+def test_the_reader_sees_the_imports_the_layers_are_built_on():
+    """The checks above pass vacuously if ``imports`` reads nothing: it must see relative and
+    absolute imports, name the module of ``from P import module``, and order the layers."""
+    seen = {target for _, target in imports(ROOT / "supervisor" / "fleet" / "layout.py")}
+    assert "supervisor.capture.fleetroot" in seen, seen
+    seen = {target for _, target in imports(ROOT / "supervisor" / "commands" / "capture" / "packing.py")}
+    assert {"supervisor.capture.packing", "supervisor.capture.errors"} <= seen, seen
+    files = [ROOT / "supervisor" / "capture" / "verify.py", ROOT / "supervisor" / "cli.py"]
+    edges = [(module_name(p), t) for p in files for _, t in imports(p)]
+    assert any(m == "supervisor.cli" and t.startswith("supervisor.commands") for m, t in edges), edges
+    assert layer_of("supervisor.cli") > layer_of("supervisor.commands.capture") > layer_of("supervisor.capture.verify")
