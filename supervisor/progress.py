@@ -9,7 +9,7 @@ from __future__ import annotations
 import sys
 import time
 
-from supervisor.capture.facts import short_count
+from supervisor.capture.modeluse import short_count
 
 
 class Progress:

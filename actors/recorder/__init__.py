@@ -1,7 +1,8 @@
 """The recorder actor: the only writer of a session's capture.
 
-rules.py     the domain: the Recorder's state (writer, index, caches), start and resume,
-             ``append``, the ``on_<request>`` handlers and their refusals; no sockets
+rules.py     the domain: the ``on_<request>`` handlers and their refusals; no sockets
+state.py     the Recorder's state (writer, index, caches), start and resume, ``append``,
+             the work after a group, rows read back, observation files made durable
 serve.py     the serving loop: the writers' and the read-only stream endpoints, group
              commit, batches, parked follows, and the one place errors become replies
 writer.py    the hash-chained journal writer (exclusive create, resume, fsync, faults)

@@ -13,8 +13,9 @@ commands, the fleet, the viewer or the command line.
     feeds.py      the root feeds decisions.jsonl and sessions.jsonl
     findings.py   findings, severities, reports, verdicts and the exit codes
     report.py     the verifier's short human summary
-    facts.py      what a journal says of its session (``CapturedSession``: runs, wins, the
-                  model's use and cost), as fleet results, the viewer and supervision read it
+    facts.py      what a journal says of its session (``CapturedSession``: runs, wins,
+                  scores), as fleet results, the viewer and supervision read it
+    modeluse.py   the model's use and cost over a journal (``ModelUse``), costs and tokens in words
     runscore.py   a Slay the Spire 2 run's progress score
     coverage.py   screen variants, action kinds and runs of STS2MCP captures
     audit.py      every stored observation replayed through a fresh policy

@@ -27,7 +27,7 @@ from protocol import obspack
 from protocol.events import ActionAttempt, ActionResult, Observation, Proposal, SessionStart
 from protocol.journal import iter_lines
 
-from .facts import ModelUse
+from .modeluse import ModelUse
 from .verify import resolve
 
 SESSIONS = "sessions"

@@ -37,7 +37,8 @@ from actors.emulator.session.score_tally import ScoreTally
 from protocol.events import ActionAttempt, ActionResult, Observation, SessionEnd
 from protocol.journal import iter_lines
 
-from .facts import CapturedSession, ModelUse, load_state, model_spent
+from .facts import CapturedSession, load_state
+from .modeluse import ModelUse, model_spent
 from .verify import resolve
 
 COMBAT = ("monster", "elite", "boss")

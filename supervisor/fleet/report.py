@@ -19,7 +19,7 @@ import re
 import time
 from typing import Any
 
-from supervisor.capture.facts import usd
+from supervisor.capture.modeluse import usd
 
 from . import layout, stats
 from .results import model_totals, totals

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from supervisor.capture.facts import ModelUse
+from supervisor.capture.modeluse import ModelUse
 from supervisor.progress import _model
 
 

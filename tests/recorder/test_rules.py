@@ -8,7 +8,8 @@ import os
 
 import pytest
 
-from actors.recorder.rules import CACHE_ROWS, Recorder, Refusal
+from actors.recorder.rules import Recorder, Refusal
+from actors.recorder.state import CACHE_ROWS
 from protocol.events import (
     ActionAttempt,
     ActionResult,
