@@ -37,6 +37,12 @@ def encode_row(row: dict[str, Any]) -> bytes:
     return json.dumps(row, sort_keys=True, separators=(",", ":"), ensure_ascii=False, allow_nan=False).encode("utf-8")
 
 
+def is_int(value: object) -> bool:
+    """A row's value is a whole number (JSON's ``true`` reads as a Python bool, which is an
+    int: it is not one here)."""
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
 def line_digest(line: bytes) -> str:
     return hashlib.sha256(line).hexdigest()
 

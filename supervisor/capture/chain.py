@@ -19,16 +19,12 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from protocol.journal import COMMON_FIELDS, GENESIS, SCHEMA_VERSION, Line, encode_row, line_digest
+from protocol.journal import COMMON_FIELDS, GENESIS, SCHEMA_VERSION, Line, encode_row, is_int, line_digest
 
 from .findings import DAMAGED, INCOMPLETE
 from .stream import TornMark
 
 Add = Callable[..., None]
-
-
-def _is_int(value) -> bool:
-    return isinstance(value, int) and not isinstance(value, bool)
 
 
 class Chain:
@@ -108,7 +104,7 @@ class Chain:
         seq, event = row.get("sequence"), row.get("event")
         where = {
             "line": n,
-            "sequence": seq if _is_int(seq) else None,
+            "sequence": seq if is_int(seq) else None,
             "event": event if isinstance(event, str) else None,
         }
         missing = [f for f in COMMON_FIELDS if f not in row]
@@ -144,7 +140,7 @@ class Chain:
     def _order(self, line: Line, digest: str) -> None:
         row, n = line.row, line.number
         seq, prev = row.get("sequence"), row.get("prev_sha256")
-        if not _is_int(seq):
+        if not is_int(seq):
             if "sequence" in row:  # (a missing one is reported with the common fields)
                 self.add(DAMAGED, "bad_value", f"line {n}: sequence {seq!r} is not a whole number", line=n)
             seq = self.expected

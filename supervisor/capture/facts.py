@@ -42,6 +42,7 @@ from protocol.events import (
     SessionEnd,
     SessionStart,
 )
+from protocol.journal import is_int
 from supervisor.capture.modeluse import ModelUse, model_spent
 from supervisor.capture.runscore import RunScore, progress_score
 
@@ -62,8 +63,8 @@ def run_end(outcome: Any) -> dict[str, Any] | None:
             "outcome": name,
             "won": name in WIN,
             "inferred_from": outcome.get("inferred_from") if isinstance(outcome.get("inferred_from"), str) else None,
-            "floor": outcome.get("floor") if _is_int(outcome.get("floor")) else None,
-            "act": outcome.get("act") if _is_int(outcome.get("act")) else None,
+            "floor": outcome.get("floor") if is_int(outcome.get("floor")) else None,
+            "act": outcome.get("act") if is_int(outcome.get("act")) else None,
         }
     return None
 
@@ -81,13 +82,9 @@ def game_over_outcome(state: Any) -> dict[str, Any]:
         "outcome": outcome,
         "won": outcome in WIN,
         "inferred_from": "player.hp",
-        "floor": run.get("floor") if _is_int(run.get("floor")) else None,
-        "act": run.get("act") if _is_int(run.get("act")) else None,
+        "floor": run.get("floor") if is_int(run.get("floor")) else None,
+        "act": run.get("act") if is_int(run.get("act")) else None,
     }
-
-
-def _is_int(v) -> bool:
-    return isinstance(v, int) and not isinstance(v, bool)
 
 
 class CapturedSession:
@@ -145,7 +142,7 @@ class CapturedSession:
             self.profile = row["profile"]
         if event == Observation.KIND:
             self.observations += 1
-            self._step = row.get("step") if _is_int(row.get("step")) else self.observations
+            self._step = row.get("step") if is_int(row.get("step")) else self.observations
             kind = row.get("state_type")
             if not self._on_game_over:
                 self.run_score.add(row)
@@ -189,11 +186,11 @@ class CapturedSession:
             self.runs_entered += 1
         elif event == ActorRestart.KIND:
             self.restarts += 1
-        elif event == EmulatorStats.KIND and _is_int(row.get("frame")):
+        elif event == EmulatorStats.KIND and is_int(row.get("frame")):
             self.frames = row["frame"]
         elif event == SessionEnd.KIND:
             self.reason = row.get("reason") if isinstance(row.get("reason"), str) else None
-            self.exit_code = row.get("exit_code") if _is_int(row.get("exit_code")) else None
+            self.exit_code = row.get("exit_code") if is_int(row.get("exit_code")) else None
 
     def _end_run(self, run: dict[str, Any]) -> None:
         """List an ended run with its score (``runscore``: floor, act, elites, bosses, hp_end,
@@ -364,7 +361,7 @@ class CapturedSession:
         scored = [r for r in self.runs if r.get("progress_score") is not None]
         keys = ("floor", "act", "elites", "bosses")
         if scored:
-            best = {k: max((r[k] for r in scored if _is_int(r.get(k))), default=None) for k in keys}
+            best = {k: max((r[k] for r in scored if is_int(r.get(k))), default=None) for k in keys}
             mean = sum(r["progress_score"] for r in scored) / len(scored)
             return {
                 **best,

@@ -14,10 +14,7 @@ from typing import Any
 
 from actors.model_client.errors import ANSWERED_KINDS
 from protocol.events import ModelError, ModelLateAnswer, Proposal
-
-
-def _is_int(v) -> bool:
-    return isinstance(v, int) and not isinstance(v, bool)
+from protocol.journal import is_int
 
 
 class ModelUse:
@@ -79,7 +76,7 @@ class ModelUse:
     def _add_usage(self, usage: dict[str, Any]) -> None:
         """One call's tokens and cost; a cost that is not a number is unknown (never 0)."""
         for key in self.TOKEN_KEYS:
-            if _is_int(usage.get(key)):
+            if is_int(usage.get(key)):
                 setattr(self, key, getattr(self, key) + usage[key])
         cost = usage.get("cost_usd")
         if isinstance(cost, (int, float)) and not isinstance(cost, bool) and math.isfinite(cost):
@@ -89,7 +86,7 @@ class ModelUse:
         self.cost_unknown_calls += 1
         why = usage.get("cost_unknown")
         if not isinstance(why, str):  # a record from before prices: say what it lacks
-            reported = any(_is_int(usage.get(k)) for k in self.TOKEN_KEYS)
+            reported = any(is_int(usage.get(k)) for k in self.TOKEN_KEYS)
             why = "no_price" if reported else "no_usage"
         self.cost_unknown_reasons[why] = self.cost_unknown_reasons.get(why, 0) + 1
 

@@ -37,7 +37,9 @@ def test_make_test_installs_the_test_extras_and_runs_the_suite(tmp_path):
 
 def test_make_test_runs_the_lint_checks_before_the_suite(tmp_path):
     out = planned("test", tmp_path)
-    checks = [out.index(cmd) for cmd in ("ruff check .", "ruff format --check .", "bin/mypy", "pytest -n 3 --dist worksteal")]
+    checks = [
+        out.index(cmd) for cmd in ("ruff check .", "ruff format --check .", "bin/mypy", "pytest -n 3 --dist worksteal")
+    ]
     assert checks == sorted(checks), out
 
 

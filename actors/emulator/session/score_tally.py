@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from protocol.journal import is_int
+
 
 class ScoreTally:
     """Score evidence folded in journal order (each ``emulator_stepped`` reply's ``score``,
@@ -25,13 +27,13 @@ class ScoreTally:
         self.state: dict = state if state is not None else {}
 
     def add(self, block: Any, frame: Any) -> None:
-        if not isinstance(block, dict) or not _is_int(frame):
+        if not isinstance(block, dict) or not is_int(frame):
             return
         s = self.state
         s["evidence"] = s.get("evidence", 0) + 1
         score = block.get("score")
-        s["final"] = score if _is_int(score) else None
-        if _is_int(score) and (s.get("best") is None or score > s["best"]):
+        s["final"] = score if is_int(score) else None
+        if is_int(score) and (s.get("best") is None or score > s["best"]):
             s["best"] = score
         reached = s.setdefault("milestones", {})
         for name in block.get("milestones") or ():
@@ -95,7 +97,3 @@ class ScoreTally:
             "milestones_reached": len(d["milestones"]),
             "game_over_frame": d["game_over_frame"],
         }
-
-
-def _is_int(v: Any) -> bool:
-    return isinstance(v, int) and not isinstance(v, bool)
