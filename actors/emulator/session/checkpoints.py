@@ -25,6 +25,7 @@ import json
 import struct
 import zlib
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from actors.runtime.durable import replace_durably
 
@@ -37,7 +38,10 @@ from ..recording.errors import (
 )
 from ..recording.journal import canonical
 from ..recording.results import CheckpointInfo
-from ..recording.writer import Recording
+
+if TYPE_CHECKING:  # only named in annotations: the profile check imports this module, and the
+    # writer brings the frame encoder (Pillow, numpy) that a supervisor never needs
+    from ..recording.writer import Recording
 
 MAGIC = b"GAMERIG-CKPT\x01\n"
 SUFFIX = ".ckpt"
