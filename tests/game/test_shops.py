@@ -168,7 +168,8 @@ def test_foul_potion_elsewhere_cannot_be_used(server, client):
 def test_crystal_sphere(server, client):
     """BuildCrystalSphereState (cells, clickable_cells, revealed_items, tools,
     divinations_left_text, can_proceed only when the button shows) and the three actions'
-    checks and texts; after proceed the map is reported, the sphere lingering under it."""
+    checks and texts; after proceed the map is reported, the sphere lingering under it
+    (McpMod.StateBuilder.cs ``BuildGameState``)."""
     enter(server, client, "CRYSTAL_SPHERE")
     assert refused(client, action="crystal_sphere_proceed") == "Crystal Sphere screen is not open"
     cs = ok(client, action="choose_event_option", index=0)["crystal_sphere"]

@@ -8,7 +8,8 @@ tool falls back to ``small``). With no divination left both tools hide (``tool:
 "none"``) and the proceed button shows (``can_proceed``). Hidden cells stay clickable
 (``is_hidden`` and visible), so a click then is answered ``ok`` and reveals nothing.
 ``crystal_sphere_proceed`` grants every item with a revealed cell and opens the map: the
-overlay lingers under the map (the mod's source says so in a comment), so the state is
+overlay lingers under the map (McpMod.StateBuilder.cs ``BuildGameState``, its comment beside
+the crystal sphere branch), so the state is
 ``map`` while the sphere's actions still find it and refuse as the source words it.
 """
 
