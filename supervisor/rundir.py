@@ -21,6 +21,17 @@ import shutil
 import tempfile
 
 
+def endpoint_in(sock_dir: str, name: str) -> str:
+    """The address of a session's ``name`` socket in its socket folder."""
+    return f"ipc://{os.path.join(sock_dir, name + '.sock')}"
+
+
+def endpoint_beside(record: dict, name: str) -> str:
+    """The address of the ``name`` socket of the session a published record describes: its
+    sockets share the folder of its ``control`` socket."""
+    return endpoint_in(os.path.dirname(record["control"][len("ipc://") :]), name)
+
+
 class SessionRuntime:
     def __init__(self, runtime_dir: str, session_id: str):
         self.runtime_dir = os.path.abspath(runtime_dir)
@@ -34,7 +45,7 @@ class SessionRuntime:
         os.makedirs(self.logs_dir, mode=0o700, exist_ok=True)
 
     def endpoint(self, name: str) -> str:
-        return f"ipc://{os.path.join(self.sock_dir, name + '.sock')}"
+        return endpoint_in(self.sock_dir, name)
 
     def publish(self, info: dict) -> None:
         fd = os.open(self.record_path + ".tmp", os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)

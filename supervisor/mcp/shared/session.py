@@ -50,7 +50,7 @@ from protocol.events import (
     ProposalStatus,
     SessionStopping,
 )
-from supervisor.rundir import running_sessions
+from supervisor.rundir import endpoint_beside, running_sessions
 
 from .bridge import Bridge
 from .errors import SessionGone, ToolRefused
@@ -128,10 +128,9 @@ class Playtest:
                 raise SessionGone(f"the session did not start: {self.log_tail()}")
             else:
                 time.sleep(0.05)
-        socks = os.path.dirname(self.record["control"][len("ipc://") :])
         self.follower = Follower(
             self.zctx,
-            f"ipc://{socks}/recorder.sock",
+            endpoint_beside(self.record, "recorder"),
             session=self.record["session_id"],
             sender="mcp",
             counters=Counters(),

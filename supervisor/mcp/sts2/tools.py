@@ -31,7 +31,6 @@ import hashlib
 import json
 import os
 import time
-from pathlib import Path
 
 import zmq
 
@@ -39,6 +38,7 @@ from actors.policy.context import digest
 from actors.runtime.recorder_client import RecorderClient
 from actors.runtime.transport import Counters, RequestFailed
 from actors.sts2mcp import PROFILE_PREFIX, GameClient
+from supervisor.rundir import endpoint_beside
 
 from ..shared.args import Answer
 from ..shared.bridge import Bridge
@@ -164,10 +164,9 @@ class GameTools:
         """Append an open row to the session's journal through its recorder; its sequence."""
         s = self.session
         if self.recorder is None:
-            socks = Path(s.record["control"][len("ipc://") :]).parent
             self.recorder = RecorderClient(
                 self.zctx,
-                f"ipc://{socks}/recorder.sock",
+                endpoint_beside(s.record, "recorder"),
                 session=s.record["session_id"],
                 sender="mcp",
                 counters=Counters(),
